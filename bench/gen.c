@@ -1,0 +1,162 @@
+/* gen.c — matrix generators (see gen.h). */
+#include "gen.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "rng.h"
+
+#define GEN_SEED 20261122u
+
+int gen_is_spec(const char *text) { return strncmp(text, GEN_PREFIX, strlen(GEN_PREFIX)) == 0; }
+
+/* Parses "name:a[:b]" after the prefix; returns the number of values read. */
+static int parse_spec(const char *spec, char *name, size_t name_size, long long *values, int max)
+{
+    const char *p = spec + strlen(GEN_PREFIX);
+    const char *colon = strchr(p, ':');
+    size_t len = colon ? (size_t)(colon - p) : strlen(p);
+    if (len == 0 || len >= name_size) return -1;
+    memcpy(name, p, len);
+    name[len] = '\0';
+    int count = 0;
+    while (colon) {
+        char *end;
+        if (count == max) return -1;
+        long long v = strtoll(colon + 1, &end, 10);
+        if (end == colon + 1 || (*end != '\0' && *end != ':') || v <= 0) return -1;
+        values[count++] = v;
+        colon = *end == ':' ? end : NULL;
+    }
+    return count;
+}
+
+static spb_status too_large(const char *spec, long long rows, long long nnz, char *msg)
+{
+    return spb_fail(msg, SPB_ERR_TOO_LARGE,
+                    "%s: %lld rows and %lld entries exceed the 32-bit index limit of %d", spec,
+                    rows, nnz, SPB_INDEX_MAX);
+}
+
+/* Stencil Laplacian on a grid of `dims` dimensions with `side` points each:
+ * diagonal 2*dims, -1 for each neighbour inside the grid; columns ascend. */
+static spb_status gen_laplacian(const char *spec, long long side, int dims, spb_csr *A, char *msg)
+{
+    double rows_estimate = dims == 3 ? (double)side * side * side : (double)side * side;
+    if (rows_estimate * (2 * dims + 1) > SPB_INDEX_MAX)
+        return too_large(spec, (long long)rows_estimate,
+                         (long long)(rows_estimate * (2 * dims + 1)), msg);
+    long long plane = side * side, rows = dims == 3 ? plane * side : plane;
+    long long nnz_bound = rows * (2 * dims + 1);
+    spb_status st = csr_alloc(A, (spb_index)rows, (spb_index)rows, (spb_index)nnz_bound, msg);
+    if (st != SPB_OK) return st;
+    long long strides[3] = {dims == 3 ? plane : side, dims == 3 ? side : 1, 1};
+    int nstrides = dims == 3 ? 3 : 2;
+    spb_index k = 0;
+    for (long long r = 0; r < rows; r++) {
+        long long coord[3] = {0, 0, 0};
+        long long rest = r;
+        for (int d = nstrides - 1; d >= 0; d--) {
+            coord[d] = rest % side;
+            rest /= side;
+        }
+        for (int d = 0; d < nstrides; d++)
+            if (coord[d] > 0) {
+                A->col_idx[k] = (spb_index)(r - strides[d]);
+                A->val[k++] = -1.0;
+            }
+        A->col_idx[k] = (spb_index)r;
+        A->val[k++] = 2.0 * dims;
+        for (int d = nstrides - 1; d >= 0; d--)
+            if (coord[d] < side - 1) {
+                A->col_idx[k] = (spb_index)(r + strides[d]);
+                A->val[k++] = -1.0;
+            }
+        A->row_ptr[r + 1] = k;
+    }
+    A->nnz = k;
+    return SPB_OK;
+}
+
+static int cmp_index(const void *a, const void *b)
+{
+    spb_index x = *(const spb_index *)a, y = *(const spb_index *)b;
+    return (x > y) - (x < y);
+}
+
+/* PER_ROW distinct uniformly random columns in every row, sorted. */
+static spb_status gen_random(const char *spec, long long rows, long long per_row, spb_csr *A,
+                             char *msg)
+{
+    if (per_row > rows)
+        return spb_fail(msg, SPB_ERR_INVALID, "%s: %lld entries per row do not fit in %lld columns",
+                        spec, per_row, rows);
+    if (rows > SPB_INDEX_MAX || rows * per_row > SPB_INDEX_MAX)
+        return too_large(spec, rows, rows * per_row, msg);
+    spb_status st =
+        csr_alloc(A, (spb_index)rows, (spb_index)rows, (spb_index)(rows * per_row), msg);
+    if (st != SPB_OK) return st;
+    spb_rng rng;
+    spb_rng_seed(&rng, GEN_SEED);
+    for (long long r = 0; r < rows; r++) {
+        spb_index *cols = A->col_idx + r * per_row;
+        spb_index have = 0;
+        while (have < per_row) {
+            for (spb_index k = have; k < per_row; k++)
+                cols[k] = (spb_index)spb_rng_below(&rng, (uint64_t)rows);
+            qsort(cols, (size_t)per_row, sizeof *cols, cmp_index);
+            have = 1;
+            for (spb_index k = 1; k < per_row; k++)
+                if (cols[k] != cols[have - 1]) cols[have++] = cols[k];
+        }
+        for (spb_index k = 0; k < per_row; k++) A->val[r * per_row + k] = spb_rng_value(&rng);
+        A->row_ptr[r + 1] = (spb_index)((r + 1) * per_row);
+    }
+    return SPB_OK;
+}
+
+/* R-MAT (Chakrabarti et al.) with probabilities a=0.57, b=c=0.19, d=0.05:
+ * each edge descends SCALE levels of quadrants; duplicates are summed. */
+static spb_status gen_rmat(const char *spec, long long scale, long long edge_factor, spb_csr *A,
+                           char *msg)
+{
+    if (scale > 30) return too_large(spec, 1ll << 31, 0, msg);
+    long long n = 1ll << scale, edges = edge_factor * n;
+    if (edges > SPB_INDEX_MAX) return too_large(spec, n, edges, msg);
+    spb_coo coo;
+    spb_status st = coo_alloc(&coo, (spb_index)n, (spb_index)n, (spb_index)edges, msg);
+    if (st != SPB_OK) return st;
+    spb_rng rng;
+    spb_rng_seed(&rng, GEN_SEED);
+    for (long long e = 0; e < edges; e++) {
+        spb_index row = 0, col = 0;
+        for (long long level = 0; level < scale; level++) {
+            double u = spb_rng_uniform(&rng);
+            int down = u >= 0.57 + 0.19, right = (u >= 0.57 && u < 0.76) || u >= 0.95;
+            row = row * 2 + down;
+            col = col * 2 + right;
+        }
+        coo.row[e] = row;
+        coo.col[e] = col;
+        coo.val[e] = spb_rng_value(&rng);
+    }
+    st = csr_from_coo(&coo, A, msg);
+    coo_free(&coo);
+    return st;
+}
+
+spb_status gen_matrix(const char *spec, spb_csr *A, char *msg)
+{
+    memset(A, 0, sizeof *A);
+    char name[32];
+    long long v[2];
+    int count = parse_spec(spec, name, sizeof name, v, 2);
+    if (count == 1 && strcmp(name, "lap2d") == 0) return gen_laplacian(spec, v[0], 2, A, msg);
+    if (count == 1 && strcmp(name, "lap3d") == 0) return gen_laplacian(spec, v[0], 3, A, msg);
+    if (count == 2 && strcmp(name, "random") == 0) return gen_random(spec, v[0], v[1], A, msg);
+    if (count == 2 && strcmp(name, "rmat") == 0) return gen_rmat(spec, v[0], v[1], A, msg);
+    return spb_fail(msg, SPB_ERR_INVALID,
+                    "%s: unknown generator spec (expected gen:lap2d:N, gen:lap3d:N, "
+                    "gen:random:ROWS:PER_ROW or gen:rmat:SCALE:EDGE_FACTOR, positive integers)",
+                    spec);
+}

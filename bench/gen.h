@@ -1,0 +1,17 @@
+/* gen.h — matrices generated in memory from a spec string, with a fixed
+ * seed, so large inputs need no file:
+ *   gen:lap2d:N              5-point Laplacian on an N x N grid (N^2 rows)
+ *   gen:lap3d:N              7-point Laplacian on an N^3 grid
+ *   gen:random:ROWS:PER_ROW  square, PER_ROW distinct random columns per row
+ *   gen:rmat:SCALE:EF        R-MAT power-law graph, 2^SCALE rows, EF*2^SCALE edges */
+#ifndef SPB_GEN_H
+#define SPB_GEN_H
+
+#include "../formats/csr.h"
+
+#define GEN_PREFIX "gen:"
+
+int gen_is_spec(const char *text);
+spb_status gen_matrix(const char *spec, spb_csr *A, char *msg);
+
+#endif

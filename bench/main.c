@@ -1,0 +1,465 @@
+/* main.c — the spbench command: run, info, spmv, gen, --list. Only this file
+ * prints usage and exits. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../cpu/spmv_cpu.h"
+#include "../gpu/gpu.h"
+#include "bandwidth.h"
+#include "gen.h"
+#include "kernels.h"
+#include "run.h"
+#include "sources.h"
+#include "validate.h"
+
+#define SPB_VERSION "0.1.0"
+
+enum { EXIT_RESULTS_BAD = 1, EXIT_USAGE = 2 };
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "spbench " SPB_VERSION " — sparse matrix-vector kernels, measured and validated\n"
+            "\n"
+            "usage:\n"
+            "  spbench run [options] MATRIX...   measure every selected kernel on each matrix\n"
+            "  spbench info MATRIX...            matrix statistics and parse speed\n"
+            "  spbench spmv MATRIX --kernel NAME [--x X.mtx | --seed S] -o Y.mtx\n"
+            "                                    one product y = A*x, written as Matrix Market\n"
+            "  spbench gen SPEC -o FILE.mtx[.gz] write a generated matrix\n"
+            "  spbench --list                    the kernel table\n"
+            "\n"
+            "MATRIX: a .mtx or .mtx.gz file, a directory (every matrix in it), @list.txt\n"
+            "(one path or spec per line), or a generator spec: gen:lap2d:N, gen:lap3d:N,\n"
+            "gen:random:ROWS:PER_ROW, gen:rmat:SCALE:EDGE_FACTOR.\n"
+            "\n"
+            "run options:\n"
+            "  --kernels PATTERNS  comma-separated shell patterns, e.g. 'csr.*' (default all)\n"
+            "  --reps N            at least N timed samples (default 10)\n"
+            "  --min-time S        and at least S seconds of samples (default 0.1)\n"
+            "  --warmup N          untimed calls first (default 2)\n"
+            "  --seed S            seed of the random x (default 1)\n"
+            "  --tol T             validation tolerance (default %.0e): a product fails when\n"
+            "                      ||y - y_ref||_2 > T * || |A| |x| ||_2\n"
+            "  --hack-size H       HLL rows per hack (default %d)\n"
+            "  --csv FILE          write result rows to FILE (flushed row by row)\n"
+            "\n"
+            "Exit status: 0 when every row is ok or skipped, 1 when any is wrong or error,\n"
+            "2 for a usage error.\n",
+            SPB_DEFAULT_TOLERANCE, HLL_DEFAULT_HACK_SIZE);
+}
+
+/* ---- option parsing ----------------------------------------------------------- */
+
+/* Matches "--name VALUE" or "--name=VALUE" at argv[*i]; advances *i. */
+static int option_value(int argc, char **argv, int *i, const char *name, const char **value)
+{
+    size_t len = strlen(name);
+    if (strncmp(argv[*i], name, len) != 0) return 0;
+    if (argv[*i][len] == '=') {
+        *value = argv[*i] + len + 1;
+        return 1;
+    }
+    if (argv[*i][len] != '\0') return 0;
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "spbench: %s needs a value\n", name);
+        exit(EXIT_USAGE);
+    }
+    *value = argv[++*i];
+    return 1;
+}
+
+static long parse_long(const char *name, const char *text, long min)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end == text || *end || v < min) {
+        fprintf(stderr, "spbench: %s expects an integer >= %ld, not '%s'\n", name, min, text);
+        exit(EXIT_USAGE);
+    }
+    return v;
+}
+
+static double parse_double(const char *name, const char *text, double min)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || *end || !(v >= min) || !isfinite(v)) {
+        fprintf(stderr, "spbench: %s expects a number >= %g, not '%s'\n", name, min, text);
+        exit(EXIT_USAGE);
+    }
+    return v;
+}
+
+static void unknown_option(const char *arg)
+{
+    fprintf(stderr, "spbench: unknown option '%s' (see spbench --help)\n", arg);
+    exit(EXIT_USAGE);
+}
+
+static spb_source_list expand_or_exit(int count, char **items)
+{
+    spb_source_list list;
+    char msg[SPB_MSG_LEN] = "";
+    if (count == 0) {
+        fprintf(stderr, "spbench: no MATRIX given (see spbench --help)\n");
+        exit(EXIT_USAGE);
+    }
+    if (sources_expand(count, items, &list, msg) != SPB_OK) {
+        fprintf(stderr, "spbench: %s\n", msg);
+        exit(EXIT_USAGE);
+    }
+    if (list.count == 0) {
+        fprintf(stderr, "spbench: no matrix found in the arguments given\n");
+        exit(EXIT_USAGE);
+    }
+    return list;
+}
+
+/* ---- spbench --list ----------------------------------------------------------- */
+
+static int cmd_list(void)
+{
+    for (int k = 0; k < spb_kernel_count; k++) {
+        const spb_kernel *kernel = &spb_kernels[k];
+        char why[SPB_MSG_LEN] = "";
+        int available = !kernel->supports || kernel->supports(NULL, why);
+        printf("%-20s %-8s %-7s %s%s%s%s\n", kernel->name, kernel->format,
+               backend_name(kernel->backend), kernel->description,
+               available ? "" : " [unavailable: ", available ? "" : why, available ? "" : "]");
+    }
+    return 0;
+}
+
+/* ---- spbench info ------------------------------------------------------------- */
+
+static int cmd_info(int argc, char **argv)
+{
+    spb_index hack_size = HLL_DEFAULT_HACK_SIZE;
+    char **items = spb_malloc((size_t)argc, sizeof *items);
+    int count = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *value;
+        if (option_value(argc, argv, &i, "--hack-size", &value))
+            hack_size = (spb_index)parse_long("--hack-size", value, 1);
+        else if (argv[i][0] == '-' && argv[i][1] == '-')
+            unknown_option(argv[i]);
+        else
+            items[count++] = argv[i];
+    }
+    spb_source_list list = expand_or_exit(count, items);
+    spb_free(items);
+    int failures = 0;
+    for (int k = 0; k < list.count; k++) {
+        const char *source = list.items[k];
+        char msg[SPB_MSG_LEN] = "";
+        spb_coo coo = {0};
+        spb_csr A = {0};
+        spb_hll H = {0};
+        spb_mm_info info = {0};
+        double parse_s = 0, convert_s = 0, start = timing_now();
+        spb_status st;
+        if (gen_is_spec(source)) {
+            st = gen_matrix(source, &A, msg);
+            convert_s = timing_now() - start;
+        } else {
+            st = mm_read(source, &coo, &info, msg);
+            parse_s = timing_now() - start;
+            if (st == SPB_OK) {
+                start = timing_now();
+                st = csr_from_coo(&coo, &A, msg);
+                convert_s = timing_now() - start;
+            }
+            coo_free(&coo);
+        }
+        if (st == SPB_OK) st = csr_check(&A, msg);
+        if (st == SPB_OK) st = hll_from_csr(&A, hack_size, HLL_ROW_MAJOR, &H, msg);
+        if (st != SPB_OK) {
+            fprintf(stderr, "spbench: %s\n", msg);
+            failures++;
+            csr_free(&A);
+            continue;
+        }
+        spb_csr_stats s;
+        csr_stats(&A, &s);
+        char name[256];
+        source_name(source, name, sizeof name);
+        printf("%s\n", name);
+        printf("  source          %s\n", source);
+        printf("  size            %d x %d, nnz %d (after expansion and duplicate summing)\n",
+               (int)s.rows, (int)s.cols, (int)s.nnz);
+        printf("  row length      min %d, mean %.2f, max %d, std %.2f; empty rows %d\n",
+               (int)s.row_min, s.row_mean, (int)s.row_max, s.row_std, (int)s.empty_rows);
+        printf("  HLL (H=%d)      stored %d entries, padding ratio %.3f\n", (int)hack_size,
+               (int)hll_stored(&H), A.nnz ? (double)hll_stored(&H) / A.nnz : 1.0);
+        printf("  bytes           CSR %.0f, HLL %.0f\n", csr_bytes(&A), hll_bytes(&H));
+        if (!gen_is_spec(source)) {
+            static const char *const fields[] = {"real", "integer", "pattern"};
+            static const char *const symmetries[] = {"general", "symmetric", "skew-symmetric"};
+            printf("  file            %s %s %s, %lld entry lines\n",
+                   info.is_array ? "array" : "coordinate", fields[info.field],
+                   symmetries[info.symmetry], (long long)info.entries);
+            printf("  parse           %.3f s for %.1f MB of text: %.1f MB/s (one core)\n", parse_s,
+                   info.bytes / 1e6, parse_s > 0 ? info.bytes / 1e6 / parse_s : 0.0);
+            printf("  COO -> CSR      %.3f s\n", convert_s);
+        } else {
+            printf("  generate        %.3f s\n", convert_s);
+        }
+        csr_free(&A);
+        hll_free(&H);
+    }
+    sources_free(&list);
+    return failures ? EXIT_RESULTS_BAD : 0;
+}
+
+/* ---- spbench gen -------------------------------------------------------------- */
+
+static int cmd_gen(int argc, char **argv)
+{
+    const char *spec = NULL, *out = NULL;
+    for (int i = 0; i < argc; i++) {
+        const char *value;
+        if (option_value(argc, argv, &i, "-o", &value))
+            out = value;
+        else if (argv[i][0] == '-')
+            unknown_option(argv[i]);
+        else if (!spec)
+            spec = argv[i];
+        else
+            unknown_option(argv[i]);
+    }
+    if (!spec || !out || !gen_is_spec(spec)) {
+        fprintf(stderr, "spbench: usage: spbench gen gen:KIND:ARGS -o FILE.mtx[.gz]\n");
+        return EXIT_USAGE;
+    }
+    char msg[SPB_MSG_LEN] = "", comment[512];
+    spb_csr A;
+    spb_status st = gen_matrix(spec, &A, msg);
+    snprintf(comment, sizeof comment, "generated by spbench gen %s", spec);
+    if (st == SPB_OK) st = mm_write_csr(out, &A, comment, msg);
+    csr_free(&A);
+    if (st != SPB_OK) {
+        fprintf(stderr, "spbench: %s\n", msg);
+        return EXIT_RESULTS_BAD;
+    }
+    return 0;
+}
+
+/* ---- spbench spmv ------------------------------------------------------------- */
+
+static int cmd_spmv(int argc, char **argv)
+{
+    const char *matrix = NULL, *kernel_name = NULL, *x_path = NULL, *out = NULL;
+    uint64_t seed = 1;
+    spb_kernel_config config = {HLL_DEFAULT_HACK_SIZE, 1};
+    double tolerance = SPB_DEFAULT_TOLERANCE;
+    for (int i = 0; i < argc; i++) {
+        const char *value;
+        if (option_value(argc, argv, &i, "--kernel", &value))
+            kernel_name = value;
+        else if (option_value(argc, argv, &i, "--x", &value))
+            x_path = value;
+        else if (option_value(argc, argv, &i, "--seed", &value))
+            seed = (uint64_t)parse_long("--seed", value, 0);
+        else if (option_value(argc, argv, &i, "--hack-size", &value))
+            config.hack_size = (spb_index)parse_long("--hack-size", value, 1);
+        else if (option_value(argc, argv, &i, "--tol", &value))
+            tolerance = parse_double("--tol", value, 0);
+        else if (option_value(argc, argv, &i, "-o", &value))
+            out = value;
+        else if (argv[i][0] == '-')
+            unknown_option(argv[i]);
+        else if (!matrix)
+            matrix = argv[i];
+        else
+            unknown_option(argv[i]);
+    }
+    if (!matrix || !kernel_name || !out) {
+        fprintf(stderr, "spbench: usage: spbench spmv MATRIX --kernel NAME [--x X.mtx | --seed S] "
+                        "-o Y.mtx\n");
+        return EXIT_USAGE;
+    }
+    const spb_kernel *kernel = kernel_find(kernel_name);
+    if (!kernel) {
+        fprintf(stderr, "spbench: no kernel named '%s' (see spbench --list)\n", kernel_name);
+        return EXIT_USAGE;
+    }
+    char msg[SPB_MSG_LEN] = "";
+    spb_csr A;
+    spb_value *x = NULL, *y = NULL, *y_ref = NULL, *y_abs = NULL;
+    spb_kernel_plan plan = {0};
+    int prepared = 0, code = EXIT_RESULTS_BAD;
+    spb_status st = source_load(matrix, &A, NULL, msg);
+    if (st != SPB_OK) goto done;
+    if (x_path) {
+        spb_index len;
+        st = mm_read_vector(x_path, &len, &x, msg);
+        if (st == SPB_OK && len != A.n)
+            st = spb_fail(msg, SPB_ERR_INVALID, "%s: x has %d entries, the matrix %d columns",
+                          x_path, (int)len, (int)A.n);
+    } else if ((x = spb_malloc((size_t)A.n, sizeof *x))) {
+        run_random_vector(seed, A.n, x);
+    } else {
+        st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
+    }
+    if (st != SPB_OK) goto done;
+    y = spb_malloc((size_t)A.m, sizeof *y);
+    y_ref = spb_malloc((size_t)A.m, sizeof *y_ref);
+    y_abs = spb_malloc((size_t)A.m, sizeof *y_abs);
+    if (!y || !y_ref || !y_abs) {
+        st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    if (kernel->supports && !kernel->supports(&A, msg)) {
+        st = spb_fail(msg, SPB_ERR_UNSUPPORTED, "kernel %s cannot run here", kernel->name);
+        goto done;
+    }
+    st = kernel->prepare(&A, &config, &plan, msg);
+    if (st != SPB_OK) goto done;
+    prepared = 1;
+    kernel->run(plan.state, x, y);
+    csr_reference_spmv(&A, x, y_ref);
+    csr_abs_spmv(&A, x, y_abs);
+    spb_validation v;
+    validate_vector(A.m, y, y_ref, vector_norm2(A.m, y_abs), tolerance, &v);
+    fprintf(stderr, "spbench: %s on %s: abs_l2_err %.3e, rel_l2_err %.3e, %s\n", kernel->name,
+            matrix, v.abs_l2, v.rel_l2, v.passed ? "ok" : "FAILED validation");
+    if (!v.passed) {
+        st = spb_fail(msg, SPB_ERR_INVALID, "%s failed validation; %s not written", kernel->name,
+                      out);
+        goto done;
+    }
+    char comment[512];
+    snprintf(comment, sizeof comment, "y = A*x by spbench %s, kernel %s, matrix %s", SPB_VERSION,
+             kernel->name, matrix);
+    st = mm_write_vector(out, A.m, y, comment, msg);
+    if (st == SPB_OK) code = 0;
+done:
+    if (st != SPB_OK) fprintf(stderr, "spbench: %s\n", msg);
+    if (prepared) kernel->release(plan.state);
+    spb_free(x);
+    spb_free(y);
+    spb_free(y_ref);
+    spb_free(y_abs);
+    csr_free(&A);
+    return code;
+}
+
+/* ---- spbench run -------------------------------------------------------------- */
+
+static int cmd_run(int argc, char **argv)
+{
+    spb_run_opts opts = {0};
+    opts.timing = (spb_timing_opts){2, 10, 0.1};
+    opts.seed = 1;
+    opts.tolerance = SPB_DEFAULT_TOLERANCE;
+    opts.config = (spb_kernel_config){HLL_DEFAULT_HACK_SIZE, 1};
+    opts.table = stdout;
+    char **items = spb_malloc((size_t)argc, sizeof *items);
+    int count = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *value;
+        if (option_value(argc, argv, &i, "--kernels", &value))
+            opts.kernels = value;
+        else if (option_value(argc, argv, &i, "--reps", &value))
+            opts.timing.min_samples = (int)parse_long("--reps", value, 1);
+        else if (option_value(argc, argv, &i, "--min-time", &value))
+            opts.timing.min_time = parse_double("--min-time", value, 0);
+        else if (option_value(argc, argv, &i, "--warmup", &value))
+            opts.timing.warmup = (int)parse_long("--warmup", value, 0);
+        else if (option_value(argc, argv, &i, "--seed", &value))
+            opts.seed = (uint64_t)parse_long("--seed", value, 0);
+        else if (option_value(argc, argv, &i, "--tol", &value))
+            opts.tolerance = parse_double("--tol", value, 0);
+        else if (option_value(argc, argv, &i, "--hack-size", &value))
+            opts.config.hack_size = (spb_index)parse_long("--hack-size", value, 1);
+        else if (option_value(argc, argv, &i, "--csv", &value))
+            opts.csv_path = value;
+        else if (argv[i][0] == '-' && argv[i][1] == '-')
+            unknown_option(argv[i]);
+        else
+            items[count++] = argv[i];
+    }
+    int selected = 0;
+    for (int k = 0; k < spb_kernel_count; k++)
+        selected += kernel_selected(spb_kernels[k].name, opts.kernels);
+    if (!selected) {
+        fprintf(stderr, "spbench: --kernels '%s' matches no kernel (see spbench --list)\n",
+                opts.kernels);
+        return EXIT_USAGE;
+    }
+    spb_source_list list = expand_or_exit(count, items);
+    spb_free(items);
+    char msg[SPB_MSG_LEN] = "";
+    /* Open the CSV before any work, so an unwritable path costs nothing. */
+    if (opts.csv_path) {
+        opts.csv = fopen(opts.csv_path, "w");
+        if (!opts.csv) {
+            fprintf(stderr, "spbench: %s: cannot write: %s\n", opts.csv_path, strerror(errno));
+            sources_free(&list);
+            return EXIT_USAGE;
+        }
+    }
+    spb_status st = report_csv_header(opts.csv, opts.csv_path, msg);
+    if (st == SPB_OK) st = bandwidth_cpu_triad(1, &opts.cpu_bandwidth_gbs, msg);
+    if (st == SPB_OK) {
+        spb_gpu_info gpu;
+        char gpu_msg[SPB_MSG_LEN] = "";
+        printf("# spbench %s: %d matrices, %d kernels selected, seed %llu\n", SPB_VERSION,
+               list.count, selected, (unsigned long long)opts.seed);
+        printf("# CPU memory bandwidth (STREAM triad, 1 thread): %.2f GB/s\n",
+               opts.cpu_bandwidth_gbs);
+        if (gpu_query(&gpu, gpu_msg) == SPB_OK)
+            printf("# GPU: %s, %d SMs, %.1f GiB\n", gpu.name, gpu.sm_count,
+                   gpu.memory_bytes / (1024.0 * 1024 * 1024));
+        else
+            printf("# GPU: %s\n", gpu_msg);
+        printf("# validation: ||y - y_ref||_2 <= %.1e * || |A| |x| ||_2\n", opts.tolerance);
+        printf("# timing: %d warm-up calls, >= %d samples and >= %.3g s per kernel\n",
+               opts.timing.warmup, opts.timing.min_samples, opts.timing.min_time);
+        report_table_header(stdout);
+    }
+    spb_run_totals totals = {0};
+    for (int k = 0; k < list.count && st == SPB_OK; k++)
+        st = run_matrix(list.items[k], &opts, &totals, msg);
+    sources_free(&list);
+    if (opts.csv && fclose(opts.csv) != 0 && st == SPB_OK)
+        st = spb_fail(msg, SPB_ERR_IO, "%s: write failed: %s", opts.csv_path, strerror(errno));
+    if (st != SPB_OK) {
+        fprintf(stderr, "spbench: %s\n", msg);
+        return EXIT_RESULTS_BAD;
+    }
+    printf("# %d rows: %d ok, %d wrong, %d skipped, %d error\n", totals.rows, totals.ok,
+           totals.wrong, totals.skipped, totals.errors);
+    return totals.wrong || totals.errors ? EXIT_RESULTS_BAD : 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        printf("spbench %s (CUDA %s)\n", SPB_VERSION, gpu_compiled() ? "compiled in" : "not built");
+        return 0;
+    }
+    if (strcmp(cmd, "--list") == 0 || strcmp(cmd, "list") == 0) return cmd_list();
+    if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2);
+    if (strcmp(cmd, "info") == 0) return cmd_info(argc - 2, argv + 2);
+    if (strcmp(cmd, "spmv") == 0) return cmd_spmv(argc - 2, argv + 2);
+    if (strcmp(cmd, "gen") == 0) return cmd_gen(argc - 2, argv + 2);
+    fprintf(stderr, "spbench: unknown command '%s' (see spbench --help)\n", cmd);
+    return EXIT_USAGE;
+}

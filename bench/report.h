@@ -1,0 +1,41 @@
+/* report.h — result rows: one CSV line (written and flushed at once) and
+ * one human-readable table line per (matrix, kernel, threads). */
+#ifndef SPB_REPORT_H
+#define SPB_REPORT_H
+
+#include <stdio.h>
+
+#include "../formats/csr.h"
+#include "timing.h"
+#include "validate.h"
+
+typedef enum { SPB_ROW_OK, SPB_ROW_WRONG, SPB_ROW_SKIPPED, SPB_ROW_ERROR } spb_row_status;
+
+const char *row_status_str(spb_row_status status);
+
+/* Numeric fields that do not apply are NAN and written empty. */
+typedef struct {
+    const char *matrix, *kernel, *format, *backend;
+    int threads;
+    spb_csr_stats stats;   /* rows, cols, nnz, row lengths */
+    double stored_entries; /* padding included */
+    spb_timing timing;     /* seconds per call */
+    double prepare_ms;
+    double gflops, gbytes_per_s, roofline_frac, speedup, efficiency, bandwidth_gbs;
+    spb_validation error;
+    double tolerance;
+    spb_row_status status;
+    const char *message;
+} spb_result;
+
+/* Fills every numeric field with NAN and the rest with empties. */
+void result_init(spb_result *r);
+
+/* CSV: a NULL file means no CSV. Write failures are reported, never silent. */
+spb_status report_csv_header(FILE *csv, const char *path, char *msg);
+spb_status report_csv_row(FILE *csv, const char *path, const spb_result *r, char *msg);
+
+void report_table_header(FILE *out);
+void report_table_row(FILE *out, const spb_result *r);
+
+#endif

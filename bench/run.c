@@ -1,0 +1,173 @@
+/* run.c — one matrix through every selected kernel (see run.h). */
+#include "run.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "../cpu/spmv_cpu.h"
+#include "rng.h"
+#include "sources.h"
+
+void run_random_vector(uint64_t seed, spb_index n, spb_value *x)
+{
+    spb_rng rng;
+    spb_rng_seed(&rng, seed);
+    for (spb_index i = 0; i < n; i++) x[i] = spb_rng_value(&rng);
+}
+
+typedef struct {
+    const spb_kernel *kernel;
+    const void *state;
+    const spb_value *x;
+    spb_value *y;
+} timed_call;
+
+static double time_cpu_calls(void *ctx, int calls)
+{
+    timed_call *c = ctx;
+    double start = timing_now();
+    for (int k = 0; k < calls; k++) c->kernel->run(c->state, c->x, c->y);
+    return timing_now() - start;
+}
+
+/* What every kernel of one matrix shares. */
+typedef struct {
+    const char *name;
+    const spb_csr *A;
+    spb_csr_stats stats;
+    const spb_value *x, *y_ref;
+    spb_value *y;
+    double scale; /* ||(|A||x|)||_2 */
+    double serial_seconds;
+} matrix_case;
+
+static void emit(const spb_run_opts *opts, spb_run_totals *totals, const spb_result *r,
+                 spb_status *csv_status, char *msg)
+{
+    report_table_row(opts->table, r);
+    if (*csv_status == SPB_OK) *csv_status = report_csv_row(opts->csv, opts->csv_path, r, msg);
+    totals->rows++;
+    totals->ok += r->status == SPB_ROW_OK;
+    totals->wrong += r->status == SPB_ROW_WRONG;
+    totals->skipped += r->status == SPB_ROW_SKIPPED;
+    totals->errors += r->status == SPB_ROW_ERROR;
+}
+
+static void poison(spb_value *y, spb_index len)
+{
+    for (spb_index i = 0; i < len; i++) y[i] = NAN;
+}
+
+/* Measures one kernel into r (status and message included). */
+static void run_kernel(const spb_kernel *kernel, matrix_case *mc, const spb_run_opts *opts,
+                       spb_result *r, char *row_msg)
+{
+    const spb_csr *A = mc->A;
+    if (kernel->supports && !kernel->supports(A, row_msg)) {
+        r->status = SPB_ROW_SKIPPED;
+        return;
+    }
+    spb_kernel_plan plan = {0};
+    double start = timing_now();
+    spb_status st = kernel->prepare(A, &opts->config, &plan, row_msg);
+    r->prepare_ms = (timing_now() - start) * 1e3;
+    if (st != SPB_OK) {
+        r->status = SPB_ROW_ERROR;
+        return;
+    }
+    r->stored_entries = (double)plan.stored_entries;
+    poison(mc->y, A->m);
+    kernel->run(plan.state, mc->x, mc->y);
+    validate_vector(A->m, mc->y, mc->y_ref, mc->scale, opts->tolerance, &r->error);
+    if (!r->error.passed) {
+        r->status = SPB_ROW_WRONG;
+        spb_fail(row_msg, SPB_ERR_INVALID, "first product failed validation");
+        kernel->release(plan.state);
+        return;
+    }
+    timed_call call = {kernel, plan.state, mc->x, mc->y};
+    st = timing_measure(time_cpu_calls, &call, &opts->timing, &r->timing, row_msg);
+    if (st == SPB_OK) {
+        /* The last timed product must be as right as the first. */
+        spb_validation last;
+        validate_vector(A->m, mc->y, mc->y_ref, mc->scale, opts->tolerance, &last);
+        if (!last.passed || !(last.abs_l2 <= r->error.abs_l2)) r->error = last;
+    }
+    kernel->release(plan.state);
+    if (st != SPB_OK) {
+        r->status = SPB_ROW_ERROR;
+        return;
+    }
+    if (!r->error.passed) {
+        r->status = SPB_ROW_WRONG;
+        spb_fail(row_msg, SPB_ERR_INVALID, "a timed product failed validation");
+        return;
+    }
+    double t = r->timing.median;
+    r->gflops = 2.0 * A->nnz / t / 1e9;
+    r->gbytes_per_s = plan.bytes / t / 1e9;
+    if (opts->cpu_bandwidth_gbs > 0) r->roofline_frac = r->gbytes_per_s / opts->cpu_bandwidth_gbs;
+    r->bandwidth_gbs = opts->cpu_bandwidth_gbs;
+    if (strcmp(kernel->name, "csr.serial") == 0) mc->serial_seconds = t;
+    if (mc->serial_seconds > 0) {
+        r->speedup = mc->serial_seconds / t;
+        r->efficiency = r->speedup / r->threads;
+    }
+    r->status = SPB_ROW_OK;
+}
+
+spb_status run_matrix(const char *source, const spb_run_opts *opts, spb_run_totals *totals,
+                      char *msg)
+{
+    char name[256], row_msg[SPB_MSG_LEN] = "";
+    source_name(source, name, sizeof name);
+    spb_status csv_status = SPB_OK;
+    spb_csr A;
+    spb_value *x = NULL, *y = NULL, *y_ref = NULL, *y_abs = NULL;
+    spb_status st = source_load(source, &A, NULL, row_msg);
+    if (st == SPB_OK) {
+        x = spb_malloc((size_t)A.n, sizeof *x);
+        y = spb_malloc((size_t)A.m, sizeof *y);
+        y_ref = spb_malloc((size_t)A.m, sizeof *y_ref);
+        y_abs = spb_malloc((size_t)A.m, sizeof *y_abs);
+        if (!x || !y || !y_ref || !y_abs)
+            st = spb_fail(row_msg, SPB_ERR_NOMEM, "%s: out of memory for the vectors", source);
+    }
+    if (st != SPB_OK) {
+        spb_result r;
+        result_init(&r);
+        r.matrix = name;
+        r.message = row_msg;
+        emit(opts, totals, &r, &csv_status, msg);
+        goto done;
+    }
+    run_random_vector(opts->seed, A.n, x);
+    csr_reference_spmv(&A, x, y_ref);
+    csr_abs_spmv(&A, x, y_abs);
+    matrix_case mc = {name, &A, {0}, x, y_ref, y, vector_norm2(A.m, y_abs), 0.0};
+    csr_stats(&A, &mc.stats);
+    for (int k = 0; k < spb_kernel_count && csv_status == SPB_OK; k++) {
+        const spb_kernel *kernel = &spb_kernels[k];
+        if (!kernel_selected(kernel->name, opts->kernels)) continue;
+        spb_result r;
+        result_init(&r);
+        r.matrix = name;
+        r.kernel = kernel->name;
+        r.format = kernel->format;
+        r.backend = backend_name(kernel->backend);
+        r.threads = kernel->backend == SPB_BACKEND_SERIAL ? 1 : opts->config.threads;
+        r.stats = mc.stats;
+        r.tolerance = opts->tolerance;
+        row_msg[0] = '\0';
+        r.message = row_msg;
+        run_kernel(kernel, &mc, opts, &r, row_msg);
+        emit(opts, totals, &r, &csv_status, msg);
+    }
+done:
+    spb_free(x);
+    spb_free(y);
+    spb_free(y_ref);
+    spb_free(y_abs);
+    csr_free(&A);
+    return csv_status;
+}

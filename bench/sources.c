@@ -1,0 +1,133 @@
+/* sources.c — expanding and loading matrix arguments (see sources.h). */
+#include "sources.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "gen.h"
+
+static int has_suffix(const char *s, const char *suffix)
+{
+    size_t ls = strlen(s), lx = strlen(suffix);
+    return ls >= lx && strcmp(s + ls - lx, suffix) == 0;
+}
+
+static int is_matrix_file_name(const char *name)
+{
+    return has_suffix(name, ".mtx") || has_suffix(name, ".mtx.gz");
+}
+
+static spb_status push(spb_source_list *list, const char *text, size_t len, char *msg)
+{
+    if (list->count == list->cap) {
+        int cap = list->cap ? list->cap * 2 : 16;
+        char **items = spb_realloc(list->items, (size_t)cap, sizeof *items);
+        if (!items) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the matrix list");
+        list->items = items;
+        list->cap = cap;
+    }
+    char *copy = spb_malloc(len + 1, 1);
+    if (!copy) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the matrix list");
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    list->items[list->count++] = copy;
+    return SPB_OK;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static spb_status expand_directory(const char *dir, spb_source_list *list, char *msg)
+{
+    DIR *d = opendir(dir);
+    if (!d) return spb_fail(msg, SPB_ERR_IO, "%s: cannot open directory: %s", dir, strerror(errno));
+    int first = list->count;
+    spb_status st = SPB_OK;
+    struct dirent *e;
+    while (st == SPB_OK && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.' || !is_matrix_file_name(e->d_name)) continue;
+        char path[4096];
+        int len = snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (len < 0 || (size_t)len >= sizeof path) continue;
+        st = push(list, path, (size_t)len, msg);
+    }
+    closedir(d);
+    if (st == SPB_OK)
+        qsort(list->items + first, (size_t)(list->count - first), sizeof *list->items, cmp_str);
+    return st;
+}
+
+static spb_status expand_list_file(const char *path, spb_source_list *list, char *msg)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return spb_fail(msg, SPB_ERR_IO, "%s: cannot open list: %s", path, strerror(errno));
+    char line[4096];
+    spb_status st = SPB_OK;
+    while (st == SPB_OK && fgets(line, sizeof line, f)) {
+        size_t len = strcspn(line, "\r\n");
+        char *start = line;
+        while (*start == ' ' || *start == '\t') start++, len--;
+        while (len > 0 && (start[len - 1] == ' ' || start[len - 1] == '\t')) len--;
+        if (len == 0 || start[0] == '#') continue;
+        st = push(list, start, len, msg);
+    }
+    fclose(f);
+    return st;
+}
+
+spb_status sources_expand(int argc, char **argv, spb_source_list *list, char *msg)
+{
+    memset(list, 0, sizeof *list);
+    spb_status st = SPB_OK;
+    for (int k = 0; k < argc && st == SPB_OK; k++) {
+        const char *arg = argv[k];
+        struct stat sb;
+        if (arg[0] == '@')
+            st = expand_list_file(arg + 1, list, msg);
+        else if (!gen_is_spec(arg) && stat(arg, &sb) == 0 && S_ISDIR(sb.st_mode))
+            st = expand_directory(arg, list, msg);
+        else
+            st = push(list, arg, strlen(arg), msg);
+    }
+    if (st != SPB_OK) sources_free(list);
+    return st;
+}
+
+void sources_free(spb_source_list *list)
+{
+    for (int k = 0; k < list->count; k++) spb_free(list->items[k]);
+    spb_free(list->items);
+    memset(list, 0, sizeof *list);
+}
+
+spb_status source_load(const char *item, spb_csr *A, spb_mm_info *info, char *msg)
+{
+    if (info) memset(info, 0, sizeof *info);
+    spb_status st = gen_is_spec(item) ? gen_matrix(item, A, msg) : mm_read_csr(item, A, info, msg);
+    if (st == SPB_OK) st = csr_check(A, msg);
+    if (st != SPB_OK) csr_free(A);
+    return st;
+}
+
+void source_name(const char *item, char *name, size_t size)
+{
+    const char *base = item;
+    if (!gen_is_spec(item)) {
+        const char *slash = strrchr(item, '/');
+        if (slash) base = slash + 1;
+    }
+    size_t len = strlen(base);
+    if (has_suffix(base, ".mtx.gz"))
+        len -= 7;
+    else if (has_suffix(base, ".mtx"))
+        len -= 4;
+    if (len >= size) len = size - 1;
+    memcpy(name, base, len);
+    name[len] = '\0';
+}

@@ -1,0 +1,28 @@
+/* sources.h — the MATRIX arguments of spbench: files (.mtx, .mtx.gz),
+ * directories (every matrix file in them, sorted), @list.txt files (one
+ * path or spec per line, '#' comments) and generator specs (gen:...). */
+#ifndef SPB_SOURCES_H
+#define SPB_SOURCES_H
+
+#include "../formats/mm.h"
+
+typedef struct {
+    char **items;
+    int count, cap;
+} spb_source_list;
+
+/* Expands the arguments in order. Fails only for an unreadable directory or
+ * list file; a missing matrix file is kept and fails when loaded, so a batch
+ * reports it as an error row and goes on. */
+spb_status sources_expand(int argc, char **argv, spb_source_list *list, char *msg);
+void sources_free(spb_source_list *list);
+
+/* Loads a file or generates a spec into CSR (checked). info may be NULL;
+ * for generated matrices it is zeroed. */
+spb_status source_load(const char *item, spb_csr *A, spb_mm_info *info, char *msg);
+
+/* Short name for tables: the file's base name without .mtx/.mtx.gz, or the
+ * spec itself. */
+void source_name(const char *item, char *name, size_t size);
+
+#endif

@@ -1,0 +1,60 @@
+/* timing.c — the timing protocol (see timing.h). */
+#include "timing.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+double timing_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double timing_median(double *values, int count)
+{
+    if (count == 0) return 0.0;
+    qsort(values, (size_t)count, sizeof *values, cmp_double);
+    return count % 2 ? values[count / 2] : 0.5 * (values[count / 2 - 1] + values[count / 2]);
+}
+
+spb_status timing_measure(spb_time_calls_fn time_calls, void *ctx, const spb_timing_opts *opts,
+                          spb_timing *out, char *msg)
+{
+    if (opts->warmup > 0) time_calls(ctx, opts->warmup);
+    /* Grow the batch until one sample lasts long enough to time reliably. */
+    int batch = 1;
+    while (batch < SPB_MAX_BATCH && time_calls(ctx, batch) < SPB_MIN_SAMPLE_SECONDS) batch *= 2;
+    int cap = opts->min_samples > 16 ? opts->min_samples : 16;
+    double *samples = spb_malloc((size_t)cap, sizeof *samples);
+    if (!samples) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for timing samples");
+    int count = 0;
+    double total = 0.0;
+    while (count < SPB_MAX_SAMPLES && (count < opts->min_samples || total < opts->min_time)) {
+        if (count == cap) {
+            double *bigger = spb_realloc(samples, (size_t)cap * 2, sizeof *samples);
+            if (!bigger) {
+                spb_free(samples);
+                return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for timing samples");
+            }
+            samples = bigger;
+            cap *= 2;
+        }
+        double t = time_calls(ctx, batch);
+        total += t;
+        samples[count++] = t / batch;
+    }
+    out->samples = count;
+    out->batch = batch;
+    out->median = timing_median(samples, count);
+    out->min = samples[0];
+    out->max = samples[count - 1];
+    spb_free(samples);
+    return SPB_OK;
+}

@@ -1,0 +1,25 @@
+/* validate.h — a kernel's y against the reference y_ref. */
+#ifndef SPB_VALIDATE_H
+#define SPB_VALIDATE_H
+
+#include "../formats/spb.h"
+
+#define SPB_DEFAULT_TOLERANCE 1e-10
+
+typedef struct {
+    double abs_l2;  /* ||y - y_ref||_2 */
+    double rel_l2;  /* ||y - y_ref||_2 / ||y_ref||_2 (0 when both are 0) */
+    double max_abs; /* max_i |y_i - y_ref_i| */
+    int passed;     /* abs_l2 <= tolerance * scale (NaN never passes) */
+} spb_validation;
+
+/* Rounding errors of a length-k dot product are bounded by about
+ * k*eps*(|A||x|)_i per row, so the error is judged against
+ * scale = ||(|A||x|)||_2, not ||y_ref||_2, which cancellation can make
+ * arbitrarily small. */
+void validate_vector(spb_index len, const spb_value *y, const spb_value *y_ref, double scale,
+                     double tolerance, spb_validation *out);
+
+double vector_norm2(spb_index len, const spb_value *v);
+
+#endif

@@ -1,0 +1,198 @@
+/* csr.c — CSR storage, conversion from COO, invariant check, byte model and
+ * row-length statistics. */
+#include "csr.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+spb_status csr_alloc(spb_csr *A, spb_index m, spb_index n, spb_index nnz, char *msg)
+{
+    memset(A, 0, sizeof *A);
+    if (m < 0 || n < 0 || nnz < 0)
+        return spb_fail(msg, SPB_ERR_INVALID, "negative CSR size %d x %d, nnz %d", (int)m, (int)n,
+                        (int)nnz);
+    A->row_ptr = spb_calloc((size_t)m + 1, sizeof *A->row_ptr);
+    A->col_idx = spb_malloc((size_t)nnz, sizeof *A->col_idx);
+    A->val = spb_malloc((size_t)nnz, sizeof *A->val);
+    if (!A->row_ptr || !A->col_idx || !A->val) {
+        csr_free(A);
+        return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for a CSR matrix of %d entries",
+                        (int)nnz);
+    }
+    A->m = m;
+    A->n = n;
+    A->nnz = nnz;
+    return SPB_OK;
+}
+
+void csr_free(spb_csr *A)
+{
+    if (!A) return;
+    spb_free(A->row_ptr);
+    spb_free(A->col_idx);
+    spb_free(A->val);
+    memset(A, 0, sizeof *A);
+}
+
+typedef struct {
+    spb_index col;
+    spb_value val;
+} col_val;
+
+static int col_val_cmp(const void *a, const void *b)
+{
+    spb_index ca = ((const col_val *)a)->col, cb = ((const col_val *)b)->col;
+    return (ca > cb) - (ca < cb);
+}
+
+/* Sorts one row by column (short rows by insertion, long ones by qsort). */
+static void sort_row(spb_index *SPB_RESTRICT col, spb_value *SPB_RESTRICT val, spb_index len,
+                     col_val *scratch)
+{
+    if (len <= 32) {
+        for (spb_index a = 1; a < len; a++) {
+            spb_index c = col[a];
+            spb_value v = val[a];
+            spb_index b = a;
+            for (; b > 0 && col[b - 1] > c; b--) {
+                col[b] = col[b - 1];
+                val[b] = val[b - 1];
+            }
+            col[b] = c;
+            val[b] = v;
+        }
+        return;
+    }
+    for (spb_index k = 0; k < len; k++) scratch[k] = (col_val){col[k], val[k]};
+    qsort(scratch, (size_t)len, sizeof *scratch, col_val_cmp);
+    for (spb_index k = 0; k < len; k++) {
+        col[k] = scratch[k].col;
+        val[k] = scratch[k].val;
+    }
+}
+
+spb_status csr_from_coo(const spb_coo *coo, spb_csr *A, char *msg)
+{
+    spb_index m = coo->m;
+    spb_status st = csr_alloc(A, m, coo->n, coo->nnz, msg);
+    if (st != SPB_OK) return st;
+    /* Counting sort by row keeps file order within a row, which is already
+     * column order for most files, so the per-row sort is usually skipped. */
+    for (spb_index k = 0; k < coo->nnz; k++) {
+        if (coo->row[k] < 0 || coo->row[k] >= m || coo->col[k] < 0 || coo->col[k] >= coo->n) {
+            csr_free(A);
+            return spb_fail(msg, SPB_ERR_INVALID, "COO entry %d at (%d, %d) outside %d x %d",
+                            (int)k, (int)coo->row[k], (int)coo->col[k], (int)m, (int)coo->n);
+        }
+        A->row_ptr[coo->row[k] + 1]++;
+    }
+    spb_index longest = 0;
+    for (spb_index i = 0; i < m; i++) {
+        if (A->row_ptr[i + 1] > longest) longest = A->row_ptr[i + 1];
+        A->row_ptr[i + 1] += A->row_ptr[i];
+    }
+    spb_index *next = spb_malloc((size_t)m, sizeof *next);
+    col_val *scratch = spb_malloc((size_t)longest, sizeof *scratch);
+    if (!next || !scratch) {
+        spb_free(next);
+        spb_free(scratch);
+        csr_free(A);
+        return spb_fail(msg, SPB_ERR_NOMEM, "out of memory converting COO to CSR");
+    }
+    memcpy(next, A->row_ptr, (size_t)m * sizeof *next);
+    for (spb_index k = 0; k < coo->nnz; k++) {
+        spb_index slot = next[coo->row[k]]++;
+        A->col_idx[slot] = coo->col[k];
+        A->val[slot] = coo->val[k];
+    }
+    /* Sort each row, then sum duplicates while compacting in place. */
+    spb_index out = 0;
+    for (spb_index i = 0; i < m; i++) {
+        spb_index begin = A->row_ptr[i], end = A->row_ptr[i + 1];
+        spb_index *col = A->col_idx + begin;
+        spb_value *val = A->val + begin;
+        spb_index len = end - begin;
+        for (spb_index k = 1; k < len; k++)
+            if (col[k - 1] >= col[k]) {
+                sort_row(col, val, len, scratch);
+                break;
+            }
+        A->row_ptr[i] = out;
+        for (spb_index k = 0; k < len; k++) {
+            if (out > A->row_ptr[i] && A->col_idx[out - 1] == col[k]) {
+                A->val[out - 1] += val[k];
+            } else {
+                A->col_idx[out] = col[k];
+                A->val[out] = val[k];
+                out++;
+            }
+        }
+    }
+    A->row_ptr[m] = out;
+    A->nnz = out;
+    spb_free(next);
+    spb_free(scratch);
+    return SPB_OK;
+}
+
+spb_status csr_check(const spb_csr *A, char *msg)
+{
+    if (A->m < 0 || A->n < 0 || A->nnz < 0)
+        return spb_fail(msg, SPB_ERR_INVALID, "CSR: negative size %d x %d, nnz %d", (int)A->m,
+                        (int)A->n, (int)A->nnz);
+    if (!A->row_ptr || (A->nnz > 0 && (!A->col_idx || !A->val)))
+        return spb_fail(msg, SPB_ERR_INVALID, "CSR: missing arrays");
+    if (A->row_ptr[0] != 0)
+        return spb_fail(msg, SPB_ERR_INVALID, "CSR: row_ptr[0] = %d, not 0", (int)A->row_ptr[0]);
+    if (A->row_ptr[A->m] != A->nnz)
+        return spb_fail(msg, SPB_ERR_INVALID, "CSR: row_ptr[m] = %d, nnz = %d",
+                        (int)A->row_ptr[A->m], (int)A->nnz);
+    for (spb_index i = 0; i < A->m; i++) {
+        if (A->row_ptr[i + 1] < A->row_ptr[i])
+            return spb_fail(msg, SPB_ERR_INVALID, "CSR: row_ptr decreases at row %d", (int)i);
+        for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+            if (A->col_idx[k] < 0 || A->col_idx[k] >= A->n)
+                return spb_fail(msg, SPB_ERR_INVALID, "CSR: row %d: column %d outside 0..%d",
+                                (int)i, (int)A->col_idx[k], (int)A->n - 1);
+            if (k > A->row_ptr[i] && A->col_idx[k] <= A->col_idx[k - 1])
+                return spb_fail(msg, SPB_ERR_INVALID,
+                                "CSR: row %d: columns not strictly increasing at entry %d", (int)i,
+                                (int)k);
+        }
+    }
+    return SPB_OK;
+}
+
+double csr_spmv_bytes(const spb_csr *A)
+{
+    return 8.0 * A->nnz         /* val */
+           + 4.0 * A->nnz       /* col_idx */
+           + 4.0 * (A->m + 1.0) /* row_ptr */
+           + 8.0 * A->n         /* x, each entry read once */
+           + 8.0 * A->m;        /* y written */
+}
+
+double csr_bytes(const spb_csr *A) { return 12.0 * A->nnz + 4.0 * (A->m + 1.0); }
+
+void csr_stats(const spb_csr *A, spb_csr_stats *s)
+{
+    memset(s, 0, sizeof *s);
+    s->rows = A->m;
+    s->cols = A->n;
+    s->nnz = A->nnz;
+    if (A->m == 0) return;
+    s->row_min = SPB_INDEX_MAX;
+    double sum = 0, sum_sq = 0;
+    for (spb_index i = 0; i < A->m; i++) {
+        spb_index len = A->row_ptr[i + 1] - A->row_ptr[i];
+        if (len < s->row_min) s->row_min = len;
+        if (len > s->row_max) s->row_max = len;
+        s->empty_rows += len == 0;
+        sum += len;
+        sum_sq += (double)len * len;
+    }
+    s->row_mean = sum / A->m;
+    double var = sum_sq / A->m - s->row_mean * s->row_mean;
+    s->row_std = var > 0 ? sqrt(var) : 0;
+}

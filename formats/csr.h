@@ -1,0 +1,37 @@
+/* csr.h — compressed sparse row. */
+#ifndef SPB_CSR_H
+#define SPB_CSR_H
+
+#include "coo.h"
+
+typedef struct {
+    spb_index m, n;     /* rows, columns (>= 0) */
+    spb_index nnz;      /* stored entries (duplicates summed; explicit zeros kept) */
+    spb_index *row_ptr; /* size m+1; [0]=0; nondecreasing; [m]=nnz */
+    spb_index *col_idx; /* size nnz; strictly increasing inside each row; < n */
+    spb_value *val;     /* size nnz */
+} spb_csr;
+
+spb_status csr_alloc(spb_csr *A, spb_index m, spb_index n, spb_index nnz, char *msg);
+void csr_free(spb_csr *A); /* accepts a zeroed or freed struct */
+
+/* COO -> CSR: columns sorted inside each row, duplicate coordinates summed. */
+spb_status csr_from_coo(const spb_coo *coo, spb_csr *A, char *msg);
+
+/* Checks every invariant above; names the first row that breaks one. */
+spb_status csr_check(const spb_csr *A, char *msg);
+
+/* Bytes one y = A*x moves: each array read once, y written once. */
+double csr_spmv_bytes(const spb_csr *A);
+
+/* Row-length statistics and sizes used by `spbench info` and result rows. */
+typedef struct {
+    spb_index rows, cols, nnz;
+    spb_index row_min, row_max, empty_rows;
+    double row_mean, row_std;
+} spb_csr_stats;
+
+void csr_stats(const spb_csr *A, spb_csr_stats *stats);
+double csr_bytes(const spb_csr *A); /* storage footprint */
+
+#endif

@@ -1,0 +1,132 @@
+/* hll.c — CSR to hacked ELLPACK (row- or column-major hacks), check, bytes. */
+#include "hll.h"
+
+#include <string.h>
+
+void hll_free(spb_hll *A)
+{
+    if (!A) return;
+    spb_free(A->hack_ptr);
+    spb_free(A->hack_width);
+    spb_free(A->col_idx);
+    spb_free(A->val);
+    memset(A, 0, sizeof *A);
+}
+
+/* Position of entry k of row r (both within hack h) in the stored arrays. */
+static inline int64_t hll_slot(const spb_hll *A, spb_index h, spb_index r, spb_index k)
+{
+    if (A->layout == HLL_ROW_MAJOR)
+        return (int64_t)A->hack_ptr[h] + (int64_t)r * A->hack_width[h] + k;
+    return (int64_t)A->hack_ptr[h] + (int64_t)k * hll_hack_rows(A, h) + r;
+}
+
+spb_status hll_from_csr(const spb_csr *csr, spb_index hack_size, spb_hll_layout layout, spb_hll *A,
+                        char *msg)
+{
+    memset(A, 0, sizeof *A);
+    if (hack_size < 1)
+        return spb_fail(msg, SPB_ERR_INVALID, "HLL hack size must be at least 1, not %d",
+                        (int)hack_size);
+    A->m = csr->m;
+    A->n = csr->n;
+    A->nnz = csr->nnz;
+    A->hack_size = hack_size;
+    A->layout = layout;
+    A->nhacks = (spb_index)(((int64_t)csr->m + hack_size - 1) / hack_size);
+    A->hack_ptr = spb_malloc((size_t)A->nhacks + 1, sizeof *A->hack_ptr);
+    A->hack_width = spb_malloc((size_t)A->nhacks, sizeof *A->hack_width);
+    if (!A->hack_ptr || !A->hack_width) goto nomem;
+    int64_t stored = 0;
+    A->hack_ptr[0] = 0;
+    for (spb_index h = 0; h < A->nhacks; h++) {
+        spb_index first = h * hack_size, rows = hll_hack_rows(A, h), width = 0;
+        for (spb_index r = 0; r < rows; r++) {
+            spb_index len = csr->row_ptr[first + r + 1] - csr->row_ptr[first + r];
+            if (len > width) width = len;
+        }
+        A->hack_width[h] = width;
+        stored += (int64_t)rows * width;
+        if (stored > SPB_INDEX_MAX) {
+            hll_free(A);
+            return spb_fail(msg, SPB_ERR_TOO_LARGE,
+                            "HLL with hack size %d would store more than %d entries (32-bit limit)",
+                            (int)hack_size, SPB_INDEX_MAX);
+        }
+        A->hack_ptr[h + 1] = (spb_index)stored;
+    }
+    A->col_idx = spb_malloc((size_t)stored, sizeof *A->col_idx);
+    A->val = spb_malloc((size_t)stored, sizeof *A->val);
+    if (!A->col_idx || !A->val) goto nomem;
+    for (spb_index h = 0; h < A->nhacks; h++) {
+        spb_index first = h * hack_size, rows = hll_hack_rows(A, h);
+        for (spb_index r = 0; r < rows; r++) {
+            spb_index begin = csr->row_ptr[first + r], len = csr->row_ptr[first + r + 1] - begin;
+            spb_index pad_col = len > 0 ? csr->col_idx[begin + len - 1] : 0;
+            for (spb_index k = 0; k < A->hack_width[h]; k++) {
+                int64_t slot = hll_slot(A, h, r, k);
+                A->col_idx[slot] = k < len ? csr->col_idx[begin + k] : pad_col;
+                A->val[slot] = k < len ? csr->val[begin + k] : 0.0;
+            }
+        }
+    }
+    return SPB_OK;
+nomem:
+    hll_free(A);
+    return spb_fail(msg, SPB_ERR_NOMEM, "out of memory converting CSR to HLL");
+}
+
+spb_status hll_check(const spb_hll *A, char *msg)
+{
+    if (A->m < 0 || A->n < 0 || A->hack_size < 1)
+        return spb_fail(msg, SPB_ERR_INVALID, "HLL: bad size %d x %d or hack size %d", (int)A->m,
+                        (int)A->n, (int)A->hack_size);
+    if ((int64_t)A->nhacks != ((int64_t)A->m + A->hack_size - 1) / A->hack_size)
+        return spb_fail(msg, SPB_ERR_INVALID, "HLL: %d hacks for %d rows of hack size %d",
+                        (int)A->nhacks, (int)A->m, (int)A->hack_size);
+    if (A->hack_ptr[0] != 0) return spb_fail(msg, SPB_ERR_INVALID, "HLL: hack_ptr[0] != 0");
+    int64_t real = 0;
+    for (spb_index h = 0; h < A->nhacks; h++) {
+        spb_index rows = hll_hack_rows(A, h);
+        if (A->hack_width[h] < 0 ||
+            (int64_t)A->hack_ptr[h + 1] - A->hack_ptr[h] != (int64_t)rows * A->hack_width[h])
+            return spb_fail(msg, SPB_ERR_INVALID, "HLL: hack %d: size does not match %d rows x %d",
+                            (int)h, (int)rows, (int)A->hack_width[h]);
+        for (spb_index r = 0; r < rows; r++) {
+            int padding = 0;
+            for (spb_index k = 0; k < A->hack_width[h]; k++) {
+                int64_t slot = hll_slot(A, h, r, k);
+                if (A->col_idx[slot] < 0 || A->col_idx[slot] >= A->n)
+                    return spb_fail(msg, SPB_ERR_INVALID,
+                                    "HLL: hack %d row %d: column %d outside 0..%d", (int)h, (int)r,
+                                    (int)A->col_idx[slot], (int)A->n - 1);
+                /* Real entries come first, strictly increasing; after the
+                 * first repeated column everything is padding and zero. */
+                if (k > 0 && !padding && A->col_idx[slot] <= A->col_idx[hll_slot(A, h, r, k - 1)])
+                    padding = 1;
+                if (padding && A->val[slot] != 0.0)
+                    return spb_fail(msg, SPB_ERR_INVALID,
+                                    "HLL: hack %d row %d: padding entry %d holds a nonzero", (int)h,
+                                    (int)r, (int)k);
+                real += !padding;
+            }
+        }
+    }
+    if (real < A->nnz)
+        return spb_fail(msg, SPB_ERR_INVALID, "HLL: %lld entries found, nnz says %d",
+                        (long long)real, (int)A->nnz);
+    return SPB_OK;
+}
+
+double hll_spmv_bytes(const spb_hll *A)
+{
+    double stored = hll_stored(A);
+    return 8.0 * stored              /* val, padding included */
+           + 4.0 * stored            /* col_idx, padding included */
+           + 4.0 * (A->nhacks + 1.0) /* hack_ptr */
+           + 4.0 * A->nhacks         /* hack_width */
+           + 8.0 * A->n              /* x, each entry read once */
+           + 8.0 * A->m;             /* y written */
+}
+
+double hll_bytes(const spb_hll *A) { return 12.0 * hll_stored(A) + 4.0 * (2.0 * A->nhacks + 1.0); }

@@ -1,0 +1,601 @@
+/* mm_read.c — Matrix Market reader. The file is streamed through zlib (which
+ * reads plain files as they are) in large chunks and parsed line by line with
+ * hand-written number parsers: no fscanf, and memory holds one chunk plus the
+ * matrix. Every rejection names the file and line. */
+#include "mm.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#define READ_CHUNK     (1u << 20)
+#define MAX_LINE_BYTES (64u << 20)
+
+/* ---- buffered line reader ------------------------------------------------ */
+
+typedef struct {
+    gzFile gz;
+    const char *path;
+    char *buf;
+    size_t cap, len, pos; /* unread data is buf[pos..len) */
+    int eof;
+    int64_t line;     /* number of the line last returned (1-based) */
+    int unterminated; /* the line last returned had no '\n' */
+    double bytes;     /* uncompressed bytes read so far */
+} line_reader;
+
+static spb_status reader_open(line_reader *lr, const char *path, char *msg)
+{
+    memset(lr, 0, sizeof *lr);
+    lr->path = path;
+    lr->gz = gzopen(path, "rb");
+    if (!lr->gz)
+        return spb_fail(msg, SPB_ERR_IO, "%s: cannot open: %s", path,
+                        errno ? strerror(errno) : "out of memory");
+    gzbuffer(lr->gz, 1u << 18);
+    lr->cap = READ_CHUNK;
+    lr->buf = spb_malloc(lr->cap, 1);
+    if (!lr->buf) {
+        gzclose(lr->gz);
+        lr->gz = NULL;
+        return spb_fail(msg, SPB_ERR_NOMEM, "%s: out of memory for the read buffer", path);
+    }
+    return SPB_OK;
+}
+
+static void reader_close(line_reader *lr)
+{
+    if (lr->gz) gzclose(lr->gz);
+    spb_free(lr->buf);
+    lr->gz = NULL;
+    lr->buf = NULL;
+}
+
+/* Refills the buffer, keeping unread data; grows it for very long lines. */
+static spb_status reader_fill(line_reader *lr, char *msg)
+{
+    size_t left = lr->len - lr->pos;
+    if (lr->pos > 0) memmove(lr->buf, lr->buf + lr->pos, left);
+    lr->pos = 0;
+    lr->len = left;
+    if (lr->len == lr->cap) {
+        if (lr->cap >= MAX_LINE_BYTES)
+            return spb_fail(msg, SPB_ERR_PARSE, "%s:%lld: line longer than %u bytes", lr->path,
+                            (long long)lr->line + 1, MAX_LINE_BYTES);
+        char *bigger = spb_realloc(lr->buf, lr->cap * 2, 1);
+        if (!bigger) return spb_fail(msg, SPB_ERR_NOMEM, "%s: out of memory", lr->path);
+        lr->buf = bigger;
+        lr->cap *= 2;
+    }
+    int want = (int)(lr->cap - lr->len < (size_t)INT32_MAX ? lr->cap - lr->len : INT32_MAX);
+    int got = gzread(lr->gz, lr->buf + lr->len, (unsigned)want);
+    if (got < 0) {
+        int zerr;
+        const char *why = gzerror(lr->gz, &zerr);
+        return spb_fail(msg, SPB_ERR_IO, "%s:%lld: read failed: %s", lr->path,
+                        (long long)lr->line + 1, zerr == Z_ERRNO ? strerror(errno) : why);
+    }
+    if (got == 0) {
+        int zerr;
+        const char *why = gzerror(lr->gz, &zerr);
+        if (zerr != Z_OK && zerr != Z_STREAM_END)
+            return spb_fail(msg, SPB_ERR_IO, "%s:%lld: read failed: %s", lr->path,
+                            (long long)lr->line + 1, why);
+        lr->eof = 1;
+    }
+    lr->len += (size_t)got;
+    lr->bytes += got;
+    return SPB_OK;
+}
+
+/* Returns the next line in [*start, *end) without its '\n' or "\r\n";
+ * *start is NULL at end of file. */
+static spb_status reader_next(line_reader *lr, const char **start, const char **end, char *msg)
+{
+    for (;;) {
+        char *from = lr->buf + lr->pos;
+        char *nl = memchr(from, '\n', lr->len - lr->pos);
+        if (nl || (lr->eof && lr->pos < lr->len)) {
+            char *stop = nl ? nl : lr->buf + lr->len;
+            lr->pos = nl ? (size_t)(nl - lr->buf) + 1 : lr->len;
+            lr->unterminated = nl == NULL;
+            if (stop > from && stop[-1] == '\r') stop--;
+            lr->line++;
+            *start = from;
+            *end = stop;
+            return SPB_OK;
+        }
+        if (lr->eof) {
+            *start = *end = NULL;
+            return SPB_OK;
+        }
+        spb_status st = reader_fill(lr, msg);
+        if (st != SPB_OK) return st;
+    }
+}
+
+/* ---- tokens and numbers -------------------------------------------------- */
+
+static const char *skip_blanks(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\t')) p++;
+    return p;
+}
+
+static int is_blank_line(const char *p, const char *end) { return skip_blanks(p, end) == end; }
+
+static int is_comment_line(const char *p, const char *end)
+{
+    p = skip_blanks(p, end);
+    return p < end && *p == '%';
+}
+
+static int token_ends(const char *p, const char *end)
+{
+    return p == end || *p == ' ' || *p == '\t';
+}
+
+/* Unsigned decimal integer; values above 2^62 are clamped (caller rejects). */
+static int parse_count(const char **pp, const char *end, int64_t *out)
+{
+    const char *p = *pp;
+    if (p < end && *p == '+') p++;
+    if (p == end || (unsigned)(*p - '0') > 9) return 0;
+    int64_t v = 0;
+    while (p < end && (unsigned)(*p - '0') <= 9) {
+        if (v < ((int64_t)1 << 62) / 10)
+            v = v * 10 + (*p - '0');
+        else
+            v = (int64_t)1 << 62;
+        p++;
+    }
+    if (!token_ends(p, end)) return 0;
+    *out = v;
+    *pp = p;
+    return 1;
+}
+
+static const double exact_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* Decimal floating-point number. Numbers whose significand fits in 53 bits
+ * with a power of ten up to 22 are converted exactly by one multiplication or
+ * division (both operands exact, one rounding); all others go to strtod, so
+ * every result is the correctly rounded value strtod would give. */
+static int parse_real(const char **pp, const char *end, double *out)
+{
+    const char *p = *pp, *token = p;
+    int negative = 0;
+    if (p < end && (*p == '-' || *p == '+')) negative = *p++ == '-';
+    uint64_t mant = 0;
+    int digits = 0, significant = 0, exp10 = 0, inexact = 0;
+    while (p < end && (unsigned)(*p - '0') <= 9) {
+        int d = *p++ - '0';
+        digits++;
+        if (significant < 19) {
+            if (mant || d) {
+                mant = mant * 10 + (uint64_t)d;
+                significant++;
+            }
+        } else {
+            exp10++;
+            inexact |= d != 0;
+        }
+    }
+    if (p < end && *p == '.') {
+        p++;
+        while (p < end && (unsigned)(*p - '0') <= 9) {
+            int d = *p++ - '0';
+            digits++;
+            if (significant < 19) {
+                if (mant || d) {
+                    mant = mant * 10 + (uint64_t)d;
+                    significant++;
+                }
+                exp10--;
+            } else {
+                inexact |= d != 0;
+            }
+        }
+    }
+    if (digits == 0) return 0;
+    if (p < end && (*p == 'e' || *p == 'E' || *p == 'd' || *p == 'D')) {
+        p++;
+        int exp_negative = 0;
+        if (p < end && (*p == '-' || *p == '+')) exp_negative = *p++ == '-';
+        if (p == end || (unsigned)(*p - '0') > 9) return 0;
+        int e = 0;
+        while (p < end && (unsigned)(*p - '0') <= 9) {
+            if (e < 100000) e = e * 10 + (*p - '0');
+            p++;
+        }
+        exp10 += exp_negative ? -e : e;
+    }
+    if (!token_ends(p, end)) return 0;
+    double v;
+    if (mant == 0 && !inexact) {
+        v = 0.0;
+    } else if (!inexact && mant <= ((uint64_t)1 << 53) && exp10 >= -22 && exp10 <= 22) {
+        v = (double)mant;
+        v = exp10 < 0 ? v / exact_pow10[-exp10] : v * exact_pow10[exp10];
+    } else {
+        char copy[128];
+        size_t len = (size_t)(p - token);
+        if (len >= sizeof copy) return 0;
+        memcpy(copy, token, len);
+        copy[len] = '\0';
+        for (size_t i = 0; i < len; i++)
+            if (copy[i] == 'd' || copy[i] == 'D') copy[i] = 'e';
+        v = strtod(copy, NULL); /* overflow gives +-inf, refused below */
+        negative = 0;
+    }
+    if (!isfinite(v)) return 0;
+    *out = negative ? -v : v;
+    *pp = p;
+    return 1;
+}
+
+/* ---- banner and size line ------------------------------------------------ */
+
+typedef struct {
+    int is_array, field, symmetry;
+    int64_t m, n, nnz; /* nnz: entry lines expected */
+} mm_header;
+
+/* Copies the next whitespace-separated word (lower-cased) into word. */
+static const char *next_word(const char *p, const char *end, char *word, size_t size)
+{
+    p = skip_blanks(p, end);
+    size_t k = 0;
+    while (p < end && *p != ' ' && *p != '\t') {
+        if (k + 1 < size) word[k++] = (char)tolower((unsigned char)*p);
+        p++;
+    }
+    word[k] = '\0';
+    return p;
+}
+
+static spb_status parse_banner(line_reader *lr, mm_header *h, char *msg)
+{
+    const char *p, *end;
+    spb_status st = reader_next(lr, &p, &end, msg);
+    if (st != SPB_OK) return st;
+    if (!p)
+        return spb_fail(msg, SPB_ERR_PARSE, "%s: empty file (no Matrix Market banner)", lr->path);
+    char word[32];
+    p = next_word(p, end, word, sizeof word);
+    if (strcmp(word, "%%matrixmarket") != 0)
+        return spb_fail(msg, SPB_ERR_PARSE,
+                        "%s:1: missing banner: the file must start with %%%%MatrixMarket",
+                        lr->path);
+    char object[32], format[32], field[32], symmetry[32];
+    p = next_word(p, end, object, sizeof object);
+    p = next_word(p, end, format, sizeof format);
+    p = next_word(p, end, field, sizeof field);
+    p = next_word(p, end, symmetry, sizeof symmetry);
+    if (strcmp(object, "matrix") != 0)
+        return spb_fail(msg, SPB_ERR_PARSE, "%s:1: banner object '%s' is not 'matrix'", lr->path,
+                        object);
+    if (strcmp(format, "coordinate") == 0)
+        h->is_array = 0;
+    else if (strcmp(format, "array") == 0)
+        h->is_array = 1;
+    else
+        return spb_fail(msg, SPB_ERR_PARSE,
+                        "%s:1: banner format '%s' is neither 'coordinate' nor 'array'", lr->path,
+                        format);
+    if (strcmp(field, "real") == 0 || strcmp(field, "double") == 0)
+        h->field = MM_REAL;
+    else if (strcmp(field, "integer") == 0)
+        h->field = MM_INTEGER;
+    else if (strcmp(field, "pattern") == 0)
+        h->field = MM_PATTERN;
+    else if (strcmp(field, "complex") == 0)
+        return spb_fail(msg, SPB_ERR_UNSUPPORTED,
+                        "%s:1: complex matrices are not supported (real, integer and pattern are)",
+                        lr->path);
+    else
+        return spb_fail(msg, SPB_ERR_PARSE, "%s:1: unknown banner field '%s'", lr->path, field);
+    if (strcmp(symmetry, "general") == 0)
+        h->symmetry = MM_GENERAL;
+    else if (strcmp(symmetry, "symmetric") == 0)
+        h->symmetry = MM_SYMMETRIC;
+    else if (strcmp(symmetry, "skew-symmetric") == 0)
+        h->symmetry = MM_SKEW;
+    else if (strcmp(symmetry, "hermitian") == 0)
+        return spb_fail(msg, SPB_ERR_UNSUPPORTED,
+                        "%s:1: hermitian matrices are not supported (they are complex)", lr->path);
+    else
+        return spb_fail(msg, SPB_ERR_PARSE, "%s:1: unknown banner symmetry '%s'", lr->path,
+                        symmetry);
+    if (h->is_array && h->field == MM_PATTERN)
+        return spb_fail(msg, SPB_ERR_PARSE, "%s:1: 'array pattern' is not a valid combination",
+                        lr->path);
+    return SPB_OK;
+}
+
+/* Next line that is neither blank nor a comment; *p is NULL at end of file. */
+static spb_status next_data_line(line_reader *lr, const char **p, const char **end, char *msg)
+{
+    for (;;) {
+        spb_status st = reader_next(lr, p, end, msg);
+        if (st != SPB_OK || !*p) return st;
+        if (!is_blank_line(*p, *end) && !is_comment_line(*p, *end)) return SPB_OK;
+    }
+}
+
+static spb_status parse_size_line(line_reader *lr, mm_header *h, char *msg)
+{
+    const char *p, *end;
+    spb_status st = next_data_line(lr, &p, &end, msg);
+    if (st != SPB_OK) return st;
+    if (!p) return spb_fail(msg, SPB_ERR_PARSE, "%s: missing size line after the banner", lr->path);
+    long long line = (long long)lr->line;
+    int want = h->is_array ? 2 : 3;
+    int64_t v[3] = {0, 0, 0};
+    for (int k = 0; k < want; k++) {
+        p = skip_blanks(p, end);
+        if (p == end)
+            return spb_fail(msg, SPB_ERR_PARSE,
+                            "%s:%lld: size line needs %d numbers (%s), found %d", lr->path, line,
+                            want, h->is_array ? "rows cols" : "rows cols nnz", k);
+        if (!parse_count(&p, end, &v[k]))
+            return spb_fail(msg, SPB_ERR_PARSE,
+                            "%s:%lld: size line: item %d is not a non-negative integer", lr->path,
+                            line, k + 1);
+    }
+    if (!is_blank_line(p, end))
+        return spb_fail(msg, SPB_ERR_PARSE, "%s:%lld: size line has more than %d numbers", lr->path,
+                        line, want);
+    h->m = v[0];
+    h->n = v[1];
+    if (h->m > SPB_INDEX_MAX || h->n > SPB_INDEX_MAX)
+        return spb_fail(msg, SPB_ERR_TOO_LARGE,
+                        "%s:%lld: size %lld x %lld exceeds the 32-bit index limit of %d rows/cols",
+                        lr->path, line, (long long)h->m, (long long)h->n, SPB_INDEX_MAX);
+    if (h->symmetry != MM_GENERAL && h->m != h->n)
+        return spb_fail(msg, SPB_ERR_PARSE, "%s:%lld: a %s matrix must be square, not %lld x %lld",
+                        lr->path, line, h->symmetry == MM_SKEW ? "skew-symmetric" : "symmetric",
+                        (long long)h->m, (long long)h->n);
+    if (h->is_array) {
+        if (h->symmetry == MM_GENERAL)
+            h->nnz = h->m * h->n;
+        else if (h->symmetry == MM_SYMMETRIC)
+            h->nnz = h->m * (h->m + 1) / 2;
+        else
+            h->nnz = h->m * (h->m > 0 ? h->m - 1 : 0) / 2;
+    } else {
+        h->nnz = v[2];
+        if (h->nnz > SPB_INDEX_MAX)
+            return spb_fail(msg, SPB_ERR_TOO_LARGE,
+                            "%s:%lld: nnz %lld exceeds the 32-bit index limit of %d entries",
+                            lr->path, line, (long long)h->nnz, SPB_INDEX_MAX);
+        if (h->nnz > 0 && (h->m == 0 || h->n == 0))
+            return spb_fail(msg, SPB_ERR_PARSE, "%s:%lld: %lld entries in a %lld x %lld matrix",
+                            lr->path, line, (long long)h->nnz, (long long)h->m, (long long)h->n);
+    }
+    return SPB_OK;
+}
+
+/* ---- triplet accumulation ------------------------------------------------ */
+
+typedef struct {
+    spb_coo *A;
+    int64_t cap;
+} triplets;
+
+static spb_status triplets_push(triplets *t, spb_index i, spb_index j, spb_value v,
+                                const line_reader *lr, char *msg)
+{
+    spb_coo *A = t->A;
+    if (A->nnz == t->cap) {
+        if (t->cap >= SPB_INDEX_MAX)
+            return spb_fail(
+                msg, SPB_ERR_TOO_LARGE,
+                "%s:%lld: more than %d entries after symmetric expansion (32-bit limit)", lr->path,
+                (long long)lr->line, SPB_INDEX_MAX);
+        int64_t cap = t->cap < 1024 ? 1024 : t->cap * 2;
+        if (cap > SPB_INDEX_MAX) cap = SPB_INDEX_MAX;
+        spb_index *row = spb_realloc(A->row, (size_t)cap, sizeof *row);
+        if (row) A->row = row;
+        spb_index *col = row ? spb_realloc(A->col, (size_t)cap, sizeof *col) : NULL;
+        if (col) A->col = col;
+        spb_value *val = col ? spb_realloc(A->val, (size_t)cap, sizeof *val) : NULL;
+        if (!val)
+            return spb_fail(msg, SPB_ERR_NOMEM, "%s: out of memory for %lld entries", lr->path,
+                            (long long)cap);
+        A->val = val;
+        t->cap = cap;
+    }
+    A->row[A->nnz] = i;
+    A->col[A->nnz] = j;
+    A->val[A->nnz] = v;
+    A->nnz++;
+    return SPB_OK;
+}
+
+/* Adds (i,j,v) and, for symmetric headers, its mirror. */
+static spb_status add_entry(triplets *t, const mm_header *h, spb_index i, spb_index j, spb_value v,
+                            const line_reader *lr, char *msg)
+{
+    spb_status st = triplets_push(t, i, j, v, lr, msg);
+    if (st != SPB_OK || i == j || h->symmetry == MM_GENERAL) return st;
+    return triplets_push(t, j, i, h->symmetry == MM_SKEW ? -v : v, lr, msg);
+}
+
+/* ---- entries ------------------------------------------------------------- */
+
+static const char *entry_item_name(int k)
+{
+    return k == 0 ? "row index" : k == 1 ? "column index" : "value";
+}
+
+static spb_status fail_short_line(const line_reader *lr, int want, int found, char *msg)
+{
+    if (lr->unterminated)
+        return spb_fail(msg, SPB_ERR_PARSE,
+                        "%s:%lld: file ends mid-line: entry has %d of %d items (truncated file?)",
+                        lr->path, (long long)lr->line, found, want);
+    return spb_fail(msg, SPB_ERR_PARSE, "%s:%lld: entry has %d items, expected %d", lr->path,
+                    (long long)lr->line, found, want);
+}
+
+static spb_status read_coordinate(line_reader *lr, const mm_header *h, triplets *t, char *msg)
+{
+    int want = h->field == MM_PATTERN ? 2 : 3;
+    int64_t seen = 0;
+    for (;;) {
+        const char *p, *end;
+        spb_status st = reader_next(lr, &p, &end, msg);
+        if (st != SPB_OK) return st;
+        if (!p) break;
+        p = skip_blanks(p, end);
+        if (p == end || *p == '%') continue;
+        if (seen == h->nnz)
+            return spb_fail(msg, SPB_ERR_PARSE,
+                            "%s:%lld: too many entries: the size line says %lld", lr->path,
+                            (long long)lr->line, (long long)h->nnz);
+        int64_t idx[2];
+        double v = 1.0;
+        for (int k = 0; k < want; k++) {
+            p = skip_blanks(p, end);
+            if (p == end) return fail_short_line(lr, want, k, msg);
+            int ok = k < 2 ? parse_count(&p, end, &idx[k]) : parse_real(&p, end, &v);
+            if (!ok)
+                return spb_fail(msg, SPB_ERR_PARSE, "%s:%lld: %s is not a valid number", lr->path,
+                                (long long)lr->line, entry_item_name(k));
+        }
+        if (!is_blank_line(p, end))
+            return spb_fail(msg, SPB_ERR_PARSE, "%s:%lld: entry has more than %d items", lr->path,
+                            (long long)lr->line, want);
+        for (int k = 0; k < 2; k++) {
+            int64_t limit = k == 0 ? h->m : h->n;
+            if (idx[k] < 1 || idx[k] > limit)
+                return spb_fail(msg, SPB_ERR_PARSE, "%s:%lld: %s %lld outside 1..%lld%s", lr->path,
+                                (long long)lr->line, entry_item_name(k), (long long)idx[k],
+                                (long long)limit,
+                                idx[k] == 0 ? " (Matrix Market indices start at 1)" : "");
+        }
+        st = add_entry(t, h, (spb_index)(idx[0] - 1), (spb_index)(idx[1] - 1), v, lr, msg);
+        if (st != SPB_OK) return st;
+        seen++;
+    }
+    if (seen < h->nnz)
+        return spb_fail(msg, SPB_ERR_PARSE,
+                        "%s:%lld: too few entries: found %lld, the size line says %lld", lr->path,
+                        (long long)lr->line, (long long)seen, (long long)h->nnz);
+    return SPB_OK;
+}
+
+/* Dense column-major values; symmetric files hold the lower triangle,
+ * skew-symmetric ones the strict lower triangle. Zeros are dropped unless
+ * keep_zeros is set. */
+static spb_status read_array(line_reader *lr, const mm_header *h, triplets *t, int keep_zeros,
+                             char *msg)
+{
+    int64_t i = h->symmetry == MM_SKEW ? 1 : 0, j = 0, seen = 0;
+    for (;;) {
+        const char *p, *end;
+        spb_status st = reader_next(lr, &p, &end, msg);
+        if (st != SPB_OK) return st;
+        if (!p) break;
+        p = skip_blanks(p, end);
+        if (p == end || *p == '%') continue;
+        if (seen == h->nnz)
+            return spb_fail(
+                msg, SPB_ERR_PARSE, "%s:%lld: too many values: a %lld x %lld %s array holds %lld",
+                lr->path, (long long)lr->line, (long long)h->m, (long long)h->n,
+                h->symmetry == MM_GENERAL ? "general" : "triangular", (long long)h->nnz);
+        double v;
+        if (!parse_real(&p, end, &v))
+            return spb_fail(msg, SPB_ERR_PARSE, "%s:%lld: value is not a valid number", lr->path,
+                            (long long)lr->line);
+        if (!is_blank_line(p, end))
+            return spb_fail(msg, SPB_ERR_PARSE, "%s:%lld: an array line holds one value", lr->path,
+                            (long long)lr->line);
+        if (v != 0.0 || keep_zeros) {
+            st = add_entry(t, h, (spb_index)i, (spb_index)j, v, lr, msg);
+            if (st != SPB_OK) return st;
+        }
+        seen++;
+        if (++i == h->m) {
+            j++;
+            i = h->symmetry == MM_GENERAL ? 0 : h->symmetry == MM_SYMMETRIC ? j : j + 1;
+        }
+    }
+    if (seen < h->nnz)
+        return spb_fail(msg, SPB_ERR_PARSE,
+                        "%s:%lld: too few values: found %lld of the %lld a %lld x %lld array holds",
+                        lr->path, (long long)lr->line, (long long)seen, (long long)h->nnz,
+                        (long long)h->m, (long long)h->n);
+    return SPB_OK;
+}
+
+static spb_status read_matrix(const char *path, spb_coo *A, spb_mm_info *info, int keep_zeros,
+                              char *msg)
+{
+    memset(A, 0, sizeof *A);
+    line_reader lr;
+    spb_status st = reader_open(&lr, path, msg);
+    if (st != SPB_OK) return st;
+    mm_header h = {0};
+    triplets t = {A, 0};
+    st = parse_banner(&lr, &h, msg);
+    if (st == SPB_OK) st = parse_size_line(&lr, &h, msg);
+    if (st == SPB_OK) {
+        A->m = (spb_index)h.m;
+        A->n = (spb_index)h.n;
+        st = h.is_array ? read_array(&lr, &h, &t, keep_zeros, msg)
+                        : read_coordinate(&lr, &h, &t, msg);
+    }
+    if (info) {
+        info->is_array = h.is_array;
+        info->field = h.field;
+        info->symmetry = h.symmetry;
+        info->entries = h.nnz;
+        info->bytes = lr.bytes;
+    }
+    reader_close(&lr);
+    if (st != SPB_OK) coo_free(A);
+    return st;
+}
+
+spb_status mm_read(const char *path, spb_coo *A, spb_mm_info *info, char *msg)
+{
+    return read_matrix(path, A, info, 0, msg);
+}
+
+spb_status mm_read_csr(const char *path, spb_csr *A, spb_mm_info *info, char *msg)
+{
+    spb_coo coo;
+    memset(A, 0, sizeof *A);
+    spb_status st = mm_read(path, &coo, info, msg);
+    if (st != SPB_OK) return st;
+    st = csr_from_coo(&coo, A, msg);
+    coo_free(&coo);
+    return st;
+}
+
+spb_status mm_read_vector(const char *path, spb_index *len, spb_value **values, char *msg)
+{
+    spb_coo coo;
+    *len = 0;
+    *values = NULL;
+    spb_status st = read_matrix(path, &coo, NULL, 1, msg);
+    if (st != SPB_OK) return st;
+    if (coo.n != 1) {
+        st = spb_fail(msg, SPB_ERR_PARSE, "%s: a vector file needs one column, not %d", path,
+                      (int)coo.n);
+    } else if (!(*values = spb_calloc((size_t)coo.m, sizeof **values))) {
+        st = spb_fail(msg, SPB_ERR_NOMEM, "%s: out of memory", path);
+    } else {
+        for (spb_index k = 0; k < coo.nnz; k++) (*values)[coo.row[k]] += coo.val[k];
+        *len = coo.m;
+    }
+    coo_free(&coo);
+    return st;
+}

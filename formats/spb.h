@@ -1,0 +1,65 @@
+/* spb.h — types, status codes, message buffers and allocation shared by every
+ * spbench module. Library code returns an spb_status and fills a caller-owned
+ * message buffer; it never prints and never exits. */
+#ifndef SPB_H
+#define SPB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+#define SPB_RESTRICT __restrict__
+extern "C" {
+#else
+#define SPB_RESTRICT restrict
+#endif
+
+typedef int32_t spb_index; /* row/column index and stored-entry count */
+typedef double spb_value;  /* matrix and vector values (fp64) */
+
+#define SPB_INDEX_MAX INT32_MAX
+
+typedef enum {
+    SPB_OK = 0,
+    SPB_ERR_IO,          /* file could not be opened, read or written */
+    SPB_ERR_PARSE,       /* malformed input: banner, size line, entry */
+    SPB_ERR_UNSUPPORTED, /* valid input we do not handle (complex, hermitian) */
+    SPB_ERR_TOO_LARGE,   /* sizes or counts beyond 32-bit indices */
+    SPB_ERR_NOMEM,       /* allocation failed */
+    SPB_ERR_INVALID,     /* bad argument or broken format invariant */
+    SPB_ERR_DEVICE       /* accelerator missing or failing */
+} spb_status;
+
+const char *spb_status_str(spb_status status);
+
+/* Message buffer: callers own one of SPB_MSG_LEN chars; the first error
+ * written wins, later ones are dropped so the root cause stays visible. */
+#define SPB_MSG_LEN 512
+
+#if defined(__GNUC__)
+#define SPB_PRINTF(fmt_idx, arg_idx) __attribute__((format(printf, fmt_idx, arg_idx)))
+#else
+#define SPB_PRINTF(fmt_idx, arg_idx)
+#endif
+
+/* Writes the message (if msg is non-NULL and still empty) and returns status. */
+spb_status spb_fail(char *msg, spb_status status, const char *fmt, ...) SPB_PRINTF(3, 4);
+
+/* All allocation goes through these: count*size is checked for overflow, a
+ * zero-size request returns a valid pointer, and a test build can make the
+ * k-th call fail (spb_alloc_fail_at). */
+void *spb_malloc(size_t count, size_t size);
+void *spb_calloc(size_t count, size_t size);
+void *spb_realloc(void *ptr, size_t count, size_t size);
+void spb_free(void *ptr);
+
+/* Failure injection for tests: the allocation numbered `index` (0-based,
+ * counted from this call) fails; a negative index turns injection off. */
+void spb_alloc_fail_at(long index);
+/* Number of allocations made since the last spb_alloc_fail_at call. */
+long spb_alloc_count(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
