@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,47 +163,133 @@ static const double exact_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6, 
                                        1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                        1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
+#if defined(__x86_64__) && LDBL_MANT_DIG == 64
+/* Up to 19 significant digits (mant < 2^64) times 10^exp10, |exp10| <= 27,
+ * in x87 extended precision: mant and 10^|exp10| (5^27 < 2^64) are exact,
+ * so the product or quotient carries one rounding, within half a 64-bit ulp
+ * of the true value. Rounding that to double is then correct unless the
+ * extended result sits within one 64-bit ulp of a double halfway point
+ * (low 11 mantissa bits near 0x400); those rare cases return 0 and go to
+ * strtod. */
+static int extended_convert(uint64_t mant, int exp10, double *out)
+{
+    static const long double pow10l[28] = {1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,
+                                           1e7L,  1e8L,  1e9L,  1e10L, 1e11L, 1e12L, 1e13L,
+                                           1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L, 1e20L,
+                                           1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
+    long double r =
+        exp10 < 0 ? (long double)mant / pow10l[-exp10] : (long double)mant * pow10l[exp10];
+    uint64_t bits;
+    memcpy(&bits, &r, sizeof bits); /* x87 layout: the low 8 bytes are the mantissa */
+    uint64_t low = bits & 0x7ff;
+    if (low >= 0x3ff && low <= 0x401) return 0;
+    *out = (double)r;
+    return 1;
+}
+#else
+static int extended_convert(uint64_t mant, int exp10, double *out)
+{
+    (void)mant;
+    (void)exp10;
+    (void)out;
+    return 0;
+}
+#endif
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* Eight ASCII digits at once (SWAR): whether all eight bytes are '0'..'9',
+ * and their value, first character most significant. */
+static inline int eight_digits(const char *p, uint32_t *value)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    /* a byte is a digit when its high nibble is 3 and adding 6 keeps it 3 */
+    uint64_t high =
+        (v & 0xF0F0F0F0F0F0F0F0ull) | (((v + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4);
+    if (high != 0x3333333333333333ull) return 0;
+    v -= 0x3030303030303030ull;
+    v = v * 10 + (v >> 8); /* even bytes: two-digit numbers */
+    v = ((v & 0x000000FF000000FFull) * (100 + (1000000ull << 32)) +
+         ((v >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32))) >>
+        32;
+    *value = (uint32_t)v;
+    return 1;
+}
+#else
+static inline int eight_digits(const char *p, uint32_t *value)
+{
+    (void)p;
+    (void)value;
+    return 0;
+}
+#endif
+
+/* Appends the run of decimal digits at p to *mant (wrapping past 19 digits:
+ * the caller counts digits and redoes long significands). */
+static inline const char *scan_digits(const char *p, const char *end, uint64_t *mant)
+{
+    uint64_t m = *mant;
+    uint32_t eight;
+    while (end - p >= 8 && eight_digits(p, &eight)) {
+        m = m * 100000000u + eight;
+        p += 8;
+    }
+    while (p < end && (unsigned)(*p - '0') <= 9) m = m * 10 + (uint64_t)(*p++ - '0');
+    *mant = m;
+    return p;
+}
+
+/* Significand of more than 19 digits: keeps the first 19 significant ones
+ * and notes whether any nonzero digit was dropped. */
+static void long_significand(const char *p, const char *end, uint64_t *mant, int *exp10,
+                             int *inexact)
+{
+    int significant = 0, fraction = 0;
+    *mant = 0;
+    *exp10 = 0;
+    *inexact = 0;
+    for (; p < end; p++) {
+        if (*p == '.') {
+            fraction = 1;
+            continue;
+        }
+        if ((unsigned)(*p - '0') > 9) break;
+        int d = *p - '0';
+        if (significant < 19) {
+            if (*mant || d) {
+                *mant = *mant * 10 + (uint64_t)d;
+                significant++;
+            }
+            *exp10 -= fraction;
+        } else {
+            *exp10 += !fraction;
+            *inexact |= d != 0;
+        }
+    }
+}
+
 /* Decimal floating-point number. Numbers whose significand fits in 53 bits
  * with a power of ten up to 22 are converted exactly by one multiplication or
- * division (both operands exact, one rounding); all others go to strtod, so
- * every result is the correctly rounded value strtod would give. */
+ * division (both operands exact, one rounding); up to 19 digits with powers
+ * up to 27 go through extended precision; all others go to strtod, so every
+ * result is the correctly rounded value strtod would give. */
 static int parse_real(const char **pp, const char *end, double *out)
 {
     const char *p = *pp, *token = p;
     int negative = 0;
     if (p < end && (*p == '-' || *p == '+')) negative = *p++ == '-';
+    const char *digits_start = p;
     uint64_t mant = 0;
-    int digits = 0, significant = 0, exp10 = 0, inexact = 0;
-    while (p < end && (unsigned)(*p - '0') <= 9) {
-        int d = *p++ - '0';
-        digits++;
-        if (significant < 19) {
-            if (mant || d) {
-                mant = mant * 10 + (uint64_t)d;
-                significant++;
-            }
-        } else {
-            exp10++;
-            inexact |= d != 0;
-        }
-    }
+    p = scan_digits(p, end, &mant);
+    int digits = (int)(p - digits_start), exp10 = 0, inexact = 0;
     if (p < end && *p == '.') {
-        p++;
-        while (p < end && (unsigned)(*p - '0') <= 9) {
-            int d = *p++ - '0';
-            digits++;
-            if (significant < 19) {
-                if (mant || d) {
-                    mant = mant * 10 + (uint64_t)d;
-                    significant++;
-                }
-                exp10--;
-            } else {
-                inexact |= d != 0;
-            }
-        }
+        const char *fraction = ++p;
+        p = scan_digits(p, end, &mant);
+        digits += (int)(p - fraction);
+        exp10 = -(int)(p - fraction);
     }
     if (digits == 0) return 0;
+    if (digits > 19) long_significand(digits_start, p, &mant, &exp10, &inexact);
     if (p < end && (*p == 'e' || *p == 'E' || *p == 'd' || *p == 'D')) {
         p++;
         int exp_negative = 0;
@@ -222,6 +309,8 @@ static int parse_real(const char **pp, const char *end, double *out)
     } else if (!inexact && mant <= ((uint64_t)1 << 53) && exp10 >= -22 && exp10 <= 22) {
         v = (double)mant;
         v = exp10 < 0 ? v / exact_pow10[-exp10] : v * exact_pow10[exp10];
+    } else if (!inexact && exp10 >= -27 && exp10 <= 27 && extended_convert(mant, exp10, &v)) {
+        /* converted through 64-bit-mantissa arithmetic */
     } else {
         char copy[128];
         size_t len = (size_t)(p - token);
@@ -385,7 +474,8 @@ static spb_status parse_size_line(line_reader *lr, mm_header *h, char *msg)
 
 typedef struct {
     spb_coo *A;
-    int64_t cap;
+    int64_t cap;      /* room in A's arrays */
+    int64_t expected; /* entries the size line announces (before expansion) */
 } triplets;
 
 static spb_status triplets_push(triplets *t, spb_index i, spb_index j, spb_value v,
@@ -398,7 +488,10 @@ static spb_status triplets_push(triplets *t, spb_index i, spb_index j, spb_value
                 msg, SPB_ERR_TOO_LARGE,
                 "%s:%lld: more than %d entries after symmetric expansion (32-bit limit)", lr->path,
                 (long long)lr->line, SPB_INDEX_MAX);
-        int64_t cap = t->cap < 1024 ? 1024 : t->cap * 2;
+        /* Start at the size line's count (capped, so a lying header cannot
+         * reserve much), then double. */
+        int64_t cap = t->cap ? t->cap * 2 : t->expected < (1 << 22) ? t->expected : (1 << 22);
+        if (cap < 1024) cap = 1024;
         if (cap > SPB_INDEX_MAX) cap = SPB_INDEX_MAX;
         spb_index *row = spb_realloc(A->row, (size_t)cap, sizeof *row);
         if (row) A->row = row;
@@ -543,12 +636,13 @@ static spb_status read_matrix(const char *path, spb_coo *A, spb_mm_info *info, i
     spb_status st = reader_open(&lr, path, msg);
     if (st != SPB_OK) return st;
     mm_header h = {0};
-    triplets t = {A, 0};
+    triplets t = {A, 0, 0};
     st = parse_banner(&lr, &h, msg);
     if (st == SPB_OK) st = parse_size_line(&lr, &h, msg);
     if (st == SPB_OK) {
         A->m = (spb_index)h.m;
         A->n = (spb_index)h.n;
+        t.expected = h.nnz;
         st = h.is_array ? read_array(&lr, &h, &t, keep_zeros, msg)
                         : read_coordinate(&lr, &h, &t, msg);
     }
@@ -583,9 +677,10 @@ spb_status mm_read_csr(const char *path, spb_csr *A, spb_mm_info *info, char *ms
 spb_status mm_read_vector(const char *path, spb_index *len, spb_value **values, char *msg)
 {
     spb_coo coo;
+    spb_mm_info info;
     *len = 0;
     *values = NULL;
-    spb_status st = read_matrix(path, &coo, NULL, 1, msg);
+    spb_status st = read_matrix(path, &coo, &info, 1, msg);
     if (st != SPB_OK) return st;
     if (coo.n != 1) {
         st = spb_fail(msg, SPB_ERR_PARSE, "%s: a vector file needs one column, not %d", path,
@@ -593,7 +688,14 @@ spb_status mm_read_vector(const char *path, spb_index *len, spb_value **values, 
     } else if (!(*values = spb_calloc((size_t)coo.m, sizeof **values))) {
         st = spb_fail(msg, SPB_ERR_NOMEM, "%s: out of memory", path);
     } else {
-        for (spb_index k = 0; k < coo.nnz; k++) (*values)[coo.row[k]] += coo.val[k];
+        /* array entries are stored once each (assigned, so -0.0 survives);
+         * coordinate duplicates are summed */
+        for (spb_index k = 0; k < coo.nnz; k++) {
+            if (info.is_array)
+                (*values)[coo.row[k]] = coo.val[k];
+            else
+                (*values)[coo.row[k]] += coo.val[k];
+        }
         *len = coo.m;
     }
     coo_free(&coo);
