@@ -1,0 +1,261 @@
+"""End-to-end tests of the spbench command: `run` over real matrices and a
+directory holding a broken file (CSV header, one row per kernel, statuses,
+errors under tolerance; never timings), `spmv` against an independent
+pure-Python reader and product, `gen`, `info`, `--list` and usage errors.
+
+usage: e2e_run.py SPBENCH SOURCE_DIR
+"""
+import csv
+import gzip
+import math
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SPBENCH, SOURCE = sys.argv[1], sys.argv[2]
+SHARED = os.path.normpath(os.path.join(SOURCE, "..", "shared", "matrices"))
+BUNDLED = os.path.join(SOURCE, "matrices")
+MATRICES = SHARED if os.path.isdir(SHARED) else BUNDLED
+
+REQUIRED_COLUMNS = (
+    "matrix,kernel,format,backend,threads,rows,cols,nnz,stored_entries,time_ms_median,"
+    "time_ms_min,time_ms_max,reps,gflops,gbytes_per_s,roofline_frac,speedup,efficiency,"
+    "abs_l2_err,rel_l2_err,status,message").split(",")
+FAST = ["--reps", "2", "--min-time", "0", "--warmup", "1"]
+
+passed = failed = 0
+
+
+def check(cond, what):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print("FAILED:", what, file=sys.stderr)
+
+
+def spbench(*args):
+    return subprocess.run([SPBENCH, *args], capture_output=True, text=True, timeout=900)
+
+
+def kernel_names():
+    out = spbench("--list").stdout
+    return [line.split()[0] for line in out.splitlines() if line.strip()]
+
+
+def runnable_kernels():
+    out = spbench("--list").stdout
+    return [line.split()[0] for line in out.splitlines()
+            if line.strip() and "[unavailable" not in line]
+
+
+# ---- an independent Matrix Market reader and product -----------------------------
+
+def read_mtx(path):
+    """Returns (m, n, {(i, j): value}) with symmetry expanded, duplicates summed."""
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        banner = f.readline().lower().split()
+        fmt, field, symmetry = banner[2], banner[3], banner[4]
+        line = f.readline()
+        while line.strip() == "" or line.lstrip().startswith("%"):
+            line = f.readline()
+        sizes = [int(t) for t in line.split()]
+        m, n = sizes[0], sizes[1]
+        entries = {}
+
+        def add(i, j, v):
+            entries[(i, j)] = entries.get((i, j), 0.0) + v
+
+        tokens = [ln.split() for ln in f if ln.strip() and not ln.lstrip().startswith("%")]
+    if fmt == "array":
+        values = [float(t[0]) for t in tokens]
+        k = 0
+        for j in range(n):
+            first = 0 if symmetry == "general" else j if symmetry == "symmetric" else j + 1
+            for i in range(first, m):
+                v = values[k]
+                k += 1
+                if v != 0:
+                    add(i, j, v)
+                    if symmetry != "general" and i != j:
+                        add(j, i, -v if symmetry == "skew-symmetric" else v)
+        return m, n, entries
+    for t in tokens:
+        i, j = int(t[0]) - 1, int(t[1]) - 1
+        v = 1.0 if field == "pattern" else float(t[2])
+        add(i, j, v)
+        if symmetry != "general" and i != j:
+            add(j, i, -v if symmetry == "skew-symmetric" else v)
+    return m, n, entries
+
+
+def product(m, entries, x):
+    rows = [[] for _ in range(m)]
+    for (i, j), v in entries.items():
+        rows[i].append(v * x[j])
+    return [math.fsum(r) for r in rows]
+
+
+def write_vector(path, x):
+    with open(path, "w") as f:
+        f.write("%%%%MatrixMarket matrix array real general\n%d 1\n" % len(x))
+        for v in x:
+            f.write(repr(v) + "\n")
+
+
+def read_vector(path):
+    with open(path) as f:
+        lines = [ln for ln in f if ln.strip() and not ln.startswith("%")]
+    return [float(v) for v in lines[1:]]
+
+
+def rel_l2(y, ref):
+    num = math.sqrt(math.fsum((a - b) ** 2 for a, b in zip(y, ref)))
+    den = math.sqrt(math.fsum(b * b for b in ref))
+    return num / den if den else num
+
+
+# ---- the tests ----------------------------------------------------------------------
+
+def test_list():
+    names = kernel_names()
+    for expected in ("csr.serial", "hll.serial.row", "hll.serial.col"):
+        check(expected in names, "--list names %s" % expected)
+    check(len(names) == len(set(names)), "kernel names are unique")
+
+
+def test_run_batch(tmp):
+    picks = ["cage4", "plskz362", "jagmesh7", "lp_e226", "Journals", "adder_dcop_32"]
+    batch = os.path.join(tmp, "batch")
+    os.mkdir(batch)
+    for name in picks:
+        shutil.copy(os.path.join(MATRICES, name + ".mtx.gz"), batch)
+    with open(os.path.join(batch, "m_broken.mtx"), "w") as f:
+        f.write("%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1.0\n4 1 2.0\n")
+    out_csv = os.path.join(tmp, "batch.csv")
+    r = spbench("run", *FAST, "--csv", out_csv, batch)
+    check(r.returncode == 1, "a batch with a broken file exits 1 (got %d: %s)"
+          % (r.returncode, r.stderr))
+    with open(out_csv, newline="") as f:
+        reader = csv.DictReader(f)
+        header = reader.fieldnames
+        rows = list(reader)
+    check(header[:len(REQUIRED_COLUMNS)] == REQUIRED_COLUMNS, "CSV header starts as specified")
+    kernels = runnable_kernels()
+    all_kernels = kernel_names()
+    for name in picks:
+        mine = [row for row in rows if row["matrix"] == name]
+        check(sorted(row["kernel"] for row in mine) == sorted(all_kernels),
+              "%s: one row per kernel" % name)
+        for row in mine:
+            if row["kernel"] not in kernels:
+                check(row["status"] == "skipped" and row["message"],
+                      "%s/%s: unavailable kernel reports skipped with a reason"
+                      % (name, row["kernel"]))
+                continue
+            check(row["status"] == "ok", "%s/%s: status %s (%s)"
+                  % (name, row["kernel"], row["status"], row["message"]))
+            if row["status"] == "ok":
+                check(float(row["rel_l2_err"]) <= 1e-12, "%s/%s: rel error %s"
+                      % (name, row["kernel"], row["rel_l2_err"]))
+                check(int(row["reps"]) >= 2, "%s/%s: reps" % (name, row["kernel"]))
+                check(float(row["gflops"]) > 0, "%s/%s: gflops filled" % (name, row["kernel"]))
+                check(row["threads"] == "1", "serial kernels report threads = 1")
+    broken = [row for row in rows if row["matrix"] == "m_broken"]
+    check(len(broken) == 1 and broken[0]["status"] == "error",
+          "the broken file gives one error row")
+    if broken:
+        check("m_broken.mtx:4" in broken[0]["message"] and "row index 4" in broken[0]["message"],
+              "the error names file, line and cause: %s" % broken[0]["message"])
+    # sizes match the independent reader (symmetric expansion included)
+    for name in ("plskz362", "jagmesh7", "lp_e226"):
+        m, n, entries = read_mtx(os.path.join(MATRICES, name + ".mtx.gz"))
+        row = next(row for row in rows if row["matrix"] == name)
+        check((int(row["rows"]), int(row["cols"]), int(row["nnz"])) == (m, n, len(entries)),
+              "%s: rows/cols/nnz agree with the independent reader" % name)
+
+    good = spbench("run", *FAST, "--kernels", "csr.*",
+                   os.path.join(MATRICES, "cage4.mtx.gz"), "gen:lap2d:20")
+    check(good.returncode == 0, "a clean run exits 0: %s" % good.stderr)
+    check("gen:lap2d:20" in good.stdout, "generator specs run")
+
+
+def test_spmv_independent(tmp):
+    names = ["cage4", "plskz362", "jagmesh7", "lp_e226", "Journals", "west0479"]
+    rng = random.Random(12345)
+    for name in names:
+        path = os.path.join(MATRICES, name + ".mtx.gz")
+        m, n, entries = read_mtx(path)
+        x = [rng.choice((-1, 1)) * rng.uniform(0.1, 1.0) for _ in range(n)]
+        x_path = os.path.join(tmp, name + ".x.mtx")
+        write_vector(x_path, x)
+        ref = product(m, entries, x)
+        for kernel in runnable_kernels():
+            y_path = os.path.join(tmp, "%s.%s.y.mtx" % (name, kernel))
+            r = spbench("spmv", path, "--kernel", kernel, "--x", x_path, "-o", y_path)
+            check(r.returncode == 0, "spmv %s %s: %s" % (name, kernel, r.stderr))
+            if r.returncode == 0:
+                y = read_vector(y_path)
+                check(len(y) == m, "%s: y has %d entries" % (name, m))
+                err = rel_l2(y, ref)
+                check(err <= 1e-12, "%s/%s: rel L2 %.3e against the independent product"
+                      % (name, kernel, err))
+
+
+def test_gen_and_info(tmp):
+    out = os.path.join(tmp, "lap.mtx.gz")
+    r = spbench("gen", "gen:lap2d:30", "-o", out)
+    check(r.returncode == 0 and os.path.getsize(out) > 0, "gen writes a file")
+    m, n, entries = read_mtx(out)
+    check((m, n, len(entries)) == (900, 900, 5 * 900 - 4 * 30), "generated lap2d:30 sizes")
+    r = spbench("info", out)
+    check(r.returncode == 0 and "nnz 4380" in r.stdout and "MB/s" in r.stdout,
+          "info prints sizes and parse speed")
+    bad = os.path.join(tmp, "bad.mtx")
+    with open(bad, "w") as f:
+        f.write("%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 1\n")
+    r = spbench("info", bad)
+    check(r.returncode == 1 and "complex" in r.stderr, "info refuses a complex file")
+
+
+def test_usage_errors(tmp):
+    r = spbench("run", "--kernels", "no.such.*", os.path.join(MATRICES, "cage4.mtx.gz"))
+    check(r.returncode == 2 and "matches no kernel" in r.stderr, "unknown kernel pattern")
+    r = spbench("run", "--csv", os.path.join(tmp, "missing-dir", "x.csv"),
+                os.path.join(MATRICES, "cage4.mtx.gz"))
+    check(r.returncode == 2 and "cannot write" in r.stderr and "csr.serial" not in r.stdout,
+          "an unwritable CSV is refused before any work")
+    r = spbench("run", "--reps", "zero", "gen:lap2d:4")
+    check(r.returncode == 2, "a bad option value is a usage error")
+    r = spbench("run", "gen:lap2d:0")
+    check(r.returncode == 1 and "gen:lap2d:0" in r.stdout, "a bad spec is an error row")
+    r = spbench("frobnicate")
+    check(r.returncode == 2, "unknown command")
+    r = spbench("spmv", os.path.join(MATRICES, "cage4.mtx.gz"), "--kernel", "nope", "-o",
+                os.path.join(tmp, "y.mtx"))
+    check(r.returncode == 2 and "no kernel named" in r.stderr, "spmv with an unknown kernel")
+
+
+def main():
+    if not os.path.isdir(MATRICES):
+        print("no matrices found at %s or %s" % (SHARED, BUNDLED))
+        sys.exit(77)
+    tmp = tempfile.mkdtemp(prefix="spb_e2e_")
+    try:
+        test_list()
+        test_run_batch(tmp)
+        test_spmv_independent(tmp)
+        test_gen_and_info(tmp)
+        test_usage_errors(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("%d passed, %d failed" % (passed, failed))
+    sys.exit(1 if failed else 0)
+
+
+main()

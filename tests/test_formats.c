@@ -1,0 +1,214 @@
+/* test_formats.c — COO -> CSR -> HLL conversions on random and named
+ * awkward shapes, the format checks, statistics and the byte models. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../bench/rng.h"
+#include "../formats/hll.h"
+#include "check.h"
+
+/* Random COO with duplicates and unsorted entries; some rows may be empty,
+ * and row `dense_row` (if in range) is full. */
+static void random_coo(spb_rng *rng, spb_index m, spb_index n, spb_index nnz, spb_index dense_row,
+                       spb_coo *A)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_index extra = (dense_row >= 0 && dense_row < m) ? n : 0;
+    if (m == 0 || n == 0) nnz = 0;
+    coo_alloc(A, m, n, nnz + extra, msg);
+    for (spb_index k = 0; k < nnz; k++) {
+        A->row[k] = (spb_index)spb_rng_below(rng, (uint64_t)m);
+        A->col[k] = (spb_index)spb_rng_below(rng, (uint64_t)n);
+        A->val[k] = spb_rng_value(rng);
+    }
+    for (spb_index j = 0; j < extra; j++) {
+        A->row[nnz + j] = dense_row;
+        A->col[nnz + j] = n - 1 - j; /* descending: forces a sort */
+        A->val[nnz + j] = spb_rng_value(rng);
+    }
+}
+
+/* Dense copy of a COO (duplicates summed) to compare conversions with. */
+static double *coo_dense(const spb_coo *A)
+{
+    double *d = calloc((size_t)A->m * A->n + 1, sizeof *d);
+    for (spb_index k = 0; k < A->nnz; k++) d[(size_t)A->row[k] * A->n + A->col[k]] += A->val[k];
+    return d;
+}
+
+static int coo_distinct(const spb_coo *A)
+{
+    char *seen = calloc((size_t)A->m * A->n + 1, 1);
+    int count = 0;
+    for (spb_index k = 0; k < A->nnz; k++) {
+        size_t at = (size_t)A->row[k] * A->n + A->col[k];
+        count += !seen[at];
+        seen[at] = 1;
+    }
+    free(seen);
+    return count;
+}
+
+static void check_hll(const char *label, const spb_csr *A, spb_index H, spb_hll_layout layout)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_hll B;
+    spb_status st = hll_from_csr(A, H, layout, &B, msg);
+    CHECK(st == SPB_OK, "%s H=%d: %s", label, (int)H, msg);
+    if (st != SPB_OK) return;
+    CHECK(hll_check(&B, msg) == SPB_OK, "%s H=%d: %s", label, (int)H, msg);
+    int64_t expect_stored = 0;
+    int mismatches = 0;
+    for (spb_index h = 0; h < B.nhacks; h++) {
+        spb_index rows = hll_hack_rows(&B, h), width = 0;
+        for (spb_index r = 0; r < rows; r++) {
+            spb_index i = h * H + r, len = A->row_ptr[i + 1] - A->row_ptr[i];
+            if (len > width) width = len;
+        }
+        CHECK(B.hack_width[h] == width, "%s: hack %d width %d, expected %d", label, (int)h,
+              (int)B.hack_width[h], (int)width);
+        expect_stored += (int64_t)rows * width;
+        /* Every real entry at its place, every padding slot zero. */
+        for (spb_index r = 0; r < rows; r++) {
+            spb_index i = h * H + r, begin = A->row_ptr[i], len = A->row_ptr[i + 1] - begin;
+            for (spb_index k = 0; k < B.hack_width[h]; k++) {
+                int64_t slot = layout == HLL_ROW_MAJOR
+                                   ? (int64_t)B.hack_ptr[h] + (int64_t)r * B.hack_width[h] + k
+                                   : (int64_t)B.hack_ptr[h] + (int64_t)k * rows + r;
+                if (k < len)
+                    mismatches += B.col_idx[slot] != A->col_idx[begin + k] ||
+                                  B.val[slot] != A->val[begin + k];
+                else mismatches += B.val[slot] != 0.0 || B.col_idx[slot] < 0 || B.col_idx[slot] >= B.n;
+            }
+        }
+    }
+    CHECK(mismatches == 0, "%s H=%d %s: %d slots differ from CSR", label, (int)H,
+          layout == HLL_ROW_MAJOR ? "row" : "col", mismatches);
+    CHECK(hll_stored(&B) == expect_stored, "%s: stored %d, expected %lld", label,
+          (int)hll_stored(&B), (long long)expect_stored);
+    hll_free(&B);
+}
+
+static void check_shape(const char *label, spb_rng *rng, spb_index m, spb_index n, spb_index nnz,
+                        spb_index dense_row)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_coo coo;
+    random_coo(rng, m, n, nnz, dense_row, &coo);
+    spb_csr A;
+    spb_status st = csr_from_coo(&coo, &A, msg);
+    CHECK(st == SPB_OK, "%s: %s", label, msg);
+    if (st != SPB_OK) {
+        coo_free(&coo);
+        return;
+    }
+    CHECK(csr_check(&A, msg) == SPB_OK, "%s: %s", label, msg);
+    CHECK(A.nnz == coo_distinct(&coo), "%s: nnz %d, distinct coordinates %d", label, (int)A.nnz,
+          coo_distinct(&coo));
+    double *dense = coo_dense(&coo);
+    int mismatches = 0;
+    for (spb_index i = 0; i < A.m; i++)
+        for (spb_index k = A.row_ptr[i]; k < A.row_ptr[i + 1]; k++)
+            mismatches += A.val[k] != dense[(size_t)i * A.n + A.col_idx[k]];
+    CHECK(mismatches == 0, "%s: %d CSR values differ from the summed COO", label, mismatches);
+    free(dense);
+    static const spb_index hack_sizes[] = {1, 7, 32};
+    for (int h = 0; h < 3; h++) {
+        check_hll(label, &A, hack_sizes[h], HLL_ROW_MAJOR);
+        check_hll(label, &A, hack_sizes[h], HLL_COL_MAJOR);
+    }
+    csr_free(&A);
+    coo_free(&coo);
+}
+
+static void test_shapes(unsigned long long seed)
+{
+    spb_rng rng;
+    spb_rng_seed(&rng, seed);
+    check_shape("0x0", &rng, 0, 0, 0, -1);
+    check_shape("1x0", &rng, 1, 0, 0, -1);
+    check_shape("0x1", &rng, 0, 1, 0, -1);
+    check_shape("1x1", &rng, 1, 1, 3, -1);
+    check_shape("all rows empty", &rng, 50, 40, 0, -1);
+    check_shape("mostly empty rows", &rng, 200, 100, 20, -1);
+    check_shape("one dense row", &rng, 64, 300, 10, 17);
+    check_shape("wide", &rng, 5, 1000, 200, -1);
+    check_shape("tall", &rng, 1000, 3, 500, -1);
+    check_shape("rows not a multiple of 32 or 7", &rng, 32 * 3 + 5, 97, 900, 96);
+    check_shape("column vector", &rng, 129, 1, 60, -1);
+    for (int round = 0; round < 20; round++) {
+        spb_index m = (spb_index)spb_rng_below(&rng, 300), n = 1 + (spb_index)spb_rng_below(&rng, 300);
+        spb_index nnz = (spb_index)spb_rng_below(&rng, 3000);
+        check_shape("random", &rng, m, n, nnz, (spb_index)spb_rng_below(&rng, 400));
+    }
+}
+
+static void test_checks_catch_breakage(void)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_index row_ptr[] = {0, 2, 3}, col_idx[] = {1, 0, 2};
+    spb_value val[] = {1, 2, 3};
+    spb_csr A = {2, 3, 3, row_ptr, col_idx, val};
+    CHECK(csr_check(&A, msg) != SPB_OK, "unsorted row accepted");
+    CHECK(strstr(msg, "row 0") != NULL, "message '%s' does not name row 0", msg);
+    col_idx[0] = 0;
+    col_idx[1] = 1;
+    msg[0] = '\0';
+    CHECK(csr_check(&A, msg) == SPB_OK, "valid CSR rejected: %s", msg);
+    col_idx[2] = 3;
+    msg[0] = '\0';
+    CHECK(csr_check(&A, msg) != SPB_OK, "column beyond n accepted");
+    col_idx[2] = 2;
+    row_ptr[2] = 2;
+    msg[0] = '\0';
+    CHECK(csr_check(&A, msg) != SPB_OK, "row_ptr[m] != nnz accepted");
+    row_ptr[2] = 3;
+
+    spb_hll H;
+    CHECK(hll_from_csr(&A, 0, HLL_ROW_MAJOR, &H, msg) == SPB_ERR_INVALID, "hack size 0 accepted");
+    msg[0] = '\0';
+    CHECK(hll_from_csr(&A, 4, HLL_ROW_MAJOR, &H, msg) == SPB_OK, "%s", msg);
+    H.val[H.hack_ptr[1] - 1] = 5.0; /* row 1's padding slot */
+    CHECK(hll_check(&H, msg) != SPB_OK, "nonzero padding accepted");
+    hll_free(&H);
+}
+
+/* Byte models pinned on a hand-counted 3x4 matrix:
+ *   [1 0 2 0]
+ *   [0 0 0 0]
+ *   [0 3 0 4]   nnz 4, longest row 2. */
+static void test_bytes_and_stats(void)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_index row_ptr[] = {0, 2, 2, 4}, col_idx[] = {0, 2, 1, 3};
+    spb_value val[] = {1, 2, 3, 4};
+    spb_csr A = {3, 4, 4, row_ptr, col_idx, val};
+    /* 12*nnz + 4*(m+1) + 8*n + 8*m = 48 + 16 + 32 + 24 */
+    CHECK(csr_spmv_bytes(&A) == 120.0, "CSR bytes %g, expected 120", csr_spmv_bytes(&A));
+    spb_hll H;
+    CHECK(hll_from_csr(&A, 2, HLL_COL_MAJOR, &H, msg) == SPB_OK, "%s", msg);
+    /* hacks: rows {0,1} width 2 -> 4 slots; row {2} width 2 -> 2 slots;
+     * 12*6 + 4*(2+1) + 4*2 + 8*4 + 8*3 = 72 + 12 + 8 + 32 + 24 */
+    CHECK(hll_stored(&H) == 6, "HLL stored %d, expected 6", (int)hll_stored(&H));
+    CHECK(hll_spmv_bytes(&H) == 148.0, "HLL bytes %g, expected 148", hll_spmv_bytes(&H));
+    hll_free(&H);
+    spb_csr_stats s;
+    csr_stats(&A, &s);
+    CHECK(s.rows == 3 && s.cols == 4 && s.nnz == 4, "stats sizes");
+    CHECK(s.row_min == 0 && s.row_max == 2 && s.empty_rows == 1, "stats min %d max %d empty %d",
+          (int)s.row_min, (int)s.row_max, (int)s.empty_rows);
+    CHECK(fabs(s.row_mean - 4.0 / 3) < 1e-15, "row mean %g", s.row_mean);
+    CHECK(fabs(s.row_std - sqrt(8.0 / 9)) < 1e-15, "row std %g, expected %g", s.row_std,
+          sqrt(8.0 / 9));
+}
+
+int main(void)
+{
+    unsigned long long seed = check_seed();
+    test_shapes(seed);
+    test_checks_catch_breakage();
+    test_bytes_and_stats();
+    return check_done();
+}

@@ -1,0 +1,54 @@
+/* test_gen.c — matrix generators: valid CSR, the expected sizes and
+ * counts, reproducibility, and refusals. */
+#include <string.h>
+
+#include "../bench/gen.h"
+#include "check.h"
+
+static void check_generated(const char *spec, spb_index m, spb_index nnz)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_csr A, B;
+    spb_status st = gen_matrix(spec, &A, msg);
+    CHECK(st == SPB_OK, "%s: %s", spec, msg);
+    if (st != SPB_OK) return;
+    CHECK(csr_check(&A, msg) == SPB_OK, "%s: %s", spec, msg);
+    CHECK(A.m == m && A.n == m, "%s: %d x %d, expected %d square", spec, (int)A.m, (int)A.n, (int)m);
+    if (nnz >= 0) CHECK(A.nnz == nnz, "%s: nnz %d, expected %d", spec, (int)A.nnz, (int)nnz);
+    CHECK(gen_matrix(spec, &B, msg) == SPB_OK, "%s: %s", spec, msg);
+    int same = A.nnz == B.nnz && !memcmp(A.col_idx, B.col_idx, sizeof *A.col_idx * (size_t)A.nnz) &&
+               !memcmp(A.val, B.val, sizeof *A.val * (size_t)A.nnz);
+    CHECK(same, "%s: two generations differ", spec);
+    csr_free(&A);
+    csr_free(&B);
+}
+
+int main(void)
+{
+    /* lap2d: 5 N^2 - 4 N entries; lap3d: 7 N^3 - 6 N^2 */
+    check_generated("gen:lap2d:1", 1, 1);
+    check_generated("gen:lap2d:10", 100, 5 * 100 - 4 * 10);
+    check_generated("gen:lap3d:2", 8, 7 * 8 - 6 * 4);
+    check_generated("gen:lap3d:9", 729, 7 * 729 - 6 * 81);
+    check_generated("gen:random:500:7", 500, 3500);
+    check_generated("gen:random:5:5", 5, 25);
+    check_generated("gen:rmat:8:4", 256, -1);
+    /* lap2d row sums: 0 inside, positive on the boundary */
+    char msg[SPB_MSG_LEN] = "";
+    spb_csr A;
+    gen_matrix("gen:lap2d:5", &A, msg);
+    double inner = 0;
+    for (spb_index k = A.row_ptr[12]; k < A.row_ptr[13]; k++) inner += A.val[k];
+    CHECK(inner == 0 && A.row_ptr[13] - A.row_ptr[12] == 5, "interior row of lap2d:5");
+    csr_free(&A);
+    static const char *const bad[] = {"gen:lap2d", "gen:lap2d:0", "gen:lap2d:-3", "gen:cube:4",
+                                      "gen:random:10", "gen:random:5:6", "gen:lap2d:10x",
+                                      "gen:rmat:40:16", "gen:lap3d:2000"};
+    for (int k = 0; k < 9; k++) {
+        msg[0] = '\0';
+        spb_status st = gen_matrix(bad[k], &A, msg);
+        CHECK(st != SPB_OK, "%s accepted", bad[k]);
+        CHECK(strstr(msg, bad[k]) != NULL, "%s: message '%s' does not name the spec", bad[k], msg);
+    }
+    return check_done();
+}

@@ -1,0 +1,88 @@
+/* test_reference.c — the reference product on hand-computed products, and
+ * the validation it anchors. */
+#include <math.h>
+#include <string.h>
+
+#include "../bench/validate.h"
+#include "../cpu/spmv_cpu.h"
+#include "check.h"
+
+static void test_hand_computed(void)
+{
+    /* [2 0 1]   [ 1]   [ 2*1 + 1*3  ]   [ 5]
+     * [0 0 0] * [-2] = [ 0          ] = [ 0]
+     * [4 5 0]   [ 3]   [ 4*1 + 5*-2 ]   [-6]
+     * [0 0 7]          [ 7*3        ]   [21] */
+    spb_index row_ptr[] = {0, 2, 2, 4, 5}, col_idx[] = {0, 2, 0, 1, 2};
+    spb_value val[] = {2, 1, 4, 5, 7}, x[] = {1, -2, 3}, y[4], expect[] = {5, 0, -6, 21};
+    spb_csr A = {4, 3, 5, row_ptr, col_idx, val};
+    csr_reference_spmv(&A, x, y);
+    for (int i = 0; i < 4; i++) CHECK(y[i] == expect[i], "y[%d] = %g, expected %g", i, y[i], expect[i]);
+    spb_value y_abs[4], expect_abs[] = {5, 0, 14, 21};
+    csr_abs_spmv(&A, x, y_abs);
+    for (int i = 0; i < 4; i++)
+        CHECK(y_abs[i] == expect_abs[i], "|A||x|[%d] = %g, expected %g", i, y_abs[i], expect_abs[i]);
+}
+
+/* Cancellation a plain loop gets wrong: 1e16 + 1 - 1e16 = 1 exactly, and
+ * 0.1*3 - 0.3 with the product errors kept. */
+static void test_compensation(void)
+{
+    spb_index row_ptr[] = {0, 3, 5}, col_idx[] = {0, 1, 2, 0, 1};
+    spb_value val[] = {1e16, 1, -1e16, 0.1, -0.3}, x[] = {1, 1, 1}, y[2];
+    spb_csr A = {2, 3, 5, row_ptr, col_idx, val};
+    x[0] = 1;
+    csr_reference_spmv(&A, x, y);
+    CHECK(y[0] == 1.0, "1e16 + 1 - 1e16 gave %.17g", y[0]);
+    spb_value naive[2];
+    csr_serial_spmv(&A, x, naive);
+    CHECK(naive[0] != 1.0, "the naive loop should lose the 1 (got %.17g)", naive[0]);
+    /* row 1: 0.1*1 - 0.3*1 = -0.2 rounded from the exact sum of the stored
+     * doubles: fl(0.1) - fl(0.3) computed exactly is -0.19999999999999998 */
+    CHECK(y[1] == 0.1 - 0.3, "0.1 - 0.3 gave %.17g", y[1]);
+    /* long alternating row: sum of (+-)(1 + k*2^-40) exactly representable */
+    enum { LEN = 1001 };
+    spb_index rp[] = {0, LEN}, ci[LEN];
+    spb_value v[LEN], xs[LEN], one;
+    double exact = 0;
+    for (int k = 0; k < LEN; k++) {
+        ci[k] = k;
+        v[k] = (k % 2 ? -1.0 : 1.0) * (1e8 + k);
+        xs[k] = 1.0 + ldexp(1.0, -30);
+        exact += (k % 2 ? -1.0 : 1.0) * (1e8 + k);
+    }
+    /* exact = sum of +-(1e8+k) = 1e8 + 500 (pairs give -1 each: 500 pairs) */
+    spb_csr L = {1, LEN, LEN, rp, ci, v};
+    csr_reference_spmv(&L, xs, &one);
+    double want = exact * (1.0 + ldexp(1.0, -30));
+    CHECK(one == want, "alternating row gave %.17g, expected %.17g", one, want);
+}
+
+static void test_validation(void)
+{
+    spb_value ref[] = {1, -2, 3}, good[] = {1, -2, 3}, bad[] = {1, -2, 3.5}, nan_y[] = {1, NAN, 3};
+    spb_validation v;
+    validate_vector(3, good, ref, 6.0, 1e-10, &v);
+    CHECK(v.passed && v.abs_l2 == 0 && v.rel_l2 == 0 && v.max_abs == 0, "identical vectors");
+    validate_vector(3, bad, ref, 6.0, 1e-10, &v);
+    CHECK(!v.passed, "an error of 0.5 passed");
+    CHECK(v.abs_l2 == 0.5 && v.max_abs == 0.5, "abs %g max %g", v.abs_l2, v.max_abs);
+    CHECK(fabs(v.rel_l2 - 0.5 / sqrt(14.0)) < 1e-15, "rel %g", v.rel_l2);
+    validate_vector(3, nan_y, ref, 6.0, 1e-10, &v);
+    CHECK(!v.passed, "a NaN passed");
+    validate_vector(3, bad, ref, 6.0, 1.0, &v);
+    CHECK(v.passed, "tolerance 1 should accept an error of 0.5 at scale 6");
+    spb_value zero[] = {0, 0};
+    validate_vector(2, zero, zero, 0.0, 1e-10, &v);
+    CHECK(v.passed && v.rel_l2 == 0, "zero vectors");
+    validate_vector(0, zero, zero, 0.0, 1e-10, &v);
+    CHECK(v.passed, "empty vectors");
+}
+
+int main(void)
+{
+    test_hand_computed();
+    test_compensation();
+    test_validation();
+    return check_done();
+}
