@@ -392,6 +392,7 @@ static int cmd_run(int argc, char **argv)
     if (!selected) {
         fprintf(stderr, "spbench: --kernels '%s' matches no kernel (see spbench --list)\n",
                 opts.kernels);
+        spb_free(items);
         return EXIT_USAGE;
     }
     spb_source_list list = expand_or_exit(count, items);

@@ -80,7 +80,9 @@ static void check_hll(const char *label, const spb_csr *A, spb_index H, spb_hll_
                 if (k < len)
                     mismatches += B.col_idx[slot] != A->col_idx[begin + k] ||
                                   B.val[slot] != A->val[begin + k];
-                else mismatches += B.val[slot] != 0.0 || B.col_idx[slot] < 0 || B.col_idx[slot] >= B.n;
+                else
+                    mismatches +=
+                        B.val[slot] != 0.0 || B.col_idx[slot] < 0 || B.col_idx[slot] >= B.n;
             }
         }
     }
@@ -139,7 +141,8 @@ static void test_shapes(unsigned long long seed)
     check_shape("rows not a multiple of 32 or 7", &rng, 32 * 3 + 5, 97, 900, 96);
     check_shape("column vector", &rng, 129, 1, 60, -1);
     for (int round = 0; round < 20; round++) {
-        spb_index m = (spb_index)spb_rng_below(&rng, 300), n = 1 + (spb_index)spb_rng_below(&rng, 300);
+        spb_index m = (spb_index)spb_rng_below(&rng, 300),
+                  n = 1 + (spb_index)spb_rng_below(&rng, 300);
         spb_index nnz = (spb_index)spb_rng_below(&rng, 3000);
         check_shape("random", &rng, m, n, nnz, (spb_index)spb_rng_below(&rng, 400));
     }

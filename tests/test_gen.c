@@ -13,7 +13,8 @@ static void check_generated(const char *spec, spb_index m, spb_index nnz)
     CHECK(st == SPB_OK, "%s: %s", spec, msg);
     if (st != SPB_OK) return;
     CHECK(csr_check(&A, msg) == SPB_OK, "%s: %s", spec, msg);
-    CHECK(A.m == m && A.n == m, "%s: %d x %d, expected %d square", spec, (int)A.m, (int)A.n, (int)m);
+    CHECK(A.m == m && A.n == m, "%s: %d x %d, expected %d square", spec, (int)A.m, (int)A.n,
+          (int)m);
     if (nnz >= 0) CHECK(A.nnz == nnz, "%s: nnz %d, expected %d", spec, (int)A.nnz, (int)nnz);
     CHECK(gen_matrix(spec, &B, msg) == SPB_OK, "%s: %s", spec, msg);
     int same = A.nnz == B.nnz && !memcmp(A.col_idx, B.col_idx, sizeof *A.col_idx * (size_t)A.nnz) &&
@@ -41,9 +42,9 @@ int main(void)
     for (spb_index k = A.row_ptr[12]; k < A.row_ptr[13]; k++) inner += A.val[k];
     CHECK(inner == 0 && A.row_ptr[13] - A.row_ptr[12] == 5, "interior row of lap2d:5");
     csr_free(&A);
-    static const char *const bad[] = {"gen:lap2d", "gen:lap2d:0", "gen:lap2d:-3", "gen:cube:4",
-                                      "gen:random:10", "gen:random:5:6", "gen:lap2d:10x",
-                                      "gen:rmat:40:16", "gen:lap3d:2000"};
+    static const char *const bad[] = {"gen:lap2d",     "gen:lap2d:0",    "gen:lap2d:-3",
+                                      "gen:cube:4",    "gen:random:10",  "gen:random:5:6",
+                                      "gen:lap2d:10x", "gen:rmat:40:16", "gen:lap3d:2000"};
     for (int k = 0; k < 9; k++) {
         msg[0] = '\0';
         spb_status st = gen_matrix(bad[k], &A, msg);

@@ -17,11 +17,13 @@ static void test_hand_computed(void)
     spb_value val[] = {2, 1, 4, 5, 7}, x[] = {1, -2, 3}, y[4], expect[] = {5, 0, -6, 21};
     spb_csr A = {4, 3, 5, row_ptr, col_idx, val};
     csr_reference_spmv(&A, x, y);
-    for (int i = 0; i < 4; i++) CHECK(y[i] == expect[i], "y[%d] = %g, expected %g", i, y[i], expect[i]);
+    for (int i = 0; i < 4; i++)
+        CHECK(y[i] == expect[i], "y[%d] = %g, expected %g", i, y[i], expect[i]);
     spb_value y_abs[4], expect_abs[] = {5, 0, 14, 21};
     csr_abs_spmv(&A, x, y_abs);
     for (int i = 0; i < 4; i++)
-        CHECK(y_abs[i] == expect_abs[i], "|A||x|[%d] = %g, expected %g", i, y_abs[i], expect_abs[i]);
+        CHECK(y_abs[i] == expect_abs[i], "|A||x|[%d] = %g, expected %g", i, y_abs[i],
+              expect_abs[i]);
 }
 
 /* Cancellation a plain loop gets wrong: 1e16 + 1 - 1e16 = 1 exactly, and
