@@ -94,7 +94,8 @@ static spb_status reader_fill(line_reader *lr, char *msg)
 
 /* Returns the next line in [*start, *end) without its '\n' or "\r\n";
  * *start is NULL at end of file. */
-static spb_status reader_next(line_reader *lr, const char **start, const char **end, char *msg)
+static inline spb_status reader_next(line_reader *lr, const char **start, const char **end,
+                                     char *msg)
 {
     for (;;) {
         char *from = lr->buf + lr->pos;
@@ -478,31 +479,38 @@ typedef struct {
     int64_t expected; /* entries the size line announces (before expansion) */
 } triplets;
 
-static spb_status triplets_push(triplets *t, spb_index i, spb_index j, spb_value v,
-                                const line_reader *lr, char *msg)
+/* Makes room for more triplets: first the size line's count (capped, so a
+ * lying header cannot reserve much), then doubling. */
+static spb_status triplets_grow(triplets *t, const line_reader *lr, char *msg)
+{
+    spb_coo *A = t->A;
+    if (t->cap >= SPB_INDEX_MAX)
+        return spb_fail(msg, SPB_ERR_TOO_LARGE,
+                        "%s:%lld: more than %d entries after symmetric expansion (32-bit limit)",
+                        lr->path, (long long)lr->line, SPB_INDEX_MAX);
+    int64_t cap = t->cap ? t->cap * 2 : t->expected < (1 << 22) ? t->expected : (1 << 22);
+    if (cap < 1024) cap = 1024;
+    if (cap > SPB_INDEX_MAX) cap = SPB_INDEX_MAX;
+    spb_index *row = spb_realloc(A->row, (size_t)cap, sizeof *row);
+    if (row) A->row = row;
+    spb_index *col = row ? spb_realloc(A->col, (size_t)cap, sizeof *col) : NULL;
+    if (col) A->col = col;
+    spb_value *val = col ? spb_realloc(A->val, (size_t)cap, sizeof *val) : NULL;
+    if (!val)
+        return spb_fail(msg, SPB_ERR_NOMEM, "%s: out of memory for %lld entries", lr->path,
+                        (long long)cap);
+    A->val = val;
+    t->cap = cap;
+    return SPB_OK;
+}
+
+static inline spb_status triplets_push(triplets *t, spb_index i, spb_index j, spb_value v,
+                                       const line_reader *lr, char *msg)
 {
     spb_coo *A = t->A;
     if (A->nnz == t->cap) {
-        if (t->cap >= SPB_INDEX_MAX)
-            return spb_fail(
-                msg, SPB_ERR_TOO_LARGE,
-                "%s:%lld: more than %d entries after symmetric expansion (32-bit limit)", lr->path,
-                (long long)lr->line, SPB_INDEX_MAX);
-        /* Start at the size line's count (capped, so a lying header cannot
-         * reserve much), then double. */
-        int64_t cap = t->cap ? t->cap * 2 : t->expected < (1 << 22) ? t->expected : (1 << 22);
-        if (cap < 1024) cap = 1024;
-        if (cap > SPB_INDEX_MAX) cap = SPB_INDEX_MAX;
-        spb_index *row = spb_realloc(A->row, (size_t)cap, sizeof *row);
-        if (row) A->row = row;
-        spb_index *col = row ? spb_realloc(A->col, (size_t)cap, sizeof *col) : NULL;
-        if (col) A->col = col;
-        spb_value *val = col ? spb_realloc(A->val, (size_t)cap, sizeof *val) : NULL;
-        if (!val)
-            return spb_fail(msg, SPB_ERR_NOMEM, "%s: out of memory for %lld entries", lr->path,
-                            (long long)cap);
-        A->val = val;
-        t->cap = cap;
+        spb_status st = triplets_grow(t, lr, msg);
+        if (st != SPB_OK) return st;
     }
     A->row[A->nnz] = i;
     A->col[A->nnz] = j;
