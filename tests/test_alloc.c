@@ -1,0 +1,94 @@
+/* test_alloc.c — allocation failures: the reader, the conversions and each
+ * kernel's prepare are rerun with the 1st, 2nd, 3rd ... allocation failing;
+ * every run must return out-of-memory (never crash, never succeed with a
+ * partial result) until enough allocations succeed. Leaks are caught by the
+ * sanitizer build, where this test also runs. */
+#include <string.h>
+
+#include "../bench/kernels.h"
+#include "../formats/hll.h"
+#include "../formats/mm.h"
+#include "check.h"
+
+typedef spb_status (*step_fn)(void *ctx, char *msg);
+
+/* Fails allocation 0, 1, 2, ... until the step succeeds. */
+static void sweep(const char *label, step_fn step, void *ctx)
+{
+    int failures_seen = 0;
+    for (long at = 0; at < 10000; at++) {
+        char msg[SPB_MSG_LEN] = "";
+        spb_alloc_fail_at(at);
+        spb_status st = step(ctx, msg);
+        long made = spb_alloc_count();
+        spb_alloc_fail_at(-1);
+        if (st == SPB_OK) {
+            CHECK(made <= at, "%s: succeeded although allocation %ld failed", label, at);
+            printf("%s: %d failure points, all clean\n", label, failures_seen);
+            return;
+        }
+        CHECK(st == SPB_ERR_NOMEM, "%s: allocation %ld failed, status '%s' (%s)", label, at,
+              spb_status_str(st), msg);
+        CHECK(strstr(msg, "memory") != NULL, "%s: message '%s'", label, msg);
+        failures_seen++;
+    }
+    CHECK(0, "%s: never succeeded", label);
+}
+
+static const char *matrix_path;
+
+static spb_status read_step(void *ctx, char *msg)
+{
+    (void)ctx;
+    spb_csr A;
+    spb_status st = mm_read_csr(matrix_path, &A, NULL, msg);
+    csr_free(&A);
+    return st;
+}
+
+static spb_status hll_step(void *ctx, char *msg)
+{
+    spb_hll H;
+    spb_status st = hll_from_csr(ctx, 7, HLL_COL_MAJOR, &H, msg);
+    hll_free(&H);
+    return st;
+}
+
+typedef struct {
+    const spb_kernel *kernel;
+    const spb_csr *A;
+} prepare_ctx;
+
+static spb_status prepare_step(void *ctx, char *msg)
+{
+    prepare_ctx *p = ctx;
+    spb_kernel_config config = {32, 1};
+    spb_kernel_plan plan = {0};
+    spb_status st = p->kernel->prepare(p->A, &config, &plan, msg);
+    if (st == SPB_OK) p->kernel->release(plan.state);
+    return st;
+}
+
+int main(int argc, char **argv)
+{
+    char path[512];
+    const char *dir = argc > 1 ? argv[1] : "matrices";
+    snprintf(path, sizeof path, "%s/plskz362.mtx.gz", dir);
+    matrix_path = path;
+    sweep("mm_read_csr", read_step, NULL);
+    char msg[SPB_MSG_LEN] = "";
+    spb_csr A;
+    if (mm_read_csr(path, &A, NULL, msg) != SPB_OK) {
+        fprintf(stderr, "%s\n", msg);
+        return 1;
+    }
+    sweep("hll_from_csr", hll_step, &A);
+    for (int k = 0; k < spb_kernel_count; k++) {
+        char why[SPB_MSG_LEN] = "";
+        if (spb_kernels[k].supports && !spb_kernels[k].supports(&A, why)) continue;
+        prepare_ctx ctx = {&spb_kernels[k], &A};
+        sweep(spb_kernels[k].name, prepare_step, &ctx);
+    }
+    csr_free(&A);
+    return check_done();
+}
