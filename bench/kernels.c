@@ -68,6 +68,127 @@ static void hll_serial_run(const void *state, const spb_value *x, spb_value *y)
     hll_serial_spmv(state, x, y);
 }
 
+/* ---- OpenMP: first-touch copies made in prepare ------------------------------ */
+
+typedef struct {
+    spb_csr A;              /* first-touch copy */
+    spb_row_partition part; /* csr.omp.nnz only */
+    int threads;
+} csr_omp_state;
+
+static void csr_omp_release(void *state)
+{
+    csr_omp_state *s = state;
+    if (!s) return;
+    csr_free(&s->A);
+    partition_free(&s->part);
+    spb_free(s);
+}
+
+static spb_status csr_omp_prepare(const spb_csr *A, const spb_kernel_config *config,
+                                  int balance_nnz, spb_kernel_plan *plan, char *msg)
+{
+    csr_omp_state *s = spb_calloc(1, sizeof *s);
+    if (!s) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
+    s->threads = config->threads;
+    spb_status st = SPB_OK;
+    if (balance_nnz) st = partition_rows_by_nnz(A, config->threads, &s->part, msg);
+    if (st == SPB_OK)
+        st = csr_first_touch_copy(A, balance_nnz ? &s->part : NULL, config->threads, &s->A, msg);
+    if (st != SPB_OK) {
+        csr_omp_release(s);
+        return st;
+    }
+    plan->state = s;
+    plan->stored_entries = A->nnz;
+    plan->bytes = csr_spmv_bytes(A);
+    return SPB_OK;
+}
+
+static spb_status csr_omp_nnz_prepare(const spb_csr *A, const spb_kernel_config *config,
+                                      spb_kernel_plan *plan, char *msg)
+{
+    return csr_omp_prepare(A, config, 1, plan, msg);
+}
+
+static spb_status csr_omp_rows_prepare(const spb_csr *A, const spb_kernel_config *config,
+                                       spb_kernel_plan *plan, char *msg)
+{
+    return csr_omp_prepare(A, config, 0, plan, msg);
+}
+
+static void csr_omp_nnz_run(const void *state, const spb_value *x, spb_value *y)
+{
+    const csr_omp_state *s = state;
+    csr_omp_nnz_spmv(&s->A, &s->part, x, y);
+}
+
+static void csr_omp_guided_run(const void *state, const spb_value *x, spb_value *y)
+{
+    const csr_omp_state *s = state;
+    csr_omp_guided_spmv(&s->A, s->threads, x, y);
+}
+
+static void csr_omp_static_run(const void *state, const spb_value *x, spb_value *y)
+{
+    const csr_omp_state *s = state;
+    csr_omp_static_spmv(&s->A, s->threads, x, y);
+}
+
+typedef struct {
+    spb_hll H; /* first-touch copy */
+    int threads;
+} hll_omp_state;
+
+static void hll_omp_release(void *state)
+{
+    hll_omp_state *s = state;
+    if (!s) return;
+    hll_free(&s->H);
+    spb_free(s);
+}
+
+static spb_status hll_omp_prepare(const spb_csr *A, const spb_kernel_config *config,
+                                  spb_hll_layout layout, spb_kernel_plan *plan, char *msg)
+{
+    spb_hll converted;
+    spb_status st = hll_from_csr(A, config->hack_size, layout, &converted, msg);
+    if (st != SPB_OK) return st;
+    hll_omp_state *s = spb_calloc(1, sizeof *s);
+    if (!s)
+        st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
+    else
+        st = hll_first_touch_copy(&converted, config->threads, &s->H, msg);
+    hll_free(&converted);
+    if (st != SPB_OK) {
+        spb_free(s);
+        return st;
+    }
+    s->threads = config->threads;
+    plan->state = s;
+    plan->stored_entries = hll_stored(&s->H);
+    plan->bytes = hll_spmv_bytes(&s->H);
+    return SPB_OK;
+}
+
+static spb_status hll_omp_row_prepare(const spb_csr *A, const spb_kernel_config *config,
+                                      spb_kernel_plan *plan, char *msg)
+{
+    return hll_omp_prepare(A, config, HLL_ROW_MAJOR, plan, msg);
+}
+
+static spb_status hll_omp_col_prepare(const spb_csr *A, const spb_kernel_config *config,
+                                      spb_kernel_plan *plan, char *msg)
+{
+    return hll_omp_prepare(A, config, HLL_COL_MAJOR, plan, msg);
+}
+
+static void hll_omp_run(const void *state, const spb_value *x, spb_value *y)
+{
+    const hll_omp_state *s = state;
+    hll_omp_spmv(&s->H, s->threads, x, y);
+}
+
 /* ---- the table -------------------------------------------------------------- */
 
 const spb_kernel spb_kernels[] = {
@@ -79,6 +200,18 @@ const spb_kernel spb_kernels[] = {
     {"hll.serial.col", "hll.col", SPB_BACKEND_SERIAL,
      "HLL with column-major hacks, one thread, a hack column at a time", NULL, hll_col_prepare,
      hll_serial_run, hll_release},
+    {"csr.omp.nnz", "csr", SPB_BACKEND_OPENMP,
+     "CSR, one contiguous nnz-balanced row range per thread (partition made in prepare)", NULL,
+     csr_omp_nnz_prepare, csr_omp_nnz_run, csr_omp_release},
+    {"csr.omp.guided", "csr", SPB_BACKEND_OPENMP, "CSR, rows under schedule(guided)", NULL,
+     csr_omp_rows_prepare, csr_omp_guided_run, csr_omp_release},
+    {"csr.omp.static", "csr", SPB_BACKEND_OPENMP,
+     "CSR, rows under schedule(static): the plain OpenMP baseline", NULL, csr_omp_rows_prepare,
+     csr_omp_static_run, csr_omp_release},
+    {"hll.omp.row", "hll.row", SPB_BACKEND_OPENMP, "HLL row-major hacks under schedule(guided)",
+     NULL, hll_omp_row_prepare, hll_omp_run, hll_omp_release},
+    {"hll.omp.col", "hll.col", SPB_BACKEND_OPENMP, "HLL column-major hacks under schedule(guided)",
+     NULL, hll_omp_col_prepare, hll_omp_run, hll_omp_release},
 };
 
 const int spb_kernel_count = (int)(sizeof spb_kernels / sizeof spb_kernels[0]);

@@ -2,6 +2,7 @@
  * prints usage and exits. */
 #include <errno.h>
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,8 @@ static void usage(FILE *out)
             "  --tol T             validation tolerance (default %.0e): a product fails when\n"
             "                      ||y - y_ref||_2 > T * || |A| |x| ||_2\n"
             "  --hack-size H       HLL rows per hack (default %d)\n"
+            "  --threads LIST      thread counts for OpenMP kernels: 1,2,4 or 1-8 or max\n"
+            "                      (default max); serial kernels run once at 1 thread\n"
             "  --csv FILE          write result rows to FILE (flushed row by row)\n"
             "\n"
             "Exit status: 0 when every row is ok or skipped, 1 when any is wrong or error,\n"
@@ -83,6 +86,15 @@ static long parse_long(const char *name, const char *text, long min)
         exit(EXIT_USAGE);
     }
     return v;
+}
+
+/* Whole decimal string as a positive long, or `otherwise`. */
+static long parse_count_or(const char *text, long otherwise)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    return errno || end == text || *end ? otherwise : v;
 }
 
 static double parse_double(const char *name, const char *text, double min)
@@ -351,6 +363,48 @@ done:
     return code;
 }
 
+/* Parses a thread list: "1,2,4", "1-8", "max" and mixes ("1,2-4,max") into
+ * ascending distinct counts; exits on a bad list. */
+static int parse_thread_list(const char *text, int *counts, int cap)
+{
+    int max = omp_get_num_procs(), count = 0;
+    char item[64];
+    const char *p = text;
+    while (*p) {
+        size_t len = strcspn(p, ",");
+        if (len == 0 || len >= sizeof item) goto bad;
+        memcpy(item, p, len);
+        item[len] = '\0';
+        p += len + (p[len] == ',');
+        char *dash = strchr(item, '-');
+        if (dash) *dash = '\0';
+        long lo = strcmp(item, "max") == 0 ? max : parse_count_or(item, -1);
+        long hi = !dash ? lo : strcmp(dash + 1, "max") == 0 ? max : parse_count_or(dash + 1, -1);
+        if (lo < 1 || hi < lo || hi > 4096) goto bad;
+        for (long t = lo; t <= hi; t++) {
+            int seen = 0;
+            for (int k = 0; k < count; k++) seen |= counts[k] == t;
+            if (seen) continue;
+            if (count == cap) goto bad;
+            counts[count++] = (int)t;
+        }
+    }
+    if (count == 0) goto bad;
+    for (int a = 1; a < count; a++) /* insertion sort: lists are short */
+        for (int b = a; b > 0 && counts[b - 1] > counts[b]; b--) {
+            int swap = counts[b];
+            counts[b] = counts[b - 1];
+            counts[b - 1] = swap;
+        }
+    return count;
+bad:
+    fprintf(stderr,
+            "spbench: --threads expects counts like 1,2,4 or 1-8 or max (1..4096, at most %d), "
+            "not '%s'\n",
+            cap, text);
+    exit(EXIT_USAGE);
+}
+
 /* ---- spbench run -------------------------------------------------------------- */
 
 static int cmd_run(int argc, char **argv)
@@ -361,6 +415,9 @@ static int cmd_run(int argc, char **argv)
     opts.tolerance = SPB_DEFAULT_TOLERANCE;
     opts.config = (spb_kernel_config){HLL_DEFAULT_HACK_SIZE, 1};
     opts.table = stdout;
+    int thread_list[64] = {0};
+    double bandwidths[64] = {0};
+    opts.thread_counts = parse_thread_list("max", thread_list, 64);
     char **items = spb_malloc((size_t)argc, sizeof *items);
     int count = 0;
     for (int i = 0; i < argc; i++) {
@@ -381,11 +438,15 @@ static int cmd_run(int argc, char **argv)
             opts.config.hack_size = (spb_index)parse_long("--hack-size", value, 1);
         else if (option_value(argc, argv, &i, "--csv", &value))
             opts.csv_path = value;
+        else if (option_value(argc, argv, &i, "--threads", &value))
+            opts.thread_counts = parse_thread_list(value, thread_list, 64);
         else if (argv[i][0] == '-' && argv[i][1] == '-')
             unknown_option(argv[i]);
         else
             items[count++] = argv[i];
     }
+    opts.threads = thread_list;
+    opts.bandwidth_gbs = bandwidths;
     int selected = 0;
     for (int k = 0; k < spb_kernel_count; k++)
         selected += kernel_selected(spb_kernels[k].name, opts.kernels);
@@ -408,14 +469,26 @@ static int cmd_run(int argc, char **argv)
         }
     }
     spb_status st = report_csv_header(opts.csv, opts.csv_path, msg);
-    if (st == SPB_OK) st = bandwidth_cpu_triad(1, &opts.cpu_bandwidth_gbs, msg);
+    /* The roofline at every thread count in use, measured once per run. */
+    if (st == SPB_OK) st = bandwidth_cpu_triad(1, &opts.serial_bandwidth_gbs, msg);
+    for (int c = 0; c < opts.thread_counts && st == SPB_OK; c++) {
+        if (opts.threads[c] == 1)
+            bandwidths[c] = opts.serial_bandwidth_gbs;
+        else
+            st = bandwidth_cpu_triad(opts.threads[c], &bandwidths[c], msg);
+    }
     if (st == SPB_OK) {
         spb_gpu_info gpu;
         char gpu_msg[SPB_MSG_LEN] = "";
         printf("# spbench %s: %d matrices, %d kernels selected, seed %llu\n", SPB_VERSION,
                list.count, selected, (unsigned long long)opts.seed);
-        printf("# CPU memory bandwidth (STREAM triad, 1 thread): %.2f GB/s\n",
-               opts.cpu_bandwidth_gbs);
+        printf("# OpenMP: %d processors, OMP_PROC_BIND=%s, OMP_PLACES=%s\n", omp_get_num_procs(),
+               getenv("OMP_PROC_BIND"), getenv("OMP_PLACES"));
+        printf("# CPU memory bandwidth (STREAM triad): %.2f GB/s at 1 thread",
+               opts.serial_bandwidth_gbs);
+        for (int c = 0; c < opts.thread_counts; c++)
+            if (opts.threads[c] != 1) printf(", %.2f at %d", bandwidths[c], opts.threads[c]);
+        printf("\n");
         if (gpu_query(&gpu, gpu_msg) == SPB_OK)
             printf("# GPU: %s, %d SMs, %.1f GiB\n", gpu.name, gpu.sm_count,
                    gpu.memory_bytes / (1024.0 * 1024 * 1024));
@@ -434,8 +507,11 @@ static int cmd_run(int argc, char **argv)
         st = spb_fail(msg, SPB_ERR_IO, "%s: write failed: %s", opts.csv_path, strerror(errno));
     if (st != SPB_OK) {
         fprintf(stderr, "spbench: %s\n", msg);
+        run_totals_free(&totals);
         return EXIT_RESULTS_BAD;
     }
+    run_print_summary(stdout, &totals);
+    run_totals_free(&totals);
     printf("# %d rows: %d ok, %d wrong, %d skipped, %d error\n", totals.rows, totals.ok,
            totals.wrong, totals.skipped, totals.errors);
     return totals.wrong || totals.errors ? EXIT_RESULTS_BAD : 0;
@@ -443,6 +519,10 @@ static int cmd_run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* Thread placement must be set before the OpenMP runtime starts; a
+     * user's own settings win. Both are reported by `spbench run`. */
+    setenv("OMP_PROC_BIND", "close", 0);
+    setenv("OMP_PLACES", "cores", 0);
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;

@@ -2,6 +2,7 @@
 #include "run.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../cpu/spmv_cpu.h"
@@ -60,7 +61,8 @@ static void poison(spb_value *y, spb_index len)
 
 /* Measures one kernel into r (status and message included). */
 static void run_kernel(const spb_kernel *kernel, matrix_case *mc, const spb_run_opts *opts,
-                       spb_result *r, char *row_msg)
+                       const spb_kernel_config *config, double bandwidth_gbs, spb_result *r,
+                       char *row_msg)
 {
     const spb_csr *A = mc->A;
     if (kernel->supports && !kernel->supports(A, row_msg)) {
@@ -69,7 +71,7 @@ static void run_kernel(const spb_kernel *kernel, matrix_case *mc, const spb_run_
     }
     spb_kernel_plan plan = {0};
     double start = timing_now();
-    spb_status st = kernel->prepare(A, &opts->config, &plan, row_msg);
+    spb_status st = kernel->prepare(A, config, &plan, row_msg);
     r->prepare_ms = (timing_now() - start) * 1e3;
     if (st != SPB_OK) {
         r->status = SPB_ROW_ERROR;
@@ -106,14 +108,66 @@ static void run_kernel(const spb_kernel *kernel, matrix_case *mc, const spb_run_
     double t = r->timing.median;
     r->gflops = 2.0 * A->nnz / t / 1e9;
     r->gbytes_per_s = plan.bytes / t / 1e9;
-    if (opts->cpu_bandwidth_gbs > 0) r->roofline_frac = r->gbytes_per_s / opts->cpu_bandwidth_gbs;
-    r->bandwidth_gbs = opts->cpu_bandwidth_gbs;
+    r->bandwidth_gbs = bandwidth_gbs;
+    if (bandwidth_gbs > 0) r->roofline_frac = r->gbytes_per_s / bandwidth_gbs;
     if (strcmp(kernel->name, "csr.serial") == 0) mc->serial_seconds = t;
     if (mc->serial_seconds > 0) {
         r->speedup = mc->serial_seconds / t;
         r->efficiency = r->speedup / r->threads;
     }
     r->status = SPB_ROW_OK;
+}
+
+/* Keeps the fastest ok row per (matrix, threads). */
+static void note_best(spb_run_totals *totals, const spb_result *r)
+{
+    if (r->status != SPB_ROW_OK) return;
+    for (int k = totals->best_count - 1; k >= 0; k--) {
+        spb_best *b = &totals->best[k];
+        if (strcmp(b->matrix, r->matrix) != 0) break;
+        if (b->threads != r->threads) continue;
+        if (r->timing.median < b->seconds) {
+            b->kernel = r->kernel;
+            b->seconds = r->timing.median;
+            b->speedup = r->speedup;
+        }
+        return;
+    }
+    if (totals->best_count == totals->best_cap) {
+        int cap = totals->best_cap ? totals->best_cap * 2 : 64;
+        spb_best *grown = spb_realloc(totals->best, (size_t)cap, sizeof *grown);
+        if (!grown) return; /* the summary is a convenience; the rows are on disk */
+        totals->best = grown;
+        totals->best_cap = cap;
+    }
+    spb_best *b = &totals->best[totals->best_count++];
+    snprintf(b->matrix, sizeof b->matrix, "%s", r->matrix);
+    b->kernel = r->kernel;
+    b->threads = r->threads;
+    b->seconds = r->timing.median;
+    b->speedup = r->speedup;
+}
+
+void run_print_summary(FILE *out, const spb_run_totals *totals)
+{
+    if (totals->best_count == 0) return;
+    fprintf(out, "\n# best kernel per matrix and thread count (speedup over csr.serial)\n");
+    fprintf(out, "%-24s %3s  %-16s %10s %8s\n", "matrix", "thr", "best kernel", "median_ms",
+            "speedup");
+    for (int k = 0; k < totals->best_count; k++) {
+        const spb_best *b = &totals->best[k];
+        char speedup[32] = "-";
+        if (!isnan(b->speedup)) snprintf(speedup, sizeof speedup, "%.2f", b->speedup);
+        fprintf(out, "%-24.24s %3d  %-16s %10.4g %8s\n", b->matrix, b->threads, b->kernel,
+                b->seconds * 1e3, speedup);
+    }
+}
+
+void run_totals_free(spb_run_totals *totals)
+{
+    spb_free(totals->best);
+    totals->best = NULL;
+    totals->best_count = totals->best_cap = 0;
 }
 
 spb_status run_matrix(const char *source, const spb_run_opts *opts, spb_run_totals *totals,
@@ -149,19 +203,28 @@ spb_status run_matrix(const char *source, const spb_run_opts *opts, spb_run_tota
     for (int k = 0; k < spb_kernel_count && csv_status == SPB_OK; k++) {
         const spb_kernel *kernel = &spb_kernels[k];
         if (!kernel_selected(kernel->name, opts->kernels)) continue;
-        spb_result r;
-        result_init(&r);
-        r.matrix = name;
-        r.kernel = kernel->name;
-        r.format = kernel->format;
-        r.backend = backend_name(kernel->backend);
-        r.threads = kernel->backend == SPB_BACKEND_SERIAL ? 1 : opts->config.threads;
-        r.stats = mc.stats;
-        r.tolerance = opts->tolerance;
-        row_msg[0] = '\0';
-        r.message = row_msg;
-        run_kernel(kernel, &mc, opts, &r, row_msg);
-        emit(opts, totals, &r, &csv_status, msg);
+        /* Serial kernels run once, at one thread; OpenMP ones at each count. */
+        int serial = kernel->backend != SPB_BACKEND_OPENMP;
+        int counts = serial ? 1 : opts->thread_counts;
+        for (int c = 0; c < counts && csv_status == SPB_OK; c++) {
+            spb_kernel_config config = opts->config;
+            config.threads = serial ? 1 : opts->threads[c];
+            spb_result r;
+            result_init(&r);
+            r.matrix = name;
+            r.kernel = kernel->name;
+            r.format = kernel->format;
+            r.backend = backend_name(kernel->backend);
+            r.threads = config.threads;
+            r.stats = mc.stats;
+            r.tolerance = opts->tolerance;
+            row_msg[0] = '\0';
+            r.message = row_msg;
+            double bandwidth = serial ? opts->serial_bandwidth_gbs : opts->bandwidth_gbs[c];
+            run_kernel(kernel, &mc, opts, &config, bandwidth, &r, row_msg);
+            emit(opts, totals, &r, &csv_status, msg);
+            note_best(totals, &r);
+        }
     }
 done:
     spb_free(x);

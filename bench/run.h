@@ -17,15 +17,32 @@ typedef struct {
     uint64_t seed;    /* for x */
     double tolerance; /* see validate.h */
     spb_kernel_config config;
-    double cpu_bandwidth_gbs; /* roofline for CPU kernels */
-    FILE *csv;                /* NULL: no CSV */
+    const int *threads;          /* thread counts for OpenMP kernels, ascending */
+    const double *bandwidth_gbs; /* CPU roofline at each of those counts */
+    int thread_counts;
+    double serial_bandwidth_gbs; /* CPU roofline at one thread */
+    FILE *csv;                   /* NULL: no CSV */
     const char *csv_path;
     FILE *table; /* human-readable rows */
 } spb_run_opts;
 
+/* Per matrix and thread count, the fastest ok kernel (for the summary). */
+typedef struct {
+    char matrix[128];
+    const char *kernel;
+    int threads;
+    double seconds, speedup;
+} spb_best;
+
 typedef struct {
     int rows, ok, wrong, skipped, errors;
+    spb_best *best; /* grows as matrices are measured */
+    int best_count, best_cap;
 } spb_run_totals;
+
+/* Prints, per matrix, the best kernel and its speedup at each thread count. */
+void run_print_summary(FILE *out, const spb_run_totals *totals);
+void run_totals_free(spb_run_totals *totals);
 
 /* Fills x (size n) with seeded random values, never zero. */
 void run_random_vector(uint64_t seed, spb_index n, spb_value *x);

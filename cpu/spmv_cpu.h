@@ -4,6 +4,7 @@
 #define SPB_SPMV_CPU_H
 
 #include "../formats/hll.h"
+#include "partition.h"
 
 /* Reference product: each row summed with error-free transformations (Dot2,
  * Ogita-Rump-Oishi), as accurate as if computed in twice the precision and
@@ -16,5 +17,65 @@ void csr_abs_spmv(const spb_csr *A, const spb_value *SPB_RESTRICT x, spb_value *
 
 void csr_serial_spmv(const spb_csr *A, const spb_value *SPB_RESTRICT x, spb_value *SPB_RESTRICT y);
 void hll_serial_spmv(const spb_hll *A, const spb_value *SPB_RESTRICT x, spb_value *SPB_RESTRICT y);
+
+/* One CSR row: the inner loop every CSR kernel shares. */
+static inline double csr_row_dot(const spb_index *SPB_RESTRICT col_idx,
+                                 const spb_value *SPB_RESTRICT val, spb_index begin, spb_index end,
+                                 const spb_value *SPB_RESTRICT x)
+{
+    double sum = 0.0;
+    for (spb_index k = begin; k < end; k++) sum += val[k] * x[col_idx[k]];
+    return sum;
+}
+
+/* One HLL hack h: every row of the hack runs the same width (padding holds
+ * zeros), so there is no branch. Row-major walks each row contiguously;
+ * column-major walks the hack a column at a time, updating all its rows. */
+static inline void hll_hack_spmv(const spb_hll *A, spb_index h, const spb_value *SPB_RESTRICT x,
+                                 spb_value *SPB_RESTRICT y)
+{
+    const spb_index *SPB_RESTRICT col_idx = A->col_idx;
+    const spb_value *SPB_RESTRICT val = A->val;
+    spb_index rows = hll_hack_rows(A, h), width = A->hack_width[h], base = A->hack_ptr[h];
+    spb_value *SPB_RESTRICT yh = y + (int64_t)h * A->hack_size;
+    if (A->layout == HLL_ROW_MAJOR) {
+        for (spb_index r = 0; r < rows; r++) {
+            spb_index start = base + r * width;
+            double sum = 0.0;
+            for (spb_index k = 0; k < width; k++) sum += val[start + k] * x[col_idx[start + k]];
+            yh[r] = sum;
+        }
+    } else {
+        for (spb_index r = 0; r < rows; r++) yh[r] = 0.0;
+        for (spb_index k = 0; k < width; k++) {
+            spb_index start = base + k * rows;
+            for (spb_index r = 0; r < rows; r++) yh[r] += val[start + r] * x[col_idx[start + r]];
+        }
+    }
+}
+
+/* ---- OpenMP (spmv_omp.c) ---- */
+
+/* Rows in nnz-balanced contiguous ranges, one range per thread (the
+ * partition's parts threads): equal work for skewed row lengths without any
+ * scheduling cost at run time. */
+void csr_omp_nnz_spmv(const spb_csr *A, const spb_row_partition *part,
+                      const spb_value *SPB_RESTRICT x, spb_value *SPB_RESTRICT y);
+/* Rows under schedule(guided): dynamic balance, shrinking chunks. */
+void csr_omp_guided_spmv(const spb_csr *A, int threads, const spb_value *SPB_RESTRICT x,
+                         spb_value *SPB_RESTRICT y);
+/* Rows under schedule(static): the plain baseline. */
+void csr_omp_static_spmv(const spb_csr *A, int threads, const spb_value *SPB_RESTRICT x,
+                         spb_value *SPB_RESTRICT y);
+/* Hacks under schedule(guided), row- or column-major per A->layout. */
+void hll_omp_spmv(const spb_hll *A, int threads, const spb_value *SPB_RESTRICT x,
+                  spb_value *SPB_RESTRICT y);
+
+/* First-touch copies: each page of the copy is written first by the thread
+ * that will stream it (rows by the partition when given, else static rows;
+ * hacks static), so on NUMA machines it lands in that thread's memory. */
+spb_status csr_first_touch_copy(const spb_csr *src, const spb_row_partition *part, int threads,
+                                spb_csr *dst, char *msg);
+spb_status hll_first_touch_copy(const spb_hll *src, int threads, spb_hll *dst, char *msg);
 
 #endif

@@ -53,6 +53,27 @@ def runnable_kernels():
             if line.strip() and "[unavailable" not in line]
 
 
+def openmp_kernels():
+    out = spbench("--list").stdout
+    return [line.split()[0] for line in out.splitlines()
+            if len(line.split()) > 2 and line.split()[2] == "openmp"]
+
+
+def test_thread_lists():
+    for good in ("1,2,4", "1-3", "max", "2,1-2,max"):
+        r = spbench("run", *FAST, "--threads", good, "--kernels", "csr.omp.static", "gen:lap2d:8")
+        check(r.returncode == 0, "--threads %s accepted: %s" % (good, r.stderr))
+    r = spbench("run", *FAST, "--threads", "1-3", "--kernels", "csr.omp.static", "gen:lap2d:8")
+    threads = [line.split()[2] for line in r.stdout.splitlines()
+               if line.split()[:2] == ["gen:lap2d:8", "csr.omp.static"]]
+    check(threads == ["1", "2", "3"], "1-3 gives rows at 1, 2, 3 threads: %s" % threads)
+    check("best kernel per matrix" in r.stdout, "the summary table is printed")
+    check("OMP_PROC_BIND=" in r.stdout, "thread placement is reported")
+    for bad in ("0", "3-1", "x", "1,,2", ""):
+        r = spbench("run", "--threads", bad, "gen:lap2d:8")
+        check(r.returncode == 2, "--threads '%s' refused" % bad)
+
+
 # ---- an independent Matrix Market reader and product -----------------------------
 
 def read_mtx(path):
@@ -138,7 +159,7 @@ def test_run_batch(tmp):
     with open(os.path.join(batch, "m_broken.mtx"), "w") as f:
         f.write("%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1.0\n4 1 2.0\n")
     out_csv = os.path.join(tmp, "batch.csv")
-    r = spbench("run", *FAST, "--csv", out_csv, batch)
+    r = spbench("run", *FAST, "--threads", "1,3", "--csv", out_csv, batch)
     check(r.returncode == 1, "a batch with a broken file exits 1 (got %d: %s)"
           % (r.returncode, r.stderr))
     with open(out_csv, newline="") as f:
@@ -148,10 +169,13 @@ def test_run_batch(tmp):
     check(header[:len(REQUIRED_COLUMNS)] == REQUIRED_COLUMNS, "CSV header starts as specified")
     kernels = runnable_kernels()
     all_kernels = kernel_names()
+    openmp = openmp_kernels()
     for name in picks:
         mine = [row for row in rows if row["matrix"] == name]
-        check(sorted(row["kernel"] for row in mine) == sorted(all_kernels),
-              "%s: one row per kernel" % name)
+        expected = sorted((k, t) for k in all_kernels
+                          for t in (("1", "3") if k in openmp else ("1",)))
+        check(sorted((row["kernel"], row["threads"]) for row in mine) == expected,
+              "%s: one row per serial kernel, one per OpenMP kernel and thread count" % name)
         for row in mine:
             if row["kernel"] not in kernels:
                 check(row["status"] == "skipped" and row["message"],
@@ -165,7 +189,11 @@ def test_run_batch(tmp):
                       % (name, row["kernel"], row["rel_l2_err"]))
                 check(int(row["reps"]) >= 2, "%s/%s: reps" % (name, row["kernel"]))
                 check(float(row["gflops"]) > 0, "%s/%s: gflops filled" % (name, row["kernel"]))
-                check(row["threads"] == "1", "serial kernels report threads = 1")
+                check(row["speedup"] != "" and row["efficiency"] != "", "speedup filled")
+                if row["speedup"]:
+                    check(abs(float(row["efficiency"]) * int(row["threads"])
+                              - float(row["speedup"])) <= 1e-3 * float(row["speedup"]) + 1e-4,
+                          "efficiency = speedup / threads")
     broken = [row for row in rows if row["matrix"] == "m_broken"]
     check(len(broken) == 1 and broken[0]["status"] == "error",
           "the broken file gives one error row")
@@ -248,6 +276,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="spb_e2e_")
     try:
         test_list()
+        test_thread_lists()
         test_run_batch(tmp)
         test_spmv_independent(tmp)
         test_gen_and_info(tmp)

@@ -55,8 +55,11 @@ static void check_all_kernels(const char *label, const spb_csr *A, uint64_t seed
             skipped++;
             continue;
         }
-        for (int h = 0; h < 3; h++) {
-            spb_kernel_config config = {hack_sizes[h], 2};
+        /* OpenMP kernels at 1-4 threads (more threads than rows included). */
+        int max_threads = kernel->backend == SPB_BACKEND_OPENMP ? 4 : 1;
+        for (int run = 0; run < 3 * max_threads; run++) {
+            int h = run % 3, threads = 1 + run / 3;
+            spb_kernel_config config = {hack_sizes[h], threads};
             spb_kernel_plan plan = {0};
             char msg[SPB_MSG_LEN] = "";
             spb_status st = kernel->prepare(A, &config, &plan, msg);
@@ -70,8 +73,9 @@ static void check_all_kernels(const char *label, const spb_csr *A, uint64_t seed
             spb_index worst = 0;
             for (spb_index i = 0; i < A->m; i++)
                 if (!(fabs(y[i] - y_ref[i]) <= fabs(y[worst] - y_ref[worst]))) worst = i;
-            CHECK(v.passed, "%s on %s (H=%d): rel_l2 %.3e; y[%d] = %.17g, expected %.17g",
-                  kernel->name, label, (int)hack_sizes[h], v.rel_l2, (int)worst,
+            CHECK(v.passed,
+                  "%s on %s (H=%d, %d threads): rel_l2 %.3e; y[%d] = %.17g, expected %.17g",
+                  kernel->name, label, (int)hack_sizes[h], threads, v.rel_l2, (int)worst,
                   A->m ? y[worst] : 0.0, A->m ? y_ref[worst] : 0.0);
             kernel->release(plan.state);
             ran++;
@@ -105,6 +109,8 @@ int main(void)
     check_random("one row holding most entries", &rng, 200, 5000, 300, 13, 4000);
     check_random("wide", &rng, 3, 2000, 500, -1, 0);
     check_random("tall", &rng, 3000, 2, 1000, -1, 0);
+    check_random("fewer rows than threads", &rng, 3, 50, 40, -1, 0);
+    check_random("one row", &rng, 1, 70, 30, -1, 0);
     check_random("rows not a multiple of 32", &rng, 32 * 5 + 13, 211, 3000, -1, 0);
     check_random("a row of 100k entries", &rng, 40, 200000, 100, 39, 100000);
     for (int round = 0; round < 10; round++) {

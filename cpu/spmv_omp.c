@@ -1,0 +1,100 @@
+/* spmv_omp.c — OpenMP CSR and HLL products and first-touch copies. */
+#include <omp.h>
+#include <string.h>
+
+#include "spmv_cpu.h"
+
+void csr_omp_nnz_spmv(const spb_csr *A, const spb_row_partition *part,
+                      const spb_value *SPB_RESTRICT x, spb_value *SPB_RESTRICT y)
+{
+    if (part->parts == 0) return;
+#pragma omp parallel num_threads(part->parts)
+    {
+        int p = omp_get_thread_num();
+        /* Fewer threads than asked (nested or limited runtime): each thread
+         * takes every team-size-th range so all rows are still covered. */
+        for (; p < part->parts; p += omp_get_num_threads())
+            for (spb_index i = part->first[p]; i < part->first[p + 1]; i++)
+                y[i] = csr_row_dot(A->col_idx, A->val, A->row_ptr[i], A->row_ptr[i + 1], x);
+    }
+}
+
+void csr_omp_guided_spmv(const spb_csr *A, int threads, const spb_value *SPB_RESTRICT x,
+                         spb_value *SPB_RESTRICT y)
+{
+#pragma omp parallel for num_threads(threads) schedule(guided)
+    for (spb_index i = 0; i < A->m; i++)
+        y[i] = csr_row_dot(A->col_idx, A->val, A->row_ptr[i], A->row_ptr[i + 1], x);
+}
+
+void csr_omp_static_spmv(const spb_csr *A, int threads, const spb_value *SPB_RESTRICT x,
+                         spb_value *SPB_RESTRICT y)
+{
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (spb_index i = 0; i < A->m; i++)
+        y[i] = csr_row_dot(A->col_idx, A->val, A->row_ptr[i], A->row_ptr[i + 1], x);
+}
+
+void hll_omp_spmv(const spb_hll *A, int threads, const spb_value *SPB_RESTRICT x,
+                  spb_value *SPB_RESTRICT y)
+{
+#pragma omp parallel for num_threads(threads) schedule(guided)
+    for (spb_index h = 0; h < A->nhacks; h++) hll_hack_spmv(A, h, x, y);
+}
+
+spb_status csr_first_touch_copy(const spb_csr *src, const spb_row_partition *part, int threads,
+                                spb_csr *dst, char *msg)
+{
+    memset(dst, 0, sizeof *dst);
+    dst->row_ptr = spb_malloc((size_t)src->m + 1, sizeof *dst->row_ptr);
+    dst->col_idx = spb_malloc((size_t)src->nnz, sizeof *dst->col_idx);
+    dst->val = spb_malloc((size_t)src->nnz, sizeof *dst->val);
+    if (!dst->row_ptr || !dst->col_idx || !dst->val) {
+        csr_free(dst);
+        return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for a first-touch CSR copy");
+    }
+    dst->m = src->m;
+    dst->n = src->n;
+    dst->nnz = src->nnz;
+    dst->row_ptr[src->m] = src->row_ptr[src->m];
+    int parts = part ? part->parts : threads;
+#pragma omp parallel num_threads(parts > 0 ? parts : 1)
+    {
+        int t = omp_get_thread_num(), team = omp_get_num_threads();
+        for (int p = t; p < parts; p += team) {
+            spb_index lo = part ? part->first[p] : (spb_index)((int64_t)src->m * p / parts);
+            spb_index hi =
+                part ? part->first[p + 1] : (spb_index)((int64_t)src->m * (p + 1) / parts);
+            if (hi <= lo) continue;
+            spb_index begin = src->row_ptr[lo], end = src->row_ptr[hi];
+            memcpy(dst->row_ptr + lo, src->row_ptr + lo, sizeof *dst->row_ptr * (size_t)(hi - lo));
+            memcpy(dst->col_idx + begin, src->col_idx + begin,
+                   sizeof *dst->col_idx * (size_t)(end - begin));
+            memcpy(dst->val + begin, src->val + begin, sizeof *dst->val * (size_t)(end - begin));
+        }
+    }
+    return SPB_OK;
+}
+
+spb_status hll_first_touch_copy(const spb_hll *src, int threads, spb_hll *dst, char *msg)
+{
+    *dst = *src;
+    size_t stored = (size_t)hll_stored(src);
+    dst->hack_ptr = spb_malloc((size_t)src->nhacks + 1, sizeof *dst->hack_ptr);
+    dst->hack_width = spb_malloc((size_t)src->nhacks, sizeof *dst->hack_width);
+    dst->col_idx = spb_malloc(stored, sizeof *dst->col_idx);
+    dst->val = spb_malloc(stored, sizeof *dst->val);
+    if (!dst->hack_ptr || !dst->hack_width || !dst->col_idx || !dst->val) {
+        hll_free(dst);
+        return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for a first-touch HLL copy");
+    }
+    memcpy(dst->hack_ptr, src->hack_ptr, sizeof *dst->hack_ptr * ((size_t)src->nhacks + 1));
+    memcpy(dst->hack_width, src->hack_width, sizeof *dst->hack_width * (size_t)src->nhacks);
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (spb_index h = 0; h < src->nhacks; h++) {
+        size_t begin = (size_t)src->hack_ptr[h], len = (size_t)src->hack_ptr[h + 1] - begin;
+        memcpy(dst->col_idx + begin, src->col_idx + begin, sizeof *dst->col_idx * len);
+        memcpy(dst->val + begin, src->val + begin, sizeof *dst->val * len);
+    }
+    return SPB_OK;
+}
