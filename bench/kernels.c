@@ -5,6 +5,7 @@
 #include <fnmatch.h>
 #include <string.h>
 
+#include "../cpu/baselines.h"
 #include "../cpu/spmv_cpu.h"
 
 /* ---- CSR: no conversion, the state is the matrix itself -------------------- */
@@ -189,6 +190,38 @@ static void hll_omp_run(const void *state, const spb_value *x, spb_value *y)
     hll_omp_spmv(&s->H, s->threads, x, y);
 }
 
+/* ---- CPU library baselines ----------------------------------------------------- */
+
+static int rsb_supports(const spb_csr *A, char *why)
+{
+    (void)A;
+    return rsb_baseline_available(why);
+}
+
+static spb_status rsb_prepare(const spb_csr *A, const spb_kernel_config *config,
+                              spb_kernel_plan *plan, char *msg)
+{
+    spb_status st = rsb_baseline_prepare(A, config->threads, &plan->state, &plan->tune_ms, msg);
+    plan->stored_entries = A->nnz;
+    plan->bytes = csr_spmv_bytes(A); /* the same useful traffic as CSR */
+    return st;
+}
+
+static int graphblas_supports(const spb_csr *A, char *why)
+{
+    (void)A;
+    return graphblas_baseline_available(why);
+}
+
+static spb_status graphblas_prepare(const spb_csr *A, const spb_kernel_config *config,
+                                    spb_kernel_plan *plan, char *msg)
+{
+    spb_status st = graphblas_baseline_prepare(A, config->threads, &plan->state, msg);
+    plan->stored_entries = A->nnz;
+    plan->bytes = csr_spmv_bytes(A);
+    return st;
+}
+
 /* ---- the table -------------------------------------------------------------- */
 
 const spb_kernel spb_kernels[] = {
@@ -212,6 +245,12 @@ const spb_kernel spb_kernels[] = {
      NULL, hll_omp_row_prepare, hll_omp_run, hll_omp_release},
     {"hll.omp.col", "hll.col", SPB_BACKEND_OPENMP, "HLL column-major hacks under schedule(guided)",
      NULL, hll_omp_col_prepare, hll_omp_run, hll_omp_release},
+    {"librsb", "rsb", SPB_BACKEND_OPENMP,
+     "librsb rsb_spmv on recursive sparse blocks, autotuned by rsb_tune_spmm in prepare",
+     rsb_supports, rsb_prepare, rsb_baseline_run, rsb_baseline_release},
+    {"graphblas", "grb.row", SPB_BACKEND_OPENMP,
+     "SuiteSparse:GraphBLAS GrB_mxv, plus-times, row-major; result copied out to y",
+     graphblas_supports, graphblas_prepare, graphblas_baseline_run, graphblas_baseline_release},
 };
 
 const int spb_kernel_count = (int)(sizeof spb_kernels / sizeof spb_kernels[0]);

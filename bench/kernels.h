@@ -18,6 +18,7 @@ typedef struct {
     void *state;
     int64_t stored_entries; /* entries the format stores, padding included */
     double bytes;           /* bytes one product moves (metrics) */
+    double tune_ms;         /* autotuning inside prepare, when the kernel has one */
 } spb_kernel_plan;
 
 typedef struct {

@@ -20,7 +20,7 @@ void result_init(spb_result *r)
 {
     memset(r, 0, sizeof *r);
     r->matrix = r->kernel = r->format = r->backend = r->message = "";
-    r->stored_entries = r->prepare_ms = r->gflops = r->gbytes_per_s = NAN;
+    r->stored_entries = r->prepare_ms = r->tune_ms = r->gflops = r->gbytes_per_s = NAN;
     r->roofline_frac = r->speedup = r->efficiency = r->bandwidth_gbs = r->tolerance = NAN;
     r->timing.median = r->timing.min = r->timing.max = NAN;
     r->error.abs_l2 = r->error.rel_l2 = r->error.max_abs = NAN;
@@ -35,7 +35,7 @@ static const char *const csv_columns =
     "time_ms_median,time_ms_min,time_ms_max,reps,gflops,gbytes_per_s,roofline_frac,"
     "speedup,efficiency,abs_l2_err,rel_l2_err,status,message,"
     "prepare_ms,max_abs_err,tolerance,batch,row_len_mean,row_len_std,row_len_max,"
-    "empty_rows,bandwidth_gbs";
+    "empty_rows,bandwidth_gbs,tune_ms";
 
 static void csv_text(FILE *f, const char *s)
 {
@@ -106,6 +106,7 @@ spb_status report_csv_row(FILE *csv, const char *path, const spb_result *r, char
     csv_number(csv, have_rows ? r->stats.row_max : NAN, COUNT_DIGITS);
     csv_number(csv, have_rows ? r->stats.empty_rows : NAN, COUNT_DIGITS);
     csv_number(csv, r->bandwidth_gbs, 4);
+    csv_number(csv, r->tune_ms, 6);
     fputc('\n', csv);
     return flush_checked(csv, path, msg);
 }

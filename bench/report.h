@@ -17,10 +17,10 @@ const char *row_status_str(spb_row_status status);
 typedef struct {
     const char *matrix, *kernel, *format, *backend;
     int threads;
-    spb_csr_stats stats;   /* rows, cols, nnz, row lengths */
-    double stored_entries; /* padding included */
-    spb_timing timing;     /* seconds per call */
-    double prepare_ms;
+    spb_csr_stats stats;        /* rows, cols, nnz, row lengths */
+    double stored_entries;      /* padding included */
+    spb_timing timing;          /* seconds per call */
+    double prepare_ms, tune_ms; /* tune_ms: autotuning, part of prepare_ms */
     double gflops, gbytes_per_s, roofline_frac, speedup, efficiency, bandwidth_gbs;
     spb_validation error;
     double tolerance;

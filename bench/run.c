@@ -70,6 +70,7 @@ static void run_kernel(const spb_kernel *kernel, matrix_case *mc, const spb_run_
         return;
     }
     spb_kernel_plan plan = {0};
+    plan.tune_ms = NAN;
     double start = timing_now();
     spb_status st = kernel->prepare(A, config, &plan, row_msg);
     r->prepare_ms = (timing_now() - start) * 1e3;
@@ -78,6 +79,7 @@ static void run_kernel(const spb_kernel *kernel, matrix_case *mc, const spb_run_
         return;
     }
     r->stored_entries = (double)plan.stored_entries;
+    r->tune_ms = plan.tune_ms;
     poison(mc->y, A->m);
     kernel->run(plan.state, mc->x, mc->y);
     validate_vector(A->m, mc->y, mc->y_ref, mc->scale, opts->tolerance, &r->error);

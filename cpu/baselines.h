@@ -1,0 +1,26 @@
+/* baselines.h — CPU library baselines run beside spbench's own kernels:
+ * librsb (recursive sparse blocks, autotuned) and SuiteSparse:GraphBLAS
+ * (GrB_mxv, plus-times semiring). Each is compiled in when CMake finds the
+ * library; otherwise its stub says "not built with ...". */
+#ifndef SPB_BASELINES_H
+#define SPB_BASELINES_H
+
+#include "../formats/csr.h"
+
+/* 1 when the library was compiled in; otherwise fills why. */
+int rsb_baseline_available(char *why);
+/* Builds the RSB matrix from A and autotunes it (rsb_tune_spmm) for
+ * `threads` threads; tune_ms receives the tuning time alone. */
+spb_status rsb_baseline_prepare(const spb_csr *A, int threads, void **state, double *tune_ms,
+                                char *msg);
+void rsb_baseline_run(const void *state, const spb_value *x, spb_value *y);
+void rsb_baseline_release(void *state);
+
+int graphblas_baseline_available(char *why);
+/* Builds a row-major (GxB_BY_ROW) GrB_Matrix from A; mxv runs on
+ * `threads` threads (descriptor GxB_NTHREADS). */
+spb_status graphblas_baseline_prepare(const spb_csr *A, int threads, void **state, char *msg);
+void graphblas_baseline_run(const void *state, const spb_value *x, spb_value *y);
+void graphblas_baseline_release(void *state);
+
+#endif

@@ -1,0 +1,26 @@
+/* graphblas_stub.c — stands in for SuiteSparse:GraphBLAS when CMake did not find it. */
+#include "baselines.h"
+
+int graphblas_baseline_available(char *why)
+{
+    spb_fail(why, SPB_ERR_UNSUPPORTED,
+             "not built with GraphBLAS (install libgraphblas-dev and rebuild)");
+    return 0;
+}
+
+spb_status graphblas_baseline_prepare(const spb_csr *A, int threads, void **state, char *msg)
+{
+    (void)A;
+    (void)threads;
+    *state = NULL;
+    return spb_fail(msg, SPB_ERR_UNSUPPORTED, "not built with GraphBLAS");
+}
+
+void graphblas_baseline_run(const void *state, const spb_value *x, spb_value *y)
+{
+    (void)state;
+    (void)x;
+    (void)y;
+}
+
+void graphblas_baseline_release(void *state) { (void)state; }

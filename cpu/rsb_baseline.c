@@ -1,0 +1,98 @@
+/* rsb_baseline.c — librsb as a baseline (see baselines.h). */
+#include <rsb.h>
+#include <string.h>
+#include <time.h>
+
+#include "baselines.h"
+
+typedef struct {
+    struct rsb_mtx_t *mtx;
+    rsb_int_t threads;
+    spb_index m, n;
+} rsb_state;
+
+static int rsb_ready;
+
+int rsb_baseline_available(char *why)
+{
+    (void)why;
+    return 1;
+}
+
+static spb_status rsb_error(rsb_err_t err, const char *what, char *msg)
+{
+    char text[256] = "";
+    rsb_strerror_r(err, text, sizeof text);
+    return spb_fail(msg, SPB_ERR_INVALID, "librsb %s: %s", what, text);
+}
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+spb_status rsb_baseline_prepare(const spb_csr *A, int threads, void **state, double *tune_ms,
+                                char *msg)
+{
+    *state = NULL;
+    if (!rsb_ready) {
+        rsb_err_t err = rsb_lib_init(RSB_NULL_INIT_OPTIONS);
+        if (err != RSB_ERR_NO_ERROR) return rsb_error(err, "rsb_lib_init", msg);
+        rsb_ready = 1;
+    }
+    rsb_state *s = spb_calloc(1, sizeof *s);
+    if (!s) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
+    s->threads = threads;
+    s->m = A->m;
+    s->n = A->n;
+    rsb_err_t err = rsb_lib_set_opt(RSB_IO_WANT_EXECUTING_THREADS, &s->threads);
+    if (err != RSB_ERR_NO_ERROR) {
+        spb_free(s);
+        return rsb_error(err, "setting the thread count", msg);
+    }
+    s->mtx = rsb_mtx_alloc_from_csr_const(A->val, A->row_ptr, A->col_idx, A->nnz,
+                                          RSB_NUMERICAL_TYPE_DOUBLE, A->m, A->n, 1, 1,
+                                          RSB_FLAG_NOFLAGS, &err);
+    if (!s->mtx || err != RSB_ERR_NO_ERROR) {
+        spb_free(s);
+        return rsb_error(err, "building the matrix", msg);
+    }
+    /* Autotuning of the block structure for this thread count; the tuner
+     * may replace the matrix (freeing the old one). */
+    const double alpha = 1.0, beta = 0.0;
+    double start = seconds_now();
+    /* librsb refuses to tune a matrix without rows or columns: nothing to tune. */
+    if (A->m > 0 && A->n > 0)
+        err = rsb_tune_spmm(&s->mtx, NULL, NULL, 0, 0.0, RSB_TRANSPOSITION_N, &alpha, NULL, 1,
+                            RSB_FLAG_WANT_COLUMN_MAJOR_ORDER, NULL, 0, &beta, NULL, 0);
+    *tune_ms = (seconds_now() - start) * 1e3;
+    if (err != RSB_ERR_NO_ERROR) {
+        rsb_baseline_release(s);
+        return rsb_error(err, "rsb_tune_spmm", msg);
+    }
+    *state = s;
+    return SPB_OK;
+}
+
+void rsb_baseline_run(const void *state, const spb_value *x, spb_value *y)
+{
+    const rsb_state *s = state;
+    const double alpha = 1.0, beta = 0.0;
+    if (s->n == 0) { /* no columns: librsb leaves y untouched, the product is zero */
+        memset(y, 0, sizeof *y * (size_t)s->m);
+        return;
+    }
+    /* librsb keeps the thread count globally; set it for this matrix. */
+    rsb_lib_set_opt(RSB_IO_WANT_EXECUTING_THREADS, &s->threads);
+    rsb_spmv(RSB_TRANSPOSITION_N, &alpha, s->mtx, x, 1, &beta, y, 1);
+}
+
+void rsb_baseline_release(void *state)
+{
+    rsb_state *s = state;
+    if (!s) return;
+    if (s->mtx) rsb_mtx_free(s->mtx);
+    spb_free(s);
+}

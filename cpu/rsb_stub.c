@@ -1,0 +1,27 @@
+/* rsb_stub.c — stands in for librsb when CMake did not find it. */
+#include "baselines.h"
+
+int rsb_baseline_available(char *why)
+{
+    spb_fail(why, SPB_ERR_UNSUPPORTED, "not built with librsb (install librsb-dev and rebuild)");
+    return 0;
+}
+
+spb_status rsb_baseline_prepare(const spb_csr *A, int threads, void **state, double *tune_ms,
+                                char *msg)
+{
+    (void)A;
+    (void)threads;
+    (void)tune_ms;
+    *state = NULL;
+    return spb_fail(msg, SPB_ERR_UNSUPPORTED, "not built with librsb");
+}
+
+void rsb_baseline_run(const void *state, const spb_value *x, spb_value *y)
+{
+    (void)state;
+    (void)x;
+    (void)y;
+}
+
+void rsb_baseline_release(void *state) { (void)state; }
