@@ -7,6 +7,7 @@
 
 #include "../cpu/baselines.h"
 #include "../cpu/spmv_cpu.h"
+#include "../gpu/gpu.h"
 
 /* ---- CSR: no conversion, the state is the matrix itself -------------------- */
 
@@ -222,35 +223,106 @@ static spb_status graphblas_prepare(const spb_csr *A, const spb_kernel_config *c
     return st;
 }
 
+/* ---- CUDA kernels and cuSPARSE (gpu/) ------------------------------------------- */
+
+static int cuda_supports(const spb_csr *A, char *why)
+{
+    (void)A;
+    return gpu_available(why);
+}
+
+static spb_status cuda_prepare(spb_gpu_kernel which, const spb_csr *A,
+                               const spb_kernel_config *config, spb_kernel_plan *plan, char *msg)
+{
+    spb_status st = gpu_prepare(which, A, config->hack_size, config->block_size, &plan->state,
+                                &plan->stored_entries, &plan->bytes, msg);
+    if (st == SPB_OK) plan->block_size = gpu_block_size(plan->state);
+    return st;
+}
+
+#define CUDA_PREPARE(fn, which)                                                                    \
+    static spb_status fn(const spb_csr *A, const spb_kernel_config *config, spb_kernel_plan *plan, \
+                         char *msg)                                                                \
+    {                                                                                              \
+        return cuda_prepare(which, A, config, plan, msg);                                          \
+    }
+
+CUDA_PREPARE(csr_cuda_thread_prepare, GPU_CSR_THREAD)
+CUDA_PREPARE(csr_cuda_warp_prepare, GPU_CSR_WARP)
+CUDA_PREPARE(csr_cuda_warp_shared_prepare, GPU_CSR_WARP_SHARED)
+CUDA_PREPARE(csr_cuda_warp_shared2d_prepare, GPU_CSR_WARP_SHARED2D)
+CUDA_PREPARE(csr_cuda_ldg_prepare, GPU_CSR_LDG)
+CUDA_PREPARE(csr_cuda_texture_prepare, GPU_CSR_TEXTURE)
+CUDA_PREPARE(hll_cuda_row_prepare, GPU_HLL_ROW)
+CUDA_PREPARE(hll_cuda_warp_prepare, GPU_HLL_WARP)
+CUDA_PREPARE(hll_cuda_warp_shared_prepare, GPU_HLL_WARP_SHARED)
+CUDA_PREPARE(hll_cuda_col_prepare, GPU_HLL_COL)
+CUDA_PREPARE(cusparse_csr_prepare, GPU_CUSPARSE_CSR)
+CUDA_PREPARE(cusparse_csr_alg2_prepare, GPU_CUSPARSE_CSR_ALG2)
+CUDA_PREPARE(cusparse_sell_prepare, GPU_CUSPARSE_SELL)
+
+#define CUDA_ENTRY(name, format, prepare, description)                                             \
+    {                                                                                              \
+        name, format, SPB_BACKEND_CUDA, description, cuda_supports, prepare, gpu_run, gpu_release, \
+            gpu_time_calls, gpu_check                                                              \
+    }
+
 /* ---- the table -------------------------------------------------------------- */
 
 const spb_kernel spb_kernels[] = {
     {"csr.serial", "csr", SPB_BACKEND_SERIAL, "CSR, one thread, row by row (the speedup baseline)",
-     NULL, csr_prepare, csr_serial_run, csr_release},
+     NULL, csr_prepare, csr_serial_run, csr_release, NULL, NULL},
     {"hll.serial.row", "hll.row", SPB_BACKEND_SERIAL,
      "HLL with row-major hacks, one thread, row by row", NULL, hll_row_prepare, hll_serial_run,
-     hll_release},
+     hll_release, NULL, NULL},
     {"hll.serial.col", "hll.col", SPB_BACKEND_SERIAL,
      "HLL with column-major hacks, one thread, a hack column at a time", NULL, hll_col_prepare,
-     hll_serial_run, hll_release},
+     hll_serial_run, hll_release, NULL, NULL},
     {"csr.omp.nnz", "csr", SPB_BACKEND_OPENMP,
      "CSR, one contiguous nnz-balanced row range per thread (partition made in prepare)", NULL,
-     csr_omp_nnz_prepare, csr_omp_nnz_run, csr_omp_release},
+     csr_omp_nnz_prepare, csr_omp_nnz_run, csr_omp_release, NULL, NULL},
     {"csr.omp.guided", "csr", SPB_BACKEND_OPENMP, "CSR, rows under schedule(guided)", NULL,
-     csr_omp_rows_prepare, csr_omp_guided_run, csr_omp_release},
+     csr_omp_rows_prepare, csr_omp_guided_run, csr_omp_release, NULL, NULL},
     {"csr.omp.static", "csr", SPB_BACKEND_OPENMP,
      "CSR, rows under schedule(static): the plain OpenMP baseline", NULL, csr_omp_rows_prepare,
-     csr_omp_static_run, csr_omp_release},
+     csr_omp_static_run, csr_omp_release, NULL, NULL},
     {"hll.omp.row", "hll.row", SPB_BACKEND_OPENMP, "HLL row-major hacks under schedule(guided)",
-     NULL, hll_omp_row_prepare, hll_omp_run, hll_omp_release},
+     NULL, hll_omp_row_prepare, hll_omp_run, hll_omp_release, NULL, NULL},
     {"hll.omp.col", "hll.col", SPB_BACKEND_OPENMP, "HLL column-major hacks under schedule(guided)",
-     NULL, hll_omp_col_prepare, hll_omp_run, hll_omp_release},
+     NULL, hll_omp_col_prepare, hll_omp_run, hll_omp_release, NULL, NULL},
     {"librsb", "rsb", SPB_BACKEND_OPENMP,
      "librsb rsb_spmv on recursive sparse blocks, autotuned by rsb_tune_spmm in prepare",
-     rsb_supports, rsb_prepare, rsb_baseline_run, rsb_baseline_release},
+     rsb_supports, rsb_prepare, rsb_baseline_run, rsb_baseline_release, NULL, NULL},
     {"graphblas", "grb.row", SPB_BACKEND_OPENMP,
      "SuiteSparse:GraphBLAS GrB_mxv, plus-times, row-major; result copied out to y",
-     graphblas_supports, graphblas_prepare, graphblas_baseline_run, graphblas_baseline_release},
+     graphblas_supports, graphblas_prepare, graphblas_baseline_run, graphblas_baseline_release,
+     NULL, NULL},
+    CUDA_ENTRY("csr.cuda.thread", "csr", csr_cuda_thread_prepare,
+               "CSR on the GPU, one thread per row"),
+    CUDA_ENTRY("csr.cuda.warp", "csr", csr_cuda_warp_prepare,
+               "CSR on the GPU, one warp per row, __shfl_down_sync reduction"),
+    CUDA_ENTRY("csr.cuda.warp_shared", "csr", csr_cuda_warp_shared_prepare,
+               "CSR on the GPU, one warp per row, partial sums reduced in shared memory"),
+    CUDA_ENTRY("csr.cuda.warp_shared2d", "csr", csr_cuda_warp_shared2d_prepare,
+               "CSR on the GPU, 2-D blocks, a 2-D shared array of partials, then shuffles"),
+    CUDA_ENTRY("csr.cuda.ldg", "csr", csr_cuda_ldg_prepare,
+               "CSR on the GPU, one warp per row, read-only loads through __ldg"),
+    CUDA_ENTRY("csr.cuda.texture", "csr", csr_cuda_texture_prepare,
+               "CSR on the GPU, one warp per row, x read through a texture object"),
+    CUDA_ENTRY("hll.cuda.row", "hll.row", hll_cuda_row_prepare,
+               "HLL row-major hacks on the GPU, one thread per row"),
+    CUDA_ENTRY("hll.cuda.warp", "hll.row", hll_cuda_warp_prepare,
+               "HLL row-major hacks on the GPU, one warp per row, shuffle reduction"),
+    CUDA_ENTRY("hll.cuda.warp_shared", "hll.row", hll_cuda_warp_shared_prepare,
+               "HLL row-major hacks on the GPU, one warp per row, shared-memory reduction"),
+    CUDA_ENTRY("hll.cuda.col", "hll.col", hll_cuda_col_prepare,
+               "HLL column-major hacks on the GPU, one thread per row (coalesced)"),
+    CUDA_ENTRY("cusparse.csr", "csr", cusparse_csr_prepare,
+               "cuSPARSE cusparseSpMV on CSR, CUSPARSE_SPMV_CSR_ALG1 (the reference to beat)"),
+    CUDA_ENTRY("cusparse.csr.alg2", "csr", cusparse_csr_alg2_prepare,
+               "cuSPARSE cusparseSpMV on CSR, CUSPARSE_SPMV_CSR_ALG2 (deterministic)"),
+    CUDA_ENTRY("cusparse.sell", "sell", cusparse_sell_prepare,
+               "cuSPARSE cusparseSpMV on sliced ELL (slice = hack size), SELL_ALG1"),
 };
 
 const int spb_kernel_count = (int)(sizeof spb_kernels / sizeof spb_kernels[0]);

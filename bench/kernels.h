@@ -11,6 +11,7 @@ typedef enum { SPB_BACKEND_SERIAL, SPB_BACKEND_OPENMP, SPB_BACKEND_CUDA } spb_ba
 typedef struct {
     spb_index hack_size; /* HLL rows per hack */
     int threads;         /* CPU threads (OpenMP kernels) */
+    int block_size;      /* GPU threads per block; 0 = the kernel's default */
 } spb_kernel_config;
 
 /* What prepare hands back: the kernel's private state and its byte model. */
@@ -19,6 +20,7 @@ typedef struct {
     int64_t stored_entries; /* entries the format stores, padding included */
     double bytes;           /* bytes one product moves (metrics) */
     double tune_ms;         /* autotuning inside prepare, when the kernel has one */
+    int block_size;         /* GPU block size in use (0: not a GPU kernel) */
 } spb_kernel_plan;
 
 typedef struct {
@@ -35,6 +37,12 @@ typedef struct {
     /* y = A*x: the timed part. */
     void (*run)(const void *state, const spb_value *x, spb_value *y);
     void (*release)(void *state); /* accepts NULL */
+    /* Device kernels only (NULL for host ones): run() is a whole product,
+     * transfers included; time_calls() times `calls` back-to-back products
+     * on device-resident data and returns seconds (negative on failure);
+     * check() reports the first device error met. */
+    double (*time_calls)(void *state, int calls);
+    spb_status (*check)(const void *state, char *msg);
 } spb_kernel;
 
 extern const spb_kernel spb_kernels[];

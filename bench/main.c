@@ -47,6 +47,7 @@ static void usage(FILE *out)
             "  --tol T             validation tolerance (default %.0e): a product fails when\n"
             "                      ||y - y_ref||_2 > T * || |A| |x| ||_2\n"
             "  --hack-size H       HLL rows per hack (default %d)\n"
+            "  --block-size B      GPU threads per block (default: each kernel's own)\n"
             "  --threads LIST      thread counts for OpenMP kernels: 1,2,4 or 1-8 or max\n"
             "                      (default max); serial kernels run once at 1 thread\n"
             "  --csv FILE          write result rows to FILE (flushed row by row)\n"
@@ -269,7 +270,7 @@ static int cmd_spmv(int argc, char **argv)
 {
     const char *matrix = NULL, *kernel_name = NULL, *x_path = NULL, *out = NULL;
     uint64_t seed = 1;
-    spb_kernel_config config = {HLL_DEFAULT_HACK_SIZE, 1};
+    spb_kernel_config config = {HLL_DEFAULT_HACK_SIZE, 1, 0};
     double tolerance = SPB_DEFAULT_TOLERANCE;
     for (int i = 0; i < argc; i++) {
         const char *value;
@@ -413,7 +414,7 @@ static int cmd_run(int argc, char **argv)
     opts.timing = (spb_timing_opts){2, 10, 0.1};
     opts.seed = 1;
     opts.tolerance = SPB_DEFAULT_TOLERANCE;
-    opts.config = (spb_kernel_config){HLL_DEFAULT_HACK_SIZE, 1};
+    opts.config = (spb_kernel_config){HLL_DEFAULT_HACK_SIZE, 1, 0};
     opts.table = stdout;
     int thread_list[64] = {0};
     double bandwidths[64] = {0};
@@ -440,6 +441,8 @@ static int cmd_run(int argc, char **argv)
             opts.csv_path = value;
         else if (option_value(argc, argv, &i, "--threads", &value))
             opts.thread_counts = parse_thread_list(value, thread_list, 64);
+        else if (option_value(argc, argv, &i, "--block-size", &value))
+            opts.config.block_size = (int)parse_long("--block-size", value, 1);
         else if (argv[i][0] == '-' && argv[i][1] == '-')
             unknown_option(argv[i]);
         else
@@ -447,9 +450,12 @@ static int cmd_run(int argc, char **argv)
     }
     opts.threads = thread_list;
     opts.bandwidth_gbs = bandwidths;
-    int selected = 0;
-    for (int k = 0; k < spb_kernel_count; k++)
-        selected += kernel_selected(spb_kernels[k].name, opts.kernels);
+    int selected = 0, selected_cuda = 0;
+    for (int k = 0; k < spb_kernel_count; k++) {
+        int chosen = kernel_selected(spb_kernels[k].name, opts.kernels);
+        selected += chosen;
+        selected_cuda += chosen && spb_kernels[k].backend == SPB_BACKEND_CUDA;
+    }
     if (!selected) {
         fprintf(stderr, "spbench: --kernels '%s' matches no kernel (see spbench --list)\n",
                 opts.kernels);
@@ -477,9 +483,12 @@ static int cmd_run(int argc, char **argv)
         else
             st = bandwidth_cpu_triad(opts.threads[c], &bandwidths[c], msg);
     }
+    spb_gpu_info gpu;
+    char gpu_msg[SPB_MSG_LEN] = "";
+    int have_gpu = gpu_query(&gpu, gpu_msg) == SPB_OK;
+    if (st == SPB_OK && have_gpu && selected_cuda)
+        st = gpu_copy_bandwidth(&opts.gpu_bandwidth_gbs, msg);
     if (st == SPB_OK) {
-        spb_gpu_info gpu;
-        char gpu_msg[SPB_MSG_LEN] = "";
         printf("# spbench %s: %d matrices, %d kernels selected, seed %llu\n", SPB_VERSION,
                list.count, selected, (unsigned long long)opts.seed);
         printf("# OpenMP: %d processors, OMP_PROC_BIND=%s, OMP_PLACES=%s\n", omp_get_num_procs(),
@@ -489,9 +498,11 @@ static int cmd_run(int argc, char **argv)
         for (int c = 0; c < opts.thread_counts; c++)
             if (opts.threads[c] != 1) printf(", %.2f at %d", bandwidths[c], opts.threads[c]);
         printf("\n");
-        if (gpu_query(&gpu, gpu_msg) == SPB_OK)
-            printf("# GPU: %s, %d SMs, %.1f GiB\n", gpu.name, gpu.sm_count,
-                   gpu.memory_bytes / (1024.0 * 1024 * 1024));
+        if (have_gpu)
+            printf("# GPU: %s, %d SMs, %.1f GiB, compute capability %d.%d, driver %d, runtime %d;"
+                   " device-to-device copy (read + write): %.1f GB/s\n",
+                   gpu.name, gpu.sm_count, gpu.memory_bytes / (1024.0 * 1024 * 1024), gpu.cc_major,
+                   gpu.cc_minor, gpu.driver_version, gpu.runtime_version, opts.gpu_bandwidth_gbs);
         else
             printf("# GPU: %s\n", gpu_msg);
         printf("# validation: ||y - y_ref||_2 <= %.1e * || |A| |x| ||_2\n", opts.tolerance);

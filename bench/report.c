@@ -35,7 +35,7 @@ static const char *const csv_columns =
     "time_ms_median,time_ms_min,time_ms_max,reps,gflops,gbytes_per_s,roofline_frac,"
     "speedup,efficiency,abs_l2_err,rel_l2_err,status,message,"
     "prepare_ms,max_abs_err,tolerance,batch,row_len_mean,row_len_std,row_len_max,"
-    "empty_rows,bandwidth_gbs,tune_ms";
+    "empty_rows,bandwidth_gbs,tune_ms,block_size";
 
 static void csv_text(FILE *f, const char *s)
 {
@@ -107,13 +107,14 @@ spb_status report_csv_row(FILE *csv, const char *path, const spb_result *r, char
     csv_number(csv, have_rows ? r->stats.empty_rows : NAN, COUNT_DIGITS);
     csv_number(csv, r->bandwidth_gbs, 4);
     csv_number(csv, r->tune_ms, 6);
+    csv_number(csv, r->block_size ? r->block_size : NAN, COUNT_DIGITS);
     fputc('\n', csv);
     return flush_checked(csv, path, msg);
 }
 
 void report_table_header(FILE *out)
 {
-    fprintf(out, "%-24s %-16s %3s %10s %10s %8s %8s %6s %9s  %s\n", "matrix", "kernel", "thr",
+    fprintf(out, "%-24s %-22s %3s %10s %10s %8s %8s %6s %9s  %s\n", "matrix", "kernel", "thr",
             "nnz", "median_ms", "GFLOPS", "GB/s", "roof%", "rel_err", "status");
     fflush(out);
 }
@@ -128,7 +129,7 @@ void report_table_row(FILE *out, const spb_result *r)
     if (!isnan(r->gbytes_per_s)) snprintf(gbs, sizeof gbs, "%.2f", r->gbytes_per_s);
     if (!isnan(r->roofline_frac)) snprintf(roof, sizeof roof, "%.1f", 100 * r->roofline_frac);
     if (!isnan(r->error.rel_l2)) snprintf(rel, sizeof rel, "%.2e", r->error.rel_l2);
-    fprintf(out, "%-24.24s %-16s %3d %10s %10s %8s %8s %6s %9s  %s%s%s\n", r->matrix, r->kernel,
+    fprintf(out, "%-24.24s %-22s %3d %10s %10s %8s %8s %6s %9s  %s%s%s\n", r->matrix, r->kernel,
             r->threads, nnz, median, gflops, gbs, roof, rel, row_status_str(r->status),
             r->message[0] ? ": " : "", r->message);
     fflush(out);

@@ -17,6 +17,7 @@ const char *row_status_str(spb_row_status status);
 typedef struct {
     const char *matrix, *kernel, *format, *backend;
     int threads;
+    int block_size;             /* GPU kernels; 0 otherwise */
     spb_csr_stats stats;        /* rows, cols, nnz, row lengths */
     double stored_entries;      /* padding included */
     spb_timing timing;          /* seconds per call */

@@ -23,14 +23,6 @@ typedef struct {
     spb_value *y;
 } timed_call;
 
-static double time_cpu_calls(void *ctx, int calls)
-{
-    timed_call *c = ctx;
-    double start = timing_now();
-    for (int k = 0; k < calls; k++) c->kernel->run(c->state, c->x, c->y);
-    return timing_now() - start;
-}
-
 /* What every kernel of one matrix shares. */
 typedef struct {
     const char *name;
@@ -59,6 +51,27 @@ static void poison(spb_value *y, spb_index len)
     for (spb_index i = 0; i < len; i++) y[i] = NAN;
 }
 
+/* Times a host kernel: `calls` back-to-back products. */
+static double time_host_calls(void *ctx, int calls)
+{
+    timed_call *c = ctx;
+    double start = timing_now();
+    for (int k = 0; k < calls; k++) c->kernel->run(c->state, c->x, c->y);
+    return timing_now() - start;
+}
+
+/* One product into mc->y (NaN-poisoned first) and its validation; a device
+ * error is reported as an error, not as a wrong answer. */
+static spb_row_status product_status(const spb_kernel *kernel, void *state, matrix_case *mc,
+                                     const spb_run_opts *opts, spb_validation *v, char *row_msg)
+{
+    poison(mc->y, mc->A->m);
+    kernel->run(state, mc->x, mc->y);
+    if (kernel->check && kernel->check(state, row_msg) != SPB_OK) return SPB_ROW_ERROR;
+    validate_vector(mc->A->m, mc->y, mc->y_ref, mc->scale, opts->tolerance, v);
+    return v->passed ? SPB_ROW_OK : SPB_ROW_WRONG;
+}
+
 /* Measures one kernel into r (status and message included). */
 static void run_kernel(const spb_kernel *kernel, matrix_case *mc, const spb_run_opts *opts,
                        const spb_kernel_config *config, double bandwidth_gbs, spb_result *r,
@@ -75,36 +88,51 @@ static void run_kernel(const spb_kernel *kernel, matrix_case *mc, const spb_run_
     spb_status st = kernel->prepare(A, config, &plan, row_msg);
     r->prepare_ms = (timing_now() - start) * 1e3;
     if (st != SPB_OK) {
-        r->status = SPB_ROW_ERROR;
+        /* a kernel that declines this matrix by design is skipped, not failed */
+        r->status = st == SPB_ERR_UNSUPPORTED ? SPB_ROW_SKIPPED : SPB_ROW_ERROR;
         return;
     }
     r->stored_entries = (double)plan.stored_entries;
     r->tune_ms = plan.tune_ms;
-    poison(mc->y, A->m);
-    kernel->run(plan.state, mc->x, mc->y);
-    validate_vector(A->m, mc->y, mc->y_ref, mc->scale, opts->tolerance, &r->error);
-    if (!r->error.passed) {
-        r->status = SPB_ROW_WRONG;
-        spb_fail(row_msg, SPB_ERR_INVALID, "first product failed validation");
+    if (plan.block_size) r->block_size = plan.block_size;
+    r->status = product_status(kernel, plan.state, mc, opts, &r->error, row_msg);
+    if (r->status != SPB_ROW_OK) {
+        if (r->status == SPB_ROW_WRONG)
+            spb_fail(row_msg, SPB_ERR_INVALID, "first product failed validation");
         kernel->release(plan.state);
         return;
     }
     timed_call call = {kernel, plan.state, mc->x, mc->y};
-    st = timing_measure(time_cpu_calls, &call, &opts->timing, &r->timing, row_msg);
-    if (st == SPB_OK) {
-        /* The last timed product must be as right as the first. */
-        spb_validation last;
-        validate_vector(A->m, mc->y, mc->y_ref, mc->scale, opts->tolerance, &last);
-        if (!last.passed || !(last.abs_l2 <= r->error.abs_l2)) r->error = last;
-    }
-    kernel->release(plan.state);
+    if (kernel->time_calls)
+        st = timing_measure(kernel->time_calls, plan.state, &opts->timing, &r->timing, row_msg);
+    else
+        st = timing_measure(time_host_calls, &call, &opts->timing, &r->timing, row_msg);
     if (st != SPB_OK) {
+        if (kernel->check) kernel->check(plan.state, row_msg);
+        kernel->release(plan.state);
         r->status = SPB_ROW_ERROR;
         return;
     }
-    if (!r->error.passed) {
+    /* After the timed calls the product must still be right: host kernels
+     * are checked on the last timed product, device kernels on one more
+     * whole product of the same state. */
+    spb_validation last;
+    spb_row_status after = SPB_ROW_OK;
+    if (kernel->time_calls) {
+        after = product_status(kernel, plan.state, mc, opts, &last, row_msg);
+    } else {
+        validate_vector(A->m, mc->y, mc->y_ref, mc->scale, opts->tolerance, &last);
+        after = last.passed ? SPB_ROW_OK : SPB_ROW_WRONG;
+    }
+    kernel->release(plan.state);
+    if (after == SPB_ROW_ERROR) {
+        r->status = SPB_ROW_ERROR;
+        return;
+    }
+    if (!last.passed || !(last.abs_l2 <= r->error.abs_l2)) r->error = last;
+    if (after == SPB_ROW_WRONG) {
         r->status = SPB_ROW_WRONG;
-        spb_fail(row_msg, SPB_ERR_INVALID, "a timed product failed validation");
+        spb_fail(row_msg, SPB_ERR_INVALID, "a product after the timed calls failed validation");
         return;
     }
     double t = r->timing.median;
@@ -222,7 +250,9 @@ spb_status run_matrix(const char *source, const spb_run_opts *opts, spb_run_tota
             r.tolerance = opts->tolerance;
             row_msg[0] = '\0';
             r.message = row_msg;
-            double bandwidth = serial ? opts->serial_bandwidth_gbs : opts->bandwidth_gbs[c];
+            double bandwidth = kernel->backend == SPB_BACKEND_CUDA ? opts->gpu_bandwidth_gbs
+                               : serial                            ? opts->serial_bandwidth_gbs
+                                                                   : opts->bandwidth_gbs[c];
             run_kernel(kernel, &mc, opts, &config, bandwidth, &r, row_msg);
             emit(opts, totals, &r, &csv_status, msg);
             note_best(totals, &r);

@@ -21,6 +21,7 @@ typedef struct {
     const double *bandwidth_gbs; /* CPU roofline at each of those counts */
     int thread_counts;
     double serial_bandwidth_gbs; /* CPU roofline at one thread */
+    double gpu_bandwidth_gbs;    /* GPU roofline: device-to-device copy */
     FILE *csv;                   /* NULL: no CSV */
     const char *csv_path;
     FILE *table; /* human-readable rows */

@@ -30,7 +30,10 @@ spb_status timing_measure(spb_time_calls_fn time_calls, void *ctx, const spb_tim
     if (opts->warmup > 0) time_calls(ctx, opts->warmup);
     /* Grow the batch until one sample lasts long enough to time reliably. */
     int batch = 1;
-    while (batch < SPB_MAX_BATCH && time_calls(ctx, batch) < SPB_MIN_SAMPLE_SECONDS) batch *= 2;
+    double t = 0;
+    while (batch < SPB_MAX_BATCH && (t = time_calls(ctx, batch)) >= 0 && t < SPB_MIN_SAMPLE_SECONDS)
+        batch *= 2;
+    if (t < 0) return spb_fail(msg, SPB_ERR_DEVICE, "timed calls failed");
     int cap = opts->min_samples > 16 ? opts->min_samples : 16;
     double *samples = spb_malloc((size_t)cap, sizeof *samples);
     if (!samples) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for timing samples");
@@ -46,7 +49,11 @@ spb_status timing_measure(spb_time_calls_fn time_calls, void *ctx, const spb_tim
             samples = bigger;
             cap *= 2;
         }
-        double t = time_calls(ctx, batch);
+        t = time_calls(ctx, batch);
+        if (t < 0) {
+            spb_free(samples);
+            return spb_fail(msg, SPB_ERR_DEVICE, "timed calls failed");
+        }
         total += t;
         samples[count++] = t / batch;
     }

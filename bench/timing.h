@@ -23,7 +23,8 @@ typedef struct {
     int batch;               /* calls per sample */
 } spb_timing;
 
-/* Times `calls` back-to-back calls and returns the elapsed seconds. */
+/* Times `calls` back-to-back calls and returns the elapsed seconds, or a
+ * negative value when they failed (the protocol then stops with an error). */
 typedef double (*spb_time_calls_fn)(void *ctx, int calls);
 
 spb_status timing_measure(spb_time_calls_fn time_calls, void *ctx, const spb_timing_opts *opts,

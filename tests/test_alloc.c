@@ -62,7 +62,7 @@ typedef struct {
 static spb_status prepare_step(void *ctx, char *msg)
 {
     prepare_ctx *p = ctx;
-    spb_kernel_config config = {32, 1};
+    spb_kernel_config config = {32, 1, 0};
     spb_kernel_plan plan = {0};
     spb_status st = p->kernel->prepare(p->A, &config, &plan, msg);
     if (st == SPB_OK) p->kernel->release(plan.state);

@@ -14,6 +14,7 @@
 #include "check.h"
 
 static int ran, skipped;
+static int want_cuda; /* which half of the table this run checks */
 
 static void random_csr(spb_rng *rng, spb_index m, spb_index n, spb_index nnz, spb_index long_row,
                        spb_index long_len, spb_csr *A)
@@ -50,6 +51,7 @@ static void check_all_kernels(const char *label, const spb_csr *A, uint64_t seed
     static const spb_index hack_sizes[] = {1, 7, 32};
     for (int k = 0; k < spb_kernel_count; k++) {
         const spb_kernel *kernel = &spb_kernels[k];
+        if ((kernel->backend == SPB_BACKEND_CUDA) != want_cuda) continue;
         char why[SPB_MSG_LEN] = "";
         if (kernel->supports && !kernel->supports(A, why)) {
             skipped++;
@@ -59,7 +61,7 @@ static void check_all_kernels(const char *label, const spb_csr *A, uint64_t seed
         int max_threads = kernel->backend == SPB_BACKEND_OPENMP ? 4 : 1;
         for (int run = 0; run < 3 * max_threads; run++) {
             int h = run % 3, threads = 1 + run / 3;
-            spb_kernel_config config = {hack_sizes[h], threads};
+            spb_kernel_config config = {hack_sizes[h], threads, 0};
             spb_kernel_plan plan = {0};
             char msg[SPB_MSG_LEN] = "";
             spb_status st = kernel->prepare(A, &config, &plan, msg);
@@ -67,7 +69,15 @@ static void check_all_kernels(const char *label, const spb_csr *A, uint64_t seed
             if (st != SPB_OK) continue;
             for (spb_index i = 0; i < A->m; i++) y[i] = NAN;
             kernel->run(plan.state, x, y);
+            if (kernel->time_calls) /* a few device-resident products, then a whole one */
+                CHECK(kernel->time_calls(plan.state, 3) >= 0, "%s: timed calls failed",
+                      kernel->name);
             kernel->run(plan.state, x, y); /* y is overwritten, not accumulated */
+            if (kernel->check) {
+                char err[SPB_MSG_LEN] = "";
+                CHECK(kernel->check(plan.state, err) == SPB_OK, "%s on %s: %s", kernel->name, label,
+                      err);
+            }
             spb_validation v;
             validate_vector(A->m, y, y_ref, scale, SPB_DEFAULT_TOLERANCE, &v);
             spb_index worst = 0;
@@ -96,8 +106,12 @@ static void check_random(const char *label, spb_rng *rng, spb_index m, spb_index
     csr_free(&A);
 }
 
-int main(void)
+/* usage: test_kernels [MATRIX_DIR] [host|cuda] — host kernels by default;
+ * "cuda" checks the device kernels and reports itself skipped (CTest code
+ * 77) when none can run. */
+int main(int argc, char **argv)
 {
+    want_cuda = argc > 2 && strcmp(argv[2], "cuda") == 0;
     unsigned long long seed = check_seed();
     spb_rng rng;
     spb_rng_seed(&rng, seed);
