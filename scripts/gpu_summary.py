@@ -1,0 +1,50 @@
+"""Per matrix, every GPU kernel's GFLOPS and roofline fraction, and the best
+spbench kernel's time ratio to cusparse.csr (> 1: spbench is faster), with
+the geometric mean, from one results CSV. Markdown on stdout.
+
+usage: python3 scripts/gpu_summary.py RESULTS.csv
+"""
+import csv
+import math
+import sys
+
+
+def main():
+    rows = [r for r in csv.DictReader(open(sys.argv[1], newline=""))
+            if r["status"] == "ok" and r["backend"] == "cuda"]
+    kernels, matrices = [], []
+    for r in rows:
+        if r["kernel"] not in kernels:
+            kernels.append(r["kernel"])
+        if r["matrix"] not in matrices:
+            matrices.append(r["matrix"])
+    short = [k.replace("csr.cuda.", "c.").replace("hll.cuda.", "h.").replace("cusparse.", "cs.")
+             for k in kernels]
+    print("GFLOPS / roofline fraction per kernel (c. = csr.cuda, h. = hll.cuda, cs. = cusparse);"
+          " ratio = t(cusparse.csr) / t(best spbench kernel)\n")
+    print("| matrix | nnz | " + " | ".join(short) + " | best spbench | ratio |")
+    print("|---|---:|" + "---:|" * len(kernels) + "---|---:|")
+    logs = []
+    for m in matrices:
+        mine = {r["kernel"]: r for r in rows if r["matrix"] == m}
+        cells = []
+        for k in kernels:
+            r = mine.get(k)
+            cells.append("%.1f / %.2f" % (float(r["gflops"]), float(r["roofline_frac"]))
+                         if r else "-")
+        ours = [r for k, r in mine.items() if not k.startswith("cusparse.")]
+        best = min(ours, key=lambda r: float(r["time_ms_median"])) if ours else None
+        ratio = ""
+        if best and "cusparse.csr" in mine:
+            value = float(mine["cusparse.csr"]["time_ms_median"]) / float(best["time_ms_median"])
+            logs.append(math.log(value))
+            ratio = "%.2f" % value
+        nnz = next(iter(mine.values()))["nnz"]
+        print("| %s | %s | %s | %s | %s |" % (m, nnz, " | ".join(cells),
+                                               best["kernel"] if best else "-", ratio))
+    if logs:
+        print("\ngeometric mean of the ratio over %d matrices: %.2f"
+              % (len(logs), math.exp(sum(logs) / len(logs))))
+
+
+main()
