@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "../cpu/spmv_cpu.h"
 #include "../gpu/gpu.h"
@@ -28,7 +30,7 @@ static void usage(FILE *out)
             "\n"
             "usage:\n"
             "  spbench run [options] MATRIX...   measure every selected kernel on each matrix\n"
-            "  spbench info MATRIX...            matrix statistics and parse speed\n"
+            "  spbench info [--cache DIR] MATRIX...  statistics, parse speed (and cache speed)\n"
             "  spbench spmv MATRIX --kernel NAME [--x X.mtx | --seed S] -o Y.mtx\n"
             "                                    one product y = A*x, written as Matrix Market\n"
             "  spbench gen SPEC -o FILE.mtx[.gz] write a generated matrix\n"
@@ -51,6 +53,10 @@ static void usage(FILE *out)
             "  --threads LIST      thread counts for OpenMP kernels: 1,2,4 or 1-8 or max\n"
             "                      (default max); serial kernels run once at 1 thread\n"
             "  --csv FILE          write result rows to FILE (flushed row by row)\n"
+            "  --resume            keep FILE's rows and measure only what is missing\n"
+            "  --json FILE         the same rows with machine and build information\n"
+            "  --cache DIR         keep parsed matrices in DIR (binary, checked)\n"
+            "  --quiet             no progress on stderr\n"
             "\n"
             "Exit status: 0 when every row is ok or skipped, 1 when any is wrong or error,\n"
             "2 for a usage error.\n",
@@ -152,15 +158,40 @@ static int cmd_list(void)
 
 /* ---- spbench info ------------------------------------------------------------- */
 
+/* Fills the cache for source (if needed) and times a load from it. */
+static void info_cache_load(const char *source, const char *cache_dir, double parse_s)
+{
+    char msg[SPB_MSG_LEN] = "", note[SPB_MSG_LEN];
+    spb_csr A;
+    if (mkdir(cache_dir, 0777) != 0 && errno != EEXIST) {
+        printf("  cache           %s: cannot create: %s\n", cache_dir, strerror(errno));
+        return;
+    }
+    spb_status st = source_load_cached(source, cache_dir, &A, note, msg);
+    csr_free(&A);
+    double start = timing_now();
+    if (st == SPB_OK) st = source_load_cached(source, cache_dir, &A, note, msg);
+    double load_s = timing_now() - start;
+    csr_free(&A);
+    if (st != SPB_OK || strcmp(note, "hit") != 0)
+        printf("  cache           not used: %s\n", st != SPB_OK ? msg : note);
+    else
+        printf("  cache load      %.4f s (checked), %.1fx faster than parse + convert\n", load_s,
+               load_s > 0 ? parse_s / load_s : 0.0);
+}
+
 static int cmd_info(int argc, char **argv)
 {
     spb_index hack_size = HLL_DEFAULT_HACK_SIZE;
+    const char *cache_dir = NULL;
     char **items = spb_malloc((size_t)argc, sizeof *items);
     int count = 0;
     for (int i = 0; i < argc; i++) {
         const char *value;
         if (option_value(argc, argv, &i, "--hack-size", &value))
             hack_size = (spb_index)parse_long("--hack-size", value, 1);
+        else if (option_value(argc, argv, &i, "--cache", &value))
+            cache_dir = value;
         else if (argv[i][0] == '-' && argv[i][1] == '-')
             unknown_option(argv[i]);
         else
@@ -221,6 +252,7 @@ static int cmd_info(int argc, char **argv)
             printf("  parse           %.3f s for %.1f MB of text: %.1f MB/s (one core)\n", parse_s,
                    info.bytes / 1e6, parse_s > 0 ? info.bytes / 1e6 / parse_s : 0.0);
             printf("  COO -> CSR      %.3f s\n", convert_s);
+            if (cache_dir) info_cache_load(source, cache_dir, parse_s + convert_s);
         } else {
             printf("  generate        %.3f s\n", convert_s);
         }
@@ -406,6 +438,94 @@ bad:
     exit(EXIT_USAGE);
 }
 
+/* ---- --json: rows with the machine and build -------------------------------------- */
+
+#define SPB_JSON_FORMAT_VERSION 1
+
+#ifndef SPB_GIT_COMMIT
+#define SPB_GIT_COMMIT "unknown"
+#endif
+
+/* The CPU model from /proc/cpuinfo, or "unknown". */
+static void cpu_model(char *out, size_t size)
+{
+    snprintf(out, size, "unknown");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "model name", 10) != 0) continue;
+        char *colon = strchr(line, ':');
+        if (!colon) continue;
+        colon += 1 + (colon[1] == ' ');
+        colon[strcspn(colon, "\n")] = '\0';
+        snprintf(out, size, "%s", colon);
+        break;
+    }
+    fclose(f);
+}
+
+static spb_status json_begin(const spb_run_opts *opts, const spb_gpu_info *gpu,
+                             const char *gpu_reason, int matrices, char *msg)
+{
+    FILE *j = opts->json;
+    char model[256], date[64];
+    cpu_model(model, sizeof model);
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    fprintf(j, "{\n  \"format\": \"spbench-results\",\n  \"format_version\": %d,\n",
+            SPB_JSON_FORMAT_VERSION);
+    fprintf(j, "  \"spbench\": {\"version\": \"%s\", \"git_commit\": \"%s\", \"compiler\": ",
+            SPB_VERSION, SPB_GIT_COMMIT);
+    report_json_string(j, __VERSION__);
+    fprintf(j, ", \"cuda_compiled\": %s},\n", gpu_compiled() ? "true" : "false");
+    fprintf(j, "  \"date\": \"%s\",\n  \"machine\": {\n    \"cpu_model\": ", date);
+    report_json_string(j, model);
+    fprintf(j, ",\n    \"cpu_cores\": %d,\n    \"cpu_bandwidth_gbs\": {\"1\": %.4g",
+            omp_get_num_procs(), opts->serial_bandwidth_gbs);
+    for (int c = 0; c < opts->thread_counts; c++)
+        if (opts->threads[c] != 1)
+            fprintf(j, ", \"%d\": %.4g", opts->threads[c], opts->bandwidth_gbs[c]);
+    fprintf(j, "},\n    \"gpu\": ");
+    if (gpu) {
+        fprintf(j, "{\"name\": ");
+        report_json_string(j, gpu->name);
+        fprintf(j,
+                ", \"sm_count\": %d, \"compute_capability\": \"%d.%d\", \"memory_bytes\": %.0f, "
+                "\"driver_version\": %d, \"runtime_version\": %d, \"copy_bandwidth_gbs\": %.4g}",
+                gpu->sm_count, gpu->cc_major, gpu->cc_minor, gpu->memory_bytes, gpu->driver_version,
+                gpu->runtime_version, opts->gpu_bandwidth_gbs);
+    } else {
+        fprintf(j, "{\"name\": null, \"reason\": ");
+        report_json_string(j, gpu_reason);
+        fputc('}', j);
+    }
+    fprintf(j, "\n  },\n  \"settings\": {\"row_key\": ");
+    report_json_string(j, opts->settings);
+    fprintf(j,
+            ", \"kernels\": \"%s\", \"warmup\": %d, \"min_samples\": %d, \"min_time_s\": %g, "
+            "\"tolerance\": %g, \"matrices\": %d},\n  \"columns\": ",
+            opts->kernels ? opts->kernels : "*", opts->timing.warmup, opts->timing.min_samples,
+            opts->timing.min_time, opts->tolerance, matrices);
+    report_json_string(j, report_csv_columns());
+    fprintf(j, ",\n  \"rows\": [");
+    if (fflush(j) != 0 || ferror(j))
+        return spb_fail(msg, SPB_ERR_IO, "%s: write failed: %s", opts->json_path, strerror(errno));
+    return SPB_OK;
+}
+
+static spb_status json_end(const spb_run_opts *opts, const spb_run_totals *totals, char *msg)
+{
+    fprintf(opts->json,
+            "\n  ],\n  \"totals\": {\"rows\": %d, \"ok\": %d, \"wrong\": %d, \"skipped\": %d, "
+            "\"error\": %d, \"already_in_csv\": %d}\n}\n",
+            totals->rows, totals->ok, totals->wrong, totals->skipped, totals->errors,
+            totals->resumed);
+    if (fflush(opts->json) != 0 || ferror(opts->json))
+        return spb_fail(msg, SPB_ERR_IO, "%s: write failed: %s", opts->json_path, strerror(errno));
+    return SPB_OK;
+}
+
 /* ---- spbench run -------------------------------------------------------------- */
 
 static int cmd_run(int argc, char **argv)
@@ -416,6 +536,7 @@ static int cmd_run(int argc, char **argv)
     opts.tolerance = SPB_DEFAULT_TOLERANCE;
     opts.config = (spb_kernel_config){HLL_DEFAULT_HACK_SIZE, 1, 0};
     opts.table = stdout;
+    int resume = 0, quiet = 0;
     int thread_list[64] = {0};
     double bandwidths[64] = {0};
     opts.thread_counts = parse_thread_list("max", thread_list, 64);
@@ -443,6 +564,14 @@ static int cmd_run(int argc, char **argv)
             opts.thread_counts = parse_thread_list(value, thread_list, 64);
         else if (option_value(argc, argv, &i, "--block-size", &value))
             opts.config.block_size = (int)parse_long("--block-size", value, 1);
+        else if (option_value(argc, argv, &i, "--json", &value))
+            opts.json_path = value;
+        else if (option_value(argc, argv, &i, "--cache", &value))
+            opts.cache_dir = value;
+        else if (strcmp(argv[i], "--resume") == 0)
+            resume = 1;
+        else if (strcmp(argv[i], "--quiet") == 0)
+            quiet = 1;
         else if (argv[i][0] == '-' && argv[i][1] == '-')
             unknown_option(argv[i]);
         else
@@ -465,16 +594,44 @@ static int cmd_run(int argc, char **argv)
     spb_source_list list = expand_or_exit(count, items);
     spb_free(items);
     char msg[SPB_MSG_LEN] = "";
-    /* Open the CSV before any work, so an unwritable path costs nothing. */
-    if (opts.csv_path) {
-        opts.csv = fopen(opts.csv_path, "w");
-        if (!opts.csv) {
-            fprintf(stderr, "spbench: %s: cannot write: %s\n", opts.csv_path, strerror(errno));
-            sources_free(&list);
-            return EXIT_USAGE;
-        }
+    char settings[128];
+    if (opts.config.block_size)
+        snprintf(settings, sizeof settings, "hack_size=%d block_size=%d seed=%llu",
+                 (int)opts.config.hack_size, opts.config.block_size, (unsigned long long)opts.seed);
+    else
+        snprintf(settings, sizeof settings, "hack_size=%d block_size=auto seed=%llu",
+                 (int)opts.config.hack_size, (unsigned long long)opts.seed);
+    opts.settings = settings;
+    spb_done_set done = {0};
+    int csv_has_header = 0;
+    if (resume && !opts.csv_path) {
+        fprintf(stderr, "spbench: --resume needs --csv FILE (the rows to resume from)\n");
+        sources_free(&list);
+        return EXIT_USAGE;
     }
-    spb_status st = report_csv_header(opts.csv, opts.csv_path, msg);
+    if (resume && resume_load(opts.csv_path, &done, &csv_has_header, msg) != SPB_OK) {
+        fprintf(stderr, "spbench: %s\n", msg);
+        sources_free(&list);
+        return EXIT_USAGE;
+    }
+    if (resume) opts.done = &done;
+    /* Open the outputs before any work, so an unwritable path costs nothing. */
+    const char *failed_path = NULL;
+    if (opts.csv_path && !(opts.csv = fopen(opts.csv_path, resume ? "a" : "w")))
+        failed_path = opts.csv_path;
+    if (!failed_path && opts.json_path && !(opts.json = fopen(opts.json_path, "w")))
+        failed_path = opts.json_path;
+    if (!failed_path && opts.cache_dir && mkdir(opts.cache_dir, 0777) != 0 && errno != EEXIST)
+        failed_path = opts.cache_dir;
+    if (failed_path) {
+        fprintf(stderr, "spbench: %s: cannot write: %s\n", failed_path, strerror(errno));
+        if (opts.csv) fclose(opts.csv);
+        if (opts.json) fclose(opts.json);
+        resume_free(&done);
+        sources_free(&list);
+        return EXIT_USAGE;
+    }
+    spb_status st = csv_has_header ? SPB_OK : report_csv_header(opts.csv, opts.csv_path, msg);
     /* The roofline at every thread count in use, measured once per run. */
     if (st == SPB_OK) st = bandwidth_cpu_triad(1, &opts.serial_bandwidth_gbs, msg);
     for (int c = 0; c < opts.thread_counts && st == SPB_OK; c++) {
@@ -506,13 +663,26 @@ static int cmd_run(int argc, char **argv)
         else
             printf("# GPU: %s\n", gpu_msg);
         printf("# validation: ||y - y_ref||_2 <= %.1e * || |A| |x| ||_2\n", opts.tolerance);
+        printf("# settings: %s%s\n", settings, resume ? "; resuming" : "");
         printf("# timing: %d warm-up calls, >= %d samples and >= %.3g s per kernel\n",
                opts.timing.warmup, opts.timing.min_samples, opts.timing.min_time);
         report_table_header(stdout);
     }
+    if (st == SPB_OK && opts.json)
+        st = json_begin(&opts, have_gpu ? &gpu : NULL, gpu_msg, list.count, msg);
+    spb_progress progress = {quiet ? NULL : stderr, !quiet && isatty(fileno(stderr)), 0, list.count,
+                             timing_now()};
+    opts.progress = &progress;
     spb_run_totals totals = {0};
-    for (int k = 0; k < list.count && st == SPB_OK; k++)
+    for (int k = 0; k < list.count && st == SPB_OK; k++) {
+        progress.index = k + 1;
         st = run_matrix(list.items[k], &opts, &totals, msg);
+    }
+    progress_finish(&progress);
+    if (st == SPB_OK && opts.json) st = json_end(&opts, &totals, msg);
+    if (opts.json && fclose(opts.json) != 0 && st == SPB_OK)
+        st = spb_fail(msg, SPB_ERR_IO, "%s: write failed: %s", opts.json_path, strerror(errno));
+    resume_free(&done);
     sources_free(&list);
     if (opts.csv && fclose(opts.csv) != 0 && st == SPB_OK)
         st = spb_fail(msg, SPB_ERR_IO, "%s: write failed: %s", opts.csv_path, strerror(errno));
@@ -523,8 +693,10 @@ static int cmd_run(int argc, char **argv)
     }
     run_print_summary(stdout, &totals);
     run_totals_free(&totals);
-    printf("# %d rows: %d ok, %d wrong, %d skipped, %d error\n", totals.rows, totals.ok,
-           totals.wrong, totals.skipped, totals.errors);
+    printf("# %d rows: %d ok, %d wrong, %d skipped, %d error", totals.rows, totals.ok, totals.wrong,
+           totals.skipped, totals.errors);
+    if (resume) printf("; %d rows were already in %s", totals.resumed, opts.csv_path);
+    printf("\n");
     return totals.wrong || totals.errors ? EXIT_RESULTS_BAD : 0;
 }
 

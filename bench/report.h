@@ -17,7 +17,10 @@ const char *row_status_str(spb_row_status status);
 typedef struct {
     const char *matrix, *kernel, *format, *backend;
     int threads;
-    int block_size;             /* GPU kernels; 0 otherwise */
+    int block_size; /* GPU kernels; 0 otherwise */
+    /* What else decides the measurement ("hack_size=32 block_size=auto
+     * seed=1"); with matrix, kernel and threads it keys --resume. */
+    const char *settings;
     spb_csr_stats stats;        /* rows, cols, nnz, row lengths */
     double stored_entries;      /* padding included */
     spb_timing timing;          /* seconds per call */
@@ -35,6 +38,12 @@ void result_init(spb_result *r);
 /* CSV: a NULL file means no CSV. Write failures are reported, never silent. */
 spb_status report_csv_header(FILE *csv, const char *path, char *msg);
 spb_status report_csv_row(FILE *csv, const char *path, const spb_result *r, char *msg);
+const char *report_csv_columns(void); /* the header line, without newline */
+
+/* JSON: a row as an object (numbers, null where not applicable), preceded
+ * by a comma unless first; and a string with JSON escapes. */
+spb_status report_json_row(FILE *json, const char *path, const spb_result *r, int first, char *msg);
+void report_json_string(FILE *f, const char *s);
 
 void report_table_header(FILE *out);
 void report_table_row(FILE *out, const spb_result *r);

@@ -37,8 +37,11 @@ typedef struct {
 static void emit(const spb_run_opts *opts, spb_run_totals *totals, const spb_result *r,
                  spb_status *csv_status, char *msg)
 {
+    progress_finish(opts->progress); /* the row replaces the live progress line */
     report_table_row(opts->table, r);
     if (*csv_status == SPB_OK) *csv_status = report_csv_row(opts->csv, opts->csv_path, r, msg);
+    if (*csv_status == SPB_OK)
+        *csv_status = report_json_row(opts->json, opts->json_path, r, totals->rows == 0, msg);
     totals->rows++;
     totals->ok += r->status == SPB_ROW_OK;
     totals->wrong += r->status == SPB_ROW_WRONG;
@@ -148,6 +151,27 @@ static void run_kernel(const spb_kernel *kernel, matrix_case *mc, const spb_run_
     r->status = SPB_ROW_OK;
 }
 
+void progress_show(spb_progress *p, const char *matrix, const char *kernel)
+{
+    if (!p || !p->out) return;
+    double elapsed = timing_now() - p->start;
+    char left[32] = "?";
+    if (p->index > 1) { /* from the matrices finished so far */
+        double eta = elapsed / (p->index - 1) * (p->total - p->index + 1);
+        snprintf(left, sizeof left, "%02d:%02d:%02d", (int)(eta / 3600), (int)(eta / 60) % 60,
+                 (int)eta % 60);
+    }
+    fprintf(p->out, "%s[%d/%d] %s: %s (elapsed %02d:%02d:%02d, left ~%s)%s",
+            p->live ? "\r\033[K" : "", p->index, p->total, matrix, kernel, (int)(elapsed / 3600),
+            (int)(elapsed / 60) % 60, (int)elapsed % 60, left, p->live ? "" : "\n");
+    fflush(p->out);
+}
+
+void progress_finish(spb_progress *p)
+{
+    if (p && p->out && p->live) fputs("\r\033[K", p->out);
+}
+
 /* Keeps the fastest ok row per (matrix, threads). */
 static void note_best(spb_run_totals *totals, const spb_result *r)
 {
@@ -200,15 +224,71 @@ void run_totals_free(spb_run_totals *totals)
     totals->best_count = totals->best_cap = 0;
 }
 
+/* Serial and device kernels run once (one host thread); OpenMP ones at
+ * each thread count. */
+static int kernel_runs(const spb_kernel *kernel, const spb_run_opts *opts)
+{
+    return kernel->backend == SPB_BACKEND_OPENMP ? opts->thread_counts : 1;
+}
+
+static int kernel_threads(const spb_kernel *kernel, const spb_run_opts *opts, int c)
+{
+    return kernel->backend == SPB_BACKEND_OPENMP ? opts->threads[c] : 1;
+}
+
+/* Whether --resume finds this row already measured. */
+static int already_done(const spb_run_opts *opts, const char *matrix, const char *kernel,
+                        int threads)
+{
+    char key[1024];
+    resume_key(key, sizeof key, matrix, kernel, threads, opts->settings);
+    return resume_done(opts->done, key);
+}
+
+/* Counts the selected rows of a matrix already measured (--resume) and
+ * returns how many are left; a matrix whose loading failed before has its
+ * one error row and nothing left. */
+static int rows_left(const char *name, const spb_run_opts *opts, int *done_rows)
+{
+    *done_rows = 0;
+    if (!opts->done) return 1;
+    if (already_done(opts, name, "", 0)) {
+        *done_rows = 1;
+        return 0;
+    }
+    int left = 0;
+    for (int k = 0; k < spb_kernel_count; k++) {
+        const spb_kernel *kernel = &spb_kernels[k];
+        if (!kernel_selected(kernel->name, opts->kernels)) continue;
+        for (int c = 0; c < kernel_runs(kernel, opts); c++) {
+            int done = already_done(opts, name, kernel->name, kernel_threads(kernel, opts, c));
+            *done_rows += done;
+            left += !done;
+        }
+    }
+    return left;
+}
+
 spb_status run_matrix(const char *source, const spb_run_opts *opts, spb_run_totals *totals,
                       char *msg)
 {
     char name[256], row_msg[SPB_MSG_LEN] = "";
     source_name(source, name, sizeof name);
     spb_status csv_status = SPB_OK;
+    int done_rows;
+    if (!rows_left(name, opts, &done_rows)) {
+        totals->resumed += done_rows;
+        progress_show(opts->progress, name, "already in the CSV");
+        return SPB_OK;
+    }
+    progress_show(opts->progress, name, "loading");
+
     spb_csr A;
     spb_value *x = NULL, *y = NULL, *y_ref = NULL, *y_abs = NULL;
-    spb_status st = source_load(source, &A, NULL, row_msg);
+    char cache_note[SPB_MSG_LEN];
+    spb_status st = source_load_cached(source, opts->cache_dir, &A, cache_note, row_msg);
+    if (st == SPB_OK && strncmp(cache_note, "not stored", 10) == 0)
+        fprintf(stderr, "spbench: warning: cache: %s\n", cache_note);
     if (st == SPB_OK) {
         x = spb_malloc((size_t)A.n, sizeof *x);
         y = spb_malloc((size_t)A.m, sizeof *y);
@@ -222,6 +302,7 @@ spb_status run_matrix(const char *source, const spb_run_opts *opts, spb_run_tota
         result_init(&r);
         r.matrix = name;
         r.message = row_msg;
+        r.settings = opts->settings;
         emit(opts, totals, &r, &csv_status, msg);
         goto done;
     }
@@ -233,12 +314,15 @@ spb_status run_matrix(const char *source, const spb_run_opts *opts, spb_run_tota
     for (int k = 0; k < spb_kernel_count && csv_status == SPB_OK; k++) {
         const spb_kernel *kernel = &spb_kernels[k];
         if (!kernel_selected(kernel->name, opts->kernels)) continue;
-        /* Serial kernels run once, at one thread; OpenMP ones at each count. */
         int serial = kernel->backend != SPB_BACKEND_OPENMP;
-        int counts = serial ? 1 : opts->thread_counts;
-        for (int c = 0; c < counts && csv_status == SPB_OK; c++) {
+        for (int c = 0; c < kernel_runs(kernel, opts) && csv_status == SPB_OK; c++) {
             spb_kernel_config config = opts->config;
-            config.threads = serial ? 1 : opts->threads[c];
+            config.threads = kernel_threads(kernel, opts, c);
+            if (already_done(opts, name, kernel->name, config.threads)) {
+                totals->resumed++;
+                continue;
+            }
+            progress_show(opts->progress, name, kernel->name);
             spb_result r;
             result_init(&r);
             r.matrix = name;
@@ -248,6 +332,7 @@ spb_status run_matrix(const char *source, const spb_run_opts *opts, spb_run_tota
             r.threads = config.threads;
             r.stats = mc.stats;
             r.tolerance = opts->tolerance;
+            r.settings = opts->settings;
             row_msg[0] = '\0';
             r.message = row_msg;
             double bandwidth = kernel->backend == SPB_BACKEND_CUDA ? opts->gpu_bandwidth_gbs

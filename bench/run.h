@@ -9,7 +9,19 @@
 
 #include "kernels.h"
 #include "report.h"
+#include "resume.h"
 #include "timing.h"
+
+/* Progress of a batch on stderr: matrix i of N, kernel, elapsed, time left. */
+typedef struct {
+    FILE *out; /* NULL: quiet */
+    int live;  /* a terminal: one line rewritten in place */
+    int index, total;
+    double start;
+} spb_progress;
+
+void progress_show(spb_progress *p, const char *matrix, const char *kernel);
+void progress_finish(spb_progress *p);
 
 typedef struct {
     const char *kernels; /* selection patterns (NULL: all) */
@@ -24,7 +36,13 @@ typedef struct {
     double gpu_bandwidth_gbs;    /* GPU roofline: device-to-device copy */
     FILE *csv;                   /* NULL: no CSV */
     const char *csv_path;
-    FILE *table; /* human-readable rows */
+    FILE *json; /* NULL: no JSON */
+    const char *json_path;
+    FILE *table;              /* human-readable rows */
+    const char *settings;     /* the row key's settings part (see report.h) */
+    const spb_done_set *done; /* --resume: rows already measured (NULL: none) */
+    const char *cache_dir;    /* --cache: parsed matrices kept here (NULL: none) */
+    spb_progress *progress;
 } spb_run_opts;
 
 /* Per matrix and thread count, the fastest ok kernel (for the summary). */
@@ -37,6 +55,7 @@ typedef struct {
 
 typedef struct {
     int rows, ok, wrong, skipped, errors;
+    int resumed;    /* rows found already measured and not redone */
     spb_best *best; /* grows as matrices are measured */
     int best_count, best_cap;
 } spb_run_totals;
@@ -49,7 +68,7 @@ void run_totals_free(spb_run_totals *totals);
 void run_random_vector(uint64_t seed, spb_index n, spb_value *x);
 
 /* Runs the selected kernels on one matrix source. Matrix and kernel failures
- * become error rows; only a failed CSV write is returned as an error. */
+ * become error rows; only a failed CSV or JSON write is returned as an error. */
 spb_status run_matrix(const char *source, const spb_run_opts *opts, spb_run_totals *totals,
                       char *msg);
 

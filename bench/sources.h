@@ -21,6 +21,14 @@ void sources_free(spb_source_list *list);
  * for generated matrices it is zeroed. */
 spb_status source_load(const char *item, spb_csr *A, spb_mm_info *info, char *msg);
 
+/* source_load through a cache directory (NULL: none): a file source whose
+ * cache entry matches its fingerprint is read from the cache; otherwise it
+ * is parsed and the entry (re)written. *cache_note, when not NULL, receives
+ * what happened ("hit", "stored", or why the entry was rebuilt or could not
+ * be written); generator specs bypass the cache. */
+spb_status source_load_cached(const char *item, const char *cache_dir, spb_csr *A, char *cache_note,
+                              char *msg);
+
 /* Short name for tables: the file's base name without .mtx/.mtx.gz, or the
  * spec itself. */
 void source_name(const char *item, char *name, size_t size);

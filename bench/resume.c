@@ -1,0 +1,173 @@
+/* resume.c — the rows a results CSV already holds (see resume.h). */
+#include "resume.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report.h"
+
+#define KEY_SEP     "\x1f" /* cannot occur in names or settings */
+#define MAX_COLUMNS 64
+
+int csv_split(char *line, char **fields, int max)
+{
+    int count = 0;
+    char *p = line;
+    while (count < max) {
+        char *out = p;
+        fields[count++] = out;
+        if (*p == '"') {
+            p++;
+            while (*p) {
+                if (*p == '"' && p[1] == '"') {
+                    *out++ = '"';
+                    p += 2;
+                } else if (*p == '"') {
+                    p++;
+                    break;
+                } else {
+                    *out++ = *p++;
+                }
+            }
+            while (*p && *p != ',') p++;
+        } else {
+            while (*p && *p != ',') *out++ = *p++;
+        }
+        int more = *p == ',';
+        *out = '\0';
+        if (!more) break;
+        p++;
+    }
+    return count;
+}
+
+void resume_key(char *key, size_t size, const char *matrix, const char *kernel, int threads,
+                const char *settings)
+{
+    snprintf(key, size, "%s" KEY_SEP "%s" KEY_SEP "%d" KEY_SEP "%s", matrix, kernel, threads,
+             settings);
+}
+
+static spb_status add_key(spb_done_set *done, const char *key, char *msg)
+{
+    if (done->count == done->cap) {
+        int cap = done->cap ? done->cap * 2 : 256;
+        char **keys = spb_realloc(done->keys, (size_t)cap, sizeof *keys);
+        if (!keys) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory reading the results CSV");
+        done->keys = keys;
+        done->cap = cap;
+    }
+    size_t len = strlen(key) + 1;
+    char *copy = spb_malloc(len, 1);
+    if (!copy) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory reading the results CSV");
+    memcpy(copy, key, len);
+    done->keys[done->count++] = copy;
+    return SPB_OK;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int column_index(char **names, int count, const char *name)
+{
+    for (int k = 0; k < count; k++)
+        if (strcmp(names[k], name) == 0) return k;
+    return -1;
+}
+
+/* Cuts the file after its last newline, dropping a row cut short. */
+static spb_status drop_partial_line(const char *path, FILE *f, char *msg)
+{
+    if (fseek(f, 0, SEEK_END) != 0) return SPB_OK;
+    long size = ftell(f), keep = size;
+    while (keep > 0) {
+        fseek(f, keep - 1, SEEK_SET);
+        if (fgetc(f) == '\n') break;
+        keep--;
+    }
+    if (keep < size && truncate(path, keep) != 0)
+        return spb_fail(msg, SPB_ERR_IO, "%s: cannot cut the partial last row: %s", path,
+                        strerror(errno));
+    rewind(f);
+    return SPB_OK;
+}
+
+spb_status resume_load(const char *path, spb_done_set *done, int *has_header, char *msg)
+{
+    memset(done, 0, sizeof *done);
+    *has_header = 0;
+    FILE *f = fopen(path, "r+");
+    if (!f) {
+        if (errno == ENOENT) return SPB_OK;
+        return spb_fail(msg, SPB_ERR_IO, "%s: cannot open to resume: %s", path, strerror(errno));
+    }
+    spb_status st = drop_partial_line(path, f, msg);
+    size_t cap = 1 << 16;
+    char *line = spb_malloc(cap, 1);
+    if (!line && st == SPB_OK) st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
+    int matrix_col = -1, kernel_col = -1, threads_col = -1, settings_col = -1;
+    long number = 0;
+    while (st == SPB_OK && fgets(line, (int)cap, f)) {
+        number++;
+        size_t len = strcspn(line, "\r\n");
+        if (line[len] == '\0' && !feof(f)) {
+            st = spb_fail(msg, SPB_ERR_PARSE, "%s:%ld: line too long", path, number);
+            break;
+        }
+        line[len] = '\0';
+        if (number == 1) {
+            if (strcmp(line, report_csv_columns()) != 0) {
+                st = spb_fail(msg, SPB_ERR_PARSE,
+                              "%s: its header is not this spbench's results header; "
+                              "resume into a new file",
+                              path);
+                break;
+            }
+            *has_header = 1;
+            char *names[MAX_COLUMNS];
+            int count = csv_split(line, names, MAX_COLUMNS);
+            matrix_col = column_index(names, count, "matrix");
+            kernel_col = column_index(names, count, "kernel");
+            threads_col = column_index(names, count, "threads");
+            settings_col = column_index(names, count, "settings");
+            continue;
+        }
+        char *fields[MAX_COLUMNS];
+        int count = csv_split(line, fields, MAX_COLUMNS);
+        if (count <= settings_col || count <= matrix_col || count <= kernel_col ||
+            count <= threads_col) {
+            st = spb_fail(msg, SPB_ERR_PARSE, "%s:%ld: row has %d fields", path, number, count);
+            break;
+        }
+        char key[1024];
+        resume_key(key, sizeof key, fields[matrix_col], fields[kernel_col],
+                   atoi(fields[threads_col]), fields[settings_col]);
+        st = add_key(done, key, msg);
+    }
+    spb_free(line);
+    fclose(f);
+    if (st != SPB_OK) {
+        resume_free(done);
+        return st;
+    }
+    qsort(done->keys, (size_t)done->count, sizeof *done->keys, cmp_key);
+    return SPB_OK;
+}
+
+int resume_done(const spb_done_set *done, const char *key)
+{
+    if (!done || done->count == 0) return 0;
+    return bsearch(&key, done->keys, (size_t)done->count, sizeof *done->keys, cmp_key) != NULL;
+}
+
+void resume_free(spb_done_set *done)
+{
+    for (int k = 0; k < done->count; k++) spb_free(done->keys[k]);
+    spb_free(done->keys);
+    memset(done, 0, sizeof *done);
+}

@@ -1,0 +1,34 @@
+/* resume.h — which rows a results CSV already holds, so that a batch run
+ * killed at any moment can be rerun with --resume and measure only what is
+ * missing. A row is keyed by matrix, kernel, threads and settings. */
+#ifndef SPB_RESUME_H
+#define SPB_RESUME_H
+
+#include <stddef.h>
+
+#include "../formats/spb.h"
+
+typedef struct {
+    char **keys; /* sorted after resume_load */
+    int count, cap;
+} spb_done_set;
+
+/* Reads an existing results CSV: checks that its header is this version's,
+ * cuts a partial last line (a run killed mid-write) off the file, and
+ * collects the keys of its rows. A missing or empty file gives an empty set
+ * and *has_header = 0. */
+spb_status resume_load(const char *path, spb_done_set *done, int *has_header, char *msg);
+
+/* The key of a row; a matrix that could not be loaded has kernel "" and
+ * threads 0. */
+void resume_key(char *key, size_t size, const char *matrix, const char *kernel, int threads,
+                const char *settings);
+
+int resume_done(const spb_done_set *done, const char *key);
+void resume_free(spb_done_set *done);
+
+/* Splits one CSV line into at most `max` fields in place (quotes and
+ * doubled quotes handled); returns the number of fields. */
+int csv_split(char *line, char **fields, int max);
+
+#endif
