@@ -34,6 +34,7 @@ static void usage(FILE *out)
             "  spbench spmv MATRIX --kernel NAME [--x X.mtx | --seed S] -o Y.mtx\n"
             "                                    one product y = A*x, written as Matrix Market\n"
             "  spbench gen SPEC -o FILE.mtx[.gz] write a generated matrix\n"
+            "  spbench plot RESULTS.csv OUTDIR   charts (PNG and SVG) with gnuplot\n"
             "  spbench --list                    the kernel table\n"
             "\n"
             "MATRIX: a .mtx or .mtx.gz file, a directory (every matrix in it), @list.txt\n"
@@ -700,6 +701,27 @@ static int cmd_run(int argc, char **argv)
     return totals.wrong || totals.errors ? EXIT_RESULTS_BAD : 0;
 }
 
+/* ---- spbench plot -------------------------------------------------------------- */
+
+#ifndef SPB_PLOTS_DIR
+#define SPB_PLOTS_DIR "plots"
+#endif
+
+/* Charts are drawn by plots/plot.py (CSV handling) and gnuplot (drawing). */
+static int cmd_plot(int argc, char **argv)
+{
+    if (argc != 2 || argv[0][0] == '-') {
+        fprintf(stderr, "spbench: usage: spbench plot RESULTS.csv OUTDIR\n");
+        return EXIT_USAGE;
+    }
+    const char *script = getenv("SPB_PLOT_SCRIPT");
+    if (!script) script = SPB_PLOTS_DIR "/plot.py";
+    execlp("python3", "python3", script, argv[0], argv[1], (char *)NULL);
+    fprintf(stderr, "spbench: cannot run python3 %s: %s (spbench plot needs python3 and gnuplot)\n",
+            script, strerror(errno));
+    return EXIT_RESULTS_BAD;
+}
+
 int main(int argc, char **argv)
 {
     /* Thread placement must be set before the OpenMP runtime starts; a
@@ -724,6 +746,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "info") == 0) return cmd_info(argc - 2, argv + 2);
     if (strcmp(cmd, "spmv") == 0) return cmd_spmv(argc - 2, argv + 2);
     if (strcmp(cmd, "gen") == 0) return cmd_gen(argc - 2, argv + 2);
+    if (strcmp(cmd, "plot") == 0) return cmd_plot(argc - 2, argv + 2);
     fprintf(stderr, "spbench: unknown command '%s' (see spbench --help)\n", cmd);
     return EXIT_USAGE;
 }

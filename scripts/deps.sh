@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian machine lacks to build and test spbench.
-# librsb and GraphBLAS are the CPU baselines. CUDA (nvcc) is optional and never installed here: without it the GPU
-# kernels are compiled out and report themselves skipped.
+# librsb and GraphBLAS are the CPU baselines, gnuplot draws the charts, curl
+# serves matrices/fetch.sh. CUDA (nvcc) is optional and never installed
+# here: without it the GPU kernels are compiled out and report themselves
+# skipped.
 set -euo pipefail
-packages=(build-essential cmake zlib1g-dev python3 clang-format librsb-dev libgraphblas-dev)
+packages=(build-essential cmake zlib1g-dev python3 clang-format librsb-dev libgraphblas-dev
+          gnuplot-nox curl)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -1,0 +1,294 @@
+"""Charts from a spbench results CSV, drawn by gnuplot as PNG and SVG.
+
+usage: python3 plots/plot.py RESULTS.csv OUTDIR   (what `spbench plot` runs)
+
+Charts (each OUTDIR/NAME.png and OUTDIR/NAME.svg):
+  gflops       GFLOPS of every kernel per matrix (grouped bars; log axis when
+               the values span more than two decades)
+  cpu_vs_gpu   best CPU kernel against best GPU kernel per matrix
+  scaling      speedup and efficiency against threads for each OpenMP kernel
+               (geometric mean over the matrices)
+  roofline     fraction of the bandwidth roofline per kernel (median over the
+               matrices, bars from the lowest to the highest)
+  csr_vs_hll   best CSR, HLL row-major and HLL column-major kernel per matrix
+A chart without the data it needs says so on the chart. Only rows with
+status ok are drawn. Exit status 1 with a message for a missing, empty or
+malformed CSV, or when gnuplot fails.
+"""
+import csv
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+REQUIRED = ("matrix", "kernel", "format", "backend", "threads", "gflops", "roofline_frac",
+            "speedup", "efficiency", "status")
+CHARTS = ("gflops", "cpu_vs_gpu", "scaling", "roofline", "csr_vs_hll")
+
+
+class CsvError(Exception):
+    pass
+
+
+def load_rows(path):
+    try:
+        with open(path, newline="") as f:
+            reader = csv.DictReader(f)
+            if reader.fieldnames is None:
+                raise CsvError("%s is empty: no header and no rows" % path)
+            missing = [c for c in REQUIRED if c not in reader.fieldnames]
+            if missing:
+                raise CsvError("%s is not a spbench results CSV: missing column(s) %s"
+                               % (path, ", ".join(missing)))
+            rows = []
+            for number, row in enumerate(reader, start=2):
+                if None in row or any(row[c] is None for c in REQUIRED):
+                    raise CsvError("%s:%d: malformed row (wrong number of fields)" % (path, number))
+                rows.append(row)
+    except OSError as e:
+        raise CsvError("%s: %s" % (path, e.strerror))
+    except csv.Error as e:
+        raise CsvError("%s: malformed CSV: %s" % (path, e))
+    if not rows:
+        raise CsvError("%s has a header but no result rows" % path)
+    ok = []
+    for row in rows:
+        if row["status"] != "ok":
+            continue
+        try:
+            row["gflops_v"] = float(row["gflops"])
+            row["threads_v"] = int(row["threads"])
+        except ValueError:
+            raise CsvError("%s: row of %s/%s: gflops or threads is not a number"
+                           % (path, row["matrix"], row["kernel"]))
+        ok.append(row)
+    if not ok:
+        raise CsvError("%s has no row with status ok to draw" % path)
+    return ok
+
+
+def ordered(values):
+    seen = []
+    for v in values:
+        if v not in seen:
+            seen.append(v)
+    return seen
+
+
+def quote(text):
+    return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+class Chart:
+    """One gnuplot script drawing one chart twice (PNG and SVG)."""
+
+    def __init__(self, name, title, width, height=600):
+        self.name, self.title, self.width, self.height = name, title, width, height
+        self.lines = []
+        self.data = []
+
+    def datafile(self, workdir, rows):
+        path = os.path.join(workdir, "%s_%d.dat" % (self.name, len(self.data)))
+        with open(path, "w") as f:
+            for r in rows:
+                f.write("\t".join(str(v) for v in r) + "\n")
+        self.data.append(path)
+        return path
+
+    def no_data(self, why):
+        self.lines += ["unset key", "unset xtics", "unset ytics", "unset border",
+                       "set label 1 %s at graph 0.5, graph 0.5 center font ',16'" % quote(why),
+                       "plot [0:1][0:1] NaN notitle"]
+
+    def script(self, outdir):
+        body = []
+        for term, ext in (("pngcairo noenhanced font 'sans,10'", "png"),
+                          ("svg noenhanced font 'sans,10' dynamic", "svg")):
+            body.append("set terminal %s size %d,%d" % (term, self.width, self.height))
+            body.append("set output %s" % quote(os.path.join(outdir, "%s.%s" % (self.name, ext))))
+            body.append("set title %s" % quote(self.title))
+            body += self.lines
+            body.append("unset output")
+            body.append("reset")
+        return "\n".join(body) + "\n"
+
+
+def best_by(rows, key):
+    """Highest-GFLOPS row per key(row)."""
+    best = {}
+    for r in rows:
+        k = key(r)
+        if k not in best or r["gflops_v"] > best[k]["gflops_v"]:
+            best[k] = r
+    return best
+
+
+def histogram(chart, workdir, matrices, series, values, ylabel):
+    """Grouped bars: one group per matrix, one bar per series."""
+    table = [[m] + [values.get((m, s), "NaN") for s in series] for m in matrices]
+    path = chart.datafile(workdir, table)
+    finite = [v for row in table for v in row[1:] if v != "NaN" and v > 0]
+    chart.lines += [
+        "set style data histograms", "set style histogram clustered gap 1",
+        "set style fill solid 0.85 border -1", "set boxwidth 0.9",
+        "set xtics rotate by -45 scale 0", "set grid ytics", "set ylabel %s" % quote(ylabel),
+        "set key outside right top vertical", "set datafile missing 'NaN'",
+    ]
+    if finite and max(finite) / min(finite) > 100:
+        chart.lines.append("set logscale y")
+    else:
+        chart.lines.append("set yrange [0:*]")
+    plots = ["%s using %d:xtic(1) title %s" % (quote(path) if i == 0 else "''", i + 2, quote(s))
+             for i, s in enumerate(series)]
+    chart.lines.append("plot " + ", ".join(plots))
+
+
+def chart_gflops(rows, workdir):
+    matrices = ordered(r["matrix"] for r in rows)
+    kernels = ordered(r["kernel"] for r in rows)
+    best = best_by(rows, lambda r: (r["matrix"], r["kernel"]))
+    values = {k: r["gflops_v"] for k, r in best.items()}
+    chart = Chart("gflops", "GFLOPS of every kernel per matrix (OpenMP kernels at their best "
+                  "thread count)", max(1000, 60 + len(matrices) * (14 + 5 * len(kernels))))
+    histogram(chart, workdir, matrices, kernels, values, "GFLOPS (2 nnz / median time)")
+    return chart
+
+
+def chart_cpu_vs_gpu(rows, workdir):
+    matrices = ordered(r["matrix"] for r in rows)
+    side = lambda r: "GPU" if r["backend"] == "cuda" else "CPU"
+    best = best_by(rows, lambda r: (r["matrix"], side(r)))
+    chart = Chart("cpu_vs_gpu", "Best CPU kernel vs best GPU kernel per matrix",
+                  max(900, 80 + 40 * len(matrices)))
+    if not any(side(r) == "GPU" for r in rows):
+        chart.no_data("No GPU results in this CSV (no CUDA device, or GPU kernels not selected)")
+        return chart
+    if not any(side(r) == "CPU" for r in rows):
+        chart.no_data("No CPU results in this CSV")
+        return chart
+    values = {k: r["gflops_v"] for k, r in best.items()}
+    histogram(chart, workdir, matrices, ["CPU", "GPU"], values, "GFLOPS of the best kernel")
+    return chart
+
+
+def geomean(values):
+    values = [v for v in values if v > 0]
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
+
+
+def chart_scaling(rows, workdir):
+    omp = [r for r in rows if r["backend"] == "openmp" and r["speedup"] != ""]
+    threads = sorted({r["threads_v"] for r in omp})
+    chart = Chart("scaling", "Thread scaling of the OpenMP kernels (geometric mean over %d "
+                  "matrices)" % len({r["matrix"] for r in omp}), 1100, 500)
+    if len(threads) < 2:
+        chart.no_data("No scaling data: needs OpenMP rows at two or more thread counts "
+                      "(spbench run --threads 1,2,4) and csr.serial for the speedup")
+        return chart
+    kernels = ordered(r["kernel"] for r in omp)
+    table = []
+    for t in threads:
+        row = [t]
+        for k in kernels:
+            mine = [r for r in omp if r["kernel"] == k and r["threads_v"] == t]
+            row.append(geomean([float(r["speedup"]) for r in mine]) if mine else "NaN")
+        for k in kernels:
+            mine = [r for r in omp if r["kernel"] == k and r["threads_v"] == t]
+            row.append(geomean([float(r["efficiency"]) for r in mine]) if mine else "NaN")
+        table.append(row)
+    path = chart.datafile(workdir, table)
+    n = len(kernels)
+    speed = ", ".join("%s using 1:%d with linespoints title %s" % (quote(path) if i == 0 else "''",
+                                                                   i + 2, quote(k))
+                      for i, k in enumerate(kernels))
+    eff = ", ".join("%s using 1:%d with linespoints title %s" % (quote(path) if i == 0 else "''",
+                                                                 n + i + 2, quote(k))
+                    for i, k in enumerate(kernels))
+    chart.lines += [
+        "set datafile missing 'NaN'", "set grid", "set xtics (%s)" % ", ".join(str(t) for t in threads),
+        "set multiplot layout 1,2 title %s" % quote(chart.title), "set xlabel 'threads'", "set ylabel 'speedup over csr.serial'",
+        "set key top left", "set title 'speedup'",
+        "plot %s, x title 'ideal' with lines dashtype 2 lc 'gray'" % speed,
+        "set ylabel 'efficiency (speedup / threads)'", "set title 'efficiency'", "set yrange [0:*]",
+        "set key bottom left",
+        "plot %s" % eff, "unset multiplot",
+    ]
+    return chart
+
+
+def chart_roofline(rows, workdir):
+    top = {}
+    for r in rows:
+        top[r["kernel"]] = max(top.get(r["kernel"], 0), r["threads_v"])
+    usable = [r for r in rows if r["roofline_frac"] != "" and r["threads_v"] == top[r["kernel"]]]
+    chart = Chart("roofline", "Fraction of the measured bandwidth roofline per kernel at its "
+                  "highest thread count (median over matrices; bars: lowest to highest)", 1100, 600)
+    if not usable:
+        chart.no_data("No roofline data in this CSV")
+        return chart
+    kernels = ordered(r["kernel"] for r in usable)
+    table = []
+    for i, k in enumerate(kernels):
+        v = sorted(float(r["roofline_frac"]) for r in usable if r["kernel"] == k)
+        median = v[len(v) // 2] if len(v) % 2 else 0.5 * (v[len(v) // 2 - 1] + v[len(v) // 2])
+        table.append([i, median, v[0], v[-1], k])
+    path = chart.datafile(workdir, table)
+    chart.lines += [
+        "set style fill solid 0.6 border -1", "set boxwidth 0.7", "set grid ytics",
+        "set ylabel 'achieved bandwidth / measured bandwidth'", "set yrange [0:*]",
+        "set xtics rotate by -45 scale 0", "set xrange [-0.7:%f]" % (len(kernels) - 0.3),
+        "plot %s using 1:2:xtic(5) with boxes notitle, '' using 1:2:3:4 with yerrorbars "
+        "lc 'black' pt 0 notitle, 1 with lines dashtype 2 lc 'gray' title 'roofline'" % quote(path),
+    ]
+    return chart
+
+
+def chart_csr_vs_hll(rows, workdir):
+    family = {"csr": "CSR", "hll.row": "HLL row-major", "hll.col": "HLL column-major"}
+    usable = [r for r in rows if r["format"] in family]
+    matrices = ordered(r["matrix"] for r in usable)
+    chart = Chart("csr_vs_hll", "Best CSR vs HLL (row- and column-major) kernel per matrix",
+                  max(900, 80 + 50 * len(matrices)))
+    present = {family[r["format"]] for r in usable}
+    if "CSR" not in present or len(present) < 2:
+        chart.no_data("Needs CSR and HLL results (kernels csr.* and hll.*) to compare")
+        return chart
+    best = best_by(usable, lambda r: (r["matrix"], family[r["format"]]))
+    values = {k: r["gflops_v"] for k, r in best.items()}
+    histogram(chart, workdir, matrices, list(family.values()), values,
+              "GFLOPS of the best kernel of the format")
+    return chart
+
+
+def main():
+    if len(sys.argv) != 3:
+        print("usage: spbench plot RESULTS.csv OUTDIR", file=sys.stderr)
+        return 2
+    csv_path, outdir = sys.argv[1], sys.argv[2]
+    if shutil.which("gnuplot") is None:
+        print("spbench plot: gnuplot is not installed; on Debian or Ubuntu: "
+              "sudo apt-get install gnuplot-nox", file=sys.stderr)
+        return 1
+    try:
+        rows = load_rows(csv_path)
+    except CsvError as e:
+        print("spbench plot: %s" % e, file=sys.stderr)
+        return 1
+    os.makedirs(outdir, exist_ok=True)
+    builders = (chart_gflops, chart_cpu_vs_gpu, chart_scaling, chart_roofline, chart_csr_vs_hll)
+    with tempfile.TemporaryDirectory(prefix="spbench_plot_") as workdir:
+        for build in builders:
+            chart = build(rows, workdir)
+            done = subprocess.run(["gnuplot"], input=chart.script(outdir), text=True,
+                                  capture_output=True)
+            if done.returncode != 0:
+                print("spbench plot: gnuplot failed on %s:\n%s" % (chart.name, done.stderr),
+                      file=sys.stderr)
+                return 1
+            print("%s/%s.png, %s/%s.svg" % (outdir, chart.name, outdir, chart.name))
+    return 0
+
+
+sys.exit(main())

@@ -1,0 +1,283 @@
+"""End-to-end tests of batch studies: a run over a directory with a broken
+file in the middle is killed after some rows and resumed, ending with every
+row present once; --json is valid and versioned; progress goes to stderr;
+`spbench plot` draws every chart from a small CSV and refuses empty or
+malformed ones; matrices/fetch.sh against a server on loopback.
+
+usage: e2e_batch.py SPBENCH SOURCE_DIR
+"""
+import csv
+import functools
+import http.server
+import io
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tarfile
+import tempfile
+import threading
+import time
+import gzip
+
+SPBENCH, SOURCE = sys.argv[1], sys.argv[2]
+BUNDLED = os.path.join(SOURCE, "matrices")
+FAST = ["--reps", "2", "--min-time", "0", "--warmup", "0"]
+KERNELS = ["--kernels", "csr.serial,hll.serial.*,csr.omp.*", "--threads", "1,2"]
+
+passed = failed = 0
+
+
+def check(cond, what):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print("FAILED:", what, file=sys.stderr)
+
+
+def spbench(*args, **kw):
+    return subprocess.run([SPBENCH, *args], capture_output=True, text=True, timeout=900, **kw)
+
+
+def read_rows(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def make_batch(tmp):
+    batch = os.path.join(tmp, "batch")
+    os.mkdir(batch)
+    names = ["a_cage4", "b_west0479", "c_plskz362", "e_jagmesh7", "f_lp_e226", "g_Journals"]
+    for name in names:
+        shutil.copy(os.path.join(BUNDLED, name.split("_", 1)[1] + ".mtx.gz"),
+                    os.path.join(batch, name + ".mtx.gz"))
+    with open(os.path.join(batch, "d_broken.mtx"), "w") as f:  # in the middle, sorted
+        f.write("%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 1\n")
+    return batch, names
+
+
+def expected_keys(names):
+    serial = ["csr.serial", "hll.serial.row", "hll.serial.col"]
+    omp = ["csr.omp.nnz", "csr.omp.guided", "csr.omp.static"]
+    keys = {(n, k, "1") for n in names for k in serial}
+    keys |= {(n, k, t) for n in names for k in omp for t in ("1", "2")}
+    keys.add(("d_broken", "", "0"))
+    return keys
+
+
+def test_kill_and_resume(tmp):
+    batch, names = make_batch(tmp)
+    out = os.path.join(tmp, "batch.csv")
+    # slow enough to be killed in the middle: many samples per kernel
+    proc = subprocess.Popen([SPBENCH, "run", "--reps", "50", "--min-time", "0.05", *KERNELS,
+                             "--csv", out, batch], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        time.sleep(0.05)
+        if os.path.exists(out) and sum(1 for _ in open(out)) > 14:
+            break
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    before = read_rows(out)
+    check(0 < len(before) < len(expected_keys(names)),
+          "the run was killed part-way (%d rows)" % len(before))
+    r = spbench("run", *FAST, *KERNELS, "--csv", out, "--resume", batch)
+    check(r.returncode == 1, "the resumed batch exits 1 (broken file): %s" % r.stderr[-300:])
+    check("already in" in r.stdout, "the resumed run reports the rows it kept")
+    rows = read_rows(out)
+    keys = [(row["matrix"], row["kernel"], row["threads"]) for row in rows]
+    check(len(keys) == len(set(keys)), "no row appears twice after resuming")
+    check(set(keys) == expected_keys(names),
+          "every row present after resuming (missing %s, extra %s)"
+          % (sorted(expected_keys(names) - set(keys))[:5], sorted(set(keys) - expected_keys(names))[:5]))
+    check(sum(1 for line in open(out) if line.startswith("matrix,")) == 1, "one header line")
+    broken = [row for row in rows if row["matrix"] == "d_broken"]
+    check(len(broken) == 1 and broken[0]["status"] == "error"
+          and "too few entries" in broken[0]["message"], "one error row for the broken file")
+    again = spbench("run", *FAST, *KERNELS, "--csv", out, "--resume", batch)
+    check(len(read_rows(out)) == len(rows) and "# 0 rows" in again.stdout,
+          "a second resume measures nothing")
+    # a row cut in the middle (a kill during a write) is dropped, then redone
+    with open(out, "a") as f:
+        f.write("g_Journals,csr.omp.static,csr,openmp,2,124,124,120")
+    data = open(out).read().splitlines()
+    lost = data[-2]
+    with open(out, "w") as f:
+        f.write("\n".join(data[:-2]) + "\n" + data[-1])  # last full row removed, partial kept
+    spbench("run", *FAST, *KERNELS, "--csv", out, "--resume", batch)
+    rows = read_rows(out)
+    keys = [(row["matrix"], row["kernel"], row["threads"]) for row in rows]
+    check(set(keys) == expected_keys(names) and len(keys) == len(set(keys)),
+          "a partial last row is cut and its row measured again (%s)" % lost[:40])
+    # other settings are other rows
+    r = spbench("run", *FAST, *KERNELS, "--seed", "7", "--csv", out, "--resume", batch)
+    check("# 0 rows" not in r.stdout, "a different seed is not taken as already measured")
+    wrong = os.path.join(tmp, "other.csv")
+    with open(wrong, "w") as f:
+        f.write("a,b,c\n1,2,3\n")
+    r = spbench("run", *FAST, "--csv", wrong, "--resume", batch)
+    check(r.returncode == 2 and "header" in r.stderr, "resuming into a foreign CSV is refused")
+    r = spbench("run", *FAST, "--resume", batch)
+    check(r.returncode == 2 and "--csv" in r.stderr, "--resume without --csv is refused")
+
+
+def test_json_and_progress(tmp):
+    out_csv, out_json = os.path.join(tmp, "j.csv"), os.path.join(tmp, "j.json")
+    cache = os.path.join(tmp, "cache")
+    args = [*FAST, *KERNELS, "--csv", out_csv, "--json", out_json, "--cache", cache,
+            os.path.join(BUNDLED, "cage4.mtx.gz"), os.path.join(BUNDLED, "west0479.mtx.gz"),
+            "gen:lap2d:30"]
+    r = spbench("run", *args)
+    check(r.returncode == 0, "run with --json and --cache: %s" % r.stderr[-300:])
+    try:
+        doc = json.load(open(out_json))
+    except ValueError as e:
+        doc = {}
+        check(False, "the JSON parses: %s" % e)
+    check(doc.get("format") == "spbench-results" and doc.get("format_version") == 1,
+          "the JSON is versioned")
+    machine = doc.get("machine", {})
+    check("cpu_model" in machine and machine.get("cpu_cores", 0) >= 1
+          and "1" in machine.get("cpu_bandwidth_gbs", {}) and "gpu" in machine,
+          "the JSON header describes the machine")
+    check(all(k in doc.get("spbench", {}) for k in ("version", "git_commit", "compiler")),
+          "the JSON header describes the build")
+    rows = read_rows(out_csv)
+    check(len(doc.get("rows", [])) == len(rows), "the JSON holds the same rows as the CSV")
+    if doc.get("rows"):
+        first = doc["rows"][0]
+        check(first["matrix"] == rows[0]["matrix"] and first["kernel"] == rows[0]["kernel"]
+              and isinstance(first["gflops"], (int, float)), "JSON rows carry typed values")
+    check("[1/3]" in r.stderr and "[3/3]" in r.stderr and "left" in r.stderr,
+          "progress lines on stderr (not a terminal)")
+    check(len([f for f in os.listdir(cache) if f.endswith(".spbcsr")]) == 2,
+          "two file matrices cached, the generated one not")
+    r2 = spbench("run", "--quiet", *args)
+    check(r2.returncode == 0 and r2.stderr == "", "--quiet prints no progress")
+    rows2 = read_rows(out_csv)
+    same = all(a["rel_l2_err"] == b["rel_l2_err"] and a["nnz"] == b["nnz"]
+               for a, b in zip(rows, rows2))
+    check(same and len(rows) == len(rows2), "a run from the cache gives the same matrices")
+
+
+def png_ok(path):
+    with open(path, "rb") as f:
+        return f.read(8) == b"\x89PNG\r\n\x1a\n" and os.path.getsize(path) > 1000
+
+
+def svg_ok(path):
+    text = open(path, errors="replace").read()
+    return "<svg" in text and "</svg>" in text
+
+
+def test_plot(tmp):
+    if shutil.which("gnuplot") is None:
+        print("gnuplot not installed: plot tests skipped", file=sys.stderr)
+        return
+    out_csv = os.path.join(tmp, "p.csv")
+    spbench("run", *FAST, *KERNELS, "--csv", out_csv, os.path.join(BUNDLED, "cage4.mtx.gz"),
+            os.path.join(BUNDLED, "mhda416.mtx.gz"))
+    charts = os.path.join(tmp, "charts")
+    r = spbench("plot", out_csv, charts)
+    check(r.returncode == 0, "spbench plot: %s" % r.stderr)
+    for name in ("gflops", "cpu_vs_gpu", "scaling", "roofline", "csr_vs_hll"):
+        check(os.path.exists(os.path.join(charts, name + ".png"))
+              and png_ok(os.path.join(charts, name + ".png")), "%s.png is a PNG" % name)
+        check(os.path.exists(os.path.join(charts, name + ".svg"))
+              and svg_ok(os.path.join(charts, name + ".svg")), "%s.svg is an SVG" % name)
+    if gpu_rows(out_csv) == 0:
+        check("No GPU results" in open(os.path.join(charts, "cpu_vs_gpu.svg")).read(),
+              "the CPU/GPU chart says that GPU data is missing")
+    empty = os.path.join(tmp, "empty.csv")
+    open(empty, "w").close()
+    r = spbench("plot", empty, charts)
+    check(r.returncode == 1 and "empty" in r.stderr, "an empty CSV is refused: %s" % r.stderr)
+    header_only = os.path.join(tmp, "header.csv")
+    with open(header_only, "w") as f:
+        f.write(open(out_csv).readline())
+    r = spbench("plot", header_only, charts)
+    check(r.returncode == 1 and "no result rows" in r.stderr, "a CSV without rows is refused")
+    bad = os.path.join(tmp, "bad.csv")
+    with open(bad, "w") as f:
+        f.write("name,value\nx,1\n")
+    r = spbench("plot", bad, charts)
+    check(r.returncode == 1 and "missing column" in r.stderr, "a foreign CSV is refused")
+    r = spbench("plot", os.path.join(tmp, "nope.csv"), charts)
+    check(r.returncode == 1 and "nope.csv" in r.stderr, "a missing CSV is named")
+
+
+def gpu_rows(path):
+    return sum(1 for row in read_rows(path) if row["backend"] == "cuda" and row["status"] == "ok")
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def test_fetch(tmp):
+    if shutil.which("curl") is None:
+        print("curl not installed: fetch tests skipped", file=sys.stderr)
+        return
+    served = os.path.join(tmp, "served", "MM")
+    os.makedirs(os.path.join(served, "Good"))
+    os.makedirs(os.path.join(served, "Bad"))
+    text = gzip.open(os.path.join(BUNDLED, "west0479.mtx.gz")).read()
+    for group, name, payload in (("Good", "west0479", text), ("Bad", "notmm", b"hello\n")):
+        with tarfile.open(os.path.join(served, group, name + ".tar.gz"), "w:gz") as t:
+            info = tarfile.TarInfo("%s/%s.mtx" % (name, name))
+            info.size = len(payload)
+            t.addfile(info, io.BytesIO(payload))
+    handler = functools.partial(QuietHandler, directory=os.path.join(tmp, "served"))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        base = "http://127.0.0.1:%d/MM" % server.server_address[1]
+        lst = os.path.join(tmp, "list.txt")
+        dest = os.path.join(tmp, "fetched")
+        with open(lst, "w") as f:
+            f.write("# test list\nGood/west0479\nBad/notmm\nGood/missing\n")
+        env = dict(os.environ, SPB_FETCH_BASE=base)
+        fetch = os.path.join(SOURCE, "matrices", "fetch.sh")
+        r = subprocess.run(["bash", fetch, lst, dest], capture_output=True, text=True, env=env,
+                           timeout=120)
+        check(r.returncode == 1, "fetch.sh fails when some matrices fail")
+        got = os.path.join(dest, "west0479.mtx.gz")
+        check(os.path.exists(got) and gzip.open(got).read() == text, "a good matrix arrives intact")
+        check("not a Matrix Market file" in r.stderr, "a bad archive is named: %s" % r.stderr)
+        check("Good/missing: download failed" in r.stderr, "a missing matrix is named")
+        check(not os.path.exists(os.path.join(dest, "notmm.mtx.gz")), "nothing bad is kept")
+        with open(lst, "w") as f:
+            f.write("Good/west0479\n")
+        r = subprocess.run(["bash", fetch, lst, dest], capture_output=True, text=True, env=env,
+                           timeout=120)
+        check(r.returncode == 0 and "1 already present" in r.stdout, "present matrices are skipped")
+        env["SPB_FETCH_BASE"] = "http://127.0.0.1:9/MM"
+        with open(lst, "w") as f:
+            f.write("Good/other\n")
+        r = subprocess.run(["bash", fetch, lst, dest], capture_output=True, text=True, env=env,
+                           timeout=120)
+        check(r.returncode == 1 and "offline" in r.stderr, "an unreachable collection is reported")
+    finally:
+        server.shutdown()
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="spb_e2e_batch_")
+    try:
+        test_kill_and_resume(tmp)
+        test_json_and_progress(tmp)
+        test_plot(tmp)
+        test_fetch(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("%d passed, %d failed" % (passed, failed))
+    sys.exit(1 if failed else 0)
+
+
+main()
