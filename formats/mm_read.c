@@ -10,6 +10,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #define READ_CHUNK     (1u << 20)
@@ -471,6 +473,37 @@ static spb_status parse_size_line(line_reader *lr, mm_header *h, char *msg)
     return SPB_OK;
 }
 
+/* Refuses, before anything is allocated, a size line the input cannot
+ * back: a plain file too short to hold the entries it announces (every
+ * coordinate line takes at least 4 bytes, every array value 2), or a
+ * matrix whose arrays could not fit in this machine's memory. */
+static spb_status check_claims(const line_reader *lr, const mm_header *h, char *msg)
+{
+    struct stat sb;
+    if (gzdirect(lr->gz) && stat(lr->path, &sb) == 0 && S_ISREG(sb.st_mode)) {
+        double consumed = lr->bytes - (double)(lr->len - lr->pos);
+        double left = (double)sb.st_size - consumed;
+        double least = (h->is_array ? 2.0 : 4.0) * (double)h->nnz;
+        if (least > left)
+            return spb_fail(msg, SPB_ERR_PARSE,
+                            "%s:%lld: the size line announces %lld entries, but only %.0f bytes "
+                            "follow (too few entries: truncated file or wrong header)",
+                            lr->path, (long long)lr->line, (long long)h->nnz, left);
+    }
+    double entries = (double)h->nnz * (h->symmetry == MM_GENERAL ? 1.0 : 2.0);
+    if (entries > SPB_INDEX_MAX) entries = SPB_INDEX_MAX;
+    /* triplets (16 B) and CSR (12 B) coexist during conversion; row arrays 8 B */
+    double need = 28.0 * entries + 8.0 * ((double)h->m + 1);
+    double memory = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    if (memory > 0 && need > memory)
+        return spb_fail(msg, SPB_ERR_TOO_LARGE,
+                        "%s:%lld: a %lld x %lld matrix with %lld entries needs about %.1f GiB; "
+                        "this machine has %.1f GiB",
+                        lr->path, (long long)lr->line, (long long)h->m, (long long)h->n,
+                        (long long)h->nnz, need / 1073741824.0, memory / 1073741824.0);
+    return SPB_OK;
+}
+
 /* ---- triplet accumulation ------------------------------------------------ */
 
 typedef struct {
@@ -647,6 +680,7 @@ static spb_status read_matrix(const char *path, spb_coo *A, spb_mm_info *info, i
     triplets t = {A, 0, 0};
     st = parse_banner(&lr, &h, msg);
     if (st == SPB_OK) st = parse_size_line(&lr, &h, msg);
+    if (st == SPB_OK) st = check_claims(&lr, &h, msg);
     if (st == SPB_OK) {
         A->m = (spb_index)h.m;
         A->n = (spb_index)h.n;

@@ -5,8 +5,9 @@
 # here: without it the GPU kernels are compiled out and report themselves
 # skipped.
 set -euo pipefail
+# Arguments name further packages (CI's TSan and fuzzing steps need clang).
 packages=(build-essential cmake zlib1g-dev python3 clang-format librsb-dev libgraphblas-dev
-          gnuplot-nox curl)
+          gnuplot-nox curl "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

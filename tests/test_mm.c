@@ -231,13 +231,28 @@ static void test_bad_input(void)
                  "square");
     expect_error("array too few values", "arrfew.mtx",
                  "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n", SPB_ERR_PARSE,
-                 "too few values");
+                 "too few");
     expect_error("array too many values", "arrmany.mtx",
                  "%%MatrixMarket matrix array real general\n1 2\n1\n2\n3\n", SPB_ERR_PARSE,
                  "too many values");
     expect_error("array pattern", "arrpat.mtx",
                  "%%MatrixMarket matrix array pattern general\n1 1\n", SPB_ERR_PARSE,
                  "array pattern");
+    expect_error("header claims more entries than the file holds", "claims.mtx",
+                 "%%MatrixMarket matrix coordinate real general\n1000 1000 1000000\n1 1 1\n",
+                 SPB_ERR_PARSE, "announces 1000000 entries, but only 6 bytes follow");
+    {
+        /* a gzip file (size unknown up front) claiming ~2^31 entries: refused
+         * for memory where the machine is too small, else when they are missing */
+        char msg[SPB_MSG_LEN] = "";
+        spb_coo A;
+        const char *p = write_file("claims.mtx.gz", "%%MatrixMarket matrix coordinate real "
+                                                    "symmetric\n2000000000 2000000000 "
+                                                    "2000000000\n1 1 1\n");
+        spb_status st = mm_read(p, &A, NULL, msg);
+        CHECK(st == SPB_ERR_TOO_LARGE || st == SPB_ERR_PARSE, "huge gzip claim: %s", msg);
+        CHECK(strstr(msg, "needs about") || strstr(msg, "too few entries"), "message: %s", msg);
+    }
     /* a gzip stream cut short */
     char path[512];
     snprintf(path, sizeof path, "%s/cut.mtx.gz", tmpdir);

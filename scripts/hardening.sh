@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# CI's hardening steps beyond the two sanitizer runs of the test suite:
+#  1. the OpenMP kernels' tests under ThreadSanitizer: clang with LLVM's
+#     libomp and its Archer tool, which tells TSan about OpenMP's own
+#     synchronisation (libgomp cannot: its barriers are invisible to TSan);
+#  2. a short libFuzzer run of the Matrix Market reader (FUZZ_SECONDS,
+#     default 60) from the seed corpus, under ASan + UBSan.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh clang libclang-rt-14-dev libomp-14-dev
+archer=$(find /usr/lib/llvm-* -name libarcher.so 2>/dev/null | head -n 1)
+[ -n "$archer" ] || { echo "hardening: libarcher.so not found (libomp-14-dev)" >&2; exit 1; }
+
+common=(-DSPB_CUDA=OFF -DSPB_BASELINES=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPB_WERROR=ON)
+CC=clang cmake -S . -B build-tsan -DSPB_SANITIZE=thread "${common[@]}" >/dev/null
+cmake --build build-tsan -j "$(nproc)" --target test_kernels test_partition
+export OMP_TOOL_LIBRARIES="$archer"
+export TSAN_OPTIONS="halt_on_error=1 ignore_noninstrumented_modules=1"
+build-tsan/tests/test_kernels matrices host
+build-tsan/tests/test_partition
+unset OMP_TOOL_LIBRARIES TSAN_OPTIONS
+
+CC=clang cmake -S . -B build-fuzz -DSPB_FUZZ=ON -DSPB_SANITIZE=address,undefined \
+  "${common[@]}" >/dev/null
+cmake --build build-fuzz -j "$(nproc)" --target fuzz_mm
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp tests/fuzz/corpus/* "$work/"
+build-fuzz/tests/fuzz/fuzz_mm -dict=tests/fuzz/mm.dict -max_total_time="${FUZZ_SECONDS:-60}" \
+  -timeout=10 -rss_limit_mb=2048 -max_len=8192 -print_final_stats=1 \
+  -artifact_prefix="$work/crash-" "$work" 2>&1 | tail -n 12
+echo "hardening: TSan and fuzzing passed"
