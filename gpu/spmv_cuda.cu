@@ -29,6 +29,46 @@ static __device__ __forceinline__ double warp_reduce(double v)
     return v;
 }
 
+/* One lane's share of a CSR row: entries lane, lane+stride, ... */
+static __device__ __forceinline__ double csr_lane_sum(const int *__restrict__ row_ptr,
+                                                      const int *__restrict__ col_idx,
+                                                      const double *__restrict__ val,
+                                                      const double *__restrict__ x, long long row,
+                                                      int lane, int stride)
+{
+    double sum = 0.0;
+    for (int k = row_ptr[row] + lane; k < row_ptr[row + 1]; k += stride)
+        sum += val[k] * x[col_idx[k]];
+    return sum;
+}
+
+/* One lane's share of a row of row-major HLL hacks (padding included). */
+static __device__ __forceinline__ double
+hll_row_lane_sum(int hack_size, const int *__restrict__ hack_ptr,
+                 const int *__restrict__ hack_width, const int *__restrict__ col_idx,
+                 const double *__restrict__ val, const double *__restrict__ x, long long row,
+                 int lane, int stride)
+{
+    int h = (int)(row / hack_size), r = (int)(row - (long long)h * hack_size);
+    int width = hack_width[h], start = hack_ptr[h] + r * width;
+    double sum = 0.0;
+    for (int k = lane; k < width; k += stride) sum += val[start + k] * x[col_idx[start + k]];
+    return sum;
+}
+
+/* Tree reduction of a warp's 32 partials in shared memory, ordered by
+ * __syncwarp; returns the total (meaningful in lane 0). */
+static __device__ __forceinline__ double shared_warp_reduce(double *partial, int lane, double v)
+{
+    partial[lane] = v;
+    __syncwarp();
+    for (int offset = WARP / 2; offset > 0; offset >>= 1) {
+        if (lane < offset) partial[lane] += partial[lane + offset];
+        __syncwarp();
+    }
+    return partial[0];
+}
+
 /* csr.cuda.thread — one thread per row; neighbouring threads read distant
  * entries (uncoalesced), fine for short rows, poor for long ones. The
  * simplest mapping and the reference point for the others. */
@@ -39,9 +79,7 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
 {
     int row = blockIdx.x * blockDim.x + threadIdx.x;
     if (row >= m) return;
-    double sum = 0.0;
-    for (int k = row_ptr[row]; k < row_ptr[row + 1]; k++) sum += val[k] * x[col_idx[k]];
-    y[row] = sum;
+    y[row] = csr_lane_sum(row_ptr, col_idx, val, x, row, 0, 1);
 }
 
 /* csr.cuda.warp — one warp per row: lanes stride through the row
@@ -55,10 +93,7 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
     long long row = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / WARP;
     int lane = threadIdx.x % WARP;
     if (row >= m) return; /* the whole warp leaves together */
-    double sum = 0.0;
-    for (int k = row_ptr[row] + lane; k < row_ptr[row + 1]; k += WARP)
-        sum += val[k] * x[col_idx[k]];
-    sum = warp_reduce(sum);
+    double sum = warp_reduce(csr_lane_sum(row_ptr, col_idx, val, x, row, lane, WARP));
     if (lane == 0) y[row] = sum;
 }
 
@@ -75,16 +110,9 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
     long long row = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / WARP;
     int lane = threadIdx.x % WARP;
     if (row >= m) return;
-    double sum = 0.0;
-    for (int k = row_ptr[row] + lane; k < row_ptr[row + 1]; k += WARP)
-        sum += val[k] * x[col_idx[k]];
-    partial[threadIdx.x] = sum;
-    __syncwarp();
-    for (int offset = WARP / 2; offset > 0; offset >>= 1) {
-        if (lane < offset) partial[threadIdx.x] += partial[threadIdx.x + offset];
-        __syncwarp();
-    }
-    if (lane == 0) y[row] = partial[threadIdx.x];
+    double sum = shared_warp_reduce(partial + threadIdx.x - lane, lane,
+                                    csr_lane_sum(row_ptr, col_idx, val, x, row, lane, WARP));
+    if (lane == 0) y[row] = sum;
 }
 
 /* csr.cuda.warp_shared2d — 2-D blocks (32 lanes x rows per block): each row
@@ -101,10 +129,7 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
     int lane = threadIdx.x;
     if (row >= m) return;
     double *mine = partial2d + threadIdx.y * WARP;
-    double sum = 0.0;
-    for (int k = row_ptr[row] + lane; k < row_ptr[row + 1]; k += WARP)
-        sum += val[k] * x[col_idx[k]];
-    mine[lane] = sum;
+    mine[lane] = csr_lane_sum(row_ptr, col_idx, val, x, row, lane, WARP);
     __syncwarp();
     if (lane < WARP / 2) mine[lane] += mine[lane + WARP / 2];
     __syncwarp();
@@ -168,11 +193,7 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
 {
     int row = blockIdx.x * blockDim.x + threadIdx.x;
     if (row >= m) return;
-    int h = row / hack_size, r = row - h * hack_size, width = hack_width[h];
-    int start = hack_ptr[h] + r * width;
-    double sum = 0.0;
-    for (int k = 0; k < width; k++) sum += val[start + k] * x[col_idx[start + k]];
-    y[row] = sum;
+    y[row] = hll_row_lane_sum(hack_size, hack_ptr, hack_width, col_idx, val, x, row, 0, 1);
 }
 
 /* hll.cuda.col — one thread per row on column-major hacks: at step k the
@@ -206,11 +227,8 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
     long long row = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / WARP;
     int lane = threadIdx.x % WARP;
     if (row >= m) return;
-    int h = (int)(row / hack_size), r = (int)(row - (long long)h * hack_size);
-    int width = hack_width[h], start = hack_ptr[h] + r * width;
-    double sum = 0.0;
-    for (int k = lane; k < width; k += WARP) sum += val[start + k] * x[col_idx[start + k]];
-    sum = warp_reduce(sum);
+    double sum = warp_reduce(
+        hll_row_lane_sum(hack_size, hack_ptr, hack_width, col_idx, val, x, row, lane, WARP));
     if (lane == 0) y[row] = sum;
 }
 
@@ -226,17 +244,10 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
     long long row = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / WARP;
     int lane = threadIdx.x % WARP;
     if (row >= m) return;
-    int h = (int)(row / hack_size), r = (int)(row - (long long)h * hack_size);
-    int width = hack_width[h], start = hack_ptr[h] + r * width;
-    double sum = 0.0;
-    for (int k = lane; k < width; k += WARP) sum += val[start + k] * x[col_idx[start + k]];
-    partial_hll[threadIdx.x] = sum;
-    __syncwarp();
-    for (int offset = WARP / 2; offset > 0; offset >>= 1) {
-        if (lane < offset) partial_hll[threadIdx.x] += partial_hll[threadIdx.x + offset];
-        __syncwarp();
-    }
-    if (lane == 0) y[row] = partial_hll[threadIdx.x];
+    double sum = shared_warp_reduce(
+        partial_hll + threadIdx.x - lane, lane,
+        hll_row_lane_sum(hack_size, hack_ptr, hack_width, col_idx, val, x, row, lane, WARP));
+    if (lane == 0) y[row] = sum;
 }
 
 /* ---- state --------------------------------------------------------------------- */

@@ -22,30 +22,13 @@ import threading
 import time
 import gzip
 
-SPBENCH, SOURCE = sys.argv[1], sys.argv[2]
+from spbtest import SOURCE, SPBENCH, check, finish, read_rows, spbench
 BUNDLED = os.path.join(SOURCE, "matrices")
 FAST = ["--reps", "2", "--min-time", "0", "--warmup", "0"]
 KERNELS = ["--kernels", "csr.serial,hll.serial.*,csr.omp.*", "--threads", "1,2"]
 
-passed = failed = 0
 
 
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAILED:", what, file=sys.stderr)
-
-
-def spbench(*args, **kw):
-    return subprocess.run([SPBENCH, *args], capture_output=True, text=True, timeout=900, **kw)
-
-
-def read_rows(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
 
 
 def make_batch(tmp):
@@ -276,8 +259,7 @@ def main():
         test_fetch(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("%d passed, %d failed" % (passed, failed))
-    sys.exit(1 if failed else 0)
+    finish()
 
 
 main()

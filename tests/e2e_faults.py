@@ -6,7 +6,6 @@ a pipe with bounded memory.
 
 usage: e2e_faults.py SPBENCH SOURCE_DIR
 """
-import csv
 import os
 import shutil
 import subprocess
@@ -14,24 +13,11 @@ import sys
 import tempfile
 import threading
 
-SPBENCH, SOURCE = sys.argv[1], sys.argv[2]
+from spbtest import SOURCE, SPBENCH, check, finish, read_rows, spbench
 BUNDLED = os.path.join(SOURCE, "matrices")
 FAST = ["--reps", "1", "--min-time", "0", "--warmup", "0", "--quiet"]
 
-passed = failed = 0
 
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAILED:", what, file=sys.stderr)
-
-
-def spbench(*args):
-    return subprocess.run([SPBENCH, *args], capture_output=True, text=True, timeout=900)
 
 
 BROKEN = {
@@ -60,7 +46,7 @@ def test_fifty_with_five_broken(tmp):
     out = os.path.join(tmp, "fifty.csv")
     r = spbench("run", *FAST, "--kernels", "csr.serial,hll.serial.col", "--csv", out, batch)
     check(r.returncode == 1, "a batch with broken files exits 1 (got %d)" % r.returncode)
-    rows = list(csv.DictReader(open(out, newline="")))
+    rows = read_rows(out)
     measured = {row["matrix"] for row in rows if row["status"] == "ok"}
     errors = [row for row in rows if row["status"] == "error"]
     check(len(measured) == 45, "45 matrices measured (got %d)" % len(measured))
@@ -132,8 +118,7 @@ def main():
         test_stream_beyond_2gb(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("%d passed, %d failed" % (passed, failed))
-    sys.exit(1 if failed else 0)
+    finish()
 
 
 main()

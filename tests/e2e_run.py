@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 
-SPBENCH, SOURCE = sys.argv[1], sys.argv[2]
+from spbtest import SOURCE, SPBENCH, check, finish, read_rows, spbench
 SHARED = os.path.normpath(os.path.join(SOURCE, "..", "shared", "matrices"))
 BUNDLED = os.path.join(SOURCE, "matrices")
 MATRICES = SHARED if os.path.isdir(SHARED) else BUNDLED
@@ -26,20 +26,7 @@ REQUIRED_COLUMNS = (
     "abs_l2_err,rel_l2_err,status,message").split(",")
 FAST = ["--reps", "2", "--min-time", "0", "--warmup", "1"]
 
-passed = failed = 0
 
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAILED:", what, file=sys.stderr)
-
-
-def spbench(*args):
-    return subprocess.run([SPBENCH, *args], capture_output=True, text=True, timeout=900)
 
 
 def kernel_names():
@@ -283,8 +270,7 @@ def main():
         test_usage_errors(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("%d passed, %d failed" % (passed, failed))
-    sys.exit(1 if failed else 0)
+    finish()
 
 
 main()
