@@ -253,6 +253,7 @@ CUDA_PREPARE(csr_cuda_warp_shared_prepare, GPU_CSR_WARP_SHARED)
 CUDA_PREPARE(csr_cuda_warp_shared2d_prepare, GPU_CSR_WARP_SHARED2D)
 CUDA_PREPARE(csr_cuda_ldg_prepare, GPU_CSR_LDG)
 CUDA_PREPARE(csr_cuda_texture_prepare, GPU_CSR_TEXTURE)
+CUDA_PREPARE(csr_cuda_adaptive_prepare, GPU_CSR_ADAPTIVE)
 CUDA_PREPARE(hll_cuda_row_prepare, GPU_HLL_ROW)
 CUDA_PREPARE(hll_cuda_warp_prepare, GPU_HLL_WARP)
 CUDA_PREPARE(hll_cuda_warp_shared_prepare, GPU_HLL_WARP_SHARED)
@@ -309,6 +310,9 @@ const spb_kernel spb_kernels[] = {
                "CSR on the GPU, one warp per row, read-only loads through __ldg"),
     CUDA_ENTRY("csr.cuda.texture", "csr", csr_cuda_texture_prepare,
                "CSR on the GPU, one warp per row, x read through a texture object"),
+    CUDA_ENTRY("csr.cuda.adaptive", "csr", csr_cuda_adaptive_prepare,
+               "CSR on the GPU, a power-of-two group of threads per short row (sized from the "
+               "mean row length), a block per row longer than 512"),
     CUDA_ENTRY("hll.cuda.row", "hll.row", hll_cuda_row_prepare,
                "HLL row-major hacks on the GPU, one thread per row"),
     CUDA_ENTRY("hll.cuda.warp", "hll.row", hll_cuda_warp_prepare,

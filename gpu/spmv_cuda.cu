@@ -18,6 +18,8 @@ extern "C" {
 #define MAX_BLOCK                    1024
 #define DEFAULT_BLOCK_THREAD_PER_ROW 256
 #define DEFAULT_BLOCK_WARP_PER_ROW   256
+#define LONG_ROW                     512 /* csr.cuda.adaptive: longer rows get a block each */
+#define LONG_BLOCK                   256 /* threads of the block that takes one long row */
 
 /* ---- kernels ------------------------------------------------------------------- */
 
@@ -179,6 +181,54 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
     if (lane == 0) y[row] = sum;
 }
 
+/* csr.cuda.adaptive (1/2) — rows of up to LONG_ROW entries, each by a
+ * group of `lanes` threads (a power of two <= 32 chosen in prepare from the
+ * mean row length): several short rows share a warp, each group reads its
+ * row coalesced and reduces it with segmented shuffles. Longer rows are
+ * left to csr_long_row_kernel, so one giant row cannot hold up its warp.
+ * Every thread reaches the shuffles (no early exit): blockDim.x is a
+ * multiple of 32. */
+static __global__ void __launch_bounds__(MAX_BLOCK)
+    csr_vector_kernel(int m, int lanes, const int *__restrict__ row_ptr,
+                      const int *__restrict__ col_idx, const double *__restrict__ val,
+                      const double *__restrict__ x, double *__restrict__ y)
+{
+    long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long row = tid / lanes;
+    int lane = (int)(tid % lanes);
+    int valid = row < m, begin = 0, end = 0;
+    if (valid) {
+        begin = row_ptr[row];
+        end = row_ptr[row + 1];
+        if (end - begin > LONG_ROW) valid = 0, end = begin;
+    }
+    double sum = 0.0;
+    for (int k = begin + lane; k < end; k += lanes) sum += val[k] * x[col_idx[k]];
+    for (int offset = lanes / 2; offset > 0; offset >>= 1)
+        sum += __shfl_down_sync(0xffffffffu, sum, offset, lanes);
+    if (valid && lane == 0) y[row] = sum;
+}
+
+/* csr.cuda.adaptive (2/2) — one block of LONG_BLOCK threads per long row
+ * (the list made in prepare): strided partial sums, shuffles inside each
+ * warp, then the warps' sums through shared memory. */
+static __global__ void __launch_bounds__(LONG_BLOCK)
+    csr_long_row_kernel(const int *__restrict__ long_rows, const int *__restrict__ row_ptr,
+                        const int *__restrict__ col_idx, const double *__restrict__ val,
+                        const double *__restrict__ x, double *__restrict__ y)
+{
+    __shared__ double warp_sums[LONG_BLOCK / WARP];
+    int row = long_rows[blockIdx.x];
+    int lane = threadIdx.x % WARP, warp = threadIdx.x / WARP;
+    double sum = warp_reduce(csr_lane_sum(row_ptr, col_idx, val, x, row, threadIdx.x, LONG_BLOCK));
+    if (lane == 0) warp_sums[warp] = sum;
+    __syncthreads();
+    if (warp == 0) {
+        sum = warp_reduce(lane < LONG_BLOCK / WARP ? warp_sums[lane] : 0.0);
+        if (lane == 0) y[row] = sum;
+    }
+}
+
 /* HLL entry (r, k) of hack h: row-major base + r*width + k,
  * column-major base + k*rows_h + r. */
 
@@ -260,6 +310,10 @@ typedef struct {
     double *d_val, *d_x, *d_y;
     cudaTextureObject_t x_tex;
     int has_tex;
+    /* csr.cuda.adaptive */
+    int lanes;        /* threads per short row */
+    int *d_long_rows; /* rows longer than LONG_ROW */
+    int long_count;
     /* cuSPARSE */
     cusparseHandle_t handle;
     cusparseSpMatDescr_t mat;
@@ -293,9 +347,9 @@ static int cusparse_failed(gpu_state *s, cusparseStatus_t err, const char *what)
 
 static int is_warp_kernel(spb_gpu_kernel k)
 {
-    return k == GPU_CSR_WARP || k == GPU_CSR_WARP_SHARED || k == GPU_CSR_WARP_SHARED2D ||
-           k == GPU_CSR_LDG || k == GPU_CSR_TEXTURE || k == GPU_HLL_WARP ||
-           k == GPU_HLL_WARP_SHARED;
+    return k == GPU_CSR_ADAPTIVE || k == GPU_CSR_WARP || k == GPU_CSR_WARP_SHARED ||
+           k == GPU_CSR_WARP_SHARED2D || k == GPU_CSR_LDG || k == GPU_CSR_TEXTURE ||
+           k == GPU_HLL_WARP || k == GPU_HLL_WARP_SHARED;
 }
 
 static int is_hll_kernel(spb_gpu_kernel k)
@@ -311,7 +365,10 @@ static int is_cusparse(spb_gpu_kernel k)
 /* Grid size for one thread (or one warp) per row; 0 when m is 0. */
 static unsigned grid_for(const gpu_state *s)
 {
-    long long threads = is_warp_kernel(s->kernel) ? (long long)s->m * WARP : (long long)s->m;
+    long long per_row = s->kernel == GPU_CSR_ADAPTIVE ? s->lanes
+                        : is_warp_kernel(s->kernel)   ? WARP
+                                                      : 1;
+    long long threads = (long long)s->m * per_row;
     return (unsigned)((threads + s->block_size - 1) / s->block_size);
 }
 
@@ -356,6 +413,13 @@ static void launch(gpu_state *s)
     case GPU_CSR_TEXTURE:
         csr_texture_kernel<<<grid, b>>>(s->m, s->d_row_ptr, s->d_col_idx, s->d_val, s->x_tex,
                                         s->d_y);
+        break;
+    case GPU_CSR_ADAPTIVE:
+        csr_vector_kernel<<<grid, b>>>(s->m, s->lanes, s->d_row_ptr, s->d_col_idx, s->d_val, s->d_x,
+                                       s->d_y);
+        if (s->long_count > 0)
+            csr_long_row_kernel<<<s->long_count, LONG_BLOCK>>>(
+                s->d_long_rows, s->d_row_ptr, s->d_col_idx, s->d_val, s->d_x, s->d_y);
         break;
     case GPU_HLL_ROW:
         hll_row_kernel<<<grid, b>>>(s->m, s->hack_size, s->d_hack_ptr, s->d_hack_width,
@@ -440,6 +504,35 @@ static spb_status sell_from_hll(const spb_hll *H, int **offsets, int **cols, dou
             }
     }
     *size = total;
+    return SPB_OK;
+}
+
+/* csr.cuda.adaptive's plan: the rows longer than LONG_ROW go to a list
+ * (one block each); the others get `lanes` threads each, half the mean
+ * length of those rows rounded up to a power of two (1..32), so most lanes
+ * load one or two entries. */
+static spb_status plan_adaptive(gpu_state *s, const spb_csr *A, char *msg)
+{
+    int *long_rows = NULL;
+    int64_t short_entries = 0, short_rows = 0, count = 0;
+    for (spb_index i = 0; i < A->m; i++) {
+        spb_index len = A->row_ptr[i + 1] - A->row_ptr[i];
+        if (len > LONG_ROW)
+            count++;
+        else
+            short_entries += len, short_rows++;
+    }
+    if (count > 0 && !(long_rows = (int *)spb_malloc((size_t)count, sizeof *long_rows)))
+        return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the long-row list");
+    count = 0;
+    for (spb_index i = 0; i < A->m; i++)
+        if (A->row_ptr[i + 1] - A->row_ptr[i] > LONG_ROW) long_rows[count++] = i;
+    double mean = short_rows ? (double)short_entries / short_rows : 1.0;
+    s->lanes = 1;
+    while (s->lanes < WARP && 2.0 * s->lanes < mean) s->lanes *= 2;
+    s->long_count = (int)count;
+    upload(s, (void **)&s->d_long_rows, long_rows, (size_t)count, sizeof(int));
+    spb_free(long_rows);
     return SPB_OK;
 }
 
@@ -576,6 +669,11 @@ extern "C" spb_status gpu_prepare(spb_gpu_kernel kernel, const spb_csr *A, spb_i
             upload(s, (void **)&s->d_val, A->val, (size_t)A->nnz, sizeof(double)))
             goto device_fail;
     }
+    if (kernel == GPU_CSR_ADAPTIVE) {
+        st = plan_adaptive(s, A, msg);
+        if (st != SPB_OK) goto fail;
+        if (s->error != SPB_OK) goto device_fail;
+    }
     if (cuda_failed(s, cudaMalloc((void **)&s->d_x, sizeof(double) * ((size_t)A->n + 1)),
                     "cudaMalloc") ||
         cuda_failed(s, cudaMalloc((void **)&s->d_y, sizeof(double) * ((size_t)A->m + 1)),
@@ -688,5 +786,6 @@ extern "C" void gpu_release(void *state)
     cudaFree(s->d_x);
     cudaFree(s->d_y);
     cudaFree(s->d_buffer);
+    cudaFree(s->d_long_rows);
     spb_free(s);
 }
