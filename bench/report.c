@@ -1,9 +1,12 @@
-/* report.c — CSV and table output of result rows. */
+/* report.c — result rows as CSV, JSON and table lines, and the JSON
+ * document's header (machine, build, settings) and trailer. */
 #include "report.h"
 
 #include <errno.h>
 #include <math.h>
+#include <omp.h>
 #include <string.h>
+#include <time.h>
 
 const char *row_status_str(spb_row_status status)
 {
@@ -19,7 +22,8 @@ const char *row_status_str(spb_row_status status)
 void result_init(spb_result *r)
 {
     memset(r, 0, sizeof *r);
-    r->matrix = r->kernel = r->format = r->backend = r->message = r->settings = "";
+    r->matrix = r->operation = r->kernel = r->format = r->backend = r->precision = "";
+    r->message = r->settings = "";
     r->stored_entries = r->prepare_ms = r->tune_ms = r->gflops = r->gbytes_per_s = NAN;
     r->roofline_frac = r->speedup = r->efficiency = r->bandwidth_gbs = r->tolerance = NAN;
     r->timing.median = r->timing.min = r->timing.max = NAN;
@@ -83,6 +87,8 @@ static int row_fields(const spb_result *r, field *fields)
     NUM("tune_ms", r->tune_ms, 6);
     NUM("block_size", r->block_size ? r->block_size : NAN, COUNT_DIGITS);
     TEXT("settings", r->settings);
+    TEXT("operation", r->operation);
+    TEXT("precision", r->precision);
     return count;
 }
 
@@ -202,4 +208,103 @@ void report_table_row(FILE *out, const spb_result *r)
             r->threads, nnz, median, gflops, gbs, roof, rel, row_status_str(r->status),
             r->message[0] ? ": " : "", r->message);
     fflush(out);
+}
+
+/* ---- the JSON document ---------------------------------------------------------- */
+
+#define SPB_JSON_FORMAT_VERSION 1
+
+/* The CPU model from /proc/cpuinfo, or "unknown". */
+static void cpu_model(char *out, size_t size)
+{
+    snprintf(out, size, "unknown");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "model name", 10) != 0) continue;
+        char *colon = strchr(line, ':');
+        if (!colon) continue;
+        colon += 1 + (colon[1] == ' ');
+        colon[strcspn(colon, "\n")] = '\0';
+        snprintf(out, size, "%s", colon);
+        break;
+    }
+    fclose(f);
+}
+
+/* "spbench": the build. */
+static void json_build(FILE *j, const spb_json_header *h)
+{
+    fprintf(j, "  \"spbench\": {\"version\": \"%s\", \"git_commit\": \"%s\", \"compiler\": ",
+            h->version, h->git_commit);
+    report_json_string(j, __VERSION__);
+    fprintf(j, ", \"cuda_compiled\": %s},\n", gpu_compiled() ? "true" : "false");
+}
+
+/* "machine": CPU model, cores and bandwidths; the GPU or why there is none. */
+static void json_machine(FILE *j, const spb_json_header *h)
+{
+    char model[256];
+    cpu_model(model, sizeof model);
+    fprintf(j, "  \"machine\": {\n    \"cpu_model\": ");
+    report_json_string(j, model);
+    fprintf(j, ",\n    \"cpu_cores\": %d,\n    \"cpu_bandwidth_gbs\": {\"1\": %.4g",
+            omp_get_num_procs(), h->serial_bandwidth_gbs);
+    for (int c = 0; c < h->thread_counts; c++)
+        if (h->threads[c] != 1) fprintf(j, ", \"%d\": %.4g", h->threads[c], h->bandwidth_gbs[c]);
+    fprintf(j, "},\n    \"gpu\": ");
+    const spb_gpu_info *gpu = h->gpu;
+    if (gpu) {
+        fprintf(j, "{\"name\": ");
+        report_json_string(j, gpu->name);
+        fprintf(j,
+                ", \"sm_count\": %d, \"compute_capability\": \"%d.%d\", \"memory_bytes\": %.0f, "
+                "\"driver_version\": %d, \"runtime_version\": %d, \"copy_bandwidth_gbs\": %.4g}",
+                gpu->sm_count, gpu->cc_major, gpu->cc_minor, gpu->memory_bytes, gpu->driver_version,
+                gpu->runtime_version, h->gpu_bandwidth_gbs);
+    } else {
+        fprintf(j, "{\"name\": null, \"reason\": ");
+        report_json_string(j, h->gpu_reason);
+        fputc('}', j);
+    }
+    fprintf(j, "\n  },\n");
+}
+
+spb_status report_json_begin(FILE *j, const char *path, const spb_json_header *h, char *msg)
+{
+    if (!j) return SPB_OK;
+    char date[64];
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    fprintf(j, "{\n  \"format\": \"spbench-results\",\n  \"format_version\": %d,\n",
+            SPB_JSON_FORMAT_VERSION);
+    json_build(j, h);
+    fprintf(j, "  \"date\": \"%s\",\n", date);
+    json_machine(j, h);
+    fprintf(j, "  \"settings\": {\"operation\": \"%s\", \"precision\": \"%s\", \"row_key\": ",
+            h->operation, h->precision);
+    report_json_string(j, h->settings);
+    fprintf(j,
+            ", \"kernels\": \"%s\", \"warmup\": %d, \"min_samples\": %d, \"min_time_s\": %g, "
+            "\"tolerance\": %g, \"matrices\": %d},\n  \"columns\": ",
+            h->kernels ? h->kernels : "*", h->timing.warmup, h->timing.min_samples,
+            h->timing.min_time, h->tolerance, h->matrices);
+    report_json_string(j, report_csv_columns());
+    fprintf(j, ",\n  \"rows\": [");
+    if (fflush(j) != 0 || ferror(j))
+        return spb_fail(msg, SPB_ERR_IO, "%s: write failed: %s", path, strerror(errno));
+    return SPB_OK;
+}
+
+spb_status report_json_end(FILE *json, const char *path, const spb_row_counts *n, char *msg)
+{
+    if (!json) return SPB_OK;
+    fprintf(json,
+            "\n  ],\n  \"totals\": {\"rows\": %d, \"ok\": %d, \"wrong\": %d, \"skipped\": %d, "
+            "\"error\": %d, \"already_in_csv\": %d}\n}\n",
+            n->rows, n->ok, n->wrong, n->skipped, n->errors, n->resumed);
+    if (fflush(json) != 0 || ferror(json))
+        return spb_fail(msg, SPB_ERR_IO, "%s: write failed: %s", path, strerror(errno));
+    return SPB_OK;
 }

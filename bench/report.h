@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "../formats/csr.h"
+#include "../gpu/gpu.h"
 #include "timing.h"
 #include "validate.h"
 
@@ -15,11 +16,12 @@ const char *row_status_str(spb_row_status status);
 
 /* Numeric fields that do not apply are NAN and written empty. */
 typedef struct {
-    const char *matrix, *kernel, *format, *backend;
+    const char *matrix, *operation, *kernel, *format, *backend, *precision;
     int threads;
     int block_size; /* GPU kernels; 0 otherwise */
     /* What else decides the measurement ("hack_size=32 block_size=auto
-     * seed=1"); with matrix, kernel and threads it keys --resume. */
+     * seed=1"); with matrix, operation, kernel, precision and threads it
+     * keys --resume. */
     const char *settings;
     spb_csr_stats stats;        /* rows, cols, nnz, row lengths */
     double stored_entries;      /* padding included */
@@ -44,6 +46,34 @@ const char *report_csv_columns(void); /* the header line, without newline */
  * by a comma unless first; and a string with JSON escapes. */
 spb_status report_json_row(FILE *json, const char *path, const spb_result *r, int first, char *msg);
 void report_json_string(FILE *f, const char *s);
+
+/* What the JSON header records: the build, the machine with its measured
+ * bandwidths, and the settings of the run. */
+typedef struct {
+    const char *version, *git_commit;
+    const char *operation, *precision;
+    const int *threads;          /* OpenMP thread counts in use */
+    const double *bandwidth_gbs; /* CPU roofline at each of them */
+    int thread_counts;
+    double serial_bandwidth_gbs;
+    const spb_gpu_info *gpu; /* NULL: none, gpu_reason says why */
+    const char *gpu_reason;
+    double gpu_bandwidth_gbs;
+    const char *settings, *kernels;
+    spb_timing_opts timing;
+    double tolerance;
+    int matrices;
+} spb_json_header;
+
+/* Row tallies for the JSON trailer. */
+typedef struct {
+    int rows, ok, wrong, skipped, errors, resumed;
+} spb_row_counts;
+
+/* The JSON document: its header and the opening of "rows" (begin), then
+ * report_json_row per row, then the totals and the closing (end). */
+spb_status report_json_begin(FILE *json, const char *path, const spb_json_header *h, char *msg);
+spb_status report_json_end(FILE *json, const char *path, const spb_row_counts *counts, char *msg);
 
 void report_table_header(FILE *out);
 void report_table_row(FILE *out, const spb_result *r);

@@ -44,11 +44,10 @@ int csv_split(char *line, char **fields, int max)
     return count;
 }
 
-void resume_key(char *key, size_t size, const char *matrix, const char *kernel, int threads,
-                const char *settings)
+void resume_key(char *key, size_t size, const spb_row_key *row)
 {
-    snprintf(key, size, "%s" KEY_SEP "%s" KEY_SEP "%d" KEY_SEP "%s", matrix, kernel, threads,
-             settings);
+    snprintf(key, size, "%s" KEY_SEP "%s" KEY_SEP "%s" KEY_SEP "%s" KEY_SEP "%d" KEY_SEP "%s",
+             row->matrix, row->operation, row->kernel, row->precision, row->threads, row->settings);
 }
 
 static spb_status add_key(spb_done_set *done, const char *key, char *msg)
@@ -110,7 +109,10 @@ spb_status resume_load(const char *path, spb_done_set *done, int *has_header, ch
     size_t cap = 1 << 16;
     char *line = spb_malloc(cap, 1);
     if (!line && st == SPB_OK) st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
-    int matrix_col = -1, kernel_col = -1, threads_col = -1, settings_col = -1;
+    enum { MATRIX, OPERATION, KERNEL, PRECISION, THREADS, SETTINGS, KEY_COLUMNS };
+    static const char *const key_names[KEY_COLUMNS] = {"matrix",    "operation", "kernel",
+                                                       "precision", "threads",   "settings"};
+    int key_col[KEY_COLUMNS] = {0}, last_key_col = 0;
     long number = 0;
     while (st == SPB_OK && fgets(line, (int)cap, f)) {
         number++;
@@ -131,22 +133,23 @@ spb_status resume_load(const char *path, spb_done_set *done, int *has_header, ch
             *has_header = 1;
             char *names[MAX_COLUMNS];
             int count = csv_split(line, names, MAX_COLUMNS);
-            matrix_col = column_index(names, count, "matrix");
-            kernel_col = column_index(names, count, "kernel");
-            threads_col = column_index(names, count, "threads");
-            settings_col = column_index(names, count, "settings");
+            for (int k = 0; k < KEY_COLUMNS; k++) {
+                key_col[k] = column_index(names, count, key_names[k]);
+                if (key_col[k] > last_key_col) last_key_col = key_col[k];
+            }
             continue;
         }
         char *fields[MAX_COLUMNS];
         int count = csv_split(line, fields, MAX_COLUMNS);
-        if (count <= settings_col || count <= matrix_col || count <= kernel_col ||
-            count <= threads_col) {
+        if (count <= last_key_col) {
             st = spb_fail(msg, SPB_ERR_PARSE, "%s:%ld: row has %d fields", path, number, count);
             break;
         }
         char key[1024];
-        resume_key(key, sizeof key, fields[matrix_col], fields[kernel_col],
-                   atoi(fields[threads_col]), fields[settings_col]);
+        spb_row_key row = {fields[key_col[MATRIX]],        fields[key_col[OPERATION]],
+                           fields[key_col[KERNEL]],        fields[key_col[PRECISION]],
+                           atoi(fields[key_col[THREADS]]), fields[key_col[SETTINGS]]};
+        resume_key(key, sizeof key, &row);
         st = add_key(done, key, msg);
     }
     spb_free(line);

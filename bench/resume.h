@@ -1,6 +1,7 @@
 /* resume.h — which rows a results CSV already holds, so that a batch run
  * killed at any moment can be rerun with --resume and measure only what is
- * missing. A row is keyed by matrix, kernel, threads and settings. */
+ * missing. A row is keyed by matrix, operation, kernel, precision, threads
+ * and settings. */
 #ifndef SPB_RESUME_H
 #define SPB_RESUME_H
 
@@ -19,10 +20,15 @@ typedef struct {
  * and *has_header = 0. */
 spb_status resume_load(const char *path, spb_done_set *done, int *has_header, char *msg);
 
-/* The key of a row; a matrix that could not be loaded has kernel "" and
- * threads 0. */
-void resume_key(char *key, size_t size, const char *matrix, const char *kernel, int threads,
-                const char *settings);
+/* The fields that key a row; a matrix that could not be loaded has kernel
+ * "" and threads 0. */
+typedef struct {
+    const char *matrix, *operation, *kernel, *precision;
+    int threads;
+    const char *settings;
+} spb_row_key;
+
+void resume_key(char *key, size_t size, const spb_row_key *row);
 
 int resume_done(const spb_done_set *done, const char *key);
 void resume_free(spb_done_set *done);

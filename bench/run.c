@@ -1,38 +1,13 @@
-/* run.c — one matrix through every selected kernel (see run.h). */
+/* run.c — one matrix through every selected kernel of an operation (see
+ * run.h): the protocol is written once here; the operation supplies its
+ * table, inputs, reference and validation. */
 #include "run.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "../cpu/spmv_cpu.h"
-#include "rng.h"
 #include "sources.h"
-
-void run_random_vector(uint64_t seed, spb_index n, spb_value *x)
-{
-    spb_rng rng;
-    spb_rng_seed(&rng, seed);
-    for (spb_index i = 0; i < n; i++) x[i] = spb_rng_value(&rng);
-}
-
-typedef struct {
-    const spb_kernel *kernel;
-    const void *state;
-    const spb_value *x;
-    spb_value *y;
-} timed_call;
-
-/* What every kernel of one matrix shares. */
-typedef struct {
-    const char *name;
-    const spb_csr *A;
-    spb_csr_stats stats;
-    const spb_value *x, *y_ref;
-    spb_value *y;
-    double scale; /* ||(|A||x|)||_2 */
-    double serial_seconds;
-} matrix_case;
 
 static void emit(const spb_run_opts *opts, spb_run_totals *totals, const spb_result *r,
                  spb_status *csv_status, char *msg)
@@ -49,85 +24,80 @@ static void emit(const spb_run_opts *opts, spb_run_totals *totals, const spb_res
     totals->errors += r->status == SPB_ROW_ERROR;
 }
 
-static void poison(spb_value *y, spb_index len)
-{
-    for (spb_index i = 0; i < len; i++) y[i] = NAN;
-}
+/* The timed host calls: `calls` products through the operation. */
+typedef struct {
+    const spb_operation *op;
+    const spb_kernel *kernel;
+    void *state;
+    spb_case *c;
+    char *msg;
+} host_calls;
 
-/* Times a host kernel: `calls` back-to-back products. */
 static double time_host_calls(void *ctx, int calls)
 {
-    timed_call *c = ctx;
+    host_calls *h = ctx;
     double start = timing_now();
-    for (int k = 0; k < calls; k++) c->kernel->run(c->state, c->x, c->y);
-    return timing_now() - start;
+    spb_status st = h->op->host_calls(h->kernel, h->state, h->c, calls, h->msg);
+    double elapsed = timing_now() - start;
+    return st == SPB_OK ? elapsed : -1.0;
 }
 
-/* One product into mc->y (NaN-poisoned first) and its validation; a device
- * error is reported as an error, not as a wrong answer. */
-static spb_row_status product_status(const spb_kernel *kernel, void *state, matrix_case *mc,
-                                     const spb_run_opts *opts, spb_validation *v, char *row_msg)
+/* supports and prepare (timed on its own) into r; 0 when the row ends here. */
+static int prepare_kernel(const spb_kernel *kernel, spb_case *c, const spb_kernel_config *config,
+                          spb_kernel_plan *plan, spb_result *r, char *row_msg)
 {
-    poison(mc->y, mc->A->m);
-    kernel->run(state, mc->x, mc->y);
-    if (kernel->check && kernel->check(state, row_msg) != SPB_OK) return SPB_ROW_ERROR;
-    validate_vector(mc->A->m, mc->y, mc->y_ref, mc->scale, opts->tolerance, v);
-    return v->passed ? SPB_ROW_OK : SPB_ROW_WRONG;
-}
-
-/* Measures one kernel into r (status and message included). */
-static void run_kernel(const spb_kernel *kernel, matrix_case *mc, const spb_run_opts *opts,
-                       const spb_kernel_config *config, double bandwidth_gbs, spb_result *r,
-                       char *row_msg)
-{
-    const spb_csr *A = mc->A;
-    if (kernel->supports && !kernel->supports(A, row_msg)) {
+    if (kernel->supports && !kernel->supports(kernel, c->A, row_msg)) {
         r->status = SPB_ROW_SKIPPED;
-        return;
+        return 0;
     }
-    spb_kernel_plan plan = {0};
-    plan.tune_ms = NAN;
+    *plan = (spb_kernel_plan){0};
+    plan->tune_ms = NAN;
     double start = timing_now();
-    spb_status st = kernel->prepare(A, config, &plan, row_msg);
+    spb_status st = kernel->prepare(kernel, &c->formats, config, plan, row_msg);
     r->prepare_ms = (timing_now() - start) * 1e3;
     if (st != SPB_OK) {
         /* a kernel that declines this matrix by design is skipped, not failed */
         r->status = st == SPB_ERR_UNSUPPORTED ? SPB_ROW_SKIPPED : SPB_ROW_ERROR;
-        return;
+        return 0;
     }
-    r->stored_entries = (double)plan.stored_entries;
-    r->tune_ms = plan.tune_ms;
-    if (plan.block_size) r->block_size = plan.block_size;
-    r->status = product_status(kernel, plan.state, mc, opts, &r->error, row_msg);
+    r->stored_entries = (double)plan->stored_entries;
+    r->tune_ms = plan->tune_ms;
+    if (plan->block_size) r->block_size = plan->block_size;
+    return 1;
+}
+
+/* The validated first product, the timing protocol and a validated product
+ * after it: host kernels are checked on the last timed product, device
+ * kernels on one more whole product of the same state. Fills r's status,
+ * timing and error. */
+static void measure_kernel(const spb_kernel *kernel, void *state, spb_case *c,
+                           const spb_run_opts *opts, spb_result *r, char *row_msg)
+{
+    const spb_operation *op = opts->op;
+    r->status = op->product(kernel, state, c, opts->tolerance, &r->error, row_msg);
     if (r->status != SPB_ROW_OK) {
         if (r->status == SPB_ROW_WRONG)
             spb_fail(row_msg, SPB_ERR_INVALID, "first product failed validation");
-        kernel->release(plan.state);
         return;
     }
-    timed_call call = {kernel, plan.state, mc->x, mc->y};
-    if (kernel->time_calls)
-        st = timing_measure(kernel->time_calls, plan.state, &opts->timing, &r->timing, row_msg);
-    else
-        st = timing_measure(time_host_calls, &call, &opts->timing, &r->timing, row_msg);
+    host_calls call = {op, kernel, state, c, row_msg};
+    spb_status st =
+        kernel->time_calls
+            ? timing_measure(kernel->time_calls, state, &opts->timing, &r->timing, row_msg)
+            : timing_measure(time_host_calls, &call, &opts->timing, &r->timing, row_msg);
     if (st != SPB_OK) {
-        if (kernel->check) kernel->check(plan.state, row_msg);
-        kernel->release(plan.state);
+        if (kernel->check) kernel->check(state, row_msg);
         r->status = SPB_ROW_ERROR;
         return;
     }
-    /* After the timed calls the product must still be right: host kernels
-     * are checked on the last timed product, device kernels on one more
-     * whole product of the same state. */
     spb_validation last;
     spb_row_status after = SPB_ROW_OK;
     if (kernel->time_calls) {
-        after = product_status(kernel, plan.state, mc, opts, &last, row_msg);
+        after = op->product(kernel, state, c, opts->tolerance, &last, row_msg);
     } else {
-        validate_vector(A->m, mc->y, mc->y_ref, mc->scale, opts->tolerance, &last);
+        op->validate_output(c, opts->tolerance, &last);
         after = last.passed ? SPB_ROW_OK : SPB_ROW_WRONG;
     }
-    kernel->release(plan.state);
     if (after == SPB_ROW_ERROR) {
         r->status = SPB_ROW_ERROR;
         return;
@@ -136,19 +106,50 @@ static void run_kernel(const spb_kernel *kernel, matrix_case *mc, const spb_run_
     if (after == SPB_ROW_WRONG) {
         r->status = SPB_ROW_WRONG;
         spb_fail(row_msg, SPB_ERR_INVALID, "a product after the timed calls failed validation");
-        return;
     }
+}
+
+/* Rates, roofline fraction and speedup over the operation's baseline. */
+static void fill_metrics(const spb_kernel *kernel, spb_case *c, const spb_run_opts *opts,
+                         double bytes, double bandwidth_gbs, spb_result *r)
+{
     double t = r->timing.median;
-    r->gflops = 2.0 * A->nnz / t / 1e9;
-    r->gbytes_per_s = plan.bytes / t / 1e9;
+    r->gflops = opts->op->flops(c) / t / 1e9;
+    r->gbytes_per_s = bytes / t / 1e9;
     r->bandwidth_gbs = bandwidth_gbs;
     if (bandwidth_gbs > 0) r->roofline_frac = r->gbytes_per_s / bandwidth_gbs;
-    if (strcmp(kernel->name, "csr.serial") == 0) mc->serial_seconds = t;
-    if (mc->serial_seconds > 0) {
-        r->speedup = mc->serial_seconds / t;
+    if (kernel == opts->op->baseline) c->baseline_seconds = t;
+    if (c->baseline_seconds > 0) {
+        r->speedup = c->baseline_seconds / t;
         r->efficiency = r->speedup / r->threads;
     }
-    r->status = SPB_ROW_OK;
+}
+
+/* Measures one kernel into r (status and message included). */
+static void run_kernel(const spb_kernel *kernel, spb_case *c, const spb_run_opts *opts,
+                       const spb_kernel_config *config, double bandwidth_gbs, spb_result *r,
+                       char *row_msg)
+{
+    spb_kernel_plan plan;
+    if (!prepare_kernel(kernel, c, config, &plan, r, row_msg)) return;
+    measure_kernel(kernel, plan.state, c, opts, r, row_msg);
+    kernel->release(plan.state);
+    if (r->status == SPB_ROW_OK) fill_metrics(kernel, c, opts, plan.bytes, bandwidth_gbs, r);
+}
+
+spb_status run_single_product(const spb_operation *op, const spb_kernel *kernel, spb_case *c,
+                              const spb_kernel_config *config, double tolerance, spb_validation *v,
+                              char *msg)
+{
+    if (kernel->supports && !kernel->supports(kernel, c->A, msg))
+        return spb_fail(msg, SPB_ERR_UNSUPPORTED, "kernel %s cannot run here", kernel->name);
+    spb_kernel_plan plan = {0};
+    spb_status st = kernel->prepare(kernel, &c->formats, config, &plan, msg);
+    if (st != SPB_OK) return st;
+    spb_row_status status = op->product(kernel, plan.state, c, tolerance, v, msg);
+    kernel->release(plan.state);
+    if (status == SPB_ROW_ERROR) return spb_fail(msg, SPB_ERR_DEVICE, "%s failed", kernel->name);
+    return status == SPB_ROW_WRONG ? SPB_ERR_INVALID : SPB_OK;
 }
 
 void progress_show(spb_progress *p, const char *matrix, const char *kernel)
@@ -241,7 +242,9 @@ static int already_done(const spb_run_opts *opts, const char *matrix, const char
                         int threads)
 {
     char key[1024];
-    resume_key(key, sizeof key, matrix, kernel, threads, opts->settings);
+    spb_row_key row = {matrix,  opts->op->name, kernel, spb_precision_str(opts->config.precision),
+                       threads, opts->settings};
+    resume_key(key, sizeof key, &row);
     return resume_done(opts->done, key);
 }
 
@@ -257,8 +260,8 @@ static int rows_left(const char *name, const spb_run_opts *opts, int *done_rows)
         return 0;
     }
     int left = 0;
-    for (int k = 0; k < spb_kernel_count; k++) {
-        const spb_kernel *kernel = &spb_kernels[k];
+    for (int k = 0; k < opts->op->kernel_count; k++) {
+        const spb_kernel *kernel = opts->op->kernels[k];
         if (!kernel_selected(kernel->name, opts->kernels)) continue;
         for (int c = 0; c < kernel_runs(kernel, opts); c++) {
             int done = already_done(opts, name, kernel->name, kernel_threads(kernel, opts, c));
@@ -269,12 +272,73 @@ static int rows_left(const char *name, const spb_run_opts *opts, int *done_rows)
     return left;
 }
 
+/* The formats the selected kernels after the k-th still need (bit per kind). */
+static unsigned formats_needed_after(const spb_run_opts *opts, int k)
+{
+    unsigned mask = 0;
+    for (k++; k < opts->op->kernel_count; k++) {
+        const spb_kernel *kernel = opts->op->kernels[k];
+        int kind = format_kind_of(kernel->format);
+        if (kind >= 0 && kernel_selected(kernel->name, opts->kernels)) mask |= 1u << kind;
+    }
+    return mask;
+}
+
+/* A row with the fields every row of this case shares. */
+static void row_start(spb_result *r, const spb_run_opts *opts, const char *name,
+                      const spb_kernel *kernel, char *row_msg)
+{
+    result_init(r);
+    r->matrix = name;
+    r->operation = opts->op->name;
+    r->precision = spb_precision_str(opts->config.precision);
+    r->settings = opts->settings;
+    r->message = row_msg;
+    if (!kernel) return;
+    r->kernel = kernel->name;
+    r->format = kernel->format;
+    r->backend = backend_name(kernel->backend);
+    r->tolerance = opts->tolerance;
+}
+
+/* Every selected kernel (at each of its thread counts) on one case. */
+static spb_status run_case(spb_case *c, const spb_run_opts *opts, spb_run_totals *totals, char *msg)
+{
+    char row_msg[SPB_MSG_LEN];
+    spb_status csv_status = SPB_OK;
+    for (int k = 0; k < opts->op->kernel_count && csv_status == SPB_OK; k++) {
+        const spb_kernel *kernel = opts->op->kernels[k];
+        if (!kernel_selected(kernel->name, opts->kernels)) continue;
+        for (int t = 0; t < kernel_runs(kernel, opts) && csv_status == SPB_OK; t++) {
+            spb_kernel_config config = opts->config;
+            config.threads = kernel_threads(kernel, opts, t);
+            if (already_done(opts, c->name, kernel->name, config.threads)) {
+                totals->resumed++;
+                continue;
+            }
+            progress_show(opts->progress, c->name, kernel->name);
+            spb_result r;
+            row_msg[0] = '\0';
+            row_start(&r, opts, c->name, kernel, row_msg);
+            r.threads = config.threads;
+            r.stats = c->stats;
+            double bandwidth = kernel->backend == SPB_BACKEND_CUDA     ? opts->gpu_bandwidth_gbs
+                               : kernel->backend == SPB_BACKEND_SERIAL ? opts->serial_bandwidth_gbs
+                                                                       : opts->bandwidth_gbs[t];
+            run_kernel(kernel, c, opts, &config, bandwidth, &r, row_msg);
+            emit(opts, totals, &r, &csv_status, msg);
+            note_best(totals, &r);
+        }
+        format_set_keep(&c->formats, formats_needed_after(opts, k));
+    }
+    return csv_status;
+}
+
 spb_status run_matrix(const char *source, const spb_run_opts *opts, spb_run_totals *totals,
                       char *msg)
 {
     char name[256], row_msg[SPB_MSG_LEN] = "";
     source_name(source, name, sizeof name);
-    spb_status csv_status = SPB_OK;
     int done_rows;
     if (!rows_left(name, opts, &done_rows)) {
         totals->resumed += done_rows;
@@ -282,72 +346,26 @@ spb_status run_matrix(const char *source, const spb_run_opts *opts, spb_run_tota
         return SPB_OK;
     }
     progress_show(opts->progress, name, "loading");
-
     spb_csr A;
-    spb_value *x = NULL, *y = NULL, *y_ref = NULL, *y_abs = NULL;
+    spb_case c = {.name = name, .A = &A};
     char cache_note[SPB_MSG_LEN];
     spb_status st = source_load_cached(source, opts->cache_dir, &A, cache_note, row_msg);
     if (st == SPB_OK && strncmp(cache_note, "not stored", 10) == 0)
         fprintf(stderr, "spbench: warning: cache: %s\n", cache_note);
-    if (st == SPB_OK) {
-        x = spb_malloc((size_t)A.n, sizeof *x);
-        y = spb_malloc((size_t)A.m, sizeof *y);
-        y_ref = spb_malloc((size_t)A.m, sizeof *y_ref);
-        y_abs = spb_malloc((size_t)A.m, sizeof *y_abs);
-        if (!x || !y || !y_ref || !y_abs)
-            st = spb_fail(row_msg, SPB_ERR_NOMEM, "%s: out of memory for the vectors", source);
-    }
-    if (st != SPB_OK) {
+    if (st == SPB_OK) st = opts->op->case_setup(&c, opts->seed, row_msg);
+    spb_status csv_status = SPB_OK;
+    if (st != SPB_OK) { /* one error row for the matrix; the batch goes on */
         spb_result r;
-        result_init(&r);
-        r.matrix = name;
-        r.message = row_msg;
-        r.settings = opts->settings;
+        row_start(&r, opts, name, NULL, row_msg);
         emit(opts, totals, &r, &csv_status, msg);
-        goto done;
+    } else {
+        format_set_init(&c.formats, &A);
+        csr_stats(&A, &c.stats);
+        csv_status = run_case(&c, opts, totals, msg);
+        totals->conversions += c.formats.conversions;
+        format_set_free(&c.formats);
     }
-    run_random_vector(opts->seed, A.n, x);
-    csr_reference_spmv(&A, x, y_ref);
-    csr_abs_spmv(&A, x, y_abs);
-    matrix_case mc = {name, &A, {0}, x, y_ref, y, vector_norm2(A.m, y_abs), 0.0};
-    csr_stats(&A, &mc.stats);
-    for (int k = 0; k < spb_kernel_count && csv_status == SPB_OK; k++) {
-        const spb_kernel *kernel = &spb_kernels[k];
-        if (!kernel_selected(kernel->name, opts->kernels)) continue;
-        int serial = kernel->backend != SPB_BACKEND_OPENMP;
-        for (int c = 0; c < kernel_runs(kernel, opts) && csv_status == SPB_OK; c++) {
-            spb_kernel_config config = opts->config;
-            config.threads = kernel_threads(kernel, opts, c);
-            if (already_done(opts, name, kernel->name, config.threads)) {
-                totals->resumed++;
-                continue;
-            }
-            progress_show(opts->progress, name, kernel->name);
-            spb_result r;
-            result_init(&r);
-            r.matrix = name;
-            r.kernel = kernel->name;
-            r.format = kernel->format;
-            r.backend = backend_name(kernel->backend);
-            r.threads = config.threads;
-            r.stats = mc.stats;
-            r.tolerance = opts->tolerance;
-            r.settings = opts->settings;
-            row_msg[0] = '\0';
-            r.message = row_msg;
-            double bandwidth = kernel->backend == SPB_BACKEND_CUDA ? opts->gpu_bandwidth_gbs
-                               : serial                            ? opts->serial_bandwidth_gbs
-                                                                   : opts->bandwidth_gbs[c];
-            run_kernel(kernel, &mc, opts, &config, bandwidth, &r, row_msg);
-            emit(opts, totals, &r, &csv_status, msg);
-            note_best(totals, &r);
-        }
-    }
-done:
-    spb_free(x);
-    spb_free(y);
-    spb_free(y_ref);
-    spb_free(y_abs);
+    opts->op->case_free(&c);
     csr_free(&A);
     return csv_status;
 }

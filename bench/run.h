@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "kernels.h"
+#include "operation.h"
 #include "report.h"
 #include "resume.h"
 #include "timing.h"
@@ -24,11 +25,12 @@ void progress_show(spb_progress *p, const char *matrix, const char *kernel);
 void progress_finish(spb_progress *p);
 
 typedef struct {
-    const char *kernels; /* selection patterns (NULL: all) */
+    const spb_operation *op; /* the operation measured */
+    const char *kernels;     /* selection patterns (NULL: all) */
     spb_timing_opts timing;
-    uint64_t seed;    /* for x */
-    double tolerance; /* see validate.h */
-    spb_kernel_config config;
+    uint64_t seed;               /* for x */
+    double tolerance;            /* see validate.h */
+    spb_kernel_config config;    /* hack size, block size, precision (threads set per row) */
     const int *threads;          /* thread counts for OpenMP kernels, ascending */
     const double *bandwidth_gbs; /* CPU roofline at each of those counts */
     int thread_counts;
@@ -55,8 +57,9 @@ typedef struct {
 
 typedef struct {
     int rows, ok, wrong, skipped, errors;
-    int resumed;    /* rows found already measured and not redone */
-    spb_best *best; /* grows as matrices are measured */
+    int resumed;     /* rows found already measured and not redone */
+    int conversions; /* formats built (each at most once per matrix and setting) */
+    spb_best *best;  /* grows as matrices are measured */
     int best_count, best_cap;
 } spb_run_totals;
 
@@ -64,12 +67,17 @@ typedef struct {
 void run_print_summary(FILE *out, const spb_run_totals *totals);
 void run_totals_free(spb_run_totals *totals);
 
-/* Fills x (size n) with seeded random values, never zero. */
-void run_random_vector(uint64_t seed, spb_index n, spb_value *x);
-
 /* Runs the selected kernels on one matrix source. Matrix and kernel failures
  * become error rows; only a failed CSV or JSON write is returned as an error. */
 spb_status run_matrix(const char *source, const spb_run_opts *opts, spb_run_totals *totals,
                       char *msg);
+
+/* One validated product of one kernel on a set-up case, outside any timing
+ * (`spbench spmv`): supports, prepare, product, release. SPB_ERR_INVALID,
+ * with msg left to the caller, when the product fails validation (v says by
+ * how much). */
+spb_status run_single_product(const spb_operation *op, const spb_kernel *kernel, spb_case *c,
+                              const spb_kernel_config *config, double tolerance, spb_validation *v,
+                              char *msg);
 
 #endif

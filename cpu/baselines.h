@@ -13,14 +13,15 @@ int rsb_baseline_available(char *why);
  * `threads` threads; tune_ms receives the tuning time alone. */
 spb_status rsb_baseline_prepare(const spb_csr *A, int threads, void **state, double *tune_ms,
                                 char *msg);
-void rsb_baseline_run(const void *state, const spb_value *x, spb_value *y);
+/* y = A*x; a library failure is returned with its message. */
+spb_status rsb_baseline_run(const void *state, const spb_value *x, spb_value *y, char *msg);
 void rsb_baseline_release(void *state);
 
 int graphblas_baseline_available(char *why);
 /* Builds a row-major (GxB_BY_ROW) GrB_Matrix from A; mxv runs on
  * `threads` threads (descriptor GxB_NTHREADS). */
 spb_status graphblas_baseline_prepare(const spb_csr *A, int threads, void **state, char *msg);
-void graphblas_baseline_run(const void *state, const spb_value *x, spb_value *y);
+spb_status graphblas_baseline_run(const void *state, const spb_value *x, spb_value *y, char *msg);
 void graphblas_baseline_release(void *state);
 
 #endif

@@ -103,24 +103,31 @@ done:
     return st;
 }
 
-void graphblas_baseline_run(const void *state, const spb_value *x, spb_value *y)
+spb_status graphblas_baseline_run(const void *state, const spb_value *x, spb_value *y, char *msg)
 {
     const graphblas_state *s = state;
     /* Lend x to u without copying; GraphBLAS reads it and hands it back. */
     void *x_data = (void *)x;
-    if (GxB_Vector_pack_Full(s->u, &x_data, s->n * sizeof *x, false, NULL) != GrB_SUCCESS) return;
-    GrB_Info info = GrB_mxv(s->w, NULL, NULL, GrB_PLUS_TIMES_SEMIRING_FP64, s->A, s->u, s->desc);
+    GrB_Info info = GxB_Vector_pack_Full(s->u, &x_data, s->n * sizeof *x, false, NULL);
+    if (info != GrB_SUCCESS) return graphblas_error(info, "GxB_Vector_pack_Full", msg);
+    info = GrB_mxv(s->w, NULL, NULL, GrB_PLUS_TIMES_SEMIRING_FP64, s->A, s->u, s->desc);
     GrB_Index size;
     bool iso;
-    GxB_Vector_unpack_Full(s->u, &x_data, &size, &iso, NULL);
-    if (info != GrB_SUCCESS) return; /* y keeps its contents: validation catches it */
+    GrB_Info unpacked = GxB_Vector_unpack_Full(s->u, &x_data, &size, &iso, NULL);
+    if (info != GrB_SUCCESS) return graphblas_error(info, "GrB_mxv", msg);
+    if (unpacked != GrB_SUCCESS) return graphblas_error(unpacked, "GxB_Vector_unpack_Full", msg);
     GrB_Index nvals = 0;
-    if (GrB_Vector_nvals(&nvals, s->w) != GrB_SUCCESS) return;
+    info = GrB_Vector_nvals(&nvals, s->w);
+    if (info != GrB_SUCCESS) return graphblas_error(info, "GrB_Vector_nvals", msg);
     if (nvals == s->m) { /* every row has an entry: copy the values straight into y */
-        GrB_Vector_extractTuples_FP64(NULL, y, &nvals, s->w);
+        info = GrB_Vector_extractTuples_FP64(NULL, y, &nvals, s->w);
     } else { /* rows without entries are absent from w */
-        if (GrB_Vector_extractTuples_FP64(s->rows, s->vals, &nvals, s->w) != GrB_SUCCESS) return;
-        memset(y, 0, sizeof *y * s->m);
-        for (GrB_Index k = 0; k < nvals; k++) y[s->rows[k]] = s->vals[k];
+        info = GrB_Vector_extractTuples_FP64(s->rows, s->vals, &nvals, s->w);
+        if (info == GrB_SUCCESS) {
+            memset(y, 0, sizeof *y * s->m);
+            for (GrB_Index k = 0; k < nvals; k++) y[s->rows[k]] = s->vals[k];
+        }
     }
+    if (info != GrB_SUCCESS) return graphblas_error(info, "GrB_Vector_extractTuples", msg);
+    return SPB_OK;
 }

@@ -76,17 +76,20 @@ spb_status rsb_baseline_prepare(const spb_csr *A, int threads, void **state, dou
     return SPB_OK;
 }
 
-void rsb_baseline_run(const void *state, const spb_value *x, spb_value *y)
+spb_status rsb_baseline_run(const void *state, const spb_value *x, spb_value *y, char *msg)
 {
     const rsb_state *s = state;
     const double alpha = 1.0, beta = 0.0;
     if (s->n == 0) { /* no columns: librsb leaves y untouched, the product is zero */
         memset(y, 0, sizeof *y * (size_t)s->m);
-        return;
+        return SPB_OK;
     }
     /* librsb keeps the thread count globally; set it for this matrix. */
-    rsb_lib_set_opt(RSB_IO_WANT_EXECUTING_THREADS, &s->threads);
-    rsb_spmv(RSB_TRANSPOSITION_N, &alpha, s->mtx, x, 1, &beta, y, 1);
+    rsb_err_t err = rsb_lib_set_opt(RSB_IO_WANT_EXECUTING_THREADS, &s->threads);
+    if (err != RSB_ERR_NO_ERROR) return rsb_error(err, "setting the thread count", msg);
+    err = rsb_spmv(RSB_TRANSPOSITION_N, &alpha, s->mtx, x, 1, &beta, y, 1);
+    if (err != RSB_ERR_NO_ERROR) return rsb_error(err, "rsb_spmv", msg);
+    return SPB_OK;
 }
 
 void rsb_baseline_release(void *state)

@@ -17,11 +17,12 @@ spb_status rsb_baseline_prepare(const spb_csr *A, int threads, void **state, dou
     return spb_fail(msg, SPB_ERR_UNSUPPORTED, "not built with librsb");
 }
 
-void rsb_baseline_run(const void *state, const spb_value *x, spb_value *y)
+spb_status rsb_baseline_run(const void *state, const spb_value *x, spb_value *y, char *msg)
 {
     (void)state;
     (void)x;
     (void)y;
+    return spb_fail(msg, SPB_ERR_UNSUPPORTED, "not built with librsb");
 }
 
 void rsb_baseline_release(void *state) { (void)state; }

@@ -3,8 +3,13 @@
 #ifndef SPB_SPMV_CPU_H
 #define SPB_SPMV_CPU_H
 
-#include "../formats/hll.h"
+#include "../formats/kernel.h"
 #include "partition.h"
+
+/* The host rows of the SpMV kernel table (spmv_rows.c); csr.serial is the
+ * first, the speedup baseline. */
+extern const spb_kernel cpu_spmv_kernels[];
+extern const int cpu_spmv_kernel_count;
 
 /* Reference product: each row summed with error-free transformations (Dot2,
  * Ogita-Rump-Oishi), as accurate as if computed in twice the precision and

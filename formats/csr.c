@@ -164,16 +164,21 @@ spb_status csr_check(const spb_csr *A, char *msg)
     return SPB_OK;
 }
 
-double csr_spmv_bytes(const spb_csr *A)
+double csr_spmv_bytes(const spb_csr *A, spb_precision precision)
 {
-    return 8.0 * A->nnz         /* val */
-           + 4.0 * A->nnz       /* col_idx */
-           + 4.0 * (A->m + 1.0) /* row_ptr */
-           + 8.0 * A->n         /* x, each entry read once */
-           + 8.0 * A->m;        /* y written */
+    double value = (double)spb_precision_bytes(precision), index = sizeof(spb_index);
+    return value * A->nnz         /* val */
+           + index * A->nnz       /* col_idx */
+           + index * (A->m + 1.0) /* row_ptr */
+           + value * A->n         /* x, each entry read once */
+           + value * A->m;        /* y written */
 }
 
-double csr_bytes(const spb_csr *A) { return 12.0 * A->nnz + 4.0 * (A->m + 1.0); }
+double csr_bytes(const spb_csr *A)
+{
+    return (double)(sizeof(spb_value) + sizeof(spb_index)) * A->nnz +
+           (double)sizeof(spb_index) * (A->m + 1.0);
+}
 
 void csr_stats(const spb_csr *A, spb_csr_stats *s)
 {

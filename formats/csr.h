@@ -21,8 +21,9 @@ spb_status csr_from_coo(const spb_coo *coo, spb_csr *A, char *msg);
 /* Checks every invariant above; names the first row that breaks one. */
 spb_status csr_check(const spb_csr *A, char *msg);
 
-/* Bytes one y = A*x moves: each array read once, y written once. */
-double csr_spmv_bytes(const spb_csr *A);
+/* Bytes one y = A*x moves in the given precision: each array read once, y
+ * written once. */
+double csr_spmv_bytes(const spb_csr *A, spb_precision precision);
 
 /* Row-length statistics and sizes used by `spbench info` and result rows. */
 typedef struct {

@@ -118,15 +118,20 @@ spb_status hll_check(const spb_hll *A, char *msg)
     return SPB_OK;
 }
 
-double hll_spmv_bytes(const spb_hll *A)
+double hll_spmv_bytes(const spb_hll *A, spb_precision precision)
 {
     double stored = hll_stored(A);
-    return 8.0 * stored              /* val, padding included */
-           + 4.0 * stored            /* col_idx, padding included */
-           + 4.0 * (A->nhacks + 1.0) /* hack_ptr */
-           + 4.0 * A->nhacks         /* hack_width */
-           + 8.0 * A->n              /* x, each entry read once */
-           + 8.0 * A->m;             /* y written */
+    double value = (double)spb_precision_bytes(precision), index = sizeof(spb_index);
+    return value * stored              /* val, padding included */
+           + index * stored            /* col_idx, padding included */
+           + index * (A->nhacks + 1.0) /* hack_ptr */
+           + index * A->nhacks         /* hack_width */
+           + value * A->n              /* x, each entry read once */
+           + value * A->m;             /* y written */
 }
 
-double hll_bytes(const spb_hll *A) { return 12.0 * hll_stored(A) + 4.0 * (2.0 * A->nhacks + 1.0); }
+double hll_bytes(const spb_hll *A)
+{
+    return (double)(sizeof(spb_value) + sizeof(spb_index)) * hll_stored(A) +
+           (double)sizeof(spb_index) * (2.0 * A->nhacks + 1.0);
+}

@@ -43,8 +43,8 @@ void hll_free(spb_hll *A); /* accepts a zeroed or freed struct */
 /* Checks sizes, offsets, column range and that padding holds zeros. */
 spb_status hll_check(const spb_hll *A, char *msg);
 
-/* Bytes one y = A*x moves, padding counted. */
-double hll_spmv_bytes(const spb_hll *A);
+/* Bytes one y = A*x moves in the given precision, padding counted. */
+double hll_spmv_bytes(const spb_hll *A, spb_precision precision);
 double hll_bytes(const spb_hll *A); /* storage footprint */
 
 #endif

@@ -20,6 +20,22 @@ const char *spb_status_str(spb_status status)
     return "unknown status";
 }
 
+const char *spb_precision_str(spb_precision precision)
+{
+    switch (precision) {
+    case SPB_FP64: return "fp64";
+    }
+    return "unknown";
+}
+
+size_t spb_precision_bytes(spb_precision precision)
+{
+    switch (precision) {
+    case SPB_FP64: return sizeof(double);
+    }
+    return sizeof(double);
+}
+
 spb_status spb_fail(char *msg, spb_status status, const char *fmt, ...)
 {
     if (msg && msg[0] == '\0') {

@@ -15,7 +15,14 @@ extern "C" {
 #endif
 
 typedef int32_t spb_index; /* row/column index and stored-entry count */
-typedef double spb_value;  /* matrix and vector values (fp64) */
+typedef double spb_value;  /* matrix and vector values as read and validated (fp64) */
+
+/* The precision a kernel computes in: part of every result row, the resume
+ * key and the format-set key, so rows of different precisions never mix. */
+typedef enum { SPB_FP64 } spb_precision;
+
+const char *spb_precision_str(spb_precision precision); /* "fp64" */
+size_t spb_precision_bytes(spb_precision precision);    /* bytes per value */
 
 #define SPB_INDEX_MAX INT32_MAX
 

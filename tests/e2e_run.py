@@ -29,21 +29,22 @@ FAST = ["--reps", "2", "--min-time", "0", "--warmup", "1"]
 
 
 
-def kernel_names():
+def kernel_lines():
+    """--list rows: name, operation, format, backend, description (# lines are notes)."""
     out = spbench("--list").stdout
-    return [line.split()[0] for line in out.splitlines() if line.strip()]
+    return [line.split() for line in out.splitlines() if line.strip() and line[0] != "#"]
+
+
+def kernel_names():
+    return [fields[0] for fields in kernel_lines()]
 
 
 def runnable_kernels():
-    out = spbench("--list").stdout
-    return [line.split()[0] for line in out.splitlines()
-            if line.strip() and "[unavailable" not in line]
+    return [fields[0] for fields in kernel_lines() if "[unavailable:" not in fields]
 
 
 def openmp_kernels():
-    out = spbench("--list").stdout
-    return [line.split()[0] for line in out.splitlines()
-            if len(line.split()) > 2 and line.split()[2] == "openmp"]
+    return [fields[0] for fields in kernel_lines() if fields[3] == "openmp"]
 
 
 def test_thread_lists():

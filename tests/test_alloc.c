@@ -5,7 +5,7 @@
  * sanitizer build, where this test also runs. */
 #include <string.h>
 
-#include "../bench/kernels.h"
+#include "../bench/operation.h"
 #include "../formats/hll.h"
 #include "../formats/mm.h"
 #include "check.h"
@@ -59,13 +59,25 @@ typedef struct {
     const spb_csr *A;
 } prepare_ctx;
 
+/* A fresh format set each time, so the kernel's conversion is swept too. */
 static spb_status prepare_step(void *ctx, char *msg)
 {
     prepare_ctx *p = ctx;
-    spb_kernel_config config = {32, 1, 0};
+    spb_kernel_config config = {32, 1, 0, SPB_FP64};
     spb_kernel_plan plan = {0};
-    spb_status st = p->kernel->prepare(p->A, &config, &plan, msg);
+    spb_format_set formats;
+    format_set_init(&formats, p->A);
+    spb_status st = p->kernel->prepare(p->kernel, &formats, &config, &plan, msg);
     if (st == SPB_OK) p->kernel->release(plan.state);
+    format_set_free(&formats);
+    return st;
+}
+
+static spb_status sell_step(void *ctx, char *msg)
+{
+    spb_sell S;
+    spb_status st = sell_from_csr(ctx, 7, &S, msg);
+    sell_free(&S);
     return st;
 }
 
@@ -83,11 +95,14 @@ int main(int argc, char **argv)
         return 1;
     }
     sweep("hll_from_csr", hll_step, &A);
-    for (int k = 0; k < spb_kernel_count; k++) {
+    sweep("sell_from_csr", sell_step, &A);
+    const spb_operation *op = operation_spmv();
+    for (int k = 0; k < op->kernel_count; k++) {
+        const spb_kernel *kernel = op->kernels[k];
         char why[SPB_MSG_LEN] = "";
-        if (spb_kernels[k].supports && !spb_kernels[k].supports(&A, why)) continue;
-        prepare_ctx ctx = {&spb_kernels[k], &A};
-        sweep(spb_kernels[k].name, prepare_step, &ctx);
+        if (kernel->supports && !kernel->supports(kernel, &A, why)) continue;
+        prepare_ctx ctx = {kernel, &A};
+        sweep(kernel->name, prepare_step, &ctx);
     }
     csr_free(&A);
     return check_done();

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "../bench/rng.h"
-#include "../formats/hll.h"
+#include "../formats/format_set.h"
 #include "check.h"
 
 /* Random COO with duplicates and unsorted entries; some rows may be empty,
@@ -189,14 +189,32 @@ static void test_bytes_and_stats(void)
     spb_value val[] = {1, 2, 3, 4};
     spb_csr A = {3, 4, 4, row_ptr, col_idx, val};
     /* 12*nnz + 4*(m+1) + 8*n + 8*m = 48 + 16 + 32 + 24 */
-    CHECK(csr_spmv_bytes(&A) == 120.0, "CSR bytes %g, expected 120", csr_spmv_bytes(&A));
+    CHECK(csr_spmv_bytes(&A, SPB_FP64) == 120.0, "CSR bytes %g, expected 120",
+          csr_spmv_bytes(&A, SPB_FP64));
     spb_hll H;
     CHECK(hll_from_csr(&A, 2, HLL_COL_MAJOR, &H, msg) == SPB_OK, "%s", msg);
     /* hacks: rows {0,1} width 2 -> 4 slots; row {2} width 2 -> 2 slots;
      * 12*6 + 4*(2+1) + 4*2 + 8*4 + 8*3 = 72 + 12 + 8 + 32 + 24 */
     CHECK(hll_stored(&H) == 6, "HLL stored %d, expected 6", (int)hll_stored(&H));
-    CHECK(hll_spmv_bytes(&H) == 148.0, "HLL bytes %g, expected 148", hll_spmv_bytes(&H));
+    CHECK(hll_spmv_bytes(&H, SPB_FP64) == 148.0, "HLL bytes %g, expected 148",
+          hll_spmv_bytes(&H, SPB_FP64));
     hll_free(&H);
+    spb_sell S;
+    CHECK(sell_from_csr(&A, 2, &S, msg) == SPB_OK, "%s", msg);
+    CHECK(sell_check(&S, msg) == SPB_OK, "%s", msg);
+    /* slices: rows {0,1} width 2 -> 4 slots; rows {2, padding} width 2 -> 4;
+     * 12*8 + 4*(2+1) + 8*4 + 8*3 = 96 + 12 + 32 + 24 */
+    CHECK(sell_stored(&S) == 8, "SELL stored %d, expected 8", (int)sell_stored(&S));
+    CHECK(sell_spmv_bytes(&S, SPB_FP64) == 164.0, "SELL bytes %g, expected 164",
+          sell_spmv_bytes(&S, SPB_FP64));
+    /* slice 1 column-major: row 2's entries (1, 3), then the padding row */
+    CHECK(S.col_idx[4] == 1 && S.col_idx[5] == -1 && S.col_idx[6] == 3 && S.col_idx[7] == -1,
+          "SELL slice 1 columns %d %d %d %d", (int)S.col_idx[4], (int)S.col_idx[5],
+          (int)S.col_idx[6], (int)S.col_idx[7]);
+    S.val[5] = 1.0; /* a nonzero in padding must be caught */
+    msg[0] = '\0';
+    CHECK(sell_check(&S, msg) == SPB_ERR_INVALID && strstr(msg, "padding"), "SELL check: %s", msg);
+    sell_free(&S);
     spb_csr_stats s;
     csr_stats(&A, &s);
     CHECK(s.rows == 3 && s.cols == 4 && s.nnz == 4, "stats sizes");
@@ -207,11 +225,44 @@ static void test_bytes_and_stats(void)
           sqrt(8.0 / 9));
 }
 
+/* The format set builds each (format, hack size) once and hands back the
+ * same object; dropping a kind frees it and the next request rebuilds. */
+static void test_format_set(void)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_index row_ptr[] = {0, 2, 2, 4}, col_idx[] = {0, 2, 1, 3};
+    spb_value val[] = {1, 2, 3, 4};
+    spb_csr A = {3, 4, 4, row_ptr, col_idx, val};
+    spb_format_set F;
+    format_set_init(&F, &A);
+    const spb_hll *h1, *h2, *h3;
+    const spb_sell *s1, *s2;
+    CHECK(format_set_hll(&F, HLL_ROW_MAJOR, 2, SPB_FP64, &h1, msg) == SPB_OK, "%s", msg);
+    CHECK(format_set_hll(&F, HLL_ROW_MAJOR, 2, SPB_FP64, &h2, msg) == SPB_OK, "%s", msg);
+    CHECK(h1 == h2 && F.conversions == 1, "the same HLL twice: %d conversions", F.conversions);
+    CHECK(format_set_hll(&F, HLL_COL_MAJOR, 2, SPB_FP64, &h3, msg) == SPB_OK, "%s", msg);
+    CHECK(h3 != h1 && h3->layout == HLL_COL_MAJOR, "column-major is its own format");
+    CHECK(format_set_hll(&F, HLL_ROW_MAJOR, 3, SPB_FP64, &h2, msg) == SPB_OK, "%s", msg);
+    CHECK(h2->hack_size == 3 && F.conversions == 3, "another hack size is another format");
+    CHECK(format_set_sell(&F, 2, SPB_FP64, &s1, msg) == SPB_OK, "%s", msg);
+    CHECK(format_set_sell(&F, 2, SPB_FP64, &s2, msg) == SPB_OK && s1 == s2, "SELL once");
+    CHECK(F.conversions == 4 && F.used == 4, "4 formats built, %d", F.conversions);
+    format_set_keep(&F, 1u << SPB_FORMAT_SELL);
+    CHECK(F.used == 1 && F.slots[0].kind == SPB_FORMAT_SELL, "only SELL kept");
+    CHECK(format_set_hll(&F, HLL_ROW_MAJOR, 2, SPB_FP64, &h1, msg) == SPB_OK, "%s", msg);
+    CHECK(F.conversions == 5, "a dropped format is rebuilt on request");
+    CHECK(format_kind_of("hll.col") == SPB_FORMAT_HLL_COL && format_kind_of("rsb") == -1,
+          "format names");
+    format_set_free(&F);
+    CHECK(F.used == 0, "freed");
+}
+
 int main(void)
 {
     unsigned long long seed = check_seed();
     test_shapes(seed);
     test_checks_catch_breakage();
     test_bytes_and_stats();
+    test_format_set();
     return check_done();
 }

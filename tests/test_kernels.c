@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "../bench/gen.h"
-#include "../bench/kernels.h"
+#include "../bench/op_spmv.h"
 #include "../bench/rng.h"
 #include "../bench/run.h"
 #include "../bench/validate.h"
@@ -38,63 +38,144 @@ static void random_csr(spb_rng *rng, spb_index m, spb_index n, spb_index nnz, sp
     coo_free(&coo);
 }
 
-static void check_all_kernels(const char *label, const spb_csr *A, uint64_t seed)
+/* One kernel at every hack size (and thread count 1-4 for OpenMP) on the
+ * case; each product starts from a NaN-poisoned y. exact, when given, is
+ * the integer-valued answer every kernel must reproduce bit for bit. */
+static void check_kernel(const spb_kernel *kernel, spb_case *c, const spb_value *y_ref,
+                         const spb_value *exact)
 {
-    spb_value *x = malloc(sizeof *x * (size_t)(A->n + 1));
-    spb_value *y = malloc(sizeof *y * (size_t)(A->m + 1));
-    spb_value *y_ref = malloc(sizeof *y * (size_t)(A->m + 1));
-    spb_value *y_abs = malloc(sizeof *y * (size_t)(A->m + 1));
-    run_random_vector(seed, A->n, x);
-    csr_reference_spmv(A, x, y_ref);
-    csr_abs_spmv(A, x, y_abs);
-    double scale = vector_norm2(A->m, y_abs);
+    const spb_operation *op = operation_spmv();
     static const spb_index hack_sizes[] = {1, 7, 32};
-    for (int k = 0; k < spb_kernel_count; k++) {
-        const spb_kernel *kernel = &spb_kernels[k];
+    int max_threads = kernel->backend == SPB_BACKEND_OPENMP ? 4 : 1;
+    for (int run = 0; run < 3 * max_threads; run++) {
+        int h = run % 3, threads = 1 + run / 3;
+        spb_kernel_config config = {hack_sizes[h], threads, 0, SPB_FP64};
+        spb_kernel_plan plan = {0};
+        char msg[SPB_MSG_LEN] = "";
+        spb_status st = kernel->prepare(kernel, &c->formats, &config, &plan, msg);
+        CHECK(st == SPB_OK, "%s on %s: prepare failed: %s", kernel->name, c->name, msg);
+        if (st != SPB_OK) continue;
+        spb_validation v;
+        spb_row_status status = op->product(kernel, plan.state, c, SPB_DEFAULT_TOLERANCE, &v, msg);
+        if (kernel->time_calls) /* a few device-resident products, then a whole one */
+            CHECK(kernel->time_calls(plan.state, 3) >= 0, "%s: timed calls failed", kernel->name);
+        else
+            CHECK(op->host_calls(kernel, plan.state, c, 2, msg) == SPB_OK, "%s: calls: %s",
+                  kernel->name, msg);
+        if (status == SPB_ROW_OK) /* re-poisoned: y must be written again, not accumulated */
+            status = op->product(kernel, plan.state, c, SPB_DEFAULT_TOLERANCE, &v, msg);
+        const spb_value *y = spmv_case_y(c);
+        spb_index worst = 0;
+        for (spb_index i = 0; i < c->A->m; i++)
+            if (!(fabs(y[i] - y_ref[i]) <= fabs(y[worst] - y_ref[worst]))) worst = i;
+        CHECK(status == SPB_ROW_OK,
+              "%s on %s (H=%d, %d threads): %s, rel_l2 %.3e; y[%d] = %.17g, expected %.17g",
+              kernel->name, c->name, (int)hack_sizes[h], threads, msg, v.rel_l2, (int)worst,
+              c->A->m ? y[worst] : 0.0, c->A->m ? y_ref[worst] : 0.0);
+        spb_index inexact = -1;
+        for (spb_index i = 0; exact && i < c->A->m && inexact < 0; i++)
+            if (y[i] != exact[i]) inexact = i;
+        CHECK(inexact < 0,
+              "%s on %s (H=%d, %d threads): integer data, y[%d] = %.17g, exactly %.17g",
+              kernel->name, c->name, (int)hack_sizes[h], threads, (int)inexact,
+              inexact >= 0 ? y[inexact] : 0.0, inexact >= 0 ? exact[inexact] : 0.0);
+        kernel->release(plan.state);
+        ran++;
+    }
+}
+
+/* Every kernel of this run's half of the table on A with x; the format set
+ * is shared, so each (format, hack size) must be converted once. */
+static void check_all_kernels_x(const char *label, const spb_csr *A, const spb_value *x,
+                                const spb_value *exact)
+{
+    const spb_operation *op = operation_spmv();
+    char msg[SPB_MSG_LEN] = "";
+    spb_case c = {.name = label, .A = A};
+    CHECK(op->case_setup(&c, 1, msg) == SPB_OK, "%s: setup: %s", label, msg);
+    spmv_case_set_x(&c, x);
+    format_set_init(&c.formats, A);
+    spb_value *y_ref = malloc(sizeof *y_ref * (size_t)(A->m + 1));
+    csr_reference_spmv(A, x, y_ref);
+    for (int k = 0; k < op->kernel_count; k++) {
+        const spb_kernel *kernel = op->kernels[k];
         if ((kernel->backend == SPB_BACKEND_CUDA) != want_cuda) continue;
         char why[SPB_MSG_LEN] = "";
-        if (kernel->supports && !kernel->supports(A, why)) {
+        if (kernel->supports && !kernel->supports(kernel, A, why)) {
             skipped++;
             continue;
         }
-        /* OpenMP kernels at 1-4 threads (more threads than rows included). */
-        int max_threads = kernel->backend == SPB_BACKEND_OPENMP ? 4 : 1;
-        for (int run = 0; run < 3 * max_threads; run++) {
-            int h = run % 3, threads = 1 + run / 3;
-            spb_kernel_config config = {hack_sizes[h], threads, 0};
-            spb_kernel_plan plan = {0};
-            char msg[SPB_MSG_LEN] = "";
-            spb_status st = kernel->prepare(A, &config, &plan, msg);
-            CHECK(st == SPB_OK, "%s on %s: prepare failed: %s", kernel->name, label, msg);
-            if (st != SPB_OK) continue;
-            for (spb_index i = 0; i < A->m; i++) y[i] = NAN;
-            kernel->run(plan.state, x, y);
-            if (kernel->time_calls) /* a few device-resident products, then a whole one */
-                CHECK(kernel->time_calls(plan.state, 3) >= 0, "%s: timed calls failed",
-                      kernel->name);
-            kernel->run(plan.state, x, y); /* y is overwritten, not accumulated */
-            if (kernel->check) {
-                char err[SPB_MSG_LEN] = "";
-                CHECK(kernel->check(plan.state, err) == SPB_OK, "%s on %s: %s", kernel->name, label,
-                      err);
-            }
-            spb_validation v;
-            validate_vector(A->m, y, y_ref, scale, SPB_DEFAULT_TOLERANCE, &v);
-            spb_index worst = 0;
-            for (spb_index i = 0; i < A->m; i++)
-                if (!(fabs(y[i] - y_ref[i]) <= fabs(y[worst] - y_ref[worst]))) worst = i;
-            CHECK(v.passed,
-                  "%s on %s (H=%d, %d threads): rel_l2 %.3e; y[%d] = %.17g, expected %.17g",
-                  kernel->name, label, (int)hack_sizes[h], threads, v.rel_l2, (int)worst,
-                  A->m ? y[worst] : 0.0, A->m ? y_ref[worst] : 0.0);
-            kernel->release(plan.state);
-            ran++;
-        }
+        check_kernel(kernel, &c, y_ref, exact);
     }
-    free(x);
-    free(y);
+    CHECK(c.formats.conversions == c.formats.used, "%s: %d conversions for %d formats", label,
+          c.formats.conversions, c.formats.used);
+    format_set_free(&c.formats);
+    op->case_free(&c);
     free(y_ref);
-    free(y_abs);
+}
+
+static void check_all_kernels(const char *label, const spb_csr *A, uint64_t seed)
+{
+    spb_value *x = malloc(sizeof *x * (size_t)(A->n + 1));
+    spmv_random_vector(seed, A->n, x);
+    check_all_kernels_x(label, A, x, NULL);
+    free(x);
+}
+
+/* Small integers in A and x: every partial sum is exact in fp64, whatever
+ * the order, so every kernel must return the exact product. */
+static void check_integer_exact(spb_rng *rng)
+{
+    spb_csr A;
+    random_csr(rng, 1000, 700, 20000, 3, 5000, &A);
+    for (spb_index k = 0; k < A.nnz; k++) {
+        int v = (int)spb_rng_below(rng, 7) - 3;
+        A.val[k] = v ? v : 4;
+    }
+    spb_value *x = malloc(sizeof *x * (size_t)A.n), *exact = malloc(sizeof *exact * (size_t)A.m);
+    for (spb_index j = 0; j < A.n; j++) {
+        int v = (int)spb_rng_below(rng, 9) - 4;
+        x[j] = v ? v : 5;
+    }
+    for (spb_index i = 0; i < A.m; i++) { /* an independent integer product */
+        int64_t sum = 0;
+        for (spb_index k = A.row_ptr[i]; k < A.row_ptr[i + 1]; k++)
+            sum += (int64_t)A.val[k] * (int64_t)x[A.col_idx[k]];
+        exact[i] = (double)sum;
+    }
+    check_all_kernels_x("integer-valued", &A, x, exact);
+    free(x);
+    free(exact);
+    csr_free(&A);
+}
+
+/* A run over the HLL kernels at two thread counts converts each HLL layout
+ * once (before the format set: once per kernel and thread count). */
+static void check_run_converts_once(void)
+{
+    static const int threads[] = {1, 2};
+    static const double bandwidth[] = {1.0, 1.0};
+    spb_run_opts opts = {0};
+    opts.op = operation_spmv();
+    opts.kernels = "hll.serial.*,hll.omp.*";
+    opts.timing = (spb_timing_opts){0, 1, 0.0};
+    opts.seed = 1;
+    opts.tolerance = SPB_DEFAULT_TOLERANCE;
+    opts.config = (spb_kernel_config){32, 1, 0, SPB_FP64};
+    opts.threads = threads;
+    opts.bandwidth_gbs = bandwidth;
+    opts.thread_counts = 2;
+    opts.serial_bandwidth_gbs = 1.0;
+    opts.table = fopen("/dev/null", "w");
+    opts.settings = "test";
+    spb_run_totals totals = {0};
+    char msg[SPB_MSG_LEN] = "";
+    CHECK(run_matrix("gen:lap2d:40", &opts, &totals, msg) == SPB_OK, "run: %s", msg);
+    CHECK(totals.rows == 6 && totals.ok == 6, "%d rows, %d ok", totals.rows, totals.ok);
+    CHECK(totals.conversions == 2, "HLL converted %d times, expected 2 (row- and column-major)",
+          totals.conversions);
+    run_totals_free(&totals);
+    fclose(opts.table);
 }
 
 static void check_random(const char *label, spb_rng *rng, spb_index m, spb_index n, spb_index nnz,
@@ -142,6 +223,8 @@ int main(int argc, char **argv)
         check_all_kernels(generated[g], &A, seed + (unsigned long long)g);
         csr_free(&A);
     }
+    check_integer_exact(&rng);
+    if (!want_cuda) check_run_converts_once();
     printf("%d kernel runs, %d skipped (cannot run here)\n", ran, skipped);
     if (ran == 0) return CHECK_SKIP_CODE;
     return check_done();

@@ -1,0 +1,30 @@
+/* cli.h — what the spbench subcommands share: exit codes, option parsing
+ * (a usage error exits with EXIT_USAGE), and the command entry points. */
+#ifndef SPB_CLI_H
+#define SPB_CLI_H
+
+#include <stdio.h>
+
+#include "sources.h"
+
+#define SPB_VERSION "0.1.0"
+
+enum { EXIT_RESULTS_BAD = 1, EXIT_USAGE = 2 };
+
+/* Matches "--name VALUE" or "--name=VALUE" at argv[*i]; advances *i. */
+int option_value(int argc, char **argv, int *i, const char *name, const char **value);
+long parse_long(const char *name, const char *text, long min);
+double parse_double(const char *name, const char *text, double min);
+void unknown_option(const char *arg);
+/* The MATRIX arguments expanded; exits when none is left. */
+spb_source_list expand_or_exit(int count, char **items);
+/* "1,2,4", "1-8", "max" and mixes into ascending distinct counts. */
+int parse_thread_list(const char *text, int *counts, int cap);
+
+/* The subcommands: argv holds the arguments after the command's name. */
+int cmd_run(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_spmv(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
+
+#endif

@@ -1,0 +1,271 @@
+/* cmd_run.c — spbench run: options, outputs, the rooflines, then every
+ * matrix through the run protocol (run.c), and the closing summary. */
+#include <errno.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../gpu/gpu.h"
+#include "bandwidth.h"
+#include "cli.h"
+#include "run.h"
+#include "validate.h"
+
+#ifndef SPB_GIT_COMMIT
+#define SPB_GIT_COMMIT "unknown"
+#endif
+
+#define MAX_THREAD_COUNTS 64
+
+typedef struct {
+    spb_run_opts opts;
+    int threads[MAX_THREAD_COUNTS];
+    double bandwidths[MAX_THREAD_COUNTS];
+    int resume, quiet;
+    char **items; /* MATRIX arguments */
+    int count;
+    char settings[128];
+    spb_gpu_info gpu;
+    int have_gpu;
+    char gpu_msg[SPB_MSG_LEN];
+} run_args;
+
+static void parse_run_args(int argc, char **argv, run_args *a)
+{
+    spb_run_opts *o = &a->opts;
+    o->op = operation_spmv();
+    o->timing = (spb_timing_opts){2, 10, 0.1};
+    o->seed = 1;
+    o->tolerance = SPB_DEFAULT_TOLERANCE;
+    o->config = (spb_kernel_config){HLL_DEFAULT_HACK_SIZE, 1, 0, SPB_FP64};
+    o->table = stdout;
+    o->thread_counts = parse_thread_list("max", a->threads, MAX_THREAD_COUNTS);
+    a->items = spb_malloc((size_t)argc, sizeof *a->items);
+    for (int i = 0; i < argc; i++) {
+        const char *v;
+        if (option_value(argc, argv, &i, "--kernels", &v))
+            o->kernels = v;
+        else if (option_value(argc, argv, &i, "--reps", &v))
+            o->timing.min_samples = (int)parse_long("--reps", v, 1);
+        else if (option_value(argc, argv, &i, "--min-time", &v))
+            o->timing.min_time = parse_double("--min-time", v, 0);
+        else if (option_value(argc, argv, &i, "--warmup", &v))
+            o->timing.warmup = (int)parse_long("--warmup", v, 0);
+        else if (option_value(argc, argv, &i, "--seed", &v))
+            o->seed = (uint64_t)parse_long("--seed", v, 0);
+        else if (option_value(argc, argv, &i, "--tol", &v))
+            o->tolerance = parse_double("--tol", v, 0);
+        else if (option_value(argc, argv, &i, "--hack-size", &v))
+            o->config.hack_size = (spb_index)parse_long("--hack-size", v, 1);
+        else if (option_value(argc, argv, &i, "--csv", &v))
+            o->csv_path = v;
+        else if (option_value(argc, argv, &i, "--threads", &v))
+            o->thread_counts = parse_thread_list(v, a->threads, MAX_THREAD_COUNTS);
+        else if (option_value(argc, argv, &i, "--block-size", &v))
+            o->config.block_size = (int)parse_long("--block-size", v, 1);
+        else if (option_value(argc, argv, &i, "--json", &v))
+            o->json_path = v;
+        else if (option_value(argc, argv, &i, "--cache", &v))
+            o->cache_dir = v;
+        else if (strcmp(argv[i], "--resume") == 0)
+            a->resume = 1;
+        else if (strcmp(argv[i], "--quiet") == 0)
+            a->quiet = 1;
+        else if (argv[i][0] == '-' && argv[i][1] == '-')
+            unknown_option(argv[i]);
+        else
+            a->items[a->count++] = argv[i];
+    }
+    o->threads = a->threads;
+    o->bandwidth_gbs = a->bandwidths;
+    if (o->config.block_size)
+        snprintf(a->settings, sizeof a->settings, "hack_size=%d block_size=%d seed=%llu",
+                 (int)o->config.hack_size, o->config.block_size, (unsigned long long)o->seed);
+    else
+        snprintf(a->settings, sizeof a->settings, "hack_size=%d block_size=auto seed=%llu",
+                 (int)o->config.hack_size, (unsigned long long)o->seed);
+    o->settings = a->settings;
+}
+
+/* How many kernels the patterns select, and how many of them are CUDA's. */
+static int count_selected(const spb_run_opts *o, int *cuda)
+{
+    int selected = 0;
+    *cuda = 0;
+    for (int k = 0; k < o->op->kernel_count; k++) {
+        int chosen = kernel_selected(o->op->kernels[k]->name, o->kernels);
+        selected += chosen;
+        *cuda += chosen && o->op->kernels[k]->backend == SPB_BACKEND_CUDA;
+    }
+    return selected;
+}
+
+/* Opens the CSV (appending when resuming), the JSON and the cache folder
+ * before any work, so an unwritable path costs nothing; 0 on failure. */
+static int open_outputs(spb_run_opts *o, int resume)
+{
+    const char *failed_path = NULL;
+    if (o->csv_path && !(o->csv = fopen(o->csv_path, resume ? "a" : "w")))
+        failed_path = o->csv_path;
+    if (!failed_path && o->json_path && !(o->json = fopen(o->json_path, "w")))
+        failed_path = o->json_path;
+    if (!failed_path && o->cache_dir && mkdir(o->cache_dir, 0777) != 0 && errno != EEXIST)
+        failed_path = o->cache_dir;
+    if (!failed_path) return 1;
+    fprintf(stderr, "spbench: %s: cannot write: %s\n", failed_path, strerror(errno));
+    if (o->csv) fclose(o->csv);
+    if (o->json) fclose(o->json);
+    o->csv = o->json = NULL;
+    return 0;
+}
+
+/* The roofline at every thread count in use (and the GPU's when GPU
+ * kernels are selected), measured once per run. */
+static spb_status measure_rooflines(run_args *a, int selected_cuda, char *msg)
+{
+    spb_run_opts *o = &a->opts;
+    spb_status st = bandwidth_cpu_triad(1, &o->serial_bandwidth_gbs, msg);
+    for (int c = 0; c < o->thread_counts && st == SPB_OK; c++) {
+        if (o->threads[c] == 1)
+            a->bandwidths[c] = o->serial_bandwidth_gbs;
+        else
+            st = bandwidth_cpu_triad(o->threads[c], &a->bandwidths[c], msg);
+    }
+    a->have_gpu = gpu_query(&a->gpu, a->gpu_msg) == SPB_OK;
+    if (st == SPB_OK && a->have_gpu && selected_cuda)
+        st = gpu_copy_bandwidth(&o->gpu_bandwidth_gbs, msg);
+    return st;
+}
+
+static void print_run_header(const run_args *a, int matrices, int selected)
+{
+    const spb_run_opts *o = &a->opts;
+    printf("# spbench %s: %s, %d matrices, %d kernels selected, %s, seed %llu\n", SPB_VERSION,
+           o->op->name, matrices, selected, spb_precision_str(o->config.precision),
+           (unsigned long long)o->seed);
+    printf("# OpenMP: %d processors, OMP_PROC_BIND=%s, OMP_PLACES=%s\n", omp_get_num_procs(),
+           getenv("OMP_PROC_BIND"), getenv("OMP_PLACES"));
+    printf("# CPU memory bandwidth (STREAM triad): %.2f GB/s at 1 thread", o->serial_bandwidth_gbs);
+    for (int c = 0; c < o->thread_counts; c++)
+        if (o->threads[c] != 1) printf(", %.2f at %d", a->bandwidths[c], o->threads[c]);
+    printf("\n");
+    if (a->have_gpu)
+        printf("# GPU: %s, %d SMs, %.1f GiB, compute capability %d.%d, driver %d, runtime %d;"
+               " device-to-device copy (read + write): %.1f GB/s\n",
+               a->gpu.name, a->gpu.sm_count, a->gpu.memory_bytes / (1024.0 * 1024 * 1024),
+               a->gpu.cc_major, a->gpu.cc_minor, a->gpu.driver_version, a->gpu.runtime_version,
+               o->gpu_bandwidth_gbs);
+    else
+        printf("# GPU: %s\n", a->gpu_msg);
+    printf("# validation: ||y - y_ref||_2 <= %.1e * || |A| |x| ||_2\n", o->tolerance);
+    printf("# settings: %s%s\n", a->settings, a->resume ? "; resuming" : "");
+    printf("# timing: %d warm-up calls, >= %d samples and >= %.3g s per kernel\n", o->timing.warmup,
+           o->timing.min_samples, o->timing.min_time);
+    report_table_header(stdout);
+}
+
+static spb_status json_begin(const run_args *a, int matrices, char *msg)
+{
+    const spb_run_opts *o = &a->opts;
+    spb_json_header h = {SPB_VERSION,
+                         SPB_GIT_COMMIT,
+                         o->op->name,
+                         spb_precision_str(o->config.precision),
+                         o->threads,
+                         o->bandwidth_gbs,
+                         o->thread_counts,
+                         o->serial_bandwidth_gbs,
+                         a->have_gpu ? &a->gpu : NULL,
+                         a->gpu_msg,
+                         o->gpu_bandwidth_gbs,
+                         o->settings,
+                         o->kernels,
+                         o->timing,
+                         o->tolerance,
+                         matrices};
+    return report_json_begin(o->json, o->json_path, &h, msg);
+}
+
+/* Every matrix in turn, with progress; the JSON closed with the totals. */
+static spb_status run_all(run_args *a, const spb_source_list *list, spb_run_totals *totals,
+                          char *msg)
+{
+    spb_run_opts *o = &a->opts;
+    spb_progress progress = {a->quiet ? NULL : stderr, !a->quiet && isatty(fileno(stderr)), 0,
+                             list->count, timing_now()};
+    o->progress = &progress;
+    spb_status st = SPB_OK;
+    for (int k = 0; k < list->count && st == SPB_OK; k++) {
+        progress.index = k + 1;
+        st = run_matrix(list->items[k], o, totals, msg);
+    }
+    progress_finish(&progress);
+    spb_row_counts counts = {totals->rows,    totals->ok,     totals->wrong,
+                             totals->skipped, totals->errors, totals->resumed};
+    if (st == SPB_OK) st = report_json_end(o->json, o->json_path, &counts, msg);
+    return st;
+}
+
+/* Closes the outputs; a failed close is a failed write. */
+static spb_status close_outputs(spb_run_opts *o, spb_status st, char *msg)
+{
+    if (o->json && fclose(o->json) != 0 && st == SPB_OK)
+        st = spb_fail(msg, SPB_ERR_IO, "%s: write failed: %s", o->json_path, strerror(errno));
+    if (o->csv && fclose(o->csv) != 0 && st == SPB_OK)
+        st = spb_fail(msg, SPB_ERR_IO, "%s: write failed: %s", o->csv_path, strerror(errno));
+    return st;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    static run_args a; /* large: thread lists, messages */
+    memset(&a, 0, sizeof a);
+    parse_run_args(argc, argv, &a);
+    int selected_cuda, selected = count_selected(&a.opts, &selected_cuda);
+    if (!selected) {
+        fprintf(stderr, "spbench: --kernels '%s' matches no kernel (see spbench --list)\n",
+                a.opts.kernels);
+        spb_free(a.items);
+        return EXIT_USAGE;
+    }
+    spb_source_list list = expand_or_exit(a.count, a.items);
+    spb_free(a.items);
+    char msg[SPB_MSG_LEN] = "";
+    spb_done_set done = {0};
+    int csv_has_header = 0, code = EXIT_USAGE;
+    if (a.resume && !a.opts.csv_path)
+        fprintf(stderr, "spbench: --resume needs --csv FILE (the rows to resume from)\n");
+    else if (a.resume && resume_load(a.opts.csv_path, &done, &csv_has_header, msg) != SPB_OK)
+        fprintf(stderr, "spbench: %s\n", msg);
+    else if (open_outputs(&a.opts, a.resume))
+        code = 0;
+    if (code != 0) {
+        resume_free(&done);
+        sources_free(&list);
+        return code;
+    }
+    if (a.resume) a.opts.done = &done;
+    spb_status st = csv_has_header ? SPB_OK : report_csv_header(a.opts.csv, a.opts.csv_path, msg);
+    if (st == SPB_OK) st = measure_rooflines(&a, selected_cuda, msg);
+    if (st == SPB_OK) print_run_header(&a, list.count, selected);
+    if (st == SPB_OK) st = json_begin(&a, list.count, msg);
+    spb_run_totals totals = {0};
+    if (st == SPB_OK) st = run_all(&a, &list, &totals, msg);
+    st = close_outputs(&a.opts, st, msg);
+    resume_free(&done);
+    sources_free(&list);
+    if (st != SPB_OK) {
+        fprintf(stderr, "spbench: %s\n", msg);
+        run_totals_free(&totals);
+        return EXIT_RESULTS_BAD;
+    }
+    run_print_summary(stdout, &totals);
+    run_totals_free(&totals);
+    printf("# %d rows: %d ok, %d wrong, %d skipped, %d error", totals.rows, totals.ok, totals.wrong,
+           totals.skipped, totals.errors);
+    if (a.resume) printf("; %d rows were already in %s", totals.resumed, a.opts.csv_path);
+    printf("\n");
+    return totals.wrong || totals.errors ? EXIT_RESULTS_BAD : 0;
+}

@@ -1,0 +1,122 @@
+/* op_spmv.c — the SpMV operation: the kernel table (host rows from cpu/,
+ * device rows from gpu/), random x, the compensated reference y_ref and the
+ * error scale || |A||x| ||_2, one product and its validation. */
+#include "op_spmv.h"
+
+#include <math.h>
+
+#include "../cpu/spmv_cpu.h"
+#include "../gpu/gpu.h"
+#include "rng.h"
+
+#define MAX_KERNELS 64
+
+typedef struct {
+    spb_value *x, *y, *y_ref;
+    double scale; /* || |A| |x| ||_2 */
+} spmv_data;
+
+void spmv_random_vector(uint64_t seed, spb_index n, spb_value *x)
+{
+    spb_rng rng;
+    spb_rng_seed(&rng, seed);
+    for (spb_index i = 0; i < n; i++) x[i] = spb_rng_value(&rng);
+}
+
+static void reference(spb_case *c)
+{
+    spmv_data *d = c->data;
+    csr_reference_spmv(c->A, d->x, d->y_ref);
+    csr_abs_spmv(c->A, d->x, d->y); /* y is scratch until the first product */
+    d->scale = vector_norm2(c->A->m, d->y);
+}
+
+static void spmv_case_free(spb_case *c)
+{
+    spmv_data *d = c->data;
+    if (d) {
+        spb_free(d->x);
+        spb_free(d->y);
+        spb_free(d->y_ref);
+        spb_free(d);
+    }
+    c->data = NULL;
+}
+
+static spb_status spmv_case_setup(spb_case *c, uint64_t seed, char *msg)
+{
+    spmv_data *d = c->data = spb_calloc(1, sizeof *d);
+    if (d) {
+        d->x = spb_malloc((size_t)c->A->n, sizeof *d->x);
+        d->y = spb_malloc((size_t)c->A->m, sizeof *d->y);
+        d->y_ref = spb_malloc((size_t)c->A->m, sizeof *d->y_ref);
+    }
+    if (!d || !d->x || !d->y || !d->y_ref) {
+        spmv_case_free(c);
+        return spb_fail(msg, SPB_ERR_NOMEM, "%s: out of memory for the vectors", c->name);
+    }
+    spmv_random_vector(seed, c->A->n, d->x);
+    reference(c);
+    return SPB_OK;
+}
+
+void spmv_case_set_x(spb_case *c, const spb_value *x)
+{
+    spmv_data *d = c->data;
+    for (spb_index j = 0; j < c->A->n; j++) d->x[j] = x[j];
+    reference(c);
+}
+
+const spb_value *spmv_case_y(const spb_case *c) { return ((const spmv_data *)c->data)->y; }
+
+static double spmv_flops(const spb_case *c) { return 2.0 * c->A->nnz; }
+
+static void spmv_validate_output(const spb_case *c, double tolerance, spb_validation *v)
+{
+    const spmv_data *d = c->data;
+    validate_vector(c->A->m, d->y, d->y_ref, d->scale, tolerance, v);
+}
+
+static spb_row_status spmv_product(const spb_kernel *kernel, void *state, spb_case *c,
+                                   double tolerance, spb_validation *v, char *msg)
+{
+    spmv_data *d = c->data;
+    for (spb_index i = 0; i < c->A->m; i++) d->y[i] = NAN;
+    spb_status st = kernel->spmv(state, d->x, d->y, msg);
+    if (st == SPB_OK && kernel->check) st = kernel->check(state, msg);
+    if (st != SPB_OK) return SPB_ROW_ERROR;
+    spmv_validate_output(c, tolerance, v);
+    return v->passed ? SPB_ROW_OK : SPB_ROW_WRONG;
+}
+
+static spb_status spmv_host_calls(const spb_kernel *kernel, void *state, spb_case *c, int calls,
+                                  char *msg)
+{
+    spmv_data *d = c->data;
+    spb_status st = SPB_OK;
+    for (int k = 0; k < calls && st == SPB_OK; k++) st = kernel->spmv(state, d->x, d->y, msg);
+    return st;
+}
+
+const spb_operation *operation_spmv(void)
+{
+    static const spb_kernel *table[MAX_KERNELS];
+    static spb_operation op = {
+        .name = "spmv",
+        .kernels = table,
+        .case_setup = spmv_case_setup,
+        .case_free = spmv_case_free,
+        .flops = spmv_flops,
+        .product = spmv_product,
+        .host_calls = spmv_host_calls,
+        .validate_output = spmv_validate_output,
+    };
+    if (op.kernel_count == 0) { /* the host rows, then the device rows */
+        for (int k = 0; k < cpu_spmv_kernel_count && op.kernel_count < MAX_KERNELS; k++)
+            table[op.kernel_count++] = &cpu_spmv_kernels[k];
+        for (int k = 0; k < gpu_spmv_kernel_count() && op.kernel_count < MAX_KERNELS; k++)
+            table[op.kernel_count++] = gpu_spmv_kernel(k);
+        op.baseline = &cpu_spmv_kernels[0]; /* csr.serial */
+    }
+    return &op;
+}

@@ -1,0 +1,47 @@
+/* operation.h — what the run loop needs to know about an operation (SpMV
+ * today; SpGEMM next): its kernel table, its speedup baseline, how to set
+ * up one matrix's inputs and reference, how to run and validate a product,
+ * and its flop count. The loop itself (selection, prepare, warm-up and
+ * timing, rows, resume, progress) is written once in run.c. */
+#ifndef SPB_OPERATION_H
+#define SPB_OPERATION_H
+
+#include "../formats/kernel.h"
+#include "report.h"
+
+/* One matrix under one operation: what every kernel run on it shares. */
+typedef struct {
+    const char *name;       /* for rows and messages */
+    const spb_csr *A;       /* the matrix as read */
+    spb_format_set formats; /* A's formats, each built once */
+    spb_csr_stats stats;
+    void *data;              /* the operation's inputs, output and reference */
+    double baseline_seconds; /* the baseline kernel's median time (0: not measured) */
+} spb_case;
+
+typedef struct {
+    const char *name; /* "spmv": the operation column, part of the resume key */
+    int kernel_count;
+    const spb_kernel *const *kernels; /* the table, in --list order */
+    const spb_kernel *baseline;       /* speedup = t(baseline) / t */
+    /* Inputs (seeded, never zero), output buffer, reference and error scale. */
+    spb_status (*case_setup)(spb_case *c, uint64_t seed, char *msg);
+    void (*case_free)(spb_case *c); /* accepts a case whose setup failed */
+    double (*flops)(const spb_case *c);
+    /* One whole product into the case's output (poisoned first), then its
+     * validation: ok, wrong, or error when the kernel reported a failure. */
+    spb_row_status (*product)(const spb_kernel *kernel, void *state, spb_case *c, double tolerance,
+                              spb_validation *v, char *msg);
+    /* `calls` back-to-back host products (the timed part of host kernels). */
+    spb_status (*host_calls)(const spb_kernel *kernel, void *state, spb_case *c, int calls,
+                             char *msg);
+    /* Validation of the output the last host call left. */
+    void (*validate_output)(const spb_case *c, double tolerance, spb_validation *v);
+} spb_operation;
+
+const spb_operation *operation_spmv(void);
+
+/* The kernel of op named `name`, or NULL. */
+const spb_kernel *operation_kernel(const spb_operation *op, const char *name);
+
+#endif

@@ -1,0 +1,283 @@
+/* spmv_rows.c — the host rows of the SpMV kernel table: serial and OpenMP
+ * kernels and the CPU library baselines, each a row of data whose variant
+ * (a layout, a partition rule) is read by a shared prepare. */
+#include <math.h>
+
+#include "baselines.h"
+#include "spmv_cpu.h"
+
+static const spb_hll_layout row_major = HLL_ROW_MAJOR, col_major = HLL_COL_MAJOR;
+static const int nnz_balanced = 1, row_scheduled = 0;
+
+static void no_release(void *state) { (void)state; }
+
+/* ---- serial: the set's formats used in place ---------------------------------- */
+
+static spb_status csr_prepare(const spb_kernel *self, spb_format_set *F,
+                              const spb_kernel_config *config, spb_kernel_plan *plan, char *msg)
+{
+    (void)self;
+    (void)msg;
+    plan->state = (void *)F->csr;
+    plan->stored_entries = F->csr->nnz;
+    plan->bytes = csr_spmv_bytes(F->csr, config->precision);
+    return SPB_OK;
+}
+
+static spb_status csr_serial_run(const void *state, const spb_value *x, spb_value *y, char *msg)
+{
+    (void)msg;
+    csr_serial_spmv(state, x, y);
+    return SPB_OK;
+}
+
+static spb_status hll_prepare(const spb_kernel *self, spb_format_set *F,
+                              const spb_kernel_config *config, spb_kernel_plan *plan, char *msg)
+{
+    const spb_hll *H;
+    spb_status st = format_set_hll(F, *(const spb_hll_layout *)self->variant, config->hack_size,
+                                   config->precision, &H, msg);
+    if (st != SPB_OK) return st;
+    plan->state = (void *)H;
+    plan->stored_entries = hll_stored(H);
+    plan->bytes = hll_spmv_bytes(H, config->precision);
+    return SPB_OK;
+}
+
+static spb_status hll_serial_run(const void *state, const spb_value *x, spb_value *y, char *msg)
+{
+    (void)msg;
+    hll_serial_spmv(state, x, y);
+    return SPB_OK;
+}
+
+/* ---- OpenMP: first-touch copies made in prepare ------------------------------------ */
+
+typedef struct {
+    spb_csr A;              /* first-touch copy */
+    spb_row_partition part; /* nnz-balanced rows only */
+    int threads;
+} csr_omp_state;
+
+static void csr_omp_release(void *state)
+{
+    csr_omp_state *s = state;
+    if (!s) return;
+    csr_free(&s->A);
+    partition_free(&s->part);
+    spb_free(s);
+}
+
+static spb_status csr_omp_prepare(const spb_kernel *self, spb_format_set *F,
+                                  const spb_kernel_config *config, spb_kernel_plan *plan, char *msg)
+{
+    const spb_csr *A = F->csr;
+    int balance_nnz = *(const int *)self->variant;
+    csr_omp_state *s = spb_calloc(1, sizeof *s);
+    if (!s) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
+    s->threads = config->threads;
+    spb_status st = SPB_OK;
+    if (balance_nnz) st = partition_rows_by_nnz(A, config->threads, &s->part, msg);
+    if (st == SPB_OK)
+        st = csr_first_touch_copy(A, balance_nnz ? &s->part : NULL, config->threads, &s->A, msg);
+    if (st != SPB_OK) {
+        csr_omp_release(s);
+        return st;
+    }
+    plan->state = s;
+    plan->stored_entries = A->nnz;
+    plan->bytes = csr_spmv_bytes(A, config->precision);
+    return SPB_OK;
+}
+
+static spb_status csr_omp_nnz_run(const void *state, const spb_value *x, spb_value *y, char *msg)
+{
+    (void)msg;
+    const csr_omp_state *s = state;
+    csr_omp_nnz_spmv(&s->A, &s->part, x, y);
+    return SPB_OK;
+}
+
+static spb_status csr_omp_guided_run(const void *state, const spb_value *x, spb_value *y, char *msg)
+{
+    (void)msg;
+    const csr_omp_state *s = state;
+    csr_omp_guided_spmv(&s->A, s->threads, x, y);
+    return SPB_OK;
+}
+
+static spb_status csr_omp_static_run(const void *state, const spb_value *x, spb_value *y, char *msg)
+{
+    (void)msg;
+    const csr_omp_state *s = state;
+    csr_omp_static_spmv(&s->A, s->threads, x, y);
+    return SPB_OK;
+}
+
+typedef struct {
+    spb_hll H; /* first-touch copy */
+    int threads;
+} hll_omp_state;
+
+static void hll_omp_release(void *state)
+{
+    hll_omp_state *s = state;
+    if (!s) return;
+    hll_free(&s->H);
+    spb_free(s);
+}
+
+static spb_status hll_omp_prepare(const spb_kernel *self, spb_format_set *F,
+                                  const spb_kernel_config *config, spb_kernel_plan *plan, char *msg)
+{
+    const spb_hll *H;
+    spb_status st = format_set_hll(F, *(const spb_hll_layout *)self->variant, config->hack_size,
+                                   config->precision, &H, msg);
+    if (st != SPB_OK) return st;
+    hll_omp_state *s = spb_calloc(1, sizeof *s);
+    if (!s) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
+    st = hll_first_touch_copy(H, config->threads, &s->H, msg);
+    if (st != SPB_OK) {
+        spb_free(s);
+        return st;
+    }
+    s->threads = config->threads;
+    plan->state = s;
+    plan->stored_entries = hll_stored(&s->H);
+    plan->bytes = hll_spmv_bytes(&s->H, config->precision);
+    return SPB_OK;
+}
+
+static spb_status hll_omp_run(const void *state, const spb_value *x, spb_value *y, char *msg)
+{
+    (void)msg;
+    const hll_omp_state *s = state;
+    hll_omp_spmv(&s->H, s->threads, x, y);
+    return SPB_OK;
+}
+
+/* ---- CPU library baselines ----------------------------------------------------- */
+
+static int rsb_supports(const spb_kernel *self, const spb_csr *A, char *why)
+{
+    (void)self;
+    (void)A;
+    return rsb_baseline_available(why);
+}
+
+static spb_status rsb_prepare(const spb_kernel *self, spb_format_set *F,
+                              const spb_kernel_config *config, spb_kernel_plan *plan, char *msg)
+{
+    (void)self;
+    spb_status st =
+        rsb_baseline_prepare(F->csr, config->threads, &plan->state, &plan->tune_ms, msg);
+    plan->stored_entries = F->csr->nnz;
+    plan->bytes = csr_spmv_bytes(F->csr, config->precision); /* the same useful traffic as CSR */
+    return st;
+}
+
+static int graphblas_supports(const spb_kernel *self, const spb_csr *A, char *why)
+{
+    (void)self;
+    (void)A;
+    return graphblas_baseline_available(why);
+}
+
+static spb_status graphblas_prepare(const spb_kernel *self, spb_format_set *F,
+                                    const spb_kernel_config *config, spb_kernel_plan *plan,
+                                    char *msg)
+{
+    (void)self;
+    spb_status st = graphblas_baseline_prepare(F->csr, config->threads, &plan->state, msg);
+    plan->stored_entries = F->csr->nnz;
+    plan->bytes = csr_spmv_bytes(F->csr, config->precision);
+    return st;
+}
+
+/* ---- the rows ---------------------------------------------------------------------- */
+
+const spb_kernel cpu_spmv_kernels[] = {
+    {.name = "csr.serial",
+     .format = "csr",
+     .backend = SPB_BACKEND_SERIAL,
+     .description = "CSR, one thread, row by row (the speedup baseline)",
+     .prepare = csr_prepare,
+     .spmv = csr_serial_run,
+     .release = no_release},
+    {.name = "hll.serial.row",
+     .format = "hll.row",
+     .backend = SPB_BACKEND_SERIAL,
+     .description = "HLL with row-major hacks, one thread, row by row",
+     .variant = &row_major,
+     .prepare = hll_prepare,
+     .spmv = hll_serial_run,
+     .release = no_release},
+    {.name = "hll.serial.col",
+     .format = "hll.col",
+     .backend = SPB_BACKEND_SERIAL,
+     .description = "HLL with column-major hacks, one thread, a hack column at a time",
+     .variant = &col_major,
+     .prepare = hll_prepare,
+     .spmv = hll_serial_run,
+     .release = no_release},
+    {.name = "csr.omp.nnz",
+     .format = "csr",
+     .backend = SPB_BACKEND_OPENMP,
+     .description =
+         "CSR, one contiguous nnz-balanced row range per thread (partition made in prepare)",
+     .variant = &nnz_balanced,
+     .prepare = csr_omp_prepare,
+     .spmv = csr_omp_nnz_run,
+     .release = csr_omp_release},
+    {.name = "csr.omp.guided",
+     .format = "csr",
+     .backend = SPB_BACKEND_OPENMP,
+     .description = "CSR, rows under schedule(guided)",
+     .variant = &row_scheduled,
+     .prepare = csr_omp_prepare,
+     .spmv = csr_omp_guided_run,
+     .release = csr_omp_release},
+    {.name = "csr.omp.static",
+     .format = "csr",
+     .backend = SPB_BACKEND_OPENMP,
+     .description = "CSR, rows under schedule(static): the plain OpenMP baseline",
+     .variant = &row_scheduled,
+     .prepare = csr_omp_prepare,
+     .spmv = csr_omp_static_run,
+     .release = csr_omp_release},
+    {.name = "hll.omp.row",
+     .format = "hll.row",
+     .backend = SPB_BACKEND_OPENMP,
+     .description = "HLL row-major hacks under schedule(guided)",
+     .variant = &row_major,
+     .prepare = hll_omp_prepare,
+     .spmv = hll_omp_run,
+     .release = hll_omp_release},
+    {.name = "hll.omp.col",
+     .format = "hll.col",
+     .backend = SPB_BACKEND_OPENMP,
+     .description = "HLL column-major hacks under schedule(guided)",
+     .variant = &col_major,
+     .prepare = hll_omp_prepare,
+     .spmv = hll_omp_run,
+     .release = hll_omp_release},
+    {.name = "librsb",
+     .format = "rsb",
+     .backend = SPB_BACKEND_OPENMP,
+     .description = "librsb rsb_spmv on recursive sparse blocks, autotuned by rsb_tune_spmm in "
+                    "prepare",
+     .supports = rsb_supports,
+     .prepare = rsb_prepare,
+     .spmv = rsb_baseline_run,
+     .release = rsb_baseline_release},
+    {.name = "graphblas",
+     .format = "grb.row",
+     .backend = SPB_BACKEND_OPENMP,
+     .description = "SuiteSparse:GraphBLAS GrB_mxv, plus-times, row-major; result copied out to y",
+     .supports = graphblas_supports,
+     .prepare = graphblas_prepare,
+     .spmv = graphblas_baseline_run,
+     .release = graphblas_baseline_release},
+};
+
+const int cpu_spmv_kernel_count = (int)(sizeof cpu_spmv_kernels / sizeof cpu_spmv_kernels[0]);

@@ -1,0 +1,99 @@
+/* format_set.c — each format of one matrix built once (see format_set.h). */
+#include "format_set.h"
+
+#include <string.h>
+
+int format_kind_of(const char *format_name)
+{
+    static const char *const names[SPB_FORMAT_KINDS] = {"csr", "hll.row", "hll.col", "sell"};
+    for (int k = 0; k < SPB_FORMAT_KINDS; k++)
+        if (strcmp(format_name, names[k]) == 0) return k;
+    return -1;
+}
+
+void format_set_init(spb_format_set *F, const spb_csr *A)
+{
+    memset(F, 0, sizeof *F);
+    F->csr = A;
+}
+
+static void slot_free(spb_format_slot *slot)
+{
+    if (slot->kind == SPB_FORMAT_SELL)
+        sell_free(&slot->as.sell);
+    else
+        hll_free(&slot->as.hll);
+}
+
+void format_set_keep(spb_format_set *F, unsigned keep_mask)
+{
+    int kept = 0;
+    for (int k = 0; k < F->used; k++) {
+        if (keep_mask & (1u << F->slots[k].kind))
+            F->slots[kept++] = F->slots[k];
+        else
+            slot_free(&F->slots[k]);
+    }
+    F->used = kept;
+}
+
+void format_set_free(spb_format_set *F)
+{
+    format_set_keep(F, 0);
+    F->csr = NULL;
+}
+
+/* The slot of (kind, hack_size, precision), or a fresh one to fill (NULL
+ * when the set is full); *found says which. */
+static spb_format_slot *find_slot(spb_format_set *F, spb_format_kind kind, spb_index hack_size,
+                                  spb_precision precision, int *found)
+{
+    for (int k = 0; k < F->used; k++) {
+        spb_format_slot *slot = &F->slots[k];
+        if (slot->kind == kind && slot->hack_size == hack_size && slot->precision == precision) {
+            *found = 1;
+            return slot;
+        }
+    }
+    *found = 0;
+    return F->used < SPB_FORMAT_SLOTS ? &F->slots[F->used] : NULL;
+}
+
+spb_status format_set_hll(spb_format_set *F, spb_hll_layout layout, spb_index hack_size,
+                          spb_precision precision, const spb_hll **out, char *msg)
+{
+    spb_format_kind kind = layout == HLL_ROW_MAJOR ? SPB_FORMAT_HLL_ROW : SPB_FORMAT_HLL_COL;
+    int found;
+    spb_format_slot *slot = find_slot(F, kind, hack_size, precision, &found);
+    if (!slot) return spb_fail(msg, SPB_ERR_INVALID, "format set full: drop formats first");
+    if (!found) {
+        spb_status st = hll_from_csr(F->csr, hack_size, layout, &slot->as.hll, msg);
+        if (st != SPB_OK) return st;
+        slot->kind = kind;
+        slot->hack_size = hack_size;
+        slot->precision = precision;
+        F->used++;
+        F->conversions++;
+    }
+    *out = &slot->as.hll;
+    return SPB_OK;
+}
+
+spb_status format_set_sell(spb_format_set *F, spb_index slice_size, spb_precision precision,
+                           const spb_sell **out, char *msg)
+{
+    int found;
+    spb_format_slot *slot = find_slot(F, SPB_FORMAT_SELL, slice_size, precision, &found);
+    if (!slot) return spb_fail(msg, SPB_ERR_INVALID, "format set full: drop formats first");
+    if (!found) {
+        spb_status st = sell_from_csr(F->csr, slice_size, &slot->as.sell, msg);
+        if (st != SPB_OK) return st;
+        slot->kind = SPB_FORMAT_SELL;
+        slot->hack_size = slice_size;
+        slot->precision = precision;
+        F->used++;
+        F->conversions++;
+    }
+    *out = &slot->as.sell;
+    return SPB_OK;
+}

@@ -1,0 +1,57 @@
+/* format_set.h — the storage formats of one matrix, each built once: the
+ * CSR as read, and the derived formats (HLL row- and column-major, SELL)
+ * converted on first request for a given hack size and precision and kept
+ * until dropped. Kernels take their format from here in prepare, so a run
+ * over many kernels and thread counts converts each format once. */
+#ifndef SPB_FORMAT_SET_H
+#define SPB_FORMAT_SET_H
+
+#include "hll.h"
+#include "sell.h"
+
+typedef enum {
+    SPB_FORMAT_CSR,
+    SPB_FORMAT_HLL_ROW,
+    SPB_FORMAT_HLL_COL,
+    SPB_FORMAT_SELL
+} spb_format_kind;
+
+#define SPB_FORMAT_KINDS 4
+#define SPB_FORMAT_SLOTS 8 /* derived formats kept at once */
+
+/* The kind named by a kernel row's format ("csr", "hll.row", "hll.col",
+ * "sell"); -1 for a library's own format ("rsb", "grb.row"). */
+int format_kind_of(const char *format_name);
+
+typedef struct {
+    spb_format_kind kind;
+    spb_index hack_size; /* rows per hack or slice */
+    spb_precision precision;
+    union {
+        spb_hll hll;
+        spb_sell sell;
+    } as;
+} spb_format_slot;
+
+typedef struct {
+    const spb_csr *csr; /* the matrix as read; not owned */
+    spb_format_slot slots[SPB_FORMAT_SLOTS];
+    int used;
+    int conversions; /* formats built so far, counted by tests */
+} spb_format_set;
+
+void format_set_init(spb_format_set *F, const spb_csr *A);
+void format_set_free(spb_format_set *F); /* frees every derived format */
+
+/* The HLL (or SELL) of the set's matrix for this hack size and precision:
+ * converted on the first request, the same object afterwards. */
+spb_status format_set_hll(spb_format_set *F, spb_hll_layout layout, spb_index hack_size,
+                          spb_precision precision, const spb_hll **out, char *msg);
+spb_status format_set_sell(spb_format_set *F, spb_index slice_size, spb_precision precision,
+                           const spb_sell **out, char *msg);
+
+/* Frees the derived formats of the kinds whose bit (1 << kind) is not in
+ * keep_mask: the run drops a format after the last kernel that needs it. */
+void format_set_keep(spb_format_set *F, unsigned keep_mask);
+
+#endif

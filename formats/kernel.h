@@ -1,0 +1,58 @@
+/* kernel.h — the kernel row: the interface every backend's kernels
+ * implement and bench/ drives. Types only: formats/ runs no kernel, but it
+ * is the one folder cpu/, gpu/ and bench/ all include, so the row type
+ * lives here and each backend can export its own rows as plain data. */
+#ifndef SPB_KERNEL_H
+#define SPB_KERNEL_H
+
+#include "format_set.h"
+
+typedef enum { SPB_BACKEND_SERIAL, SPB_BACKEND_OPENMP, SPB_BACKEND_CUDA } spb_backend;
+
+typedef struct {
+    spb_index hack_size;     /* HLL rows per hack, SELL rows per slice */
+    int threads;             /* CPU threads (OpenMP kernels) */
+    int block_size;          /* GPU threads per block; 0 = the kernel's default */
+    spb_precision precision; /* what the kernel computes in */
+} spb_kernel_config;
+
+/* What prepare hands back: the kernel's private state and its byte model. */
+typedef struct {
+    void *state;
+    int64_t stored_entries; /* entries the format stores, padding included */
+    double bytes;           /* bytes one product moves (metrics) */
+    double tune_ms;         /* autotuning inside prepare, when the kernel has one (else NAN) */
+    int block_size;         /* GPU block size in use (0: not a GPU kernel or a library) */
+} spb_kernel_plan;
+
+typedef struct spb_kernel spb_kernel;
+
+/* y = A*x with the prepared state; y is overwritten. Returns SPB_OK or the
+ * failure (a library's or the device's) with its message. */
+typedef spb_status (*spb_spmv_fn)(const void *state, const spb_value *x, spb_value *y, char *msg);
+
+struct spb_kernel {
+    const char *name;        /* dotted, stable: the CSV key and chart label */
+    const char *format;      /* "csr", "hll.row", "hll.col", "sell", or a library's own */
+    spb_backend backend;     /* serial and CUDA rows run once; OpenMP ones per thread count */
+    const char *description; /* one line for --list */
+    const void *variant;     /* the row's own data (schedule, layout, launch), read by prepare */
+    /* Whether the kernel can run here (A may be NULL: availability only);
+     * fills why when not. NULL means always. */
+    int (*supports)(const spb_kernel *self, const spb_csr *A, char *why);
+    /* Takes its format from the set (built once per matrix), copies or
+     * uploads it; timed separately from the product. SPB_ERR_UNSUPPORTED
+     * declines this matrix by design (the row is skipped, not failed). */
+    spb_status (*prepare)(const spb_kernel *self, spb_format_set *formats,
+                          const spb_kernel_config *config, spb_kernel_plan *plan, char *msg);
+    spb_spmv_fn spmv;             /* the SpMV product (the timed part) */
+    void (*release)(void *state); /* accepts NULL */
+    /* Device kernels only (NULL for host ones): spmv() is a whole product,
+     * transfers included; time_calls() times `calls` back-to-back products
+     * on device-resident data and returns seconds (negative on failure);
+     * check() reports the first device error met. */
+    double (*time_calls)(void *state, int calls);
+    spb_status (*check)(const void *state, char *msg);
+};
+
+#endif

@@ -1,0 +1,312 @@
+/* spmv_csr.cu — CSR SpMV kernels on the GPU and their rows of the device
+ * table. Each kernel is a static __global__ function with its banner, a
+ * launch function that sizes the grid, a variant and one row. */
+#include <stdio.h>
+#include <string.h>
+
+#include "reduce.cuh"
+
+#define DEFAULT_BLOCK 256
+#define LONG_ROW      512 /* csr.cuda.adaptive: longer rows get a block each */
+#define LONG_BLOCK    256 /* threads of the block that takes one long row */
+
+/* csr.cuda.thread — one thread per row; neighbouring threads read distant
+ * entries (uncoalesced), fine for short rows, poor for long ones. The
+ * simplest mapping and the reference point for the others. */
+static __global__ void __launch_bounds__(MAX_BLOCK)
+    csr_thread_kernel(int m, const int *__restrict__ row_ptr, const int *__restrict__ col_idx,
+                      const double *__restrict__ val, const double *__restrict__ x,
+                      double *__restrict__ y)
+{
+    int row = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row >= m) return;
+    y[row] = csr_lane_sum(row_ptr, col_idx, val, x, row, 0, 1);
+}
+
+/* csr.cuda.warp — one warp per row: lanes stride through the row
+ * (coalesced), then a shuffle reduction. Precondition: blockDim.x is a
+ * multiple of 32 (a warp never straddles two rows). */
+static __global__ void __launch_bounds__(MAX_BLOCK)
+    csr_warp_kernel(int m, const int *__restrict__ row_ptr, const int *__restrict__ col_idx,
+                    const double *__restrict__ val, const double *__restrict__ x,
+                    double *__restrict__ y)
+{
+    long long row = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / WARP;
+    int lane = threadIdx.x % WARP;
+    if (row >= m) return; /* the whole warp leaves together */
+    double sum = warp_reduce(csr_lane_sum(row_ptr, col_idx, val, x, row, lane, WARP));
+    if (lane == 0) y[row] = sum;
+}
+
+/* csr.cuda.warp_shared — one warp per row; the lanes' partial sums are
+ * reduced in shared memory (a tree ordered by __syncwarp) instead of by
+ * shuffles: the classic pre-shuffle formulation, kept to compare. Dynamic
+ * shared memory: blockDim.x doubles. */
+static __global__ void __launch_bounds__(MAX_BLOCK)
+    csr_warp_shared_kernel(int m, const int *__restrict__ row_ptr, const int *__restrict__ col_idx,
+                           const double *__restrict__ val, const double *__restrict__ x,
+                           double *__restrict__ y)
+{
+    extern __shared__ double partial[];
+    long long row = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / WARP;
+    int lane = threadIdx.x % WARP;
+    if (row >= m) return;
+    double sum = shared_warp_reduce(partial + threadIdx.x - lane, lane,
+                                    csr_lane_sum(row_ptr, col_idx, val, x, row, lane, WARP));
+    if (lane == 0) y[row] = sum;
+}
+
+/* csr.cuda.warp_shared2d — 2-D blocks (32 lanes x rows per block): each row
+ * is a warp, its partials go to a 2-D shared array [row][lane], the first
+ * halving step is done in shared memory and the last 16 partials by
+ * shuffles. Dynamic shared memory: blockDim.y * 32 doubles. */
+static __global__ void __launch_bounds__(MAX_BLOCK)
+    csr_warp_shared2d_kernel(int m, const int *__restrict__ row_ptr,
+                             const int *__restrict__ col_idx, const double *__restrict__ val,
+                             const double *__restrict__ x, double *__restrict__ y)
+{
+    extern __shared__ double partial2d[]; /* [blockDim.y][WARP] */
+    long long row = (long long)blockIdx.x * blockDim.y + threadIdx.y;
+    int lane = threadIdx.x;
+    if (row >= m) return;
+    double *mine = partial2d + threadIdx.y * WARP;
+    mine[lane] = csr_lane_sum(row_ptr, col_idx, val, x, row, lane, WARP);
+    __syncwarp();
+    if (lane < WARP / 2) mine[lane] += mine[lane + WARP / 2];
+    __syncwarp();
+    double v = mine[lane]; /* lanes >= 16 hold values lane 0 never adds */
+    for (int offset = WARP / 4; offset > 0; offset >>= 1)
+        v += __shfl_down_sync(0xffffffffu, v, offset);
+    if (lane == 0) y[row] = v;
+}
+
+/* csr.cuda.ldg — csr.cuda.warp with every read through __ldg (the
+ * read-only data cache path), stated explicitly rather than left to the
+ * compiler's reading of const __restrict__. */
+static __global__ void __launch_bounds__(MAX_BLOCK)
+    csr_ldg_kernel(int m, const int *__restrict__ row_ptr, const int *__restrict__ col_idx,
+                   const double *__restrict__ val, const double *__restrict__ x,
+                   double *__restrict__ y)
+{
+    long long row = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / WARP;
+    int lane = threadIdx.x % WARP;
+    if (row >= m) return;
+    int end = __ldg(row_ptr + row + 1);
+    double sum = 0.0;
+    for (int k = __ldg(row_ptr + row) + lane; k < end; k += WARP)
+        sum += __ldg(val + k) * __ldg(x + __ldg(col_idx + k));
+    sum = warp_reduce(sum);
+    if (lane == 0) y[row] = sum;
+}
+
+/* csr.cuda.texture — csr.cuda.warp with x read through a texture object
+ * (tex1Dfetch of int2 pairs, reassembled into doubles): the texture cache
+ * path for the irregular gathers. Precondition: n within the device's
+ * linear-texture limit (checked in prepare). */
+static __global__ void __launch_bounds__(MAX_BLOCK)
+    csr_texture_kernel(int m, const int *__restrict__ row_ptr, const int *__restrict__ col_idx,
+                       const double *__restrict__ val, cudaTextureObject_t x_tex,
+                       double *__restrict__ y)
+{
+    long long row = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / WARP;
+    int lane = threadIdx.x % WARP;
+    if (row >= m) return;
+    double sum = 0.0;
+    for (int k = row_ptr[row] + lane; k < row_ptr[row + 1]; k += WARP) {
+        int2 bits = tex1Dfetch<int2>(x_tex, col_idx[k]);
+        sum += val[k] * __hiloint2double(bits.y, bits.x);
+    }
+    sum = warp_reduce(sum);
+    if (lane == 0) y[row] = sum;
+}
+
+/* csr.cuda.adaptive (1/2) — rows of up to LONG_ROW entries, each by a
+ * group of `lanes` threads (a power of two <= 32 chosen in prepare from the
+ * mean row length): several short rows share a warp, each group reads its
+ * row coalesced and reduces it with segmented shuffles. Longer rows are
+ * left to csr_long_row_kernel, so one giant row cannot hold up its warp.
+ * Every thread reaches the shuffles (no early exit): blockDim.x is a
+ * multiple of 32. */
+static __global__ void __launch_bounds__(MAX_BLOCK)
+    csr_vector_kernel(int m, int lanes, const int *__restrict__ row_ptr,
+                      const int *__restrict__ col_idx, const double *__restrict__ val,
+                      const double *__restrict__ x, double *__restrict__ y)
+{
+    long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long row = tid / lanes;
+    int lane = (int)(tid % lanes);
+    int valid = row < m, begin = 0, end = 0;
+    if (valid) {
+        begin = row_ptr[row];
+        end = row_ptr[row + 1];
+        if (end - begin > LONG_ROW) valid = 0, end = begin;
+    }
+    double sum = 0.0;
+    for (int k = begin + lane; k < end; k += lanes) sum += val[k] * x[col_idx[k]];
+    for (int offset = lanes / 2; offset > 0; offset >>= 1)
+        sum += __shfl_down_sync(0xffffffffu, sum, offset, lanes);
+    if (valid && lane == 0) y[row] = sum;
+}
+
+/* csr.cuda.adaptive (2/2) — one block of LONG_BLOCK threads per long row
+ * (the list made in prepare): strided partial sums, shuffles inside each
+ * warp, then the warps' sums through shared memory. */
+static __global__ void __launch_bounds__(LONG_BLOCK)
+    csr_long_row_kernel(const int *__restrict__ long_rows, const int *__restrict__ row_ptr,
+                        const int *__restrict__ col_idx, const double *__restrict__ val,
+                        const double *__restrict__ x, double *__restrict__ y)
+{
+    __shared__ double warp_sums[LONG_BLOCK / WARP];
+    int row = long_rows[blockIdx.x];
+    int lane = threadIdx.x % WARP, warp = threadIdx.x / WARP;
+    double sum = warp_reduce(csr_lane_sum(row_ptr, col_idx, val, x, row, threadIdx.x, LONG_BLOCK));
+    if (lane == 0) warp_sums[warp] = sum;
+    __syncthreads();
+    if (warp == 0) {
+        sum = warp_reduce(lane < LONG_BLOCK / WARP ? warp_sums[lane] : 0.0);
+        if (lane == 0) y[row] = sum;
+    }
+}
+
+/* ---- launches ------------------------------------------------------------------ */
+
+static void launch_thread(gpu_state *s)
+{
+    csr_thread_kernel<<<gpu_grid(s, 1), s->block_size>>>(s->m, s->d_row_ptr, s->d_col_idx, s->d_val,
+                                                         s->d_x, s->d_y);
+}
+
+static void launch_warp(gpu_state *s)
+{
+    csr_warp_kernel<<<gpu_grid(s, WARP), s->block_size>>>(s->m, s->d_row_ptr, s->d_col_idx,
+                                                          s->d_val, s->d_x, s->d_y);
+}
+
+static void launch_warp_shared(gpu_state *s)
+{
+    size_t shared = (size_t)s->block_size * sizeof(double);
+    csr_warp_shared_kernel<<<gpu_grid(s, WARP), s->block_size, shared>>>(
+        s->m, s->d_row_ptr, s->d_col_idx, s->d_val, s->d_x, s->d_y);
+}
+
+static void launch_warp_shared2d(gpu_state *s)
+{
+    size_t shared = (size_t)s->block_size * sizeof(double);
+    dim3 block(WARP, s->block_size / WARP);
+    csr_warp_shared2d_kernel<<<gpu_grid(s, WARP), block, shared>>>(s->m, s->d_row_ptr, s->d_col_idx,
+                                                                   s->d_val, s->d_x, s->d_y);
+}
+
+static void launch_ldg(gpu_state *s)
+{
+    csr_ldg_kernel<<<gpu_grid(s, WARP), s->block_size>>>(s->m, s->d_row_ptr, s->d_col_idx, s->d_val,
+                                                         s->d_x, s->d_y);
+}
+
+static void launch_texture(gpu_state *s)
+{
+    csr_texture_kernel<<<gpu_grid(s, WARP), s->block_size>>>(s->m, s->d_row_ptr, s->d_col_idx,
+                                                             s->d_val, s->x_tex, s->d_y);
+}
+
+static void launch_adaptive(gpu_state *s)
+{
+    csr_vector_kernel<<<gpu_grid(s, s->lanes), s->block_size>>>(
+        s->m, s->lanes, s->d_row_ptr, s->d_col_idx, s->d_val, s->d_x, s->d_y);
+    if (s->long_count > 0)
+        csr_long_row_kernel<<<s->long_count, LONG_BLOCK>>>(s->d_long_rows, s->d_row_ptr,
+                                                           s->d_col_idx, s->d_val, s->d_x, s->d_y);
+}
+
+/* ---- setup --------------------------------------------------------------------- */
+
+/* csr.cuda.texture: x (allocated by prepare) bound to a texture object of
+ * int2 pairs; declined when x exceeds the linear-texture limit. */
+static spb_status setup_texture(gpu_state *s, const spb_csr *A, char *msg)
+{
+    size_t max_width = 0;
+    cudaChannelFormatDesc format = cudaCreateChannelDesc<int2>();
+    if (cudaDeviceGetTexture1DLinearMaxWidth(&max_width, &format, 0) == cudaSuccess &&
+        (size_t)A->n + 1 > max_width)
+        return spb_fail(msg, SPB_ERR_UNSUPPORTED,
+                        "x has %d entries, beyond the linear texture limit of %zu", (int)A->n,
+                        max_width);
+    cudaResourceDesc res;
+    memset(&res, 0, sizeof res);
+    res.resType = cudaResourceTypeLinear;
+    res.res.linear.devPtr = s->d_x;
+    res.res.linear.desc = format;
+    res.res.linear.sizeInBytes = sizeof(double) * ((size_t)A->n + 1);
+    cudaTextureDesc tex;
+    memset(&tex, 0, sizeof tex);
+    tex.readMode = cudaReadModeElementType;
+    if (gpu_cuda_failed(s, cudaCreateTextureObject(&s->x_tex, &res, &tex, NULL),
+                        "cudaCreateTextureObject"))
+        return gpu_state_fail(s, msg);
+    s->has_tex = 1;
+    return SPB_OK;
+}
+
+/* csr.cuda.adaptive's plan: the rows longer than LONG_ROW go to a list
+ * (one block each); the others get `lanes` threads each, half the mean
+ * length of those rows rounded up to a power of two (1..32), so most lanes
+ * load one or two entries. */
+static spb_status setup_adaptive(gpu_state *s, const spb_csr *A, char *msg)
+{
+    int *long_rows = NULL;
+    int64_t short_entries = 0, short_rows = 0, count = 0;
+    for (spb_index i = 0; i < A->m; i++) {
+        spb_index len = A->row_ptr[i + 1] - A->row_ptr[i];
+        if (len > LONG_ROW)
+            count++;
+        else
+            short_entries += len, short_rows++;
+    }
+    if (count > 0 && !(long_rows = (int *)spb_malloc((size_t)count, sizeof *long_rows)))
+        return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the long-row list");
+    count = 0;
+    for (spb_index i = 0; i < A->m; i++)
+        if (A->row_ptr[i + 1] - A->row_ptr[i] > LONG_ROW) long_rows[count++] = i;
+    double mean = short_rows ? (double)short_entries / short_rows : 1.0;
+    s->lanes = 1;
+    while (s->lanes < WARP && 2.0 * s->lanes < mean) s->lanes *= 2;
+    s->long_count = (int)count;
+    int failed = gpu_upload(s, (void **)&s->d_long_rows, long_rows, (size_t)count, sizeof(int));
+    spb_free(long_rows);
+    return failed ? gpu_state_fail(s, msg) : SPB_OK;
+}
+
+/* ---- rows ---------------------------------------------------------------------- */
+
+static const gpu_variant thread_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK, 0, 0, NULL, launch_thread};
+static const gpu_variant warp_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, NULL, launch_warp};
+static const gpu_variant warp_shared_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK,     1, 0,
+                                          NULL,           launch_warp_shared};
+static const gpu_variant warp_shared2d_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK,       1, 0,
+                                            NULL,           launch_warp_shared2d};
+static const gpu_variant ldg_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, NULL, launch_ldg};
+static const gpu_variant texture_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0,
+                                      setup_texture,  launch_texture};
+static const gpu_variant adaptive_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK,  1, 0,
+                                       setup_adaptive, launch_adaptive};
+
+extern const spb_kernel gpu_csr_rows[] = {
+    GPU_ROW("csr.cuda.thread", "csr", "CSR on the GPU, one thread per row", &thread_v),
+    GPU_ROW("csr.cuda.warp", "csr", "CSR on the GPU, one warp per row, __shfl_down_sync reduction",
+            &warp_v),
+    GPU_ROW("csr.cuda.warp_shared", "csr",
+            "CSR on the GPU, one warp per row, partial sums reduced in shared memory",
+            &warp_shared_v),
+    GPU_ROW("csr.cuda.warp_shared2d", "csr",
+            "CSR on the GPU, 2-D blocks, a 2-D shared array of partials, then shuffles",
+            &warp_shared2d_v),
+    GPU_ROW("csr.cuda.ldg", "csr",
+            "CSR on the GPU, one warp per row, read-only loads through __ldg", &ldg_v),
+    GPU_ROW("csr.cuda.texture", "csr",
+            "CSR on the GPU, one warp per row, x read through a texture object", &texture_v),
+    GPU_ROW("csr.cuda.adaptive", "csr",
+            "CSR on the GPU, a power-of-two group of threads per short row (sized from the mean "
+            "row length), a block per row longer than 512",
+            &adaptive_v),
+};
+extern const int gpu_csr_row_count = (int)(sizeof gpu_csr_rows / sizeof gpu_csr_rows[0]);

@@ -1,0 +1,81 @@
+/* spmv_cusparse.cu — cuSPARSE's cusparseSpMV beside spbench's kernels, as
+ * rows of the device table: CSR with ALG1 (the reference to beat) and ALG2,
+ * and sliced ELL. Descriptors, the work buffer and preprocess are set up in
+ * prepare; the timed part is one cusparseSpMV. */
+#include "spmv_state.cuh"
+
+static const double one = 1.0, zero = 0.0;
+
+/* cuSPARSE's descriptors of the uploaded matrix and of x and y. */
+static spb_status create_descriptors(gpu_state *s)
+{
+    cusparseStatus_t err;
+    if (s->variant->format == SPB_FORMAT_SELL)
+        err = cusparseCreateSlicedEll(&s->mat, s->m, s->n, s->nnz, s->stored, s->hack_size,
+                                      s->d_hack_ptr, s->d_col_idx, s->d_val, CUSPARSE_INDEX_32I,
+                                      CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F);
+    else
+        err = cusparseCreateCsr(&s->mat, s->m, s->n, s->nnz, s->d_row_ptr, s->d_col_idx, s->d_val,
+                                CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+                                CUDA_R_64F);
+    GPU_SPARSE_TRY(s, err, "cusparseCreate matrix descriptor");
+    GPU_SPARSE_TRY(s, cusparseCreateDnVec(&s->vec_x, s->n, s->d_x, CUDA_R_64F),
+                   "cusparseCreateDnVec");
+    GPU_SPARSE_TRY(s, cusparseCreateDnVec(&s->vec_y, s->m, s->d_y, CUDA_R_64F),
+                   "cusparseCreateDnVec");
+    return SPB_OK;
+fail:
+    return s->error;
+}
+
+static spb_status setup_cusparse(gpu_state *s, const spb_csr *A, char *msg)
+{
+    (void)A;
+    cusparseSpMVAlg_t alg = (cusparseSpMVAlg_t)s->variant->param;
+    size_t buffer_size = 0;
+    GPU_SPARSE_TRY(s, cusparseCreate(&s->handle), "cusparseCreate");
+    if (create_descriptors(s) != SPB_OK) goto fail;
+    GPU_SPARSE_TRY(s,
+                   cusparseSpMV_bufferSize(s->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
+                                           s->mat, s->vec_x, &zero, s->vec_y, CUDA_R_64F, alg,
+                                           &buffer_size),
+                   "cusparseSpMV_bufferSize");
+    if (buffer_size > 0) GPU_TRY(s, cudaMalloc(&s->d_buffer, buffer_size), "cudaMalloc");
+    if (s->m > 0)
+        GPU_SPARSE_TRY(s,
+                       cusparseSpMV_preprocess(s->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
+                                               s->mat, s->vec_x, &zero, s->vec_y, CUDA_R_64F, alg,
+                                               s->d_buffer),
+                       "cusparseSpMV_preprocess");
+    return SPB_OK;
+fail:
+    return gpu_state_fail(s, msg);
+}
+
+static void launch_cusparse(gpu_state *s)
+{
+    gpu_cusparse_failed(s,
+                        cusparseSpMV(s->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, s->mat,
+                                     s->vec_x, &zero, s->vec_y, CUDA_R_64F,
+                                     (cusparseSpMVAlg_t)s->variant->param, s->d_buffer),
+                        "cusparseSpMV");
+}
+
+static const gpu_variant csr_alg1_v = {SPB_FORMAT_CSR, 0, 0, CUSPARSE_SPMV_CSR_ALG1, setup_cusparse,
+                                       launch_cusparse};
+static const gpu_variant csr_alg2_v = {SPB_FORMAT_CSR, 0, 0, CUSPARSE_SPMV_CSR_ALG2, setup_cusparse,
+                                       launch_cusparse};
+static const gpu_variant sell_v = {SPB_FORMAT_SELL, 0, 0, CUSPARSE_SPMV_SELL_ALG1, setup_cusparse,
+                                   launch_cusparse};
+
+extern const spb_kernel gpu_cusparse_rows[] = {
+    GPU_ROW("cusparse.csr", "csr",
+            "cuSPARSE cusparseSpMV on CSR, CUSPARSE_SPMV_CSR_ALG1 (the reference to beat)",
+            &csr_alg1_v),
+    GPU_ROW("cusparse.csr.alg2", "csr",
+            "cuSPARSE cusparseSpMV on CSR, CUSPARSE_SPMV_CSR_ALG2 (deterministic)", &csr_alg2_v),
+    GPU_ROW("cusparse.sell", "sell",
+            "cuSPARSE cusparseSpMV on sliced ELL (slice = hack size), SELL_ALG1", &sell_v),
+};
+extern const int gpu_cusparse_row_count =
+    (int)(sizeof gpu_cusparse_rows / sizeof gpu_cusparse_rows[0]);
