@@ -17,7 +17,7 @@ typedef enum {
 } spb_format_kind;
 
 #define SPB_FORMAT_KINDS 4
-#define SPB_FORMAT_SLOTS 8 /* derived formats kept at once */
+#define SPB_FORMAT_SLOTS 16 /* derived formats kept at once: 4 kinds at 4 hack sizes */
 
 /* The kind named by a kernel row's format ("csr", "hll.row", "hll.col",
  * "sell"); -1 for a library's own format ("rsb", "grb.row"). */

@@ -22,7 +22,7 @@ import threading
 import time
 import gzip
 
-from spbtest import SOURCE, SPBENCH, check, finish, read_rows, spbench
+from spbtest import SOURCE, SPBENCH, check, finish, read_rows, skip, spbench
 BUNDLED = os.path.join(SOURCE, "matrices")
 FAST = ["--reps", "2", "--min-time", "0", "--warmup", "0"]
 KERNELS = ["--kernels", "csr.serial,hll.serial.*,csr.omp.*", "--threads", "1,2"]
@@ -160,7 +160,7 @@ def svg_ok(path):
 
 def test_plot(tmp):
     if shutil.which("gnuplot") is None:
-        print("gnuplot not installed: plot tests skipped", file=sys.stderr)
+        skip("gnuplot not installed: the chart tests")
         return
     out_csv = os.path.join(tmp, "p.csv")
     spbench("run", *FAST, *KERNELS, "--csv", out_csv, os.path.join(BUNDLED, "cage4.mtx.gz"),
@@ -205,7 +205,7 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 def test_fetch(tmp):
     if shutil.which("curl") is None:
-        print("curl not installed: fetch tests skipped", file=sys.stderr)
+        skip("curl not installed: the fetch.sh tests")
         return
     served = os.path.join(tmp, "served", "MM")
     os.makedirs(os.path.join(served, "Good"))

@@ -9,6 +9,8 @@ import sys
 
 SPBENCH, SOURCE = sys.argv[1], sys.argv[2]
 _tally = {"passed": 0, "failed": 0}
+_skipped = []
+SKIP_CODE = 77  # CTest's SKIP_RETURN_CODE
 
 
 def check(cond, what):
@@ -29,7 +31,21 @@ def read_rows(path):
         return list(csv.DictReader(f))
 
 
+def skip(what):
+    """Records a part that could not run here (a missing tool): the test is
+    then reported skipped, never passed, unless something failed."""
+    _skipped.append(what)
+    print("SKIPPED:", what, file=sys.stderr)
+
+
 def finish():
-    """Prints the tally in the form CI reads and exits with its verdict."""
-    print("%d passed, %d failed" % (_tally["passed"], _tally["failed"]))
-    sys.exit(1 if _tally["failed"] else 0)
+    """Prints the tally in the form CI reads and exits with its verdict:
+    failed (1), skipped in part (77, naming what), or passed (0)."""
+    print("%d passed, %d failed, %d parts skipped" % (_tally["passed"], _tally["failed"],
+                                                     len(_skipped)))
+    if _tally["failed"]:
+        sys.exit(1)
+    if _skipped:
+        print("not everything ran: " + "; ".join(_skipped))
+        sys.exit(SKIP_CODE)
+    sys.exit(0)

@@ -1,18 +1,22 @@
 /* replay.c — runs the fuzz harness over saved inputs (the seed corpus and
- * every regression found by fuzzing) in any build, without libFuzzer: a
- * crash, hang or sanitizer report there fails the test. */
+ * every regression found by fuzzing) in any build, without libFuzzer. Each
+ * input runs in a child process, so an abort, crash or sanitizer report on
+ * one input is counted, named, and fails the test; the others still run. */
 #include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static int replay_file(const char *path)
+/* The harness on one file, in this process; exits 0 when it returns. */
+static void replay_here(const char *path)
 {
     FILE *f = fopen(path, "rb");
-    if (!f) return 0;
+    if (!f) exit(3);
     fseek(f, 0, SEEK_END);
     long size = ftell(f);
     rewind(f);
@@ -21,12 +25,31 @@ static int replay_file(const char *path)
     fclose(f);
     LLVMFuzzerTestOneInput(data, got);
     free(data);
-    return 1;
+    exit(0);
+}
+
+/* 1 when the harness returned normally on the file, 0 otherwise. */
+static int replay_file(const char *path)
+{
+    fflush(stdout);
+    pid_t child = fork();
+    if (child == 0) replay_here(path);
+    int status = 0;
+    if (child < 0 || waitpid(child, &status, 0) != child) {
+        fprintf(stderr, "%s: cannot run the harness\n", path);
+        return 0;
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return 1;
+    if (WIFSIGNALED(status))
+        fprintf(stderr, "FAILED %s: signal %d\n", path, WTERMSIG(status));
+    else
+        fprintf(stderr, "FAILED %s: exit status %d\n", path, WEXITSTATUS(status));
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
-    int files = 0;
+    int files = 0, failed = 0;
     for (int k = 1; k < argc; k++) {
         DIR *d = opendir(argv[k]);
         if (!d) {
@@ -38,10 +61,11 @@ int main(int argc, char **argv)
             if (e->d_name[0] == '.') continue;
             char path[4096];
             snprintf(path, sizeof path, "%s/%s", argv[k], e->d_name);
-            files += replay_file(path);
+            files++;
+            failed += !replay_file(path);
         }
         closedir(d);
     }
-    printf("%d inputs replayed, 0 failed\n", files);
-    return files > 0 ? 0 : 1;
+    printf("%d inputs replayed, %d failed\n", files, failed);
+    return files > 0 && failed == 0 ? 0 : 1;
 }
