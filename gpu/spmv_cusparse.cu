@@ -65,6 +65,8 @@ static const gpu_variant csr_alg1_v = {SPB_FORMAT_CSR, 0, 0, CUSPARSE_SPMV_CSR_A
                                        launch_cusparse};
 static const gpu_variant csr_alg2_v = {SPB_FORMAT_CSR, 0, 0, CUSPARSE_SPMV_CSR_ALG2, setup_cusparse,
                                        launch_cusparse};
+static const gpu_variant csr_default_v = {SPB_FORMAT_CSR, 0, 0, CUSPARSE_SPMV_ALG_DEFAULT,
+                                          setup_cusparse, launch_cusparse};
 static const gpu_variant sell_v = {SPB_FORMAT_SELL, 0, 0, CUSPARSE_SPMV_SELL_ALG1, setup_cusparse,
                                    launch_cusparse};
 
@@ -74,6 +76,9 @@ extern const spb_kernel gpu_cusparse_rows[] = {
             &csr_alg1_v),
     GPU_ROW("cusparse.csr.alg2", "csr",
             "cuSPARSE cusparseSpMV on CSR, CUSPARSE_SPMV_CSR_ALG2 (deterministic)", &csr_alg2_v),
+    GPU_ROW("cusparse.csr.default", "csr",
+            "cuSPARSE cusparseSpMV on CSR, CUSPARSE_SPMV_ALG_DEFAULT (what a plain call gets)",
+            &csr_default_v),
     GPU_ROW("cusparse.sell", "sell",
             "cuSPARSE cusparseSpMV on sliced ELL (slice = hack size), SELL_ALG1", &sell_v),
 };
