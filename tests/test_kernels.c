@@ -149,6 +149,46 @@ static void check_integer_exact(spb_rng *rng)
     csr_free(&A);
 }
 
+/* A kernel whose product fails (as a library call can) must give an error
+ * row with its message, never a wrong answer. */
+static spb_status failing_spmv(const void *state, const spb_value *x, spb_value *y, char *msg)
+{
+    (void)state;
+    (void)x;
+    (void)y;
+    return spb_fail(msg, SPB_ERR_INVALID, "the library refused");
+}
+
+static void check_failure_is_error(void)
+{
+    spb_kernel failing = cpu_spmv_kernels[0]; /* csr.serial's prepare and release */
+    failing.name = "test.failing";
+    failing.spmv = failing_spmv;
+    const spb_kernel *table[] = {&failing};
+    spb_operation op = *operation_spmv();
+    op.kernels = table;
+    op.kernel_count = 1;
+    spb_run_opts opts = {0};
+    opts.op = &op;
+    opts.timing = (spb_timing_opts){0, 1, 0.0};
+    opts.tolerance = SPB_DEFAULT_TOLERANCE;
+    opts.config = (spb_kernel_config){32, 1, 0, SPB_FP64};
+    opts.table = tmpfile();
+    opts.settings = "test";
+    spb_run_totals totals = {0};
+    char msg[SPB_MSG_LEN] = "";
+    CHECK(run_matrix("gen:lap2d:10", &opts, &totals, msg) == SPB_OK, "run: %s", msg);
+    CHECK(totals.rows == 1 && totals.errors == 1 && totals.wrong == 0,
+          "a failing product: %d rows, %d error, %d wrong", totals.rows, totals.errors,
+          totals.wrong);
+    char line[1024] = "";
+    rewind(opts.table);
+    CHECK(fgets(line, sizeof line, opts.table) && strstr(line, "error: the library refused"),
+          "the row carries the library's message: %s", line);
+    run_totals_free(&totals);
+    fclose(opts.table);
+}
+
 /* A run over the HLL kernels at two thread counts converts each HLL layout
  * once (before the format set: once per kernel and thread count). */
 static void check_run_converts_once(void)
@@ -224,7 +264,10 @@ int main(int argc, char **argv)
         csr_free(&A);
     }
     check_integer_exact(&rng);
-    if (!want_cuda) check_run_converts_once();
+    if (!want_cuda) {
+        check_run_converts_once();
+        check_failure_is_error();
+    }
     printf("%d kernel runs, %d skipped (cannot run here)\n", ran, skipped);
     if (ran == 0) return CHECK_SKIP_CODE;
     return check_done();
