@@ -23,7 +23,7 @@ typedef struct {
     spb_run_opts opts;
     int threads[MAX_THREAD_COUNTS];
     double bandwidths[MAX_THREAD_COUNTS];
-    int resume, quiet;
+    int resume, quiet, force;
     char **items; /* MATRIX arguments */
     int count;
     char settings[128];
@@ -73,6 +73,8 @@ static void parse_run_args(int argc, char **argv, run_args *a)
             a->resume = 1;
         else if (strcmp(argv[i], "--quiet") == 0)
             a->quiet = 1;
+        else if (strcmp(argv[i], "--force") == 0)
+            a->force = 1;
         else if (argv[i][0] == '-' && argv[i][1] == '-')
             unknown_option(argv[i]);
         else
@@ -100,6 +102,30 @@ static int count_selected(const spb_run_opts *o, int *cuda)
         *cuda += chosen && o->op->kernels[k]->backend == SPB_BACKEND_CUDA;
     }
     return selected;
+}
+
+/* A results file that already holds rows is kept unless the user says
+ * what to do with it: --resume continues it, --force overwrites it. */
+static int refuses_overwrite(const char *path, const char *option)
+{
+    struct stat st;
+    if (!path || stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return 0;
+    fprintf(stderr,
+            "spbench: %s %s: the file already holds results; --resume continues it, --force "
+            "overwrites it\n",
+            option, path);
+    return 1;
+}
+
+/* More threads than OpenMP has processors time the contention, not the kernel. */
+static void warn_oversubscribed(const spb_run_opts *o)
+{
+    int procs = omp_get_num_procs(), most = o->threads[o->thread_counts - 1];
+    if (most > procs)
+        fprintf(stderr,
+                "spbench: warning: --threads asks for up to %d threads but OpenMP can use %d "
+                "processors; counts above %d share cores and run slower\n",
+                most, procs, procs);
 }
 
 /* Opens the CSV (appending when resuming), the JSON and the cache folder
@@ -237,6 +263,10 @@ int cmd_run(int argc, char **argv)
     int csv_has_header = 0, code = EXIT_USAGE;
     if (a.resume && !a.opts.csv_path)
         fprintf(stderr, "spbench: --resume needs --csv FILE (the rows to resume from)\n");
+    else if (!a.resume && !a.force &&
+             (refuses_overwrite(a.opts.csv_path, "--csv") ||
+              refuses_overwrite(a.opts.json_path, "--json")))
+        ; /* said why */
     else if (a.resume && resume_load(a.opts.csv_path, &done, &csv_has_header, msg) != SPB_OK)
         fprintf(stderr, "spbench: %s\n", msg);
     else if (open_outputs(&a.opts, a.resume))
@@ -247,6 +277,7 @@ int cmd_run(int argc, char **argv)
         return code;
     }
     if (a.resume) a.opts.done = &done;
+    warn_oversubscribed(&a.opts);
     spb_status st = csv_has_header ? SPB_OK : report_csv_header(a.opts.csv, a.opts.csv_path, msg);
     if (st == SPB_OK) st = measure_rooflines(&a, selected_cuda, msg);
     if (st == SPB_OK) print_run_header(&a, list.count, selected);

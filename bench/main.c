@@ -44,6 +44,7 @@ static void usage(FILE *out)
             "                      (default max); serial kernels run once at 1 thread\n"
             "  --csv FILE          write result rows to FILE (flushed row by row)\n"
             "  --resume            keep FILE's rows and measure only what is missing\n"
+            "  --force             overwrite a --csv or --json file that holds results\n"
             "  --json FILE         the same rows with machine and build information\n"
             "  --cache DIR         keep parsed matrices in DIR (binary, checked)\n"
             "  --quiet             no progress on stderr\n"
@@ -64,7 +65,7 @@ static int cmd_list(int argc, char **argv)
         const spb_kernel *kernel = op->kernels[k];
         char why[SPB_MSG_LEN] = "";
         int available = !kernel->supports || kernel->supports(kernel, NULL, why);
-        printf("%-20s %-5s %-8s %-7s %s%s%s%s\n", kernel->name, op->name, kernel->format,
+        printf("%-22s %-5s %-8s %-7s %s%s%s%s\n", kernel->name, op->name, kernel->format,
                backend_name(kernel->backend), kernel->description,
                available ? "" : " [unavailable: ", available ? "" : why, available ? "" : "]");
     }

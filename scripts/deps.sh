@@ -7,7 +7,7 @@
 set -euo pipefail
 # Arguments name further packages (CI's TSan and fuzzing steps need clang).
 packages=(build-essential cmake zlib1g-dev python3 clang-format librsb-dev libgraphblas-dev
-          gnuplot-nox curl "$@")
+          gnuplot-nox fonts-liberation curl "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -17,5 +17,5 @@ if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi

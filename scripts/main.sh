@@ -10,7 +10,7 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j "$(nproc)"
 mkdir -p results
 status=0
-./build/spbench run --csv results/bundled.csv --json results/bundled.json "$@" matrices/ || status=$?
+./build/spbench run --force --csv results/bundled.csv --json results/bundled.json "$@" matrices/ || status=$?
 ./build/spbench plot results/bundled.csv results/charts
 echo "results: results/bundled.csv, results/bundled.json, charts in results/charts/"
 exit $status

@@ -140,12 +140,36 @@ def test_json_and_progress(tmp):
           "progress lines on stderr (not a terminal)")
     check(len([f for f in os.listdir(cache) if f.endswith(".spbcsr")]) == 2,
           "two file matrices cached, the generated one not")
-    r2 = spbench("run", "--quiet", *args)
+    r2 = spbench("run", "--quiet", "--force", *args)
     check(r2.returncode == 0 and r2.stderr == "", "--quiet prints no progress")
     rows2 = read_rows(out_csv)
     same = all(a["rel_l2_err"] == b["rel_l2_err"] and a["nnz"] == b["nnz"]
                for a, b in zip(rows, rows2))
     check(same and len(rows) == len(rows2), "a run from the cache gives the same matrices")
+
+
+def test_overwrite_refused(tmp):
+    """A results file that holds rows is not truncated by a plain rerun."""
+    out = os.path.join(tmp, "kept.csv")
+    cage4 = os.path.join(BUNDLED, "cage4.mtx.gz")
+    r = spbench("run", *FAST, "--kernels", "csr.serial", "--csv", out, cage4)
+    check(r.returncode == 0, "first run: %s" % r.stderr[-300:])
+    before = open(out).read()
+    for option in ("--csv", "--json"):
+        target = out if option == "--csv" else os.path.join(tmp, "kept.json")
+        if option == "--json":
+            with open(target, "w") as f:
+                f.write("{}")
+        r = spbench("run", *FAST, "--kernels", "csr.serial", option, target, cage4)
+        check(r.returncode == 2 and "already holds results" in r.stderr and "--force" in r.stderr,
+              "%s onto a results file is refused: %s" % (option, r.stderr[-300:]))
+    check(open(out).read() == before, "the refused run left the CSV as it was")
+    r = spbench("run", *FAST, "--kernels", "csr.serial,hll.serial.row", "--force", "--csv", out,
+                cage4)
+    check(r.returncode == 0 and len(read_rows(out)) == 2, "--force overwrites: %s" % r.stderr)
+    r = spbench("run", *FAST, "--kernels", "csr.serial", "--csv", os.path.join(tmp, "new.csv"),
+                cage4)
+    check(r.returncode == 0, "a new file needs no --force")
 
 
 def png_ok(path):
@@ -255,6 +279,7 @@ def main():
     try:
         test_kill_and_resume(tmp)
         test_json_and_progress(tmp)
+        test_overwrite_refused(tmp)
         test_plot(tmp)
         test_fetch(tmp)
     finally:

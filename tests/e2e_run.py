@@ -57,6 +57,13 @@ def test_thread_lists():
     check(threads == ["1", "2", "3"], "1-3 gives rows at 1, 2, 3 threads: %s" % threads)
     check("best kernel per matrix" in r.stdout, "the summary table is printed")
     check("OMP_PROC_BIND=" in r.stdout, "thread placement is reported")
+    procs = os.cpu_count() or 1
+    r = spbench("run", *FAST, "--threads", "1-%d" % (procs + 1), "--kernels", "csr.omp.static",
+                "gen:lap2d:8")
+    check(r.returncode == 0 and "warning: --threads asks for up to %d threads" % (procs + 1)
+          in r.stderr, "more threads than processors are warned about: %s" % r.stderr[-300:])
+    r = spbench("run", *FAST, "--threads", "1", "--kernels", "csr.omp.static", "gen:lap2d:8")
+    check("warning" not in r.stderr, "no warning within the processors")
     for bad in ("0", "3-1", "x", "1,,2", ""):
         r = spbench("run", "--threads", bad, "gen:lap2d:8")
         check(r.returncode == 2, "--threads '%s' refused" % bad)
