@@ -214,6 +214,15 @@ void report_table_row(FILE *out, const spb_result *r)
 
 #define SPB_JSON_FORMAT_VERSION 1
 
+/* __VERSION__ alone is a bare number under gcc ("12.2.0"): name the compiler. */
+#if defined(__clang__)
+#define SPB_COMPILER_NAME "clang"
+#elif defined(__GNUC__)
+#define SPB_COMPILER_NAME "gcc"
+#else
+#define SPB_COMPILER_NAME "cc"
+#endif
+
 /* The CPU model from /proc/cpuinfo, or "unknown". */
 static void cpu_model(char *out, size_t size)
 {
@@ -238,7 +247,7 @@ static void json_build(FILE *j, const spb_json_header *h)
 {
     fprintf(j, "  \"spbench\": {\"version\": \"%s\", \"git_commit\": \"%s\", \"compiler\": ",
             h->version, h->git_commit);
-    report_json_string(j, __VERSION__);
+    report_json_string(j, SPB_COMPILER_NAME " " __VERSION__);
     fprintf(j, ", \"cuda_compiled\": %s},\n", gpu_compiled() ? "true" : "false");
 }
 

@@ -130,6 +130,9 @@ def test_json_and_progress(tmp):
           "the JSON header describes the machine")
     check(all(k in doc.get("spbench", {}) for k in ("version", "git_commit", "compiler")),
           "the JSON header describes the build")
+    compiler = doc.get("spbench", {}).get("compiler", "")
+    check(compiler.split(" ")[0] in ("gcc", "clang", "cc") and any(c.isdigit() for c in compiler),
+          "the JSON names the compiler and its version: %r" % compiler)
     rows = read_rows(out_csv)
     check(len(doc.get("rows", [])) == len(rows), "the JSON holds the same rows as the CSV")
     if doc.get("rows"):
