@@ -1,12 +1,38 @@
-/* bandwidth.h — the memory-bandwidth roofline, measured on this machine. */
+/* bandwidth.h — memory bandwidth measured on this machine, the bound the
+ * roofline fractions are judged against. Two CPU kernels over three arrays
+ * that together hold 4x the last-level cache, each timed over repeated
+ * passes (every pass a sample):
+ *   read  — the traffic SpMV does: the arrays streamed, one small sum per
+ *           thread written (24 bytes per element, all reads);
+ *   triad — a[i] = b[i] + s*c[i] (24 bytes per element: on the machines
+ *           measured its element rate equals the read stream's, so its
+ *           store costs no extra read; counted with one it would exceed
+ *           what the cores can read).
+ * Why 4x the cache and not far more: a cache that is not strictly LRU
+ * keeps part of a cyclically streamed working set, so back-to-back SpMV
+ * calls on a matrix 4-6x the cache move more bytes per second than a
+ * stream over 10x the cache. Measured at 4x, the bound holds for every
+ * working set from 4x the cache up (rows below that are marked in_cache). */
 #ifndef SPB_BANDWIDTH_H
 #define SPB_BANDWIDTH_H
 
 #include "../formats/spb.h"
 
-/* STREAM-triad-like a[i] = b[i] + s*c[i] over arrays far larger than the
- * caches, with `threads` OpenMP threads; best of several passes, counting
- * 24 bytes per element (two reads, one write). */
-spb_status bandwidth_cpu_triad(int threads, double *gbytes_per_s, char *msg);
+#define SPB_BW_SAMPLES_MAX 256
+
+typedef struct {
+    int trials;                         /* passes timed */
+    double best, median, worst;         /* GB/s over them */
+    double samples[SPB_BW_SAMPLES_MAX]; /* the first SPB_BW_SAMPLES_MAX passes */
+} spb_bw_stat;
+
+void bw_stat_add(spb_bw_stat *s, double gbytes_per_s);
+
+/* The last-level cache of the CPU in bytes (0 when unknown). */
+double bandwidth_cpu_llc_bytes(void);
+
+/* `passes` timed passes of each CPU kernel at `threads` threads, added to
+ * read and triad. */
+spb_status bandwidth_cpu(int threads, int passes, spb_bw_stat *read, spb_bw_stat *triad, char *msg);
 
 #endif

@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include "../gpu/gpu.h"
-#include "bandwidth.h"
 #include "cli.h"
 #include "run.h"
 #include "validate.h"
@@ -22,7 +21,7 @@
 typedef struct {
     spb_run_opts opts;
     int threads[MAX_THREAD_COUNTS];
-    double bandwidths[MAX_THREAD_COUNTS];
+    spb_roofline roofline;
     int resume, quiet, force;
     char **items; /* MATRIX arguments */
     int count;
@@ -81,7 +80,7 @@ static void parse_run_args(int argc, char **argv, run_args *a)
             a->items[a->count++] = argv[i];
     }
     o->threads = a->threads;
-    o->bandwidth_gbs = a->bandwidths;
+    o->roofline = &a->roofline;
     if (o->config.block_size)
         snprintf(a->settings, sizeof a->settings, "hack_size=%d block_size=%d seed=%llu",
                  (int)o->config.hack_size, o->config.block_size, (unsigned long long)o->seed);
@@ -147,22 +146,41 @@ static int open_outputs(spb_run_opts *o, int resume)
     return 0;
 }
 
-/* The roofline at every thread count in use (and the GPU's when GPU
- * kernels are selected), measured once per run. */
+/* The bounds at every thread count in use (and the GPU's when GPU kernels
+ * are selected): SPB_PASSES_FIRST passes of each kernel now, more between
+ * matrices in long runs. */
 static spb_status measure_rooflines(run_args *a, int selected_cuda, char *msg)
 {
     spb_run_opts *o = &a->opts;
-    spb_status st = bandwidth_cpu_triad(1, &o->serial_bandwidth_gbs, msg);
-    for (int c = 0; c < o->thread_counts && st == SPB_OK; c++) {
-        if (o->threads[c] == 1)
-            a->bandwidths[c] = o->serial_bandwidth_gbs;
-        else
-            st = bandwidth_cpu_triad(o->threads[c], &a->bandwidths[c], msg);
-    }
     a->have_gpu = gpu_query(&a->gpu, a->gpu_msg) == SPB_OK;
-    if (st == SPB_OK && a->have_gpu && selected_cuda)
-        st = gpu_copy_bandwidth(&o->gpu_bandwidth_gbs, msg);
-    return st;
+    roofline_init(&a->roofline, o->threads, o->thread_counts, a->have_gpu && selected_cuda,
+                  a->have_gpu ? a->gpu.l2_bytes : 0);
+    return roofline_measure(&a->roofline, SPB_PASSES_FIRST, msg);
+}
+
+static void print_stat(const char *name, const spb_bw_stat *s)
+{
+    printf("%s %.1f (median %.1f, worst %.1f)", name, s->best, s->median, s->worst);
+}
+
+/* The bounds as the table's preamble: per thread count and on the GPU. */
+static void print_rooflines(const spb_roofline *r)
+{
+    printf("# CPU bandwidth, GB/s over %d passes each (LLC %.0f MiB):\n", r->cpu[0].read.trials,
+           r->cpu_llc_bytes / 1048576.0);
+    for (int k = 0; k < r->cpu_count; k++) {
+        printf("#   %2d threads: ", r->cpu[k].threads);
+        print_stat("read", &r->cpu[k].read);
+        printf(", ");
+        print_stat("triad", &r->cpu[k].triad);
+        printf("; roofline %.1f\n", roofline_cpu(r, r->cpu[k].threads));
+    }
+    if (!r->gpu) return;
+    printf("# GPU bandwidth, GB/s (L2 %.0f MiB): ", r->gpu_l2_bytes / 1048576.0);
+    print_stat("read", &r->gpu_read);
+    printf(", ");
+    print_stat("copy", &r->gpu_copy);
+    printf("; roofline %.1f\n", roofline_gpu(r));
 }
 
 static void print_run_header(const run_args *a, int matrices, int selected)
@@ -173,16 +191,11 @@ static void print_run_header(const run_args *a, int matrices, int selected)
            (unsigned long long)o->seed);
     printf("# OpenMP: %d processors, OMP_PROC_BIND=%s, OMP_PLACES=%s\n", omp_get_num_procs(),
            getenv("OMP_PROC_BIND"), getenv("OMP_PLACES"));
-    printf("# CPU memory bandwidth (STREAM triad): %.2f GB/s at 1 thread", o->serial_bandwidth_gbs);
-    for (int c = 0; c < o->thread_counts; c++)
-        if (o->threads[c] != 1) printf(", %.2f at %d", a->bandwidths[c], o->threads[c]);
-    printf("\n");
+    print_rooflines(&a->roofline);
     if (a->have_gpu)
-        printf("# GPU: %s, %d SMs, %.1f GiB, compute capability %d.%d, driver %d, runtime %d;"
-               " device-to-device copy (read + write): %.1f GB/s\n",
+        printf("# GPU: %s, %d SMs, %.1f GiB, compute capability %d.%d, driver %d, runtime %d\n",
                a->gpu.name, a->gpu.sm_count, a->gpu.memory_bytes / (1024.0 * 1024 * 1024),
-               a->gpu.cc_major, a->gpu.cc_minor, a->gpu.driver_version, a->gpu.runtime_version,
-               o->gpu_bandwidth_gbs);
+               a->gpu.cc_major, a->gpu.cc_minor, a->gpu.driver_version, a->gpu.runtime_version);
     else
         printf("# GPU: %s\n", a->gpu_msg);
     printf("# validation: ||y - y_ref||_2 <= %.1e * || |A| |x| ||_2\n", o->tolerance);
@@ -195,22 +208,12 @@ static void print_run_header(const run_args *a, int matrices, int selected)
 static spb_status json_begin(const run_args *a, int matrices, char *msg)
 {
     const spb_run_opts *o = &a->opts;
-    spb_json_header h = {SPB_VERSION,
-                         SPB_GIT_COMMIT,
-                         o->op->name,
-                         spb_precision_str(o->config.precision),
-                         o->threads,
-                         o->bandwidth_gbs,
-                         o->thread_counts,
-                         o->serial_bandwidth_gbs,
-                         a->have_gpu ? &a->gpu : NULL,
-                         a->gpu_msg,
-                         o->gpu_bandwidth_gbs,
-                         o->settings,
-                         o->kernels,
-                         o->timing,
-                         o->tolerance,
-                         matrices};
+    spb_json_header h = {SPB_VERSION,  SPB_GIT_COMMIT,
+                         o->op->name,  spb_precision_str(o->config.precision),
+                         &a->roofline, a->have_gpu ? &a->gpu : NULL,
+                         a->gpu_msg,   o->settings,
+                         o->kernels,   o->timing,
+                         o->tolerance, matrices};
     return report_json_begin(o->json, o->json_path, &h, msg);
 }
 
@@ -225,12 +228,16 @@ static spb_status run_all(run_args *a, const spb_source_list *list, spb_run_tota
     spb_status st = SPB_OK;
     for (int k = 0; k < list->count && st == SPB_OK; k++) {
         progress.index = k + 1;
-        st = run_matrix(list->items[k], o, totals, msg);
+        if (k > 0 && timing_now() - a->roofline.last_at > SPB_REMEASURE_SECONDS) {
+            progress_show(&progress, list->items[k], "measuring the bandwidth again");
+            st = roofline_measure(&a->roofline, SPB_PASSES_AGAIN, msg);
+        }
+        if (st == SPB_OK) st = run_matrix(list->items[k], o, totals, msg);
     }
     progress_finish(&progress);
     spb_row_counts counts = {totals->rows,    totals->ok,     totals->wrong,
                              totals->skipped, totals->errors, totals->resumed};
-    if (st == SPB_OK) st = report_json_end(o->json, o->json_path, &counts, msg);
+    if (st == SPB_OK) st = report_json_end(o->json, o->json_path, &counts, &a->roofline, msg);
     return st;
 }
 

@@ -29,6 +29,7 @@ void result_init(spb_result *r)
     r->timing.median = r->timing.min = r->timing.max = NAN;
     r->error.abs_l2 = r->error.rel_l2 = r->error.max_abs = NAN;
     r->stats.row_mean = r->stats.row_std = NAN;
+    r->in_cache = -1;
     r->status = SPB_ROW_ERROR;
 }
 
@@ -89,6 +90,7 @@ static int row_fields(const spb_result *r, field *fields)
     TEXT("settings", r->settings);
     TEXT("operation", r->operation);
     TEXT("precision", r->precision);
+    NUM("in_cache", r->in_cache >= 0 ? r->in_cache : NAN, COUNT_DIGITS);
     return count;
 }
 
@@ -251,17 +253,52 @@ static void json_build(FILE *j, const spb_json_header *h)
     fprintf(j, ", \"cuda_compiled\": %s},\n", gpu_compiled() ? "true" : "false");
 }
 
-/* "machine": CPU model, cores and bandwidths; the GPU or why there is none. */
+static void json_stat(FILE *j, const char *name, const spb_bw_stat *s)
+{
+    fprintf(j, "\"%s\": {\"best\": %.4g, \"median\": %.4g, \"worst\": %.4g, \"trials\": %d}", name,
+            s->best, s->median, s->worst, s->trials);
+}
+
+/* "bandwidth": every measured figure with its spread, how many times the
+ * set was measured and over how many seconds. */
+static void json_bandwidth(FILE *j, const spb_roofline *r)
+{
+    fprintf(j, "\"bandwidth\": {\"measurements\": %d, \"span_s\": %.1f, \"cpu\": {",
+            r->measurements, r->last_at - r->first_at);
+    for (int k = 0; k < r->cpu_count; k++) {
+        fprintf(j, "%s\"%d\": {", k ? ", " : "", r->cpu[k].threads);
+        json_stat(j, "read", &r->cpu[k].read);
+        fputs(", ", j);
+        json_stat(j, "triad", &r->cpu[k].triad);
+        fprintf(j, ", \"roofline\": %.4g}", roofline_cpu(r, r->cpu[k].threads));
+    }
+    fputs("}, \"gpu\": ", j);
+    if (r->gpu) {
+        fputc('{', j);
+        json_stat(j, "read", &r->gpu_read);
+        fputs(", ", j);
+        json_stat(j, "copy", &r->gpu_copy);
+        fprintf(j, ", \"roofline\": %.4g}", roofline_gpu(r));
+    } else {
+        fputs("null", j);
+    }
+    fputc('}', j);
+}
+
+/* "machine": CPU model, cores, cache and bounds; the GPU or why there is none. */
 static void json_machine(FILE *j, const spb_json_header *h)
 {
+    const spb_roofline *r = h->roofline;
     char model[256];
     cpu_model(model, sizeof model);
     fprintf(j, "  \"machine\": {\n    \"cpu_model\": ");
     report_json_string(j, model);
-    fprintf(j, ",\n    \"cpu_cores\": %d,\n    \"cpu_bandwidth_gbs\": {\"1\": %.4g",
-            omp_get_num_procs(), h->serial_bandwidth_gbs);
-    for (int c = 0; c < h->thread_counts; c++)
-        if (h->threads[c] != 1) fprintf(j, ", \"%d\": %.4g", h->threads[c], h->bandwidth_gbs[c]);
+    fprintf(j, ",\n    \"cpu_cores\": %d,\n    \"cpu_llc_bytes\": %.0f,\n", omp_get_num_procs(),
+            r->cpu_llc_bytes);
+    fputs("    \"cpu_bandwidth_gbs\": {", j);
+    for (int k = 0; k < r->cpu_count; k++)
+        fprintf(j, "%s\"%d\": %.4g", k ? ", " : "", r->cpu[k].threads,
+                roofline_cpu(r, r->cpu[k].threads));
     fprintf(j, "},\n    \"gpu\": ");
     const spb_gpu_info *gpu = h->gpu;
     if (gpu) {
@@ -269,14 +306,17 @@ static void json_machine(FILE *j, const spb_json_header *h)
         report_json_string(j, gpu->name);
         fprintf(j,
                 ", \"sm_count\": %d, \"compute_capability\": \"%d.%d\", \"memory_bytes\": %.0f, "
-                "\"driver_version\": %d, \"runtime_version\": %d, \"copy_bandwidth_gbs\": %.4g}",
-                gpu->sm_count, gpu->cc_major, gpu->cc_minor, gpu->memory_bytes, gpu->driver_version,
-                gpu->runtime_version, h->gpu_bandwidth_gbs);
+                "\"l2_bytes\": %.0f, \"driver_version\": %d, \"runtime_version\": %d, "
+                "\"copy_bandwidth_gbs\": %.4g, \"roofline_gbs\": %.4g}",
+                gpu->sm_count, gpu->cc_major, gpu->cc_minor, gpu->memory_bytes, gpu->l2_bytes,
+                gpu->driver_version, gpu->runtime_version, r->gpu_copy.best, roofline_gpu(r));
     } else {
         fprintf(j, "{\"name\": null, \"reason\": ");
         report_json_string(j, h->gpu_reason);
         fputc('}', j);
     }
+    fputs(",\n    ", j);
+    json_bandwidth(j, r);
     fprintf(j, "\n  },\n");
 }
 
@@ -306,13 +346,16 @@ spb_status report_json_begin(FILE *j, const char *path, const spb_json_header *h
     return SPB_OK;
 }
 
-spb_status report_json_end(FILE *json, const char *path, const spb_row_counts *n, char *msg)
+spb_status report_json_end(FILE *json, const char *path, const spb_row_counts *n,
+                           const spb_roofline *roofline, char *msg)
 {
     if (!json) return SPB_OK;
     fprintf(json,
             "\n  ],\n  \"totals\": {\"rows\": %d, \"ok\": %d, \"wrong\": %d, \"skipped\": %d, "
-            "\"error\": %d, \"already_in_csv\": %d}\n}\n",
+            "\"error\": %d, \"already_in_csv\": %d},\n  ",
             n->rows, n->ok, n->wrong, n->skipped, n->errors, n->resumed);
+    json_bandwidth(json, roofline); /* after the re-measurements of a long run */
+    fputs("\n}\n", json);
     if (fflush(json) != 0 || ferror(json))
         return spb_fail(msg, SPB_ERR_IO, "%s: write failed: %s", path, strerror(errno));
     return SPB_OK;

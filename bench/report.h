@@ -7,6 +7,7 @@
 
 #include "../formats/csr.h"
 #include "../gpu/gpu.h"
+#include "roofline.h"
 #include "timing.h"
 #include "validate.h"
 
@@ -30,6 +31,7 @@ typedef struct {
     double gflops, gbytes_per_s, roofline_frac, speedup, efficiency, bandwidth_gbs;
     spb_validation error;
     double tolerance;
+    int in_cache; /* the byte model fits in the last-level cache: 1, 0, or -1 unknown */
     spb_row_status status;
     const char *message;
 } spb_result;
@@ -52,13 +54,9 @@ void report_json_string(FILE *f, const char *s);
 typedef struct {
     const char *version, *git_commit;
     const char *operation, *precision;
-    const int *threads;          /* OpenMP thread counts in use */
-    const double *bandwidth_gbs; /* CPU roofline at each of them */
-    int thread_counts;
-    double serial_bandwidth_gbs;
-    const spb_gpu_info *gpu; /* NULL: none, gpu_reason says why */
+    const spb_roofline *roofline; /* every bandwidth measured, with its spread */
+    const spb_gpu_info *gpu;      /* NULL: none, gpu_reason says why */
     const char *gpu_reason;
-    double gpu_bandwidth_gbs;
     const char *settings, *kernels;
     spb_timing_opts timing;
     double tolerance;
@@ -73,7 +71,8 @@ typedef struct {
 /* The JSON document: its header and the opening of "rows" (begin), then
  * report_json_row per row, then the totals and the closing (end). */
 spb_status report_json_begin(FILE *json, const char *path, const spb_json_header *h, char *msg);
-spb_status report_json_end(FILE *json, const char *path, const spb_row_counts *counts, char *msg);
+spb_status report_json_end(FILE *json, const char *path, const spb_row_counts *counts,
+                           const spb_roofline *roofline, char *msg);
 
 void report_table_header(FILE *out);
 void report_table_row(FILE *out, const spb_result *r);

@@ -125,16 +125,30 @@ static void fill_metrics(const spb_kernel *kernel, spb_case *c, const spb_run_op
     }
 }
 
+/* The kernel's bound (the GPU's, or the CPU's at its thread count) and
+ * whether its working set fits in that side's last-level cache. */
+static double bound_for(const spb_kernel *kernel, const spb_run_opts *opts, int threads,
+                        double bytes, int *in_cache)
+{
+    const spb_roofline *roof = opts->roofline;
+    *in_cache = -1;
+    if (!roof) return 0;
+    int gpu = kernel->backend == SPB_BACKEND_CUDA;
+    double llc = gpu ? roof->gpu_l2_bytes : roof->cpu_llc_bytes;
+    if (llc > 0) *in_cache = bytes <= llc;
+    return gpu ? roofline_gpu(roof) : roofline_cpu(roof, threads);
+}
+
 /* Measures one kernel into r (status and message included). */
 static void run_kernel(const spb_kernel *kernel, spb_case *c, const spb_run_opts *opts,
-                       const spb_kernel_config *config, double bandwidth_gbs, spb_result *r,
-                       char *row_msg)
+                       const spb_kernel_config *config, spb_result *r, char *row_msg)
 {
     spb_kernel_plan plan;
     if (!prepare_kernel(kernel, c, config, &plan, r, row_msg)) return;
+    double bound = bound_for(kernel, opts, config->threads, plan.bytes, &r->in_cache);
     measure_kernel(kernel, plan.state, c, opts, r, row_msg);
     kernel->release(plan.state);
-    if (r->status == SPB_ROW_OK) fill_metrics(kernel, c, opts, plan.bytes, bandwidth_gbs, r);
+    if (r->status == SPB_ROW_OK) fill_metrics(kernel, c, opts, plan.bytes, bound, r);
 }
 
 spb_status run_single_product(const spb_operation *op, const spb_kernel *kernel, spb_case *c,
@@ -322,10 +336,7 @@ static spb_status run_case(spb_case *c, const spb_run_opts *opts, spb_run_totals
             row_start(&r, opts, c->name, kernel, row_msg);
             r.threads = config.threads;
             r.stats = c->stats;
-            double bandwidth = kernel->backend == SPB_BACKEND_CUDA     ? opts->gpu_bandwidth_gbs
-                               : kernel->backend == SPB_BACKEND_SERIAL ? opts->serial_bandwidth_gbs
-                                                                       : opts->bandwidth_gbs[t];
-            run_kernel(kernel, c, opts, &config, bandwidth, &r, row_msg);
+            run_kernel(kernel, c, opts, &config, &r, row_msg);
             emit(opts, totals, &r, &csv_status, msg);
             note_best(totals, &r);
         }

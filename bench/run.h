@@ -11,6 +11,7 @@
 #include "operation.h"
 #include "report.h"
 #include "resume.h"
+#include "roofline.h"
 #include "timing.h"
 
 /* Progress of a batch on stderr: matrix i of N, kernel, elapsed, time left. */
@@ -28,15 +29,13 @@ typedef struct {
     const spb_operation *op; /* the operation measured */
     const char *kernels;     /* selection patterns (NULL: all) */
     spb_timing_opts timing;
-    uint64_t seed;               /* for x */
-    double tolerance;            /* see validate.h */
-    spb_kernel_config config;    /* hack size, block size, precision (threads set per row) */
-    const int *threads;          /* thread counts for OpenMP kernels, ascending */
-    const double *bandwidth_gbs; /* CPU roofline at each of those counts */
+    uint64_t seed;            /* for x */
+    double tolerance;         /* see validate.h */
+    spb_kernel_config config; /* hack size, block size, precision (threads set per row) */
+    const int *threads;       /* thread counts for OpenMP kernels, ascending */
     int thread_counts;
-    double serial_bandwidth_gbs; /* CPU roofline at one thread */
-    double gpu_bandwidth_gbs;    /* GPU roofline: device-to-device copy */
-    FILE *csv;                   /* NULL: no CSV */
+    const spb_roofline *roofline; /* the bounds and cache sizes (NULL: none) */
+    FILE *csv;                    /* NULL: no CSV */
     const char *csv_path;
     FILE *json; /* NULL: no JSON */
     const char *json_path;

@@ -14,6 +14,7 @@ typedef struct {
     int sm_count;
     int cc_major, cc_minor;
     double memory_bytes;
+    double l2_bytes; /* the last-level cache: rows whose bytes fit are in cache */
     int driver_version, runtime_version; /* 1000*major + 10*minor */
 } spb_gpu_info;
 
@@ -26,9 +27,11 @@ spb_status gpu_query(spb_gpu_info *info, char *msg);
 /* 1 when a kernel can run: compiled in and a device present; else fills why. */
 int gpu_available(char *why);
 
-/* Device-to-device copy bandwidth, counting bytes read and written (best of
- * several copies of a buffer far larger than L2): the GPU roofline. */
-spb_status gpu_copy_bandwidth(double *gbytes_per_s, char *msg);
+/* `passes` timed passes (after one untimed) of two kernels over two buffers
+ * of 2x L2 each (4x L2 in all, as on the CPU: see bench/bandwidth.h), in GB/s: a device-to-device
+ * copy (counting bytes read and written) and a read stream (two buffers read, one value per block
+ * written: the traffic of SpMV). The GPU roofline is the best of both. */
+spb_status gpu_bandwidth_samples(int passes, double *copy_gbs, double *read_gbs, char *msg);
 
 /* The device SpMV rows of the kernel table (CUDA kernels and cuSPARSE,
  * fp64; see spmv_csr.cu, spmv_hll.cu, spmv_cusparse.cu): none when built

@@ -20,9 +20,11 @@ int gpu_available(char *why)
     return 0;
 }
 
-spb_status gpu_copy_bandwidth(double *gbytes_per_s, char *msg)
+spb_status gpu_bandwidth_samples(int passes, double *copy_gbs, double *read_gbs, char *msg)
 {
-    *gbytes_per_s = 0;
+    (void)passes;
+    (void)copy_gbs;
+    (void)read_gbs;
     return spb_fail(msg, SPB_ERR_DEVICE, NOT_BUILT);
 }
 

@@ -219,28 +219,44 @@ def chart_scaling(rows, workdir):
 
 
 def chart_roofline(rows, workdir):
+    """Boxes: median and range of the roofline fraction over the matrices whose
+    working set does not fit in the last-level cache; crosses: the rows that
+    do (in_cache = 1), drawn but kept out of the boxes, since a cache can
+    serve them faster than memory."""
     top = {}
     for r in rows:
         top[r["kernel"]] = max(top.get(r["kernel"], 0), r["threads_v"])
     usable = [r for r in rows if r["roofline_frac"] != "" and r["threads_v"] == top[r["kernel"]]]
-    chart = Chart("roofline", "Fraction of the measured bandwidth roofline per kernel at its "
-                  "highest thread count (median over matrices; bars: lowest to highest)", 1100, 600)
+    cached = [r for r in usable if r.get("in_cache") == "1"]
+    memory = [r for r in usable if r.get("in_cache") != "1"]
+    chart = Chart("roofline", "Fraction of the measured bandwidth roofline per kernel, at its "
+                  "highest thread count", 1100, 600)
     if not usable:
         chart.no_data("No roofline data in this CSV")
         return chart
     kernels = ordered(r["kernel"] for r in usable)
-    table = []
+    table, points = [], []
     for i, k in enumerate(kernels):
-        v = sorted(float(r["roofline_frac"]) for r in usable if r["kernel"] == k)
-        median = v[len(v) // 2] if len(v) % 2 else 0.5 * (v[len(v) // 2 - 1] + v[len(v) // 2])
-        table.append([i, median, v[0], v[-1], k])
+        v = sorted(float(r["roofline_frac"]) for r in memory if r["kernel"] == k)
+        if v:
+            median = v[len(v) // 2] if len(v) % 2 else 0.5 * (v[len(v) // 2 - 1] + v[len(v) // 2])
+            table.append([i, median, v[0], v[-1], k])
+        else:
+            table.append([i, "NaN", "NaN", "NaN", k])
+        points += [[i, float(r["roofline_frac"])] for r in cached if r["kernel"] == k]
     path = chart.datafile(workdir, table)
+    plots = ["%s using 1:2:xtic(5) with boxes title 'matrices out of cache: median, bar lowest to highest'" % quote(path),
+             "'' using 1:2:3:4 with yerrorbars lc 'black' pt 0 notitle"]
+    if points:
+        cache_path = chart.datafile(workdir, points)
+        plots.append("%s using 1:2 with points pt 2 ps 0.8 lc 'dark-red' title 'rows in cache (not in the median)'"
+                     % quote(cache_path))
+    plots.append("1 with lines dashtype 2 lc 'gray' title 'roofline'")
     chart.lines += [
         "set style fill solid 0.6 border -1", "set boxwidth 0.7", "set grid ytics",
         "set ylabel 'achieved bandwidth / measured bandwidth'", "set yrange [0:*]",
-        "set xtics rotate by -45 scale 0", "set xrange [-0.7:%f]" % (len(kernels) - 0.3),
-        "plot %s using 1:2:xtic(5) with boxes notitle, '' using 1:2:3:4 with yerrorbars "
-        "lc 'black' pt 0 notitle, 1 with lines dashtype 2 lc 'gray' title 'roofline'" % quote(path),
+        "set key top right", "set xtics rotate by -45 scale 0",
+        "set xrange [-0.7:%f]" % (len(kernels) - 0.3), "plot " + ", ".join(plots),
     ]
     return chart
 

@@ -133,7 +133,29 @@ def test_json_and_progress(tmp):
     compiler = doc.get("spbench", {}).get("compiler", "")
     check(compiler.split(" ")[0] in ("gcc", "clang", "cc") and any(c.isdigit() for c in compiler),
           "the JSON names the compiler and its version: %r" % compiler)
+    bandwidth = machine.get("bandwidth", {})
+    one = bandwidth.get("cpu", {}).get("1", {})
+    check(bandwidth.get("measurements", 0) >= 1 and one.get("read", {}).get("trials", 0) >= 10
+          and one["read"]["worst"] <= one["read"]["median"] <= one["read"]["best"]
+          and one.get("roofline") == max(one["read"]["best"], one["triad"]["best"]),
+          "the JSON header gives each bandwidth with its trials and spread: %s" % one)
+    check("bandwidth" in doc and doc["bandwidth"].get("measurements", 0)
+          >= bandwidth.get("measurements", 0), "the JSON trailer gives the final bandwidths")
+    llc = machine.get("cpu_llc_bytes", 0)
     rows = read_rows(out_csv)
+    for row in rows:
+        if row["status"] != "ok" or row["backend"] == "cuda" or not llc:
+            continue
+        moved = float(row["gbytes_per_s"]) * 1e9 * float(row["time_ms_median"]) * 1e-3
+        check(row["in_cache"] == ("1" if moved <= llc else "0"),
+              "%s/%s: in_cache %s for %.0f bytes, LLC %.0f" % (row["matrix"], row["kernel"],
+                                                                row["in_cache"], moved, llc))
+        # the bound only rises as re-measurements add passes: header <= row <= trailer
+        first = float(machine["cpu_bandwidth_gbs"].get(row["threads"], 0))
+        final = doc.get("bandwidth", {}).get("cpu", {}).get(row["threads"], {}).get("roofline", 0)
+        check(first * (1 - 1e-3) <= float(row["bandwidth_gbs"]) <= final * (1 + 1e-3),
+              "%s/%s: the row's bound %s lies between the first %s and the final %s"
+              % (row["matrix"], row["kernel"], row["bandwidth_gbs"], first, final))
     check(len(doc.get("rows", [])) == len(rows), "the JSON holds the same rows as the CSV")
     if doc.get("rows"):
         first = doc["rows"][0]

@@ -194,7 +194,6 @@ static void check_failure_is_error(void)
 static void check_run_converts_once(void)
 {
     static const int threads[] = {1, 2};
-    static const double bandwidth[] = {1.0, 1.0};
     spb_run_opts opts = {0};
     opts.op = operation_spmv();
     opts.kernels = "hll.serial.*,hll.omp.*";
@@ -203,9 +202,7 @@ static void check_run_converts_once(void)
     opts.tolerance = SPB_DEFAULT_TOLERANCE;
     opts.config = (spb_kernel_config){32, 1, 0, SPB_FP64};
     opts.threads = threads;
-    opts.bandwidth_gbs = bandwidth;
     opts.thread_counts = 2;
-    opts.serial_bandwidth_gbs = 1.0;
     opts.table = fopen("/dev/null", "w");
     opts.settings = "test";
     spb_run_totals totals = {0};

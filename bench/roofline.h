@@ -1,0 +1,42 @@
+/* roofline.h — the bandwidth bound of a run: per CPU thread count the read
+ * and triad statistics, and on the GPU the read and copy statistics; the
+ * roofline is the highest sustained (best-pass) figure of each. Measured
+ * at the start and again between matrices in long runs, each measurement
+ * adding its passes, so a pass that caught a busy moment cannot lower the
+ * bound. The last-level cache sizes decide which rows are in cache. */
+#ifndef SPB_ROOFLINE_H
+#define SPB_ROOFLINE_H
+
+#include "bandwidth.h"
+
+#define SPB_ROOFLINE_THREADS  64
+#define SPB_REMEASURE_SECONDS 60.0 /* between matrices, when this long has passed */
+#define SPB_PASSES_FIRST      30   /* passes per kernel at the start of a run */
+#define SPB_PASSES_AGAIN      3    /* and at each re-measurement */
+
+typedef struct {
+    int threads;
+    spb_bw_stat read, triad;
+} spb_cpu_bandwidth;
+
+typedef struct {
+    spb_cpu_bandwidth cpu[SPB_ROOFLINE_THREADS]; /* [0]: one thread */
+    int cpu_count;
+    int gpu;                        /* the GPU is measured */
+    spb_bw_stat gpu_read, gpu_copy; /* copy counts read + write */
+    double cpu_llc_bytes, gpu_l2_bytes;
+    int measurements;         /* how many times the whole set was measured */
+    double first_at, last_at; /* timing_now() of the first and last */
+} spb_roofline;
+
+/* Sets the thread counts (1 is always measured) and cache sizes. */
+void roofline_init(spb_roofline *r, const int *threads, int count, int gpu, double gpu_l2_bytes);
+
+/* Adds `passes` passes of every kernel at every thread count (and the GPU). */
+spb_status roofline_measure(spb_roofline *r, int passes, char *msg);
+
+/* The bound at a thread count, and on the GPU (0: not measured). */
+double roofline_cpu(const spb_roofline *r, int threads);
+double roofline_gpu(const spb_roofline *r);
+
+#endif
