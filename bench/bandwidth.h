@@ -19,6 +19,8 @@
 #include "../formats/spb.h"
 
 #define SPB_BW_SAMPLES_MAX 256
+#define SPB_BW_MIN_PASSES  5   /* at least this many passes per measurement */
+#define SPB_BW_MAX_SECONDS 1.0 /* and no more once this long has passed */
 
 typedef struct {
     int trials;                         /* passes timed */
@@ -31,8 +33,9 @@ void bw_stat_add(spb_bw_stat *s, double gbytes_per_s);
 /* The last-level cache of the CPU in bytes (0 when unknown). */
 double bandwidth_cpu_llc_bytes(void);
 
-/* `passes` timed passes of each CPU kernel at `threads` threads, added to
- * read and triad. */
+/* `passes` timed passes of each CPU kernel at `threads` threads (fewer,
+ * but at least SPB_BW_MIN_PASSES, when they take over SPB_BW_MAX_SECONDS),
+ * added to read and triad. */
 spb_status bandwidth_cpu(int threads, int passes, spb_bw_stat *read, spb_bw_stat *triad, char *msg);
 
 #endif

@@ -48,23 +48,30 @@ extern "C" int gpu_available(char *why)
 }
 
 #define MIN_STREAM_BYTES (64ull << 20)
+#define PASS_REPEATS     16
 #define READ_BLOCK       256
-#define READ_GRID_PER_SM 8
 
 /* The read stream: every thread sums a grid-stride share of two buffers
- * (16-byte loads, coalesced); one partial per block is written. */
+ * with 16-byte coalesced loads, four strides per iteration so that eight
+ * loads are in flight per thread; one partial per block is written. */
 static __global__ void __launch_bounds__(READ_BLOCK)
     read_stream_kernel(const double2 *__restrict__ a, const double2 *__restrict__ b, size_t n,
                        double *__restrict__ partial)
 {
     __shared__ double sums[READ_BLOCK];
-    double sum = 0.0;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x) {
-        double2 u = a[i], v = b[i];
-        sum += u.x * v.x + u.y * v.y;
+    size_t stride = (size_t)gridDim.x * blockDim.x,
+           i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    for (; i + 3 * stride < n; i += 4 * stride) {
+        double2 a0 = a[i], a1 = a[i + stride], a2 = a[i + 2 * stride], a3 = a[i + 3 * stride];
+        double2 b0 = b[i], b1 = b[i + stride], b2 = b[i + 2 * stride], b3 = b[i + 3 * stride];
+        s0 += a0.x * b0.x + a0.y * b0.y;
+        s1 += a1.x * b1.x + a1.y * b1.y;
+        s2 += a2.x * b2.x + a2.y * b2.y;
+        s3 += a3.x * b3.x + a3.y * b3.y;
     }
-    sums[threadIdx.x] = sum;
+    for (; i < n; i += stride) s0 += a[i].x * b[i].x + a[i].y * b[i].y;
+    sums[threadIdx.x] = (s0 + s1) + (s2 + s3);
     __syncthreads();
     for (int half = READ_BLOCK / 2; half > 0; half >>= 1) {
         if (threadIdx.x < half) sums[threadIdx.x] += sums[threadIdx.x + half];
@@ -73,16 +80,19 @@ static __global__ void __launch_bounds__(READ_BLOCK)
     if (threadIdx.x == 0) partial[blockIdx.x] = sums[0];
 }
 
-/* Seconds of one copy or one read pass between the two events. */
+/* Seconds of one copy or one read pass between the two events: PASS_REPEATS
+ * back-to-back sweeps, so that launch and ramp-up are a small part of it. */
 static cudaError_t time_pass(int read, void *src, void *dst, size_t bytes, double *partial,
                              int grid, cudaEvent_t start, cudaEvent_t stop, double *seconds)
 {
     cudaError_t err = cudaEventRecord(start);
-    if (err == cudaSuccess && read)
-        read_stream_kernel<<<grid, READ_BLOCK>>>((const double2 *)src, (const double2 *)dst,
-                                                 bytes / sizeof(double2), partial);
-    else if (err == cudaSuccess)
-        err = cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice);
+    for (int k = 0; k < PASS_REPEATS && err == cudaSuccess; k++) {
+        if (read)
+            read_stream_kernel<<<grid, READ_BLOCK>>>((const double2 *)src, (const double2 *)dst,
+                                                     bytes / sizeof(double2), partial);
+        else
+            err = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice);
+    }
     if (err == cudaSuccess) err = cudaGetLastError();
     if (err == cudaSuccess) err = cudaEventRecord(stop);
     if (err == cudaSuccess) err = cudaEventSynchronize(stop);
@@ -98,10 +108,14 @@ extern "C" spb_status gpu_bandwidth_samples(int passes, double *copy_gbs, double
     void *src = NULL, *dst = NULL;
     double *partial = NULL;
     cudaEvent_t start = NULL, stop = NULL;
-    int sms = 0, grid = 0, l2 = 0;
+    int sms = 0, resident = 0, l2 = 0;
     cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
     if (err == cudaSuccess) err = cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0);
-    grid = sms * READ_GRID_PER_SM;
+    /* exactly the blocks that fit at once: a second, partial wave would idle most SMs */
+    if (err == cudaSuccess)
+        err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, read_stream_kernel,
+                                                            READ_BLOCK, 0);
+    int grid = sms * (resident > 0 ? resident : 1);
     /* two buffers of 2x L2 each: 4x L2 in all, as for the CPU (bandwidth.h) */
     size_t bytes = (size_t)l2 * 2 > MIN_STREAM_BYTES ? (size_t)l2 * 2 : MIN_STREAM_BYTES;
     bytes -= bytes % sizeof(double2);
@@ -118,8 +132,8 @@ extern "C" spb_status gpu_bandwidth_samples(int passes, double *copy_gbs, double
         if (err == cudaSuccess)
             err = time_pass(1, src, dst, bytes, partial, grid, start, stop, &read_s);
         if (err == cudaSuccess && k >= 0) {
-            copy_gbs[k] = 2.0 * bytes / copy_s / 1e9; /* read + write */
-            read_gbs[k] = 2.0 * bytes / read_s / 1e9; /* two buffers read */
+            copy_gbs[k] = 2.0 * PASS_REPEATS * bytes / copy_s / 1e9; /* read + write */
+            read_gbs[k] = 2.0 * PASS_REPEATS * bytes / read_s / 1e9; /* two buffers read */
         }
     }
     spb_status st = SPB_OK;
