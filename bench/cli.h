@@ -26,5 +26,6 @@ int cmd_run(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_spmv(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
+int cmd_spgemm(int argc, char **argv);
 
 #endif

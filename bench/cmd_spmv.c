@@ -74,9 +74,9 @@ int cmd_spmv(int argc, char **argv)
     spb_case c = {.name = a.matrix, .A = &A};
     spb_validation v = {0};
     spb_status st = source_load(a.matrix, &A, NULL, msg);
+    format_set_init(&c.formats, &A);
     if (st == SPB_OK) st = op->case_setup(&c, a.seed, msg);
     if (st == SPB_OK && a.x_path) st = load_x(&c, a.x_path, msg);
-    format_set_init(&c.formats, &A);
     if (st == SPB_OK) {
         st = run_single_product(op, kernel, &c, &a.config, a.tolerance, &v, msg);
         if (st == SPB_OK || st == SPB_ERR_INVALID)

@@ -13,6 +13,22 @@ const spb_kernel *operation_kernel(const spb_operation *op, const char *name)
     return NULL;
 }
 
+const spb_operation *operation_at(int index)
+{
+    switch (index) {
+    case 0: return operation_spmv();
+    case 1: return operation_spgemm();
+    }
+    return NULL;
+}
+
+const spb_operation *operation_named(const char *name)
+{
+    for (int k = 0; operation_at(k); k++)
+        if (strcmp(operation_at(k)->name, name) == 0) return operation_at(k);
+    return NULL;
+}
+
 const char *backend_name(spb_backend backend)
 {
     switch (backend) {

@@ -22,6 +22,8 @@ static void usage(FILE *out)
             "  spbench info [--cache DIR] MATRIX...  statistics, parse speed (and cache speed)\n"
             "  spbench spmv MATRIX --kernel NAME [--x X.mtx | --seed S] -o Y.mtx\n"
             "                                    one product y = A*x, written as Matrix Market\n"
+            "  spbench spgemm A [--b B] --kernel NAME [--threads N] -o C.mtx\n"
+            "                                    one product C = A*B, written as Matrix Market\n"
             "  spbench gen SPEC -o FILE.mtx[.gz] write a generated matrix\n"
             "  spbench plot RESULTS.csv OUTDIR   charts (PNG and SVG) with gnuplot\n"
             "  spbench --list                    the kernel table\n"
@@ -31,6 +33,9 @@ static void usage(FILE *out)
             "gen:random:ROWS:PER_ROW, gen:rmat:SCALE:EDGE_FACTOR.\n"
             "\n"
             "run options:\n"
+            "  --op spmv|spgemm    the operation: y = A*x (default) or C = A*B\n"
+            "  --b SPEC            spgemm's B: a file, a gen: spec or thin:K[:PER_ROW]\n"
+            "                      (default: A itself when square, else A^T)\n"
             "  --kernels PATTERNS  comma-separated shell patterns, e.g. 'csr.*' (default all)\n"
             "  --reps N            at least N timed samples (default 10)\n"
             "  --min-time S        and at least S seconds of samples (default 0.1)\n"
@@ -60,14 +65,17 @@ static int cmd_list(int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    const spb_operation *op = operation_spmv();
-    for (int k = 0; k < op->kernel_count; k++) {
-        const spb_kernel *kernel = op->kernels[k];
-        char why[SPB_MSG_LEN] = "";
-        int available = !kernel->supports || kernel->supports(kernel, NULL, why);
-        printf("%-22s %-5s %-8s %-7s %s%s%s%s\n", kernel->name, op->name, kernel->format,
-               backend_name(kernel->backend), kernel->description,
-               available ? "" : " [unavailable: ", available ? "" : why, available ? "" : "]");
+    for (int o = 0; operation_at(o); o++) {
+        const spb_operation *op = operation_at(o);
+        for (int k = 0; k < op->kernel_count; k++) {
+            const spb_kernel *kernel = op->kernels[k];
+            char why[SPB_MSG_LEN] = "";
+            int available = !kernel->supports || kernel->supports(kernel, NULL, why);
+            printf("%-22s %-6s %-8s %-7s %s%s%s%s\n", kernel->name, op->name, kernel->format,
+                   backend_name(kernel->backend), kernel->description,
+                   available ? "" : " [unavailable: ", available ? "" : why,
+                   available ? "" : "]");
+        }
     }
     if (!gpu_compiled())
         printf("# no GPU kernels: spbench was built without CUDA (no CUDA compiler found)\n");

@@ -57,6 +57,7 @@ static spb_status spmv_case_setup(spb_case *c, uint64_t seed, char *msg)
     }
     spmv_random_vector(seed, c->A->n, d->x);
     reference(c);
+    c->products = c->nnz_c = NAN;
     return SPB_OK;
 }
 
@@ -70,6 +71,14 @@ void spmv_case_set_x(spb_case *c, const spb_value *x)
 const spb_value *spmv_case_y(const spb_case *c) { return ((const spmv_data *)c->data)->y; }
 
 static double spmv_flops(const spb_case *c) { return 2.0 * c->A->nnz; }
+
+/* The format's byte model, from the kernel's prepare. */
+static double spmv_bytes(const spb_case *c, const spb_kernel_plan *plan, spb_precision precision)
+{
+    (void)c;
+    (void)precision;
+    return plan->bytes;
+}
 
 static void spmv_validate_output(const spb_case *c, double tolerance, spb_validation *v)
 {
@@ -107,6 +116,7 @@ const spb_operation *operation_spmv(void)
         .case_setup = spmv_case_setup,
         .case_free = spmv_case_free,
         .flops = spmv_flops,
+        .bytes = spmv_bytes,
         .product = spmv_product,
         .host_calls = spmv_host_calls,
         .validate_output = spmv_validate_output,

@@ -15,7 +15,9 @@ typedef struct {
     const spb_csr *A;       /* the matrix as read */
     spb_format_set formats; /* A's formats, each built once */
     spb_csr_stats stats;
+    const char *operand;     /* SpGEMM's --b spec (NULL: A*A, or A*A^T when not square) */
     void *data;              /* the operation's inputs, output and reference */
+    double products, nnz_c;  /* SpGEMM: intermediate products, entries of C (else NAN) */
     double baseline_seconds; /* the baseline kernel's median time (0: not measured) */
 } spb_case;
 
@@ -24,10 +26,14 @@ typedef struct {
     int kernel_count;
     const spb_kernel *const *kernels; /* the table, in --list order */
     const spb_kernel *baseline;       /* speedup = t(baseline) / t */
-    /* Inputs (seeded, never zero), output buffer, reference and error scale. */
+    /* Inputs (seeded, never zero), output buffer, reference and error scale;
+ * c->formats is initialised (on c->A) before, and the operation may add
+ * its second operand there. */
     spb_status (*case_setup)(spb_case *c, uint64_t seed, char *msg);
     void (*case_free)(spb_case *c); /* accepts a case whose setup failed */
     double (*flops)(const spb_case *c);
+    /* Bytes one product moves (the byte model the roofline fraction uses). */
+    double (*bytes)(const spb_case *c, const spb_kernel_plan *plan, spb_precision precision);
     /* One whole product into the case's output (poisoned first), then its
      * validation: ok, wrong, or error when the kernel reported a failure. */
     spb_row_status (*product)(const spb_kernel *kernel, void *state, spb_case *c, double tolerance,
@@ -40,6 +46,12 @@ typedef struct {
 } spb_operation;
 
 const spb_operation *operation_spmv(void);
+const spb_operation *operation_spgemm(void);
+
+/* The operations in --list order, and by name ("spmv", "spgemm"); NULL past
+ * the end or for an unknown name. */
+const spb_operation *operation_at(int index);
+const spb_operation *operation_named(const char *name);
 
 /* The kernel of op named `name`, or NULL. */
 const spb_kernel *operation_kernel(const spb_operation *op, const char *name);

@@ -25,6 +25,7 @@ void result_init(spb_result *r)
     r->matrix = r->operation = r->kernel = r->format = r->backend = r->precision = "";
     r->message = r->settings = "";
     r->stored_entries = r->prepare_ms = r->tune_ms = r->gflops = r->gbytes_per_s = NAN;
+    r->products = r->nnz_c = NAN;
     r->roofline_frac = r->speedup = r->efficiency = r->bandwidth_gbs = r->tolerance = NAN;
     r->timing.median = r->timing.min = r->timing.max = NAN;
     r->error.abs_l2 = r->error.rel_l2 = r->error.max_abs = NAN;
@@ -91,6 +92,9 @@ static int row_fields(const spb_result *r, field *fields)
     TEXT("operation", r->operation);
     TEXT("precision", r->precision);
     NUM("in_cache", r->in_cache >= 0 ? r->in_cache : NAN, COUNT_DIGITS);
+    NUM("products", r->products, COUNT_DIGITS);
+    NUM("nnz_c", r->nnz_c, COUNT_DIGITS);
+    NUM("compression", r->nnz_c > 0 ? r->products / r->nnz_c : NAN, 4);
     return count;
 }
 

@@ -26,6 +26,7 @@ typedef struct {
     const char *settings;
     spb_csr_stats stats;        /* rows, cols, nnz, row lengths */
     double stored_entries;      /* padding included */
+    double products, nnz_c;     /* SpGEMM: intermediate products and entries of C */
     spb_timing timing;          /* seconds per call */
     double prepare_ms, tune_ms; /* tune_ms: autotuning, part of prepare_ms */
     double gflops, gbytes_per_s, roofline_frac, speedup, efficiency, bandwidth_gbs;

@@ -145,10 +145,11 @@ static void run_kernel(const spb_kernel *kernel, spb_case *c, const spb_run_opts
 {
     spb_kernel_plan plan;
     if (!prepare_kernel(kernel, c, config, &plan, r, row_msg)) return;
-    double bound = bound_for(kernel, opts, config->threads, plan.bytes, &r->in_cache);
+    double bytes = opts->op->bytes(c, &plan, config->precision);
+    double bound = bound_for(kernel, opts, config->threads, bytes, &r->in_cache);
     measure_kernel(kernel, plan.state, c, opts, r, row_msg);
     kernel->release(plan.state);
-    if (r->status == SPB_ROW_OK) fill_metrics(kernel, c, opts, plan.bytes, bound, r);
+    if (r->status == SPB_ROW_OK) fill_metrics(kernel, c, opts, bytes, bound, r);
 }
 
 spb_status run_single_product(const spb_operation *op, const spb_kernel *kernel, spb_case *c,
@@ -336,6 +337,8 @@ static spb_status run_case(spb_case *c, const spb_run_opts *opts, spb_run_totals
             row_start(&r, opts, c->name, kernel, row_msg);
             r.threads = config.threads;
             r.stats = c->stats;
+            r.products = c->products;
+            r.nnz_c = c->nnz_c;
             run_kernel(kernel, c, opts, &config, &r, row_msg);
             emit(opts, totals, &r, &csv_status, msg);
             note_best(totals, &r);
@@ -358,11 +361,12 @@ spb_status run_matrix(const char *source, const spb_run_opts *opts, spb_run_tota
     }
     progress_show(opts->progress, name, "loading");
     spb_csr A;
-    spb_case c = {.name = name, .A = &A};
+    spb_case c = {.name = name, .A = &A, .operand = opts->operand};
     char cache_note[SPB_MSG_LEN];
     spb_status st = source_load_cached(source, opts->cache_dir, &A, cache_note, row_msg);
     if (st == SPB_OK && strncmp(cache_note, "not stored", 10) == 0)
         fprintf(stderr, "spbench: warning: cache: %s\n", cache_note);
+    format_set_init(&c.formats, &A);
     if (st == SPB_OK) st = opts->op->case_setup(&c, opts->seed, row_msg);
     spb_status csv_status = SPB_OK;
     if (st != SPB_OK) { /* one error row for the matrix; the batch goes on */
@@ -370,12 +374,11 @@ spb_status run_matrix(const char *source, const spb_run_opts *opts, spb_run_tota
         row_start(&r, opts, name, NULL, row_msg);
         emit(opts, totals, &r, &csv_status, msg);
     } else {
-        format_set_init(&c.formats, &A);
         csr_stats(&A, &c.stats);
         csv_status = run_case(&c, opts, totals, msg);
         totals->conversions += c.formats.conversions;
-        format_set_free(&c.formats);
     }
+    format_set_free(&c.formats);
     opts->op->case_free(&c);
     csr_free(&A);
     return csv_status;

@@ -2,7 +2,7 @@
 #ifndef SPB_VALIDATE_H
 #define SPB_VALIDATE_H
 
-#include "../formats/spb.h"
+#include "../formats/csr.h"
 
 #define SPB_DEFAULT_TOLERANCE 1e-10
 
@@ -21,5 +21,14 @@ void validate_vector(spb_index len, const spb_value *y, const spb_value *y_ref, 
                      double tolerance, spb_validation *out);
 
 double vector_norm2(spb_index len, const spb_value *v);
+
+/* A sparse result C against its reference: the pattern must be the same
+ * exactly (sizes, row pointers, columns), and each value within
+ * tolerance * scale_ij, scale being |A|*|B| on the reference's pattern
+ * (rounding is bounded by the absolute products, not by c_ij). abs_l2 and
+ * rel_l2 are Frobenius norms, max_abs the worst entry. On a failure, where
+ * names the first differing (row, column). */
+void validate_csr(const spb_csr *C, const spb_csr *ref, const spb_value *scale, double tolerance,
+                  spb_validation *out, char *where, size_t where_size);
 
 #endif

@@ -24,4 +24,12 @@ spb_status graphblas_baseline_prepare(const spb_csr *A, int threads, void **stat
 spb_status graphblas_baseline_run(const void *state, const spb_value *x, spb_value *y, char *msg);
 void graphblas_baseline_release(void *state);
 
+/* SpGEMM: A and B as row-major GrB_Matrix objects built in prepare; the
+ * run is GrB_mxm (plus-times, fp64) into a new matrix, unpacked as CSR
+ * and copied into C, as any caller holding plain arrays must do. */
+spb_status graphblas_spgemm_prepare(const spb_csr *A, const spb_csr *B, int threads, void **state,
+                                    char *msg);
+spb_status graphblas_spgemm_run(const void *state, spb_csr *C, char *msg);
+void graphblas_spgemm_release(void *state);
+
 #endif

@@ -3,6 +3,7 @@
  * full vector); the result is copied out of GraphBLAS's vector into y, as
  * any caller holding plain arrays must do. */
 #include <GraphBLAS.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "baselines.h"
@@ -43,59 +44,79 @@ void graphblas_baseline_release(void *state)
     spb_free(s);
 }
 
-spb_status graphblas_baseline_prepare(const spb_csr *A, int threads, void **state, char *msg)
+static spb_status ensure_init(char *msg)
 {
-    *state = NULL;
-    GrB_Info info = GrB_SUCCESS;
-    if (!graphblas_ready) {
-        info = GrB_init(GrB_NONBLOCKING);
-        if (info != GrB_SUCCESS) return graphblas_error(info, "GrB_init", msg);
-        graphblas_ready = 1;
-    }
-    graphblas_state *s = spb_calloc(1, sizeof *s);
+    if (graphblas_ready) return SPB_OK;
+    GrB_Info info = GrB_init(GrB_NONBLOCKING);
+    if (info != GrB_SUCCESS) return graphblas_error(info, "GrB_init", msg);
+    graphblas_ready = 1;
+    return SPB_OK;
+}
+
+/* A GrB_Matrix (row-major, materialized) holding the CSR matrix A. */
+static spb_status build_matrix(const spb_csr *A, GrB_Matrix *M, char *msg)
+{
     GrB_Index *I = spb_malloc((size_t)A->nnz, sizeof *I);
     GrB_Index *J = spb_malloc((size_t)A->nnz, sizeof *J);
-    if (s) {
-        s->rows = spb_malloc((size_t)A->m, sizeof *s->rows);
-        s->vals = spb_malloc((size_t)A->m, sizeof *s->vals);
+    if (!I || !J) {
+        spb_free(I);
+        spb_free(J);
+        return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
     }
-    spb_status st = SPB_OK;
-    if (!s || !I || !J || !s->rows || !s->vals) {
-        st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    s->m = (GrB_Index)A->m;
-    s->n = (GrB_Index)A->n;
     for (spb_index i = 0; i < A->m; i++)
         for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
             I[k] = (GrB_Index)i;
             J[k] = (GrB_Index)A->col_idx[k];
         }
     const char *what = "GrB_Matrix_new";
-    info = GrB_Matrix_new(&s->A, GrB_FP64, s->m, s->n);
+    GrB_Info info = GrB_Matrix_new(M, GrB_FP64, (GrB_Index)A->m, (GrB_Index)A->n);
     if (info == GrB_SUCCESS) {
         what = "setting row-major storage";
-        info = GxB_Matrix_Option_set(s->A, GxB_FORMAT, GxB_BY_ROW);
+        info = GxB_Matrix_Option_set(*M, GxB_FORMAT, GxB_BY_ROW);
     }
     if (info == GrB_SUCCESS) {
         what = "GrB_Matrix_build";
-        info = GrB_Matrix_build_FP64(s->A, I, J, A->val, (GrB_Index)A->nnz, GrB_PLUS_FP64);
+        info = GrB_Matrix_build_FP64(*M, I, J, A->val, (GrB_Index)A->nnz, GrB_PLUS_FP64);
     }
     if (info == GrB_SUCCESS) {
         what = "GrB_Matrix_wait";
-        info = GrB_Matrix_wait(s->A, GrB_MATERIALIZE);
+        info = GrB_Matrix_wait(*M, GrB_MATERIALIZE);
     }
-    if (info == GrB_SUCCESS) info = GrB_Vector_new(&s->u, GrB_FP64, s->n);
-    if (info == GrB_SUCCESS) info = GrB_Vector_new(&s->w, GrB_FP64, s->m);
-    if (info == GrB_SUCCESS) info = GrB_Descriptor_new(&s->desc);
-    if (info == GrB_SUCCESS) {
-        what = "setting the thread count";
-        info = GxB_Desc_set(s->desc, GxB_NTHREADS, threads);
-    }
-    if (info != GrB_SUCCESS) st = graphblas_error(info, what, msg);
-done:
     spb_free(I);
     spb_free(J);
+    return info == GrB_SUCCESS ? SPB_OK : graphblas_error(info, what, msg);
+}
+
+/* A descriptor running on `threads` threads. */
+static spb_status thread_descriptor(int threads, GrB_Descriptor *desc, char *msg)
+{
+    GrB_Info info = GrB_Descriptor_new(desc);
+    if (info == GrB_SUCCESS) info = GxB_Desc_set(*desc, GxB_NTHREADS, threads);
+    return info == GrB_SUCCESS ? SPB_OK : graphblas_error(info, "setting the thread count", msg);
+}
+
+spb_status graphblas_baseline_prepare(const spb_csr *A, int threads, void **state, char *msg)
+{
+    *state = NULL;
+    spb_status st = ensure_init(msg);
+    if (st != SPB_OK) return st;
+    graphblas_state *s = spb_calloc(1, sizeof *s);
+    if (s) {
+        s->rows = spb_malloc((size_t)A->m, sizeof *s->rows);
+        s->vals = spb_malloc((size_t)A->m, sizeof *s->vals);
+    }
+    if (!s || !s->rows || !s->vals) {
+        graphblas_baseline_release(s);
+        return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
+    }
+    s->m = (GrB_Index)A->m;
+    s->n = (GrB_Index)A->n;
+    st = build_matrix(A, &s->A, msg);
+    GrB_Info info = GrB_SUCCESS;
+    if (st == SPB_OK) info = GrB_Vector_new(&s->u, GrB_FP64, s->n);
+    if (st == SPB_OK && info == GrB_SUCCESS) info = GrB_Vector_new(&s->w, GrB_FP64, s->m);
+    if (st == SPB_OK && info != GrB_SUCCESS) st = graphblas_error(info, "GrB_Vector_new", msg);
+    if (st == SPB_OK) st = thread_descriptor(threads, &s->desc, msg);
     if (st == SPB_OK)
         *state = s;
     else
@@ -130,4 +151,92 @@ spb_status graphblas_baseline_run(const void *state, const spb_value *x, spb_val
     }
     if (info != GrB_SUCCESS) return graphblas_error(info, "GrB_Vector_extractTuples", msg);
     return SPB_OK;
+}
+
+/* ---- SpGEMM: GrB_mxm ------------------------------------------------------------- */
+
+typedef struct {
+    GrB_Matrix A, B;
+    GrB_Descriptor desc;
+    GrB_Index m, n;
+} graphblas_mxm_state;
+
+void graphblas_spgemm_release(void *state)
+{
+    graphblas_mxm_state *s = state;
+    if (!s) return;
+    GrB_Matrix_free(&s->A);
+    GrB_Matrix_free(&s->B);
+    GrB_Descriptor_free(&s->desc);
+    spb_free(s);
+}
+
+spb_status graphblas_spgemm_prepare(const spb_csr *A, const spb_csr *B, int threads, void **state,
+                                    char *msg)
+{
+    *state = NULL;
+    spb_status st = ensure_init(msg);
+    if (st != SPB_OK) return st;
+    graphblas_mxm_state *s = spb_calloc(1, sizeof *s);
+    if (!s) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
+    s->m = (GrB_Index)A->m;
+    s->n = (GrB_Index)B->n;
+    st = build_matrix(A, &s->A, msg);
+    if (st == SPB_OK) st = build_matrix(B, &s->B, msg);
+    if (st == SPB_OK) st = thread_descriptor(threads, &s->desc, msg);
+    if (st == SPB_OK)
+        *state = s;
+    else
+        graphblas_spgemm_release(s);
+    return st;
+}
+
+/* GraphBLAS's CSR (64-bit indices, possibly iso) copied into spbench's. */
+static spb_status copy_out(GrB_Index m, GrB_Index n, const GrB_Index *Ap, const GrB_Index *Aj,
+                           const double *Ax, bool iso, spb_csr *C, char *msg)
+{
+    GrB_Index nnz = Ap[m];
+    if (nnz > (GrB_Index)SPB_INDEX_MAX)
+        return spb_fail(msg, SPB_ERR_TOO_LARGE, "C holds %llu entries, beyond %d",
+                        (unsigned long long)nnz, (int)SPB_INDEX_MAX);
+    spb_status st = csr_alloc(C, (spb_index)m, (spb_index)n, (spb_index)nnz, msg);
+    if (st != SPB_OK) return st;
+    for (GrB_Index i = 0; i <= m; i++) C->row_ptr[i] = (spb_index)Ap[i];
+    for (GrB_Index k = 0; k < nnz; k++) {
+        C->col_idx[k] = (spb_index)Aj[k];
+        C->val[k] = iso ? Ax[0] : Ax[k];
+    }
+    return SPB_OK;
+}
+
+spb_status graphblas_spgemm_run(const void *state, spb_csr *C, char *msg)
+{
+    const graphblas_mxm_state *s = state;
+    memset(C, 0, sizeof *C);
+    GrB_Matrix P = NULL;
+    GrB_Index *Ap = NULL, *Aj = NULL, Ap_size = 0, Aj_size = 0, Ax_size = 0;
+    void *Ax = NULL;
+    bool iso = false;
+    const char *what = "GrB_Matrix_new";
+    GrB_Info info = GrB_Matrix_new(&P, GrB_FP64, s->m, s->n);
+    if (info == GrB_SUCCESS) {
+        what = "setting row-major storage";
+        info = GxB_Matrix_Option_set(P, GxB_FORMAT, GxB_BY_ROW);
+    }
+    if (info == GrB_SUCCESS) {
+        what = "GrB_mxm";
+        info = GrB_mxm(P, NULL, NULL, GrB_PLUS_TIMES_SEMIRING_FP64, s->A, s->B, s->desc);
+    }
+    if (info == GrB_SUCCESS) { /* jumbled NULL: GraphBLAS returns sorted rows */
+        what = "GxB_Matrix_unpack_CSR";
+        info = GxB_Matrix_unpack_CSR(P, &Ap, &Aj, &Ax, &Ap_size, &Aj_size, &Ax_size, &iso, NULL,
+                                     NULL);
+    }
+    spb_status st = info == GrB_SUCCESS ? copy_out(s->m, s->n, Ap, Aj, Ax, iso, C, msg)
+                                        : graphblas_error(info, what, msg);
+    free(Ap); /* unpacked arrays belong to the caller, from GraphBLAS's malloc */
+    free(Aj);
+    free(Ax);
+    GrB_Matrix_free(&P);
+    return st;
 }

@@ -25,3 +25,22 @@ spb_status graphblas_baseline_run(const void *state, const spb_value *x, spb_val
 }
 
 void graphblas_baseline_release(void *state) { (void)state; }
+
+spb_status graphblas_spgemm_prepare(const spb_csr *A, const spb_csr *B, int threads, void **state,
+                                    char *msg)
+{
+    (void)A;
+    (void)B;
+    (void)threads;
+    *state = NULL;
+    return spb_fail(msg, SPB_ERR_UNSUPPORTED, "not built with GraphBLAS");
+}
+
+spb_status graphblas_spgemm_run(const void *state, spb_csr *C, char *msg)
+{
+    (void)state;
+    (void)C;
+    return spb_fail(msg, SPB_ERR_UNSUPPORTED, "not built with GraphBLAS");
+}
+
+void graphblas_spgemm_release(void *state) { (void)state; }

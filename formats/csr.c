@@ -174,6 +174,36 @@ double csr_spmv_bytes(const spb_csr *A, spb_precision precision)
            + value * A->m;        /* y written */
 }
 
+double csr_spgemm_bytes(const spb_csr *A, double products, double nnz_c, spb_precision precision)
+{
+    double value = (double)spb_precision_bytes(precision), index = sizeof(spb_index);
+    return (value + index) * A->nnz         /* A's values and columns */
+           + index * (A->m + 1.0)           /* A's row_ptr */
+           + 2.0 * index * A->nnz           /* B's row_ptr pair per entry of A */
+           + (value + index) * products     /* B's column and value per product */
+           + (value + index) * nnz_c        /* C's columns and values written */
+           + index * (A->m + 1.0);          /* C's row_ptr written */
+}
+
+spb_status csr_transpose(const spb_csr *A, spb_csr *T, char *msg)
+{
+    spb_status st = csr_alloc(T, A->n, A->m, A->nnz, msg);
+    if (st != SPB_OK) return st;
+    for (spb_index j = 0; j <= A->n; j++) T->row_ptr[j] = 0;
+    for (spb_index k = 0; k < A->nnz; k++) T->row_ptr[A->col_idx[k] + 1]++;
+    for (spb_index j = 0; j < A->n; j++) T->row_ptr[j + 1] += T->row_ptr[j];
+    /* rows of A in order: each row of T receives increasing columns */
+    for (spb_index i = 0; i < A->m; i++)
+        for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+            spb_index at = T->row_ptr[A->col_idx[k]]++;
+            T->col_idx[at] = i;
+            T->val[at] = A->val[k];
+        }
+    for (spb_index j = A->n; j > 0; j--) T->row_ptr[j] = T->row_ptr[j - 1];
+    T->row_ptr[0] = 0;
+    return SPB_OK;
+}
+
 double csr_bytes(const spb_csr *A)
 {
     return (double)(sizeof(spb_value) + sizeof(spb_index)) * A->nnz +

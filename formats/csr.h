@@ -25,6 +25,13 @@ spb_status csr_check(const spb_csr *A, char *msg);
  * written once. */
 double csr_spmv_bytes(const spb_csr *A, spb_precision precision);
 
+/* A^T (columns sorted, as CSR always is). */
+spb_status csr_transpose(const spb_csr *A, spb_csr *T, char *msg);
+
+/* Bytes one C = A*B moves: A read once, for each entry of A its row of B
+ * (row_ptr pair, then column and value per product), C written once. */
+double csr_spgemm_bytes(const spb_csr *A, double products, double nnz_c, spb_precision precision);
+
 /* Row-length statistics and sizes used by `spbench info` and result rows. */
 typedef struct {
     spb_index rows, cols, nnz;

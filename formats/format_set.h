@@ -35,6 +35,7 @@ typedef struct {
 
 typedef struct {
     const spb_csr *csr; /* the matrix as read; not owned */
+    const spb_csr *b;   /* SpGEMM's second operand (C = A*B), or NULL; not owned */
     spb_format_slot slots[SPB_FORMAT_SLOTS];
     int used;
     int conversions; /* formats built so far, counted by tests */

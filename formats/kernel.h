@@ -31,6 +31,12 @@ typedef struct spb_kernel spb_kernel;
  * failure (a library's or the device's) with its message. */
 typedef spb_status (*spb_spmv_fn)(const void *state, const spb_value *x, spb_value *y, char *msg);
 
+/* C = A*B with the prepared state (A and B taken from the format set in
+ * prepare); C is allocated by the kernel, canonical: columns sorted in
+ * each row, every structurally produced entry kept (zeros too). On failure
+ * C is left empty. */
+typedef spb_status (*spb_spgemm_fn)(const void *state, spb_csr *C, char *msg);
+
 struct spb_kernel {
     const char *name;        /* dotted, stable: the CSV key and chart label */
     const char *format;      /* "csr", "hll.row", "hll.col", "sell", or a library's own */
@@ -45,7 +51,8 @@ struct spb_kernel {
      * declines this matrix by design (the row is skipped, not failed). */
     spb_status (*prepare)(const spb_kernel *self, spb_format_set *formats,
                           const spb_kernel_config *config, spb_kernel_plan *plan, char *msg);
-    spb_spmv_fn spmv;             /* the SpMV product (the timed part) */
+    spb_spmv_fn spmv;             /* SpMV rows: the product (the timed part) */
+    spb_spgemm_fn spgemm;         /* SpGEMM rows: the product (the timed part) */
     void (*release)(void *state); /* accepts NULL */
     /* Device kernels only (NULL for host ones): spmv() is a whole product,
      * transfers included; time_calls() times `calls` back-to-back products

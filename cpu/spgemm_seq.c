@@ -1,0 +1,198 @@
+/* spgemm_seq.c — sequential SpGEMM: the products count, the Gustavson
+ * reference and the hash kernel (see spgemm_cpu.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spgemm_cpu.h"
+#include "spgemm_sort.h"
+
+int64_t csr_spgemm_products(const spb_csr *A, const spb_csr *B)
+{
+    int64_t products = 0;
+    for (spb_index k = 0; k < A->nnz; k++) {
+        spb_index j = A->col_idx[k];
+        products += B->row_ptr[j + 1] - B->row_ptr[j];
+    }
+    return products;
+}
+
+int64_t csr_spgemm_nnz(const spb_csr *A, const spb_csr *B)
+{
+    spb_index *marker = spb_malloc((size_t)B->n, sizeof *marker);
+    if (!marker) return -1;
+    for (spb_index j = 0; j < B->n; j++) marker[j] = -1;
+    int64_t count = 0;
+    for (spb_index i = 0; i < A->m; i++)
+        for (spb_index ka = A->row_ptr[i]; ka < A->row_ptr[i + 1]; ka++) {
+            spb_index r = A->col_idx[ka];
+            for (spb_index kb = B->row_ptr[r]; kb < B->row_ptr[r + 1]; kb++)
+                if (marker[B->col_idx[kb]] != i) {
+                    marker[B->col_idx[kb]] = i;
+                    count++;
+                }
+        }
+    spb_free(marker);
+    return count;
+}
+
+static spb_status check_shapes(const spb_csr *A, const spb_csr *B, char *msg)
+{
+    if (A->n != B->m)
+        return spb_fail(msg, SPB_ERR_INVALID,
+                        "A is %d x %d and B is %d x %d: A's columns must equal B's rows",
+                        (int)A->m, (int)A->n, (int)B->m, (int)B->n);
+    return SPB_OK;
+}
+
+spb_status csr_spgemm_gustavson(const spb_csr *A, const spb_csr *B, int absolute, spb_csr *C,
+                                char *msg)
+{
+    memset(C, 0, sizeof *C);
+    spb_status st = check_shapes(A, B, msg);
+    if (st != SPB_OK) return st;
+    int64_t nnz = csr_spgemm_nnz(A, B);
+    if (nnz < 0) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the accumulator");
+    if (nnz > SPB_INDEX_MAX)
+        return spb_fail(msg, SPB_ERR_TOO_LARGE, "C would hold %lld entries, beyond %d",
+                        (long long)nnz, (int)SPB_INDEX_MAX);
+    spb_index *marker = spb_malloc((size_t)B->n, sizeof *marker);
+    double *acc = spb_malloc((size_t)B->n, sizeof *acc);
+    if (marker && acc) st = csr_alloc(C, A->m, B->n, (spb_index)nnz, msg);
+    if (!marker || !acc || st != SPB_OK) {
+        spb_free(marker);
+        spb_free(acc);
+        return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for C (%lld entries)", (long long)nnz);
+    }
+    for (spb_index j = 0; j < B->n; j++) marker[j] = -1;
+    spb_index len = 0;
+    for (spb_index i = 0; i < A->m; i++) {
+        spb_index start = len;
+        for (spb_index ka = A->row_ptr[i]; ka < A->row_ptr[i + 1]; ka++) {
+            spb_index r = A->col_idx[ka];
+            double a = absolute ? fabs(A->val[ka]) : A->val[ka];
+            for (spb_index kb = B->row_ptr[r]; kb < B->row_ptr[r + 1]; kb++) {
+                spb_index j = B->col_idx[kb];
+                double b = absolute ? fabs(B->val[kb]) : B->val[kb];
+                if (marker[j] != i) {
+                    marker[j] = i;
+                    acc[j] = 0.0;
+                    C->col_idx[len++] = j;
+                }
+                acc[j] += a * b;
+            }
+        }
+        sort_columns(C->col_idx + start, len - start);
+        for (spb_index k = start; k < len; k++) C->val[k] = acc[C->col_idx[k]];
+        C->row_ptr[i + 1] = len;
+    }
+    spb_free(marker);
+    spb_free(acc);
+    return SPB_OK;
+}
+
+/* ---- the hash kernel --------------------------------------------------------------- */
+
+typedef struct {
+    uint64_t key; /* row << 32 | column, or EMPTY */
+    double val;
+} hash_entry;
+
+#define EMPTY UINT64_MAX
+
+static uint64_t hash_slot(uint64_t key, uint64_t mask)
+{
+    key ^= key >> 29;
+    key *= 0xbf58476d1ce4e5b9ull;
+    key ^= key >> 32;
+    return key & mask;
+}
+
+typedef struct {
+    hash_entry *slots;
+    uint64_t mask, used;
+} hash_map;
+
+static int hash_grow(hash_map *h)
+{
+    uint64_t size = (h->mask + 1) * 2;
+    hash_entry *slots = spb_malloc((size_t)size, sizeof *slots);
+    if (!slots) return 0;
+    for (uint64_t s = 0; s < size; s++) slots[s].key = EMPTY;
+    for (uint64_t s = 0; h->slots && s <= h->mask; s++) {
+        if (h->slots[s].key == EMPTY) continue;
+        uint64_t t = hash_slot(h->slots[s].key, size - 1);
+        while (slots[t].key != EMPTY) t = (t + 1) & (size - 1);
+        slots[t] = h->slots[s];
+    }
+    spb_free(h->slots);
+    h->slots = slots;
+    h->mask = size - 1;
+    return 1;
+}
+
+/* Adds v at key; 0 when the map could not grow. */
+static int hash_add(hash_map *h, uint64_t key, double v)
+{
+    if (2 * (h->used + 1) > h->mask + 1 && !hash_grow(h)) return 0;
+    uint64_t s = hash_slot(key, h->mask);
+    while (h->slots[s].key != EMPTY && h->slots[s].key != key) s = (s + 1) & h->mask;
+    if (h->slots[s].key == EMPTY) {
+        h->slots[s].key = key;
+        h->slots[s].val = 0.0;
+        h->used++;
+    }
+    h->slots[s].val += v;
+    return 1;
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+    uint64_t x = ((const hash_entry *)a)->key, y = ((const hash_entry *)b)->key;
+    return x < y ? -1 : x > y;
+}
+
+/* The map's entries, sorted by (row, column), into C. */
+static spb_status hash_to_csr(hash_map *h, spb_index m, spb_index n, spb_csr *C, char *msg)
+{
+    if (h->used > (uint64_t)SPB_INDEX_MAX)
+        return spb_fail(msg, SPB_ERR_TOO_LARGE, "C would hold %llu entries, beyond %d",
+                        (unsigned long long)h->used, (int)SPB_INDEX_MAX);
+    uint64_t kept = 0;
+    for (uint64_t s = 0; s <= h->mask; s++)
+        if (h->slots[s].key != EMPTY) h->slots[kept++] = h->slots[s];
+    qsort(h->slots, (size_t)kept, sizeof *h->slots, entry_cmp);
+    spb_status st = csr_alloc(C, m, n, (spb_index)kept, msg);
+    if (st != SPB_OK) return st;
+    for (uint64_t k = 0; k < kept; k++) {
+        spb_index row = (spb_index)(h->slots[k].key >> 32);
+        C->col_idx[k] = (spb_index)(h->slots[k].key & 0xffffffffu);
+        C->val[k] = h->slots[k].val;
+        C->row_ptr[row + 1]++;
+    }
+    for (spb_index i = 0; i < m; i++) C->row_ptr[i + 1] += C->row_ptr[i];
+    return SPB_OK;
+}
+
+spb_status csr_spgemm_hash(const spb_csr *A, const spb_csr *B, spb_csr *C, char *msg)
+{
+    memset(C, 0, sizeof *C);
+    spb_status st = check_shapes(A, B, msg);
+    if (st != SPB_OK) return st;
+    hash_map h = {NULL, 63, 0};
+    if (!hash_grow(&h)) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the hash map");
+    for (spb_index i = 0; i < A->m && st == SPB_OK; i++)
+        for (spb_index ka = A->row_ptr[i]; ka < A->row_ptr[i + 1] && st == SPB_OK; ka++) {
+            spb_index r = A->col_idx[ka];
+            for (spb_index kb = B->row_ptr[r]; kb < B->row_ptr[r + 1]; kb++) {
+                uint64_t key = (uint64_t)i << 32 | (uint32_t)B->col_idx[kb];
+                if (!hash_add(&h, key, A->val[ka] * B->val[kb])) {
+                    st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the hash map");
+                    break;
+                }
+            }
+        }
+    if (st == SPB_OK) st = hash_to_csr(&h, A->m, B->n, C, msg);
+    spb_free(h.slots);
+    return st;
+}
