@@ -73,8 +73,7 @@ static int cmd_list(int argc, char **argv)
             int available = !kernel->supports || kernel->supports(kernel, NULL, why);
             printf("%-22s %-6s %-8s %-7s %s%s%s%s\n", kernel->name, op->name, kernel->format,
                    backend_name(kernel->backend), kernel->description,
-                   available ? "" : " [unavailable: ", available ? "" : why,
-                   available ? "" : "]");
+                   available ? "" : " [unavailable: ", available ? "" : why, available ? "" : "]");
         }
     }
     if (!gpu_compiled())
@@ -109,8 +108,8 @@ typedef struct {
 } command;
 
 static const command commands[] = {
-    {"run", cmd_run},   {"info", cmd_info},   {"spmv", cmd_spmv}, {"gen", cmd_gen},
-    {"plot", cmd_plot}, {"--list", cmd_list}, {"list", cmd_list},
+    {"run", cmd_run}, {"info", cmd_info}, {"spmv", cmd_spmv},   {"spgemm", cmd_spgemm},
+    {"gen", cmd_gen}, {"plot", cmd_plot}, {"--list", cmd_list}, {"list", cmd_list},
 };
 
 int main(int argc, char **argv)

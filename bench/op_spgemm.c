@@ -19,11 +19,11 @@
 #define THIN_PREFIX "thin:"
 
 typedef struct {
-    spb_csr B;       /* owned, unless B is A itself */
+    spb_csr B; /* owned, unless B is A itself */
     int b_is_a;
-    spb_csr ref;     /* the reference C */
-    spb_csr scale;   /* |A|*|B| on the reference's pattern */
-    spb_csr C;       /* the last product */
+    spb_csr ref;   /* the reference C */
+    spb_csr scale; /* |A|*|B| on the reference's pattern */
+    spb_csr C;     /* the last product */
 } spgemm_data;
 
 const spb_csr *spgemm_case_c(const spb_case *c) { return &((const spgemm_data *)c->data)->C; }
@@ -142,8 +142,8 @@ static spb_status spgemm_case_setup(spb_case *c, uint64_t seed, char *msg)
     const spb_csr *B = d->b_is_a ? c->A : &d->B;
     if (st == SPB_OK && c->A->n != B->m)
         st = spb_fail(msg, SPB_ERR_INVALID,
-                      "%s: A is %d x %d and B is %d x %d: A's columns must equal B's rows",
-                      c->name, (int)c->A->m, (int)c->A->n, (int)B->m, (int)B->n);
+                      "%s: A is %d x %d and B is %d x %d: A's columns must equal B's rows", c->name,
+                      (int)c->A->m, (int)c->A->n, (int)B->m, (int)B->n);
     if (st == SPB_OK) st = check_size(c, B, msg);
     if (st == SPB_OK) st = csr_spgemm_gustavson(c->A, B, 0, &d->ref, msg);
     if (st == SPB_OK) st = csr_spgemm_gustavson(c->A, B, 1, &d->scale, msg);
@@ -157,8 +157,7 @@ static spb_status spgemm_case_setup(spb_case *c, uint64_t seed, char *msg)
 
 static double spgemm_flops(const spb_case *c) { return 2.0 * c->products; }
 
-static double spgemm_bytes(const spb_case *c, const spb_kernel_plan *plan,
-                           spb_precision precision)
+static double spgemm_bytes(const spb_case *c, const spb_kernel_plan *plan, spb_precision precision)
 {
     (void)plan;
     return csr_spgemm_bytes(c->A, c->products, c->nnz_c, precision);

@@ -27,8 +27,8 @@ typedef struct {
     const spb_kernel *const *kernels; /* the table, in --list order */
     const spb_kernel *baseline;       /* speedup = t(baseline) / t */
     /* Inputs (seeded, never zero), output buffer, reference and error scale;
- * c->formats is initialised (on c->A) before, and the operation may add
- * its second operand there. */
+     * c->formats is initialised (on c->A) before, and the operation may add
+     * its second operand there. */
     spb_status (*case_setup)(spb_case *c, uint64_t seed, char *msg);
     void (*case_free)(spb_case *c); /* accepts a case whose setup failed */
     double (*flops)(const spb_case *c);

@@ -80,8 +80,9 @@ void validate_csr(const spb_csr *C, const spb_csr *ref, const spb_value *scale, 
             if (err > worst || isnan(err)) worst = err;
             if (!(err <= tolerance * scale[k]) && passed) {
                 passed = 0;
-                snprintf(where, where_size, "value differs first at (%d, %d): %.17g, expected %.17g",
-                         (int)i, (int)ref->col_idx[k], C->val[k], ref->val[k]);
+                snprintf(where, where_size,
+                         "value differs first at (%d, %d): %.17g, expected %.17g", (int)i,
+                         (int)ref->col_idx[k], C->val[k], ref->val[k]);
             }
         }
     out->abs_l2 = sqrt(err2);

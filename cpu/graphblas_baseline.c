@@ -229,8 +229,8 @@ spb_status graphblas_spgemm_run(const void *state, spb_csr *C, char *msg)
     }
     if (info == GrB_SUCCESS) { /* jumbled NULL: GraphBLAS returns sorted rows */
         what = "GxB_Matrix_unpack_CSR";
-        info = GxB_Matrix_unpack_CSR(P, &Ap, &Aj, &Ax, &Ap_size, &Aj_size, &Ax_size, &iso, NULL,
-                                     NULL);
+        info =
+            GxB_Matrix_unpack_CSR(P, &Ap, &Aj, &Ax, &Ap_size, &Aj_size, &Ax_size, &iso, NULL, NULL);
     }
     spb_status st = info == GrB_SUCCESS ? copy_out(s->m, s->n, Ap, Aj, Ax, iso, C, msg)
                                         : graphblas_error(info, what, msg);

@@ -16,16 +16,16 @@
 #define SCAN_RATIO        4         /* emit by scanning the dense array when B.n <= 4 * products */
 
 typedef struct {
-    int64_t *marker;   /* dense: the stamp of the (call, row, pass) that last touched column j */
-    double *acc;       /* dense: its sum */
-    spb_index *keys;   /* hash: columns, -1 empty */
-    double *vals;      /* hash: sums */
+    int64_t *marker; /* dense: the stamp of the (call, row, pass) that last touched column j */
+    double *acc;     /* dense: its sum */
+    spb_index *keys; /* hash: columns, -1 empty */
+    double *vals;    /* hash: sums */
 } workspace;
 
 struct spgemm_omp_plan {
     const spb_csr *A, *B;
     int threads, chunks;
-    int64_t *row_products; /* size A.m + 1: prefix sums of products per row */
+    int64_t *row_products;  /* size A.m + 1: prefix sums of products per row */
     spb_index *chunk_start; /* size chunks + 1: the first row of each chunk */
     uint64_t hash_size;     /* power of two >= 2 * the longest row's products */
     int dense;              /* dense accumulators allocated */
@@ -94,8 +94,8 @@ spb_status spgemm_omp_plan_new(const spb_csr *A, const spb_csr *B, int threads,
     *plan = NULL;
     if (A->n != B->m)
         return spb_fail(msg, SPB_ERR_INVALID,
-                        "A is %d x %d and B is %d x %d: A's columns must equal B's rows",
-                        (int)A->m, (int)A->n, (int)B->m, (int)B->n);
+                        "A is %d x %d and B is %d x %d: A's columns must equal B's rows", (int)A->m,
+                        (int)A->n, (int)B->m, (int)B->n);
     spgemm_omp_plan *p = spb_calloc(1, sizeof *p);
     if (!p) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
     p->A = A;
@@ -145,7 +145,8 @@ static spb_index row_count(const spgemm_omp_plan *p, workspace *w, spb_index i)
     if (use_dense(p, products)) {
         int64_t mark = stamp(p, i, 0);
         for (spb_index ka = A->row_ptr[i]; ka < A->row_ptr[i + 1]; ka++)
-            for (spb_index kb = B->row_ptr[A->col_idx[ka]]; kb < B->row_ptr[A->col_idx[ka] + 1]; kb++)
+            for (spb_index kb = B->row_ptr[A->col_idx[ka]]; kb < B->row_ptr[A->col_idx[ka] + 1];
+                 kb++)
                 if (w->marker[B->col_idx[kb]] != mark) {
                     w->marker[B->col_idx[kb]] = mark;
                     count++;

@@ -65,23 +65,38 @@ static spb_status graphblas_prepare(const spb_kernel *self, spb_format_set *F,
 }
 
 const spb_kernel cpu_spgemm_kernels[] = {
-    {.name = "spgemm.gustavson", .format = "csr", .backend = SPB_BACKEND_SERIAL,
+    {.name = "spgemm.gustavson",
+     .format = "csr",
+     .backend = SPB_BACKEND_SERIAL,
      .description = "C = A*B row by row, a dense accumulator as wide as B and the touched "
                     "columns sorted (the speedup baseline and the reference)",
-     .prepare = operands_prepare, .spgemm = gustavson_run, .release = no_release},
-    {.name = "spgemm.hash", .format = "csr", .backend = SPB_BACKEND_SERIAL,
+     .prepare = operands_prepare,
+     .spgemm = gustavson_run,
+     .release = no_release},
+    {.name = "spgemm.hash",
+     .format = "csr",
+     .backend = SPB_BACKEND_SERIAL,
      .description = "C = A*B, every product into one hash map keyed by (row, column), then "
                     "sorted into CSR",
-     .prepare = operands_prepare, .spgemm = hash_run, .release = no_release},
-    {.name = "spgemm.omp", .format = "csr", .backend = SPB_BACKEND_OPENMP,
+     .prepare = operands_prepare,
+     .spgemm = hash_run,
+     .release = no_release},
+    {.name = "spgemm.omp",
+     .format = "csr",
+     .backend = SPB_BACKEND_OPENMP,
      .description = "C = A*B, rows split by products, symbolic then numeric pass, dense or "
                     "hash accumulator per row",
-     .prepare = omp_prepare, .spgemm = omp_run, .release = omp_release},
-    {.name = "graphblas.mxm", .format = "grb.row", .backend = SPB_BACKEND_OPENMP,
+     .prepare = omp_prepare,
+     .spgemm = omp_run,
+     .release = omp_release},
+    {.name = "graphblas.mxm",
+     .format = "grb.row",
+     .backend = SPB_BACKEND_OPENMP,
      .description = "SuiteSparse:GraphBLAS GrB_mxm, plus-times, row-major; C copied out as CSR",
-     .supports = graphblas_supports, .prepare = graphblas_prepare,
-     .spgemm = graphblas_spgemm_run, .release = graphblas_spgemm_release},
+     .supports = graphblas_supports,
+     .prepare = graphblas_prepare,
+     .spgemm = graphblas_spgemm_run,
+     .release = graphblas_spgemm_release},
 };
 
-const int cpu_spgemm_kernel_count =
-    (int)(sizeof cpu_spgemm_kernels / sizeof cpu_spgemm_kernels[0]);
+const int cpu_spgemm_kernel_count = (int)(sizeof cpu_spgemm_kernels / sizeof cpu_spgemm_kernels[0]);

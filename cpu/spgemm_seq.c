@@ -40,8 +40,8 @@ static spb_status check_shapes(const spb_csr *A, const spb_csr *B, char *msg)
 {
     if (A->n != B->m)
         return spb_fail(msg, SPB_ERR_INVALID,
-                        "A is %d x %d and B is %d x %d: A's columns must equal B's rows",
-                        (int)A->m, (int)A->n, (int)B->m, (int)B->n);
+                        "A is %d x %d and B is %d x %d: A's columns must equal B's rows", (int)A->m,
+                        (int)A->n, (int)B->m, (int)B->n);
     return SPB_OK;
 }
 

@@ -177,12 +177,12 @@ double csr_spmv_bytes(const spb_csr *A, spb_precision precision)
 double csr_spgemm_bytes(const spb_csr *A, double products, double nnz_c, spb_precision precision)
 {
     double value = (double)spb_precision_bytes(precision), index = sizeof(spb_index);
-    return (value + index) * A->nnz         /* A's values and columns */
-           + index * (A->m + 1.0)           /* A's row_ptr */
-           + 2.0 * index * A->nnz           /* B's row_ptr pair per entry of A */
-           + (value + index) * products     /* B's column and value per product */
-           + (value + index) * nnz_c        /* C's columns and values written */
-           + index * (A->m + 1.0);          /* C's row_ptr written */
+    return (value + index) * A->nnz     /* A's values and columns */
+           + index * (A->m + 1.0)       /* A's row_ptr */
+           + 2.0 * index * A->nnz       /* B's row_ptr pair per entry of A */
+           + (value + index) * products /* B's column and value per product */
+           + (value + index) * nnz_c    /* C's columns and values written */
+           + index * (A->m + 1.0);      /* C's row_ptr written */
 }
 
 spb_status csr_transpose(const spb_csr *A, spb_csr *T, char *msg)

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 
-from spbtest import SOURCE, SPBENCH, check, finish, read_rows, spbench
+from spbtest import SOURCE, SPBENCH, check, finish, read_mtx, read_rows, spbench
 SHARED = os.path.normpath(os.path.join(SOURCE, "..", "shared", "matrices"))
 BUNDLED = os.path.join(SOURCE, "matrices")
 MATRICES = SHARED if os.path.isdir(SHARED) else BUNDLED
@@ -30,9 +30,11 @@ FAST = ["--reps", "2", "--min-time", "0", "--warmup", "1"]
 
 
 def kernel_lines():
-    """--list rows: name, operation, format, backend, description (# lines are notes)."""
+    """--list rows of SpMV kernels: name, operation, format, backend, description
+    (# lines are notes)."""
     out = spbench("--list").stdout
-    return [line.split() for line in out.splitlines() if line.strip() and line[0] != "#"]
+    return [line.split() for line in out.splitlines()
+            if line.strip() and line[0] != "#" and line.split()[1] == "spmv"]
 
 
 def kernel_names():
@@ -71,43 +73,6 @@ def test_thread_lists():
 
 # ---- an independent Matrix Market reader and product -----------------------------
 
-def read_mtx(path):
-    """Returns (m, n, {(i, j): value}) with symmetry expanded, duplicates summed."""
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt") as f:
-        banner = f.readline().lower().split()
-        fmt, field, symmetry = banner[2], banner[3], banner[4]
-        line = f.readline()
-        while line.strip() == "" or line.lstrip().startswith("%"):
-            line = f.readline()
-        sizes = [int(t) for t in line.split()]
-        m, n = sizes[0], sizes[1]
-        entries = {}
-
-        def add(i, j, v):
-            entries[(i, j)] = entries.get((i, j), 0.0) + v
-
-        tokens = [ln.split() for ln in f if ln.strip() and not ln.lstrip().startswith("%")]
-    if fmt == "array":
-        values = [float(t[0]) for t in tokens]
-        k = 0
-        for j in range(n):
-            first = 0 if symmetry == "general" else j if symmetry == "symmetric" else j + 1
-            for i in range(first, m):
-                v = values[k]
-                k += 1
-                if v != 0:
-                    add(i, j, v)
-                    if symmetry != "general" and i != j:
-                        add(j, i, -v if symmetry == "skew-symmetric" else v)
-        return m, n, entries
-    for t in tokens:
-        i, j = int(t[0]) - 1, int(t[1]) - 1
-        v = 1.0 if field == "pattern" else float(t[2])
-        add(i, j, v)
-        if symmetry != "general" and i != j:
-            add(j, i, -v if symmetry == "skew-symmetric" else v)
-    return m, n, entries
 
 
 def product(m, entries, x):

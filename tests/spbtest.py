@@ -4,6 +4,7 @@ running the spbench binary named on the command line.
 Each e2e_*.py is run as: e2e_NAME.py SPBENCH SOURCE_DIR
 """
 import csv
+import gzip
 import subprocess
 import sys
 
@@ -49,3 +50,42 @@ def finish():
         print("not everything ran: " + "; ".join(_skipped))
         sys.exit(SKIP_CODE)
     sys.exit(0)
+
+
+def read_mtx(path):
+    """Returns (m, n, {(i, j): value}) with symmetry expanded, duplicates summed."""
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        banner = f.readline().lower().split()
+        fmt, field, symmetry = banner[2], banner[3], banner[4]
+        line = f.readline()
+        while line.strip() == "" or line.lstrip().startswith("%"):
+            line = f.readline()
+        sizes = [int(t) for t in line.split()]
+        m, n = sizes[0], sizes[1]
+        entries = {}
+
+        def add(i, j, v):
+            entries[(i, j)] = entries.get((i, j), 0.0) + v
+
+        tokens = [ln.split() for ln in f if ln.strip() and not ln.lstrip().startswith("%")]
+    if fmt == "array":
+        values = [float(t[0]) for t in tokens]
+        k = 0
+        for j in range(n):
+            first = 0 if symmetry == "general" else j if symmetry == "symmetric" else j + 1
+            for i in range(first, m):
+                v = values[k]
+                k += 1
+                if v != 0:
+                    add(i, j, v)
+                    if symmetry != "general" and i != j:
+                        add(j, i, -v if symmetry == "skew-symmetric" else v)
+        return m, n, entries
+    for t in tokens:
+        i, j = int(t[0]) - 1, int(t[1]) - 1
+        v = 1.0 if field == "pattern" else float(t[2])
+        add(i, j, v)
+        if symmetry != "general" and i != j:
+            add(j, i, -v if symmetry == "skew-symmetric" else v)
+    return m, n, entries

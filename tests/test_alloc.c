@@ -73,6 +73,26 @@ static spb_status prepare_step(void *ctx, char *msg)
     return st;
 }
 
+/* An SpGEMM kernel's prepare and one product A*A, on a fresh set. */
+static spb_status spgemm_step(void *ctx, char *msg)
+{
+    prepare_ctx *p = ctx;
+    spb_kernel_config config = {32, 2, 0, SPB_FP64};
+    spb_kernel_plan plan = {0};
+    spb_format_set formats;
+    format_set_init(&formats, p->A);
+    formats.b = p->A;
+    spb_status st = p->kernel->prepare(p->kernel, &formats, &config, &plan, msg);
+    if (st == SPB_OK) {
+        spb_csr C;
+        st = p->kernel->spgemm(plan.state, &C, msg);
+        csr_free(&C);
+        p->kernel->release(plan.state);
+    }
+    format_set_free(&formats);
+    return st;
+}
+
 static spb_status sell_step(void *ctx, char *msg)
 {
     spb_sell S;
@@ -103,6 +123,16 @@ int main(int argc, char **argv)
         if (kernel->supports && !kernel->supports(kernel, &A, why)) continue;
         prepare_ctx ctx = {kernel, &A};
         sweep(kernel->name, prepare_step, &ctx);
+    }
+    /* SpGEMM: every kernel's prepare and product (GraphBLAS allocates with
+     * its own allocator, so only spbench's allocations can fail there) */
+    op = operation_spgemm();
+    for (int k = 0; k < op->kernel_count; k++) {
+        const spb_kernel *kernel = op->kernels[k];
+        char why[SPB_MSG_LEN] = "";
+        if (kernel->supports && !kernel->supports(kernel, &A, why)) continue;
+        prepare_ctx ctx = {kernel, &A};
+        sweep(kernel->name, spgemm_step, &ctx);
     }
     csr_free(&A);
     return check_done();

@@ -1,0 +1,112 @@
+"""End-to-end tests of SpGEMM: `run --op spgemm` over the bundled matrices
+(every row ok, products/nnz_c/compression filled, speedup over the
+Gustavson kernel), `--b thin:K`, a B of the wrong size as an error row
+that does not stop the batch, usage errors, and `spbench spgemm -o` against
+an independent pure-Python product.
+
+usage: e2e_spgemm.py SPBENCH SOURCE_DIR
+"""
+import os
+import shutil
+import tempfile
+
+from spbtest import SOURCE, check, finish, read_mtx, read_rows, spbench
+
+BUNDLED = os.path.join(SOURCE, "matrices")
+FAST = ["--reps", "2", "--min-time", "0", "--warmup", "1", "--quiet"]
+
+
+def test_run_bundled(tmp):
+    out = os.path.join(tmp, "spgemm.csv")
+    r = spbench("run", "--op", "spgemm", *FAST, "--threads", "1,2", "--csv", out, BUNDLED)
+    check(r.returncode == 0, "spgemm over the bundled matrices exits 0: %s" % r.stderr[-300:])
+    rows = read_rows(out)
+    kernels = {row["kernel"] for row in rows}
+    check({"spgemm.gustavson", "spgemm.hash", "spgemm.omp"} <= kernels, "kernels: %s" % kernels)
+    for row in rows:
+        where = "%s/%s/%s" % (row["matrix"], row["kernel"], row["threads"])
+        if row["status"] == "skipped":
+            check(row["message"] != "", "%s: skipped with a reason" % where)
+            continue
+        check(row["status"] == "ok", "%s: %s %s" % (where, row["status"], row["message"]))
+        check(row["operation"] == "spgemm" and "b=self" in row["settings"], "%s: keyed" % where)
+        products, nnz_c = float(row["products"]), float(row["nnz_c"])
+        check(products >= nnz_c > 0 and abs(float(row["compression"]) - products / nnz_c)
+              <= 1e-3 * products / nnz_c, "%s: products %s, nnz_c %s" % (where, products, nnz_c))
+        check(row["speedup"] != "", "%s: speedup over spgemm.gustavson" % where)
+        check(float(row["rel_l2_err"]) <= 1e-13, "%s: error %s" % (where, row["rel_l2_err"]))
+
+
+def test_thin_and_mismatch(tmp):
+    cage4 = os.path.join(BUNDLED, "cage4.mtx.gz")
+    out = os.path.join(tmp, "thin.csv")
+    r = spbench("run", "--op", "spgemm", *FAST, "--b", "thin:8:3", "--kernels", "spgemm.*",
+                "--csv", out, cage4)
+    rows = read_rows(out)
+    check(r.returncode == 0 and rows and all(row["status"] == "ok" for row in rows),
+          "a thin B: %s" % r.stderr[-300:])
+    check(all(row["cols"] == "9" and "b=thin:8:3" in row["settings"] for row in rows),
+          "thin rows are keyed by their B")
+    # gen:lap2d:4 is 16 x 16; cage4 has 9 columns: an error row naming both sizes
+    r = spbench("run", "--op", "spgemm", *FAST, "--b", "gen:lap2d:4", "--kernels",
+                "spgemm.gustavson", cage4, os.path.join(BUNDLED, "west0479.mtx.gz"))
+    check(r.returncode == 1 and "9 x 9" in r.stdout and "16 x 16" in r.stdout,
+          "mismatched B is an error with both sizes: %s" % r.stdout[-400:])
+    r = spbench("run", "--b", "thin:8", cage4)
+    check(r.returncode == 2 and "--op spgemm" in r.stderr, "--b without --op spgemm is refused")
+    r = spbench("run", "--op", "spgemm", "--b", "thin:3:5", cage4)
+    check(r.returncode == 2 and "PER_ROW" in r.stderr, "thin:3:5 is refused: %s" % r.stderr)
+    r = spbench("run", "--op", "gemm", cage4)
+    check(r.returncode == 2 and "spgemm" in r.stderr, "an unknown --op is refused")
+
+
+def test_spgemm_command(tmp):
+    for name in ("west0479", "lp_e226"):  # square, and rectangular (A * A^T)
+        source = os.path.join(BUNDLED, name + ".mtx.gz")
+        out = os.path.join(tmp, name + "_c.mtx")
+        r = spbench("spgemm", source, "--kernel", "spgemm.omp", "--threads", "2", "-o", out)
+        check(r.returncode == 0, "spbench spgemm on %s: %s" % (name, r.stderr))
+        if r.returncode != 0:
+            continue
+        m, n, a = read_mtx(source)
+        b = {(i, j): v for (i, j), v in a.items()} if m == n else {(j, i): v for (i, j), v in a.items()}
+        rows_of_b = {}
+        for (i, j), v in b.items():
+            rows_of_b.setdefault(i, []).append((j, v))
+        expected = {}
+        for (i, k), v in a.items():
+            for j, w in rows_of_b.get(k, []):
+                expected[(i, j)] = expected.get((i, j), 0.0) + v * w
+        cm, cn, c = read_mtx(out)
+        check((cm, cn) == (m, m if m != n else n), "%s: C is %d x %d" % (name, cm, cn))
+        check(set(c) == set(expected), "%s: C's pattern is the product's (%d vs %d entries)"
+              % (name, len(c), len(expected)))
+        worst = max((abs(c[k] - expected[k]) / max(1e-300, abs(expected[k]))
+                     for k in expected if k in c and expected[k] != 0), default=0.0)
+        check(worst <= 1e-12, "%s: C's values, worst relative difference %g" % (name, worst))
+    r = spbench("spgemm", os.path.join(BUNDLED, "cage4.mtx.gz"), "--kernel", "csr.serial", "-o",
+                os.path.join(tmp, "x.mtx"))
+    check(r.returncode == 2 and "SpGEMM kernel" in r.stderr, "an SpMV kernel is refused")
+
+
+def test_list():
+    out = spbench("--list").stdout
+    lines = [ln.split() for ln in out.splitlines() if ln.strip() and ln[0] != "#"]
+    ops = {fields[0]: fields[1] for fields in lines}
+    check(ops.get("spgemm.omp") == "spgemm" and ops.get("csr.serial") == "spmv",
+          "--list names each kernel's operation")
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="spb_e2e_spgemm_")
+    try:
+        test_run_bundled(tmp)
+        test_thin_and_mismatch(tmp)
+        test_spgemm_command(tmp)
+        test_list()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    finish()
+
+
+main()

@@ -1,0 +1,261 @@
+/* test_spgemm.c — every SpGEMM kernel of the table (all thread counts
+ * 1-4) against an independent dense product on hand-made and random
+ * operands: the pattern (an entry wherever some stored a_ik meets a stored
+ * b_kj, zeros included) must match exactly, values within tolerance of
+ * |A||B|. The Gustavson reference itself is checked the same way, and the
+ * size refusals by name. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../bench/op_spgemm.h"
+#include "../bench/rng.h"
+#include "../bench/validate.h"
+#include "../cpu/spgemm_cpu.h"
+#include "../formats/mm.h"
+#include "check.h"
+
+/* A CSR matrix from a dense array in which NAN means "not stored" (so
+ * stored zeros can be written as 0). */
+static void csr_from_dense(spb_index m, spb_index n, const double *d, spb_csr *A)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_index nnz = 0;
+    for (spb_index k = 0; k < m * n; k++) nnz += !isnan(d[k]);
+    csr_alloc(A, m, n, nnz, msg);
+    nnz = 0;
+    for (spb_index i = 0; i < m; i++) {
+        for (spb_index j = 0; j < n; j++)
+            if (!isnan(d[i * n + j])) {
+                A->col_idx[nnz] = j;
+                A->val[nnz++] = d[i * n + j];
+            }
+        A->row_ptr[i + 1] = nnz;
+    }
+}
+
+/* The dense product and its pattern, computed from the stored entries. */
+static void dense_product(const spb_csr *A, const spb_csr *B, double *val, double *scale,
+                          char *stored)
+{
+    memset(val, 0, sizeof *val * (size_t)A->m * B->n);
+    memset(scale, 0, sizeof *scale * (size_t)A->m * B->n);
+    memset(stored, 0, (size_t)A->m * B->n);
+    for (spb_index i = 0; i < A->m; i++)
+        for (spb_index ka = A->row_ptr[i]; ka < A->row_ptr[i + 1]; ka++) {
+            spb_index r = A->col_idx[ka];
+            for (spb_index kb = B->row_ptr[r]; kb < B->row_ptr[r + 1]; kb++) {
+                size_t at = (size_t)i * B->n + B->col_idx[kb];
+                val[at] += A->val[ka] * B->val[kb];
+                scale[at] += fabs(A->val[ka] * B->val[kb]);
+                stored[at] = 1;
+            }
+        }
+}
+
+/* C against the dense product: pattern exact, values within 1e-12 * scale. */
+static void check_against_dense(const char *label, const char *kernel, int threads,
+                                const spb_csr *A, const spb_csr *B, const spb_csr *C)
+{
+    size_t size = (size_t)A->m * B->n + 1;
+    double *val = malloc(sizeof *val * size), *scale = malloc(sizeof *scale * size);
+    char *stored = malloc(size);
+    dense_product(A, B, val, scale, stored);
+    int ok = C->m == A->m && C->n == B->n && csr_check(C, NULL) == SPB_OK;
+    for (spb_index i = 0; ok && i < A->m; i++) {
+        spb_index k = C->row_ptr[i];
+        for (spb_index j = 0; ok && j < B->n; j++) {
+            size_t at = (size_t)i * B->n + j;
+            if (!stored[at]) continue;
+            int here = k < C->row_ptr[i + 1] && C->col_idx[k] == j;
+            CHECK(here, "%s, %s at %d threads: (%d, %d) missing", label, kernel, threads, (int)i,
+                  (int)j);
+            ok = here;
+            if (!here) break;
+            CHECK(fabs(C->val[k] - val[at]) <= 1e-12 * scale[at],
+                  "%s, %s at %d threads: (%d, %d) = %.17g, expected %.17g", label, kernel, threads,
+                  (int)i, (int)j, C->val[k], val[at]);
+            k++;
+        }
+        if (ok) {
+            CHECK(k == C->row_ptr[i + 1], "%s, %s at %d threads: row %d has extra entries", label,
+                  kernel, threads, (int)i);
+            ok = k == C->row_ptr[i + 1];
+        }
+    }
+    CHECK(ok, "%s, %s at %d threads: C does not match the dense product", label, kernel, threads);
+    free(val);
+    free(scale);
+    free(stored);
+}
+
+static int kernels_run;
+
+/* Every kernel that can run here, at 1-4 threads for OpenMP ones. */
+static void check_all(const char *label, const spb_csr *A, const spb_csr *B)
+{
+    const spb_operation *op = operation_spgemm();
+    spb_format_set F;
+    format_set_init(&F, A);
+    F.b = B;
+    for (int k = 0; k < op->kernel_count; k++) {
+        const spb_kernel *kernel = op->kernels[k];
+        char why[SPB_MSG_LEN] = "";
+        if (kernel->supports && !kernel->supports(kernel, A, why)) continue;
+        int max_threads = kernel->backend == SPB_BACKEND_OPENMP ? 4 : 1;
+        for (int threads = 1; threads <= max_threads; threads++) {
+            spb_kernel_config config = {32, threads, 0, SPB_FP64};
+            spb_kernel_plan plan = {0};
+            char msg[SPB_MSG_LEN] = "";
+            spb_status st = kernel->prepare(kernel, &F, &config, &plan, msg);
+            CHECK(st == SPB_OK, "%s, %s: prepare: %s", label, kernel->name, msg);
+            if (st != SPB_OK) continue;
+            for (int call = 0; call < 2; call++) { /* a second call reuses the state */
+                spb_csr C;
+                st = kernel->spgemm(plan.state, &C, msg);
+                CHECK(st == SPB_OK, "%s, %s: %s", label, kernel->name, msg);
+                if (st == SPB_OK) check_against_dense(label, kernel->name, threads, A, B, &C);
+                csr_free(&C);
+            }
+            kernel->release(plan.state);
+            kernels_run++;
+        }
+    }
+    format_set_free(&F);
+}
+
+#define X NAN /* not stored */
+
+static void check_hand_made(void)
+{
+    spb_csr A, B;
+    static const double a1[] = {1, 2, X, 3}, b1[] = {4, X, 5, 6}; /* C = [14 12; 15 18] */
+    csr_from_dense(2, 2, a1, &A);
+    csr_from_dense(2, 2, b1, &B);
+    spb_csr C;
+    char msg[SPB_MSG_LEN] = "";
+    CHECK(csr_spgemm_gustavson(&A, &B, 0, &C, msg) == SPB_OK, "%s", msg);
+    CHECK(C.nnz == 4 && C.val[0] == 14 && C.val[1] == 12 && C.val[2] == 15 && C.val[3] == 18,
+          "2x2 by hand: %g %g %g %g", C.val[0], C.val[1], C.val[2], C.val[3]);
+    csr_free(&C);
+    check_all("2x2 by hand", &A, &B);
+    csr_free(&A);
+    csr_free(&B);
+
+    static const double row[] = {1, 2, 3}, column[] = {4, 5, 6}; /* 1x3 * 3x1 = [32] */
+    csr_from_dense(1, 3, row, &A);
+    csr_from_dense(3, 1, column, &B);
+    CHECK(csr_spgemm_gustavson(&A, &B, 0, &C, msg) == SPB_OK && C.nnz == 1 && C.val[0] == 32,
+          "1 x n * n x 1 by hand");
+    csr_free(&C);
+    check_all("1 x n * n x 1", &A, &B);
+    check_all("n x 1 * 1 x n", &B, &A);
+    csr_free(&A);
+    csr_free(&B);
+
+    /* an explicit zero times a value and a value times an explicit zero:
+     * the entry is structural, its value 0, and it is kept */
+    static const double az[] = {0, 1}, bz[] = {5, 0};
+    csr_from_dense(1, 2, az, &A);
+    csr_from_dense(2, 1, bz, &B);
+    CHECK(csr_spgemm_gustavson(&A, &B, 0, &C, msg) == SPB_OK && C.nnz == 1 && C.val[0] == 0.0,
+          "explicit zeros keep their entry");
+    csr_free(&C);
+    check_all("explicit zeros", &A, &B);
+    csr_free(&A);
+    csr_free(&B);
+
+    /* empty rows and columns of A, a row of A that only meets empty rows of B */
+    static const double ae[] = {1, X, 2, X, X, X,
+                                X, X, X, 3, X, 4}; /* row 2 meets B's empty rows */
+    static const double be[] = {X, X, 7, X, X, X, X, X, 8, 9, X, X, X, X, X, X};
+    csr_from_dense(3, 4, ae, &A);
+    csr_from_dense(4, 4, be, &B);
+    CHECK(csr_spgemm_gustavson(&A, &B, 0, &C, msg) == SPB_OK, "%s", msg);
+    CHECK(C.nnz == 3 && C.row_ptr[1] == 3 && C.row_ptr[2] == 3 && C.row_ptr[3] == 3,
+          "empty rows by hand: nnz %d", (int)C.nnz);
+    csr_free(&C);
+    check_all("empty rows and columns", &A, &B);
+    csr_free(&A);
+    csr_free(&B);
+}
+
+/* Duplicates in the file are summed on read, before the product. */
+static void check_duplicates_on_read(void)
+{
+    char path[] = "/tmp/spb_test_spgemm_XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fdopen(fd, "w");
+    fputs("%%MatrixMarket matrix coordinate real general\n2 2 4\n1 1 1\n1 1 2\n2 2 5\n1 2 1\n", f);
+    fclose(f);
+    spb_csr A, C;
+    char msg[SPB_MSG_LEN] = "";
+    CHECK(mm_read_csr(path, &A, NULL, msg) == SPB_OK, "%s", msg);
+    remove(path);
+    CHECK(csr_spgemm_gustavson(&A, &A, 0, &C, msg) == SPB_OK, "%s", msg);
+    /* A = [3 1; 0 5]: A*A = [9 8; 0 25] */
+    CHECK(C.nnz == 3 && C.val[0] == 9 && C.val[1] == 8 && C.val[2] == 25,
+          "duplicates summed: %g %g %g", C.val[0], C.val[1], C.val[2]);
+    csr_free(&C);
+    check_all("duplicates summed", &A, &A);
+    csr_free(&A);
+}
+
+static void random_csr(spb_rng *rng, spb_index m, spb_index n, double density, spb_csr *A)
+{
+    double *d = malloc(sizeof *d * ((size_t)m * n + 1));
+    for (size_t k = 0; k < (size_t)m * n; k++)
+        d[k] = spb_rng_uniform(rng) < density ? spb_rng_value(rng) : NAN;
+    csr_from_dense(m, n, d, A);
+    free(d);
+}
+
+static void check_random(spb_rng *rng)
+{
+    for (int round = 0; round < 12; round++) {
+        spb_index m = 1 + (spb_index)spb_rng_below(rng, 60);
+        spb_index n = 1 + (spb_index)spb_rng_below(rng, 60);
+        spb_index p = round % 3 == 0 ? 1 + (spb_index)spb_rng_below(rng, 4) /* thin B */
+                                     : 1 + (spb_index)spb_rng_below(rng, 300);
+        double density = 0.02 + 0.3 * spb_rng_uniform(rng);
+        spb_csr A, B;
+        random_csr(rng, m, n, density, &A);
+        random_csr(rng, n, p, density, &B);
+        char label[64];
+        snprintf(label, sizeof label, "random %dx%d * %dx%d", (int)m, (int)n, (int)n, (int)p);
+        check_all(label, &A, &B);
+        csr_free(&A);
+        csr_free(&B);
+    }
+}
+
+/* Mismatched shapes and the thin: spec are refused by name. */
+static void check_refusals(void)
+{
+    char why[SPB_MSG_LEN] = "";
+    CHECK(!spgemm_operand_valid("thin:4:5", why) && strstr(why, "PER_ROW"), "thin:4:5: %s", why);
+    why[0] = '\0';
+    CHECK(!spgemm_operand_valid("thin:x", why), "thin:x is refused");
+    CHECK(spgemm_operand_valid("thin:64", why) && spgemm_operand_valid("thin:8:3", why),
+          "thin:64 and thin:8:3 are accepted");
+    static const double a[] = {1, 2, 3};
+    spb_csr A, C;
+    csr_from_dense(1, 3, a, &A);
+    char msg[SPB_MSG_LEN] = "";
+    CHECK(csr_spgemm_gustavson(&A, &A, 0, &C, msg) == SPB_ERR_INVALID && strstr(msg, "1 x 3"),
+          "1x3 * 1x3 is refused: %s", msg);
+    csr_free(&A);
+}
+
+int main(void)
+{
+    unsigned long long seed = check_seed();
+    spb_rng rng;
+    spb_rng_seed(&rng, seed);
+    check_hand_made();
+    check_duplicates_on_read();
+    check_random(&rng);
+    check_refusals();
+    printf("%d kernel runs\n", kernels_run);
+    return check_done();
+}
