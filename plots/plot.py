@@ -9,8 +9,13 @@ Charts (each OUTDIR/NAME.png and OUTDIR/NAME.svg):
   scaling      speedup and efficiency against threads for each OpenMP kernel
                (geometric mean over the matrices)
   roofline     fraction of the bandwidth roofline per kernel (median over the
-               matrices, bars from the lowest to the highest)
+               out-of-cache matrices, bars from the lowest to the highest;
+               in-cache rows drawn apart)
   csr_vs_hll   best CSR, HLL row-major and HLL column-major kernel per matrix
+SpMV rows feed those; SpGEMM rows (operation spgemm), when there are any:
+  spgemm_gflops  GFLOPS (2 products / time) of every SpGEMM kernel per matrix
+  spgemm_time    median time per kernel and matrix on a log axis (the
+                 progression from the sequential kernels to the parallel ones)
 A chart without the data it needs says so on the chart. Only rows with
 status ok are drawn. Exit status 1 with a message for a missing, empty or
 malformed CSV, or when gnuplot fails.
@@ -25,7 +30,8 @@ import tempfile
 
 REQUIRED = ("matrix", "kernel", "format", "backend", "threads", "gflops", "roofline_frac",
             "speedup", "efficiency", "status")
-CHARTS = ("gflops", "cpu_vs_gpu", "scaling", "roofline", "csr_vs_hll")
+CHARTS = ("gflops", "cpu_vs_gpu", "scaling", "roofline", "csr_vs_hll", "spgemm_gflops",
+          "spgemm_time")
 
 
 class CsvError(Exception):
@@ -153,6 +159,40 @@ def chart_gflops(rows, workdir):
     chart = Chart("gflops", "GFLOPS of every kernel per matrix (OpenMP kernels at their best "
                   "thread count)", max(1000, 60 + len(matrices) * (14 + 5 * len(kernels))))
     histogram(chart, workdir, matrices, kernels, values, "GFLOPS (2 nnz / median time)")
+    return chart
+
+
+def chart_spgemm_gflops(rows, workdir):
+    matrices = ordered(r["matrix"] for r in rows)
+    kernels = ordered(r["kernel"] for r in rows)
+    best = best_by(rows, lambda r: (r["matrix"], r["kernel"]))
+    values = {k: r["gflops_v"] for k, r in best.items()}
+    chart = Chart("spgemm_gflops", "SpGEMM: GFLOPS of every kernel per matrix (OpenMP kernels at "
+                  "their best thread count)", max(1000, 60 + len(matrices) * (14 + 5 * len(kernels))))
+    histogram(chart, workdir, matrices, kernels, values, "GFLOPS (2 products / median time)")
+    return chart
+
+
+def chart_spgemm_time(rows, workdir):
+    """The progression view: each kernel's time per matrix on a log axis, one
+    line per matrix across the kernels in table order."""
+    matrices = ordered(r["matrix"] for r in rows)
+    kernels = ordered(r["kernel"] for r in rows)
+    best = best_by(rows, lambda r: (r["matrix"], r["kernel"]))
+    chart = Chart("spgemm_time", "SpGEMM: median time per kernel and matrix (OpenMP kernels at "
+                  "their best thread count)", max(900, 200 + 90 * len(kernels)), 650)
+    table = [[i] + [float(best[(m, k)]["time_ms_median"]) if (m, k) in best else "NaN"
+                    for m in matrices] + [k] for i, k in enumerate(kernels)]
+    path = chart.datafile(workdir, table)
+    plots = ["%s using 1:%d:xtic(%d) with linespoints title %s"
+             % (quote(path) if j == 0 else "''", j + 2, len(matrices) + 2, quote(m))
+             for j, m in enumerate(matrices)]
+    chart.lines += [
+        "set logscale y", "set grid ytics", "set ylabel 'median time per product (ms)'",
+        "set xtics rotate by -30 scale 0", "set key outside right top vertical",
+        "set datafile missing 'NaN'", "set xrange [-0.3:%f]" % (len(kernels) - 0.7),
+        "plot " + ", ".join(plots),
+    ]
     return chart
 
 
@@ -293,10 +333,22 @@ def main():
         print("spbench plot: %s" % e, file=sys.stderr)
         return 1
     os.makedirs(outdir, exist_ok=True)
-    builders = (chart_gflops, chart_cpu_vs_gpu, chart_scaling, chart_roofline, chart_csr_vs_hll)
+    # rows of CSVs from before the operation column are SpMV rows
+    spgemm = [r for r in rows if r.get("operation") == "spgemm"]
+    for r in spgemm:  # a matrix times a B other than itself is its own case
+        b = r.get("settings", "").partition(" b=")[2]
+        if b and b != "self":
+            r["matrix"] = "%s*%s" % (r["matrix"], b)  # no spaces: gnuplot splits on them
+    spmv = [r for r in rows if r.get("operation", "spmv") in ("spmv", "")]
+    builders = []
+    if spmv or not spgemm:
+        builders += [(build, spmv) for build in (chart_gflops, chart_cpu_vs_gpu, chart_scaling,
+                                                 chart_roofline, chart_csr_vs_hll)]
+    if spgemm:
+        builders += [(chart_spgemm_gflops, spgemm), (chart_spgemm_time, spgemm)]
     with tempfile.TemporaryDirectory(prefix="spbench_plot_") as workdir:
-        for build in builders:
-            chart = build(rows, workdir)
+        for build, chosen in builders:
+            chart = build(chosen, workdir)
             done = subprocess.run(["gnuplot"], input=chart.script(outdir), text=True,
                                   capture_output=True)
             if done.returncode != 0:
