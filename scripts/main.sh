@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The main job: build (Release), measure every kernel on the bundled
-# matrices (table on stdout; rows in results/bundled.csv and .json), and
-# draw the charts into results/charts/. Extra arguments are passed to
-# `spbench run` (e.g. --kernels 'csr.*' or --threads 1,2).
+# The main job: build (Release), measure every SpMV and SpGEMM kernel on the
+# bundled matrices (tables on stdout; rows of both in results/bundled.csv,
+# results/bundled.json and results/bundled-spgemm.json), and draw the charts
+# into results/charts/. Extra arguments are passed to the SpMV run (e.g.
+# --kernels 'csr.*' or --threads 1,2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
@@ -11,6 +12,10 @@ cmake --build build -j "$(nproc)"
 mkdir -p results
 status=0
 ./build/spbench run --force --csv results/bundled.csv --json results/bundled.json "$@" matrices/ || status=$?
+# SpGEMM rows join the same CSV (rows are keyed by operation)
+./build/spbench run --op spgemm --resume --csv results/bundled.csv \
+  --json results/bundled-spgemm.json matrices/ || status=$?
 ./build/spbench plot results/bundled.csv results/charts
-echo "results: results/bundled.csv, results/bundled.json, charts in results/charts/"
+echo "results: results/bundled.csv, results/bundled.json, results/bundled-spgemm.json," \
+  "charts in results/charts/"
 exit $status
