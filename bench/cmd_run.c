@@ -328,18 +328,21 @@ int cmd_run(int argc, char **argv)
     spb_run_totals totals = {0};
     if (st == SPB_OK) st = run_all(&a, &list, &totals, msg);
     st = close_outputs(&a.opts, st, msg);
-    resume_free(&done);
     sources_free(&list);
     if (st != SPB_OK) {
         fprintf(stderr, "spbench: %s\n", msg);
         run_totals_free(&totals);
+        resume_free(&done);
         return EXIT_RESULTS_BAD;
     }
-    run_print_summary(stdout, &totals);
+    run_print_summary(stdout, &totals); /* rows read back included: it names their kernels */
     run_totals_free(&totals);
+    resume_free(&done);
     printf("# %d rows: %d ok, %d wrong, %d skipped, %d error", totals.rows, totals.ok, totals.wrong,
            totals.skipped, totals.errors);
-    if (a.resume) printf("; %d rows were already in %s", totals.resumed, a.opts.csv_path);
+    if (a.resume)
+        printf("; %d were already in %s, %d measured now", totals.resumed, a.opts.csv_path,
+               totals.rows - totals.resumed);
     printf("\n");
     return totals.wrong || totals.errors ? EXIT_RESULTS_BAD : 0;
 }

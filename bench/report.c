@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <math.h>
 #include <omp.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -99,6 +100,69 @@ static int row_fields(const spb_result *r, field *fields)
 }
 
 #define MAX_FIELDS 48
+
+static double number_or_nan(const char *text)
+{
+    char *end;
+    double v = strtod(text, &end);
+    return *text && !*end ? v : NAN;
+}
+
+/* Sets the field called name from its CSV text; unknown names are derived
+ * columns (compression) and are ignored. */
+static void set_field(spb_result *r, const char *name, char *text)
+{
+    static const char *const texts[] = {"matrix",  "operation", "kernel",   "format",
+                                        "backend", "precision", "message", "settings"};
+    const char **slots[] = {&r->matrix,    &r->operation, &r->kernel,  &r->format,
+                            &r->backend,   &r->precision, &r->message, &r->settings};
+    for (size_t k = 0; k < sizeof texts / sizeof texts[0]; k++)
+        if (strcmp(name, texts[k]) == 0) *slots[k] = text;
+    double v = number_or_nan(text);
+    int whole = isnan(v) ? 0 : (int)v;
+    static const char *const numbers[] = {
+        "stored_entries", "gflops",      "gbytes_per_s", "roofline_frac", "speedup",
+        "efficiency",     "abs_l2_err",  "rel_l2_err",   "prepare_ms",    "max_abs_err",
+        "tolerance",      "row_len_mean", "row_len_std", "bandwidth_gbs", "tune_ms",
+        "products",       "nnz_c"};
+    double *values[] = {&r->stored_entries, &r->gflops,          &r->gbytes_per_s,
+                        &r->roofline_frac,  &r->speedup,         &r->efficiency,
+                        &r->error.abs_l2,   &r->error.rel_l2,    &r->prepare_ms,
+                        &r->error.max_abs,  &r->tolerance,       &r->stats.row_mean,
+                        &r->stats.row_std,  &r->bandwidth_gbs,   &r->tune_ms,
+                        &r->products,       &r->nnz_c};
+    for (size_t k = 0; k < sizeof numbers / sizeof numbers[0]; k++)
+        if (strcmp(name, numbers[k]) == 0) *values[k] = v;
+    if (strncmp(name, "time_ms_", 8) == 0) { /* seconds inside, milliseconds in the file */
+        double *t = strcmp(name, "time_ms_median") == 0 ? &r->timing.median
+                    : strcmp(name, "time_ms_min") == 0  ? &r->timing.min
+                                                        : &r->timing.max;
+        *t = v / 1e3;
+    }
+    static const char *const ints[] = {"threads", "reps", "batch", "block_size"};
+    int *counts[] = {&r->threads, &r->timing.samples, &r->timing.batch, &r->block_size};
+    for (size_t k = 0; k < sizeof ints / sizeof ints[0]; k++)
+        if (strcmp(name, ints[k]) == 0) *counts[k] = whole;
+    static const char *const sizes[] = {"rows", "cols", "nnz", "row_len_max", "empty_rows"};
+    spb_index *stats[] = {&r->stats.rows, &r->stats.cols, &r->stats.nnz, &r->stats.row_max,
+                          &r->stats.empty_rows};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+        if (strcmp(name, sizes[k]) == 0) *stats[k] = (spb_index)whole;
+    if (strcmp(name, "in_cache") == 0) r->in_cache = isnan(v) ? -1 : whole;
+    if (strcmp(name, "status") == 0)
+        for (int st = SPB_ROW_OK; st <= SPB_ROW_ERROR; st++)
+            if (strcmp(text, row_status_str((spb_row_status)st)) == 0) r->status = st;
+}
+
+void result_from_csv(spb_result *r, char *const *fields, int count)
+{
+    result_init(r);
+    spb_result names;
+    result_init(&names);
+    field columns[MAX_FIELDS];
+    int known = row_fields(&names, columns);
+    for (int k = 0; k < count && k < known; k++) set_field(r, columns[k].name, fields[k]);
+}
 
 const char *report_csv_columns(void)
 {

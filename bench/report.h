@@ -40,6 +40,10 @@ typedef struct {
 /* Fills every numeric field with NAN and the rest with empties. */
 void result_init(spb_result *r);
 
+/* A row read back from a results CSV of this version (fields in column
+ * order) into r; r's text fields point into fields. */
+void result_from_csv(spb_result *r, char *const *fields, int count);
+
 /* CSV: a NULL file means no CSV. Write failures are reported, never silent. */
 spb_status report_csv_header(FILE *csv, const char *path, char *msg);
 spb_status report_csv_row(FILE *csv, const char *path, const spb_result *r, char *msg);

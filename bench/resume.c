@@ -50,26 +50,40 @@ void resume_key(char *key, size_t size, const spb_row_key *row)
              row->matrix, row->operation, row->kernel, row->precision, row->threads, row->settings);
 }
 
-static spb_status add_key(spb_done_set *done, const char *key, char *msg)
+static char *copy_text(const char *text)
+{
+    size_t len = strlen(text) + 1;
+    char *copy = spb_malloc(len, 1);
+    if (copy) memcpy(copy, text, len);
+    return copy;
+}
+
+/* Keeps the row (a copy of the line, split) under its key. */
+static spb_status add_row(spb_done_set *done, const char *key, const char *line, char *msg)
 {
     if (done->count == done->cap) {
         int cap = done->cap ? done->cap * 2 : 256;
-        char **keys = spb_realloc(done->keys, (size_t)cap, sizeof *keys);
-        if (!keys) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory reading the results CSV");
-        done->keys = keys;
+        spb_done_row *rows = spb_realloc(done->rows, (size_t)cap, sizeof *rows);
+        if (!rows) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory reading the results CSV");
+        done->rows = rows;
         done->cap = cap;
     }
-    size_t len = strlen(key) + 1;
-    char *copy = spb_malloc(len, 1);
-    if (!copy) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory reading the results CSV");
-    memcpy(copy, key, len);
-    done->keys[done->count++] = copy;
+    spb_done_row row = {copy_text(key), copy_text(line), NULL, 0};
+    if (row.line) row.fields = spb_malloc(MAX_COLUMNS, sizeof *row.fields);
+    if (!row.key || !row.line || !row.fields) {
+        spb_free(row.key);
+        spb_free(row.line);
+        spb_free(row.fields);
+        return spb_fail(msg, SPB_ERR_NOMEM, "out of memory reading the results CSV");
+    }
+    row.count = csv_split(row.line, row.fields, MAX_COLUMNS);
+    done->rows[done->count++] = row;
     return SPB_OK;
 }
 
-static int cmp_key(const void *a, const void *b)
+static int cmp_row(const void *a, const void *b)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    return strcmp(((const spb_done_row *)a)->key, ((const spb_done_row *)b)->key);
 }
 
 static int column_index(char **names, int count, const char *name)
@@ -139,7 +153,8 @@ spb_status resume_load(const char *path, spb_done_set *done, int *has_header, ch
             }
             continue;
         }
-        char *fields[MAX_COLUMNS];
+        char *fields[MAX_COLUMNS], whole[1 << 16];
+        memcpy(whole, line, len + 1); /* csv_split writes into the line */
         int count = csv_split(line, fields, MAX_COLUMNS);
         if (count <= last_key_col) {
             st = spb_fail(msg, SPB_ERR_PARSE, "%s:%ld: row has %d fields", path, number, count);
@@ -150,7 +165,7 @@ spb_status resume_load(const char *path, spb_done_set *done, int *has_header, ch
                            fields[key_col[KERNEL]],        fields[key_col[PRECISION]],
                            atoi(fields[key_col[THREADS]]), fields[key_col[SETTINGS]]};
         resume_key(key, sizeof key, &row);
-        st = add_key(done, key, msg);
+        st = add_row(done, key, whole, msg);
     }
     spb_free(line);
     fclose(f);
@@ -158,19 +173,24 @@ spb_status resume_load(const char *path, spb_done_set *done, int *has_header, ch
         resume_free(done);
         return st;
     }
-    qsort(done->keys, (size_t)done->count, sizeof *done->keys, cmp_key);
+    qsort(done->rows, (size_t)done->count, sizeof *done->rows, cmp_row);
     return SPB_OK;
 }
 
-int resume_done(const spb_done_set *done, const char *key)
+const spb_done_row *resume_find(const spb_done_set *done, const char *key)
 {
-    if (!done || done->count == 0) return 0;
-    return bsearch(&key, done->keys, (size_t)done->count, sizeof *done->keys, cmp_key) != NULL;
+    if (!done || done->count == 0) return NULL;
+    spb_done_row probe = {(char *)key, NULL, NULL, 0};
+    return bsearch(&probe, done->rows, (size_t)done->count, sizeof *done->rows, cmp_row);
 }
 
 void resume_free(spb_done_set *done)
 {
-    for (int k = 0; k < done->count; k++) spb_free(done->keys[k]);
-    spb_free(done->keys);
+    for (int k = 0; k < done->count; k++) {
+        spb_free(done->rows[k].key);
+        spb_free(done->rows[k].line);
+        spb_free(done->rows[k].fields);
+    }
+    spb_free(done->rows);
     memset(done, 0, sizeof *done);
 }

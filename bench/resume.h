@@ -9,15 +9,23 @@
 
 #include "../formats/spb.h"
 
+/* A row read back: its key and its fields (pointing into line). */
 typedef struct {
-    char **keys; /* sorted after resume_load */
+    char *key, *line;
+    char **fields; /* count fields, in the header's column order */
+    int count;
+} spb_done_row;
+
+typedef struct {
+    spb_done_row *rows; /* sorted by key after resume_load */
     int count, cap;
 } spb_done_set;
 
 /* Reads an existing results CSV: checks that its header is this version's,
  * cuts a partial last line (a run killed mid-write) off the file, and
  * collects the keys of its rows. A missing or empty file gives an empty set
- * and *has_header = 0. */
+ * and *has_header = 0. Rows are kept whole: a resumed run reports them as
+ * if it had measured them (JSON, summary, speedup baselines). */
 spb_status resume_load(const char *path, spb_done_set *done, int *has_header, char *msg);
 
 /* The fields that key a row; a matrix that could not be loaded has kernel
@@ -30,7 +38,8 @@ typedef struct {
 
 void resume_key(char *key, size_t size, const spb_row_key *row);
 
-int resume_done(const spb_done_set *done, const char *key);
+/* The row read back under key, or NULL. */
+const spb_done_row *resume_find(const spb_done_set *done, const char *key);
 void resume_free(spb_done_set *done);
 
 /* Splits one CSV line into at most `max` fields in place (quotes and

@@ -9,19 +9,45 @@
 
 #include "sources.h"
 
-static void emit(const spb_run_opts *opts, spb_run_totals *totals, const spb_result *r,
-                 spb_status *csv_status, char *msg)
+/* A row into the table and the outputs, and into the tallies; a row read
+ * back by --resume (stored) goes to the JSON but not again to the CSV. */
+static void emit_row(const spb_run_opts *opts, spb_run_totals *totals, const spb_result *r,
+                     int stored, spb_status *csv_status, char *msg)
 {
     progress_finish(opts->progress); /* the row replaces the live progress line */
     report_table_row(opts->table, r);
-    if (*csv_status == SPB_OK) *csv_status = report_csv_row(opts->csv, opts->csv_path, r, msg);
+    if (*csv_status == SPB_OK && !stored)
+        *csv_status = report_csv_row(opts->csv, opts->csv_path, r, msg);
     if (*csv_status == SPB_OK)
         *csv_status = report_json_row(opts->json, opts->json_path, r, totals->rows == 0, msg);
     totals->rows++;
+    totals->resumed += stored;
     totals->ok += r->status == SPB_ROW_OK;
     totals->wrong += r->status == SPB_ROW_WRONG;
     totals->skipped += r->status == SPB_ROW_SKIPPED;
     totals->errors += r->status == SPB_ROW_ERROR;
+}
+
+static void emit(const spb_run_opts *opts, spb_run_totals *totals, const spb_result *r,
+                 spb_status *csv_status, char *msg)
+{
+    emit_row(opts, totals, r, 0, csv_status, msg);
+}
+
+static void note_best(spb_run_totals *totals, const spb_result *r);
+
+/* A row --resume found in the CSV, reported as if measured now: in the
+ * JSON, the table, the tallies and the summary, and as the speedup
+ * baseline of the rows still to measure (c may be NULL). */
+static void replay(const spb_run_opts *opts, spb_run_totals *totals, const spb_done_row *row,
+                   spb_case *c, spb_status *csv_status, char *msg)
+{
+    spb_result r;
+    result_from_csv(&r, row->fields, row->count);
+    emit_row(opts, totals, &r, 1, csv_status, msg);
+    note_best(totals, &r);
+    if (c && r.status == SPB_ROW_OK && strcmp(r.kernel, opts->op->baseline->name) == 0)
+        c->baseline_seconds = r.timing.median;
 }
 
 /* The timed host calls: `calls` products through the operation. */
@@ -252,39 +278,42 @@ static int kernel_threads(const spb_kernel *kernel, const spb_run_opts *opts, in
     return kernel->backend == SPB_BACKEND_OPENMP ? opts->threads[c] : 1;
 }
 
-/* Whether --resume finds this row already measured. */
-static int already_done(const spb_run_opts *opts, const char *matrix, const char *kernel,
-                        int threads)
+/* The row --resume found already measured, or NULL. */
+static const spb_done_row *stored_row(const spb_run_opts *opts, const char *matrix,
+                                      const char *kernel, int threads)
 {
     char key[1024];
     spb_row_key row = {matrix,  opts->op->name, kernel, spb_precision_str(opts->config.precision),
                        threads, opts->settings};
     resume_key(key, sizeof key, &row);
-    return resume_done(opts->done, key);
+    return resume_find(opts->done, key);
 }
 
-/* Counts the selected rows of a matrix already measured (--resume) and
- * returns how many are left; a matrix whose loading failed before has its
- * one error row and nothing left. */
-static int rows_left(const char *name, const spb_run_opts *opts, int *done_rows)
+/* Whether every selected row of the matrix is already measured (or the
+ * matrix failed to load before); if so, replays them all. */
+static int replayed_whole(const char *name, const spb_run_opts *opts, spb_run_totals *totals,
+                          spb_status *csv_status, char *msg)
 {
-    *done_rows = 0;
-    if (!opts->done) return 1;
-    if (already_done(opts, name, "", 0)) {
-        *done_rows = 1;
-        return 0;
+    if (!opts->done) return 0;
+    const spb_done_row *failed = stored_row(opts, name, "", 0);
+    if (failed) {
+        replay(opts, totals, failed, NULL, csv_status, msg);
+        return 1;
     }
-    int left = 0;
     for (int k = 0; k < opts->op->kernel_count; k++) {
         const spb_kernel *kernel = opts->op->kernels[k];
         if (!kernel_selected(kernel->name, opts->kernels)) continue;
-        for (int c = 0; c < kernel_runs(kernel, opts); c++) {
-            int done = already_done(opts, name, kernel->name, kernel_threads(kernel, opts, c));
-            *done_rows += done;
-            left += !done;
-        }
+        for (int c = 0; c < kernel_runs(kernel, opts); c++)
+            if (!stored_row(opts, name, kernel->name, kernel_threads(kernel, opts, c))) return 0;
     }
-    return left;
+    for (int k = 0; k < opts->op->kernel_count; k++) {
+        const spb_kernel *kernel = opts->op->kernels[k];
+        if (!kernel_selected(kernel->name, opts->kernels)) continue;
+        for (int c = 0; c < kernel_runs(kernel, opts) && *csv_status == SPB_OK; c++)
+            replay(opts, totals, stored_row(opts, name, kernel->name, kernel_threads(kernel, opts, c)),
+                   NULL, csv_status, msg);
+    }
+    return 1;
 }
 
 /* The formats the selected kernels after the k-th still need (bit per kind). */
@@ -327,8 +356,9 @@ static spb_status run_case(spb_case *c, const spb_run_opts *opts, spb_run_totals
         for (int t = 0; t < kernel_runs(kernel, opts) && csv_status == SPB_OK; t++) {
             spb_kernel_config config = opts->config;
             config.threads = kernel_threads(kernel, opts, t);
-            if (already_done(opts, c->name, kernel->name, config.threads)) {
-                totals->resumed++;
+            const spb_done_row *stored = stored_row(opts, c->name, kernel->name, config.threads);
+            if (stored) {
+                replay(opts, totals, stored, c, &csv_status, msg);
                 continue;
             }
             progress_show(opts->progress, c->name, kernel->name);
@@ -353,11 +383,10 @@ spb_status run_matrix(const char *source, const spb_run_opts *opts, spb_run_tota
 {
     char name[256], row_msg[SPB_MSG_LEN] = "";
     source_name(source, name, sizeof name);
-    int done_rows;
-    if (!rows_left(name, opts, &done_rows)) {
-        totals->resumed += done_rows;
+    spb_status replay_status = SPB_OK;
+    if (replayed_whole(name, opts, totals, &replay_status, msg)) {
         progress_show(opts->progress, name, "already in the CSV");
-        return SPB_OK;
+        return replay_status;
     }
     progress_show(opts->progress, name, "loading");
     spb_csr A;

@@ -69,9 +69,13 @@ def test_kill_and_resume(tmp):
     before = read_rows(out)
     check(0 < len(before) < len(expected_keys(names)),
           "the run was killed part-way (%d rows)" % len(before))
-    r = spbench("run", *FAST, *KERNELS, "--csv", out, "--resume", batch)
+    resumed_json = os.path.join(tmp, "resumed.json")
+    r = spbench("run", *FAST, *KERNELS, "--csv", out, "--json", resumed_json, "--resume", batch)
     check(r.returncode == 1, "the resumed batch exits 1 (broken file): %s" % r.stderr[-300:])
     check("already in" in r.stdout, "the resumed run reports the rows it kept")
+    full_csv, full_json = os.path.join(tmp, "full.csv"), os.path.join(tmp, "full.json")
+    full = spbench("run", *FAST, *KERNELS, "--csv", full_csv, "--json", full_json, batch)
+    same_as_uninterrupted(r, out, resumed_json, full, full_csv, full_json)
     rows = read_rows(out)
     keys = [(row["matrix"], row["kernel"], row["threads"]) for row in rows]
     check(len(keys) == len(set(keys)), "no row appears twice after resuming")
@@ -83,7 +87,7 @@ def test_kill_and_resume(tmp):
     check(len(broken) == 1 and broken[0]["status"] == "error"
           and "too few entries" in broken[0]["message"], "one error row for the broken file")
     again = spbench("run", *FAST, *KERNELS, "--csv", out, "--resume", batch)
-    check(len(read_rows(out)) == len(rows) and "# 0 rows" in again.stdout,
+    check(len(read_rows(out)) == len(rows) and "0 measured now" in again.stdout,
           "a second resume measures nothing")
     # a row cut in the middle (a kill during a write) is dropped, then redone
     with open(out, "a") as f:
@@ -99,7 +103,7 @@ def test_kill_and_resume(tmp):
           "a partial last row is cut and its row measured again (%s)" % lost[:40])
     # other settings are other rows
     r = spbench("run", *FAST, *KERNELS, "--seed", "7", "--csv", out, "--resume", batch)
-    check("# 0 rows" not in r.stdout, "a different seed is not taken as already measured")
+    check("0 measured now" not in r.stdout, "a different seed is not taken as already measured")
     wrong = os.path.join(tmp, "other.csv")
     with open(wrong, "w") as f:
         f.write("a,b,c\n1,2,3\n")
@@ -107,6 +111,39 @@ def test_kill_and_resume(tmp):
     check(r.returncode == 2 and "header" in r.stderr, "resuming into a foreign CSV is refused")
     r = spbench("run", *FAST, "--resume", batch)
     check(r.returncode == 2 and "--csv" in r.stderr, "--resume without --csv is refused")
+
+
+def summary_keys(stdout):
+    """(matrix, threads) of the closing best-kernel table, and the totals line."""
+    lines = stdout.splitlines()
+    start = [i for i, ln in enumerate(lines) if ln.startswith("# best kernel")]
+    table = lines[start[0] + 2:] if start else []
+    keys = sorted((ln.split()[0], ln.split()[1]) for ln in table if ln and not ln.startswith("#"))
+    totals = [ln.split(";")[0] for ln in lines if ln.startswith("# ") and " rows: " in ln]
+    return keys, totals
+
+
+def same_as_uninterrupted(resumed, out, resumed_json, full, full_csv, full_json):
+    """A killed-and-resumed run reports what an uninterrupted one does: the
+    same rows in CSV and JSON, speedups filled, the same summary and totals."""
+    rows, whole = read_rows(out), read_rows(full_csv)
+    key = lambda row: (row["matrix"], row["kernel"], row["threads"])
+    check(sorted(map(key, rows)) == sorted(map(key, whole)), "the resumed CSV has every row")
+    try:
+        jr, jf = json.load(open(resumed_json)), json.load(open(full_json))
+    except ValueError as e:
+        jr, jf = {"rows": []}, {"rows": [1]}
+        check(False, "the JSON parses: %s" % e)
+    check([key(row) for row in jr["rows"]] == [key(row) for row in jf["rows"]],
+          "the resumed JSON holds every row, in the uninterrupted order (%d vs %d rows)"
+          % (len(jr["rows"]), len(jf["rows"])))
+    for row in jr["rows"]:
+        if row["status"] == "ok":
+            check(row["speedup"] is not None and row["efficiency"] is not None,
+                  "%s/%s/%s: speedup filled after resuming" % key(row))
+    check(summary_keys(resumed.stdout) == summary_keys(full.stdout),
+          "the same best-kernel table and totals: %s vs %s"
+          % (summary_keys(resumed.stdout)[1], summary_keys(full.stdout)[1]))
 
 
 def test_json_and_progress(tmp):
