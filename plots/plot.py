@@ -83,6 +83,44 @@ def ordered(values):
     return seen
 
 
+# Kernel styles: colour x fill pattern (bars) or colour x dash and point
+# (lines); kernels are numbered once per CSV, grouped by backend, so a
+# kernel has the same style in every chart drawn from that CSV.
+PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
+           "#17becf", "#bcbd22", "#7f7f7f", "#000080", "#006400")
+FILLS = ("solid 0.85", "pattern 4", "pattern 5", "pattern 2")
+DASHES = (1, 2, 4, 5)
+POINTS = (7, 5, 9, 11, 13, 3)
+BACKENDS = ("serial", "openmp", "cuda")
+KERNEL_INDEX = {}
+
+
+def number_kernels(rows):
+    """Numbers every kernel of the CSV: by backend, then in order of appearance."""
+    KERNEL_INDEX.clear()
+    rank = lambda r: BACKENDS.index(r["backend"]) if r["backend"] in BACKENDS else len(BACKENDS)
+    for r in sorted(rows, key=rank):  # stable: keeps the table order within a backend
+        KERNEL_INDEX.setdefault(r["kernel"], len(KERNEL_INDEX))
+
+
+def by_backend(kernels):
+    return sorted(kernels, key=lambda k: KERNEL_INDEX.get(k, len(KERNEL_INDEX)))
+
+
+def bar_style(series, position):
+    """A kernel's own bar style; other series (CPU/GPU, formats) by position."""
+    i = KERNEL_INDEX.get(series, position)
+    return "fs %s border -1 lc rgb '%s'" % (FILLS[(i // len(PALETTE)) % len(FILLS)],
+                                           PALETTE[i % len(PALETTE)])
+
+
+def line_style(series, position):
+    i = KERNEL_INDEX.get(series, position)
+    return "lc rgb '%s' dt %d pt %d" % (PALETTE[i % len(PALETTE)],
+                                        DASHES[(i // len(PALETTE)) % len(DASHES)],
+                                        POINTS[i % len(POINTS)])
+
+
 def quote(text):
     return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
@@ -104,8 +142,15 @@ class Chart:
         return path
 
     def no_data(self, why):
+        """The reason, centred and wrapped so that it fits the canvas."""
+        words, lines = why.split(), [""]
+        for w in words:
+            if len(lines[-1]) + len(w) + 1 > 60:
+                lines.append("")
+            lines[-1] = (lines[-1] + " " + w).strip()
+        text = "\\n".join(lines).replace('"', "'")
         self.lines += ["unset key", "unset xtics", "unset ytics", "unset border",
-                       "set label 1 %s at graph 0.5, graph 0.5 center font ',16'" % quote(why),
+                       'set label 1 "%s" at graph 0.5, graph 0.5 center font \',14\'' % text,
                        "plot [0:1][0:1] NaN notitle"]
 
     def script(self, outdir):
@@ -140,20 +185,22 @@ def histogram(chart, workdir, matrices, series, values, ylabel):
         "set style data histograms", "set style histogram clustered gap 1",
         "set style fill solid 0.85 border -1", "set boxwidth 0.9",
         "set xtics rotate by -45 scale 0", "set grid ytics", "set ylabel %s" % quote(ylabel),
+        "set xlabel 'matrix'",
         "set key outside right top vertical", "set datafile missing 'NaN'",
     ]
     if finite and max(finite) / min(finite) > 100:
         chart.lines.append("set logscale y")
     else:
         chart.lines.append("set yrange [0:*]")
-    plots = ["%s using %d:xtic(1) title %s" % (quote(path) if i == 0 else "''", i + 2, quote(s))
+    plots = ["%s using %d:xtic(1) title %s %s"
+             % (quote(path) if i == 0 else "''", i + 2, quote(s), bar_style(s, i))
              for i, s in enumerate(series)]
     chart.lines.append("plot " + ", ".join(plots))
 
 
 def chart_gflops(rows, workdir):
     matrices = ordered(r["matrix"] for r in rows)
-    kernels = ordered(r["kernel"] for r in rows)
+    kernels = by_backend(ordered(r["kernel"] for r in rows))
     best = best_by(rows, lambda r: (r["matrix"], r["kernel"]))
     values = {k: r["gflops_v"] for k, r in best.items()}
     chart = Chart("gflops", "GFLOPS of every kernel per matrix (OpenMP kernels at their best "
@@ -164,7 +211,7 @@ def chart_gflops(rows, workdir):
 
 def chart_spgemm_gflops(rows, workdir):
     matrices = ordered(r["matrix"] for r in rows)
-    kernels = ordered(r["kernel"] for r in rows)
+    kernels = by_backend(ordered(r["kernel"] for r in rows))
     best = best_by(rows, lambda r: (r["matrix"], r["kernel"]))
     values = {k: r["gflops_v"] for k, r in best.items()}
     chart = Chart("spgemm_gflops", "SpGEMM: GFLOPS of every kernel per matrix (OpenMP kernels at "
@@ -240,11 +287,11 @@ def chart_scaling(rows, workdir):
         table.append(row)
     path = chart.datafile(workdir, table)
     n = len(kernels)
-    speed = ", ".join("%s using 1:%d with linespoints title %s" % (quote(path) if i == 0 else "''",
-                                                                   i + 2, quote(k))
+    speed = ", ".join("%s using 1:%d with linespoints title %s %s"
+                      % (quote(path) if i == 0 else "''", i + 2, quote(k), line_style(k, i))
                       for i, k in enumerate(kernels))
-    eff = ", ".join("%s using 1:%d with linespoints title %s" % (quote(path) if i == 0 else "''",
-                                                                 n + i + 2, quote(k))
+    eff = ", ".join("%s using 1:%d with linespoints title %s %s"
+                    % (quote(path) if i == 0 else "''", n + i + 2, quote(k), line_style(k, i))
                     for i, k in enumerate(kernels))
     chart.lines += [
         "set datafile missing 'NaN'", "set grid", "set xtics (%s)" % ", ".join(str(t) for t in threads),
@@ -346,6 +393,7 @@ def main():
                                                  chart_roofline, chart_csr_vs_hll)]
     if spgemm:
         builders += [(chart_spgemm_gflops, spgemm), (chart_spgemm_time, spgemm)]
+    number_kernels(rows)
     with tempfile.TemporaryDirectory(prefix="spbench_plot_") as workdir:
         for build, chosen in builders:
             chart = build(chosen, workdir)

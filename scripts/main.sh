@@ -3,7 +3,7 @@
 # bundled matrices (tables on stdout; rows of both in results/bundled.csv,
 # results/bundled.json and results/bundled-spgemm.json), and draw the charts
 # into results/charts/. Extra arguments are passed to the SpMV run (e.g.
-# --kernels 'csr.*' or --threads 1,2).
+# --kernels 'csr.*', or --threads 1,2 instead of the default 1 to max).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
@@ -11,9 +11,11 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j "$(nproc)"
 mkdir -p results
 status=0
-./build/spbench run --force --csv results/bundled.csv --json results/bundled.json "$@" matrices/ || status=$?
+# every thread count from 1 to the processors, so that the scaling chart has data
+./build/spbench run --force --threads 1-max --csv results/bundled.csv --json results/bundled.json \
+  "$@" matrices/ || status=$?
 # SpGEMM rows join the same CSV (rows are keyed by operation)
-./build/spbench run --op spgemm --resume --csv results/bundled.csv \
+./build/spbench run --op spgemm --threads 1-max --resume --csv results/bundled.csv \
   --json results/bundled-spgemm.json matrices/ || status=$?
 ./build/spbench plot results/bundled.csv results/charts
 echo "results: results/bundled.csv, results/bundled.json, results/bundled-spgemm.json," \
