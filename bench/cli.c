@@ -123,8 +123,8 @@ int parse_thread_list(const char *text, int *counts, int cap)
     return count;
 bad:
     fprintf(stderr,
-            "spbench: --threads expects counts like 1,2,4 or 1-8 or max (1..4096, at most %d), "
-            "not '%s'\n",
-            cap, text);
+            "spbench: --threads '%s': give thread counts from 1 to 4096 (this machine has %d "
+            "processors), at most %d of them, like 1,2,4 or 1-8 or max\n",
+            text, max, cap);
     exit(EXIT_USAGE);
 }

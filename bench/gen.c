@@ -1,6 +1,7 @@
 /* gen.c — matrix generators (see gen.h). */
 #include "gen.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,17 +25,18 @@ static int parse_spec(const char *spec, char *name, size_t name_size, long long 
         char *end;
         if (count == max) return -1;
         long long v = strtoll(colon + 1, &end, 10);
-        if (end == colon + 1 || (*end != '\0' && *end != ':') || v <= 0) return -1;
+        if (end == colon + 1 || (*end != '\0' && *end != ':')) return -1;
         values[count++] = v;
         colon = *end == ':' ? end : NULL;
     }
     return count;
 }
 
-static spb_status too_large(const char *spec, long long rows, long long nnz, char *msg)
+/* Sizes as doubles: the ones refused here may not fit in 64-bit integers. */
+static spb_status too_large(const char *spec, double rows, double nnz, char *msg)
 {
     return spb_fail(msg, SPB_ERR_TOO_LARGE,
-                    "%s: %lld rows and %lld entries exceed the 32-bit index limit of %d", spec,
+                    "%s: %.0f rows and %.0f entries exceed the 32-bit index limit of %d", spec,
                     rows, nnz, SPB_INDEX_MAX);
 }
 
@@ -44,8 +46,7 @@ static spb_status gen_laplacian(const char *spec, long long side, int dims, spb_
 {
     double rows_estimate = dims == 3 ? (double)side * side * side : (double)side * side;
     if (rows_estimate * (2 * dims + 1) > SPB_INDEX_MAX)
-        return too_large(spec, (long long)rows_estimate,
-                         (long long)(rows_estimate * (2 * dims + 1)), msg);
+        return too_large(spec, rows_estimate, rows_estimate * (2 * dims + 1), msg);
     long long plane = side * side, rows = dims == 3 ? plane * side : plane;
     long long nnz_bound = rows * (2 * dims + 1);
     spb_status st = csr_alloc(A, (spb_index)rows, (spb_index)rows, (spb_index)nnz_bound, msg);
@@ -92,7 +93,7 @@ static spb_status gen_random(const char *spec, long long rows, long long per_row
         return spb_fail(msg, SPB_ERR_INVALID, "%s: %lld entries per row do not fit in %lld columns",
                         spec, per_row, rows);
     if (rows > SPB_INDEX_MAX || rows * per_row > SPB_INDEX_MAX)
-        return too_large(spec, rows, rows * per_row, msg);
+        return too_large(spec, (double)rows, (double)rows * per_row, msg);
     spb_status st =
         csr_alloc(A, (spb_index)rows, (spb_index)rows, (spb_index)(rows * per_row), msg);
     if (st != SPB_OK) return st;
@@ -120,9 +121,10 @@ static spb_status gen_random(const char *spec, long long rows, long long per_row
 static spb_status gen_rmat(const char *spec, long long scale, long long edge_factor, spb_csr *A,
                            char *msg)
 {
-    if (scale > 30) return too_large(spec, 1ll << 31, 0, msg);
+    double rows = ldexp(1.0, (int)(scale < 1000 ? scale : 1000)), estimate = rows * edge_factor;
+    if (rows > SPB_INDEX_MAX || estimate > SPB_INDEX_MAX)
+        return too_large(spec, rows, estimate, msg);
     long long n = 1ll << scale, edges = edge_factor * n;
-    if (edges > SPB_INDEX_MAX) return too_large(spec, n, edges, msg);
     spb_coo coo;
     spb_status st = coo_alloc(&coo, (spb_index)n, (spb_index)n, (spb_index)edges, msg);
     if (st != SPB_OK) return st;
@@ -151,6 +153,12 @@ spb_status gen_matrix(const char *spec, spb_csr *A, char *msg)
     char name[32];
     long long v[2];
     int count = parse_spec(spec, name, sizeof name, v, 2);
+    static const char *const names[] = {"lap2d", "lap3d", "random", "rmat"};
+    static const int arity[] = {1, 1, 2, 2};
+    for (int k = 0; k < 4; k++)
+        if (strcmp(name, names[k]) == 0 && count == arity[k] && (v[0] <= 0 || v[count - 1] <= 0))
+            return spb_fail(msg, SPB_ERR_INVALID,
+                            "%s: the sizes of gen:%s must be positive integers", spec, name);
     if (count == 1 && strcmp(name, "lap2d") == 0) return gen_laplacian(spec, v[0], 2, A, msg);
     if (count == 1 && strcmp(name, "lap3d") == 0) return gen_laplacian(spec, v[0], 3, A, msg);
     if (count == 2 && strcmp(name, "random") == 0) return gen_random(spec, v[0], v[1], A, msg);

@@ -112,25 +112,24 @@ static double number_or_nan(const char *text)
  * columns (compression) and are ignored. */
 static void set_field(spb_result *r, const char *name, char *text)
 {
-    static const char *const texts[] = {"matrix",  "operation", "kernel",   "format",
+    static const char *const texts[] = {"matrix",  "operation", "kernel",  "format",
                                         "backend", "precision", "message", "settings"};
-    const char **slots[] = {&r->matrix,    &r->operation, &r->kernel,  &r->format,
-                            &r->backend,   &r->precision, &r->message, &r->settings};
+    const char **slots[] = {&r->matrix,  &r->operation, &r->kernel,  &r->format,
+                            &r->backend, &r->precision, &r->message, &r->settings};
     for (size_t k = 0; k < sizeof texts / sizeof texts[0]; k++)
         if (strcmp(name, texts[k]) == 0) *slots[k] = text;
     double v = number_or_nan(text);
     int whole = isnan(v) ? 0 : (int)v;
     static const char *const numbers[] = {
-        "stored_entries", "gflops",      "gbytes_per_s", "roofline_frac", "speedup",
-        "efficiency",     "abs_l2_err",  "rel_l2_err",   "prepare_ms",    "max_abs_err",
-        "tolerance",      "row_len_mean", "row_len_std", "bandwidth_gbs", "tune_ms",
+        "stored_entries", "gflops",       "gbytes_per_s", "roofline_frac", "speedup",
+        "efficiency",     "abs_l2_err",   "rel_l2_err",   "prepare_ms",    "max_abs_err",
+        "tolerance",      "row_len_mean", "row_len_std",  "bandwidth_gbs", "tune_ms",
         "products",       "nnz_c"};
-    double *values[] = {&r->stored_entries, &r->gflops,          &r->gbytes_per_s,
-                        &r->roofline_frac,  &r->speedup,         &r->efficiency,
-                        &r->error.abs_l2,   &r->error.rel_l2,    &r->prepare_ms,
-                        &r->error.max_abs,  &r->tolerance,       &r->stats.row_mean,
-                        &r->stats.row_std,  &r->bandwidth_gbs,   &r->tune_ms,
-                        &r->products,       &r->nnz_c};
+    double *values[] = {&r->stored_entries, &r->gflops,        &r->gbytes_per_s, &r->roofline_frac,
+                        &r->speedup,        &r->efficiency,    &r->error.abs_l2, &r->error.rel_l2,
+                        &r->prepare_ms,     &r->error.max_abs, &r->tolerance,    &r->stats.row_mean,
+                        &r->stats.row_std,  &r->bandwidth_gbs, &r->tune_ms,      &r->products,
+                        &r->nnz_c};
     for (size_t k = 0; k < sizeof numbers / sizeof numbers[0]; k++)
         if (strcmp(name, numbers[k]) == 0) *values[k] = v;
     if (strncmp(name, "time_ms_", 8) == 0) { /* seconds inside, milliseconds in the file */
@@ -269,7 +268,7 @@ void report_table_row(FILE *out, const spb_result *r)
     char nnz[32] = "-", median[32] = "-", gflops[32] = "-", gbs[32] = "-", roof[32] = "-",
          rel[32] = "-";
     if (r->stats.rows || r->stats.cols) snprintf(nnz, sizeof nnz, "%d", (int)r->stats.nnz);
-    if (!isnan(r->timing.median)) snprintf(median, sizeof median, "%.4g", r->timing.median * 1e3);
+    if (!isnan(r->timing.median)) snprintf(median, sizeof median, "%.3e", r->timing.median * 1e3);
     if (!isnan(r->gflops)) snprintf(gflops, sizeof gflops, "%.3f", r->gflops);
     if (!isnan(r->gbytes_per_s)) snprintf(gbs, sizeof gbs, "%.2f", r->gbytes_per_s);
     if (!isnan(r->roofline_frac)) snprintf(roof, sizeof roof, "%.1f", 100 * r->roofline_frac);

@@ -11,11 +11,39 @@
 
 /* A row into the table and the outputs, and into the tallies; a row read
  * back by --resume (stored) goes to the JSON but not again to the CSV. */
+/* Prints the folded GPU rows as one table line. */
+static void flush_folded(const spb_run_opts *opts, spb_run_totals *totals)
+{
+    if (!totals->folded) return;
+    progress_finish(opts->progress);
+    fprintf(opts->table, "%-24.24s %d GPU kernels skipped: %s\n", totals->folded_matrix,
+            totals->folded, totals->folded_msg);
+    fflush(opts->table);
+    totals->folded = 0;
+}
+
+/* Whether r joins the folded line: a GPU row skipped for the reason the
+ * previous ones of its matrix were. */
+static int fold(const spb_run_opts *opts, spb_run_totals *totals, const spb_result *r)
+{
+    if (r->status != SPB_ROW_SKIPPED || strcmp(r->backend, "cuda") != 0) return 0;
+    if (totals->folded && (strcmp(totals->folded_matrix, r->matrix) != 0 ||
+                           strcmp(totals->folded_msg, r->message) != 0))
+        flush_folded(opts, totals);
+    snprintf(totals->folded_matrix, sizeof totals->folded_matrix, "%s", r->matrix);
+    snprintf(totals->folded_msg, sizeof totals->folded_msg, "%s", r->message);
+    totals->folded++;
+    return 1;
+}
+
 static void emit_row(const spb_run_opts *opts, spb_run_totals *totals, const spb_result *r,
                      int stored, spb_status *csv_status, char *msg)
 {
     progress_finish(opts->progress); /* the row replaces the live progress line */
-    report_table_row(opts->table, r);
+    if (!fold(opts, totals, r)) {
+        flush_folded(opts, totals);
+        report_table_row(opts->table, r);
+    }
     if (*csv_status == SPB_OK && !stored)
         *csv_status = report_csv_row(opts->csv, opts->csv_path, r, msg);
     if (*csv_status == SPB_OK)
@@ -254,7 +282,7 @@ void run_print_summary(FILE *out, const spb_run_totals *totals)
         const spb_best *b = &totals->best[k];
         char speedup[32] = "-";
         if (!isnan(b->speedup)) snprintf(speedup, sizeof speedup, "%.2f", b->speedup);
-        fprintf(out, "%-24.24s %3d  %-16s %10.4g %8s\n", b->matrix, b->threads, b->kernel,
+        fprintf(out, "%-24.24s %3d  %-16s %10.3e %8s\n", b->matrix, b->threads, b->kernel,
                 b->seconds * 1e3, speedup);
     }
 }
@@ -310,8 +338,9 @@ static int replayed_whole(const char *name, const spb_run_opts *opts, spb_run_to
         const spb_kernel *kernel = opts->op->kernels[k];
         if (!kernel_selected(kernel->name, opts->kernels)) continue;
         for (int c = 0; c < kernel_runs(kernel, opts) && *csv_status == SPB_OK; c++)
-            replay(opts, totals, stored_row(opts, name, kernel->name, kernel_threads(kernel, opts, c)),
-                   NULL, csv_status, msg);
+            replay(opts, totals,
+                   stored_row(opts, name, kernel->name, kernel_threads(kernel, opts, c)), NULL,
+                   csv_status, msg);
     }
     return 1;
 }
@@ -385,6 +414,7 @@ spb_status run_matrix(const char *source, const spb_run_opts *opts, spb_run_tota
     source_name(source, name, sizeof name);
     spb_status replay_status = SPB_OK;
     if (replayed_whole(name, opts, totals, &replay_status, msg)) {
+        flush_folded(opts, totals);
         progress_show(opts->progress, name, "already in the CSV");
         return replay_status;
     }
@@ -410,5 +440,6 @@ spb_status run_matrix(const char *source, const spb_run_opts *opts, spb_run_tota
     format_set_free(&c.formats);
     opts->op->case_free(&c);
     csr_free(&A);
+    flush_folded(opts, totals);
     return csv_status;
 }

@@ -59,7 +59,10 @@ typedef struct {
     int rows, ok, wrong, skipped, errors;
     int resumed;     /* rows found already measured and not redone */
     int conversions; /* formats built (each at most once per matrix and setting) */
-    spb_best *best;  /* grows as matrices are measured */
+    /* GPU rows skipped for the same reason, folded into one table line */
+    int folded;
+    char folded_matrix[256], folded_msg[SPB_MSG_LEN];
+    spb_best *best; /* grows as matrices are measured */
     int best_count, best_cap;
 } spb_run_totals;
 

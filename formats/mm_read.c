@@ -57,6 +57,16 @@ static void reader_close(line_reader *lr)
     lr->buf = NULL;
 }
 
+/* zlib's reason for a failed read, without the file name it puts first
+ * (the message names the file already). */
+static const char *zlib_reason(const line_reader *lr, int *zerr)
+{
+    const char *why = gzerror(lr->gz, zerr);
+    size_t len = strlen(lr->path);
+    if (strncmp(why, lr->path, len) == 0 && strncmp(why + len, ": ", 2) == 0) why += len + 2;
+    return why;
+}
+
 /* Refills the buffer, keeping unread data; grows it for very long lines. */
 static spb_status reader_fill(line_reader *lr, char *msg)
 {
@@ -77,13 +87,13 @@ static spb_status reader_fill(line_reader *lr, char *msg)
     int got = gzread(lr->gz, lr->buf + lr->len, (unsigned)want);
     if (got < 0) {
         int zerr;
-        const char *why = gzerror(lr->gz, &zerr);
+        const char *why = zlib_reason(lr, &zerr);
         return spb_fail(msg, SPB_ERR_IO, "%s:%lld: read failed: %s", lr->path,
                         (long long)lr->line + 1, zerr == Z_ERRNO ? strerror(errno) : why);
     }
     if (got == 0) {
         int zerr;
-        const char *why = gzerror(lr->gz, &zerr);
+        const char *why = zlib_reason(lr, &zerr);
         if (zerr != Z_OK && zerr != Z_STREAM_END)
             return spb_fail(msg, SPB_ERR_IO, "%s:%lld: read failed: %s", lr->path,
                             (long long)lr->line + 1, why);
@@ -275,7 +285,9 @@ static void long_significand(const char *p, const char *end, uint64_t *mant, int
  * with a power of ten up to 22 are converted exactly by one multiplication or
  * division (both operands exact, one rounding); up to 19 digits with powers
  * up to 27 go through extended precision; all others go to strtod, so every
- * result is the correctly rounded value strtod would give. */
+ * result is the correctly rounded value strtod would give. Returns 1, 0 for
+ * a malformed number, NUMBER_OVERFLOWS for one beyond the double range. */
+#define NUMBER_OVERFLOWS (-1)
 static int parse_real(const char **pp, const char *end, double *out)
 {
     const char *p = *pp, *token = p;
@@ -325,7 +337,7 @@ static int parse_real(const char **pp, const char *end, double *out)
         v = strtod(copy, NULL); /* overflow gives +-inf, refused below */
         negative = 0;
     }
-    if (!isfinite(v)) return 0;
+    if (!isfinite(v)) return NUMBER_OVERFLOWS;
     *out = negative ? -v : v;
     *pp = p;
     return 1;
@@ -568,6 +580,13 @@ static const char *entry_item_name(int k)
     return k == 0 ? "row index" : k == 1 ? "column index" : "value";
 }
 
+static spb_status fail_overflow(const line_reader *lr, char *msg)
+{
+    return spb_fail(msg, SPB_ERR_PARSE,
+                    "%s:%lld: value overflows a double (magnitude beyond 1.8e308)", lr->path,
+                    (long long)lr->line);
+}
+
 static spb_status fail_short_line(const line_reader *lr, int want, int found, char *msg)
 {
     if (lr->unterminated)
@@ -599,6 +618,7 @@ static spb_status read_coordinate(line_reader *lr, const mm_header *h, triplets 
             p = skip_blanks(p, end);
             if (p == end) return fail_short_line(lr, want, k, msg);
             int ok = k < 2 ? parse_count(&p, end, &idx[k]) : parse_real(&p, end, &v);
+            if (ok == NUMBER_OVERFLOWS) return fail_overflow(lr, msg);
             if (!ok)
                 return spb_fail(msg, SPB_ERR_PARSE, "%s:%lld: %s is not a valid number", lr->path,
                                 (long long)lr->line, entry_item_name(k));
@@ -645,7 +665,9 @@ static spb_status read_array(line_reader *lr, const mm_header *h, triplets *t, i
                 lr->path, (long long)lr->line, (long long)h->m, (long long)h->n,
                 h->symmetry == MM_GENERAL ? "general" : "triangular", (long long)h->nnz);
         double v;
-        if (!parse_real(&p, end, &v))
+        int ok = parse_real(&p, end, &v);
+        if (ok == NUMBER_OVERFLOWS) return fail_overflow(lr, msg);
+        if (!ok)
             return spb_fail(msg, SPB_ERR_PARSE, "%s:%lld: value is not a valid number", lr->path,
                             (long long)lr->line);
         if (!is_blank_line(p, end))

@@ -35,15 +35,17 @@ extern "C" spb_status gpu_query(spb_gpu_info *info, char *msg)
 
 extern "C" int gpu_available(char *why)
 {
-    /* asked once per (matrix, kernel): query the runtime once */
+    /* asked once per (matrix, kernel): query the runtime once. Rows say it
+     * plainly; the runtime's own words (which read as "upgrade the driver"
+     * when there simply is no GPU) stay in gpu_query's message, the JSON's. */
     static int known = 0, available = 0;
-    static char reason[SPB_MSG_LEN];
     if (!known) {
         spb_gpu_info info;
+        char reason[SPB_MSG_LEN] = "";
         available = gpu_query(&info, reason) == SPB_OK;
         known = 1;
     }
-    if (!available) spb_fail(why, SPB_ERR_DEVICE, "%s", reason);
+    if (!available) spb_fail(why, SPB_ERR_DEVICE, "no CUDA device on this machine");
     return available;
 }
 

@@ -7,6 +7,7 @@ usage: e2e_run.py SPBENCH SOURCE_DIR
 """
 import csv
 import gzip
+import json
 import math
 import os
 import random
@@ -211,6 +212,43 @@ def test_gen_and_info(tmp):
     check(r.returncode == 1 and "complex" in r.stderr, "info refuses a complex file")
 
 
+def test_messages(tmp):
+    """Messages say what is wrong, with the true figures, once."""
+    r = spbench("info", "gen:rmat:40:8")
+    check(r.returncode == 1 and "1099511627776 rows" in r.stderr and "8796093022208 entries"
+          in r.stderr, "gen:rmat:40:8 names 2^40 rows and 2^43 entries: %s" % r.stderr.strip())
+    r = spbench("info", "gen:lap2d:0")
+    check("positive" in r.stderr and "unknown" not in r.stderr,
+          "gen:lap2d:0 is a known generator with a bad size: %s" % r.stderr.strip())
+    r = spbench("run", "--threads", "0", "gen:lap2d:4")
+    check(r.returncode == 2 and "processors" in r.stderr and "1 to 4096" in r.stderr,
+          "--threads 0 says what counts are allowed: %s" % r.stderr.strip())
+    big = os.path.join(tmp, "big.mtx")
+    with open(big, "w") as f:
+        f.write("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1e999\n")
+    r = spbench("info", big)
+    check("big.mtx:3" in r.stderr and "overflows" in r.stderr, "1e999 overflows: %s" % r.stderr)
+    cut = os.path.join(tmp, "cut.mtx.gz")
+    with open(os.path.join(BUNDLED, "cage4.mtx.gz"), "rb") as f, open(cut, "wb") as g:
+        g.write(f.read()[:100])
+    r = spbench("info", cut)
+    check(r.returncode == 1 and r.stderr.count("cut.mtx.gz") == 1,
+          "a truncated .gz names the file once: %s" % r.stderr.strip())
+    out_json = os.path.join(tmp, "gpu.json")
+    r = spbench("run", *FAST, "--json", out_json, os.path.join(BUNDLED, "cage4.mtx.gz"))
+    doc = json.load(open(out_json))
+    skipped = [row for row in doc["rows"] if row["backend"] == "cuda" and row["status"] == "skipped"]
+    for row in skipped:
+        check(row["message"] == "no CUDA device on this machine",
+              "a GPU row without a device says so plainly: %s" % row["message"])
+    if skipped:
+        reason = doc["machine"]["gpu"].get("reason") or ""
+        check(reason and reason != "no CUDA device on this machine",
+              "the JSON keeps the runtime's own words: %s" % reason)
+        check(("%d GPU kernels skipped: no CUDA device on this machine" % len(skipped)) in r.stdout,
+              "the table folds the skipped GPU rows into one line")
+
+
 def test_usage_errors(tmp):
     r = spbench("run", "--kernels", "no.such.*", os.path.join(MATRICES, "cage4.mtx.gz"))
     check(r.returncode == 2 and "matches no kernel" in r.stderr, "unknown kernel pattern")
@@ -240,6 +278,7 @@ def main():
         test_run_batch(tmp)
         test_spmv_independent(tmp)
         test_gen_and_info(tmp)
+        test_messages(tmp)
         test_usage_errors(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

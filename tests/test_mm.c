@@ -210,7 +210,10 @@ static void test_bad_input(void)
                  "value is not a valid number");
     expect_error("overflowing value", "huge.mtx",
                  "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 1e400\n", SPB_ERR_PARSE,
-                 "value is not a valid number");
+                 "huge.mtx:3: value overflows a double");
+    expect_error("overflowing array value", "hugearray.mtx",
+                 "%%MatrixMarket matrix array real general\n1 1\n-1e999\n", SPB_ERR_PARSE,
+                 "hugearray.mtx:3: value overflows a double");
     expect_error("extra item", "extra.mtx",
                  "%%MatrixMarket matrix coordinate real general\n3 3 1\n1 1 1 7\n", SPB_ERR_PARSE,
                  "more than 3 items");
