@@ -24,6 +24,8 @@ typedef struct {
     int threads[MAX_THREAD_COUNTS];
     spb_roofline roofline;
     int resume, quiet, force;
+    int shard, shards; /* --shard I/N (0/0: the whole list) */
+    char host[256];
     char **items; /* MATRIX arguments */
     int count;
     char settings[512];
@@ -56,6 +58,20 @@ static void check_operand(const spb_run_opts *o)
     }
 }
 
+/* "I/N" with 1 <= I <= N. */
+static void parse_shard(const char *text, int *index, int *count)
+{
+    char *end;
+    long i = strtol(text, &end, 10), n = *end == '/' ? strtol(end + 1, &end, 10) : 0;
+    if (*end || i < 1 || n < 1 || i > n || n > 100000) {
+        fprintf(stderr, "spbench: --shard expects I/N with 1 <= I <= N (e.g. 2/8), not '%s'\n",
+                text);
+        exit(EXIT_USAGE);
+    }
+    *index = (int)i;
+    *count = (int)n;
+}
+
 static void parse_run_args(int argc, char **argv, run_args *a)
 {
     spb_run_opts *o = &a->opts;
@@ -75,6 +91,8 @@ static void parse_run_args(int argc, char **argv, run_args *a)
             o->op = operation_or_exit(v);
         else if (option_value(argc, argv, &i, "--b", &v))
             o->operand = v;
+        else if (option_value(argc, argv, &i, "--shard", &v))
+            parse_shard(v, &a->shard, &a->shards);
         else if (option_value(argc, argv, &i, "--reps", &v))
             o->timing.min_samples = (int)parse_long("--reps", v, 1);
         else if (option_value(argc, argv, &i, "--min-time", &v))
@@ -217,9 +235,10 @@ static void print_rooflines(const spb_roofline *r)
 static void print_run_header(const run_args *a, int matrices, int selected)
 {
     const spb_run_opts *o = &a->opts;
-    printf("# spbench %s: %s, %d matrices, %d kernels selected, %s, seed %llu\n", SPB_VERSION,
-           o->op->name, matrices, selected, spb_precision_str(o->config.precision),
-           (unsigned long long)o->seed);
+    printf("# spbench %s: %s, %d matrices, %d kernels selected, %s, seed %llu, host %s\n",
+           SPB_VERSION, o->op->name, matrices, selected, spb_precision_str(o->config.precision),
+           (unsigned long long)o->seed, o->host);
+    if (a->shards) printf("# shard %d of %d of the matrix list\n", a->shard, a->shards);
     printf("# OpenMP: %d processors, OMP_PROC_BIND=%s, OMP_PLACES=%s\n", omp_get_num_procs(),
            getenv("OMP_PROC_BIND"), getenv("OMP_PLACES"));
     print_rooflines(&a->roofline);
@@ -302,6 +321,13 @@ int cmd_run(int argc, char **argv)
     spb_source_list list = expand_or_exit(a.count, a.items);
     spb_free(a.items);
     char msg[SPB_MSG_LEN] = "";
+    if (a.shards && sources_shard(&list, a.shard, a.shards, msg) != SPB_OK) {
+        fprintf(stderr, "spbench: %s\n", msg);
+        sources_free(&list);
+        return EXIT_USAGE;
+    }
+    if (gethostname(a.host, sizeof a.host - 1) != 0) snprintf(a.host, sizeof a.host, "unknown");
+    a.opts.host = a.host;
     spb_done_set done = {0};
     int csv_has_header = 0, code = EXIT_USAGE;
     if (a.resume && !a.opts.csv_path)

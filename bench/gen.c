@@ -168,3 +168,18 @@ spb_status gen_matrix(const char *spec, spb_csr *A, char *msg)
                     "gen:random:ROWS:PER_ROW or gen:rmat:SCALE:EDGE_FACTOR, positive integers)",
                     spec);
 }
+
+double gen_estimate_nnz(const char *spec)
+{
+    char name[32];
+    long long v[2];
+    int count = parse_spec(spec, name, sizeof name, v, 2);
+    if (count < 1 || v[0] <= 0 || v[count - 1] <= 0) return 0;
+    double a = (double)v[0];
+    if (count == 1 && strcmp(name, "lap2d") == 0) return 5.0 * a * a;
+    if (count == 1 && strcmp(name, "lap3d") == 0) return 7.0 * a * a * a;
+    if (count == 2 && strcmp(name, "random") == 0) return a * (double)v[1];
+    if (count == 2 && strcmp(name, "rmat") == 0)
+        return ldexp((double)v[1], (int)(a < 1000 ? a : 1000));
+    return 0;
+}

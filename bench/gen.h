@@ -14,4 +14,8 @@
 int gen_is_spec(const char *text);
 spb_status gen_matrix(const char *spec, spb_csr *A, char *msg);
 
+/* The entries a spec would generate, without generating it (0 when the
+ * spec is malformed): the weight of a spec when a batch is split. */
+double gen_estimate_nnz(const char *spec);
+
 #endif

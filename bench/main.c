@@ -26,6 +26,8 @@ static void usage(FILE *out)
             "                                    one product C = A*B, written as Matrix Market\n"
             "  spbench gen SPEC -o FILE.mtx[.gz] write a generated matrix\n"
             "  spbench plot RESULTS.csv OUTDIR   charts (PNG and SVG) with gnuplot\n"
+            "  spbench merge OUT.csv SHARD.csv... [--json OUT.json SHARD.json...]\n"
+            "                                    the shards of a study in one results file\n"
             "  spbench --list                    the kernel table\n"
             "\n"
             "MATRIX: a .mtx or .mtx.gz file, a directory (every matrix in it), @list.txt\n"
@@ -52,6 +54,8 @@ static void usage(FILE *out)
             "  --force             overwrite a --csv or --json file that holds results\n"
             "  --json FILE         the same rows with machine and build information\n"
             "  --cache DIR         keep parsed matrices in DIR (binary, checked)\n"
+            "  --shard I/N         measure only shard I of N of the matrix list (balanced by\n"
+            "                      size, stable as the list grows; see scripts/slurm/submit.sh)\n"
             "  --quiet             no progress on stderr\n"
             "\n"
             "Exit status: 0 when every row is ok or skipped, 1 when any is wrong or error,\n"
@@ -86,6 +90,29 @@ static int cmd_list(int argc, char **argv)
 #ifndef SPB_PLOTS_DIR
 #define SPB_PLOTS_DIR "plots"
 #endif
+#ifndef SPB_SCRIPTS_DIR
+#define SPB_SCRIPTS_DIR "scripts"
+#endif
+
+/* Runs a Python helper of the repository (the CSV and JSON handling of
+ * plot and merge): script under dir, with the command's arguments. */
+static int run_python(const char *env, const char *dir, const char *name, int argc, char **argv)
+{
+    char script[4096];
+    const char *given = getenv(env);
+    snprintf(script, sizeof script, "%s/%s", dir, name);
+    if (given) snprintf(script, sizeof script, "%s", given);
+    char **args = calloc((size_t)argc + 3, sizeof *args);
+    if (!args) return EXIT_RESULTS_BAD;
+    args[0] = "python3";
+    args[1] = script;
+    for (int k = 0; k < argc; k++) args[k + 2] = argv[k];
+    execvp("python3", args);
+    fprintf(stderr, "spbench: cannot run python3 %s: %s (needs python3)\n", script,
+            strerror(errno));
+    free(args);
+    return EXIT_RESULTS_BAD;
+}
 
 /* Charts are drawn by plots/plot.py (CSV handling) and gnuplot (drawing). */
 static int cmd_plot(int argc, char **argv)
@@ -94,12 +121,18 @@ static int cmd_plot(int argc, char **argv)
         fprintf(stderr, "spbench: usage: spbench plot RESULTS.csv OUTDIR\n");
         return EXIT_USAGE;
     }
-    const char *script = getenv("SPB_PLOT_SCRIPT");
-    if (!script) script = SPB_PLOTS_DIR "/plot.py";
-    execlp("python3", "python3", script, argv[0], argv[1], (char *)NULL);
-    fprintf(stderr, "spbench: cannot run python3 %s: %s (spbench plot needs python3 and gnuplot)\n",
-            script, strerror(errno));
-    return EXIT_RESULTS_BAD;
+    return run_python("SPB_PLOT_SCRIPT", SPB_PLOTS_DIR, "plot.py", argc, argv);
+}
+
+/* Shards of a study (run --shard I/N) into one results file. */
+static int cmd_merge(int argc, char **argv)
+{
+    if (argc < 2 || argv[0][0] == '-') {
+        fprintf(stderr, "spbench: usage: spbench merge OUT.csv SHARD.csv... "
+                        "[--json OUT.json SHARD.json...]\n");
+        return EXIT_USAGE;
+    }
+    return run_python("SPB_MERGE_SCRIPT", SPB_SCRIPTS_DIR, "merge.py", argc, argv);
 }
 
 typedef struct {
@@ -108,8 +141,9 @@ typedef struct {
 } command;
 
 static const command commands[] = {
-    {"run", cmd_run}, {"info", cmd_info}, {"spmv", cmd_spmv},   {"spgemm", cmd_spgemm},
-    {"gen", cmd_gen}, {"plot", cmd_plot}, {"--list", cmd_list}, {"list", cmd_list},
+    {"run", cmd_run},       {"info", cmd_info},   {"spmv", cmd_spmv},
+    {"spgemm", cmd_spgemm}, {"gen", cmd_gen},     {"plot", cmd_plot},
+    {"merge", cmd_merge},   {"--list", cmd_list}, {"list", cmd_list},
 };
 
 int main(int argc, char **argv)

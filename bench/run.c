@@ -366,6 +366,7 @@ static void row_start(spb_result *r, const spb_run_opts *opts, const char *name,
     r->operation = opts->op->name;
     r->precision = spb_precision_str(opts->config.precision);
     r->settings = opts->settings;
+    r->host = opts->host ? opts->host : "";
     r->message = row_msg;
     if (!kernel) return;
     r->kernel = kernel->name;

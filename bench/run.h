@@ -28,6 +28,7 @@ void progress_finish(spb_progress *p);
 typedef struct {
     const spb_operation *op; /* the operation measured */
     const char *operand;     /* SpGEMM's --b spec (NULL: the default) */
+    const char *host;        /* this machine's name, in every row (NULL: empty) */
     const char *kernels;     /* selection patterns (NULL: all) */
     spb_timing_opts timing;
     uint64_t seed;            /* for x */

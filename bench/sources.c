@@ -171,3 +171,31 @@ void source_name(const char *item, char *name, size_t size)
     memcpy(name, base, len);
     name[len] = '\0';
 }
+
+spb_status sources_shard(spb_source_list *list, int index, int count, char *msg)
+{
+    if (count < 1 || index < 1 || index > count)
+        return spb_fail(msg, SPB_ERR_INVALID, "shard %d/%d: expected I/N with 1 <= I <= N", index,
+                        count);
+    double *load = spb_calloc((size_t)count, sizeof *load);
+    if (!load) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
+    int kept = 0;
+    for (int k = 0; k < list->count; k++) {
+        struct stat st;
+        char *item = list->items[k];
+        double weight = gen_is_spec(item)      ? 12.0 * gen_estimate_nnz(item)
+                        : stat(item, &st) == 0 ? (double)st.st_size
+                                               : 0.0;
+        int lightest = 0;
+        for (int s = 1; s < count; s++)
+            if (load[s] < load[lightest]) lightest = s;
+        load[lightest] += weight > 1 ? weight : 1; /* a missing file still counts once */
+        if (lightest == index - 1)
+            list->items[kept++] = item;
+        else
+            spb_free(list->items[k]);
+    }
+    list->count = kept;
+    spb_free(load);
+    return SPB_OK;
+}

@@ -29,6 +29,13 @@ spb_status source_load(const char *item, spb_csr *A, spb_mm_info *info, char *ms
 spb_status source_load_cached(const char *item, const char *cache_dir, spb_csr *A, char *cache_note,
                               char *msg);
 
+/* Keeps only shard `index` (1..count) of the list: items go in list order
+ * to the shard with the least weight so far (file size in bytes; a gen:
+ * spec its estimated entries times 12, about the bytes of its file), so
+ * the split is deterministic, balanced, and unchanged for the items already
+ * there when the list grows at its end. */
+spb_status sources_shard(spb_source_list *list, int index, int count, char *msg);
+
 /* Short name for tables: the file's base name without .mtx/.mtx.gz, or the
  * spec itself. */
 void source_name(const char *item, char *name, size_t size);

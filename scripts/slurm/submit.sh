@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Submits a spbench study to Slurm: a job array with one task per shard of
+# the matrix list, each task running `spbench run --shard I/N --resume` into
+# OUTDIR/shard-I.{csv,json}, and a job that waits for the whole array
+# (afterany) and merges the shards into OUTDIR/results.{csv,json} and draws
+# OUTDIR/charts/. Prints the two job ids. Submitting the same command again
+# after a failure measures only what is missing, then merges again.
+#
+# usage: submit.sh [--shards N] [--gpus G] [--cpus C] [--partition P] [--time T]
+#                  [--spbench BIN] OUTDIR MATRIX... [-- RUN-OPTIONS]
+#   --shards N     array tasks (default 4)
+#   --gpus G       GPUs per task, requested with --gres gpu:G (default none)
+#   --cpus C       CPUs per task (--cpus-per-task; default Slurm's)
+#   --partition P, --time T   passed to sbatch
+#   --spbench BIN  the spbench binary (default: this repository's build/spbench)
+# MATRIX: files, directories, @lists and gen: specs, as for spbench run;
+# RUN-OPTIONS go to every task's spbench run (e.g. --kernels 'csr.*' --threads 1-8).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+shards=4 gpus=0 cpus="" partition="" time_limit="" bin="$here/../../build/spbench"
+usage() {
+  sed -n '9,17p' "$0" | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --shards) shards=$2; shift 2 ;;
+    --gpus) gpus=$2; shift 2 ;;
+    --cpus) cpus=$2; shift 2 ;;
+    --partition) partition=$2; shift 2 ;;
+    --time) time_limit=$2; shift 2 ;;
+    --spbench) bin=$2; shift 2 ;;
+    -h|--help) usage ;;
+    --*) echo "submit.sh: unknown option $1" >&2; usage ;;
+    *) break ;;
+  esac
+done
+[ $# -ge 2 ] || usage
+[[ "$shards" =~ ^[1-9][0-9]*$ ]] || { echo "submit.sh: --shards expects a positive count" >&2; exit 2; }
+[[ "$gpus" =~ ^[0-9]+$ ]] || { echo "submit.sh: --gpus expects a count" >&2; exit 2; }
+command -v sbatch >/dev/null || { echo "submit.sh: sbatch not found: is Slurm loaded (module load slurm)?" >&2; exit 2; }
+[ -x "$bin" ] || { echo "submit.sh: $bin is not an executable spbench (build it, or --spbench BIN)" >&2; exit 2; }
+bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+mkdir -p "$1"
+outdir=$(cd "$1" && pwd)
+shift
+matrices=() run_options=()
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+  # relative paths are made absolute: tasks may start elsewhere
+  if [ -e "$1" ]; then matrices+=("$(cd "$(dirname "$1")" && pwd)/$(basename "$1")")
+  elif [[ "$1" == @* ]] && [ -e "${1#@}" ]; then matrices+=("@$(cd "$(dirname "${1#@}")" && pwd)/$(basename "${1#@}")")
+  else matrices+=("$1"); fi
+  shift
+done
+[ $# -gt 0 ] && shift && run_options=("$@")
+[ ${#matrices[@]} -gt 0 ] || usage
+
+# The task and merge scripts, with every argument quoted, kept in OUTDIR so
+# that a resubmission runs exactly the same study.
+{
+  echo '#!/usr/bin/env bash'
+  echo 'i=$SLURM_ARRAY_TASK_ID n=$SLURM_ARRAY_TASK_COUNT'
+  printf 'exec %q run --shard "$i/$n" --resume --quiet' "$bin"
+  printf ' --csv %q/shard-"$i".csv --json %q/shard-"$i".json' "$outdir" "$outdir"
+  printf ' %q' "${run_options[@]}" "${matrices[@]}"
+  echo
+} >"$outdir/task.sh"
+{
+  echo '#!/usr/bin/env bash'
+  echo 'set -e'
+  printf 'cd %q\n' "$outdir"
+  printf 'csvs=() jsons=(); for i in $(seq 1 %d); do csvs+=(shard-$i.csv); jsons+=(shard-$i.json); done\n' "$shards"
+  printf '%q merge results.csv "${csvs[@]}" --json results.json "${jsons[@]}"\n' "$bin"
+  printf '%q plot results.csv charts\n' "$bin"
+} >"$outdir/merge.sh"
+chmod +x "$outdir/task.sh" "$outdir/merge.sh"
+
+options=(--parsable --job-name spbench --chdir "$outdir")
+[ -n "$partition" ] && options+=(--partition "$partition")
+[ -n "$time_limit" ] && options+=(--time "$time_limit")
+task_options=(--array "1-$shards" --output "$outdir/shard-%a.log")
+[ "$gpus" -gt 0 ] && task_options+=(--gres "gpu:$gpus")
+[ -n "$cpus" ] && task_options+=(--cpus-per-task "$cpus")
+array=$(sbatch "${options[@]}" "${task_options[@]}" "$outdir/task.sh")
+array=${array%%;*}
+merge=$(sbatch "${options[@]}" --dependency "afterany:$array" --output "$outdir/merge.log" \
+  "$outdir/merge.sh")
+merge=${merge%%;*}
+echo "submitted: shards job array $array ($shards tasks), merge job $merge"
+echo "results will be in $outdir/results.csv, $outdir/results.json and $outdir/charts/"
