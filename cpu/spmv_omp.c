@@ -19,6 +19,23 @@ void csr_omp_nnz_spmv(const spb_csr *A, const spb_row_partition *part,
     }
 }
 
+void csr_omp_pattern_spmv(const spb_csr *A, const spb_row_partition *part, double value,
+                          const spb_value *SPB_RESTRICT x, spb_value *SPB_RESTRICT y)
+{
+    if (part->parts == 0) return;
+    const spb_index *SPB_RESTRICT col_idx = A->col_idx;
+#pragma omp parallel num_threads(part->parts)
+    {
+        int p = omp_get_thread_num();
+        for (; p < part->parts; p += omp_get_num_threads())
+            for (spb_index i = part->first[p]; i < part->first[p + 1]; i++) {
+                double sum = 0.0;
+                for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) sum += x[col_idx[k]];
+                y[i] = value * sum;
+            }
+    }
+}
+
 void csr_omp_guided_spmv(const spb_csr *A, int threads, const spb_value *SPB_RESTRICT x,
                          spb_value *SPB_RESTRICT y)
 {

@@ -54,9 +54,10 @@ static spb_status hll_serial_run(const void *state, const spb_value *x, spb_valu
 /* ---- OpenMP: first-touch copies made in prepare ------------------------------------ */
 
 typedef struct {
-    spb_csr A;              /* first-touch copy */
+    spb_csr A;              /* first-touch copy (no values for the pattern kernel) */
     spb_row_partition part; /* nnz-balanced rows only */
     int threads;
+    double value; /* the pattern kernel: every stored value */
 } csr_omp_state;
 
 static void csr_omp_release(void *state)
@@ -156,6 +157,33 @@ static spb_status hll_omp_run(const void *state, const spb_value *x, spb_value *
     return SPB_OK;
 }
 
+/* A pattern (iso) matrix only: the copy keeps row_ptr and col_idx. */
+static spb_status csr_pattern_prepare(const spb_kernel *self, spb_format_set *F,
+                                      const spb_kernel_config *config, spb_kernel_plan *plan,
+                                      char *msg)
+{
+    spb_value value;
+    if (!csr_is_iso(F->csr, &value))
+        return spb_fail(msg, SPB_ERR_UNSUPPORTED,
+                        "not a pattern matrix: its values differ, and this kernel reads none");
+    spb_status st = csr_omp_prepare(self, F, config, plan, msg);
+    if (st != SPB_OK) return st;
+    csr_omp_state *s = plan->state;
+    s->value = value;
+    spb_free(s->A.val); /* never read: the traffic saved is the point */
+    s->A.val = NULL;
+    plan->bytes = csr_pattern_spmv_bytes(F->csr, config->precision);
+    return SPB_OK;
+}
+
+static spb_status csr_pattern_run(const void *state, const spb_value *x, spb_value *y, char *msg)
+{
+    (void)msg;
+    const csr_omp_state *s = state;
+    csr_omp_pattern_spmv(&s->A, &s->part, s->value, x, y);
+    return SPB_OK;
+}
+
 /* ---- CPU library baselines ----------------------------------------------------- */
 
 static int rsb_supports(const spb_kernel *self, const spb_csr *A, char *why)
@@ -244,6 +272,15 @@ const spb_kernel cpu_spmv_kernels[] = {
      .variant = &row_scheduled,
      .prepare = csr_omp_prepare,
      .spmv = csr_omp_static_run,
+     .release = csr_omp_release},
+    {.name = "csr.omp.pattern",
+     .format = "csr.pattern",
+     .backend = SPB_BACKEND_OPENMP,
+     .description = "CSR of a pattern matrix (all values equal): nnz-balanced rows, no values "
+                    "read (declines other matrices)",
+     .variant = &nnz_balanced,
+     .prepare = csr_pattern_prepare,
+     .spmv = csr_pattern_run,
      .release = csr_omp_release},
     {.name = "hll.omp.row",
      .format = "hll.row",

@@ -174,6 +174,23 @@ double csr_spmv_bytes(const spb_csr *A, spb_precision precision)
            + value * A->m;        /* y written */
 }
 
+double csr_pattern_spmv_bytes(const spb_csr *A, spb_precision precision)
+{
+    double value = (double)spb_precision_bytes(precision), index = sizeof(spb_index);
+    return index * A->nnz         /* col_idx: no values */
+           + index * (A->m + 1.0) /* row_ptr */
+           + value * A->n         /* x, each entry read once */
+           + value * A->m;        /* y written */
+}
+
+int csr_is_iso(const spb_csr *A, spb_value *value)
+{
+    *value = A->nnz ? A->val[0] : 0.0;
+    for (spb_index k = 1; k < A->nnz; k++)
+        if (A->val[k] != *value) return 0;
+    return 1;
+}
+
 double csr_spgemm_bytes(const spb_csr *A, double products, double nnz_c, spb_precision precision)
 {
     double value = (double)spb_precision_bytes(precision), index = sizeof(spb_index);

@@ -25,6 +25,14 @@ spb_status csr_check(const spb_csr *A, char *msg);
  * written once. */
 double csr_spmv_bytes(const spb_csr *A, spb_precision precision);
 
+/* Bytes of y = A*x by a kernel that reads no values (A a pattern matrix,
+ * or all its values equal): row_ptr and col_idx read, x once, y written. */
+double csr_pattern_spmv_bytes(const spb_csr *A, spb_precision precision);
+
+/* Whether every stored value equals the first (a pattern or "iso" matrix);
+ * *value receives it (0 for an empty matrix). */
+int csr_is_iso(const spb_csr *A, spb_value *value);
+
 /* A^T (columns sorted, as CSR always is). */
 spb_status csr_transpose(const spb_csr *A, spb_csr *T, char *msg);
 

@@ -115,6 +115,9 @@ int main(int argc, char **argv)
         return 1;
     }
     sweep("hll_from_csr", hll_step, &A);
+    spb_csr pattern; /* A with every value 1, for the kernels that take only pattern matrices */
+    if (mm_read_csr(path, &pattern, NULL, msg) != SPB_OK) return 1;
+    for (spb_index k = 0; k < pattern.nnz; k++) pattern.val[k] = 1.0;
     sweep("sell_from_csr", sell_step, &A);
     const spb_operation *op = operation_spmv();
     for (int k = 0; k < op->kernel_count; k++) {
@@ -122,6 +125,9 @@ int main(int argc, char **argv)
         char why[SPB_MSG_LEN] = "";
         if (kernel->supports && !kernel->supports(kernel, &A, why)) continue;
         prepare_ctx ctx = {kernel, &A};
+        char declined[SPB_MSG_LEN] = "";
+        if (prepare_step(&ctx, declined) == SPB_ERR_UNSUPPORTED)
+            ctx.A = &pattern; /* a pattern kernel */
         sweep(kernel->name, prepare_step, &ctx);
     }
     /* SpGEMM: every kernel's prepare and product (GraphBLAS allocates with
@@ -135,5 +141,6 @@ int main(int argc, char **argv)
         sweep(kernel->name, spgemm_step, &ctx);
     }
     csr_free(&A);
+    csr_free(&pattern);
     return check_done();
 }

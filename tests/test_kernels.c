@@ -14,7 +14,8 @@
 #include "check.h"
 
 static int ran, skipped;
-static int want_cuda; /* which half of the table this run checks */
+static int ran_by_kernel[64]; /* every kernel must run somewhere, declines aside */
+static int want_cuda;         /* which half of the table this run checks */
 
 static void random_csr(spb_rng *rng, spb_index m, spb_index n, spb_index nnz, spb_index long_row,
                        spb_index long_len, spb_csr *A)
@@ -38,6 +39,14 @@ static void random_csr(spb_rng *rng, spb_index m, spb_index n, spb_index nnz, sp
     coo_free(&coo);
 }
 
+static int kernel_index(const spb_kernel *kernel)
+{
+    const spb_operation *op = operation_spmv();
+    for (int k = 0; k < op->kernel_count; k++)
+        if (op->kernels[k] == kernel) return k;
+    return 0;
+}
+
 /* One kernel at every hack size (and thread count 1-4 for OpenMP) on the
  * case; each product starts from a NaN-poisoned y. exact, when given, is
  * the integer-valued answer every kernel must reproduce bit for bit. */
@@ -53,6 +62,10 @@ static void check_kernel(const spb_kernel *kernel, spb_case *c, const spb_value 
         spb_kernel_plan plan = {0};
         char msg[SPB_MSG_LEN] = "";
         spb_status st = kernel->prepare(kernel, &c->formats, &config, &plan, msg);
+        if (st == SPB_ERR_UNSUPPORTED) { /* declined by design (e.g. not a pattern matrix) */
+            skipped++;
+            continue;
+        }
         CHECK(st == SPB_OK, "%s on %s: prepare failed: %s", kernel->name, c->name, msg);
         if (st != SPB_OK) continue;
         spb_validation v;
@@ -81,6 +94,7 @@ static void check_kernel(const spb_kernel *kernel, spb_case *c, const spb_value 
               inexact >= 0 ? y[inexact] : 0.0, inexact >= 0 ? exact[inexact] : 0.0);
         kernel->release(plan.state);
         ran++;
+        ran_by_kernel[kernel_index(kernel)]++;
     }
 }
 
@@ -215,6 +229,18 @@ static void check_run_converts_once(void)
     fclose(opts.table);
 }
 
+/* A random matrix whose stored values are all `value`: a pattern matrix,
+ * which the pattern kernels take instead of declining. */
+static void check_iso(const char *label, spb_rng *rng, spb_index m, spb_index n, spb_index nnz,
+                      spb_value value)
+{
+    spb_csr A;
+    random_csr(rng, m, n, nnz, m / 2, n / 3, &A);
+    for (spb_index k = 0; k < A.nnz; k++) A.val[k] = value;
+    check_all_kernels(label, &A, spb_rng_next(rng));
+    csr_free(&A);
+}
+
 static void check_random(const char *label, spb_rng *rng, spb_index m, spb_index n, spb_index nnz,
                          spb_index long_row, spb_index long_len)
 {
@@ -261,6 +287,17 @@ int main(int argc, char **argv)
         csr_free(&A);
     }
     check_integer_exact(&rng);
+    check_iso("pattern, all ones", &rng, 700, 900, 6000, 1.0);
+    check_iso("all values -2.5", &rng, 321, 77, 2000, -2.5);
+    check_iso("pattern, empty", &rng, 40, 40, 0, 1.0);
+    const spb_operation *op = operation_spmv();
+    for (int k = 0; k < op->kernel_count; k++) {
+        const spb_kernel *kernel = op->kernels[k];
+        char why[SPB_MSG_LEN] = "";
+        if ((kernel->backend == SPB_BACKEND_CUDA) != want_cuda) continue;
+        if (kernel->supports && !kernel->supports(kernel, NULL, why)) continue;
+        CHECK(ran_by_kernel[k] > 0, "%s never ran: it declined every test matrix", kernel->name);
+    }
     if (!want_cuda) {
         check_run_converts_once();
         check_failure_is_error();
