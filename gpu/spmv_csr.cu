@@ -120,16 +120,27 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
     if (lane == 0) y[row] = sum;
 }
 
+/* One term of a row's sum: a value times x, or x alone for a pattern
+ * matrix (csr.cuda.pattern: no value loaded, the common value applied once
+ * per row). */
+template <bool PATTERN>
+static __device__ __forceinline__ double term(const double *__restrict__ val, int k, double xv)
+{
+    return PATTERN ? xv : val[k] * xv;
+}
+
 /* csr.cuda.adaptive (1/2) — rows of up to LONG_ROW entries, each by a
  * group of `lanes` threads (a power of two <= 32 chosen in prepare from the
  * mean row length): several short rows share a warp, each group reads its
  * row coalesced and reduces it with segmented shuffles. Longer rows are
  * left to csr_long_row_kernel, so one giant row cannot hold up its warp.
  * Every thread reaches the shuffles (no early exit): blockDim.x is a
- * multiple of 32. */
+ * multiple of 32. With PATTERN (csr.cuda.pattern) val is not read and each
+ * row's sum is multiplied by scale. */
+template <bool PATTERN>
 static __global__ void __launch_bounds__(MAX_BLOCK)
     csr_vector_kernel(int m, int lanes, const int *__restrict__ row_ptr,
-                      const int *__restrict__ col_idx, const double *__restrict__ val,
+                      const int *__restrict__ col_idx, const double *__restrict__ val, double scale,
                       const double *__restrict__ x, double *__restrict__ y)
 {
     long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -142,29 +153,33 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
         if (end - begin > LONG_ROW) valid = 0, end = begin;
     }
     double sum = 0.0;
-    for (int k = begin + lane; k < end; k += lanes) sum += val[k] * x[col_idx[k]];
+    for (int k = begin + lane; k < end; k += lanes) sum += term<PATTERN>(val, k, x[col_idx[k]]);
     for (int offset = lanes / 2; offset > 0; offset >>= 1)
         sum += __shfl_down_sync(0xffffffffu, sum, offset, lanes);
-    if (valid && lane == 0) y[row] = sum;
+    if (valid && lane == 0) y[row] = PATTERN ? scale * sum : sum;
 }
 
 /* csr.cuda.adaptive (2/2) — one block of LONG_BLOCK threads per long row
  * (the list made in prepare): strided partial sums, shuffles inside each
- * warp, then the warps' sums through shared memory. */
+ * warp, then the warps' sums through shared memory. PATTERN as above. */
+template <bool PATTERN>
 static __global__ void __launch_bounds__(LONG_BLOCK)
     csr_long_row_kernel(const int *__restrict__ long_rows, const int *__restrict__ row_ptr,
                         const int *__restrict__ col_idx, const double *__restrict__ val,
-                        const double *__restrict__ x, double *__restrict__ y)
+                        double scale, const double *__restrict__ x, double *__restrict__ y)
 {
     __shared__ double warp_sums[LONG_BLOCK / WARP];
     int row = long_rows[blockIdx.x];
     int lane = threadIdx.x % WARP, warp = threadIdx.x / WARP;
-    double sum = warp_reduce(csr_lane_sum(row_ptr, col_idx, val, x, row, threadIdx.x, LONG_BLOCK));
+    double sum = 0.0;
+    for (int k = row_ptr[row] + threadIdx.x; k < row_ptr[row + 1]; k += LONG_BLOCK)
+        sum += term<PATTERN>(val, k, x[col_idx[k]]);
+    sum = warp_reduce(sum);
     if (lane == 0) warp_sums[warp] = sum;
     __syncthreads();
     if (warp == 0) {
         sum = warp_reduce(lane < LONG_BLOCK / WARP ? warp_sums[lane] : 0.0);
-        if (lane == 0) y[row] = sum;
+        if (lane == 0) y[row] = PATTERN ? scale * sum : sum;
     }
 }
 
@@ -209,14 +224,18 @@ static void launch_texture(gpu_state *s)
                                                              s->d_val, s->x_tex, s->d_y);
 }
 
-static void launch_adaptive(gpu_state *s)
+template <bool PATTERN> static void launch_vector(gpu_state *s)
 {
-    csr_vector_kernel<<<gpu_grid(s, s->lanes), s->block_size>>>(
-        s->m, s->lanes, s->d_row_ptr, s->d_col_idx, s->d_val, s->d_x, s->d_y);
+    csr_vector_kernel<PATTERN><<<gpu_grid(s, s->lanes), s->block_size>>>(
+        s->m, s->lanes, s->d_row_ptr, s->d_col_idx, s->d_val, s->iso_value, s->d_x, s->d_y);
     if (s->long_count > 0)
-        csr_long_row_kernel<<<s->long_count, LONG_BLOCK>>>(s->d_long_rows, s->d_row_ptr,
-                                                           s->d_col_idx, s->d_val, s->d_x, s->d_y);
+        csr_long_row_kernel<PATTERN><<<s->long_count, LONG_BLOCK>>>(
+            s->d_long_rows, s->d_row_ptr, s->d_col_idx, s->d_val, s->iso_value, s->d_x, s->d_y);
 }
+
+static void launch_adaptive(gpu_state *s) { launch_vector<false>(s); }
+
+static void launch_pattern(gpu_state *s) { launch_vector<true>(s); }
 
 /* ---- setup --------------------------------------------------------------------- */
 
@@ -278,17 +297,19 @@ static spb_status setup_adaptive(gpu_state *s, const spb_csr *A, char *msg)
 
 /* ---- rows ---------------------------------------------------------------------- */
 
-static const gpu_variant thread_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK, 0, 0, NULL, launch_thread};
-static const gpu_variant warp_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, NULL, launch_warp};
-static const gpu_variant warp_shared_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK,     1, 0,
-                                          NULL,           launch_warp_shared};
-static const gpu_variant warp_shared2d_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK,       1, 0,
-                                            NULL,           launch_warp_shared2d};
-static const gpu_variant ldg_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, NULL, launch_ldg};
-static const gpu_variant texture_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0,
-                                      setup_texture,  launch_texture};
-static const gpu_variant adaptive_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK,  1, 0,
-                                       setup_adaptive, launch_adaptive};
+static const gpu_variant thread_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK, 0, 0, NULL, launch_thread, 0};
+static const gpu_variant warp_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, NULL, launch_warp, 0};
+static const gpu_variant warp_shared_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK,      1, 0,
+                                          NULL,           launch_warp_shared, 0};
+static const gpu_variant warp_shared2d_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK,        1, 0,
+                                            NULL,           launch_warp_shared2d, 0};
+static const gpu_variant ldg_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, NULL, launch_ldg, 0};
+static const gpu_variant texture_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK,  1, 0,
+                                      setup_texture,  launch_texture, 0};
+static const gpu_variant adaptive_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK,   1, 0,
+                                       setup_adaptive, launch_adaptive, 0};
+static const gpu_variant pattern_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK,  1, 0,
+                                      setup_adaptive, launch_pattern, 1};
 
 extern const spb_kernel gpu_csr_rows[] = {
     GPU_ROW("csr.cuda.thread", "csr", "CSR on the GPU, one thread per row", &thread_v),
@@ -308,5 +329,9 @@ extern const spb_kernel gpu_csr_rows[] = {
             "CSR on the GPU, a power-of-two group of threads per short row (sized from the mean "
             "row length), a block per row longer than 512",
             &adaptive_v),
+    GPU_ROW("csr.cuda.pattern", "csr.pattern",
+            "csr.cuda.adaptive for a pattern matrix (all values equal): no values read "
+            "(declines other matrices)",
+            &pattern_v),
 };
 extern const int gpu_csr_row_count = (int)(sizeof gpu_csr_rows / sizeof gpu_csr_rows[0]);

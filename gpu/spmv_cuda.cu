@@ -88,9 +88,10 @@ static spb_status upload_format(gpu_state *s, spb_format_set *F, const spb_kerne
     if (st != SPB_OK) return st;
     s->stored = H ? hll_stored(H) : S ? sell_stored(S) : A->nnz;
     plan->stored_entries = s->stored;
-    plan->bytes = H   ? hll_spmv_bytes(H, config->precision)
-                  : S ? sell_spmv_bytes(S, config->precision)
-                      : csr_spmv_bytes(A, config->precision);
+    plan->bytes = H                     ? hll_spmv_bytes(H, config->precision)
+                  : S                   ? sell_spmv_bytes(S, config->precision)
+                  : s->variant->pattern ? csr_pattern_spmv_bytes(A, config->precision)
+                                        : csr_spmv_bytes(A, config->precision);
     st = check_fits(plan->bytes + (64 << 20), msg);
     if (st != SPB_OK) return st;
     int failed;
@@ -108,10 +109,11 @@ static spb_status upload_format(gpu_state *s, spb_format_set *F, const spb_kerne
                        sizeof(int)) ||
             gpu_upload(s, (void **)&s->d_col_idx, S->col_idx, (size_t)s->stored, sizeof(int)) ||
             gpu_upload(s, (void **)&s->d_val, S->val, (size_t)s->stored, sizeof(double));
-    else
+    else /* a pattern kernel gets no values: the traffic saved is its point */
         failed = gpu_upload(s, (void **)&s->d_row_ptr, A->row_ptr, (size_t)A->m + 1, sizeof(int)) ||
                  gpu_upload(s, (void **)&s->d_col_idx, A->col_idx, (size_t)A->nnz, sizeof(int)) ||
-                 gpu_upload(s, (void **)&s->d_val, A->val, (size_t)A->nnz, sizeof(double));
+                 (!s->variant->pattern &&
+                  gpu_upload(s, (void **)&s->d_val, A->val, (size_t)A->nnz, sizeof(double)));
     return failed ? gpu_state_fail(s, msg) : SPB_OK;
 }
 
@@ -144,9 +146,14 @@ spb_status gpu_row_prepare(const spb_kernel *self, spb_format_set *formats,
     if (v->default_block && (block < 1 || block > MAX_BLOCK || (v->warp_multiple && block % WARP)))
         return spb_fail(msg, SPB_ERR_UNSUPPORTED, "block size %d: this kernel needs 1..%d%s", block,
                         MAX_BLOCK, v->warp_multiple ? ", a multiple of 32" : "");
+    spb_value iso = 0.0;
+    if (v->pattern && !csr_is_iso(A, &iso))
+        return spb_fail(msg, SPB_ERR_UNSUPPORTED,
+                        "not a pattern matrix: its values differ, and this kernel reads none");
     gpu_state *s = (gpu_state *)spb_calloc(1, sizeof *s);
     if (!s) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
     s->variant = v;
+    s->iso_value = iso;
     s->m = A->m;
     s->n = A->n;
     s->nnz = A->nnz;

@@ -61,14 +61,14 @@ static void launch_cusparse(gpu_state *s)
                         "cusparseSpMV");
 }
 
-static const gpu_variant csr_alg1_v = {SPB_FORMAT_CSR, 0, 0, CUSPARSE_SPMV_CSR_ALG1, setup_cusparse,
-                                       launch_cusparse};
-static const gpu_variant csr_alg2_v = {SPB_FORMAT_CSR, 0, 0, CUSPARSE_SPMV_CSR_ALG2, setup_cusparse,
-                                       launch_cusparse};
+static const gpu_variant csr_alg1_v = {
+    SPB_FORMAT_CSR, 0, 0, CUSPARSE_SPMV_CSR_ALG1, setup_cusparse, launch_cusparse, 0};
+static const gpu_variant csr_alg2_v = {
+    SPB_FORMAT_CSR, 0, 0, CUSPARSE_SPMV_CSR_ALG2, setup_cusparse, launch_cusparse, 0};
 static const gpu_variant csr_default_v = {
-    SPB_FORMAT_CSR, 0, 0, CUSPARSE_SPMV_ALG_DEFAULT, setup_cusparse, launch_cusparse};
+    SPB_FORMAT_CSR, 0, 0, CUSPARSE_SPMV_ALG_DEFAULT, setup_cusparse, launch_cusparse, 0};
 static const gpu_variant sell_v = {SPB_FORMAT_SELL, 0, 0, CUSPARSE_SPMV_SELL_ALG1, setup_cusparse,
-                                   launch_cusparse};
+                                   launch_cusparse, 0};
 
 extern const spb_kernel gpu_cusparse_rows[] = {
     GPU_ROW("cusparse.csr", "csr",

@@ -104,11 +104,11 @@ static void launch_warp_shared(gpu_state *s)
 
 /* ---- rows ---------------------------------------------------------------------- */
 
-static const gpu_variant row_v = {SPB_FORMAT_HLL_ROW, DEFAULT_BLOCK, 0, 0, NULL, launch_row};
-static const gpu_variant warp_v = {SPB_FORMAT_HLL_ROW, DEFAULT_BLOCK, 1, 0, NULL, launch_warp};
-static const gpu_variant warp_shared_v = {SPB_FORMAT_HLL_ROW, DEFAULT_BLOCK, 1, 0, NULL,
-                                          launch_warp_shared};
-static const gpu_variant col_v = {SPB_FORMAT_HLL_COL, DEFAULT_BLOCK, 0, 0, NULL, launch_col};
+static const gpu_variant row_v = {SPB_FORMAT_HLL_ROW, DEFAULT_BLOCK, 0, 0, NULL, launch_row, 0};
+static const gpu_variant warp_v = {SPB_FORMAT_HLL_ROW, DEFAULT_BLOCK, 1, 0, NULL, launch_warp, 0};
+static const gpu_variant warp_shared_v = {
+    SPB_FORMAT_HLL_ROW, DEFAULT_BLOCK, 1, 0, NULL, launch_warp_shared, 0};
+static const gpu_variant col_v = {SPB_FORMAT_HLL_COL, DEFAULT_BLOCK, 0, 0, NULL, launch_col, 0};
 
 extern const spb_kernel gpu_hll_rows[] = {
     GPU_ROW("hll.cuda.row", "hll.row", "HLL row-major hacks on the GPU, one thread per row",

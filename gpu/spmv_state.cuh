@@ -27,6 +27,7 @@ struct gpu_variant {
      * SPB_ERR_UNSUPPORTED; every resource goes into the state. */
     spb_status (*setup)(gpu_state *s, const spb_csr *A, char *msg);
     void (*launch)(gpu_state *s); /* one product on d_x -> d_y, not synchronised */
+    int pattern; /* reads no values: only matrices whose values are all equal (else declined) */
 };
 
 struct gpu_state {
@@ -38,6 +39,7 @@ struct gpu_state {
     double *d_val, *d_x, *d_y;
     cudaTextureObject_t x_tex; /* csr.cuda.texture */
     int has_tex;
+    double iso_value; /* pattern kernels: every stored value */
     int lanes;        /* csr.cuda.adaptive: threads per short row */
     int *d_long_rows; /* csr.cuda.adaptive: rows longer than LONG_ROW */
     int long_count;
