@@ -17,8 +17,13 @@ typedef struct {
 
 static spgemm_args parse_spgemm_args(int argc, char **argv)
 {
-    spgemm_args a = {
-        NULL, NULL, NULL, NULL, 1, {HLL_DEFAULT_HACK_SIZE, 1, 0, SPB_FP64}, SPB_DEFAULT_TOLERANCE};
+    spgemm_args a = {NULL,
+                     NULL,
+                     NULL,
+                     NULL,
+                     1,
+                     {HLL_DEFAULT_HACK_SIZE, 1, 0, SPB_FP64, 0},
+                     SPB_DEFAULT_TOLERANCE};
     for (int i = 0; i < argc; i++) {
         const char *value;
         if (option_value(argc, argv, &i, "--kernel", &value))

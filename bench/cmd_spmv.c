@@ -2,6 +2,7 @@
  * Market, through the run protocol's single product) and spbench gen. */
 #include <stdlib.h>
 
+#include "bandwidth.h"
 #include "cli.h"
 #include "gen.h"
 #include "op_spmv.h"
@@ -17,8 +18,13 @@ typedef struct {
 
 static spmv_args parse_spmv_args(int argc, char **argv)
 {
-    spmv_args a = {
-        NULL, NULL, NULL, NULL, 1, {HLL_DEFAULT_HACK_SIZE, 1, 0, SPB_FP64}, SPB_DEFAULT_TOLERANCE};
+    spmv_args a = {NULL,
+                   NULL,
+                   NULL,
+                   NULL,
+                   1,
+                   {HLL_DEFAULT_HACK_SIZE, 1, 0, SPB_FP64, 0},
+                   SPB_DEFAULT_TOLERANCE};
     for (int i = 0; i < argc; i++) {
         const char *value;
         if (option_value(argc, argv, &i, "--kernel", &value))
@@ -58,6 +64,7 @@ static spb_status load_x(spb_case *c, const char *path, char *msg)
 int cmd_spmv(int argc, char **argv)
 {
     spmv_args a = parse_spmv_args(argc, argv);
+    a.config.cache_bytes = bandwidth_cpu_llc_bytes();
     if (!a.matrix || !a.kernel || !a.out) {
         fprintf(stderr, "spbench: usage: spbench spmv MATRIX --kernel NAME [--x X.mtx | --seed S] "
                         "-o Y.mtx\n");

@@ -386,6 +386,7 @@ static spb_status run_case(spb_case *c, const spb_run_opts *opts, spb_run_totals
         for (int t = 0; t < kernel_runs(kernel, opts) && csv_status == SPB_OK; t++) {
             spb_kernel_config config = opts->config;
             config.threads = kernel_threads(kernel, opts, t);
+            if (opts->roofline) config.cache_bytes = opts->roofline->cpu_llc_bytes;
             const spb_done_row *stored = stored_row(opts, c->name, kernel->name, config.threads);
             if (stored) {
                 replay(opts, totals, stored, c, &csv_status, msg);

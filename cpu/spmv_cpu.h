@@ -71,6 +71,29 @@ void csr_omp_nnz_spmv(const spb_csr *A, const spb_row_partition *part,
  * a third less traffic. A->val is not read (may be NULL). */
 void csr_omp_pattern_spmv(const spb_csr *A, const spb_row_partition *part, double value,
                           const spb_value *SPB_RESTRICT x, spb_value *SPB_RESTRICT y);
+/* Column panels of A for cache blocking: panel q holds the entries whose
+ * columns fall in [q*width, (q+1)*width) as a CSR over all rows, first
+ * touched by the threads of the nnz-balanced partition, so that while the
+ * rows of one panel are streamed its part of x stays in the cache. */
+typedef struct {
+    int panels;
+    spb_index width;
+    spb_csr *panel;         /* size panels */
+    spb_row_partition part; /* the same rows per thread in every panel */
+} spb_col_panels;
+
+spb_status csr_col_panels(const spb_csr *A, spb_index width, int threads, spb_col_panels *out,
+                          char *msg);
+void col_panels_free(spb_col_panels *P); /* accepts a zeroed struct */
+
+/* Bytes one product moves: every panel's arrays once, x once, y written by
+ * the first panel and read and written by each further one. */
+double col_panels_spmv_bytes(const spb_col_panels *P, spb_precision precision);
+
+/* y = A*x panel by panel (threads in step between panels). */
+void csr_omp_colblock_spmv(const spb_col_panels *P, const spb_value *SPB_RESTRICT x,
+                           spb_value *SPB_RESTRICT y);
+
 /* Rows under schedule(guided): dynamic balance, shrinking chunks. */
 void csr_omp_guided_spmv(const spb_csr *A, int threads, const spb_value *SPB_RESTRICT x,
                          spb_value *SPB_RESTRICT y);

@@ -115,3 +115,94 @@ spb_status hll_first_touch_copy(const spb_hll *src, int threads, spb_hll *dst, c
     }
     return SPB_OK;
 }
+
+/* ---- column panels (cache blocking) ---------------------------------------------- */
+
+void col_panels_free(spb_col_panels *P)
+{
+    for (int q = 0; P->panel && q < P->panels; q++) csr_free(&P->panel[q]);
+    spb_free(P->panel);
+    partition_free(&P->part);
+    memset(P, 0, sizeof *P);
+}
+
+/* Row lengths of every panel (counted in one pass over A) into row_ptr. */
+static spb_status alloc_panels(const spb_csr *A, spb_col_panels *P, char *msg)
+{
+    for (int q = 0; q < P->panels; q++) {
+        P->panel[q].row_ptr = spb_calloc((size_t)A->m + 1, sizeof *P->panel[q].row_ptr);
+        if (!P->panel[q].row_ptr) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for panels");
+        P->panel[q].m = A->m;
+        P->panel[q].n = A->n;
+    }
+    for (spb_index i = 0; i < A->m; i++)
+        for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+            P->panel[A->col_idx[k] / P->width].row_ptr[i + 1]++;
+    for (int q = 0; q < P->panels; q++) {
+        spb_csr *C = &P->panel[q];
+        for (spb_index i = 0; i < A->m; i++) C->row_ptr[i + 1] += C->row_ptr[i];
+        C->nnz = C->row_ptr[A->m];
+        C->col_idx = spb_malloc((size_t)C->nnz, sizeof *C->col_idx);
+        C->val = spb_malloc((size_t)C->nnz, sizeof *C->val);
+        if (!C->col_idx || !C->val) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for panels");
+    }
+    return SPB_OK;
+}
+
+spb_status csr_col_panels(const spb_csr *A, spb_index width, int threads, spb_col_panels *P,
+                          char *msg)
+{
+    memset(P, 0, sizeof *P);
+    P->width = width > 0 ? width : 1;
+    P->panels = A->n > 0 ? (int)((A->n + (int64_t)P->width - 1) / P->width) : 1;
+    P->panel = spb_calloc((size_t)P->panels, sizeof *P->panel);
+    spb_status st = P->panel ? partition_rows_by_nnz(A, threads, &P->part, msg)
+                             : spb_fail(msg, SPB_ERR_NOMEM, "out of memory for panels");
+    if (st == SPB_OK) st = alloc_panels(A, P, msg);
+    if (st != SPB_OK) {
+        col_panels_free(P);
+        return st;
+    }
+    /* filled by the threads that will stream the rows (first touch); a row's
+     * columns ascend, so its entries of one panel are consecutive */
+#pragma omp parallel num_threads(P->part.parts > 0 ? P->part.parts : 1)
+    for (int p = omp_get_thread_num(); p < P->part.parts; p += omp_get_num_threads())
+        for (spb_index i = P->part.first[p]; i < P->part.first[p + 1]; i++) {
+            int current = -1;
+            spb_index at = 0;
+            for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+                int q = (int)(A->col_idx[k] / P->width);
+                if (q != current) at = P->panel[current = q].row_ptr[i];
+                P->panel[q].col_idx[at] = A->col_idx[k];
+                P->panel[q].val[at++] = A->val[k];
+            }
+        }
+    return SPB_OK;
+}
+
+double col_panels_spmv_bytes(const spb_col_panels *P, spb_precision precision)
+{
+    double value = (double)spb_precision_bytes(precision), index = sizeof(spb_index);
+    double bytes = 0.0, m = P->panel[0].m, n = P->panel[0].n;
+    for (int q = 0; q < P->panels; q++)
+        bytes += (value + index) * P->panel[q].nnz /* values and columns */
+                 + index * (m + 1.0);              /* row_ptr */
+    return bytes + value * n                       /* x, each entry read once */
+           + value * m * (2.0 * P->panels - 1.0);  /* y written, then read and written again */
+}
+
+void csr_omp_colblock_spmv(const spb_col_panels *P, const spb_value *SPB_RESTRICT x,
+                           spb_value *SPB_RESTRICT y)
+{
+    if (P->part.parts == 0) return;
+#pragma omp parallel num_threads(P->part.parts)
+    for (int q = 0; q < P->panels; q++) {
+        const spb_csr *C = &P->panel[q];
+        for (int p = omp_get_thread_num(); p < P->part.parts; p += omp_get_num_threads())
+            for (spb_index i = P->part.first[p]; i < P->part.first[p + 1]; i++) {
+                double sum = csr_row_dot(C->col_idx, C->val, C->row_ptr[i], C->row_ptr[i + 1], x);
+                y[i] = q == 0 ? sum : y[i] + sum;
+            }
+#pragma omp barrier /* the threads move to the next panel together: its x stays shared */
+    }
+}

@@ -14,6 +14,7 @@ typedef struct {
     int threads;             /* CPU threads (OpenMP kernels) */
     int block_size;          /* GPU threads per block; 0 = the kernel's default */
     spb_precision precision; /* what the kernel computes in */
+    double cache_bytes;      /* the CPU's last-level cache (0: unknown), for cache blocking */
 } spb_kernel_config;
 
 /* What prepare hands back: the kernel's private state and its byte model. */

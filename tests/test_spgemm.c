@@ -104,7 +104,7 @@ static void check_all(const char *label, const spb_csr *A, const spb_csr *B)
         if (kernel->supports && !kernel->supports(kernel, A, why)) continue;
         int max_threads = kernel->backend == SPB_BACKEND_OPENMP ? 4 : 1;
         for (int threads = 1; threads <= max_threads; threads++) {
-            spb_kernel_config config = {32, threads, 0, SPB_FP64};
+            spb_kernel_config config = {32, threads, 0, SPB_FP64, 0};
             spb_kernel_plan plan = {0};
             char msg[SPB_MSG_LEN] = "";
             spb_status st = kernel->prepare(kernel, &F, &config, &plan, msg);
