@@ -33,6 +33,23 @@ struct spgemm_omp_plan {
     workspace *ws;          /* one per thread */
 };
 
+/* The hash table a row of `products` products uses: a power of two at
+ * least twice that (at least 16), as a mask. */
+static uint64_t hash_mask(int64_t products)
+{
+    uint64_t size = 16;
+    while (size < 2 * (uint64_t)products) size *= 2;
+    return size - 1;
+}
+
+/* Column j's slot: where it is, or the empty slot where it goes. */
+static uint64_t hash_slot(const workspace *w, uint64_t mask, spb_index j)
+{
+    uint64_t s = ((uint32_t)j * 2654435761u) & mask;
+    while (w->keys[s] != -1 && w->keys[s] != j) s = (s + 1) & mask;
+    return s;
+}
+
 void spgemm_omp_plan_free(spgemm_omp_plan *p)
 {
     if (!p) return;
@@ -111,8 +128,7 @@ spb_status spgemm_omp_plan_new(const spb_csr *A, const spb_csr *B, int threads,
     if (st == SPB_OK) {
         int64_t longest;
         split_rows(p, &longest);
-        p->hash_size = 16;
-        while (p->hash_size < 2 * (uint64_t)longest) p->hash_size *= 2;
+        p->hash_size = hash_mask(longest) + 1;
         p->dense = B->n <= DENSE_MAX_COLS;
         st = alloc_workspaces(p, msg);
     }
@@ -153,14 +169,11 @@ static spb_index row_count(const spgemm_omp_plan *p, workspace *w, spb_index i)
                 }
         return count;
     }
-    uint64_t mask = 16;
-    while (mask < 2 * (uint64_t)products) mask *= 2;
-    mask--;
+    uint64_t mask = hash_mask(products);
     for (spb_index ka = A->row_ptr[i]; ka < A->row_ptr[i + 1]; ka++)
         for (spb_index kb = B->row_ptr[A->col_idx[ka]]; kb < B->row_ptr[A->col_idx[ka] + 1]; kb++) {
             spb_index j = B->col_idx[kb];
-            uint64_t s = ((uint32_t)j * 2654435761u) & mask;
-            while (w->keys[s] != -1 && w->keys[s] != j) s = (s + 1) & mask;
+            uint64_t s = hash_slot(w, mask, j);
             if (w->keys[s] == -1) {
                 w->keys[s] = j;
                 count++;
@@ -205,16 +218,13 @@ static spb_index row_fill_hash(const spgemm_omp_plan *p, workspace *w, spb_index
                                int64_t products, spb_index *cols, double *vals)
 {
     const spb_csr *A = p->A, *B = p->B;
-    uint64_t mask = 16;
-    while (mask < 2 * (uint64_t)products) mask *= 2;
-    mask--;
+    uint64_t mask = hash_mask(products);
     spb_index len = 0;
     for (spb_index ka = A->row_ptr[i]; ka < A->row_ptr[i + 1]; ka++) {
         double a = A->val[ka];
         for (spb_index kb = B->row_ptr[A->col_idx[ka]]; kb < B->row_ptr[A->col_idx[ka] + 1]; kb++) {
             spb_index j = B->col_idx[kb];
-            uint64_t s = ((uint32_t)j * 2654435761u) & mask;
-            while (w->keys[s] != -1 && w->keys[s] != j) s = (s + 1) & mask;
+            uint64_t s = hash_slot(w, mask, j);
             if (w->keys[s] == -1) {
                 w->keys[s] = j;
                 w->vals[s] = 0.0;
@@ -224,11 +234,7 @@ static spb_index row_fill_hash(const spgemm_omp_plan *p, workspace *w, spb_index
         }
     }
     sort_columns(cols, len);
-    for (spb_index k = 0; k < len; k++) {
-        uint64_t s = ((uint32_t)cols[k] * 2654435761u) & mask;
-        while (w->keys[s] != cols[k]) s = (s + 1) & mask;
-        vals[k] = w->vals[s];
-    }
+    for (spb_index k = 0; k < len; k++) vals[k] = w->vals[hash_slot(w, mask, cols[k])];
     for (uint64_t s = 0; s <= mask; s++) w->keys[s] = -1;
     return len;
 }
