@@ -106,7 +106,8 @@ void hll_omp_spmv(const spb_hll *A, int threads, const spb_value *SPB_RESTRICT x
 
 /* First-touch copies: each page of the copy is written first by the thread
  * that will stream it (rows by the partition when given, else static rows;
- * hacks static), so on NUMA machines it lands in that thread's memory. */
+ * hacks static), so on NUMA machines it lands in that thread's memory. A
+ * source without values (val NULL) gives a copy without values. */
 spb_status csr_first_touch_copy(const spb_csr *src, const spb_row_partition *part, int threads,
                                 spb_csr *dst, char *msg);
 spb_status hll_first_touch_copy(const spb_hll *src, int threads, spb_hll *dst, char *msg);

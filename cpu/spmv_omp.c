@@ -65,8 +65,8 @@ spb_status csr_first_touch_copy(const spb_csr *src, const spb_row_partition *par
     memset(dst, 0, sizeof *dst);
     dst->row_ptr = spb_malloc((size_t)src->m + 1, sizeof *dst->row_ptr);
     dst->col_idx = spb_malloc((size_t)src->nnz, sizeof *dst->col_idx);
-    dst->val = spb_malloc((size_t)src->nnz, sizeof *dst->val);
-    if (!dst->row_ptr || !dst->col_idx || !dst->val) {
+    if (src->val) dst->val = spb_malloc((size_t)src->nnz, sizeof *dst->val);
+    if (!dst->row_ptr || !dst->col_idx || (src->val && !dst->val)) {
         csr_free(dst);
         return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for a first-touch CSR copy");
     }
@@ -87,7 +87,9 @@ spb_status csr_first_touch_copy(const spb_csr *src, const spb_row_partition *par
             memcpy(dst->row_ptr + lo, src->row_ptr + lo, sizeof *dst->row_ptr * (size_t)(hi - lo));
             memcpy(dst->col_idx + begin, src->col_idx + begin,
                    sizeof *dst->col_idx * (size_t)(end - begin));
-            memcpy(dst->val + begin, src->val + begin, sizeof *dst->val * (size_t)(end - begin));
+            if (src->val)
+                memcpy(dst->val + begin, src->val + begin,
+                       sizeof *dst->val * (size_t)(end - begin));
         }
     }
     return SPB_OK;

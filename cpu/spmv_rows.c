@@ -69,11 +69,10 @@ static void csr_omp_release(void *state)
     spb_free(s);
 }
 
-static spb_status csr_omp_prepare(const spb_kernel *self, spb_format_set *F,
-                                  const spb_kernel_config *config, spb_kernel_plan *plan, char *msg)
+/* The first-touch copy of A (its rows nnz-balanced or scheduled) as a plan. */
+static spb_status csr_omp_plan(const spb_csr *A, int balance_nnz, const spb_kernel_config *config,
+                               spb_kernel_plan *plan, char *msg)
 {
-    const spb_csr *A = F->csr;
-    int balance_nnz = *(const int *)self->variant;
     csr_omp_state *s = spb_calloc(1, sizeof *s);
     if (!s) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
     s->threads = config->threads;
@@ -89,6 +88,12 @@ static spb_status csr_omp_prepare(const spb_kernel *self, spb_format_set *F,
     plan->stored_entries = A->nnz;
     plan->bytes = csr_spmv_bytes(A, config->precision);
     return SPB_OK;
+}
+
+static spb_status csr_omp_prepare(const spb_kernel *self, spb_format_set *F,
+                                  const spb_kernel_config *config, spb_kernel_plan *plan, char *msg)
+{
+    return csr_omp_plan(F->csr, *(const int *)self->variant, config, plan, msg);
 }
 
 static spb_status csr_omp_nnz_run(const void *state, const spb_value *x, spb_value *y, char *msg)
@@ -163,15 +168,12 @@ static spb_status csr_pattern_prepare(const spb_kernel *self, spb_format_set *F,
                                       char *msg)
 {
     spb_value value;
-    if (!csr_is_iso(F->csr, &value))
-        return spb_fail(msg, SPB_ERR_UNSUPPORTED,
-                        "not a pattern matrix: its values differ, and this kernel reads none");
-    spb_status st = csr_omp_prepare(self, F, config, plan, msg);
+    spb_csr structure = *F->csr; /* no values copied: never read, the traffic saved is the point */
+    structure.val = NULL;
+    spb_status st = csr_pattern_value(F->csr, &value, msg);
+    if (st == SPB_OK) st = csr_omp_plan(&structure, *(const int *)self->variant, config, plan, msg);
     if (st != SPB_OK) return st;
-    csr_omp_state *s = plan->state;
-    s->value = value;
-    spb_free(s->A.val); /* never read: the traffic saved is the point */
-    s->A.val = NULL;
+    ((csr_omp_state *)plan->state)->value = value;
     plan->bytes = csr_pattern_spmv_bytes(F->csr, config->precision);
     return SPB_OK;
 }

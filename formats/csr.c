@@ -183,12 +183,14 @@ double csr_pattern_spmv_bytes(const spb_csr *A, spb_precision precision)
            + value * A->m;        /* y written */
 }
 
-int csr_is_iso(const spb_csr *A, spb_value *value)
+spb_status csr_pattern_value(const spb_csr *A, spb_value *value, char *msg)
 {
     *value = A->nnz ? A->val[0] : 0.0;
     for (spb_index k = 1; k < A->nnz; k++)
-        if (A->val[k] != *value) return 0;
-    return 1;
+        if (A->val[k] != *value)
+            return spb_fail(msg, SPB_ERR_UNSUPPORTED,
+                            "not a pattern matrix: its values differ, and this kernel reads none");
+    return SPB_OK;
 }
 
 double csr_spgemm_bytes(const spb_csr *A, double products, double nnz_c, spb_precision precision)

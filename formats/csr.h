@@ -29,9 +29,10 @@ double csr_spmv_bytes(const spb_csr *A, spb_precision precision);
  * or all its values equal): row_ptr and col_idx read, x once, y written. */
 double csr_pattern_spmv_bytes(const spb_csr *A, spb_precision precision);
 
-/* Whether every stored value equals the first (a pattern or "iso" matrix);
- * *value receives it (0 for an empty matrix). */
-int csr_is_iso(const spb_csr *A, spb_value *value);
+/* For the kernels that read no values: SPB_OK with *value the value every
+ * entry holds (a pattern or "iso" matrix; 0 when empty), else
+ * SPB_ERR_UNSUPPORTED saying why, so that the row is a decline. */
+spb_status csr_pattern_value(const spb_csr *A, spb_value *value, char *msg);
 
 /* A^T (columns sorted, as CSR always is). */
 spb_status csr_transpose(const spb_csr *A, spb_csr *T, char *msg);

@@ -147,9 +147,7 @@ spb_status gpu_row_prepare(const spb_kernel *self, spb_format_set *formats,
         return spb_fail(msg, SPB_ERR_UNSUPPORTED, "block size %d: this kernel needs 1..%d%s", block,
                         MAX_BLOCK, v->warp_multiple ? ", a multiple of 32" : "");
     spb_value iso = 0.0;
-    if (v->pattern && !csr_is_iso(A, &iso))
-        return spb_fail(msg, SPB_ERR_UNSUPPORTED,
-                        "not a pattern matrix: its values differ, and this kernel reads none");
+    if (v->pattern && csr_pattern_value(A, &iso, msg) != SPB_OK) return SPB_ERR_UNSUPPORTED;
     gpu_state *s = (gpu_state *)spb_calloc(1, sizeof *s);
     if (!s) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
     s->variant = v;
