@@ -5,7 +5,7 @@
 #ifndef SPB_BASELINES_H
 #define SPB_BASELINES_H
 
-#include "../formats/csr.h"
+#include "../formats/kernel.h"
 
 /* 1 when the library was compiled in; otherwise fills why. */
 int rsb_baseline_available(char *why);
@@ -18,6 +18,8 @@ spb_status rsb_baseline_run(const void *state, const spb_value *x, spb_value *y,
 void rsb_baseline_release(void *state);
 
 int graphblas_baseline_available(char *why);
+/* A kernel row's supports() for the GraphBLAS rows of every operation. */
+int graphblas_row_supports(const spb_kernel *self, const spb_csr *A, char *why);
 /* Builds a row-major (GxB_BY_ROW) GrB_Matrix from A; mxv runs on
  * `threads` threads (descriptor GxB_NTHREADS). */
 spb_status graphblas_baseline_prepare(const spb_csr *A, int threads, void **state, char *msg);

@@ -48,13 +48,6 @@ static spb_status omp_run(const void *state, spb_csr *C, char *msg)
 
 static void omp_release(void *state) { spgemm_omp_plan_free(state); }
 
-static int graphblas_supports(const spb_kernel *self, const spb_csr *A, char *why)
-{
-    (void)self;
-    (void)A;
-    return graphblas_baseline_available(why);
-}
-
 static spb_status graphblas_prepare(const spb_kernel *self, spb_format_set *F,
                                     const spb_kernel_config *config, spb_kernel_plan *plan,
                                     char *msg)
@@ -93,7 +86,7 @@ const spb_kernel cpu_spgemm_kernels[] = {
      .format = "grb.row",
      .backend = SPB_BACKEND_OPENMP,
      .description = "SuiteSparse:GraphBLAS GrB_mxm, plus-times, row-major; C copied out as CSR",
-     .supports = graphblas_supports,
+     .supports = graphblas_row_supports,
      .prepare = graphblas_prepare,
      .spgemm = graphblas_spgemm_run,
      .release = graphblas_spgemm_release},

@@ -254,7 +254,7 @@ static spb_status rsb_prepare(const spb_kernel *self, spb_format_set *F,
     return st;
 }
 
-static int graphblas_supports(const spb_kernel *self, const spb_csr *A, char *why)
+int graphblas_row_supports(const spb_kernel *self, const spb_csr *A, char *why)
 {
     (void)self;
     (void)A;
@@ -369,7 +369,7 @@ const spb_kernel cpu_spmv_kernels[] = {
      .format = "grb.row",
      .backend = SPB_BACKEND_OPENMP,
      .description = "SuiteSparse:GraphBLAS GrB_mxv, plus-times, row-major; result copied out to y",
-     .supports = graphblas_supports,
+     .supports = graphblas_row_supports,
      .prepare = graphblas_prepare,
      .spmv = graphblas_baseline_run,
      .release = graphblas_baseline_release},
