@@ -79,7 +79,7 @@ static void parse_run_args(int argc, char **argv, run_args *a)
     o->timing = (spb_timing_opts){2, 10, 0.1};
     o->seed = 1;
     o->tolerance = SPB_DEFAULT_TOLERANCE;
-    o->config = (spb_kernel_config){HLL_DEFAULT_HACK_SIZE, 1, 0, SPB_FP64, 0};
+    o->config = (spb_kernel_config){HLL_DEFAULT_HACK_SIZE, 1, 0, SPB_FP64, 0, 0};
     o->table = stdout;
     o->thread_counts = parse_thread_list("max", a->threads, MAX_THREAD_COUNTS);
     a->items = spb_malloc((size_t)argc, sizeof *a->items);
@@ -111,6 +111,8 @@ static void parse_run_args(int argc, char **argv, run_args *a)
             o->thread_counts = parse_thread_list(v, a->threads, MAX_THREAD_COUNTS);
         else if (option_value(argc, argv, &i, "--block-size", &v))
             o->config.block_size = (int)parse_long("--block-size", v, 1);
+        else if (option_value(argc, argv, &i, "--tile", &v))
+            o->config.tile = (int)parse_long("--tile", v, 1);
         else if (option_value(argc, argv, &i, "--json", &v))
             o->json_path = v;
         else if (option_value(argc, argv, &i, "--cache", &v))
@@ -133,7 +135,11 @@ static void parse_run_args(int argc, char **argv, run_args *a)
     if (o->config.block_size) snprintf(block, sizeof block, "%d", o->config.block_size);
     int used = snprintf(a->settings, sizeof a->settings, "hack_size=%d block_size=%s seed=%llu",
                         (int)o->config.hack_size, block, (unsigned long long)o->seed);
-    if (o->op == operation_spgemm()) /* B is part of what was measured */
+    if (o->config.tile && used < (int)sizeof a->settings)
+        used += snprintf(a->settings + used, sizeof a->settings - (size_t)used, " tile=%d",
+                         o->config.tile);
+    if (o->op == operation_spgemm() &&
+        used < (int)sizeof a->settings) /* B is part of what was measured */
         snprintf(a->settings + used, sizeof a->settings - (size_t)used, " b=%s",
                  o->operand ? o->operand : "self");
     o->settings = a->settings;

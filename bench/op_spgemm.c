@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../cpu/spgemm_cpu.h"
+#include "../gpu/gpu.h"
 #include "rng.h"
 #include "sources.h"
 #include "validate.h"
@@ -213,6 +214,8 @@ const spb_operation *operation_spgemm(void)
     if (op.kernel_count == 0) {
         for (int k = 0; k < cpu_spgemm_kernel_count && op.kernel_count < MAX_KERNELS; k++)
             table[op.kernel_count++] = &cpu_spgemm_kernels[k];
+        for (int k = 0; k < gpu_spgemm_kernel_count() && op.kernel_count < MAX_KERNELS; k++)
+            table[op.kernel_count++] = gpu_spgemm_kernel(k);
         op.baseline = &cpu_spgemm_kernels[0]; /* spgemm.gustavson */
     }
     return &op;

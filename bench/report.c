@@ -26,7 +26,7 @@ void result_init(spb_result *r)
     r->matrix = r->operation = r->kernel = r->format = r->backend = r->precision = "";
     r->message = r->settings = r->host = "";
     r->stored_entries = r->prepare_ms = r->tune_ms = r->gflops = r->gbytes_per_s = NAN;
-    r->products = r->nnz_c = NAN;
+    r->products = r->nnz_c = r->kernel_ms = NAN;
     r->roofline_frac = r->speedup = r->efficiency = r->bandwidth_gbs = r->tolerance = NAN;
     r->timing.median = r->timing.min = r->timing.max = NAN;
     r->error.abs_l2 = r->error.rel_l2 = r->error.max_abs = NAN;
@@ -97,6 +97,7 @@ static int row_fields(const spb_result *r, field *fields)
     NUM("nnz_c", r->nnz_c, COUNT_DIGITS);
     NUM("compression", r->nnz_c > 0 ? r->products / r->nnz_c : NAN, 4);
     TEXT("host", r->host);
+    NUM("kernel_ms", r->kernel_ms, 6);
     return count;
 }
 
@@ -125,12 +126,12 @@ static void set_field(spb_result *r, const char *name, char *text)
         "stored_entries", "gflops",       "gbytes_per_s", "roofline_frac", "speedup",
         "efficiency",     "abs_l2_err",   "rel_l2_err",   "prepare_ms",    "max_abs_err",
         "tolerance",      "row_len_mean", "row_len_std",  "bandwidth_gbs", "tune_ms",
-        "products",       "nnz_c"};
+        "products",       "nnz_c",        "kernel_ms"};
     double *values[] = {&r->stored_entries, &r->gflops,        &r->gbytes_per_s, &r->roofline_frac,
                         &r->speedup,        &r->efficiency,    &r->error.abs_l2, &r->error.rel_l2,
                         &r->prepare_ms,     &r->error.max_abs, &r->tolerance,    &r->stats.row_mean,
                         &r->stats.row_std,  &r->bandwidth_gbs, &r->tune_ms,      &r->products,
-                        &r->nnz_c};
+                        &r->nnz_c,          &r->kernel_ms};
     for (size_t k = 0; k < sizeof numbers / sizeof numbers[0]; k++)
         if (strcmp(name, numbers[k]) == 0) *values[k] = v;
     if (strncmp(name, "time_ms_", 8) == 0) { /* seconds inside, milliseconds in the file */

@@ -30,6 +30,7 @@ typedef struct {
     double products, nnz_c;     /* SpGEMM: intermediate products and entries of C */
     spb_timing timing;          /* seconds per call */
     double prepare_ms, tune_ms; /* tune_ms: autotuning, part of prepare_ms */
+    double kernel_ms;           /* device SpGEMM: the product kernels alone, median */
     double gflops, gbytes_per_s, roofline_frac, speedup, efficiency, bandwidth_gbs;
     spb_validation error;
     double tolerance;

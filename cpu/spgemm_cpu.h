@@ -12,10 +12,6 @@
 extern const spb_kernel cpu_spgemm_kernels[];
 extern const int cpu_spgemm_kernel_count;
 
-/* Intermediate products: the sum over A's entries of the length of B's
- * matching row (the multiply-adds a product does). */
-int64_t csr_spgemm_products(const spb_csr *A, const spb_csr *B);
-
 /* Entries of C (exact, by a symbolic pass); -1 when out of memory. */
 int64_t csr_spgemm_nnz(const spb_csr *A, const spb_csr *B);
 

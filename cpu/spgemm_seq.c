@@ -7,16 +7,6 @@
 #include "spgemm_cpu.h"
 #include "spgemm_sort.h"
 
-int64_t csr_spgemm_products(const spb_csr *A, const spb_csr *B)
-{
-    int64_t products = 0;
-    for (spb_index k = 0; k < A->nnz; k++) {
-        spb_index j = A->col_idx[k];
-        products += B->row_ptr[j + 1] - B->row_ptr[j];
-    }
-    return products;
-}
-
 int64_t csr_spgemm_nnz(const spb_csr *A, const spb_csr *B)
 {
     spb_index *marker = spb_malloc((size_t)B->n, sizeof *marker);

@@ -193,6 +193,16 @@ spb_status csr_pattern_value(const spb_csr *A, spb_value *value, char *msg)
     return SPB_OK;
 }
 
+int64_t csr_spgemm_products(const spb_csr *A, const spb_csr *B)
+{
+    int64_t products = 0;
+    for (spb_index k = 0; k < A->nnz; k++) {
+        spb_index j = A->col_idx[k];
+        products += B->row_ptr[j + 1] - B->row_ptr[j];
+    }
+    return products;
+}
+
 double csr_spgemm_bytes(const spb_csr *A, double products, double nnz_c, spb_precision precision)
 {
     double value = (double)spb_precision_bytes(precision), index = sizeof(spb_index);

@@ -37,6 +37,10 @@ spb_status csr_pattern_value(const spb_csr *A, spb_value *value, char *msg);
 /* A^T (columns sorted, as CSR always is). */
 spb_status csr_transpose(const spb_csr *A, spb_csr *T, char *msg);
 
+/* Intermediate products of C = A*B: the sum over A's entries of the length
+ * of B's matching row (the multiply-adds a product does). */
+int64_t csr_spgemm_products(const spb_csr *A, const spb_csr *B);
+
 /* Bytes one C = A*B moves: A read once, for each entry of A its row of B
  * (row_ptr pair, then column and value per product), C written once. */
 double csr_spgemm_bytes(const spb_csr *A, double products, double nnz_c, spb_precision precision);

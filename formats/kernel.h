@@ -15,6 +15,7 @@ typedef struct {
     int block_size;          /* GPU threads per block; 0 = the kernel's default */
     spb_precision precision; /* what the kernel computes in */
     double cache_bytes;      /* the CPU's last-level cache (0: unknown), for cache blocking */
+    int tile; /* GPU SpGEMM: accumulator columns per tile; 0 = the kernel's default */
 } spb_kernel_config;
 
 /* What prepare hands back: the kernel's private state and its byte model. */
@@ -61,6 +62,10 @@ struct spb_kernel {
      * check() reports the first device error met. */
     double (*time_calls)(void *state, int calls);
     spb_status (*check)(const void *state, char *msg);
+    /* Device SpGEMM rows: the median seconds of the product kernels alone
+     * (no setup, allocation or conversion) over the products made so far;
+     * NULL where the whole product is one step. */
+    double (*kernel_seconds)(const void *state);
 };
 
 #endif

@@ -39,6 +39,12 @@ spb_status gpu_bandwidth_samples(int passes, double *copy_gbs, double *read_gbs,
 int gpu_spmv_kernel_count(void);
 const spb_kernel *gpu_spmv_kernel(int index); /* 0 <= index < count */
 
+/* The device SpGEMM rows (the tiled-accumulator progression, ESC and
+ * cuSPARSE; see spgemm_tiled.cu, spgemm_esc.cu, spgemm_cusparse.cu): none
+ * when built without CUDA. */
+int gpu_spgemm_kernel_count(void);
+const spb_kernel *gpu_spgemm_kernel(int index); /* 0 <= index < count */
+
 #ifdef __cplusplus
 }
 #endif

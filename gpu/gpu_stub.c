@@ -35,3 +35,11 @@ const spb_kernel *gpu_spmv_kernel(int index)
     (void)index;
     return NULL;
 }
+
+int gpu_spgemm_kernel_count(void) { return 0; }
+
+const spb_kernel *gpu_spgemm_kernel(int index)
+{
+    (void)index;
+    return NULL;
+}

@@ -88,7 +88,7 @@ spb_status gpu_row_check(const void *state, char *msg);
 #define GPU_ROW(name, format, description, variant)                                                \
     {                                                                                              \
         name, format, SPB_BACKEND_CUDA, description, variant, gpu_row_supports, gpu_row_prepare,   \
-            gpu_row_spmv, NULL, gpu_row_release, gpu_row_time_calls, gpu_row_check                 \
+            gpu_row_spmv, NULL, gpu_row_release, gpu_row_time_calls, gpu_row_check, NULL           \
     }
 
 /* Each family file exports its rows. */

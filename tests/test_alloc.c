@@ -63,7 +63,7 @@ typedef struct {
 static spb_status prepare_step(void *ctx, char *msg)
 {
     prepare_ctx *p = ctx;
-    spb_kernel_config config = {32, 1, 0, SPB_FP64, 4096};
+    spb_kernel_config config = {32, 1, 0, SPB_FP64, 4096, 0};
     spb_kernel_plan plan = {0};
     spb_format_set formats;
     format_set_init(&formats, p->A);
@@ -77,7 +77,7 @@ static spb_status prepare_step(void *ctx, char *msg)
 static spb_status spgemm_step(void *ctx, char *msg)
 {
     prepare_ctx *p = ctx;
-    spb_kernel_config config = {32, 2, 0, SPB_FP64, 0};
+    spb_kernel_config config = {32, 2, 0, SPB_FP64, 0, 0};
     spb_kernel_plan plan = {0};
     spb_format_set formats;
     format_set_init(&formats, p->A);

@@ -62,7 +62,7 @@ static void check_kernel(const spb_kernel *kernel, spb_case *c, const spb_value 
     int max_threads = kernel->backend == SPB_BACKEND_OPENMP ? 4 : 1;
     for (int run = 0; run < 3 * max_threads; run++) {
         int h = run % 3, threads = 1 + run / 3;
-        spb_kernel_config config = {hack_sizes[h], threads, 0, SPB_FP64, TEST_CACHE_BYTES};
+        spb_kernel_config config = {hack_sizes[h], threads, 0, SPB_FP64, TEST_CACHE_BYTES, 0};
         spb_kernel_plan plan = {0};
         char msg[SPB_MSG_LEN] = "";
         spb_status st = kernel->prepare(kernel, &c->formats, &config, &plan, msg);
@@ -190,7 +190,7 @@ static void check_failure_is_error(void)
     opts.op = &op;
     opts.timing = (spb_timing_opts){0, 1, 0.0};
     opts.tolerance = SPB_DEFAULT_TOLERANCE;
-    opts.config = (spb_kernel_config){32, 1, 0, SPB_FP64, 0};
+    opts.config = (spb_kernel_config){32, 1, 0, SPB_FP64, 0, 0};
     opts.table = tmpfile();
     opts.settings = "test";
     spb_run_totals totals = {0};
@@ -218,7 +218,7 @@ static void check_run_converts_once(void)
     opts.timing = (spb_timing_opts){0, 1, 0.0};
     opts.seed = 1;
     opts.tolerance = SPB_DEFAULT_TOLERANCE;
-    opts.config = (spb_kernel_config){32, 1, 0, SPB_FP64, 0};
+    opts.config = (spb_kernel_config){32, 1, 0, SPB_FP64, 0, 0};
     opts.threads = threads;
     opts.thread_counts = 2;
     opts.table = fopen("/dev/null", "w");

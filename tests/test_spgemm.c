@@ -90,8 +90,15 @@ static void check_against_dense(const char *label, const char *kernel, int threa
 }
 
 static int kernels_run;
+static int want_cuda; /* which half of the table this run checks */
 
-/* Every kernel that can run here, at 1-4 threads for OpenMP ones. */
+/* Launch shapes each device kernel runs with: its defaults, the smallest
+ * block and tile (many tiles per row), and large ones. */
+static const int cuda_shapes[][2] = {{0, 0}, {32, 32}, {256, 4096}};
+#define CUDA_SHAPES ((int)(sizeof cuda_shapes / sizeof cuda_shapes[0]))
+
+/* Every kernel of this run's half that can run here: OpenMP ones at 1-4
+ * threads, device ones at each launch shape. */
 static void check_all(const char *label, const spb_csr *A, const spb_csr *B)
 {
     const spb_operation *op = operation_spgemm();
@@ -101,14 +108,21 @@ static void check_all(const char *label, const spb_csr *A, const spb_csr *B)
     for (int k = 0; k < op->kernel_count; k++) {
         const spb_kernel *kernel = op->kernels[k];
         char why[SPB_MSG_LEN] = "";
+        if ((kernel->backend == SPB_BACKEND_CUDA) != want_cuda) continue;
         if (kernel->supports && !kernel->supports(kernel, A, why)) continue;
-        int max_threads = kernel->backend == SPB_BACKEND_OPENMP ? 4 : 1;
-        for (int threads = 1; threads <= max_threads; threads++) {
-            spb_kernel_config config = {32, threads, 0, SPB_FP64, 0};
+        int variants = kernel->backend == SPB_BACKEND_OPENMP ? 4 : want_cuda ? CUDA_SHAPES : 1;
+        for (int v = 0; v < variants; v++) {
+            int threads = kernel->backend == SPB_BACKEND_OPENMP ? v + 1 : 1;
+            spb_kernel_config config = {32, threads, 0, SPB_FP64, 0, 0};
+            if (want_cuda) {
+                config.block_size = cuda_shapes[v][0];
+                config.tile = cuda_shapes[v][1];
+            }
             spb_kernel_plan plan = {0};
             char msg[SPB_MSG_LEN] = "";
             spb_status st = kernel->prepare(kernel, &F, &config, &plan, msg);
-            CHECK(st == SPB_OK, "%s, %s: prepare: %s", label, kernel->name, msg);
+            CHECK(st == SPB_OK, "%s, %s (block %d, tile %d): prepare: %s", label, kernel->name,
+                  config.block_size, config.tile, msg);
             if (st != SPB_OK) continue;
             for (int call = 0; call < 2; call++) { /* a second call reuses the state */
                 spb_csr C;
@@ -117,6 +131,9 @@ static void check_all(const char *label, const spb_csr *A, const spb_csr *B)
                 if (st == SPB_OK) check_against_dense(label, kernel->name, threads, A, B, &C);
                 csr_free(&C);
             }
+            if (kernel->time_calls) /* timed products leave the state usable */
+                CHECK(kernel->time_calls(plan.state, 3) > 0, "%s, %s: timed calls failed", label,
+                      kernel->name);
             kernel->release(plan.state);
             kernels_run++;
         }
@@ -229,6 +246,27 @@ static void check_random(spb_rng *rng)
     }
 }
 
+/* Rows whose products fill every size class of the device kernels (up to
+ * 32, 256, 2048 products and beyond) and span many accumulator tiles. */
+static void check_long_rows(spb_rng *rng)
+{
+    static const struct {
+        spb_index m, n, p;
+        double density;
+    } shapes[] = {{40, 300, 300, 0.1}, {20, 200, 3000, 0.15}, {12, 400, 2000, 0.5}};
+    for (int s = 0; s < (int)(sizeof shapes / sizeof shapes[0]); s++) {
+        spb_csr A, B;
+        random_csr(rng, shapes[s].m, shapes[s].n, shapes[s].density, &A);
+        random_csr(rng, shapes[s].n, shapes[s].p, shapes[s].density, &B);
+        char label[64];
+        snprintf(label, sizeof label, "long rows %dx%d * %dx%d", (int)shapes[s].m, (int)shapes[s].n,
+                 (int)shapes[s].n, (int)shapes[s].p);
+        check_all(label, &A, &B);
+        csr_free(&A);
+        csr_free(&B);
+    }
+}
+
 /* Mismatched shapes and the thin: spec are refused by name. */
 static void check_refusals(void)
 {
@@ -247,15 +285,24 @@ static void check_refusals(void)
     csr_free(&A);
 }
 
-int main(void)
+/* usage: test_spgemm [MATRIX_DIR] [host|cuda] — host kernels by default;
+ * "cuda" checks the device kernels and reports itself skipped (CTest code
+ * 77) when none can run. */
+int main(int argc, char **argv)
 {
+    want_cuda = argc > 2 && strcmp(argv[2], "cuda") == 0;
     unsigned long long seed = check_seed();
     spb_rng rng;
     spb_rng_seed(&rng, seed);
     check_hand_made();
     check_duplicates_on_read();
     check_random(&rng);
+    check_long_rows(&rng);
     check_refusals();
     printf("%d kernel runs\n", kernels_run);
+    if (want_cuda && kernels_run == 0) {
+        printf("skipped: no device kernel can run here\n");
+        return CHECK_SKIP_CODE;
+    }
     return check_done();
 }

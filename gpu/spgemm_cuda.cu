@@ -1,0 +1,351 @@
+/* spgemm_cuda.cu — what every device SpGEMM row shares: prepare (A and B
+ * uploaded once, the fit check), the whole product with C downloaded, the
+ * timed device-resident products, the product kernels' own time, release;
+ * the conversion of unordered coordinates to canonical CSR; and the device
+ * SpGEMM table assembled from the family files' rows. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include "gpu.h"
+#include "spgemm_state.cuh"
+
+#define MIN_TILE 32
+#define MAX_TILE 16384
+/* Device bytes per intermediate product a whole product may hold at once
+ * (coordinates and their sorted copy, or the expansion and its sort). */
+#define BYTES_PER_PRODUCT 40.0
+
+/* ---- allocation ------------------------------------------------------------------ */
+
+int spgemm_alloc(gpu_spgemm_state *s, void **ptr, size_t bytes)
+{
+    return gpu_cuda_failed(&s->core, cudaMallocAsync(ptr, bytes > 0 ? bytes : 8, 0),
+                           "cudaMallocAsync");
+}
+
+void spgemm_free(void *ptr)
+{
+    if (ptr) cudaFreeAsync(ptr, 0);
+}
+
+int spgemm_alloc_c(gpu_spgemm_state *s, int nnz)
+{
+    s->C.m = s->A.m;
+    s->C.n = s->B.n;
+    s->C.nnz = nnz;
+    return spgemm_alloc(s, (void **)&s->C.row_ptr, sizeof(int) * ((size_t)s->C.m + 1)) ||
+           spgemm_alloc(s, (void **)&s->C.col_idx, sizeof(int) * (size_t)nnz) ||
+           spgemm_alloc(s, (void **)&s->C.val, sizeof(double) * (size_t)nnz);
+}
+
+void spgemm_free_c(gpu_spgemm_state *s)
+{
+    spgemm_free(s->C.row_ptr);
+    spgemm_free(s->C.col_idx);
+    spgemm_free(s->C.val);
+    s->C.row_ptr = s->C.col_idx = NULL;
+    s->C.val = NULL;
+    s->C.nnz = 0;
+}
+
+int spgemm_bits(long long limit)
+{
+    int bits = 0;
+    while (bits < 62 && (1ll << bits) < limit) bits++;
+    return bits;
+}
+
+void spgemm_record_kernel_time(gpu_spgemm_state *s)
+{
+    float ms = 0;
+    if (gpu_cuda_failed(&s->core, cudaEventSynchronize(s->kernel_stop), "kernel execution") ||
+        gpu_cuda_failed(&s->core, cudaEventElapsedTime(&ms, s->kernel_start, s->kernel_stop),
+                        "cudaEventElapsedTime"))
+        return;
+    if (s->kernel_count == s->kernel_cap) {
+        int cap = s->kernel_cap ? 2 * s->kernel_cap : 64;
+        float *grown = (float *)realloc(s->kernel_ms, sizeof(float) * (size_t)cap);
+        if (!grown) return; /* the sample is lost, not the product */
+        s->kernel_ms = grown;
+        s->kernel_cap = cap;
+    }
+    s->kernel_ms[s->kernel_count++] = ms;
+}
+
+/* ---- unordered coordinates to canonical CSR --------------------------------------- */
+
+__global__ void count_rows_kernel(const unsigned long long *keys, int count, int col_bits,
+                                  int *row_counts)
+{
+    int e = blockIdx.x * blockDim.x + threadIdx.x;
+    if (e < count) atomicAdd(&row_counts[keys[e] >> col_bits], 1);
+}
+
+__global__ void columns_of_keys_kernel(const unsigned long long *keys, int count,
+                                       unsigned long long col_mask, int *col_idx)
+{
+    int e = blockIdx.x * blockDim.x + threadIdx.x;
+    if (e < count) col_idx[e] = (int)(keys[e] & col_mask);
+}
+
+static unsigned blocks_for(long long items, int block)
+{
+    return (unsigned)((items + block - 1) / block);
+}
+
+void spgemm_coordinates_to_csr(gpu_spgemm_state *s, unsigned long long *keys, double *vals,
+                               int count, int col_bits)
+{
+    int m = s->A.m, key_bits = col_bits + spgemm_bits(m);
+    int *row_counts = NULL;
+    unsigned long long *sorted_keys = NULL;
+    void *temp = NULL;
+    size_t scan_bytes = 0, sort_bytes = 0;
+    if (spgemm_alloc_c(s, count) ||
+        spgemm_alloc(s, (void **)&row_counts, sizeof(int) * ((size_t)m + 1)) ||
+        spgemm_alloc(s, (void **)&sorted_keys, sizeof(*sorted_keys) * (size_t)count))
+        goto fail;
+    GPU_TRY(&s->core, cudaMemsetAsync(row_counts, 0, sizeof(int) * ((size_t)m + 1), 0),
+            "cudaMemsetAsync");
+    if (count > 0)
+        count_rows_kernel<<<blocks_for(count, 256), 256>>>(keys, count, col_bits, row_counts);
+    GPU_TRY(&s->core,
+            cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, row_counts, s->C.row_ptr, m + 1),
+            "cub::DeviceScan");
+    GPU_TRY(&s->core,
+            cub::DeviceRadixSort::SortPairs(NULL, sort_bytes, keys, sorted_keys, vals, s->C.val,
+                                            count, 0, key_bits),
+            "cub::DeviceRadixSort");
+    if (spgemm_alloc(s, &temp, scan_bytes > sort_bytes ? scan_bytes : sort_bytes)) goto fail;
+    GPU_TRY(&s->core,
+            cub::DeviceScan::ExclusiveSum(temp, scan_bytes, row_counts, s->C.row_ptr, m + 1),
+            "cub::DeviceScan");
+    if (count > 0) {
+        GPU_TRY(&s->core,
+                cub::DeviceRadixSort::SortPairs(temp, sort_bytes, keys, sorted_keys, vals, s->C.val,
+                                                count, 0, key_bits),
+                "cub::DeviceRadixSort");
+        columns_of_keys_kernel<<<blocks_for(count, 256), 256>>>(
+            sorted_keys, count, (1ull << col_bits) - 1, s->C.col_idx);
+    }
+    GPU_TRY(&s->core, cudaGetLastError(), "kernel launch");
+fail:
+    spgemm_free(row_counts);
+    spgemm_free(sorted_keys);
+    spgemm_free(temp);
+}
+
+/* ---- prepare ------------------------------------------------------------------- */
+
+static int upload_csr(gpu_spgemm_state *s, const spb_csr *H, gpu_csr *D)
+{
+    D->m = H->m;
+    D->n = H->n;
+    D->nnz = H->nnz;
+    return gpu_upload(&s->core, (void **)&D->row_ptr, H->row_ptr, (size_t)H->m + 1, sizeof(int)) ||
+           gpu_upload(&s->core, (void **)&D->col_idx, H->col_idx, (size_t)H->nnz, sizeof(int)) ||
+           gpu_upload(&s->core, (void **)&D->val, H->val, (size_t)H->nnz, sizeof(double));
+}
+
+/* Refuses, with the estimate, a product whose operands and working set
+ * cannot fit in free device memory. */
+static spb_status check_fits(const spb_csr *A, const spb_csr *B, int64_t products, char *msg)
+{
+    size_t free_bytes = 0, total_bytes = 0;
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) return SPB_OK;
+    double operands = 12.0 * ((double)A->nnz + B->nnz) + 4.0 * ((double)A->m + B->m + 2);
+    double need = operands + BYTES_PER_PRODUCT * (double)products + (64 << 20);
+    if (need > (double)free_bytes)
+        return spb_fail(msg, SPB_ERR_NOMEM,
+                        "does not fit in device memory: A*B makes %lld intermediate products; "
+                        "estimate %.2f GiB (operands %.2f GiB + %.0f bytes per product), "
+                        "%.2f GiB free of %.2f",
+                        (long long)products, need / 1073741824.0, operands / 1073741824.0,
+                        BYTES_PER_PRODUCT, free_bytes / 1073741824.0, total_bytes / 1073741824.0);
+    return SPB_OK;
+}
+
+/* Block and tile from the config or the row's defaults; declines others. */
+static spb_status launch_shape(const gpu_spgemm_variant *v, const spb_kernel_config *config,
+                               int *block, int *tile, char *msg)
+{
+    *block = v->default_block ? (config->block_size ? config->block_size : v->default_block) : 0;
+    *tile = v->default_tile ? (config->tile ? config->tile : v->default_tile) : 0;
+    if (v->default_block && (*block < WARP || *block > MAX_BLOCK || *block % WARP))
+        return spb_fail(msg, SPB_ERR_UNSUPPORTED,
+                        "block size %d: this kernel needs a multiple of 32 in 32..%d", *block,
+                        MAX_BLOCK);
+    if (v->default_tile && (*tile < MIN_TILE || *tile > MAX_TILE || *tile % WARP))
+        return spb_fail(msg, SPB_ERR_UNSUPPORTED,
+                        "tile %d: this kernel needs a multiple of 32 in %d..%d", *tile, MIN_TILE,
+                        MAX_TILE);
+    return SPB_OK;
+}
+
+spb_status gpu_spgemm_prepare(const spb_kernel *self, spb_format_set *formats,
+                              const spb_kernel_config *config, spb_kernel_plan *plan, char *msg)
+{
+    const gpu_spgemm_variant *v = (const gpu_spgemm_variant *)self->variant;
+    const spb_csr *A = formats->csr, *B = formats->b;
+    int block, tile;
+    spb_status st = launch_shape(v, config, &block, &tile, msg);
+    if (st != SPB_OK) return st;
+    int64_t products = csr_spgemm_products(A, B);
+    st = check_fits(A, B, products, msg);
+    if (st != SPB_OK) return st;
+    gpu_spgemm_state *s = (gpu_spgemm_state *)spb_calloc(1, sizeof *s);
+    if (!s) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
+    s->variant = v;
+    s->block_size = block;
+    s->tile = tile;
+    s->products = products;
+    /* Freed memory stays in the pool between products instead of going back
+     * to the driver at every synchronisation. */
+    cudaMemPool_t pool;
+    uint64_t keep = UINT64_MAX;
+    GPU_TRY(&s->core, cudaDeviceGetDefaultMemPool(&pool, 0), "cudaDeviceGetDefaultMemPool");
+    GPU_TRY(&s->core, cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep),
+            "cudaMemPoolSetAttribute");
+    if (upload_csr(s, A, &s->A) || upload_csr(s, B, &s->B)) goto fail;
+    GPU_TRY(&s->core, cudaEventCreate(&s->core.start), "cudaEventCreate");
+    GPU_TRY(&s->core, cudaEventCreate(&s->core.stop), "cudaEventCreate");
+    GPU_TRY(&s->core, cudaEventCreate(&s->kernel_start), "cudaEventCreate");
+    GPU_TRY(&s->core, cudaEventCreate(&s->kernel_stop), "cudaEventCreate");
+    if (v->setup && (st = v->setup(s, msg)) != SPB_OK) {
+        gpu_spgemm_release(s);
+        return st;
+    }
+    plan->state = s;
+    plan->stored_entries = A->nnz;
+    plan->block_size = block;
+    return SPB_OK;
+fail:
+    st = gpu_state_fail(&s->core, msg);
+    gpu_spgemm_release(s);
+    return st;
+}
+
+/* ---- run, time, check, release ------------------------------------------------- */
+
+/* One whole product from the device-resident operands to s->C. */
+static void whole_product(gpu_spgemm_state *s)
+{
+    spgemm_free_c(s);
+    if (s->core.error != SPB_OK) return;
+    s->variant->product(s);
+    gpu_cuda_failed(&s->core, cudaGetLastError(), "kernel launch");
+}
+
+spb_status gpu_spgemm_run(const void *state, spb_csr *C, char *msg)
+{
+    gpu_spgemm_state *s = (gpu_spgemm_state *)state;
+    memset(C, 0, sizeof *C);
+    whole_product(s);
+    GPU_TRY(&s->core, cudaDeviceSynchronize(), "kernel execution");
+    if (s->core.error != SPB_OK) goto fail;
+    if (csr_alloc(C, s->C.m, s->C.n, s->C.nnz, msg) != SPB_OK) return SPB_ERR_NOMEM;
+    GPU_TRY(&s->core,
+            cudaMemcpy(C->row_ptr, s->C.row_ptr, sizeof(int) * ((size_t)C->m + 1),
+                       cudaMemcpyDeviceToHost),
+            "cudaMemcpy C");
+    if (C->nnz > 0) {
+        GPU_TRY(&s->core,
+                cudaMemcpy(C->col_idx, s->C.col_idx, sizeof(int) * (size_t)C->nnz,
+                           cudaMemcpyDeviceToHost),
+                "cudaMemcpy C");
+        GPU_TRY(
+            &s->core,
+            cudaMemcpy(C->val, s->C.val, sizeof(double) * (size_t)C->nnz, cudaMemcpyDeviceToHost),
+            "cudaMemcpy C");
+    }
+    return SPB_OK;
+fail:
+    csr_free(C);
+    return gpu_state_fail(&s->core, msg);
+}
+
+double gpu_spgemm_time_calls(void *state, int calls)
+{
+    gpu_spgemm_state *s = (gpu_spgemm_state *)state;
+    float ms = 0;
+    if (s->core.error != SPB_OK) return -1.0;
+    GPU_TRY(&s->core, cudaEventRecord(s->core.start), "cudaEventRecord");
+    for (int k = 0; k < calls && s->core.error == SPB_OK; k++) whole_product(s);
+    GPU_TRY(&s->core, cudaEventRecord(s->core.stop), "cudaEventRecord");
+    GPU_TRY(&s->core, cudaEventSynchronize(s->core.stop), "kernel execution");
+    GPU_TRY(&s->core, cudaEventElapsedTime(&ms, s->core.start, s->core.stop),
+            "cudaEventElapsedTime");
+    return s->core.error == SPB_OK ? ms * 1e-3 : -1.0;
+fail:
+    return -1.0;
+}
+
+spb_status gpu_spgemm_check(const void *state, char *msg)
+{
+    const gpu_spgemm_state *s = (const gpu_spgemm_state *)state;
+    return s->core.error == SPB_OK ? SPB_OK : gpu_state_fail(&s->core, msg);
+}
+
+static int compare_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+double gpu_spgemm_kernel_seconds(const void *state)
+{
+    const gpu_spgemm_state *s = (const gpu_spgemm_state *)state;
+    if (s->kernel_count == 0) return NAN;
+    qsort(s->kernel_ms, (size_t)s->kernel_count, sizeof(float), compare_float);
+    int h = s->kernel_count / 2;
+    double median =
+        s->kernel_count % 2 ? s->kernel_ms[h] : 0.5 * (s->kernel_ms[h - 1] + s->kernel_ms[h]);
+    return median * 1e-3;
+}
+
+static void free_csr(gpu_csr *D)
+{
+    cudaFree(D->row_ptr);
+    cudaFree(D->col_idx);
+    cudaFree(D->val);
+}
+
+void gpu_spgemm_release(void *state)
+{
+    gpu_spgemm_state *s = (gpu_spgemm_state *)state;
+    if (!s) return;
+    spgemm_free_c(s);
+    cudaDeviceSynchronize();
+    free_csr(&s->A);
+    free_csr(&s->B);
+    if (s->mat_a) cusparseDestroySpMat(s->mat_a);
+    if (s->mat_b) cusparseDestroySpMat(s->mat_b);
+    if (s->handle) cusparseDestroy(s->handle);
+    if (s->core.start) cudaEventDestroy(s->core.start);
+    if (s->core.stop) cudaEventDestroy(s->core.stop);
+    if (s->kernel_start) cudaEventDestroy(s->kernel_start);
+    if (s->kernel_stop) cudaEventDestroy(s->kernel_stop);
+    free(s->kernel_ms);
+    spb_free(s);
+}
+
+/* ---- the device SpGEMM table ------------------------------------------------------ */
+
+extern "C" int gpu_spgemm_kernel_count(void)
+{
+    return gpu_spgemm_tiled_row_count + gpu_spgemm_esc_row_count + gpu_spgemm_cusparse_row_count;
+}
+
+extern "C" const spb_kernel *gpu_spgemm_kernel(int index)
+{
+    if (index < gpu_spgemm_tiled_row_count) return &gpu_spgemm_tiled_rows[index];
+    index -= gpu_spgemm_tiled_row_count;
+    if (index < gpu_spgemm_esc_row_count) return &gpu_spgemm_esc_rows[index];
+    index -= gpu_spgemm_esc_row_count;
+    return &gpu_spgemm_cusparse_rows[index];
+}

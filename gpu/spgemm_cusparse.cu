@@ -1,0 +1,146 @@
+/* spgemm_cusparse.cu — cuSPARSE's cusparseSpGEMM as the reference row:
+ * work estimation, compute and copy, each with the buffer it asks for,
+ * C's arrays allocated once its size is known. When a buffer does not fit,
+ * the product is retried with ALG3, which works in chunks of the products
+ * and needs less memory. The whole product counts the buffers, as it counts
+ * the other rows' allocations. */
+#include "spgemm_state.cuh"
+
+#define CHUNK_FRACTION 0.2f /* ALG3: share of the products handled at once */
+
+static spb_status cusparse_setup(gpu_spgemm_state *s, char *msg)
+{
+    GPU_SPARSE_TRY(&s->core, cusparseCreate(&s->handle), "cusparseCreate");
+    GPU_SPARSE_TRY(&s->core,
+                   cusparseCreateCsr(&s->mat_a, s->A.m, s->A.n, s->A.nnz, s->A.row_ptr,
+                                     s->A.col_idx, s->A.val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                     CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F),
+                   "cusparseCreateCsr");
+    GPU_SPARSE_TRY(&s->core,
+                   cusparseCreateCsr(&s->mat_b, s->B.m, s->B.n, s->B.nnz, s->B.row_ptr,
+                                     s->B.col_idx, s->B.val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                     CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F),
+                   "cusparseCreateCsr");
+    return SPB_OK;
+fail:
+    return gpu_state_fail(&s->core, msg);
+}
+
+struct cusparse_call {
+    cusparseSpGEMMDescr_t spgemm;
+    cusparseSpMatDescr_t mat_c;
+    void *buffer1, *buffer2, *buffer3;
+};
+
+/* ALG3's second buffer size, from a third buffer used only to estimate it. */
+static int alg3_estimate(gpu_spgemm_state *s, cusparse_call *c, size_t *size2)
+{
+    const double one = 1.0, zero = 0.0;
+    const cusparseOperation_t op = CUSPARSE_OPERATION_NON_TRANSPOSE;
+    size_t size3 = 0;
+    GPU_SPARSE_TRY(&s->core,
+                   cusparseSpGEMM_estimateMemory(s->handle, op, op, &one, s->mat_a, s->mat_b, &zero,
+                                                 c->mat_c, CUDA_R_64F, CUSPARSE_SPGEMM_ALG3,
+                                                 c->spgemm, CHUNK_FRACTION, &size3, NULL, NULL),
+                   "cusparseSpGEMM_estimateMemory");
+    if (spgemm_alloc(s, &c->buffer3, size3)) return 1;
+    GPU_SPARSE_TRY(&s->core,
+                   cusparseSpGEMM_estimateMemory(
+                       s->handle, op, op, &one, s->mat_a, s->mat_b, &zero, c->mat_c, CUDA_R_64F,
+                       CUSPARSE_SPGEMM_ALG3, c->spgemm, CHUNK_FRACTION, &size3, c->buffer3, size2),
+                   "cusparseSpGEMM_estimateMemory");
+    spgemm_free(c->buffer3);
+    c->buffer3 = NULL;
+    return 0;
+fail:
+    return 1;
+}
+
+/* One attempt with the algorithm; nonzero on failure (recorded in s). */
+static int cusparse_attempt(gpu_spgemm_state *s, cusparseSpGEMMAlg_t alg, cusparse_call *c)
+{
+    const double one = 1.0, zero = 0.0;
+    const cusparseOperation_t op = CUSPARSE_OPERATION_NON_TRANSPOSE;
+    size_t size1 = 0, size2 = 0;
+    int64_t rows = 0, cols = 0, nnz = 0;
+    GPU_SPARSE_TRY(&s->core, cusparseSpGEMM_createDescr(&c->spgemm), "cusparseSpGEMM_createDescr");
+    GPU_SPARSE_TRY(&s->core,
+                   cusparseCreateCsr(&c->mat_c, s->A.m, s->B.n, 0, NULL, NULL, NULL,
+                                     CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                     CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F),
+                   "cusparseCreateCsr");
+    GPU_SPARSE_TRY(&s->core,
+                   cusparseSpGEMM_workEstimation(s->handle, op, op, &one, s->mat_a, s->mat_b, &zero,
+                                                 c->mat_c, CUDA_R_64F, alg, c->spgemm, &size1,
+                                                 NULL),
+                   "cusparseSpGEMM_workEstimation");
+    if (spgemm_alloc(s, &c->buffer1, size1)) return 1;
+    GPU_SPARSE_TRY(&s->core,
+                   cusparseSpGEMM_workEstimation(s->handle, op, op, &one, s->mat_a, s->mat_b, &zero,
+                                                 c->mat_c, CUDA_R_64F, alg, c->spgemm, &size1,
+                                                 c->buffer1),
+                   "cusparseSpGEMM_workEstimation");
+    if (alg == CUSPARSE_SPGEMM_ALG3) {
+        if (alg3_estimate(s, c, &size2)) return 1;
+    } else {
+        GPU_SPARSE_TRY(&s->core,
+                       cusparseSpGEMM_compute(s->handle, op, op, &one, s->mat_a, s->mat_b, &zero,
+                                              c->mat_c, CUDA_R_64F, alg, c->spgemm, &size2, NULL),
+                       "cusparseSpGEMM_compute");
+    }
+    if (spgemm_alloc(s, &c->buffer2, size2)) return 1;
+    GPU_TRY(&s->core, cudaEventRecord(s->kernel_start), "cudaEventRecord");
+    GPU_SPARSE_TRY(&s->core,
+                   cusparseSpGEMM_compute(s->handle, op, op, &one, s->mat_a, s->mat_b, &zero,
+                                          c->mat_c, CUDA_R_64F, alg, c->spgemm, &size2, c->buffer2),
+                   "cusparseSpGEMM_compute");
+    GPU_TRY(&s->core, cudaEventRecord(s->kernel_stop), "cudaEventRecord");
+    GPU_SPARSE_TRY(&s->core, cusparseSpMatGetSize(c->mat_c, &rows, &cols, &nnz),
+                   "cusparseSpMatGetSize");
+    if (spgemm_alloc_c(s, (int)nnz)) return 1;
+    GPU_SPARSE_TRY(&s->core, cusparseCsrSetPointers(c->mat_c, s->C.row_ptr, s->C.col_idx, s->C.val),
+                   "cusparseCsrSetPointers");
+    GPU_SPARSE_TRY(&s->core,
+                   cusparseSpGEMM_copy(s->handle, op, op, &one, s->mat_a, s->mat_b, &zero, c->mat_c,
+                                       CUDA_R_64F, alg, c->spgemm),
+                   "cusparseSpGEMM_copy");
+    spgemm_record_kernel_time(s);
+    return 0;
+fail:
+    return 1;
+}
+
+static void release_call(cusparse_call *c)
+{
+    if (c->spgemm) cusparseSpGEMM_destroyDescr(c->spgemm);
+    if (c->mat_c) cusparseDestroySpMat(c->mat_c);
+    spgemm_free(c->buffer1);
+    spgemm_free(c->buffer2);
+    spgemm_free(c->buffer3);
+    *c = cusparse_call{};
+}
+
+static void cusparse_product(gpu_spgemm_state *s)
+{
+    cusparse_call c = {};
+    int failed = cusparse_attempt(s, CUSPARSE_SPGEMM_DEFAULT, &c);
+    release_call(&c);
+    if (failed && s->core.error == SPB_ERR_NOMEM) { /* the low-memory algorithm, once */
+        s->core.error = SPB_OK;
+        spgemm_free_c(s);
+        cusparse_attempt(s, CUSPARSE_SPGEMM_ALG3, &c);
+        release_call(&c);
+    }
+}
+
+static const gpu_spgemm_variant cusparse_spgemm = {0, 0, cusparse_product, 0, cusparse_setup};
+
+const spb_kernel gpu_spgemm_cusparse_rows[] = {
+    GPU_SPGEMM_ROW("cusparse.spgemm",
+                   "cuSPARSE cusparseSpGEMM (default algorithm; ALG3 when a buffer does not "
+                   "fit): work estimation, compute, copy, buffers included",
+                   &cusparse_spgemm),
+};
+
+const int gpu_spgemm_cusparse_row_count =
+    (int)(sizeof gpu_spgemm_cusparse_rows / sizeof gpu_spgemm_cusparse_rows[0]);

@@ -1,0 +1,546 @@
+/* spgemm_esc.cu — expand, sort, compress. A setup phase counts each row's
+ * products, orders the rows by size class (neighbouring threads, warps and
+ * blocks get rows of similar work) and scans the counts into offsets. Each
+ * row is then expanded, sorted by column and compressed (equal columns
+ * summed) by a group sized to its work: one thread with a sorting network
+ * in registers (up to 16 products), a warp with a merge sort of 1, 2, 4 or
+ * 8 items per lane (up to 256), a block with a radix sort in shared memory
+ * (up to 2048); longer rows are expanded into global memory and sorted
+ * there by segment, so no row is too long. Rows compress into their own
+ * product range; a last pass packs them into C in the original row order. */
+#include <limits.h>
+
+#include <cub/block/block_radix_sort.cuh>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_segmented_sort.cuh>
+#include <cub/warp/warp_merge_sort.cuh>
+
+#include "spgemm_state.cuh"
+
+/* Rows go by size class: class c holds the rows of 2^(c-2) < p <= 2^(c-1)
+ * products (class 0: none). Sorting rows by class is one radix pass and
+ * keeps rows of one class in their original order (neighbours share rows
+ * of B in cache). */
+#define CLASS_BITS  6
+#define THREAD_CAP  16  /* products a thread sorts in registers */
+#define WARPS       4   /* warps per block of the warp tiers */
+#define BLOCK       256 /* threads of the block and global tiers */
+#define BLOCK_ITEMS 8
+#define BLOCK_CAP   (BLOCK * BLOCK_ITEMS)
+/* The first class of each tier: thread, warp x1, x2, x4, x8 items per
+ * lane, block, global; TIERS bounds in the class-sorted rows. */
+#define TIERS 7
+__constant__ int tier_first_class[TIERS] = {1, 6, 7, 8, 9, 10, 13};
+
+struct esc_args {
+    const int *a_rp, *a_ci;
+    const double *a_v;
+    const int *b_rp, *b_ci;
+    const double *b_v;
+    const int *offset; /* each row's first product */
+    int *out_col;      /* each row compressed at its offset */
+    double *out_val;
+    int *c_count; /* each row's entries of C */
+};
+
+/* ---- setup ------------------------------------------------------------------------ */
+
+__device__ static int size_class(int p) { return p == 0 ? 0 : 33 - __clz(p - 1); }
+
+__global__ void row_products_kernel(const int *a_rp, const int *a_ci, const int *b_rp, int m,
+                                    int *products, int *classes, int *rows)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= m) return;
+    int p = 0;
+    for (int k = a_rp[i]; k < a_rp[i + 1]; k++) p += b_rp[a_ci[k] + 1] - b_rp[a_ci[k]];
+    products[i] = p;
+    classes[i] = size_class(p);
+    rows[i] = i;
+}
+
+/* Where each tier starts in the class-sorted rows. */
+__global__ void tier_bounds_kernel(const int *sorted_classes, int m, int *bounds)
+{
+    int t = threadIdx.x;
+    if (t >= TIERS) return;
+    int lo = 0, hi = m;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (sorted_classes[mid] < tier_first_class[t])
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    bounds[t] = lo;
+}
+
+/* ---- one thread per row --------------------------------------------------------------- */
+
+/* Steps (k, pos, end) to the next product of the row, if any. */
+__device__ static void next_product(const esc_args &g, int a_end, int &k, int &pos, int &end,
+                                    double &a)
+{
+    while (pos == end && k < a_end) {
+        const int j = g.a_ci[k];
+        pos = g.b_rp[j];
+        end = g.b_rp[j + 1];
+        a = g.a_v[k];
+        k++;
+    }
+}
+
+/* Expanded into N registers (INT_MAX pads), a bitonic network, compressed. */
+template <int N> __device__ static void thread_row(const esc_args &g, int row)
+{
+    int key[N];
+    double val[N];
+    int k = g.a_rp[row], a_end = g.a_rp[row + 1], pos = 0, end = 0;
+    double a = 0.0;
+    next_product(g, a_end, k, pos, end, a);
+#pragma unroll
+    for (int e = 0; e < N; e++) {
+        key[e] = INT_MAX;
+        val[e] = 0.0;
+        if (pos < end) {
+            key[e] = g.b_ci[pos];
+            val[e] = a * g.b_v[pos];
+            pos++;
+            next_product(g, a_end, k, pos, end, a);
+        }
+    }
+#pragma unroll
+    for (int size = 2; size <= N; size <<= 1)
+#pragma unroll
+        for (int stride = size / 2; stride > 0; stride >>= 1)
+#pragma unroll
+            for (int e = 0; e < N; e++) {
+                const int partner = e ^ stride;
+                if (partner > e && (key[e] > key[partner]) == ((e & size) == 0)) {
+                    const int tk = key[e];
+                    key[e] = key[partner];
+                    key[partner] = tk;
+                    const double tv = val[e];
+                    val[e] = val[partner];
+                    val[partner] = tv;
+                }
+            }
+    const int out = g.offset[row];
+    int written = 0;
+#pragma unroll
+    for (int e = 0; e < N; e++) {
+        if (key[e] == INT_MAX) continue;
+        if (e > 0 && key[e] == key[e - 1]) {
+            g.out_val[out + written - 1] += val[e];
+        } else {
+            g.out_col[out + written] = key[e];
+            g.out_val[out + written] = val[e];
+            written++;
+        }
+    }
+    g.c_count[row] = written;
+}
+
+__global__ void thread_rows_kernel(esc_args g, const int *rows, int count)
+{
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= count) return;
+    const int row = rows[r];
+    const int p = g.offset[row + 1] - g.offset[row];
+    if (p <= 8)
+        thread_row<8>(g, row);
+    else
+        thread_row<THREAD_CAP>(g, row);
+}
+
+/* ---- groups: a warp or a block ------------------------------------------------------------ */
+
+/* Exclusive prefix sum of v over the group (a warp when warp_sums is NULL,
+ * else the block) and the group's total. */
+__device__ static int group_exclusive_sum(int v, int *warp_sums, int *total)
+{
+    if (warp_sums) return block_exclusive_sum(v, warp_sums, total);
+    const int lane = threadIdx.x % WARP;
+    int inclusive = v;
+    for (int offset = 1; offset < WARP; offset <<= 1) {
+        int before = __shfl_up_sync(FULL_MASK, inclusive, offset);
+        if (lane >= offset) inclusive += before;
+    }
+    *total = __shfl_sync(FULL_MASK, inclusive, WARP - 1);
+    return inclusive - v;
+}
+
+__device__ static void group_sync(int *warp_sums)
+{
+    if (warp_sums)
+        __syncthreads();
+    else
+        __syncwarp();
+}
+
+/* The row's products into key/val[0..p). The group takes the row's entries
+ * of A `width` at a time; a prefix sum of their B-row lengths (in `prefix`,
+ * width + 1 slots) numbers the chunk's products, and thread t makes
+ * products t, t + width, ...: neighbouring threads read neighbouring
+ * entries of B, and one long row of B is shared out, not left to one. */
+__device__ static void expand_row(const esc_args &g, int row, int t, int width, int *warp_sums,
+                                  int *prefix, int *key, double *val)
+{
+    const int a_end = g.a_rp[row + 1];
+    int placed = 0;
+    for (int first = g.a_rp[row]; first < a_end; first += width) {
+        const int k = first + t;
+        int length = 0;
+        if (k < a_end) length = g.b_rp[g.a_ci[k] + 1] - g.b_rp[g.a_ci[k]];
+        int total;
+        prefix[t] = group_exclusive_sum(length, warp_sums, &total);
+        if (t == 0) prefix[width] = total;
+        group_sync(warp_sums);
+        for (int e = t; e < total; e += width) {
+            int lo = 0, hi = width - 1; /* the last q with prefix[q] <= e */
+            while (lo < hi) {
+                const int mid = (lo + hi + 1) / 2;
+                if (prefix[mid] <= e)
+                    lo = mid;
+                else
+                    hi = mid - 1;
+            }
+            const int entry = first + lo, pos = g.b_rp[g.a_ci[entry]] + e - prefix[lo];
+            key[placed + e] = g.b_ci[pos];
+            val[placed + e] = g.a_v[entry] * g.b_v[pos];
+        }
+        placed += total;
+        group_sync(warp_sums); /* prefix is rewritten by the next chunk */
+    }
+}
+
+/* Sorted key/val[0..p) of the row compressed into its range of the output:
+ * each first of a run of equal columns sums the run. */
+__device__ static void compress_row(const esc_args &g, int row, int p, int t, int width,
+                                    int *warp_sums, const int *key, const double *val)
+{
+    const int out = g.offset[row];
+    int written = 0;
+    for (int first = 0; first < p; first += width) {
+        const int e = first + t;
+        const int head = e < p && (e == 0 || key[e] != key[e - 1]);
+        int total;
+        const int at = out + written + group_exclusive_sum(head, warp_sums, &total);
+        if (head) {
+            double sum = val[e];
+            for (int f = e + 1; f < p && key[f] == key[e]; f++) sum += val[f];
+            g.out_col[at] = key[e];
+            g.out_val[at] = sum;
+        }
+        written += total;
+    }
+    if (t == 0) g.c_count[row] = written;
+}
+
+/* ---- one warp per row ------------------------------------------------------------------- */
+
+struct less_int {
+    __device__ bool operator()(int x, int y) const { return x < y; }
+};
+
+/* ITEMS products per lane: a tier for each of 32, 64, 128, 256. */
+template <int ITEMS> __global__ void warp_rows_kernel(esc_args g, const int *rows, int count)
+{
+    typedef cub::WarpMergeSort<int, ITEMS, WARP, double> sort_t;
+    __shared__ typename sort_t::TempStorage temp[WARPS];
+    __shared__ int s_key[WARPS][WARP * ITEMS], prefix[WARPS][WARP + 1];
+    __shared__ double s_val[WARPS][WARP * ITEMS];
+    const int warp = threadIdx.x / WARP, lane = threadIdx.x % WARP;
+    const int r = blockIdx.x * WARPS + warp;
+    if (r >= count) return; /* the whole warp: no block-wide barrier follows */
+    const int row = rows[r], p = g.offset[row + 1] - g.offset[row];
+    expand_row(g, row, lane, WARP, NULL, prefix[warp], s_key[warp], s_val[warp]);
+    int key[ITEMS];
+    double val[ITEMS];
+    for (int j = 0; j < ITEMS; j++) {
+        const int e = lane * ITEMS + j;
+        key[j] = e < p ? s_key[warp][e] : INT_MAX;
+        val[j] = e < p ? s_val[warp][e] : 0.0;
+    }
+    __syncwarp();
+    sort_t(temp[warp]).Sort(key, val, less_int());
+    for (int j = 0; j < ITEMS; j++) {
+        s_key[warp][lane * ITEMS + j] = key[j];
+        s_val[warp][lane * ITEMS + j] = val[j];
+    }
+    __syncwarp();
+    compress_row(g, row, p, lane, WARP, NULL, s_key[warp], s_val[warp]);
+}
+
+/* ---- one block per row ------------------------------------------------------------------- */
+
+__global__ void __launch_bounds__(BLOCK)
+    block_rows_kernel(esc_args g, const int *rows, int key_bits)
+{
+    typedef cub::BlockRadixSort<int, BLOCK, BLOCK_ITEMS, double> sort_t;
+    __shared__ union {
+        typename sort_t::TempStorage sort;
+        struct {
+            int key[BLOCK_CAP];
+            double val[BLOCK_CAP];
+        } items;
+    } sh;
+    __shared__ int warp_sums[BLOCK / WARP], prefix[BLOCK + 1];
+    const int row = rows[blockIdx.x], p = g.offset[row + 1] - g.offset[row], t = threadIdx.x;
+    const int pad = (int)((1u << key_bits) - 1u); /* above every column, inside the sorted bits */
+    expand_row(g, row, t, BLOCK, warp_sums, prefix, sh.items.key, sh.items.val);
+    int key[BLOCK_ITEMS];
+    double val[BLOCK_ITEMS];
+    for (int j = 0; j < BLOCK_ITEMS; j++) {
+        const int e = t * BLOCK_ITEMS + j;
+        key[j] = e < p ? sh.items.key[e] : pad;
+        val[j] = e < p ? sh.items.val[e] : 0.0;
+    }
+    __syncthreads();
+    sort_t(sh.sort).Sort(key, val, 0, key_bits);
+    __syncthreads();
+    for (int j = 0; j < BLOCK_ITEMS; j++) {
+        sh.items.key[t * BLOCK_ITEMS + j] = key[j];
+        sh.items.val[t * BLOCK_ITEMS + j] = val[j];
+    }
+    __syncthreads();
+    compress_row(g, row, p, t, BLOCK, warp_sums, sh.items.key, sh.items.val);
+}
+
+/* ---- rows beyond shared memory: expanded, sorted and compressed in global memory ---------- */
+
+__global__ void global_expand_kernel(esc_args g, const int *rows, int *key, double *val,
+                                     int *segment_begin, int *segment_end)
+{
+    __shared__ int warp_sums[BLOCK / WARP], prefix[BLOCK + 1];
+    const int row = rows[blockIdx.x], at = g.offset[row];
+    expand_row(g, row, threadIdx.x, BLOCK, warp_sums, prefix, key + at, val + at);
+    if (threadIdx.x == 0) {
+        segment_begin[blockIdx.x] = at;
+        segment_end[blockIdx.x] = g.offset[row + 1];
+    }
+}
+
+__global__ void global_compress_kernel(esc_args g, const int *rows, const int *key,
+                                       const double *val)
+{
+    __shared__ int warp_sums[BLOCK / WARP];
+    const int row = rows[blockIdx.x], at = g.offset[row];
+    compress_row(g, row, g.offset[row + 1] - at, threadIdx.x, BLOCK, warp_sums, key + at, val + at);
+}
+
+/* ---- packing C ------------------------------------------------------------------------- */
+
+__global__ void pack_rows_kernel(esc_args g, int m, const int *c_row_ptr, int *c_col, double *c_val)
+{
+    const int row = (blockIdx.x * blockDim.x + threadIdx.x) / WARP, lane = threadIdx.x % WARP;
+    if (row >= m) return;
+    const int from = g.offset[row], to = c_row_ptr[row], count = g.c_count[row];
+    for (int e = lane; e < count; e += WARP) {
+        c_col[to + e] = g.out_col[from + e];
+        c_val[to + e] = g.out_val[from + e];
+    }
+}
+
+/* ---- the whole product ------------------------------------------------------------------- */
+
+struct esc_work {
+    int *products, *classes, *rows, *sorted_classes, *order, *bounds;
+    int *offset, *c_count, *out_col, *sorted_col, *segments;
+    double *out_val, *sorted_val;
+    void *temp;
+    size_t temp_bytes;
+};
+
+static unsigned blocks_for(long long items, int block)
+{
+    return (unsigned)((items + block - 1) / block);
+}
+
+/* cub's temporary storage, grown to what a call asks for. */
+static int ensure_temp(gpu_spgemm_state *s, esc_work *w, size_t bytes)
+{
+    if (bytes <= w->temp_bytes) return 0;
+    spgemm_free(w->temp);
+    w->temp = NULL;
+    w->temp_bytes = bytes;
+    return spgemm_alloc(s, &w->temp, bytes);
+}
+
+/* Products per row, offsets, rows sorted by size class, tier bounds (host). */
+static int esc_setup(gpu_spgemm_state *s, esc_work *w, int *bounds)
+{
+    const int m = s->A.m;
+    size_t bytes = 0;
+    if (spgemm_alloc(s, (void **)&w->products, sizeof(int) * ((size_t)m + 1)) ||
+        spgemm_alloc(s, (void **)&w->classes, sizeof(int) * (size_t)m) ||
+        spgemm_alloc(s, (void **)&w->rows, sizeof(int) * (size_t)m) ||
+        spgemm_alloc(s, (void **)&w->sorted_classes, sizeof(int) * (size_t)m) ||
+        spgemm_alloc(s, (void **)&w->order, sizeof(int) * (size_t)m) ||
+        spgemm_alloc(s, (void **)&w->bounds, sizeof(int) * TIERS) ||
+        spgemm_alloc(s, (void **)&w->offset, sizeof(int) * ((size_t)m + 1)) ||
+        spgemm_alloc(s, (void **)&w->c_count, sizeof(int) * ((size_t)m + 1)))
+        return 1;
+    GPU_TRY(&s->core, cudaMemsetAsync(w->products, 0, sizeof(int) * ((size_t)m + 1), 0),
+            "cudaMemsetAsync");
+    GPU_TRY(&s->core, cudaMemsetAsync(w->c_count, 0, sizeof(int) * ((size_t)m + 1), 0),
+            "cudaMemsetAsync");
+    row_products_kernel<<<blocks_for(m, 256), 256>>>(s->A.row_ptr, s->A.col_idx, s->B.row_ptr, m,
+                                                     w->products, w->classes, w->rows);
+    GPU_TRY(&s->core, cub::DeviceScan::ExclusiveSum(NULL, bytes, w->products, w->offset, m + 1),
+            "cub::DeviceScan");
+    if (ensure_temp(s, w, bytes)) return 1;
+    GPU_TRY(&s->core, cub::DeviceScan::ExclusiveSum(w->temp, bytes, w->products, w->offset, m + 1),
+            "cub::DeviceScan");
+    GPU_TRY(&s->core,
+            cub::DeviceRadixSort::SortPairs(NULL, bytes, w->classes, w->sorted_classes, w->rows,
+                                            w->order, m, 0, CLASS_BITS),
+            "cub::DeviceRadixSort");
+    if (ensure_temp(s, w, bytes)) return 1;
+    GPU_TRY(&s->core,
+            cub::DeviceRadixSort::SortPairs(w->temp, bytes, w->classes, w->sorted_classes, w->rows,
+                                            w->order, m, 0, CLASS_BITS),
+            "cub::DeviceRadixSort");
+    tier_bounds_kernel<<<1, WARP>>>(w->sorted_classes, m, w->bounds);
+    GPU_TRY(&s->core, cudaGetLastError(), "kernel launch");
+    GPU_TRY(&s->core, cudaMemcpy(bounds, w->bounds, sizeof(int) * TIERS, cudaMemcpyDeviceToHost),
+            "kernel execution");
+    bounds[TIERS] = m;
+    return 0;
+fail:
+    return 1;
+}
+
+/* The rows of [from, to) of the work order that are longer than a block's
+ * shared memory: expanded into global memory, sorted by segment, compressed. */
+static int esc_global_rows(gpu_spgemm_state *s, esc_work *w, const esc_args &g, int from, int to)
+{
+    const int count = to - from;
+    size_t bytes = 0;
+    if (count == 0) return 0;
+    if (spgemm_alloc(s, (void **)&w->sorted_col, sizeof(int) * (size_t)s->products) ||
+        spgemm_alloc(s, (void **)&w->sorted_val, sizeof(double) * (size_t)s->products) ||
+        spgemm_alloc(s, (void **)&w->segments, sizeof(int) * 2 * (size_t)count))
+        return 1;
+    int *begin = w->segments, *end = w->segments + count;
+    global_expand_kernel<<<count, BLOCK>>>(g, w->order + from, g.out_col, g.out_val, begin, end);
+    GPU_TRY(&s->core,
+            cub::DeviceSegmentedSort::SortPairs(NULL, bytes, g.out_col, w->sorted_col, g.out_val,
+                                                w->sorted_val, (int)s->products, count, begin, end),
+            "cub::DeviceSegmentedSort");
+    if (ensure_temp(s, w, bytes)) return 1;
+    GPU_TRY(&s->core,
+            cub::DeviceSegmentedSort::SortPairs(w->temp, bytes, g.out_col, w->sorted_col, g.out_val,
+                                                w->sorted_val, (int)s->products, count, begin, end),
+            "cub::DeviceSegmentedSort");
+    global_compress_kernel<<<count, BLOCK>>>(g, w->order + from, w->sorted_col, w->sorted_val);
+    return gpu_cuda_failed(&s->core, cudaGetLastError(), "kernel launch");
+fail:
+    return 1;
+}
+
+template <int ITEMS> static void launch_warp_rows(const esc_args &g, const int *rows, int count)
+{
+    if (count > 0)
+        warp_rows_kernel<ITEMS><<<blocks_for(count, WARPS), WARPS * WARP>>>(g, rows, count);
+}
+
+/* Each tier's rows, the product kernels proper (timed apart). */
+static int esc_rows(gpu_spgemm_state *s, esc_work *w, const esc_args &g, const int *bounds)
+{
+    const int key_bits = spgemm_bits((long long)s->B.n + 1);
+    const int *order = w->order;
+    int count = bounds[1] - bounds[0];
+    if (count > 0) thread_rows_kernel<<<blocks_for(count, 128), 128>>>(g, order + bounds[0], count);
+    launch_warp_rows<1>(g, order + bounds[1], bounds[2] - bounds[1]);
+    launch_warp_rows<2>(g, order + bounds[2], bounds[3] - bounds[2]);
+    launch_warp_rows<4>(g, order + bounds[3], bounds[4] - bounds[3]);
+    launch_warp_rows<8>(g, order + bounds[4], bounds[5] - bounds[4]);
+    count = bounds[6] - bounds[5];
+    if (count > 0) block_rows_kernel<<<count, BLOCK>>>(g, order + bounds[5], key_bits);
+    if (gpu_cuda_failed(&s->core, cudaGetLastError(), "kernel launch")) return 1;
+    return esc_global_rows(s, w, g, bounds[6], bounds[7]);
+}
+
+/* C's row pointers from the counts, then its arrays, packed in row order. */
+static void esc_pack(gpu_spgemm_state *s, esc_work *w, const esc_args &g)
+{
+    const int m = s->A.m;
+    int nnz = 0;
+    size_t bytes = 0;
+    s->C.m = m;
+    s->C.n = s->B.n;
+    if (spgemm_alloc(s, (void **)&s->C.row_ptr, sizeof(int) * ((size_t)m + 1))) return;
+    GPU_TRY(&s->core, cub::DeviceScan::ExclusiveSum(NULL, bytes, w->c_count, s->C.row_ptr, m + 1),
+            "cub::DeviceScan");
+    if (ensure_temp(s, w, bytes)) return;
+    GPU_TRY(&s->core,
+            cub::DeviceScan::ExclusiveSum(w->temp, bytes, w->c_count, s->C.row_ptr, m + 1),
+            "cub::DeviceScan");
+    GPU_TRY(&s->core, cudaMemcpy(&nnz, s->C.row_ptr + m, sizeof(int), cudaMemcpyDeviceToHost),
+            "kernel execution");
+    s->C.nnz = nnz;
+    if (spgemm_alloc(s, (void **)&s->C.col_idx, sizeof(int) * (size_t)nnz) ||
+        spgemm_alloc(s, (void **)&s->C.val, sizeof(double) * (size_t)nnz))
+        return;
+    if (m > 0)
+        pack_rows_kernel<<<blocks_for((long long)m * WARP, 256), 256>>>(g, m, s->C.row_ptr,
+                                                                        s->C.col_idx, s->C.val);
+    gpu_cuda_failed(&s->core, cudaGetLastError(), "kernel launch");
+fail:
+    return;
+}
+
+static void esc_product(gpu_spgemm_state *s)
+{
+    esc_work w = {};
+    int bounds[TIERS + 1] = {0};
+    esc_args g = {s->A.row_ptr, s->A.col_idx, s->A.val, s->B.row_ptr, s->B.col_idx,
+                  s->B.val,     NULL,         NULL,     NULL,         NULL};
+    if (s->A.m > 0 && esc_setup(s, &w, bounds)) goto done;
+    if (spgemm_alloc(s, (void **)&w.out_col, sizeof(int) * (size_t)s->products) ||
+        spgemm_alloc(s, (void **)&w.out_val, sizeof(double) * (size_t)s->products))
+        goto done;
+    g.offset = w.offset;
+    g.out_col = w.out_col;
+    g.out_val = w.out_val;
+    g.c_count = w.c_count;
+    GPU_TRY(&s->core, cudaEventRecord(s->kernel_start), "cudaEventRecord");
+    if (s->A.m > 0 && esc_rows(s, &w, g, bounds)) goto done;
+    GPU_TRY(&s->core, cudaEventRecord(s->kernel_stop), "cudaEventRecord");
+    if (s->A.m > 0)
+        esc_pack(s, &w, g);
+    else if (spgemm_alloc_c(s, 0) == 0)
+        GPU_TRY(&s->core, cudaMemsetAsync(s->C.row_ptr, 0, sizeof(int), 0), "cudaMemsetAsync");
+    spgemm_record_kernel_time(s);
+fail:
+done:
+    spgemm_free(w.products);
+    spgemm_free(w.classes);
+    spgemm_free(w.rows);
+    spgemm_free(w.sorted_classes);
+    spgemm_free(w.order);
+    spgemm_free(w.bounds);
+    spgemm_free(w.offset);
+    spgemm_free(w.c_count);
+    spgemm_free(w.out_col);
+    spgemm_free(w.out_val);
+    spgemm_free(w.sorted_col);
+    spgemm_free(w.sorted_val);
+    spgemm_free(w.segments);
+    spgemm_free(w.temp);
+}
+
+static const gpu_spgemm_variant esc = {0, 0, esc_product, 0, NULL};
+
+const spb_kernel gpu_spgemm_esc_rows[] = {
+    GPU_SPGEMM_ROW("spgemm.cuda.esc",
+                   "expand-sort-compress: rows grouped by products, each sorted by a thread "
+                   "(network, <= 16), a warp (merge sort, <= 256) or a block (radix sort, "
+                   "<= 2048) on chip, longer rows in global memory; C packed in row order",
+                   &esc),
+};
+
+const int gpu_spgemm_esc_row_count =
+    (int)(sizeof gpu_spgemm_esc_rows / sizeof gpu_spgemm_esc_rows[0]);

@@ -1,0 +1,114 @@
+/* spgemm_state.cuh — what the CUDA SpGEMM files share: device CSR
+ * matrices, the per-kernel state, the variant a row carries and the
+ * stream-ordered allocation every whole product uses. A row is a
+ * gpu_spgemm_variant whose product() takes device-resident A and B to a
+ * device-resident canonical C (columns sorted in each row). */
+#ifndef SPB_SPGEMM_STATE_CUH
+#define SPB_SPGEMM_STATE_CUH
+
+#include "spmv_state.cuh"
+
+/* A CSR matrix in device memory (arrays NULL when not allocated). */
+struct gpu_csr {
+    int m, n, nnz;
+    int *row_ptr, *col_idx;
+    double *val;
+};
+
+struct gpu_spgemm_state;
+
+struct gpu_spgemm_variant {
+    int default_block; /* threads per block; 0: a library that picks its own */
+    int default_tile;  /* accumulator columns per tile; 0: no tile */
+    /* One whole product into s->C (the previous C already freed), the
+     * product kernels between s->kernel_start and s->kernel_stop; failures
+     * go into s->core. */
+    void (*product)(gpu_spgemm_state *s);
+    int mode; /* the family's own selector (tiled kernels: which one) */
+    /* After upload: library handles and descriptors (NULL: none). */
+    spb_status (*setup)(gpu_spgemm_state *s, char *msg);
+};
+
+struct gpu_spgemm_state {
+    gpu_state core; /* failure record and the whole-product events */
+    const gpu_spgemm_variant *variant;
+    gpu_csr A, B, C;
+    int block_size, tile;
+    int64_t products; /* intermediate products of A*B */
+    cudaEvent_t kernel_start, kernel_stop;
+    float *kernel_ms; /* the product kernels' time, one entry per product */
+    int kernel_count, kernel_cap;
+    cusparseHandle_t handle; /* cusparse.spgemm */
+    cusparseSpMatDescr_t mat_a, mat_b;
+};
+
+/* Stream-ordered device allocation (the pool keeps freed memory, so the
+ * allocations inside a timed product cost what they cost an application
+ * that repeats products); nonzero on failure, recorded in s. */
+int spgemm_alloc(gpu_spgemm_state *s, void **ptr, size_t bytes);
+void spgemm_free(void *ptr);
+
+/* C's arrays for nnz entries (row_ptr for m+1), and their release. */
+int spgemm_alloc_c(gpu_spgemm_state *s, int nnz);
+void spgemm_free_c(gpu_spgemm_state *s);
+
+/* The number of bits a value below `limit` needs (0 for limit <= 1). */
+int spgemm_bits(long long limit);
+
+/* The product kernels' time of this product, recorded after kernel_stop. */
+void spgemm_record_kernel_time(gpu_spgemm_state *s);
+
+/* The unordered coordinates (row << col_bits | column, value) of C's
+ * entries, each (row, column) once, into canonical CSR in s->C. */
+void spgemm_coordinates_to_csr(gpu_spgemm_state *s, unsigned long long *keys, double *vals,
+                               int count, int col_bits);
+
+#define FULL_MASK 0xffffffffu
+
+/* The exclusive prefix sum of v over the block and the block's total
+ * (every thread calls it; blockDim a multiple of 32). */
+static __device__ __forceinline__ int block_exclusive_sum(int v, int *warp_sums, int *total)
+{
+    const int lane = threadIdx.x % WARP, warp = threadIdx.x / WARP, warps = blockDim.x / WARP;
+    int inclusive = v;
+    for (int offset = 1; offset < WARP; offset <<= 1) {
+        int before = __shfl_up_sync(FULL_MASK, inclusive, offset);
+        if (lane >= offset) inclusive += before;
+    }
+    if (lane == WARP - 1) warp_sums[warp] = inclusive;
+    __syncthreads();
+    int before = 0, sum = 0;
+    for (int w = 0; w < warps; w++) {
+        before += w < warp ? warp_sums[w] : 0;
+        sum += warp_sums[w];
+    }
+    __syncthreads(); /* warp_sums free again */
+    *total = sum;
+    return before + inclusive - v;
+}
+
+/* Each family file exports its rows (GPU_SPGEMM_ROW in spgemm_cuda.cu's). */
+extern const spb_kernel gpu_spgemm_tiled_rows[];
+extern const int gpu_spgemm_tiled_row_count;
+extern const spb_kernel gpu_spgemm_esc_rows[];
+extern const int gpu_spgemm_esc_row_count;
+extern const spb_kernel gpu_spgemm_cusparse_rows[];
+extern const int gpu_spgemm_cusparse_row_count;
+
+/* The entry points every device SpGEMM row shares (spgemm_cuda.cu). */
+spb_status gpu_spgemm_prepare(const spb_kernel *self, spb_format_set *formats,
+                              const spb_kernel_config *config, spb_kernel_plan *plan, char *msg);
+spb_status gpu_spgemm_run(const void *state, spb_csr *C, char *msg);
+void gpu_spgemm_release(void *state);
+double gpu_spgemm_time_calls(void *state, int calls);
+spb_status gpu_spgemm_check(const void *state, char *msg);
+double gpu_spgemm_kernel_seconds(const void *state);
+
+#define GPU_SPGEMM_ROW(name, description, variant)                                                 \
+    {                                                                                              \
+        name, "csr", SPB_BACKEND_CUDA, description, variant, gpu_row_supports,                     \
+            gpu_spgemm_prepare, NULL, gpu_spgemm_run, gpu_spgemm_release, gpu_spgemm_time_calls,   \
+            gpu_spgemm_check, gpu_spgemm_kernel_seconds                                            \
+    }
+
+#endif
