@@ -22,16 +22,14 @@
  * products (class 0: none). Sorting rows by class is one radix pass and
  * keeps rows of one class in their original order (neighbours share rows
  * of B in cache). */
-#define CLASS_BITS  6
-#define THREAD_CAP  16  /* products a thread sorts in registers */
-#define WARPS       4   /* warps per block of the warp tiers */
-#define BLOCK       256 /* threads of the block and global tiers */
-#define BLOCK_ITEMS 8
-#define BLOCK_CAP   (BLOCK * BLOCK_ITEMS)
-/* The first class of each tier: thread, warp x1, x2, x4, x8 items per
- * lane, block, global; TIERS bounds in the class-sorted rows. */
-#define TIERS 7
-__constant__ int tier_first_class[TIERS] = {1, 6, 7, 8, 9, 10, 13};
+#define CLASS_BITS 6
+#define THREAD_CAP 16  /* products a thread sorts in registers */
+#define WARPS      4   /* warps per block of the warp tiers */
+#define BLOCK      256 /* threads of the block and global tiers */
+/* The first class of each tier: thread; warp with 1, 2, 4, 8 items per
+ * lane; block with 2, 4, 8; global. TIERS bounds in the class-sorted rows. */
+#define TIERS 9
+__constant__ int tier_first_class[TIERS] = {1, 6, 7, 8, 9, 10, 11, 12, 13};
 
 struct esc_args {
     const int *a_rp, *a_ci;
@@ -215,25 +213,46 @@ __device__ static void expand_row(const esc_args &g, int row, int t, int width, 
     }
 }
 
-/* Sorted key/val[0..p) of the row compressed into its range of the output:
- * each first of a run of equal columns sums the run. */
+/* Sorted key/val[0..p) of the row compressed into its range of the output,
+ * `width` items at a time. Runs of equal columns are summed by a segmented
+ * scan in each warp (so a long run costs no thread more than its share);
+ * the warp-piece holding a run's first item stores the run, and pieces that
+ * continue a run begun in an earlier warp or chunk add to it after a
+ * barrier. */
 __device__ static void compress_row(const esc_args &g, int row, int p, int t, int width,
                                     int *warp_sums, const int *key, const double *val)
 {
-    const int out = g.offset[row];
-    int written = 0;
+    const int lane = threadIdx.x % WARP, out = g.offset[row];
+    int written = 0; /* runs begun before this chunk */
     for (int first = 0; first < p; first += width) {
-        const int e = first + t;
-        const int head = e < p && (e == 0 || key[e] != key[e - 1]);
-        int total;
-        const int at = out + written + group_exclusive_sum(head, warp_sums, &total);
-        if (head) {
-            double sum = val[e];
-            for (int f = e + 1; f < p && key[f] == key[e]; f++) sum += val[f];
-            g.out_col[at] = key[e];
-            g.out_val[at] = sum;
+        const int e = first + t, in = e < p;
+        const int head = in && (e == 0 || key[e] != key[e - 1]);
+        int heads;
+        const int slot = out + written + group_exclusive_sum(head, warp_sums, &heads) + head - 1;
+        double sum = in ? val[e] : 0.0;
+        int begun = head || lane == 0, from = lane; /* the piece's first lane */
+        for (int offset = 1; offset < WARP; offset <<= 1) {
+            const double up = __shfl_up_sync(FULL_MASK, sum, offset);
+            const int up_begun = __shfl_up_sync(FULL_MASK, begun, offset);
+            const int up_from = __shfl_up_sync(FULL_MASK, from, offset);
+            if (lane >= offset && !begun) {
+                sum += up;
+                begun = up_begun;
+                from = up_from;
+            }
         }
-        written += total;
+        /* every lane shuffles: none of them inside a condition */
+        const int next_head = __shfl_down_sync(FULL_MASK, head, 1);
+        const int first_head = __shfl_sync(FULL_MASK, head, 0);
+        const int last = in && (lane == WARP - 1 || e + 1 >= p || next_head);
+        const int continues = from == 0 && !first_head;
+        if (last && !continues) {
+            g.out_col[slot] = key[e];
+            g.out_val[slot] = sum;
+        }
+        group_sync(warp_sums);
+        if (last && continues) atomicAdd(&g.out_val[slot], sum);
+        written += heads;
     }
     if (t == 0) g.c_count[row] = written;
 }
@@ -275,34 +294,36 @@ template <int ITEMS> __global__ void warp_rows_kernel(esc_args g, const int *row
 
 /* ---- one block per row ------------------------------------------------------------------- */
 
+/* ITEMS products per thread: a tier for each of 512, 1024, 2048. */
+template <int ITEMS>
 __global__ void __launch_bounds__(BLOCK)
     block_rows_kernel(esc_args g, const int *rows, int key_bits)
 {
-    typedef cub::BlockRadixSort<int, BLOCK, BLOCK_ITEMS, double> sort_t;
+    typedef cub::BlockRadixSort<int, BLOCK, ITEMS, double> sort_t;
     __shared__ union {
         typename sort_t::TempStorage sort;
         struct {
-            int key[BLOCK_CAP];
-            double val[BLOCK_CAP];
+            int key[BLOCK * ITEMS];
+            double val[BLOCK * ITEMS];
         } items;
     } sh;
     __shared__ int warp_sums[BLOCK / WARP], prefix[BLOCK + 1];
     const int row = rows[blockIdx.x], p = g.offset[row + 1] - g.offset[row], t = threadIdx.x;
     const int pad = (int)((1u << key_bits) - 1u); /* above every column, inside the sorted bits */
     expand_row(g, row, t, BLOCK, warp_sums, prefix, sh.items.key, sh.items.val);
-    int key[BLOCK_ITEMS];
-    double val[BLOCK_ITEMS];
-    for (int j = 0; j < BLOCK_ITEMS; j++) {
-        const int e = t * BLOCK_ITEMS + j;
+    int key[ITEMS];
+    double val[ITEMS];
+    for (int j = 0; j < ITEMS; j++) {
+        const int e = t * ITEMS + j;
         key[j] = e < p ? sh.items.key[e] : pad;
         val[j] = e < p ? sh.items.val[e] : 0.0;
     }
     __syncthreads();
     sort_t(sh.sort).Sort(key, val, 0, key_bits);
     __syncthreads();
-    for (int j = 0; j < BLOCK_ITEMS; j++) {
-        sh.items.key[t * BLOCK_ITEMS + j] = key[j];
-        sh.items.val[t * BLOCK_ITEMS + j] = val[j];
+    for (int j = 0; j < ITEMS; j++) {
+        sh.items.key[t * ITEMS + j] = key[j];
+        sh.items.val[t * ITEMS + j] = val[j];
     }
     __syncthreads();
     compress_row(g, row, p, t, BLOCK, warp_sums, sh.items.key, sh.items.val);
@@ -446,6 +467,12 @@ template <int ITEMS> static void launch_warp_rows(const esc_args &g, const int *
         warp_rows_kernel<ITEMS><<<blocks_for(count, WARPS), WARPS * WARP>>>(g, rows, count);
 }
 
+template <int ITEMS>
+static void launch_block_rows(const esc_args &g, const int *rows, int count, int key_bits)
+{
+    if (count > 0) block_rows_kernel<ITEMS><<<count, BLOCK>>>(g, rows, key_bits);
+}
+
 /* Each tier's rows, the product kernels proper (timed apart). */
 static int esc_rows(gpu_spgemm_state *s, esc_work *w, const esc_args &g, const int *bounds)
 {
@@ -457,10 +484,11 @@ static int esc_rows(gpu_spgemm_state *s, esc_work *w, const esc_args &g, const i
     launch_warp_rows<2>(g, order + bounds[2], bounds[3] - bounds[2]);
     launch_warp_rows<4>(g, order + bounds[3], bounds[4] - bounds[3]);
     launch_warp_rows<8>(g, order + bounds[4], bounds[5] - bounds[4]);
-    count = bounds[6] - bounds[5];
-    if (count > 0) block_rows_kernel<<<count, BLOCK>>>(g, order + bounds[5], key_bits);
+    launch_block_rows<2>(g, order + bounds[5], bounds[6] - bounds[5], key_bits);
+    launch_block_rows<4>(g, order + bounds[6], bounds[7] - bounds[6], key_bits);
+    launch_block_rows<8>(g, order + bounds[7], bounds[8] - bounds[7], key_bits);
     if (gpu_cuda_failed(&s->core, cudaGetLastError(), "kernel launch")) return 1;
-    return esc_global_rows(s, w, g, bounds[6], bounds[7]);
+    return esc_global_rows(s, w, g, bounds[8], bounds[9]);
 }
 
 /* C's row pointers from the counts, then its arrays, packed in row order. */
