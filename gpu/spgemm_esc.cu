@@ -5,8 +5,9 @@
  * summed) by a group sized to its work: one thread with a sorting network
  * in registers (up to 16 products), a warp with a merge sort of 1, 2, 4 or
  * 8 items per lane (up to 256), a block with a radix sort in shared memory
- * (up to 2048); longer rows are expanded into global memory and sorted
- * there by segment, so no row is too long. Rows compress into their own
+ * (up to 2048); longer rows accumulate into a dense row in shared memory
+ * when B has at most 4096 columns, else they are expanded into global
+ * memory and sorted there by segment, so no row is too long. Rows compress into their own
  * product range; a last pass packs them into C in the original row order. */
 #include <limits.h>
 
@@ -23,9 +24,10 @@
  * keeps rows of one class in their original order (neighbours share rows
  * of B in cache). */
 #define CLASS_BITS 6
-#define THREAD_CAP 16  /* products a thread sorts in registers */
-#define WARPS      4   /* warps per block of the warp tiers */
-#define BLOCK      256 /* threads of the block and global tiers */
+#define THREAD_CAP 16   /* products a thread sorts in registers */
+#define WARPS      4    /* warps per block of the warp tiers */
+#define BLOCK      256  /* threads of the block and global tiers */
+#define DENSE_COLS 4096 /* B at most this wide: rows too long to sort accumulate densely */
 /* The first class of each tier: thread; warp with 1, 2, 4, 8 items per
  * lane; block with 2, 4, 8; global. TIERS bounds in the class-sorted rows. */
 #define TIERS 9
@@ -177,13 +179,26 @@ __device__ static void group_sync(int *warp_sums)
         __syncwarp();
 }
 
-/* The row's products into key/val[0..p). The group takes the row's entries
- * of A `width` at a time; a prefix sum of their B-row lengths (in `prefix`,
- * width + 1 slots) numbers the chunk's products, and thread t makes
- * products t, t + width, ...: neighbouring threads read neighbouring
- * entries of B, and one long row of B is shared out, not left to one. */
+/* Where expanded products go: the row's key/val arrays, in product order. */
+struct store_products {
+    int *key;
+    double *val;
+    __device__ void operator()(int e, int col, double v) const
+    {
+        key[e] = col;
+        val[e] = v;
+    }
+};
+
+/* Every product of the row handed to sink(e, column, value), e numbering
+ * the row's products. The group takes the row's entries of A `width` at a
+ * time; a prefix sum of their B-row lengths (in `prefix`, width + 1 slots)
+ * numbers the chunk's products, and thread t makes products t, t + width,
+ * ...: neighbouring threads read neighbouring entries of B, and one long
+ * row of B is shared out, not left to one thread. */
+template <class Sink>
 __device__ static void expand_row(const esc_args &g, int row, int t, int width, int *warp_sums,
-                                  int *prefix, int *key, double *val)
+                                  int *prefix, const Sink &sink)
 {
     const int a_end = g.a_rp[row + 1];
     int placed = 0;
@@ -205,8 +220,7 @@ __device__ static void expand_row(const esc_args &g, int row, int t, int width, 
                     hi = mid - 1;
             }
             const int entry = first + lo, pos = g.b_rp[g.a_ci[entry]] + e - prefix[lo];
-            key[placed + e] = g.b_ci[pos];
-            val[placed + e] = g.a_v[entry] * g.b_v[pos];
+            sink(placed + e, g.b_ci[pos], g.a_v[entry] * g.b_v[pos]);
         }
         placed += total;
         group_sync(warp_sums); /* prefix is rewritten by the next chunk */
@@ -274,7 +288,7 @@ template <int ITEMS> __global__ void warp_rows_kernel(esc_args g, const int *row
     const int r = blockIdx.x * WARPS + warp;
     if (r >= count) return; /* the whole warp: no block-wide barrier follows */
     const int row = rows[r], p = g.offset[row + 1] - g.offset[row];
-    expand_row(g, row, lane, WARP, NULL, prefix[warp], s_key[warp], s_val[warp]);
+    expand_row(g, row, lane, WARP, NULL, prefix[warp], store_products{s_key[warp], s_val[warp]});
     int key[ITEMS];
     double val[ITEMS];
     for (int j = 0; j < ITEMS; j++) {
@@ -310,7 +324,7 @@ __global__ void __launch_bounds__(BLOCK)
     __shared__ int warp_sums[BLOCK / WARP], prefix[BLOCK + 1];
     const int row = rows[blockIdx.x], p = g.offset[row + 1] - g.offset[row], t = threadIdx.x;
     const int pad = (int)((1u << key_bits) - 1u); /* above every column, inside the sorted bits */
-    expand_row(g, row, t, BLOCK, warp_sums, prefix, sh.items.key, sh.items.val);
+    expand_row(g, row, t, BLOCK, warp_sums, prefix, store_products{sh.items.key, sh.items.val});
     int key[ITEMS];
     double val[ITEMS];
     for (int j = 0; j < ITEMS; j++) {
@@ -329,6 +343,46 @@ __global__ void __launch_bounds__(BLOCK)
     compress_row(g, row, p, t, BLOCK, warp_sums, sh.items.key, sh.items.val);
 }
 
+/* ---- long rows of a narrow B: a dense accumulator in shared memory ------------------------ */
+
+/* Products summed where they fall, into one accumulator per column of B. */
+struct accumulate_products {
+    double *acc;
+    unsigned *flags;
+    __device__ void operator()(int, int col, double v) const
+    {
+        atomicAdd(&acc[col], v);
+        atomicOr(&flags[col / WARP], 1u << (col % WARP));
+    }
+};
+
+/* A row too long to sort on chip, when B has at most DENSE_COLS columns:
+ * accumulated by column, then written out in column order (sorted as it
+ * stands) at offsets from a block scan of the touched columns. */
+__global__ void __launch_bounds__(BLOCK) dense_rows_kernel(esc_args g, const int *rows, int n)
+{
+    __shared__ double acc[DENSE_COLS];
+    __shared__ unsigned flags[DENSE_COLS / WARP];
+    __shared__ int warp_sums[BLOCK / WARP], prefix[BLOCK + 1];
+    const int row = rows[blockIdx.x], t = threadIdx.x, out = g.offset[row];
+    for (int c = t; c < n; c += BLOCK) acc[c] = 0.0;
+    for (int w = t; w * WARP < n; w += BLOCK) flags[w] = 0;
+    __syncthreads();
+    expand_row(g, row, t, BLOCK, warp_sums, prefix, accumulate_products{acc, flags});
+    int written = 0;
+    for (int first = 0; first < n; first += BLOCK) {
+        const int c = first + t, has = c < n && (flags[c / WARP] >> (c % WARP) & 1u);
+        int total;
+        const int at = out + written + block_exclusive_sum(has, warp_sums, &total);
+        if (has) {
+            g.out_col[at] = c;
+            g.out_val[at] = acc[c];
+        }
+        written += total;
+    }
+    if (t == 0) g.c_count[row] = written;
+}
+
 /* ---- rows beyond shared memory: expanded, sorted and compressed in global memory ---------- */
 
 __global__ void global_expand_kernel(esc_args g, const int *rows, int *key, double *val,
@@ -336,7 +390,7 @@ __global__ void global_expand_kernel(esc_args g, const int *rows, int *key, doub
 {
     __shared__ int warp_sums[BLOCK / WARP], prefix[BLOCK + 1];
     const int row = rows[blockIdx.x], at = g.offset[row];
-    expand_row(g, row, threadIdx.x, BLOCK, warp_sums, prefix, key + at, val + at);
+    expand_row(g, row, threadIdx.x, BLOCK, warp_sums, prefix, store_products{key + at, val + at});
     if (threadIdx.x == 0) {
         segment_begin[blockIdx.x] = at;
         segment_end[blockIdx.x] = g.offset[row + 1];
@@ -488,6 +542,11 @@ static int esc_rows(gpu_spgemm_state *s, esc_work *w, const esc_args &g, const i
     launch_block_rows<4>(g, order + bounds[6], bounds[7] - bounds[6], key_bits);
     launch_block_rows<8>(g, order + bounds[7], bounds[8] - bounds[7], key_bits);
     if (gpu_cuda_failed(&s->core, cudaGetLastError(), "kernel launch")) return 1;
+    if (s->B.n <= DENSE_COLS) {
+        count = bounds[9] - bounds[8];
+        if (count > 0) dense_rows_kernel<<<count, BLOCK>>>(g, order + bounds[8], s->B.n);
+        return gpu_cuda_failed(&s->core, cudaGetLastError(), "kernel launch");
+    }
     return esc_global_rows(s, w, g, bounds[8], bounds[9]);
 }
 
@@ -566,7 +625,8 @@ const spb_kernel gpu_spgemm_esc_rows[] = {
     GPU_SPGEMM_ROW("spgemm.cuda.esc",
                    "expand-sort-compress: rows grouped by products, each sorted by a thread "
                    "(network, <= 16), a warp (merge sort, <= 256) or a block (radix sort, "
-                   "<= 2048) on chip, longer rows in global memory; C packed in row order",
+                   "<= 2048) on chip; longer rows dense on chip (B <= 4096 columns) or sorted in "
+                   "global memory; C packed in row order",
                    &esc),
 };
 

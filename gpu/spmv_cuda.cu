@@ -26,10 +26,13 @@ int gpu_cuda_failed(gpu_state *s, cudaError_t err, const char *what)
 int gpu_cusparse_failed(gpu_state *s, cusparseStatus_t err, const char *what)
 {
     if (err == CUSPARSE_STATUS_SUCCESS) return 0;
+    /* both say the library ran short of memory (its own, or what it was given) */
+    int memory =
+        err == CUSPARSE_STATUS_ALLOC_FAILED || err == CUSPARSE_STATUS_INSUFFICIENT_RESOURCES;
     if (s->error == SPB_OK) {
-        s->error = err == CUSPARSE_STATUS_ALLOC_FAILED ? SPB_ERR_NOMEM : SPB_ERR_DEVICE;
+        s->error = memory ? SPB_ERR_NOMEM : SPB_ERR_DEVICE;
         snprintf(s->error_msg, sizeof s->error_msg, "%s: %s%s", what, cusparseGetErrorString(err),
-                 err == CUSPARSE_STATUS_ALLOC_FAILED ? " (out of memory)" : "");
+                 memory ? " (out of memory)" : "");
     }
     return 1;
 }

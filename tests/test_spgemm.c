@@ -247,13 +247,17 @@ static void check_random(spb_rng *rng)
 }
 
 /* Rows whose products fill every size class of the device kernels (up to
- * 32, 256, 2048 products and beyond) and span many accumulator tiles. */
+ * 16, 256, 2048 products and beyond, with B narrow and wide) and span many
+ * accumulator tiles. */
 static void check_long_rows(spb_rng *rng)
 {
     static const struct {
         spb_index m, n, p;
         double density;
-    } shapes[] = {{40, 300, 300, 0.1}, {20, 200, 3000, 0.15}, {12, 400, 2000, 0.5}};
+    } shapes[] = {{40, 300, 300, 0.1},
+                  {20, 200, 3000, 0.15},
+                  {12, 400, 2000, 0.5},
+                  {6, 300, 5000, 0.2}}; /* B wider than an on-chip dense row */
     for (int s = 0; s < (int)(sizeof shapes / sizeof shapes[0]); s++) {
         spb_csr A, B;
         random_csr(rng, shapes[s].m, shapes[s].n, shapes[s].density, &A);
