@@ -173,7 +173,8 @@ def test_json_and_progress(tmp):
           "the JSON names the compiler and its version: %r" % compiler)
     bandwidth = machine.get("bandwidth", {})
     one = bandwidth.get("cpu", {}).get("1", {})
-    check(bandwidth.get("measurements", 0) >= 1 and one.get("read", {}).get("trials", 0) >= 10
+    # at least SPB_BW_MIN_PASSES (5): passes stop after a second, fewer under a sanitizer
+    check(bandwidth.get("measurements", 0) >= 1 and one.get("read", {}).get("trials", 0) >= 5
           and one["read"]["worst"] <= one["read"]["median"] <= one["read"]["best"]
           and one.get("roofline") == max(one["read"]["best"], one["triad"]["best"]),
           "the JSON header gives each bandwidth with its trials and spread: %s" % one)
