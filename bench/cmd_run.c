@@ -32,7 +32,25 @@ typedef struct {
     spb_gpu_info gpu;
     int have_gpu;
     char gpu_msg[SPB_MSG_LEN];
+    spb_precision precisions[2];
+    char precision_names[16]; /* "fp64", "fp32" or "fp64,fp32" */
 } run_args;
+
+/* --precision fp64|fp32|both into the run's list of precisions. */
+static void parse_precision(run_args *a, const char *v)
+{
+    spb_run_opts *o = &a->opts;
+    int both = strcmp(v, "both") == 0;
+    if (!both && strcmp(v, "fp64") != 0 && strcmp(v, "fp32") != 0) {
+        fprintf(stderr, "spbench: --precision expects fp64, fp32 or both, not '%s'\n", v);
+        exit(EXIT_USAGE);
+    }
+    o->precision_count = both ? 2 : 1;
+    a->precisions[0] = strcmp(v, "fp32") == 0 ? SPB_FP32 : SPB_FP64;
+    a->precisions[1] = SPB_FP32;
+    o->precisions = a->precisions;
+    o->config.precision = a->precisions[0];
+}
 
 static const spb_operation *operation_or_exit(const char *name)
 {
@@ -111,6 +129,8 @@ static void parse_run_args(int argc, char **argv, run_args *a)
             o->thread_counts = parse_thread_list(v, a->threads, MAX_THREAD_COUNTS);
         else if (option_value(argc, argv, &i, "--block-size", &v))
             o->config.block_size = (int)parse_long("--block-size", v, 1);
+        else if (option_value(argc, argv, &i, "--precision", &v))
+            parse_precision(a, v);
         else if (option_value(argc, argv, &i, "--tile", &v))
             o->config.tile = (int)parse_long("--tile", v, 1);
         else if (option_value(argc, argv, &i, "--json", &v))
@@ -130,6 +150,9 @@ static void parse_run_args(int argc, char **argv, run_args *a)
     }
     o->threads = a->threads;
     o->roofline = &a->roofline;
+    snprintf(a->precision_names, sizeof a->precision_names, "%s%s%s",
+             spb_precision_str(o->config.precision), o->precision_count == 2 ? "," : "",
+             o->precision_count == 2 ? spb_precision_str(SPB_FP32) : "");
     check_operand(o);
     char block[32] = "auto";
     if (o->config.block_size) snprintf(block, sizeof block, "%d", o->config.block_size);
@@ -242,7 +265,7 @@ static void print_run_header(const run_args *a, int matrices, int selected)
 {
     const spb_run_opts *o = &a->opts;
     printf("# spbench %s: %s, %d matrices, %d kernels selected, %s, seed %llu, host %s\n",
-           SPB_VERSION, o->op->name, matrices, selected, spb_precision_str(o->config.precision),
+           SPB_VERSION, o->op->name, matrices, selected, a->precision_names,
            (unsigned long long)o->seed, o->host);
     if (a->shards) printf("# shard %d of %d of the matrix list\n", a->shard, a->shards);
     printf("# OpenMP: %d processors, OMP_PROC_BIND=%s, OMP_PLACES=%s\n", omp_get_num_procs(),
@@ -259,7 +282,11 @@ static void print_run_header(const run_args *a, int matrices, int selected)
                "(|A||B|)_ij\n",
                o->tolerance);
     else
-        printf("# validation: ||y - y_ref||_2 <= %.1e * || |A| |x| ||_2\n", o->tolerance);
+        printf("# validation: ||y - y_ref||_2 <= %.1e * || |A| |x| ||_2 (fp32 rows: %.1e, the "
+               "bound scaled by the unit roundoff)\n",
+               o->tolerance,
+               o->tolerance * spb_precision_unit_roundoff(SPB_FP32) /
+                   spb_precision_unit_roundoff(SPB_FP64));
     printf("# settings: %s%s\n", a->settings, a->resume ? "; resuming" : "");
     printf("# timing: %d warm-up calls, >= %d samples and >= %.3g s per kernel\n", o->timing.warmup,
            o->timing.min_samples, o->timing.min_time);
@@ -269,12 +296,10 @@ static void print_run_header(const run_args *a, int matrices, int selected)
 static spb_status json_begin(const run_args *a, int matrices, char *msg)
 {
     const spb_run_opts *o = &a->opts;
-    spb_json_header h = {SPB_VERSION,  SPB_GIT_COMMIT,
-                         o->op->name,  spb_precision_str(o->config.precision),
-                         &a->roofline, a->have_gpu ? &a->gpu : NULL,
-                         a->gpu_msg,   o->settings,
-                         o->kernels,   o->timing,
-                         o->tolerance, matrices};
+    spb_json_header h = {SPB_VERSION,        SPB_GIT_COMMIT, o->op->name,
+                         a->precision_names, &a->roofline,   a->have_gpu ? &a->gpu : NULL,
+                         a->gpu_msg,         o->settings,    o->kernels,
+                         o->timing,          o->tolerance,   matrices};
     return report_json_begin(o->json, o->json_path, &h, msg);
 }
 

@@ -48,6 +48,7 @@ static void usage(FILE *out)
         "                      ||y - y_ref||_2 > T * || |A| |x| ||_2\n"
         "  --hack-size H       HLL rows per hack (default %d)\n"
         "  --block-size B      GPU threads per block (default: each kernel's own)\n"
+        "  --precision P       fp64 (default), fp32, or both: each kernel in each\n"
         "  --tile T            GPU SpGEMM accumulator columns per tile (default: the kernel's)\n"
         "  --threads LIST      thread counts for OpenMP kernels: 1,2,4 or 1-8 or max\n"
         "                      (default max); serial kernels run once at 1 thread\n"

@@ -13,7 +13,8 @@
 
 typedef struct {
     spb_value *x, *y, *y_ref;
-    double scale; /* || |A| |x| ||_2 */
+    float *x32, *y32; /* fp32 rows: x rounded once, y before it is widened into y */
+    double scale;     /* || |A| |x| ||_2 */
 } spmv_data;
 
 void spmv_random_vector(uint64_t seed, spb_index n, spb_value *x)
@@ -26,6 +27,7 @@ void spmv_random_vector(uint64_t seed, spb_index n, spb_value *x)
 static void reference(spb_case *c)
 {
     spmv_data *d = c->data;
+    for (spb_index j = 0; j < c->A->n; j++) d->x32[j] = (float)d->x[j];
     csr_reference_spmv(c->A, d->x, d->y_ref);
     csr_abs_spmv(c->A, d->x, d->y); /* y is scratch until the first product */
     d->scale = vector_norm2(c->A->m, d->y);
@@ -38,6 +40,8 @@ static void spmv_case_free(spb_case *c)
         spb_free(d->x);
         spb_free(d->y);
         spb_free(d->y_ref);
+        spb_free(d->x32);
+        spb_free(d->y32);
         spb_free(d);
     }
     c->data = NULL;
@@ -50,8 +54,10 @@ static spb_status spmv_case_setup(spb_case *c, uint64_t seed, char *msg)
         d->x = spb_malloc((size_t)c->A->n, sizeof *d->x);
         d->y = spb_malloc((size_t)c->A->m, sizeof *d->y);
         d->y_ref = spb_malloc((size_t)c->A->m, sizeof *d->y_ref);
+        d->x32 = spb_malloc((size_t)c->A->n, sizeof *d->x32);
+        d->y32 = spb_malloc((size_t)c->A->m, sizeof *d->y32);
     }
-    if (!d || !d->x || !d->y || !d->y_ref) {
+    if (!d || !d->x || !d->y || !d->y_ref || !d->x32 || !d->y32) {
         spmv_case_free(c);
         return spb_fail(msg, SPB_ERR_NOMEM, "%s: out of memory for the vectors", c->name);
     }
@@ -80,9 +86,24 @@ static double spmv_bytes(const spb_case *c, const spb_kernel_plan *plan, spb_pre
     return plan->bytes;
 }
 
-static void spmv_validate_output(const spb_case *c, double tolerance, spb_validation *v)
+/* The product's x and y in the precision of the row being measured. */
+static const void *case_x(const spb_case *c)
 {
     const spmv_data *d = c->data;
+    return c->precision == SPB_FP32 ? (const void *)d->x32 : (const void *)d->x;
+}
+
+static void *case_y(const spb_case *c)
+{
+    spmv_data *d = c->data;
+    return c->precision == SPB_FP32 ? (void *)d->y32 : (void *)d->y;
+}
+
+static void spmv_validate_output(const spb_case *c, double tolerance, spb_validation *v)
+{
+    spmv_data *d = c->data;
+    if (c->precision == SPB_FP32) /* judged in fp64 against the same reference */
+        for (spb_index i = 0; i < c->A->m; i++) d->y[i] = d->y32[i];
     validate_vector(c->A->m, d->y, d->y_ref, d->scale, tolerance, v);
 }
 
@@ -90,8 +111,11 @@ static spb_row_status spmv_product(const spb_kernel *kernel, void *state, spb_ca
                                    double tolerance, spb_validation *v, char *msg)
 {
     spmv_data *d = c->data;
-    for (spb_index i = 0; i < c->A->m; i++) d->y[i] = NAN;
-    spb_status st = kernel->spmv(state, d->x, d->y, msg);
+    for (spb_index i = 0; i < c->A->m; i++) {
+        d->y[i] = NAN;
+        d->y32[i] = NAN;
+    }
+    spb_status st = kernel->spmv(state, case_x(c), case_y(c), msg);
     if (st == SPB_OK && kernel->check) st = kernel->check(state, msg);
     if (st != SPB_OK) return SPB_ROW_ERROR;
     spmv_validate_output(c, tolerance, v);
@@ -101,9 +125,9 @@ static spb_row_status spmv_product(const spb_kernel *kernel, void *state, spb_ca
 static spb_status spmv_host_calls(const spb_kernel *kernel, void *state, spb_case *c, int calls,
                                   char *msg)
 {
-    spmv_data *d = c->data;
     spb_status st = SPB_OK;
-    for (int k = 0; k < calls && st == SPB_OK; k++) st = kernel->spmv(state, d->x, d->y, msg);
+    for (int k = 0; k < calls && st == SPB_OK; k++)
+        st = kernel->spmv(state, case_x(c), case_y(c), msg);
     return st;
 }
 

@@ -15,10 +15,12 @@ typedef struct {
     const spb_csr *A;       /* the matrix as read */
     spb_format_set formats; /* A's formats, each built once */
     spb_csr_stats stats;
-    const char *operand;     /* SpGEMM's --b spec (NULL: A*A, or A*A^T when not square) */
-    void *data;              /* the operation's inputs, output and reference */
-    double products, nnz_c;  /* SpGEMM: intermediate products, entries of C (else NAN) */
-    double baseline_seconds; /* the baseline kernel's median time (0: not measured) */
+    const char *operand;    /* SpGEMM's --b spec (NULL: A*A, or A*A^T when not square) */
+    void *data;             /* the operation's inputs, output and reference */
+    double products, nnz_c; /* SpGEMM: intermediate products, entries of C (else NAN) */
+    /* the baseline kernel's median time per precision (0: not measured) */
+    double baseline_seconds[SPB_PRECISIONS];
+    spb_precision precision; /* of the row being measured: which x and y a product uses */
 } spb_case;
 
 typedef struct {

@@ -275,7 +275,11 @@ void report_table_row(FILE *out, const spb_result *r)
     if (!isnan(r->gbytes_per_s)) snprintf(gbs, sizeof gbs, "%.2f", r->gbytes_per_s);
     if (!isnan(r->roofline_frac)) snprintf(roof, sizeof roof, "%.1f", 100 * r->roofline_frac);
     if (!isnan(r->error.rel_l2)) snprintf(rel, sizeof rel, "%.2e", r->error.rel_l2);
-    fprintf(out, "%-24.24s %-22s %3d %10s %10s %8s %8s %6s %9s  %s%s%s\n", r->matrix, r->kernel,
+    char kernel[128]; /* fp64 is the default: other precisions are named */
+    snprintf(kernel, sizeof kernel, "%s%s%s", r->kernel,
+             strcmp(r->precision, "fp32") == 0 ? "/" : "",
+             strcmp(r->precision, "fp32") == 0 ? r->precision : "");
+    fprintf(out, "%-24.24s %-22s %3d %10s %10s %8s %8s %6s %9s  %s%s%s\n", r->matrix, kernel,
             r->threads, nnz, median, gflops, gbs, roof, rel, row_status_str(r->status),
             r->message[0] ? ": " : "", r->message);
     fflush(out);

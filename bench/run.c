@@ -75,7 +75,9 @@ static void replay(const spb_run_opts *opts, spb_run_totals *totals, const spb_d
     emit_row(opts, totals, &r, 1, csv_status, msg);
     note_best(totals, &r);
     if (c && r.status == SPB_ROW_OK && strcmp(r.kernel, opts->op->baseline->name) == 0)
-        c->baseline_seconds = r.timing.median;
+        c->baseline_seconds[strcmp(r.precision, spb_precision_str(SPB_FP32)) == 0 ? SPB_FP32
+                                                                                  : SPB_FP64] =
+            r.timing.median;
 }
 
 /* The timed host calls: `calls` products through the operation. */
@@ -104,6 +106,11 @@ static int prepare_kernel(const spb_kernel *kernel, spb_case *c, const spb_kerne
         r->status = SPB_ROW_SKIPPED;
         return 0;
     }
+    if (config->precision == SPB_FP32 && !kernel->fp32) {
+        spb_fail(row_msg, SPB_ERR_UNSUPPORTED, "this kernel has no fp32 version yet");
+        r->status = SPB_ROW_SKIPPED;
+        return 0;
+    }
     *plan = (spb_kernel_plan){0};
     plan->tune_ms = NAN;
     double start = timing_now();
@@ -128,7 +135,7 @@ static void measure_kernel(const spb_kernel *kernel, void *state, spb_case *c,
                            const spb_run_opts *opts, spb_result *r, char *row_msg)
 {
     const spb_operation *op = opts->op;
-    r->status = op->product(kernel, state, c, opts->tolerance, &r->error, row_msg);
+    r->status = op->product(kernel, state, c, r->tolerance, &r->error, row_msg);
     if (r->status != SPB_ROW_OK) {
         if (r->status == SPB_ROW_WRONG)
             spb_fail(row_msg, SPB_ERR_INVALID, "first product failed validation");
@@ -147,9 +154,9 @@ static void measure_kernel(const spb_kernel *kernel, void *state, spb_case *c,
     spb_validation last;
     spb_row_status after = SPB_ROW_OK;
     if (kernel->time_calls) {
-        after = op->product(kernel, state, c, opts->tolerance, &last, row_msg);
+        after = op->product(kernel, state, c, r->tolerance, &last, row_msg);
     } else {
-        op->validate_output(c, opts->tolerance, &last);
+        op->validate_output(c, r->tolerance, &last);
         after = last.passed ? SPB_ROW_OK : SPB_ROW_WRONG;
     }
     if (after == SPB_ROW_ERROR) {
@@ -172,9 +179,10 @@ static void fill_metrics(const spb_kernel *kernel, spb_case *c, const spb_run_op
     r->gbytes_per_s = bytes / t / 1e9;
     r->bandwidth_gbs = bandwidth_gbs;
     if (bandwidth_gbs > 0) r->roofline_frac = r->gbytes_per_s / bandwidth_gbs;
-    if (kernel == opts->op->baseline) c->baseline_seconds = t;
-    if (c->baseline_seconds > 0) {
-        r->speedup = c->baseline_seconds / t;
+    /* against the baseline in the same precision */
+    if (kernel == opts->op->baseline) c->baseline_seconds[c->precision] = t;
+    if (c->baseline_seconds[c->precision] > 0) {
+        r->speedup = c->baseline_seconds[c->precision] / t;
         r->efficiency = r->speedup / r->threads;
     }
 }
@@ -308,12 +316,23 @@ static int kernel_threads(const spb_kernel *kernel, const spb_run_opts *opts, in
     return kernel->backend == SPB_BACKEND_OPENMP ? opts->threads[c] : 1;
 }
 
+/* The precisions each kernel runs in, and the p-th of them. */
+static int run_precision_count(const spb_run_opts *opts)
+{
+    return opts->precisions ? opts->precision_count : 1;
+}
+
+static spb_precision run_precision(const spb_run_opts *opts, int p)
+{
+    return opts->precisions ? opts->precisions[p] : opts->config.precision;
+}
+
 /* The row --resume found already measured, or NULL. */
 static const spb_done_row *stored_row(const spb_run_opts *opts, const char *matrix,
-                                      const char *kernel, int threads)
+                                      const char *kernel, spb_precision precision, int threads)
 {
     char key[1024];
-    spb_row_key row = {matrix,  opts->op->name, kernel, spb_precision_str(opts->config.precision),
+    spb_row_key row = {matrix,  opts->op->name, kernel, spb_precision_str(precision),
                        threads, opts->settings};
     resume_key(key, sizeof key, &row);
     return resume_find(opts->done, key);
@@ -325,25 +344,24 @@ static int replayed_whole(const char *name, const spb_run_opts *opts, spb_run_to
                           spb_status *csv_status, char *msg)
 {
     if (!opts->done) return 0;
-    const spb_done_row *failed = stored_row(opts, name, "", 0);
+    const spb_done_row *failed = stored_row(opts, name, "", run_precision(opts, 0), 0);
     if (failed) {
         replay(opts, totals, failed, NULL, csv_status, msg);
         return 1;
     }
-    for (int k = 0; k < opts->op->kernel_count; k++) {
-        const spb_kernel *kernel = opts->op->kernels[k];
-        if (!kernel_selected(kernel->name, opts->kernels)) continue;
-        for (int c = 0; c < kernel_runs(kernel, opts); c++)
-            if (!stored_row(opts, name, kernel->name, kernel_threads(kernel, opts, c))) return 0;
-    }
-    for (int k = 0; k < opts->op->kernel_count; k++) {
-        const spb_kernel *kernel = opts->op->kernels[k];
-        if (!kernel_selected(kernel->name, opts->kernels)) continue;
-        for (int c = 0; c < kernel_runs(kernel, opts) && *csv_status == SPB_OK; c++)
-            replay(opts, totals,
-                   stored_row(opts, name, kernel->name, kernel_threads(kernel, opts, c)), NULL,
-                   csv_status, msg);
-    }
+    for (int pass = 0; pass < 2; pass++) /* all there? then replay them all */
+        for (int k = 0; k < opts->op->kernel_count; k++) {
+            const spb_kernel *kernel = opts->op->kernels[k];
+            if (!kernel_selected(kernel->name, opts->kernels)) continue;
+            for (int p = 0; p < run_precision_count(opts); p++)
+                for (int c = 0; c < kernel_runs(kernel, opts) && *csv_status == SPB_OK; c++) {
+                    const spb_done_row *row =
+                        stored_row(opts, name, kernel->name, run_precision(opts, p),
+                                   kernel_threads(kernel, opts, c));
+                    if (pass == 0 && !row) return 0;
+                    if (pass == 1) replay(opts, totals, row, NULL, csv_status, msg);
+                }
+        }
     return 1;
 }
 
@@ -360,13 +378,13 @@ static unsigned formats_needed_after(const spb_run_opts *opts, int k)
 }
 
 /* A row with the fields every row of this case shares. */
-static void row_start(spb_result *r, const spb_run_opts *opts, const char *name,
-                      const spb_kernel *kernel, char *row_msg)
+static void row_start(spb_result *r, const spb_run_opts *opts, spb_precision precision,
+                      const char *name, const spb_kernel *kernel, char *row_msg)
 {
     result_init(r);
     r->matrix = name;
     r->operation = opts->op->name;
-    r->precision = spb_precision_str(opts->config.precision);
+    r->precision = spb_precision_str(precision);
     r->settings = opts->settings;
     r->host = opts->host ? opts->host : "";
     r->message = row_msg;
@@ -374,7 +392,9 @@ static void row_start(spb_result *r, const spb_run_opts *opts, const char *name,
     r->kernel = kernel->name;
     r->format = kernel->format;
     r->backend = backend_name(kernel->backend);
-    r->tolerance = opts->tolerance;
+    /* the bound scales with the unit roundoff of the precision computed in */
+    r->tolerance = opts->tolerance * spb_precision_unit_roundoff(precision) /
+                   spb_precision_unit_roundoff(SPB_FP64);
 }
 
 /* Every selected kernel (at each of its thread counts) on one case. */
@@ -385,27 +405,31 @@ static spb_status run_case(spb_case *c, const spb_run_opts *opts, spb_run_totals
     for (int k = 0; k < opts->op->kernel_count && csv_status == SPB_OK; k++) {
         const spb_kernel *kernel = opts->op->kernels[k];
         if (!kernel_selected(kernel->name, opts->kernels)) continue;
-        for (int t = 0; t < kernel_runs(kernel, opts) && csv_status == SPB_OK; t++) {
-            spb_kernel_config config = opts->config;
-            config.threads = kernel_threads(kernel, opts, t);
-            if (opts->roofline) config.cache_bytes = opts->roofline->cpu_llc_bytes;
-            const spb_done_row *stored = stored_row(opts, c->name, kernel->name, config.threads);
-            if (stored) {
-                replay(opts, totals, stored, c, &csv_status, msg);
-                continue;
+        for (int p = 0; p < run_precision_count(opts); p++)
+            for (int t = 0; t < kernel_runs(kernel, opts) && csv_status == SPB_OK; t++) {
+                spb_kernel_config config = opts->config;
+                config.threads = kernel_threads(kernel, opts, t);
+                config.precision = run_precision(opts, p);
+                if (opts->roofline) config.cache_bytes = opts->roofline->cpu_llc_bytes;
+                const spb_done_row *stored =
+                    stored_row(opts, c->name, kernel->name, config.precision, config.threads);
+                if (stored) {
+                    replay(opts, totals, stored, c, &csv_status, msg);
+                    continue;
+                }
+                progress_show(opts->progress, c->name, kernel->name);
+                spb_result r;
+                row_msg[0] = '\0';
+                row_start(&r, opts, config.precision, c->name, kernel, row_msg);
+                r.threads = config.threads;
+                r.stats = c->stats;
+                r.products = c->products;
+                r.nnz_c = c->nnz_c;
+                c->precision = config.precision;
+                run_kernel(kernel, c, opts, &config, &r, row_msg);
+                emit(opts, totals, &r, &csv_status, msg);
+                note_best(totals, &r);
             }
-            progress_show(opts->progress, c->name, kernel->name);
-            spb_result r;
-            row_msg[0] = '\0';
-            row_start(&r, opts, c->name, kernel, row_msg);
-            r.threads = config.threads;
-            r.stats = c->stats;
-            r.products = c->products;
-            r.nnz_c = c->nnz_c;
-            run_kernel(kernel, c, opts, &config, &r, row_msg);
-            emit(opts, totals, &r, &csv_status, msg);
-            note_best(totals, &r);
-        }
         format_set_keep(&c->formats, formats_needed_after(opts, k));
     }
     return csv_status;
@@ -434,7 +458,7 @@ spb_status run_matrix(const char *source, const spb_run_opts *opts, spb_run_tota
     spb_status csv_status = SPB_OK;
     if (st != SPB_OK) { /* one error row for the matrix; the batch goes on */
         spb_result r;
-        row_start(&r, opts, name, NULL, row_msg);
+        row_start(&r, opts, run_precision(opts, 0), name, NULL, row_msg);
         emit(opts, totals, &r, &csv_status, msg);
     } else {
         csr_stats(&A, &c.stats);

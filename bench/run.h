@@ -31,10 +31,12 @@ typedef struct {
     const char *host;        /* this machine's name, in every row (NULL: empty) */
     const char *kernels;     /* selection patterns (NULL: all) */
     spb_timing_opts timing;
-    uint64_t seed;            /* for x */
-    double tolerance;         /* see validate.h */
-    spb_kernel_config config; /* hack size, block size, precision (threads set per row) */
-    const int *threads;       /* thread counts for OpenMP kernels, ascending */
+    uint64_t seed;                   /* for x */
+    double tolerance;                /* see validate.h */
+    spb_kernel_config config;        /* hack size, block size (threads and precision set per row) */
+    const spb_precision *precisions; /* each kernel runs in each (NULL: config.precision only) */
+    int precision_count;
+    const int *threads; /* thread counts for OpenMP kernels, ascending */
     int thread_counts;
     const spb_roofline *roofline; /* the bounds and cache sizes (NULL: none) */
     FILE *csv;                    /* NULL: no CSV */

@@ -14,7 +14,7 @@ int rsb_baseline_available(char *why);
 spb_status rsb_baseline_prepare(const spb_csr *A, int threads, void **state, double *tune_ms,
                                 char *msg);
 /* y = A*x; a library failure is returned with its message. */
-spb_status rsb_baseline_run(const void *state, const spb_value *x, spb_value *y, char *msg);
+spb_status rsb_baseline_run(const void *state, const void *x, void *y, char *msg);
 void rsb_baseline_release(void *state);
 
 int graphblas_baseline_available(char *why);
@@ -23,7 +23,7 @@ int graphblas_row_supports(const spb_kernel *self, const spb_csr *A, char *why);
 /* Builds a row-major (GxB_BY_ROW) GrB_Matrix from A; mxv runs on
  * `threads` threads (descriptor GxB_NTHREADS). */
 spb_status graphblas_baseline_prepare(const spb_csr *A, int threads, void **state, char *msg);
-spb_status graphblas_baseline_run(const void *state, const spb_value *x, spb_value *y, char *msg);
+spb_status graphblas_baseline_run(const void *state, const void *x, void *y, char *msg);
 void graphblas_baseline_release(void *state);
 
 /* SpGEMM: A and B as row-major GrB_Matrix objects built in prepare; the

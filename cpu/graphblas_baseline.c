@@ -124,9 +124,11 @@ spb_status graphblas_baseline_prepare(const spb_csr *A, int threads, void **stat
     return st;
 }
 
-spb_status graphblas_baseline_run(const void *state, const spb_value *x, spb_value *y, char *msg)
+spb_status graphblas_baseline_run(const void *state, const void *x_in, void *y_out, char *msg)
 {
     const graphblas_state *s = state;
+    const spb_value *x = x_in; /* fp64 only */
+    spb_value *y = y_out;
     /* Lend x to u without copying; GraphBLAS reads it and hands it back. */
     void *x_data = (void *)x;
     GrB_Info info = GxB_Vector_pack_Full(s->u, &x_data, s->n * sizeof *x, false, NULL);

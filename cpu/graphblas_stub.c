@@ -16,7 +16,7 @@ spb_status graphblas_baseline_prepare(const spb_csr *A, int threads, void **stat
     return spb_fail(msg, SPB_ERR_UNSUPPORTED, "not built with GraphBLAS");
 }
 
-spb_status graphblas_baseline_run(const void *state, const spb_value *x, spb_value *y, char *msg)
+spb_status graphblas_baseline_run(const void *state, const void *x, void *y, char *msg)
 {
     (void)state;
     (void)x;

@@ -76,9 +76,10 @@ spb_status rsb_baseline_prepare(const spb_csr *A, int threads, void **state, dou
     return SPB_OK;
 }
 
-spb_status rsb_baseline_run(const void *state, const spb_value *x, spb_value *y, char *msg)
+spb_status rsb_baseline_run(const void *state, const void *x, void *y_out, char *msg)
 {
     const rsb_state *s = state;
+    spb_value *y = y_out; /* fp64 only */
     const double alpha = 1.0, beta = 0.0;
     if (s->n == 0) { /* no columns: librsb leaves y untouched, the product is zero */
         memset(y, 0, sizeof *y * (size_t)s->m);

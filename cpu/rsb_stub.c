@@ -17,7 +17,7 @@ spb_status rsb_baseline_prepare(const spb_csr *A, int threads, void **state, dou
     return spb_fail(msg, SPB_ERR_UNSUPPORTED, "not built with librsb");
 }
 
-spb_status rsb_baseline_run(const void *state, const spb_value *x, spb_value *y, char *msg)
+spb_status rsb_baseline_run(const void *state, const void *x, void *y, char *msg)
 {
     (void)state;
     (void)x;

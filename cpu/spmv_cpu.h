@@ -21,17 +21,24 @@ void csr_reference_spmv(const spb_csr *A, const spb_value *SPB_RESTRICT x,
 void csr_abs_spmv(const spb_csr *A, const spb_value *SPB_RESTRICT x, spb_value *SPB_RESTRICT y);
 
 void csr_serial_spmv(const spb_csr *A, const spb_value *SPB_RESTRICT x, spb_value *SPB_RESTRICT y);
+/* fp32: A's pattern with the values `val` (A->val is not read), x and y in
+ * single precision, sums in float. */
+void csr_serial_spmv32(const spb_csr *A, const float *SPB_RESTRICT val, const float *SPB_RESTRICT x,
+                       float *SPB_RESTRICT y);
 void hll_serial_spmv(const spb_hll *A, const spb_value *SPB_RESTRICT x, spb_value *SPB_RESTRICT y);
 
-/* One CSR row: the inner loop every CSR kernel shares. */
-static inline double csr_row_dot(const spb_index *SPB_RESTRICT col_idx,
-                                 const spb_value *SPB_RESTRICT val, spb_index begin, spb_index end,
-                                 const spb_value *SPB_RESTRICT x)
-{
-    double sum = 0.0;
-    for (spb_index k = begin; k < end; k++) sum += val[k] * x[col_idx[k]];
-    return sum;
-}
+/* One CSR row: the inner loop every CSR kernel shares, written once for
+ * each precision (csr_row_dot in double, csr_row_dot32 in float). */
+#define SPB_CSR_ROW_DOT(name, type)                                                                \
+    static inline type name(const spb_index *SPB_RESTRICT col_idx, const type *SPB_RESTRICT val,   \
+                            spb_index begin, spb_index end, const type *SPB_RESTRICT x)            \
+    {                                                                                              \
+        type sum = 0;                                                                              \
+        for (spb_index k = begin; k < end; k++) sum += val[k] * x[col_idx[k]];                     \
+        return sum;                                                                                \
+    }
+SPB_CSR_ROW_DOT(csr_row_dot, double)
+SPB_CSR_ROW_DOT(csr_row_dot32, float)
 
 /* One HLL hack h: every row of the hack runs the same width (padding holds
  * zeros), so there is no branch. Row-major walks each row contiguously;
@@ -66,6 +73,18 @@ static inline void hll_hack_spmv(const spb_hll *A, spb_index h, const spb_value 
  * scheduling cost at run time. */
 void csr_omp_nnz_spmv(const spb_csr *A, const spb_row_partition *part,
                       const spb_value *SPB_RESTRICT x, spb_value *SPB_RESTRICT y);
+/* The three CSR schedules in fp32 (A's values in `val`, as csr_serial_spmv32). */
+void csr_omp_nnz_spmv32(const spb_csr *A, const float *SPB_RESTRICT val,
+                        const spb_row_partition *part, const float *SPB_RESTRICT x,
+                        float *SPB_RESTRICT y);
+void csr_omp_guided_spmv32(const spb_csr *A, const float *SPB_RESTRICT val, int threads,
+                           const float *SPB_RESTRICT x, float *SPB_RESTRICT y);
+void csr_omp_static_spmv32(const spb_csr *A, const float *SPB_RESTRICT val, int threads,
+                           const float *SPB_RESTRICT x, float *SPB_RESTRICT y);
+/* A first-touch fp32 copy of values (A's rows split as by
+ * csr_first_touch_copy: the partition's ranges, else `threads` equal ones). */
+float *csr_first_touch_values32(const spb_csr *A, const float *val, const spb_row_partition *part,
+                                int threads);
 /* csr.omp.nnz for a matrix whose stored values all equal `value` (pattern
  * graphs): reads no values, y_i = value * (sum of x over row i's columns),
  * a third less traffic. A->val is not read (may be NULL). */

@@ -19,6 +19,50 @@ void csr_omp_nnz_spmv(const spb_csr *A, const spb_row_partition *part,
     }
 }
 
+void csr_omp_nnz_spmv32(const spb_csr *A, const float *SPB_RESTRICT val,
+                        const spb_row_partition *part, const float *SPB_RESTRICT x,
+                        float *SPB_RESTRICT y)
+{
+    if (part->parts == 0) return;
+#pragma omp parallel num_threads(part->parts)
+    for (int p = omp_get_thread_num(); p < part->parts; p += omp_get_num_threads())
+        for (spb_index i = part->first[p]; i < part->first[p + 1]; i++)
+            y[i] = csr_row_dot32(A->col_idx, val, A->row_ptr[i], A->row_ptr[i + 1], x);
+}
+
+void csr_omp_guided_spmv32(const spb_csr *A, const float *SPB_RESTRICT val, int threads,
+                           const float *SPB_RESTRICT x, float *SPB_RESTRICT y)
+{
+#pragma omp parallel for num_threads(threads) schedule(guided)
+    for (spb_index i = 0; i < A->m; i++)
+        y[i] = csr_row_dot32(A->col_idx, val, A->row_ptr[i], A->row_ptr[i + 1], x);
+}
+
+void csr_omp_static_spmv32(const spb_csr *A, const float *SPB_RESTRICT val, int threads,
+                           const float *SPB_RESTRICT x, float *SPB_RESTRICT y)
+{
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (spb_index i = 0; i < A->m; i++)
+        y[i] = csr_row_dot32(A->col_idx, val, A->row_ptr[i], A->row_ptr[i + 1], x);
+}
+
+float *csr_first_touch_values32(const spb_csr *A, const float *val, const spb_row_partition *part,
+                                int threads)
+{
+    float *copy = spb_malloc((size_t)A->nnz, sizeof *copy);
+    if (!copy) return NULL;
+    int parts = part ? part->parts : threads;
+#pragma omp parallel num_threads(parts > 0 ? parts : 1)
+    for (int p = omp_get_thread_num(); p < parts; p += omp_get_num_threads()) {
+        spb_index lo = part ? part->first[p] : (spb_index)((int64_t)A->m * p / parts);
+        spb_index hi = part ? part->first[p + 1] : (spb_index)((int64_t)A->m * (p + 1) / parts);
+        if (hi <= lo) continue;
+        spb_index begin = A->row_ptr[lo], end = A->row_ptr[hi];
+        memcpy(copy + begin, val + begin, sizeof *copy * (size_t)(end - begin));
+    }
+    return copy;
+}
+
 void csr_omp_pattern_spmv(const spb_csr *A, const spb_row_partition *part, double value,
                           const spb_value *SPB_RESTRICT x, spb_value *SPB_RESTRICT y)
 {

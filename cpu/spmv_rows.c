@@ -13,23 +13,41 @@ static void no_release(void *state) { (void)state; }
 
 /* ---- serial: the set's formats used in place ---------------------------------- */
 
+typedef struct {
+    const spb_csr *A;
+    const float *val32; /* fp32: the set's rounded values (else NULL) */
+} csr_serial_state;
+
 static spb_status csr_prepare(const spb_kernel *self, spb_format_set *F,
                               const spb_kernel_config *config, spb_kernel_plan *plan, char *msg)
 {
     (void)self;
-    (void)msg;
-    plan->state = (void *)F->csr;
+    const float *val32 = NULL;
+    if (config->precision == SPB_FP32) {
+        spb_status st = format_set_csr_values32(F, &val32, msg);
+        if (st != SPB_OK) return st;
+    }
+    csr_serial_state *s = spb_malloc(1, sizeof *s);
+    if (!s) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
+    *s = (csr_serial_state){F->csr, val32};
+    plan->state = s;
     plan->stored_entries = F->csr->nnz;
     plan->bytes = csr_spmv_bytes(F->csr, config->precision);
     return SPB_OK;
 }
 
-static spb_status csr_serial_run(const void *state, const spb_value *x, spb_value *y, char *msg)
+static spb_status csr_serial_run(const void *state, const void *x, void *y, char *msg)
 {
     (void)msg;
-    csr_serial_spmv(state, x, y);
+    const csr_serial_state *s = state;
+    if (s->val32)
+        csr_serial_spmv32(s->A, s->val32, x, y);
+    else
+        csr_serial_spmv(s->A, x, y);
     return SPB_OK;
 }
+
+static void csr_serial_release(void *state) { spb_free(state); }
 
 static spb_status hll_prepare(const spb_kernel *self, spb_format_set *F,
                               const spb_kernel_config *config, spb_kernel_plan *plan, char *msg)
@@ -44,7 +62,7 @@ static spb_status hll_prepare(const spb_kernel *self, spb_format_set *F,
     return SPB_OK;
 }
 
-static spb_status hll_serial_run(const void *state, const spb_value *x, spb_value *y, char *msg)
+static spb_status hll_serial_run(const void *state, const void *x, void *y, char *msg)
 {
     (void)msg;
     hll_serial_spmv(state, x, y);
@@ -54,10 +72,11 @@ static spb_status hll_serial_run(const void *state, const spb_value *x, spb_valu
 /* ---- OpenMP: first-touch copies made in prepare ------------------------------------ */
 
 typedef struct {
-    spb_csr A;              /* first-touch copy (no values for the pattern kernel) */
+    spb_csr A;              /* first-touch copy (no values for the pattern kernel or fp32) */
     spb_row_partition part; /* nnz-balanced rows only */
     int threads;
     double value; /* the pattern kernel: every stored value */
+    float *val32; /* fp32: first-touch copy of the rounded values (else NULL) */
 } csr_omp_state;
 
 static void csr_omp_release(void *state)
@@ -66,6 +85,7 @@ static void csr_omp_release(void *state)
     if (!s) return;
     csr_free(&s->A);
     partition_free(&s->part);
+    spb_free(s->val32);
     spb_free(s);
 }
 
@@ -90,33 +110,59 @@ static spb_status csr_omp_plan(const spb_csr *A, int balance_nnz, const spb_kern
     return SPB_OK;
 }
 
+/* fp64: the copy carries A's values; fp32: the copy is the pattern, and the
+ * rounded values are first-touched beside it by the same rows. */
 static spb_status csr_omp_prepare(const spb_kernel *self, spb_format_set *F,
                                   const spb_kernel_config *config, spb_kernel_plan *plan, char *msg)
 {
-    return csr_omp_plan(F->csr, *(const int *)self->variant, config, plan, msg);
-}
-
-static spb_status csr_omp_nnz_run(const void *state, const spb_value *x, spb_value *y, char *msg)
-{
-    (void)msg;
-    const csr_omp_state *s = state;
-    csr_omp_nnz_spmv(&s->A, &s->part, x, y);
+    int balance_nnz = *(const int *)self->variant;
+    if (config->precision != SPB_FP32) return csr_omp_plan(F->csr, balance_nnz, config, plan, msg);
+    const float *val32;
+    spb_status st = format_set_csr_values32(F, &val32, msg);
+    spb_csr structure = *F->csr;
+    structure.val = NULL;
+    if (st == SPB_OK) st = csr_omp_plan(&structure, balance_nnz, config, plan, msg);
+    if (st != SPB_OK) return st;
+    csr_omp_state *s = plan->state;
+    s->val32 = csr_first_touch_values32(&s->A, val32, balance_nnz ? &s->part : NULL, s->threads);
+    if (!s->val32) {
+        csr_omp_release(s);
+        plan->state = NULL;
+        return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for fp32 values");
+    }
     return SPB_OK;
 }
 
-static spb_status csr_omp_guided_run(const void *state, const spb_value *x, spb_value *y, char *msg)
+static spb_status csr_omp_nnz_run(const void *state, const void *x, void *y, char *msg)
 {
     (void)msg;
     const csr_omp_state *s = state;
-    csr_omp_guided_spmv(&s->A, s->threads, x, y);
+    if (s->val32)
+        csr_omp_nnz_spmv32(&s->A, s->val32, &s->part, x, y);
+    else
+        csr_omp_nnz_spmv(&s->A, &s->part, x, y);
     return SPB_OK;
 }
 
-static spb_status csr_omp_static_run(const void *state, const spb_value *x, spb_value *y, char *msg)
+static spb_status csr_omp_guided_run(const void *state, const void *x, void *y, char *msg)
 {
     (void)msg;
     const csr_omp_state *s = state;
-    csr_omp_static_spmv(&s->A, s->threads, x, y);
+    if (s->val32)
+        csr_omp_guided_spmv32(&s->A, s->val32, s->threads, x, y);
+    else
+        csr_omp_guided_spmv(&s->A, s->threads, x, y);
+    return SPB_OK;
+}
+
+static spb_status csr_omp_static_run(const void *state, const void *x, void *y, char *msg)
+{
+    (void)msg;
+    const csr_omp_state *s = state;
+    if (s->val32)
+        csr_omp_static_spmv32(&s->A, s->val32, s->threads, x, y);
+    else
+        csr_omp_static_spmv(&s->A, s->threads, x, y);
     return SPB_OK;
 }
 
@@ -154,7 +200,7 @@ static spb_status hll_omp_prepare(const spb_kernel *self, spb_format_set *F,
     return SPB_OK;
 }
 
-static spb_status hll_omp_run(const void *state, const spb_value *x, spb_value *y, char *msg)
+static spb_status hll_omp_run(const void *state, const void *x, void *y, char *msg)
 {
     (void)msg;
     const hll_omp_state *s = state;
@@ -178,7 +224,7 @@ static spb_status csr_pattern_prepare(const spb_kernel *self, spb_format_set *F,
     return SPB_OK;
 }
 
-static spb_status csr_pattern_run(const void *state, const spb_value *x, spb_value *y, char *msg)
+static spb_status csr_pattern_run(const void *state, const void *x, void *y, char *msg)
 {
     (void)msg;
     const csr_omp_state *s = state;
@@ -226,7 +272,7 @@ static spb_status colblock_prepare(const spb_kernel *self, spb_format_set *F,
     return SPB_OK;
 }
 
-static spb_status colblock_run(const void *state, const spb_value *x, spb_value *y, char *msg)
+static spb_status colblock_run(const void *state, const void *x, void *y, char *msg)
 {
     (void)msg;
     const colblock_state *s = state;
@@ -281,7 +327,8 @@ const spb_kernel cpu_spmv_kernels[] = {
      .description = "CSR, one thread, row by row (the speedup baseline)",
      .prepare = csr_prepare,
      .spmv = csr_serial_run,
-     .release = no_release},
+     .release = csr_serial_release,
+     .fp32 = 1},
     {.name = "hll.serial.row",
      .format = "hll.row",
      .backend = SPB_BACKEND_SERIAL,
@@ -306,7 +353,8 @@ const spb_kernel cpu_spmv_kernels[] = {
      .variant = &nnz_balanced,
      .prepare = csr_omp_prepare,
      .spmv = csr_omp_nnz_run,
-     .release = csr_omp_release},
+     .release = csr_omp_release,
+     .fp32 = 1},
     {.name = "csr.omp.guided",
      .format = "csr",
      .backend = SPB_BACKEND_OPENMP,
@@ -314,7 +362,8 @@ const spb_kernel cpu_spmv_kernels[] = {
      .variant = &row_scheduled,
      .prepare = csr_omp_prepare,
      .spmv = csr_omp_guided_run,
-     .release = csr_omp_release},
+     .release = csr_omp_release,
+     .fp32 = 1},
     {.name = "csr.omp.static",
      .format = "csr",
      .backend = SPB_BACKEND_OPENMP,
@@ -322,7 +371,8 @@ const spb_kernel cpu_spmv_kernels[] = {
      .variant = &row_scheduled,
      .prepare = csr_omp_prepare,
      .spmv = csr_omp_static_run,
-     .release = csr_omp_release},
+     .release = csr_omp_release,
+     .fp32 = 1},
     {.name = "csr.omp.pattern",
      .format = "csr.pattern",
      .backend = SPB_BACKEND_OPENMP,

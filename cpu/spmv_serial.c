@@ -8,6 +8,13 @@ void csr_serial_spmv(const spb_csr *A, const spb_value *SPB_RESTRICT x, spb_valu
         y[i] = csr_row_dot(A->col_idx, A->val, A->row_ptr[i], A->row_ptr[i + 1], x);
 }
 
+void csr_serial_spmv32(const spb_csr *A, const float *SPB_RESTRICT val, const float *SPB_RESTRICT x,
+                       float *SPB_RESTRICT y)
+{
+    for (spb_index i = 0; i < A->m; i++)
+        y[i] = csr_row_dot32(A->col_idx, val, A->row_ptr[i], A->row_ptr[i + 1], x);
+}
+
 /* y = A*x, one hack after another. */
 void hll_serial_spmv(const spb_hll *A, const spb_value *SPB_RESTRICT x, spb_value *SPB_RESTRICT y)
 {

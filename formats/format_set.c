@@ -1,6 +1,7 @@
 /* format_set.c — each format of one matrix built once (see format_set.h). */
 #include "format_set.h"
 
+#include <math.h>
 #include <string.h>
 
 int format_kind_of(const char *format_name)
@@ -40,7 +41,28 @@ void format_set_keep(spb_format_set *F, unsigned keep_mask)
 void format_set_free(spb_format_set *F)
 {
     format_set_keep(F, 0);
+    spb_free(F->csr_val32);
+    F->csr_val32 = NULL;
     F->csr = NULL;
+}
+
+spb_status format_set_csr_values32(spb_format_set *F, const float **out, char *msg)
+{
+    const spb_csr *A = F->csr;
+    if (!F->csr_val32) {
+        for (spb_index i = 0; i < A->m; i++) /* checked first: nothing half made */
+            for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+                if (isinf((float)A->val[k]) && !isinf(A->val[k]))
+                    return spb_fail(msg, SPB_ERR_UNSUPPORTED,
+                                    "value %.17g at (%d, %d) overflows fp32", A->val[k], (int)i + 1,
+                                    (int)A->col_idx[k] + 1);
+        F->csr_val32 = spb_malloc((size_t)A->nnz, sizeof *F->csr_val32);
+        if (!F->csr_val32) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for fp32 values");
+        for (spb_index k = 0; k < A->nnz; k++) F->csr_val32[k] = (float)A->val[k];
+        F->conversions++;
+    }
+    *out = F->csr_val32;
+    return SPB_OK;
 }
 
 /* The slot of (kind, hack_size, precision), or a fresh one to fill (NULL

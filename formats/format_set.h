@@ -38,7 +38,8 @@ typedef struct {
     const spb_csr *b;   /* SpGEMM's second operand (C = A*B), or NULL; not owned */
     spb_format_slot slots[SPB_FORMAT_SLOTS];
     int used;
-    int conversions; /* formats built so far, counted by tests */
+    int conversions;  /* formats built so far, counted by tests */
+    float *csr_val32; /* the CSR's values in fp32, made on request (NULL until then) */
 } spb_format_set;
 
 void format_set_init(spb_format_set *F, const spb_csr *A);
@@ -50,6 +51,11 @@ spb_status format_set_hll(spb_format_set *F, spb_hll_layout layout, spb_index ha
                           spb_precision precision, const spb_hll **out, char *msg);
 spb_status format_set_sell(spb_format_set *F, spb_index slice_size, spb_precision precision,
                            const spb_sell **out, char *msg);
+
+/* The CSR's values rounded to fp32, made on the first request. A value
+ * beyond fp32's range declines the matrix (SPB_ERR_UNSUPPORTED, naming the
+ * entry) instead of becoming infinite. */
+spb_status format_set_csr_values32(spb_format_set *F, const float **out, char *msg);
 
 /* Frees the derived formats of the kinds whose bit (1 << kind) is not in
  * keep_mask: the run drops a format after the last kernel that needs it. */

@@ -29,9 +29,11 @@ typedef struct {
 
 typedef struct spb_kernel spb_kernel;
 
-/* y = A*x with the prepared state; y is overwritten. Returns SPB_OK or the
- * failure (a library's or the device's) with its message. */
-typedef spb_status (*spb_spmv_fn)(const void *state, const spb_value *x, spb_value *y, char *msg);
+/* y = A*x with the prepared state; y is overwritten. x and y are arrays of
+ * the precision the kernel was prepared for (double for fp64, float for
+ * fp32). Returns SPB_OK or the failure (a library's or the device's) with
+ * its message. */
+typedef spb_status (*spb_spmv_fn)(const void *state, const void *x, void *y, char *msg);
 
 /* C = A*B with the prepared state (A and B taken from the format set in
  * prepare); C is allocated by the kernel, canonical: columns sorted in
@@ -66,6 +68,9 @@ struct spb_kernel {
      * (no setup, allocation or conversion) over the products made so far;
      * NULL where the whole product is one step. */
     double (*kernel_seconds)(const void *state);
+    /* 1 when the kernel also runs in fp32 (values, x and y in single
+     * precision); rows without it are skipped in an fp32 run. */
+    int fp32;
 };
 
 #endif

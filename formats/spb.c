@@ -24,6 +24,7 @@ const char *spb_precision_str(spb_precision precision)
 {
     switch (precision) {
     case SPB_FP64: return "fp64";
+    case SPB_FP32: return "fp32";
     }
     return "unknown";
 }
@@ -32,8 +33,14 @@ size_t spb_precision_bytes(spb_precision precision)
 {
     switch (precision) {
     case SPB_FP64: return sizeof(double);
+    case SPB_FP32: return sizeof(float);
     }
     return sizeof(double);
+}
+
+double spb_precision_unit_roundoff(spb_precision precision)
+{
+    return precision == SPB_FP32 ? 0x1p-24 : 0x1p-53;
 }
 
 spb_status spb_fail(char *msg, spb_status status, const char *fmt, ...)

@@ -19,10 +19,13 @@ typedef double spb_value;  /* matrix and vector values as read and validated (fp
 
 /* The precision a kernel computes in: part of every result row, the resume
  * key and the format-set key, so rows of different precisions never mix. */
-typedef enum { SPB_FP64 } spb_precision;
+typedef enum { SPB_FP64, SPB_FP32 } spb_precision;
+#define SPB_PRECISIONS 2
 
-const char *spb_precision_str(spb_precision precision); /* "fp64" */
+const char *spb_precision_str(spb_precision precision); /* "fp64", "fp32" */
 size_t spb_precision_bytes(spb_precision precision);    /* bytes per value */
+/* The unit roundoff (2^-53, 2^-24): validation tolerances scale with it. */
+double spb_precision_unit_roundoff(spb_precision precision);
 
 #define SPB_INDEX_MAX INT32_MAX
 

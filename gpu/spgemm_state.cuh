@@ -108,7 +108,7 @@ double gpu_spgemm_kernel_seconds(const void *state);
     {                                                                                              \
         name, "csr", SPB_BACKEND_CUDA, description, variant, gpu_row_supports,                     \
             gpu_spgemm_prepare, NULL, gpu_spgemm_run, gpu_spgemm_release, gpu_spgemm_time_calls,   \
-            gpu_spgemm_check, gpu_spgemm_kernel_seconds                                            \
+            gpu_spgemm_check, gpu_spgemm_kernel_seconds, 0                                         \
     }
 
 #endif

@@ -184,9 +184,11 @@ static void launch(gpu_state *s)
 
 /* One whole product: upload x, poison the device y with NaN, compute,
  * download y. On failure y is left NaN and the error kept for the check. */
-spb_status gpu_row_spmv(const void *state, const spb_value *x, spb_value *y, char *msg)
+spb_status gpu_row_spmv(const void *state, const void *x_in, void *y_out, char *msg)
 {
     gpu_state *s = (gpu_state *)state;
+    const spb_value *x = (const spb_value *)x_in; /* fp64: the device rows run no fp32 yet */
+    spb_value *y = (spb_value *)y_out;
     for (int i = 0; i < s->m; i++) y[i] = NAN;
     if (s->error != SPB_OK) return gpu_state_fail(s, msg);
     if (s->n > 0)

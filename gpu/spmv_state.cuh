@@ -79,7 +79,7 @@ unsigned gpu_grid(const gpu_state *s, long long per_row);
 int gpu_row_supports(const spb_kernel *self, const spb_csr *A, char *why);
 spb_status gpu_row_prepare(const spb_kernel *self, spb_format_set *formats,
                            const spb_kernel_config *config, spb_kernel_plan *plan, char *msg);
-spb_status gpu_row_spmv(const void *state, const spb_value *x, spb_value *y, char *msg);
+spb_status gpu_row_spmv(const void *state, const void *x, void *y, char *msg);
 void gpu_row_release(void *state);
 double gpu_row_time_calls(void *state, int calls);
 spb_status gpu_row_check(const void *state, char *msg);
@@ -88,7 +88,7 @@ spb_status gpu_row_check(const void *state, char *msg);
 #define GPU_ROW(name, format, description, variant)                                                \
     {                                                                                              \
         name, format, SPB_BACKEND_CUDA, description, variant, gpu_row_supports, gpu_row_prepare,   \
-            gpu_row_spmv, NULL, gpu_row_release, gpu_row_time_calls, gpu_row_check, NULL           \
+            gpu_row_spmv, NULL, gpu_row_release, gpu_row_time_calls, gpu_row_check, NULL, 0        \
     }
 
 /* Each family file exports its rows. */

@@ -52,6 +52,8 @@ def load_rows(path):
             for number, row in enumerate(reader, start=2):
                 if None in row or any(row[c] is None for c in REQUIRED):
                     raise CsvError("%s:%d: malformed row (wrong number of fields)" % (path, number))
+                if row.get("precision") == "fp32":  # its own series in every chart
+                    row["kernel"] += "/fp32"
                 rows.append(row)
     except OSError as e:
         raise CsvError("%s: %s" % (path, e.strerror))

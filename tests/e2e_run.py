@@ -289,6 +289,37 @@ def test_usage_errors(tmp):
     check(r.returncode == 2 and "no kernel named" in r.stderr, "spmv with an unknown kernel")
 
 
+def test_precision(tmp):
+    """--precision both: each kernel in fp64 and fp32, rows keyed apart; the
+    fp32 rows validated against the same reference, kernels without an fp32
+    version skipped with the reason; a matrix whose values overflow fp32 is
+    declined by name."""
+    out = os.path.join(tmp, "precision.csv")
+    cage4 = os.path.join(BUNDLED, "cage4.mtx.gz")
+    r = spbench("run", *FAST, "--precision", "both", "--threads", "1", "--kernels",
+                "csr.serial,csr.omp.nnz,hll.omp.row", "--csv", out, cage4)
+    rows = {(row["kernel"], row["precision"]): row for row in read_rows(out)}
+    check(r.returncode == 0 and len(rows) == 6, "--precision both: 6 rows (%s)" % sorted(rows))
+    for kernel in ("csr.serial", "csr.omp.nnz"):
+        fp32 = rows.get((kernel, "fp32"), {})
+        check(fp32.get("status") == "ok" and 1e-9 < float(fp32.get("rel_l2_err") or 1) < 1e-5,
+              "%s in fp32: ok with an fp32-sized error (%s)" % (kernel, fp32.get("rel_l2_err")))
+        check(rows.get((kernel, "fp64"), {}).get("status") == "ok", "%s in fp64 ok" % kernel)
+    hll = rows.get(("hll.omp.row", "fp32"), {})
+    check(hll.get("status") == "skipped" and "fp32" in hll.get("message", ""),
+          "a kernel without fp32 is skipped with the reason: %s" % hll.get("message"))
+    big = os.path.join(tmp, "big.mtx")
+    with open(big, "w") as f:
+        f.write("%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1e300\n2 2 1\n")
+    r = spbench("run", *FAST, "--precision", "fp32", "--kernels", "csr.serial", "--csv",
+                os.path.join(tmp, "big.csv"), big)
+    row = read_rows(os.path.join(tmp, "big.csv"))[0]
+    check(row["status"] == "skipped" and "overflows fp32" in row["message"]
+          and "(1, 1)" in row["message"], "an fp32 overflow is named: %s" % row["message"])
+    r = spbench("run", "--precision", "fp16", "gen:lap2d:4")
+    check(r.returncode == 2 and "--precision" in r.stderr, "--precision fp16 is a usage error")
+
+
 def main():
     if not os.path.isdir(MATRICES):
         print("no matrices found at %s or %s" % (SHARED, BUNDLED))
@@ -302,6 +333,7 @@ def main():
         test_gen_and_info(tmp)
         test_messages(tmp)
         test_usage_errors(tmp)
+        test_precision(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     finish()

@@ -51,18 +51,36 @@ static int kernel_index(const spb_kernel *kernel)
     return 0;
 }
 
-/* One kernel at every hack size (and thread count 1-4 for OpenMP) on the
- * case; each product starts from a NaN-poisoned y. exact, when given, is
- * the integer-valued answer every kernel must reproduce bit for bit. */
+/* The fp32 bound: each y_i is a sum of at most row_max + 1 rounded terms
+ * (x rounded once, then row_max products and sums), so its error is within
+ * (row_max + 1) * u * (|A||x|)_i to first order; twice that is the test's
+ * bound, far tighter than a dropped or doubled entry. */
+static double fp32_tolerance(const spb_csr *A)
+{
+    spb_index row_max = 0;
+    for (spb_index i = 0; i < A->m; i++)
+        if (A->row_ptr[i + 1] - A->row_ptr[i] > row_max)
+            row_max = A->row_ptr[i + 1] - A->row_ptr[i];
+    return 2.0 * (row_max + 2) * spb_precision_unit_roundoff(SPB_FP32);
+}
+
+/* One kernel at every hack size (and thread count 1-4 for OpenMP), in fp64
+ * and, where it has one, its fp32 version, on the case; each product starts
+ * from a NaN-poisoned y. exact, when given, is the integer-valued answer
+ * every fp64 kernel must reproduce bit for bit. */
 static void check_kernel(const spb_kernel *kernel, spb_case *c, const spb_value *y_ref,
                          const spb_value *exact)
 {
     const spb_operation *op = operation_spmv();
     static const spb_index hack_sizes[] = {1, 7, 32};
     int max_threads = kernel->backend == SPB_BACKEND_OPENMP ? 4 : 1;
-    for (int run = 0; run < 3 * max_threads; run++) {
-        int h = run % 3, threads = 1 + run / 3;
-        spb_kernel_config config = {hack_sizes[h], threads, 0, SPB_FP64, TEST_CACHE_BYTES, 0};
+    int precisions = kernel->fp32 ? 2 : 1;
+    for (int run = 0; run < 3 * max_threads * precisions; run++) {
+        int h = run % 3, threads = 1 + run / 3 % max_threads;
+        spb_precision precision = run / (3 * max_threads) ? SPB_FP32 : SPB_FP64;
+        double tolerance = precision == SPB_FP32 ? fp32_tolerance(c->A) : SPB_DEFAULT_TOLERANCE;
+        spb_kernel_config config = {hack_sizes[h], threads, 0, precision, TEST_CACHE_BYTES, 0};
+        c->precision = precision;
         spb_kernel_plan plan = {0};
         char msg[SPB_MSG_LEN] = "";
         spb_status st = kernel->prepare(kernel, &c->formats, &config, &plan, msg);
@@ -73,24 +91,24 @@ static void check_kernel(const spb_kernel *kernel, spb_case *c, const spb_value 
         CHECK(st == SPB_OK, "%s on %s: prepare failed: %s", kernel->name, c->name, msg);
         if (st != SPB_OK) continue;
         spb_validation v;
-        spb_row_status status = op->product(kernel, plan.state, c, SPB_DEFAULT_TOLERANCE, &v, msg);
+        spb_row_status status = op->product(kernel, plan.state, c, tolerance, &v, msg);
         if (kernel->time_calls) /* a few device-resident products, then a whole one */
             CHECK(kernel->time_calls(plan.state, 3) >= 0, "%s: timed calls failed", kernel->name);
         else
             CHECK(op->host_calls(kernel, plan.state, c, 2, msg) == SPB_OK, "%s: calls: %s",
                   kernel->name, msg);
         if (status == SPB_ROW_OK) /* re-poisoned: y must be written again, not accumulated */
-            status = op->product(kernel, plan.state, c, SPB_DEFAULT_TOLERANCE, &v, msg);
+            status = op->product(kernel, plan.state, c, tolerance, &v, msg);
         const spb_value *y = spmv_case_y(c);
         spb_index worst = 0;
         for (spb_index i = 0; i < c->A->m; i++)
             if (!(fabs(y[i] - y_ref[i]) <= fabs(y[worst] - y_ref[worst]))) worst = i;
         CHECK(status == SPB_ROW_OK,
-              "%s on %s (H=%d, %d threads): %s, rel_l2 %.3e; y[%d] = %.17g, expected %.17g",
-              kernel->name, c->name, (int)hack_sizes[h], threads, msg, v.rel_l2, (int)worst,
-              c->A->m ? y[worst] : 0.0, c->A->m ? y_ref[worst] : 0.0);
+              "%s/%s on %s (H=%d, %d threads): %s, rel_l2 %.3e; y[%d] = %.17g, expected %.17g",
+              kernel->name, spb_precision_str(precision), c->name, (int)hack_sizes[h], threads, msg,
+              v.rel_l2, (int)worst, c->A->m ? y[worst] : 0.0, c->A->m ? y_ref[worst] : 0.0);
         spb_index inexact = -1;
-        for (spb_index i = 0; exact && i < c->A->m && inexact < 0; i++)
+        for (spb_index i = 0; exact && precision == SPB_FP64 && i < c->A->m && inexact < 0; i++)
             if (y[i] != exact[i]) inexact = i;
         CHECK(inexact < 0,
               "%s on %s (H=%d, %d threads): integer data, y[%d] = %.17g, exactly %.17g",
@@ -100,6 +118,7 @@ static void check_kernel(const spb_kernel *kernel, spb_case *c, const spb_value 
         ran++;
         ran_by_kernel[kernel_index(kernel)]++;
     }
+    c->precision = SPB_FP64;
 }
 
 /* Every kernel of this run's half of the table on A with x; the format set
@@ -125,8 +144,9 @@ static void check_all_kernels_x(const char *label, const spb_csr *A, const spb_v
         }
         check_kernel(kernel, &c, y_ref, exact);
     }
-    CHECK(c.formats.conversions == c.formats.used, "%s: %d conversions for %d formats", label,
-          c.formats.conversions, c.formats.used);
+    int formats = c.formats.used + (c.formats.csr_val32 != NULL); /* fp32 values: one more */
+    CHECK(c.formats.conversions == formats, "%s: %d conversions for %d formats", label,
+          c.formats.conversions, formats);
     format_set_free(&c.formats);
     op->case_free(&c);
     free(y_ref);
@@ -169,7 +189,7 @@ static void check_integer_exact(spb_rng *rng)
 
 /* A kernel whose product fails (as a library call can) must give an error
  * row with its message, never a wrong answer. */
-static spb_status failing_spmv(const void *state, const spb_value *x, spb_value *y, char *msg)
+static spb_status failing_spmv(const void *state, const void *x, void *y, char *msg)
 {
     (void)state;
     (void)x;
