@@ -40,28 +40,6 @@ def gpu_targets(time, b, matrices):
              (", %d below 1.0x" % sum(v < 1.0 for v in best.values())) if b == "self" else ""))
 
 
-def gpu_targets(time, b, matrices):
-    """Whole-product time of cusparse.spgemm over each device kernel's."""
-    kernels = sorted({k[2] for k in time if k[0] == b and k[2].startswith("spgemm.cuda.")})
-    base = {m: time[(b, m, "cusparse.spgemm", "1")] for m in matrices
-            if (b, m, "cusparse.spgemm", "1") in time}
-    if not kernels or not base:
-        return
-    best = {}
-    for k in kernels:
-        ratios = {m: base[m] / time[(b, m, k, "1")] for m in base if (b, m, k, "1") in time}
-        for m, r in ratios.items():
-            best[m] = max(best.get(m, 0.0), r)
-        print("  %-36s geomean %.2fx vs cusparse.spgemm over %d (lowest %.2fx)"
-              % (k, geomean(list(ratios.values())), len(ratios), min(ratios.values())))
-    target = 1.5 if b == "self" else 2.0
-    worst = min(best, key=best.get)
-    print("  %-36s geomean %.2fx over %d (target %.1fx: %s); lowest %.2fx (%s)%s"
-          % ("best device kernel per matrix", geomean(list(best.values())), len(best), target,
-             "met" if geomean(list(best.values())) >= target else "missed", best[worst], worst,
-             (", %d below 1.0x" % sum(v < 1.0 for v in best.values())) if b == "self" else ""))
-
-
 def main():
     rows = [r for r in csv.DictReader(open(sys.argv[1]))
             if r.get("operation") == "spgemm" and r["status"] == "ok" and r["rows"] == r["cols"]]
