@@ -262,6 +262,7 @@ static void note_best(spb_run_totals *totals, const spb_result *r)
         if (b->threads != r->threads) continue;
         if (r->timing.median < b->seconds) {
             b->kernel = r->kernel;
+            b->precision = r->precision;
             b->seconds = r->timing.median;
             b->speedup = r->speedup;
         }
@@ -277,6 +278,7 @@ static void note_best(spb_run_totals *totals, const spb_result *r)
     spb_best *b = &totals->best[totals->best_count++];
     snprintf(b->matrix, sizeof b->matrix, "%s", r->matrix);
     b->kernel = r->kernel;
+    b->precision = r->precision;
     b->threads = r->threads;
     b->seconds = r->timing.median;
     b->speedup = r->speedup;
@@ -292,7 +294,11 @@ void run_print_summary(FILE *out, const spb_run_totals *totals)
         const spb_best *b = &totals->best[k];
         char speedup[32] = "-";
         if (!isnan(b->speedup)) snprintf(speedup, sizeof speedup, "%.2f", b->speedup);
-        fprintf(out, "%-24.24s %3d  %-16s %10.3e %8s\n", b->matrix, b->threads, b->kernel,
+        char kernel[128]; /* named as in the table: fp32 rows say so */
+        snprintf(kernel, sizeof kernel, "%s%s%s", b->kernel,
+                 strcmp(b->precision, "fp32") ? "" : "/",
+                 strcmp(b->precision, "fp32") ? "" : b->precision);
+        fprintf(out, "%-24.24s %3d  %-16s %10.3e %8s\n", b->matrix, b->threads, kernel,
                 b->seconds * 1e3, speedup);
     }
 }

@@ -53,7 +53,7 @@ typedef struct {
 /* Per matrix and thread count, the fastest ok kernel (for the summary). */
 typedef struct {
     char matrix[128];
-    const char *kernel;
+    const char *kernel, *precision;
     int threads;
     double seconds, speedup;
 } spb_best;
