@@ -20,9 +20,11 @@ void rsb_baseline_release(void *state);
 int graphblas_baseline_available(char *why);
 /* A kernel row's supports() for the GraphBLAS rows of every operation. */
 int graphblas_row_supports(const spb_kernel *self, const spb_csr *A, char *why);
-/* Builds a row-major (GxB_BY_ROW) GrB_Matrix from A; mxv runs on
- * `threads` threads (descriptor GxB_NTHREADS). */
-spb_status graphblas_baseline_prepare(const spb_csr *A, int threads, void **state, char *msg);
+/* Builds a row-major (GxB_BY_ROW) GrB_Matrix from A (fp32 with the values
+ * val32 when given, x and y then float); mxv runs on `threads` threads
+ * (descriptor GxB_NTHREADS). */
+spb_status graphblas_baseline_prepare(const spb_csr *A, const float *val32, int threads,
+                                      void **state, char *msg);
 spb_status graphblas_baseline_run(const void *state, const void *x, void *y, char *msg);
 void graphblas_baseline_release(void *state);
 

@@ -14,7 +14,8 @@ typedef struct {
     GrB_Descriptor desc;
     GrB_Index m, n;
     GrB_Index *rows; /* scratch for results with missing entries (empty rows) */
-    double *vals;
+    void *vals;      /* the same, values (double, or float for fp32) */
+    int fp32;        /* matrix, vectors and semiring in single precision */
 } graphblas_state;
 
 static int graphblas_ready;
@@ -53,8 +54,9 @@ static spb_status ensure_init(char *msg)
     return SPB_OK;
 }
 
-/* A GrB_Matrix (row-major, materialized) holding the CSR matrix A. */
-static spb_status build_matrix(const spb_csr *A, GrB_Matrix *M, char *msg)
+/* A GrB_Matrix (row-major, materialized) holding the CSR matrix A: fp64,
+ * or fp32 with the values val32 when given. */
+static spb_status build_matrix(const spb_csr *A, const float *val32, GrB_Matrix *M, char *msg)
 {
     GrB_Index *I = spb_malloc((size_t)A->nnz, sizeof *I);
     GrB_Index *J = spb_malloc((size_t)A->nnz, sizeof *J);
@@ -69,14 +71,16 @@ static spb_status build_matrix(const spb_csr *A, GrB_Matrix *M, char *msg)
             J[k] = (GrB_Index)A->col_idx[k];
         }
     const char *what = "GrB_Matrix_new";
-    GrB_Info info = GrB_Matrix_new(M, GrB_FP64, (GrB_Index)A->m, (GrB_Index)A->n);
+    GrB_Info info =
+        GrB_Matrix_new(M, val32 ? GrB_FP32 : GrB_FP64, (GrB_Index)A->m, (GrB_Index)A->n);
     if (info == GrB_SUCCESS) {
         what = "setting row-major storage";
         info = GxB_Matrix_Option_set(*M, GxB_FORMAT, GxB_BY_ROW);
     }
     if (info == GrB_SUCCESS) {
         what = "GrB_Matrix_build";
-        info = GrB_Matrix_build_FP64(*M, I, J, A->val, (GrB_Index)A->nnz, GrB_PLUS_FP64);
+        info = val32 ? GrB_Matrix_build_FP32(*M, I, J, val32, (GrB_Index)A->nnz, GrB_PLUS_FP32)
+                     : GrB_Matrix_build_FP64(*M, I, J, A->val, (GrB_Index)A->nnz, GrB_PLUS_FP64);
     }
     if (info == GrB_SUCCESS) {
         what = "GrB_Matrix_wait";
@@ -95,7 +99,8 @@ static spb_status thread_descriptor(int threads, GrB_Descriptor *desc, char *msg
     return info == GrB_SUCCESS ? SPB_OK : graphblas_error(info, "setting the thread count", msg);
 }
 
-spb_status graphblas_baseline_prepare(const spb_csr *A, int threads, void **state, char *msg)
+spb_status graphblas_baseline_prepare(const spb_csr *A, const float *val32, int threads,
+                                      void **state, char *msg)
 {
     *state = NULL;
     spb_status st = ensure_init(msg);
@@ -103,7 +108,7 @@ spb_status graphblas_baseline_prepare(const spb_csr *A, int threads, void **stat
     graphblas_state *s = spb_calloc(1, sizeof *s);
     if (s) {
         s->rows = spb_malloc((size_t)A->m, sizeof *s->rows);
-        s->vals = spb_malloc((size_t)A->m, sizeof *s->vals);
+        s->vals = spb_malloc((size_t)A->m, val32 ? sizeof(float) : sizeof(double));
     }
     if (!s || !s->rows || !s->vals) {
         graphblas_baseline_release(s);
@@ -111,10 +116,12 @@ spb_status graphblas_baseline_prepare(const spb_csr *A, int threads, void **stat
     }
     s->m = (GrB_Index)A->m;
     s->n = (GrB_Index)A->n;
-    st = build_matrix(A, &s->A, msg);
+    s->fp32 = val32 != NULL;
+    GrB_Type type = s->fp32 ? GrB_FP32 : GrB_FP64;
+    st = build_matrix(A, val32, &s->A, msg);
     GrB_Info info = GrB_SUCCESS;
-    if (st == SPB_OK) info = GrB_Vector_new(&s->u, GrB_FP64, s->n);
-    if (st == SPB_OK && info == GrB_SUCCESS) info = GrB_Vector_new(&s->w, GrB_FP64, s->m);
+    if (st == SPB_OK) info = GrB_Vector_new(&s->u, type, s->n);
+    if (st == SPB_OK && info == GrB_SUCCESS) info = GrB_Vector_new(&s->w, type, s->m);
     if (st == SPB_OK && info != GrB_SUCCESS) st = graphblas_error(info, "GrB_Vector_new", msg);
     if (st == SPB_OK) st = thread_descriptor(threads, &s->desc, msg);
     if (st == SPB_OK)
@@ -124,16 +131,17 @@ spb_status graphblas_baseline_prepare(const spb_csr *A, int threads, void **stat
     return st;
 }
 
-spb_status graphblas_baseline_run(const void *state, const void *x_in, void *y_out, char *msg)
+spb_status graphblas_baseline_run(const void *state, const void *x, void *y, char *msg)
 {
     const graphblas_state *s = state;
-    const spb_value *x = x_in; /* fp64 only */
-    spb_value *y = y_out;
+    size_t value_bytes = s->fp32 ? sizeof(float) : sizeof(double);
     /* Lend x to u without copying; GraphBLAS reads it and hands it back. */
     void *x_data = (void *)x;
-    GrB_Info info = GxB_Vector_pack_Full(s->u, &x_data, s->n * sizeof *x, false, NULL);
+    GrB_Info info = GxB_Vector_pack_Full(s->u, &x_data, s->n * value_bytes, false, NULL);
     if (info != GrB_SUCCESS) return graphblas_error(info, "GxB_Vector_pack_Full", msg);
-    info = GrB_mxv(s->w, NULL, NULL, GrB_PLUS_TIMES_SEMIRING_FP64, s->A, s->u, s->desc);
+    info = GrB_mxv(s->w, NULL, NULL,
+                   s->fp32 ? GrB_PLUS_TIMES_SEMIRING_FP32 : GrB_PLUS_TIMES_SEMIRING_FP64, s->A,
+                   s->u, s->desc);
     GrB_Index size;
     bool iso;
     GrB_Info unpacked = GxB_Vector_unpack_Full(s->u, &x_data, &size, &iso, NULL);
@@ -143,12 +151,16 @@ spb_status graphblas_baseline_run(const void *state, const void *x_in, void *y_o
     info = GrB_Vector_nvals(&nvals, s->w);
     if (info != GrB_SUCCESS) return graphblas_error(info, "GrB_Vector_nvals", msg);
     if (nvals == s->m) { /* every row has an entry: copy the values straight into y */
-        info = GrB_Vector_extractTuples_FP64(NULL, y, &nvals, s->w);
+        info = s->fp32 ? GrB_Vector_extractTuples_FP32(NULL, y, &nvals, s->w)
+                       : GrB_Vector_extractTuples_FP64(NULL, y, &nvals, s->w);
     } else { /* rows without entries are absent from w */
-        info = GrB_Vector_extractTuples_FP64(s->rows, s->vals, &nvals, s->w);
+        info = s->fp32 ? GrB_Vector_extractTuples_FP32(s->rows, s->vals, &nvals, s->w)
+                       : GrB_Vector_extractTuples_FP64(s->rows, s->vals, &nvals, s->w);
         if (info == GrB_SUCCESS) {
-            memset(y, 0, sizeof *y * s->m);
-            for (GrB_Index k = 0; k < nvals; k++) y[s->rows[k]] = s->vals[k];
+            memset(y, 0, value_bytes * s->m);
+            for (GrB_Index k = 0; k < nvals; k++) /* one entry's bytes to its row */
+                memcpy((char *)y + s->rows[k] * value_bytes, (char *)s->vals + k * value_bytes,
+                       value_bytes);
         }
     }
     if (info != GrB_SUCCESS) return graphblas_error(info, "GrB_Vector_extractTuples", msg);
@@ -183,8 +195,8 @@ spb_status graphblas_spgemm_prepare(const spb_csr *A, const spb_csr *B, int thre
     if (!s) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
     s->m = (GrB_Index)A->m;
     s->n = (GrB_Index)B->n;
-    st = build_matrix(A, &s->A, msg);
-    if (st == SPB_OK) st = build_matrix(B, &s->B, msg);
+    st = build_matrix(A, NULL, &s->A, msg);
+    if (st == SPB_OK) st = build_matrix(B, NULL, &s->B, msg);
     if (st == SPB_OK) st = thread_descriptor(threads, &s->desc, msg);
     if (st == SPB_OK)
         *state = s;

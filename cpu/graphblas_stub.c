@@ -8,9 +8,11 @@ int graphblas_baseline_available(char *why)
     return 0;
 }
 
-spb_status graphblas_baseline_prepare(const spb_csr *A, int threads, void **state, char *msg)
+spb_status graphblas_baseline_prepare(const spb_csr *A, const float *val32, int threads,
+                                      void **state, char *msg)
 {
     (void)A;
+    (void)val32;
     (void)threads;
     *state = NULL;
     return spb_fail(msg, SPB_ERR_UNSUPPORTED, "not built with GraphBLAS");

@@ -312,7 +312,11 @@ static spb_status graphblas_prepare(const spb_kernel *self, spb_format_set *F,
                                     char *msg)
 {
     (void)self;
-    spb_status st = graphblas_baseline_prepare(F->csr, config->threads, &plan->state, msg);
+    const float *val32 = NULL;
+    spb_status st = SPB_OK;
+    if (config->precision == SPB_FP32) st = format_set_csr_values32(F, &val32, msg);
+    if (st == SPB_OK)
+        st = graphblas_baseline_prepare(F->csr, val32, config->threads, &plan->state, msg);
     plan->stored_entries = F->csr->nnz;
     plan->bytes = csr_spmv_bytes(F->csr, config->precision);
     return st;
@@ -422,7 +426,8 @@ const spb_kernel cpu_spmv_kernels[] = {
      .supports = graphblas_row_supports,
      .prepare = graphblas_prepare,
      .spmv = graphblas_baseline_run,
-     .release = graphblas_baseline_release},
+     .release = graphblas_baseline_release,
+     .fp32 = 1},
 };
 
 const int cpu_spmv_kernel_count = (int)(sizeof cpu_spmv_kernels / sizeof cpu_spmv_kernels[0]);
