@@ -9,10 +9,11 @@
 
 /* 1 when the library was compiled in; otherwise fills why. */
 int rsb_baseline_available(char *why);
-/* Builds the RSB matrix from A and autotunes it (rsb_tune_spmm) for
- * `threads` threads; tune_ms receives the tuning time alone. */
-spb_status rsb_baseline_prepare(const spb_csr *A, int threads, void **state, double *tune_ms,
-                                char *msg);
+/* Builds the RSB matrix from A (float, with the values val32, when given)
+ * and autotunes it (rsb_tune_spmm) for `threads` threads; tune_ms receives
+ * the tuning time alone. */
+spb_status rsb_baseline_prepare(const spb_csr *A, const float *val32, int threads, void **state,
+                                double *tune_ms, char *msg);
 /* y = A*x; a library failure is returned with its message. */
 spb_status rsb_baseline_run(const void *state, const void *x, void *y, char *msg);
 void rsb_baseline_release(void *state);

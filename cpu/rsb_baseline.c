@@ -9,6 +9,7 @@ typedef struct {
     struct rsb_mtx_t *mtx;
     rsb_int_t threads;
     spb_index m, n;
+    int fp32; /* a float matrix: alpha, beta, x and y in float */
 } rsb_state;
 
 static int rsb_ready;
@@ -33,8 +34,8 @@ static double seconds_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-spb_status rsb_baseline_prepare(const spb_csr *A, int threads, void **state, double *tune_ms,
-                                char *msg)
+spb_status rsb_baseline_prepare(const spb_csr *A, const float *val32, int threads, void **state,
+                                double *tune_ms, char *msg)
 {
     *state = NULL;
     if (!rsb_ready) {
@@ -47,26 +48,31 @@ spb_status rsb_baseline_prepare(const spb_csr *A, int threads, void **state, dou
     s->threads = threads;
     s->m = A->m;
     s->n = A->n;
+    s->fp32 = val32 != NULL;
     rsb_err_t err = rsb_lib_set_opt(RSB_IO_WANT_EXECUTING_THREADS, &s->threads);
     if (err != RSB_ERR_NO_ERROR) {
         spb_free(s);
         return rsb_error(err, "setting the thread count", msg);
     }
-    s->mtx = rsb_mtx_alloc_from_csr_const(A->val, A->row_ptr, A->col_idx, A->nnz,
-                                          RSB_NUMERICAL_TYPE_DOUBLE, A->m, A->n, 1, 1,
-                                          RSB_FLAG_NOFLAGS, &err);
+    s->mtx = rsb_mtx_alloc_from_csr_const(
+        s->fp32 ? (const void *)val32 : (const void *)A->val, A->row_ptr, A->col_idx, A->nnz,
+        s->fp32 ? RSB_NUMERICAL_TYPE_FLOAT : RSB_NUMERICAL_TYPE_DOUBLE, A->m, A->n, 1, 1,
+        RSB_FLAG_NOFLAGS, &err);
     if (!s->mtx || err != RSB_ERR_NO_ERROR) {
         spb_free(s);
         return rsb_error(err, "building the matrix", msg);
     }
     /* Autotuning of the block structure for this thread count; the tuner
      * may replace the matrix (freeing the old one). */
-    const double alpha = 1.0, beta = 0.0;
+    const double alpha = 1.0, beta = 0.0; /* read as the matrix's type */
+    const float alpha32 = 1.0f, beta32 = 0.0f;
+    const void *one = s->fp32 ? (const void *)&alpha32 : (const void *)&alpha;
+    const void *zero = s->fp32 ? (const void *)&beta32 : (const void *)&beta;
     double start = seconds_now();
     /* librsb refuses to tune a matrix without rows or columns: nothing to tune. */
     if (A->m > 0 && A->n > 0)
-        err = rsb_tune_spmm(&s->mtx, NULL, NULL, 0, 0.0, RSB_TRANSPOSITION_N, &alpha, NULL, 1,
-                            RSB_FLAG_WANT_COLUMN_MAJOR_ORDER, NULL, 0, &beta, NULL, 0);
+        err = rsb_tune_spmm(&s->mtx, NULL, NULL, 0, 0.0, RSB_TRANSPOSITION_N, one, NULL, 1,
+                            RSB_FLAG_WANT_COLUMN_MAJOR_ORDER, NULL, 0, zero, NULL, 0);
     *tune_ms = (seconds_now() - start) * 1e3;
     if (err != RSB_ERR_NO_ERROR) {
         rsb_baseline_release(s);
@@ -76,19 +82,21 @@ spb_status rsb_baseline_prepare(const spb_csr *A, int threads, void **state, dou
     return SPB_OK;
 }
 
-spb_status rsb_baseline_run(const void *state, const void *x, void *y_out, char *msg)
+spb_status rsb_baseline_run(const void *state, const void *x, void *y, char *msg)
 {
     const rsb_state *s = state;
-    spb_value *y = y_out; /* fp64 only */
-    const double alpha = 1.0, beta = 0.0;
+    const double alpha = 1.0, beta = 0.0; /* read as the matrix's type */
+    const float alpha32 = 1.0f, beta32 = 0.0f;
+    const void *one = s->fp32 ? (const void *)&alpha32 : (const void *)&alpha;
+    const void *zero = s->fp32 ? (const void *)&beta32 : (const void *)&beta;
     if (s->n == 0) { /* no columns: librsb leaves y untouched, the product is zero */
-        memset(y, 0, sizeof *y * (size_t)s->m);
+        memset(y, 0, (s->fp32 ? sizeof(float) : sizeof(double)) * (size_t)s->m);
         return SPB_OK;
     }
     /* librsb keeps the thread count globally; set it for this matrix. */
     rsb_err_t err = rsb_lib_set_opt(RSB_IO_WANT_EXECUTING_THREADS, &s->threads);
     if (err != RSB_ERR_NO_ERROR) return rsb_error(err, "setting the thread count", msg);
-    err = rsb_spmv(RSB_TRANSPOSITION_N, &alpha, s->mtx, x, 1, &beta, y, 1);
+    err = rsb_spmv(RSB_TRANSPOSITION_N, one, s->mtx, x, 1, zero, y, 1);
     if (err != RSB_ERR_NO_ERROR) return rsb_error(err, "rsb_spmv", msg);
     return SPB_OK;
 }

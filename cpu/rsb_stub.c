@@ -7,10 +7,11 @@ int rsb_baseline_available(char *why)
     return 0;
 }
 
-spb_status rsb_baseline_prepare(const spb_csr *A, int threads, void **state, double *tune_ms,
-                                char *msg)
+spb_status rsb_baseline_prepare(const spb_csr *A, const float *val32, int threads, void **state,
+                                double *tune_ms, char *msg)
 {
     (void)A;
+    (void)val32;
     (void)threads;
     (void)tune_ms;
     *state = NULL;

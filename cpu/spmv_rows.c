@@ -293,8 +293,12 @@ static spb_status rsb_prepare(const spb_kernel *self, spb_format_set *F,
                               const spb_kernel_config *config, spb_kernel_plan *plan, char *msg)
 {
     (void)self;
-    spb_status st =
-        rsb_baseline_prepare(F->csr, config->threads, &plan->state, &plan->tune_ms, msg);
+    const float *val32 = NULL;
+    spb_status st = SPB_OK;
+    if (config->precision == SPB_FP32) st = format_set_csr_values32(F, &val32, msg);
+    if (st == SPB_OK)
+        st =
+            rsb_baseline_prepare(F->csr, val32, config->threads, &plan->state, &plan->tune_ms, msg);
     plan->stored_entries = F->csr->nnz;
     plan->bytes = csr_spmv_bytes(F->csr, config->precision); /* the same useful traffic as CSR */
     return st;
@@ -418,7 +422,8 @@ const spb_kernel cpu_spmv_kernels[] = {
      .supports = rsb_supports,
      .prepare = rsb_prepare,
      .spmv = rsb_baseline_run,
-     .release = rsb_baseline_release},
+     .release = rsb_baseline_release,
+     .fp32 = 1},
     {.name = "graphblas",
      .format = "grb.row",
      .backend = SPB_BACKEND_OPENMP,
