@@ -26,6 +26,8 @@ void csr_serial_spmv(const spb_csr *A, const spb_value *SPB_RESTRICT x, spb_valu
 void csr_serial_spmv32(const spb_csr *A, const float *SPB_RESTRICT val, const float *SPB_RESTRICT x,
                        float *SPB_RESTRICT y);
 void hll_serial_spmv(const spb_hll *A, const spb_value *SPB_RESTRICT x, spb_value *SPB_RESTRICT y);
+/* An fp32 HLL (val32): x and y in single precision. */
+void hll_serial_spmv32(const spb_hll *A, const float *SPB_RESTRICT x, float *SPB_RESTRICT y);
 
 /* One CSR row: the inner loop every CSR kernel shares, written once for
  * each precision (csr_row_dot in double, csr_row_dot32 in float). */
@@ -42,29 +44,36 @@ SPB_CSR_ROW_DOT(csr_row_dot32, float)
 
 /* One HLL hack h: every row of the hack runs the same width (padding holds
  * zeros), so there is no branch. Row-major walks each row contiguously;
- * column-major walks the hack a column at a time, updating all its rows. */
-static inline void hll_hack_spmv(const spb_hll *A, spb_index h, const spb_value *SPB_RESTRICT x,
-                                 spb_value *SPB_RESTRICT y)
-{
-    const spb_index *SPB_RESTRICT col_idx = A->col_idx;
-    const spb_value *SPB_RESTRICT val = A->val;
-    spb_index rows = hll_hack_rows(A, h), width = A->hack_width[h], base = A->hack_ptr[h];
-    spb_value *SPB_RESTRICT yh = y + (int64_t)h * A->hack_size;
-    if (A->layout == HLL_ROW_MAJOR) {
-        for (spb_index r = 0; r < rows; r++) {
-            spb_index start = base + r * width;
-            double sum = 0.0;
-            for (spb_index k = 0; k < width; k++) sum += val[start + k] * x[col_idx[start + k]];
-            yh[r] = sum;
-        }
-    } else {
-        for (spb_index r = 0; r < rows; r++) yh[r] = 0.0;
-        for (spb_index k = 0; k < width; k++) {
-            spb_index start = base + k * rows;
-            for (spb_index r = 0; r < rows; r++) yh[r] += val[start + r] * x[col_idx[start + r]];
-        }
+ * column-major walks the hack a column at a time, updating all its rows.
+ * Written once for each precision: hll_hack_spmv (val, double) and
+ * hll_hack_spmv32 (val32, float). */
+#define SPB_HLL_HACK_SPMV(name, type, values)                                                      \
+    static inline void name(const spb_hll *A, spb_index h, const type *SPB_RESTRICT x,             \
+                            type *SPB_RESTRICT y)                                                  \
+    {                                                                                              \
+        const spb_index *SPB_RESTRICT col_idx = A->col_idx;                                        \
+        const type *SPB_RESTRICT val = A->values;                                                  \
+        spb_index rows = hll_hack_rows(A, h), width = A->hack_width[h], base = A->hack_ptr[h];     \
+        type *SPB_RESTRICT yh = y + (int64_t)h * A->hack_size;                                     \
+        if (A->layout == HLL_ROW_MAJOR) {                                                          \
+            for (spb_index r = 0; r < rows; r++) {                                                 \
+                spb_index start = base + r * width;                                                \
+                type sum = 0;                                                                      \
+                for (spb_index k = 0; k < width; k++)                                              \
+                    sum += val[start + k] * x[col_idx[start + k]];                                 \
+                yh[r] = sum;                                                                       \
+            }                                                                                      \
+        } else {                                                                                   \
+            for (spb_index r = 0; r < rows; r++) yh[r] = 0;                                        \
+            for (spb_index k = 0; k < width; k++) {                                                \
+                spb_index start = base + k * rows;                                                 \
+                for (spb_index r = 0; r < rows; r++)                                               \
+                    yh[r] += val[start + r] * x[col_idx[start + r]];                               \
+            }                                                                                      \
+        }                                                                                          \
     }
-}
+SPB_HLL_HACK_SPMV(hll_hack_spmv, spb_value, val)
+SPB_HLL_HACK_SPMV(hll_hack_spmv32, float, val32)
 
 /* ---- OpenMP (spmv_omp.c) ---- */
 
@@ -122,6 +131,8 @@ void csr_omp_static_spmv(const spb_csr *A, int threads, const spb_value *SPB_RES
 /* Hacks under schedule(guided), row- or column-major per A->layout. */
 void hll_omp_spmv(const spb_hll *A, int threads, const spb_value *SPB_RESTRICT x,
                   spb_value *SPB_RESTRICT y);
+void hll_omp_spmv32(const spb_hll *A, int threads, const float *SPB_RESTRICT x,
+                    float *SPB_RESTRICT y); /* an fp32 HLL (val32) */
 
 /* First-touch copies: each page of the copy is written first by the thread
  * that will stream it (rows by the partition when given, else static rows;

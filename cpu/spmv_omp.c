@@ -103,6 +103,13 @@ void hll_omp_spmv(const spb_hll *A, int threads, const spb_value *SPB_RESTRICT x
     for (spb_index h = 0; h < A->nhacks; h++) hll_hack_spmv(A, h, x, y);
 }
 
+void hll_omp_spmv32(const spb_hll *A, int threads, const float *SPB_RESTRICT x,
+                    float *SPB_RESTRICT y)
+{
+#pragma omp parallel for num_threads(threads) schedule(guided)
+    for (spb_index h = 0; h < A->nhacks; h++) hll_hack_spmv32(A, h, x, y);
+}
+
 spb_status csr_first_touch_copy(const spb_csr *src, const spb_row_partition *part, int threads,
                                 spb_csr *dst, char *msg)
 {
@@ -146,8 +153,10 @@ spb_status hll_first_touch_copy(const spb_hll *src, int threads, spb_hll *dst, c
     dst->hack_ptr = spb_malloc((size_t)src->nhacks + 1, sizeof *dst->hack_ptr);
     dst->hack_width = spb_malloc((size_t)src->nhacks, sizeof *dst->hack_width);
     dst->col_idx = spb_malloc(stored, sizeof *dst->col_idx);
-    dst->val = spb_malloc(stored, sizeof *dst->val);
-    if (!dst->hack_ptr || !dst->hack_width || !dst->col_idx || !dst->val) {
+    dst->val = src->val ? spb_malloc(stored, sizeof *dst->val) : NULL;
+    dst->val32 = src->val32 ? spb_malloc(stored, sizeof *dst->val32) : NULL;
+    if (!dst->hack_ptr || !dst->hack_width || !dst->col_idx || (src->val && !dst->val) ||
+        (src->val32 && !dst->val32)) {
         hll_free(dst);
         return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for a first-touch HLL copy");
     }
@@ -157,7 +166,8 @@ spb_status hll_first_touch_copy(const spb_hll *src, int threads, spb_hll *dst, c
     for (spb_index h = 0; h < src->nhacks; h++) {
         size_t begin = (size_t)src->hack_ptr[h], len = (size_t)src->hack_ptr[h + 1] - begin;
         memcpy(dst->col_idx + begin, src->col_idx + begin, sizeof *dst->col_idx * len);
-        memcpy(dst->val + begin, src->val + begin, sizeof *dst->val * len);
+        if (src->val) memcpy(dst->val + begin, src->val + begin, sizeof *dst->val * len);
+        if (src->val32) memcpy(dst->val32 + begin, src->val32 + begin, sizeof *dst->val32 * len);
     }
     return SPB_OK;
 }

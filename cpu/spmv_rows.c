@@ -65,7 +65,11 @@ static spb_status hll_prepare(const spb_kernel *self, spb_format_set *F,
 static spb_status hll_serial_run(const void *state, const void *x, void *y, char *msg)
 {
     (void)msg;
-    hll_serial_spmv(state, x, y);
+    const spb_hll *H = state;
+    if (H->val32)
+        hll_serial_spmv32(H, x, y);
+    else
+        hll_serial_spmv(H, x, y);
     return SPB_OK;
 }
 
@@ -204,7 +208,10 @@ static spb_status hll_omp_run(const void *state, const void *x, void *y, char *m
 {
     (void)msg;
     const hll_omp_state *s = state;
-    hll_omp_spmv(&s->H, s->threads, x, y);
+    if (s->H.val32)
+        hll_omp_spmv32(&s->H, s->threads, x, y);
+    else
+        hll_omp_spmv(&s->H, s->threads, x, y);
     return SPB_OK;
 }
 
@@ -344,7 +351,8 @@ const spb_kernel cpu_spmv_kernels[] = {
      .variant = &row_major,
      .prepare = hll_prepare,
      .spmv = hll_serial_run,
-     .release = no_release},
+     .release = no_release,
+     .fp32 = 1},
     {.name = "hll.serial.col",
      .format = "hll.col",
      .backend = SPB_BACKEND_SERIAL,
@@ -352,7 +360,8 @@ const spb_kernel cpu_spmv_kernels[] = {
      .variant = &col_major,
      .prepare = hll_prepare,
      .spmv = hll_serial_run,
-     .release = no_release},
+     .release = no_release,
+     .fp32 = 1},
     {.name = "csr.omp.nnz",
      .format = "csr",
      .backend = SPB_BACKEND_OPENMP,
@@ -405,7 +414,8 @@ const spb_kernel cpu_spmv_kernels[] = {
      .variant = &row_major,
      .prepare = hll_omp_prepare,
      .spmv = hll_omp_run,
-     .release = hll_omp_release},
+     .release = hll_omp_release,
+     .fp32 = 1},
     {.name = "hll.omp.col",
      .format = "hll.col",
      .backend = SPB_BACKEND_OPENMP,
@@ -413,7 +423,8 @@ const spb_kernel cpu_spmv_kernels[] = {
      .variant = &col_major,
      .prepare = hll_omp_prepare,
      .spmv = hll_omp_run,
-     .release = hll_omp_release},
+     .release = hll_omp_release,
+     .fp32 = 1},
     {.name = "librsb",
      .format = "rsb",
      .backend = SPB_BACKEND_OPENMP,

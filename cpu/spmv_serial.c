@@ -20,3 +20,8 @@ void hll_serial_spmv(const spb_hll *A, const spb_value *SPB_RESTRICT x, spb_valu
 {
     for (spb_index h = 0; h < A->nhacks; h++) hll_hack_spmv(A, h, x, y);
 }
+
+void hll_serial_spmv32(const spb_hll *A, const float *SPB_RESTRICT x, float *SPB_RESTRICT y)
+{
+    for (spb_index h = 0; h < A->nhacks; h++) hll_hack_spmv32(A, h, x, y);
+}

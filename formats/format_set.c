@@ -46,6 +46,22 @@ void format_set_free(spb_format_set *F)
     F->csr = NULL;
 }
 
+/* An HLL's values rounded into val32; val freed (checked for overflow by
+ * the caller). */
+static spb_status hll_round_values(spb_hll *H, char *msg)
+{
+    size_t stored = (size_t)hll_stored(H);
+    H->val32 = spb_malloc(stored, sizeof *H->val32);
+    if (!H->val32) {
+        hll_free(H);
+        return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for fp32 values");
+    }
+    for (size_t k = 0; k < stored; k++) H->val32[k] = (float)H->val[k];
+    spb_free(H->val);
+    H->val = NULL;
+    return SPB_OK;
+}
+
 spb_status format_set_csr_values32(spb_format_set *F, const float **out, char *msg)
 {
     const spb_csr *A = F->csr;
@@ -89,7 +105,10 @@ spb_status format_set_hll(spb_format_set *F, spb_hll_layout layout, spb_index ha
     spb_format_slot *slot = find_slot(F, kind, hack_size, precision, &found);
     if (!slot) return spb_fail(msg, SPB_ERR_INVALID, "format set full: drop formats first");
     if (!found) {
-        spb_status st = hll_from_csr(F->csr, hack_size, layout, &slot->as.hll, msg);
+        const float *checked; /* an fp32 HLL: values checked for overflow first */
+        spb_status st = precision == SPB_FP32 ? format_set_csr_values32(F, &checked, msg) : SPB_OK;
+        if (st == SPB_OK) st = hll_from_csr(F->csr, hack_size, layout, &slot->as.hll, msg);
+        if (st == SPB_OK && precision == SPB_FP32) st = hll_round_values(&slot->as.hll, msg);
         if (st != SPB_OK) return st;
         slot->kind = kind;
         slot->hack_size = hack_size;

@@ -10,6 +10,7 @@ void hll_free(spb_hll *A)
     spb_free(A->hack_width);
     spb_free(A->col_idx);
     spb_free(A->val);
+    spb_free(A->val32);
     memset(A, 0, sizeof *A);
 }
 

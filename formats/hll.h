@@ -24,6 +24,7 @@ typedef struct {
     spb_index *hack_width; /* size nhacks; longest row of the hack */
     spb_index *col_idx;    /* size hack_ptr[nhacks]; < n (padding included) */
     spb_value *val;        /* size hack_ptr[nhacks]; padding holds 0 */
+    float *val32;          /* an fp32 HLL keeps its values here instead (val NULL) */
 } spb_hll;
 
 /* Rows in hack h: hack_size except possibly for the last hack. */
