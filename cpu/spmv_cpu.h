@@ -99,6 +99,8 @@ float *csr_first_touch_values32(const spb_csr *A, const float *val, const spb_ro
  * a third less traffic. A->val is not read (may be NULL). */
 void csr_omp_pattern_spmv(const spb_csr *A, const spb_row_partition *part, double value,
                           const spb_value *SPB_RESTRICT x, spb_value *SPB_RESTRICT y);
+void csr_omp_pattern_spmv32(const spb_csr *A, const spb_row_partition *part, float value,
+                            const float *SPB_RESTRICT x, float *SPB_RESTRICT y); /* fp32 */
 /* Column panels of A for cache blocking: panel q holds the entries whose
  * columns fall in [q*width, (q+1)*width) as a CSR over all rows, first
  * touched by the threads of the nnz-balanced partition, so that while the

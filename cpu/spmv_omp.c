@@ -80,6 +80,20 @@ void csr_omp_pattern_spmv(const spb_csr *A, const spb_row_partition *part, doubl
     }
 }
 
+void csr_omp_pattern_spmv32(const spb_csr *A, const spb_row_partition *part, float value,
+                            const float *SPB_RESTRICT x, float *SPB_RESTRICT y)
+{
+    if (part->parts == 0) return;
+    const spb_index *SPB_RESTRICT col_idx = A->col_idx;
+#pragma omp parallel num_threads(part->parts)
+    for (int p = omp_get_thread_num(); p < part->parts; p += omp_get_num_threads())
+        for (spb_index i = part->first[p]; i < part->first[p + 1]; i++) {
+            float sum = 0.0f;
+            for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) sum += x[col_idx[k]];
+            y[i] = value * sum;
+        }
+}
+
 void csr_omp_guided_spmv(const spb_csr *A, int threads, const spb_value *SPB_RESTRICT x,
                          spb_value *SPB_RESTRICT y)
 {

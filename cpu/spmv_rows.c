@@ -81,6 +81,7 @@ typedef struct {
     int threads;
     double value; /* the pattern kernel: every stored value */
     float *val32; /* fp32: first-touch copy of the rounded values (else NULL) */
+    int fp32;     /* the pattern kernel in fp32 (it has no values to copy) */
 } csr_omp_state;
 
 static void csr_omp_release(void *state)
@@ -224,9 +225,13 @@ static spb_status csr_pattern_prepare(const spb_kernel *self, spb_format_set *F,
     spb_csr structure = *F->csr; /* no values copied: never read, the traffic saved is the point */
     structure.val = NULL;
     spb_status st = csr_pattern_value(F->csr, &value, msg);
+    const float *val32; /* fp32: the value must fit too */
+    if (st == SPB_OK && config->precision == SPB_FP32) st = format_set_csr_values32(F, &val32, msg);
     if (st == SPB_OK) st = csr_omp_plan(&structure, *(const int *)self->variant, config, plan, msg);
     if (st != SPB_OK) return st;
-    ((csr_omp_state *)plan->state)->value = value;
+    csr_omp_state *s = plan->state;
+    s->value = value;
+    s->fp32 = config->precision == SPB_FP32;
     plan->bytes = csr_pattern_spmv_bytes(F->csr, config->precision);
     return SPB_OK;
 }
@@ -235,7 +240,10 @@ static spb_status csr_pattern_run(const void *state, const void *x, void *y, cha
 {
     (void)msg;
     const csr_omp_state *s = state;
-    csr_omp_pattern_spmv(&s->A, &s->part, s->value, x, y);
+    if (s->fp32)
+        csr_omp_pattern_spmv32(&s->A, &s->part, (float)s->value, x, y);
+    else
+        csr_omp_pattern_spmv(&s->A, &s->part, s->value, x, y);
     return SPB_OK;
 }
 
@@ -398,7 +406,8 @@ const spb_kernel cpu_spmv_kernels[] = {
      .variant = &nnz_balanced,
      .prepare = csr_pattern_prepare,
      .spmv = csr_pattern_run,
-     .release = csr_omp_release},
+     .release = csr_omp_release,
+     .fp32 = 1},
     {.name = "csr.omp.colblock",
      .format = "csr.panels",
      .backend = SPB_BACKEND_OPENMP,

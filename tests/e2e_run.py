@@ -297,7 +297,7 @@ def test_precision(tmp):
     out = os.path.join(tmp, "precision.csv")
     cage4 = os.path.join(BUNDLED, "cage4.mtx.gz")
     r = spbench("run", *FAST, "--precision", "both", "--threads", "1", "--kernels",
-                "csr.serial,csr.omp.nnz,hll.omp.row,csr.omp.pattern", "--csv", out, cage4)
+                "csr.serial,csr.omp.nnz,hll.omp.row,csr.omp.colblock", "--csv", out, cage4)
     rows = {(row["kernel"], row["precision"]): row for row in read_rows(out)}
     check(r.returncode == 0 and len(rows) == 8, "--precision both: 8 rows (%s)" % sorted(rows))
     for kernel in ("csr.serial", "csr.omp.nnz", "hll.omp.row"):
@@ -305,9 +305,9 @@ def test_precision(tmp):
         check(fp32.get("status") == "ok" and 1e-9 < float(fp32.get("rel_l2_err") or 1) < 1e-5,
               "%s in fp32: ok with an fp32-sized error (%s)" % (kernel, fp32.get("rel_l2_err")))
         check(rows.get((kernel, "fp64"), {}).get("status") == "ok", "%s in fp64 ok" % kernel)
-    pattern = rows.get(("csr.omp.pattern", "fp32"), {})
-    check(pattern.get("status") == "skipped" and "fp32" in pattern.get("message", ""),
-          "a kernel without fp32 is skipped with the reason: %s" % pattern.get("message"))
+    colblock = rows.get(("csr.omp.colblock", "fp32"), {})
+    check(colblock.get("status") == "skipped" and "fp32" in colblock.get("message", ""),
+          "a kernel without fp32 is skipped with the reason: %s" % colblock.get("message"))
     big = os.path.join(tmp, "big.mtx")
     with open(big, "w") as f:
         f.write("%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1e300\n2 2 1\n")
