@@ -109,11 +109,12 @@ typedef struct {
     int panels;
     spb_index width;
     spb_csr *panel;         /* size panels */
+    float **val32;          /* fp32 panels: each panel's values (its val NULL); else NULL */
     spb_row_partition part; /* the same rows per thread in every panel */
 } spb_col_panels;
 
-spb_status csr_col_panels(const spb_csr *A, spb_index width, int threads, spb_col_panels *out,
-                          char *msg);
+spb_status csr_col_panels(const spb_csr *A, const float *val32, spb_index width, int threads,
+                          spb_col_panels *P, char *msg);
 void col_panels_free(spb_col_panels *P); /* accepts a zeroed struct */
 
 /* Bytes one product moves: every panel's arrays once, x once, y written by
@@ -123,6 +124,9 @@ double col_panels_spmv_bytes(const spb_col_panels *P, spb_precision precision);
 /* y = A*x panel by panel (threads in step between panels). */
 void csr_omp_colblock_spmv(const spb_col_panels *P, const spb_value *SPB_RESTRICT x,
                            spb_value *SPB_RESTRICT y);
+/* fp32 panels (made with val32): x and y in single precision. */
+void csr_omp_colblock_spmv32(const spb_col_panels *P, const float *SPB_RESTRICT x,
+                             float *SPB_RESTRICT y);
 
 /* Rows under schedule(guided): dynamic balance, shrinking chunks. */
 void csr_omp_guided_spmv(const spb_csr *A, int threads, const spb_value *SPB_RESTRICT x,

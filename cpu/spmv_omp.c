@@ -191,6 +191,8 @@ spb_status hll_first_touch_copy(const spb_hll *src, int threads, spb_hll *dst, c
 void col_panels_free(spb_col_panels *P)
 {
     for (int q = 0; P->panel && q < P->panels; q++) csr_free(&P->panel[q]);
+    for (int q = 0; P->val32 && q < P->panels; q++) spb_free(P->val32[q]);
+    spb_free(P->val32);
     spb_free(P->panel);
     partition_free(&P->part);
     memset(P, 0, sizeof *P);
@@ -213,21 +215,27 @@ static spb_status alloc_panels(const spb_csr *A, spb_col_panels *P, char *msg)
         for (spb_index i = 0; i < A->m; i++) C->row_ptr[i + 1] += C->row_ptr[i];
         C->nnz = C->row_ptr[A->m];
         C->col_idx = spb_malloc((size_t)C->nnz, sizeof *C->col_idx);
-        C->val = spb_malloc((size_t)C->nnz, sizeof *C->val);
-        if (!C->col_idx || !C->val) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for panels");
+        if (P->val32)
+            P->val32[q] = spb_malloc((size_t)C->nnz, sizeof *P->val32[q]);
+        else
+            C->val = spb_malloc((size_t)C->nnz, sizeof *C->val);
+        if (!C->col_idx || !(P->val32 ? (void *)P->val32[q] : (void *)C->val))
+            return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for panels");
     }
     return SPB_OK;
 }
 
-spb_status csr_col_panels(const spb_csr *A, spb_index width, int threads, spb_col_panels *P,
-                          char *msg)
+spb_status csr_col_panels(const spb_csr *A, const float *val32, spb_index width, int threads,
+                          spb_col_panels *P, char *msg)
 {
     memset(P, 0, sizeof *P);
     P->width = width > 0 ? width : 1;
     P->panels = A->n > 0 ? (int)((A->n + (int64_t)P->width - 1) / P->width) : 1;
     P->panel = spb_calloc((size_t)P->panels, sizeof *P->panel);
-    spb_status st = P->panel ? partition_rows_by_nnz(A, threads, &P->part, msg)
-                             : spb_fail(msg, SPB_ERR_NOMEM, "out of memory for panels");
+    if (val32) P->val32 = spb_calloc((size_t)P->panels, sizeof *P->val32);
+    spb_status st = P->panel && (!val32 || P->val32)
+                        ? partition_rows_by_nnz(A, threads, &P->part, msg)
+                        : spb_fail(msg, SPB_ERR_NOMEM, "out of memory for panels");
     if (st == SPB_OK) st = alloc_panels(A, P, msg);
     if (st != SPB_OK) {
         col_panels_free(P);
@@ -244,7 +252,10 @@ spb_status csr_col_panels(const spb_csr *A, spb_index width, int threads, spb_co
                 int q = (int)(A->col_idx[k] / P->width);
                 if (q != current) at = P->panel[current = q].row_ptr[i];
                 P->panel[q].col_idx[at] = A->col_idx[k];
-                P->panel[q].val[at++] = A->val[k];
+                if (val32)
+                    P->val32[q][at++] = val32[k];
+                else
+                    P->panel[q].val[at++] = A->val[k];
             }
         }
     return SPB_OK;
@@ -274,5 +285,22 @@ void csr_omp_colblock_spmv(const spb_col_panels *P, const spb_value *SPB_RESTRIC
                 y[i] = q == 0 ? sum : y[i] + sum;
             }
 #pragma omp barrier /* the threads move to the next panel together: its x stays shared */
+    }
+}
+
+void csr_omp_colblock_spmv32(const spb_col_panels *P, const float *SPB_RESTRICT x,
+                             float *SPB_RESTRICT y)
+{
+    if (P->part.parts == 0) return;
+#pragma omp parallel num_threads(P->part.parts)
+    for (int q = 0; q < P->panels; q++) {
+        const spb_csr *C = &P->panel[q];
+        for (int p = omp_get_thread_num(); p < P->part.parts; p += omp_get_num_threads())
+            for (spb_index i = P->part.first[p]; i < P->part.first[p + 1]; i++) {
+                float sum =
+                    csr_row_dot32(C->col_idx, P->val32[q], C->row_ptr[i], C->row_ptr[i + 1], x);
+                y[i] = q == 0 ? sum : y[i] + sum;
+            }
+#pragma omp barrier
     }
 }

@@ -267,16 +267,21 @@ static spb_status colblock_prepare(const spb_kernel *self, spb_format_set *F,
 {
     (void)self;
     const spb_csr *A = F->csr;
-    double width = config->cache_bytes / 2 / sizeof(spb_value);
+    double value_bytes = (double)spb_precision_bytes(config->precision);
+    double width = config->cache_bytes / 2 / value_bytes;
     if (!(width >= 1))
         return spb_fail(msg, SPB_ERR_UNSUPPORTED, "the size of the last-level cache is unknown");
     if (A->n <= width)
         return spb_fail(msg, SPB_ERR_UNSUPPORTED,
                         "x (%.1f MiB) fits in half the last-level cache: nothing to block",
-                        A->n * (double)sizeof(spb_value) / 1048576.0);
+                        A->n * value_bytes / 1048576.0);
+    const float *val32 = NULL;
+    spb_status st = SPB_OK;
+    if (config->precision == SPB_FP32) st = format_set_csr_values32(F, &val32, msg);
+    if (st != SPB_OK) return st;
     colblock_state *s = spb_calloc(1, sizeof *s);
     if (!s) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
-    spb_status st = csr_col_panels(A, (spb_index)width, config->threads, &s->P, msg);
+    st = csr_col_panels(A, val32, (spb_index)width, config->threads, &s->P, msg);
     if (st != SPB_OK) {
         spb_free(s);
         return st;
@@ -291,7 +296,10 @@ static spb_status colblock_run(const void *state, const void *x, void *y, char *
 {
     (void)msg;
     const colblock_state *s = state;
-    csr_omp_colblock_spmv(&s->P, x, y);
+    if (s->P.val32)
+        csr_omp_colblock_spmv32(&s->P, x, y);
+    else
+        csr_omp_colblock_spmv(&s->P, x, y);
     return SPB_OK;
 }
 
@@ -415,7 +423,8 @@ const spb_kernel cpu_spmv_kernels[] = {
                     "rows, panel after panel (declines when x fits in the cache)",
      .prepare = colblock_prepare,
      .spmv = colblock_run,
-     .release = colblock_release},
+     .release = colblock_release,
+     .fp32 = 1},
     {.name = "hll.omp.row",
      .format = "hll.row",
      .backend = SPB_BACKEND_OPENMP,
