@@ -57,13 +57,16 @@ static spb_status hll_step(void *ctx, char *msg)
 typedef struct {
     const spb_kernel *kernel;
     const spb_csr *A;
+    spb_precision precision;
 } prepare_ctx;
 
 /* A fresh format set each time, so the kernel's conversion is swept too. */
 static spb_status prepare_step(void *ctx, char *msg)
 {
     prepare_ctx *p = ctx;
-    spb_kernel_config config = {32, 1, 0, SPB_FP64, 4096, 0};
+    /* a pretend cache small enough to block x in both precisions (same panel width) */
+    double cache = p->precision == SPB_FP32 ? 2048 : 4096;
+    spb_kernel_config config = {32, 1, 0, p->precision, cache, 0};
     spb_kernel_plan plan = {0};
     spb_format_set formats;
     format_set_init(&formats, p->A);
@@ -124,11 +127,16 @@ int main(int argc, char **argv)
         const spb_kernel *kernel = op->kernels[k];
         char why[SPB_MSG_LEN] = "";
         if (kernel->supports && !kernel->supports(kernel, &A, why)) continue;
-        prepare_ctx ctx = {kernel, &A};
+        prepare_ctx ctx = {kernel, &A, SPB_FP64};
         char declined[SPB_MSG_LEN] = "";
         if (prepare_step(&ctx, declined) == SPB_ERR_UNSUPPORTED)
             ctx.A = &pattern; /* a pattern kernel */
         sweep(kernel->name, prepare_step, &ctx);
+        if (!kernel->fp32) continue;
+        char label[SPB_MSG_LEN]; /* the fp32 prepare: rounded values, float copies */
+        snprintf(label, sizeof label, "%s/fp32", kernel->name);
+        ctx.precision = SPB_FP32;
+        sweep(label, prepare_step, &ctx);
     }
     /* SpGEMM: every kernel's prepare and product (GraphBLAS allocates with
      * its own allocator, so only spbench's allocations can fail there) */
@@ -137,7 +145,7 @@ int main(int argc, char **argv)
         const spb_kernel *kernel = op->kernels[k];
         char why[SPB_MSG_LEN] = "";
         if (kernel->supports && !kernel->supports(kernel, &A, why)) continue;
-        prepare_ctx ctx = {kernel, &A};
+        prepare_ctx ctx = {kernel, &A, SPB_FP64};
         sweep(kernel->name, spgemm_step, &ctx);
     }
     csr_free(&A);
