@@ -106,9 +106,9 @@ double gpu_spgemm_kernel_seconds(const void *state);
 
 #define GPU_SPGEMM_ROW(name, description, variant)                                                 \
     {                                                                                              \
-        name, "csr", SPB_BACKEND_CUDA, description, variant, gpu_row_supports,                     \
-            gpu_spgemm_prepare, NULL, gpu_spgemm_run, gpu_spgemm_release, gpu_spgemm_time_calls,   \
-            gpu_spgemm_check, gpu_spgemm_kernel_seconds, 0                                         \
+        name, "csr", SPB_BACKEND_CUDA, description, variant, gpu_row_supports, gpu_spgemm_prepare, \
+            NULL, gpu_spgemm_run, gpu_spgemm_release, gpu_spgemm_time_calls, gpu_spgemm_check,     \
+            gpu_spgemm_kernel_seconds, 0                                                           \
     }
 
 #endif
