@@ -77,19 +77,19 @@ SPB_HLL_HACK_SPMV(hll_hack_spmv32, float, val32)
 
 /* ---- OpenMP (spmv_omp.c) ---- */
 
+/* Every OpenMP product exists in fp64 and, with the suffix 32, in fp32
+ * (float values, x, y and sums); one body makes both (spmv_omp.c). The CSR
+ * ones take A's pattern and the values `val` of their precision. */
+
 /* Rows in nnz-balanced contiguous ranges, one range per thread (the
  * partition's parts threads): equal work for skewed row lengths without any
  * scheduling cost at run time. */
-void csr_omp_nnz_spmv(const spb_csr *A, const spb_row_partition *part,
-                      const spb_value *SPB_RESTRICT x, spb_value *SPB_RESTRICT y);
-/* The three CSR schedules in fp32 (A's values in `val`, as csr_serial_spmv32). */
+void csr_omp_nnz_spmv(const spb_csr *A, const spb_value *SPB_RESTRICT val,
+                      const spb_row_partition *part, const spb_value *SPB_RESTRICT x,
+                      spb_value *SPB_RESTRICT y);
 void csr_omp_nnz_spmv32(const spb_csr *A, const float *SPB_RESTRICT val,
                         const spb_row_partition *part, const float *SPB_RESTRICT x,
                         float *SPB_RESTRICT y);
-void csr_omp_guided_spmv32(const spb_csr *A, const float *SPB_RESTRICT val, int threads,
-                           const float *SPB_RESTRICT x, float *SPB_RESTRICT y);
-void csr_omp_static_spmv32(const spb_csr *A, const float *SPB_RESTRICT val, int threads,
-                           const float *SPB_RESTRICT x, float *SPB_RESTRICT y);
 /* A first-touch fp32 copy of values (A's rows split as by
  * csr_first_touch_copy: the partition's ranges, else `threads` equal ones). */
 float *csr_first_touch_values32(const spb_csr *A, const float *val, const spb_row_partition *part,
@@ -100,7 +100,7 @@ float *csr_first_touch_values32(const spb_csr *A, const float *val, const spb_ro
 void csr_omp_pattern_spmv(const spb_csr *A, const spb_row_partition *part, double value,
                           const spb_value *SPB_RESTRICT x, spb_value *SPB_RESTRICT y);
 void csr_omp_pattern_spmv32(const spb_csr *A, const spb_row_partition *part, float value,
-                            const float *SPB_RESTRICT x, float *SPB_RESTRICT y); /* fp32 */
+                            const float *SPB_RESTRICT x, float *SPB_RESTRICT y);
 /* Column panels of A for cache blocking: panel q holds the entries whose
  * columns fall in [q*width, (q+1)*width) as a CSR over all rows, first
  * touched by the threads of the nnz-balanced partition, so that while the
@@ -124,16 +124,20 @@ double col_panels_spmv_bytes(const spb_col_panels *P, spb_precision precision);
 /* y = A*x panel by panel (threads in step between panels). */
 void csr_omp_colblock_spmv(const spb_col_panels *P, const spb_value *SPB_RESTRICT x,
                            spb_value *SPB_RESTRICT y);
-/* fp32 panels (made with val32): x and y in single precision. */
+/* fp32 panels (made with val32). */
 void csr_omp_colblock_spmv32(const spb_col_panels *P, const float *SPB_RESTRICT x,
                              float *SPB_RESTRICT y);
 
 /* Rows under schedule(guided): dynamic balance, shrinking chunks. */
-void csr_omp_guided_spmv(const spb_csr *A, int threads, const spb_value *SPB_RESTRICT x,
-                         spb_value *SPB_RESTRICT y);
+void csr_omp_guided_spmv(const spb_csr *A, const spb_value *SPB_RESTRICT val, int threads,
+                         const spb_value *SPB_RESTRICT x, spb_value *SPB_RESTRICT y);
+void csr_omp_guided_spmv32(const spb_csr *A, const float *SPB_RESTRICT val, int threads,
+                           const float *SPB_RESTRICT x, float *SPB_RESTRICT y);
 /* Rows under schedule(static): the plain baseline. */
-void csr_omp_static_spmv(const spb_csr *A, int threads, const spb_value *SPB_RESTRICT x,
-                         spb_value *SPB_RESTRICT y);
+void csr_omp_static_spmv(const spb_csr *A, const spb_value *SPB_RESTRICT val, int threads,
+                         const spb_value *SPB_RESTRICT x, spb_value *SPB_RESTRICT y);
+void csr_omp_static_spmv32(const spb_csr *A, const float *SPB_RESTRICT val, int threads,
+                           const float *SPB_RESTRICT x, float *SPB_RESTRICT y);
 /* Hacks under schedule(guided), row- or column-major per A->layout. */
 void hll_omp_spmv(const spb_hll *A, int threads, const spb_value *SPB_RESTRICT x,
                   spb_value *SPB_RESTRICT y);

@@ -4,46 +4,87 @@
 
 #include "spmv_cpu.h"
 
-void csr_omp_nnz_spmv(const spb_csr *A, const spb_row_partition *part,
-                      const spb_value *SPB_RESTRICT x, spb_value *SPB_RESTRICT y)
-{
-    if (part->parts == 0) return;
-#pragma omp parallel num_threads(part->parts)
-    {
-        int p = omp_get_thread_num();
-        /* Fewer threads than asked (nested or limited runtime): each thread
-         * takes every team-size-th range so all rows are still covered. */
-        for (; p < part->parts; p += omp_get_num_threads())
-            for (spb_index i = part->first[p]; i < part->first[p + 1]; i++)
-                y[i] = csr_row_dot(A->col_idx, A->val, A->row_ptr[i], A->row_ptr[i + 1], x);
+/* The products, written once and made for each precision: fp64 (no suffix,
+ * double values) and fp32 (suffix 32, float values, x, y and sums). DOT is
+ * the CSR row product, HACK the HLL hack product, PANEL(P, q) panel q's
+ * values. A team smaller than asked (nested or limited runtime) still
+ * covers every range: each thread takes every team-size-th one. The layout
+ * is by hand: clang-format cannot lay out _Pragma inside a macro. */
+/* clang-format off */
+#define SPB_OMP_KERNELS(SUFFIX, TYPE, DOT, HACK, PANEL)                                            \
+    void csr_omp_nnz_spmv##SUFFIX(const spb_csr *A, const TYPE *SPB_RESTRICT val,                  \
+                                  const spb_row_partition *part, const TYPE *SPB_RESTRICT x,       \
+                                  TYPE *SPB_RESTRICT y)                                            \
+    {                                                                                              \
+        if (part->parts == 0) return;                                                              \
+        _Pragma("omp parallel num_threads(part->parts)")                                           \
+        for (int p = omp_get_thread_num(); p < part->parts; p += omp_get_num_threads())            \
+            for (spb_index i = part->first[p]; i < part->first[p + 1]; i++)                        \
+                y[i] = DOT(A->col_idx, val, A->row_ptr[i], A->row_ptr[i + 1], x);                  \
+    }                                                                                              \
+    void csr_omp_guided_spmv##SUFFIX(const spb_csr *A, const TYPE *SPB_RESTRICT val, int threads,  \
+                                     const TYPE *SPB_RESTRICT x, TYPE *SPB_RESTRICT y)             \
+    {                                                                                              \
+        _Pragma("omp parallel for num_threads(threads) schedule(guided)")                          \
+        for (spb_index i = 0; i < A->m; i++)                                                       \
+            y[i] = DOT(A->col_idx, val, A->row_ptr[i], A->row_ptr[i + 1], x);                      \
+    }                                                                                              \
+    void csr_omp_static_spmv##SUFFIX(const spb_csr *A, const TYPE *SPB_RESTRICT val, int threads,  \
+                                     const TYPE *SPB_RESTRICT x, TYPE *SPB_RESTRICT y)             \
+    {                                                                                              \
+        _Pragma("omp parallel for num_threads(threads) schedule(static)")                          \
+        for (spb_index i = 0; i < A->m; i++)                                                       \
+            y[i] = DOT(A->col_idx, val, A->row_ptr[i], A->row_ptr[i + 1], x);                      \
+    }                                                                                              \
+    void csr_omp_pattern_spmv##SUFFIX(const spb_csr *A, const spb_row_partition *part, TYPE value, \
+                                      const TYPE *SPB_RESTRICT x, TYPE *SPB_RESTRICT y)            \
+    {                                                                                              \
+        if (part->parts == 0) return;                                                              \
+        const spb_index *SPB_RESTRICT col_idx = A->col_idx;                                        \
+        _Pragma("omp parallel num_threads(part->parts)")                                           \
+        for (int p = omp_get_thread_num(); p < part->parts; p += omp_get_num_threads())            \
+            for (spb_index i = part->first[p]; i < part->first[p + 1]; i++) {                      \
+                TYPE sum = 0;                                                                      \
+                for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)                      \
+                    sum += x[col_idx[k]];                                                          \
+                y[i] = value * sum;                                                                \
+            }                                                                                      \
+    }                                                                                              \
+    void hll_omp_spmv##SUFFIX(const spb_hll *A, int threads, const TYPE *SPB_RESTRICT x,           \
+                              TYPE *SPB_RESTRICT y)                                                \
+    {                                                                                              \
+        _Pragma("omp parallel for num_threads(threads) schedule(guided)")                          \
+        for (spb_index h = 0; h < A->nhacks; h++) HACK(A, h, x, y);                                \
+    }                                                                                              \
+    /* the threads move to the next panel together: its part of x stays shared */                 \
+    void csr_omp_colblock_spmv##SUFFIX(const spb_col_panels *P, const TYPE *SPB_RESTRICT x,        \
+                                       TYPE *SPB_RESTRICT y)                                       \
+    {                                                                                              \
+        if (P->part.parts == 0) return;                                                            \
+        _Pragma("omp parallel num_threads(P->part.parts)")                                         \
+        for (int q = 0; q < P->panels; q++) {                                                      \
+            const spb_csr *C = &P->panel[q];                                                       \
+            for (int p = omp_get_thread_num(); p < P->part.parts; p += omp_get_num_threads())      \
+                for (spb_index i = P->part.first[p]; i < P->part.first[p + 1]; i++) {              \
+                    TYPE sum = DOT(C->col_idx, PANEL(P, q), C->row_ptr[i], C->row_ptr[i + 1], x);  \
+                    y[i] = q == 0 ? sum : y[i] + sum;                                              \
+                }                                                                                  \
+            _Pragma("omp barrier")                                                                 \
+        }                                                                                          \
     }
-}
+/* clang-format on */
 
-void csr_omp_nnz_spmv32(const spb_csr *A, const float *SPB_RESTRICT val,
-                        const spb_row_partition *part, const float *SPB_RESTRICT x,
-                        float *SPB_RESTRICT y)
-{
-    if (part->parts == 0) return;
-#pragma omp parallel num_threads(part->parts)
-    for (int p = omp_get_thread_num(); p < part->parts; p += omp_get_num_threads())
-        for (spb_index i = part->first[p]; i < part->first[p + 1]; i++)
-            y[i] = csr_row_dot32(A->col_idx, val, A->row_ptr[i], A->row_ptr[i + 1], x);
-}
+#define PANEL_VALUES(P, q)   ((P)->panel[q].val)
+#define PANEL_VALUES32(P, q) ((P)->val32[q])
+SPB_OMP_KERNELS(, spb_value, csr_row_dot, hll_hack_spmv, PANEL_VALUES)
+SPB_OMP_KERNELS(32, float, csr_row_dot32, hll_hack_spmv32, PANEL_VALUES32)
 
-void csr_omp_guided_spmv32(const spb_csr *A, const float *SPB_RESTRICT val, int threads,
-                           const float *SPB_RESTRICT x, float *SPB_RESTRICT y)
+/* Rows [lo, hi) of range p of `parts`: the partition's, else equal ones. */
+static void first_touch_rows(const spb_csr *A, const spb_row_partition *part, int p, int parts,
+                             spb_index *lo, spb_index *hi)
 {
-#pragma omp parallel for num_threads(threads) schedule(guided)
-    for (spb_index i = 0; i < A->m; i++)
-        y[i] = csr_row_dot32(A->col_idx, val, A->row_ptr[i], A->row_ptr[i + 1], x);
-}
-
-void csr_omp_static_spmv32(const spb_csr *A, const float *SPB_RESTRICT val, int threads,
-                           const float *SPB_RESTRICT x, float *SPB_RESTRICT y)
-{
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (spb_index i = 0; i < A->m; i++)
-        y[i] = csr_row_dot32(A->col_idx, val, A->row_ptr[i], A->row_ptr[i + 1], x);
+    *lo = part ? part->first[p] : (spb_index)((int64_t)A->m * p / parts);
+    *hi = part ? part->first[p + 1] : (spb_index)((int64_t)A->m * (p + 1) / parts);
 }
 
 float *csr_first_touch_values32(const spb_csr *A, const float *val, const spb_row_partition *part,
@@ -54,74 +95,13 @@ float *csr_first_touch_values32(const spb_csr *A, const float *val, const spb_ro
     int parts = part ? part->parts : threads;
 #pragma omp parallel num_threads(parts > 0 ? parts : 1)
     for (int p = omp_get_thread_num(); p < parts; p += omp_get_num_threads()) {
-        spb_index lo = part ? part->first[p] : (spb_index)((int64_t)A->m * p / parts);
-        spb_index hi = part ? part->first[p + 1] : (spb_index)((int64_t)A->m * (p + 1) / parts);
+        spb_index lo, hi;
+        first_touch_rows(A, part, p, parts, &lo, &hi);
         if (hi <= lo) continue;
         spb_index begin = A->row_ptr[lo], end = A->row_ptr[hi];
         memcpy(copy + begin, val + begin, sizeof *copy * (size_t)(end - begin));
     }
     return copy;
-}
-
-void csr_omp_pattern_spmv(const spb_csr *A, const spb_row_partition *part, double value,
-                          const spb_value *SPB_RESTRICT x, spb_value *SPB_RESTRICT y)
-{
-    if (part->parts == 0) return;
-    const spb_index *SPB_RESTRICT col_idx = A->col_idx;
-#pragma omp parallel num_threads(part->parts)
-    {
-        int p = omp_get_thread_num();
-        for (; p < part->parts; p += omp_get_num_threads())
-            for (spb_index i = part->first[p]; i < part->first[p + 1]; i++) {
-                double sum = 0.0;
-                for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) sum += x[col_idx[k]];
-                y[i] = value * sum;
-            }
-    }
-}
-
-void csr_omp_pattern_spmv32(const spb_csr *A, const spb_row_partition *part, float value,
-                            const float *SPB_RESTRICT x, float *SPB_RESTRICT y)
-{
-    if (part->parts == 0) return;
-    const spb_index *SPB_RESTRICT col_idx = A->col_idx;
-#pragma omp parallel num_threads(part->parts)
-    for (int p = omp_get_thread_num(); p < part->parts; p += omp_get_num_threads())
-        for (spb_index i = part->first[p]; i < part->first[p + 1]; i++) {
-            float sum = 0.0f;
-            for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) sum += x[col_idx[k]];
-            y[i] = value * sum;
-        }
-}
-
-void csr_omp_guided_spmv(const spb_csr *A, int threads, const spb_value *SPB_RESTRICT x,
-                         spb_value *SPB_RESTRICT y)
-{
-#pragma omp parallel for num_threads(threads) schedule(guided)
-    for (spb_index i = 0; i < A->m; i++)
-        y[i] = csr_row_dot(A->col_idx, A->val, A->row_ptr[i], A->row_ptr[i + 1], x);
-}
-
-void csr_omp_static_spmv(const spb_csr *A, int threads, const spb_value *SPB_RESTRICT x,
-                         spb_value *SPB_RESTRICT y)
-{
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (spb_index i = 0; i < A->m; i++)
-        y[i] = csr_row_dot(A->col_idx, A->val, A->row_ptr[i], A->row_ptr[i + 1], x);
-}
-
-void hll_omp_spmv(const spb_hll *A, int threads, const spb_value *SPB_RESTRICT x,
-                  spb_value *SPB_RESTRICT y)
-{
-#pragma omp parallel for num_threads(threads) schedule(guided)
-    for (spb_index h = 0; h < A->nhacks; h++) hll_hack_spmv(A, h, x, y);
-}
-
-void hll_omp_spmv32(const spb_hll *A, int threads, const float *SPB_RESTRICT x,
-                    float *SPB_RESTRICT y)
-{
-#pragma omp parallel for num_threads(threads) schedule(guided)
-    for (spb_index h = 0; h < A->nhacks; h++) hll_hack_spmv32(A, h, x, y);
 }
 
 spb_status csr_first_touch_copy(const spb_csr *src, const spb_row_partition *part, int threads,
@@ -144,9 +124,8 @@ spb_status csr_first_touch_copy(const spb_csr *src, const spb_row_partition *par
     {
         int t = omp_get_thread_num(), team = omp_get_num_threads();
         for (int p = t; p < parts; p += team) {
-            spb_index lo = part ? part->first[p] : (spb_index)((int64_t)src->m * p / parts);
-            spb_index hi =
-                part ? part->first[p + 1] : (spb_index)((int64_t)src->m * (p + 1) / parts);
+            spb_index lo, hi;
+            first_touch_rows(src, part, p, parts, &lo, &hi);
             if (hi <= lo) continue;
             spb_index begin = src->row_ptr[lo], end = src->row_ptr[hi];
             memcpy(dst->row_ptr + lo, src->row_ptr + lo, sizeof *dst->row_ptr * (size_t)(hi - lo));
@@ -270,37 +249,4 @@ double col_panels_spmv_bytes(const spb_col_panels *P, spb_precision precision)
                  + index * (m + 1.0);              /* row_ptr */
     return bytes + value * n                       /* x, each entry read once */
            + value * m * (2.0 * P->panels - 1.0);  /* y written, then read and written again */
-}
-
-void csr_omp_colblock_spmv(const spb_col_panels *P, const spb_value *SPB_RESTRICT x,
-                           spb_value *SPB_RESTRICT y)
-{
-    if (P->part.parts == 0) return;
-#pragma omp parallel num_threads(P->part.parts)
-    for (int q = 0; q < P->panels; q++) {
-        const spb_csr *C = &P->panel[q];
-        for (int p = omp_get_thread_num(); p < P->part.parts; p += omp_get_num_threads())
-            for (spb_index i = P->part.first[p]; i < P->part.first[p + 1]; i++) {
-                double sum = csr_row_dot(C->col_idx, C->val, C->row_ptr[i], C->row_ptr[i + 1], x);
-                y[i] = q == 0 ? sum : y[i] + sum;
-            }
-#pragma omp barrier /* the threads move to the next panel together: its x stays shared */
-    }
-}
-
-void csr_omp_colblock_spmv32(const spb_col_panels *P, const float *SPB_RESTRICT x,
-                             float *SPB_RESTRICT y)
-{
-    if (P->part.parts == 0) return;
-#pragma omp parallel num_threads(P->part.parts)
-    for (int q = 0; q < P->panels; q++) {
-        const spb_csr *C = &P->panel[q];
-        for (int p = omp_get_thread_num(); p < P->part.parts; p += omp_get_num_threads())
-            for (spb_index i = P->part.first[p]; i < P->part.first[p + 1]; i++) {
-                float sum =
-                    csr_row_dot32(C->col_idx, P->val32[q], C->row_ptr[i], C->row_ptr[i + 1], x);
-                y[i] = q == 0 ? sum : y[i] + sum;
-            }
-#pragma omp barrier
-    }
 }

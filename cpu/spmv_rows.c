@@ -145,7 +145,7 @@ static spb_status csr_omp_nnz_run(const void *state, const void *x, void *y, cha
     if (s->val32)
         csr_omp_nnz_spmv32(&s->A, s->val32, &s->part, x, y);
     else
-        csr_omp_nnz_spmv(&s->A, &s->part, x, y);
+        csr_omp_nnz_spmv(&s->A, s->A.val, &s->part, x, y);
     return SPB_OK;
 }
 
@@ -156,7 +156,7 @@ static spb_status csr_omp_guided_run(const void *state, const void *x, void *y, 
     if (s->val32)
         csr_omp_guided_spmv32(&s->A, s->val32, s->threads, x, y);
     else
-        csr_omp_guided_spmv(&s->A, s->threads, x, y);
+        csr_omp_guided_spmv(&s->A, s->A.val, s->threads, x, y);
     return SPB_OK;
 }
 
@@ -167,7 +167,7 @@ static spb_status csr_omp_static_run(const void *state, const void *x, void *y, 
     if (s->val32)
         csr_omp_static_spmv32(&s->A, s->val32, s->threads, x, y);
     else
-        csr_omp_static_spmv(&s->A, s->threads, x, y);
+        csr_omp_static_spmv(&s->A, s->A.val, s->threads, x, y);
     return SPB_OK;
 }
 
