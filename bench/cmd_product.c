@@ -38,7 +38,7 @@ static product_args parse_product_args(const product_command *pc, int argc, char
                       NULL,
                       NULL,
                       1,
-                      {HLL_DEFAULT_HACK_SIZE, 1, 0, SPB_FP64, 0, 0},
+                      {HLL_DEFAULT_HACK_SIZE, 1, 0, SPB_FP64, 0, 0, 0},
                       SPB_DEFAULT_TOLERANCE};
     for (int i = 0; i < argc; i++) {
         const char *value;

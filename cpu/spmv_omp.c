@@ -242,11 +242,7 @@ spb_status csr_col_panels(const spb_csr *A, const float *val32, spb_index width,
 
 double col_panels_spmv_bytes(const spb_col_panels *P, spb_precision precision)
 {
-    double value = (double)spb_precision_bytes(precision), index = sizeof(spb_index);
-    double bytes = 0.0, m = P->panel[0].m, n = P->panel[0].n;
-    for (int q = 0; q < P->panels; q++)
-        bytes += (value + index) * P->panel[q].nnz /* values and columns */
-                 + index * (m + 1.0);              /* row_ptr */
-    return bytes + value * n                       /* x, each entry read once */
-           + value * m * (2.0 * P->panels - 1.0);  /* y written, then read and written again */
+    int64_t nnz = 0;
+    for (int q = 0; q < P->panels; q++) nnz += P->panel[q].nnz;
+    return csr_col_panels_spmv_bytes(P->panel[0].m, P->panel[0].n, nnz, P->panels, precision);
 }

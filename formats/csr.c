@@ -183,6 +183,16 @@ double csr_pattern_spmv_bytes(const spb_csr *A, spb_precision precision)
            + value * A->m;        /* y written */
 }
 
+double csr_col_panels_spmv_bytes(spb_index m, spb_index n, int64_t nnz, int panels,
+                                 spb_precision precision)
+{
+    double value = (double)spb_precision_bytes(precision), index = sizeof(spb_index);
+    return (value + index) * (double)nnz       /* values and columns */
+           + index * (m + 1.0) * panels        /* each panel's row_ptr */
+           + value * n                         /* x, each entry read once */
+           + value * m * (2.0 * panels - 1.0); /* y written, then read and written again */
+}
+
 spb_status csr_pattern_value(const spb_csr *A, spb_value *value, char *msg)
 {
     *value = A->nnz ? A->val[0] : 0.0;

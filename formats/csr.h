@@ -29,6 +29,13 @@ double csr_spmv_bytes(const spb_csr *A, spb_precision precision);
  * or all its values equal): row_ptr and col_idx read, x once, y written. */
 double csr_pattern_spmv_bytes(const spb_csr *A, spb_precision precision);
 
+/* Bytes of y = A*x (m x n, nnz entries) split into `panels` column panels,
+ * each a CSR over all m rows: every panel's row_ptr, the entries once, x
+ * once, y written by the first panel and read and written by each further
+ * one (the column-blocked kernels). */
+double csr_col_panels_spmv_bytes(spb_index m, spb_index n, int64_t nnz, int panels,
+                                 spb_precision precision);
+
 /* For the kernels that read no values: SPB_OK with *value the value every
  * entry holds (a pattern or "iso" matrix; 0 when empty), else
  * SPB_ERR_UNSUPPORTED saying why, so that the row is a decline. */

@@ -16,6 +16,7 @@ typedef struct {
     spb_precision precision; /* what the kernel computes in */
     double cache_bytes;      /* the CPU's last-level cache (0: unknown), for cache blocking */
     int tile; /* GPU SpGEMM: accumulator columns per tile; 0 = the kernel's default */
+    double device_cache_bytes; /* the GPU's L2 for cache blocking (0: the device's own) */
 } spb_kernel_config;
 
 /* What prepare hands back: the kernel's private state and its byte model. */

@@ -6,9 +6,10 @@
 
 #include "reduce.cuh"
 
-#define DEFAULT_BLOCK 256
-#define LONG_ROW      512 /* csr.cuda.adaptive: longer rows get a block each */
-#define LONG_BLOCK    256 /* threads of the block that takes one long row */
+#define DEFAULT_BLOCK  256
+#define LONG_ROW       512 /* csr.cuda.adaptive: longer rows get a block each */
+#define LONG_BLOCK     256 /* threads of the block that takes one long row */
+#define BIN_LONG_CLASS 12  /* csr.cuda.binned: rows longer than 2^12 get a block each */
 
 /* csr.cuda.thread — one thread per row; neighbouring threads read distant
  * entries (uncoalesced), fine for short rows, poor for long ones. The
@@ -183,6 +184,54 @@ static __global__ void __launch_bounds__(LONG_BLOCK)
     }
 }
 
+/* csr.cuda.binned — the rows sorted in prepare by length class (a power
+ * of two), each class a segment of the grid with its own shape: `lanes`
+ * threads per row, half the class's length up to a warp, so every group's
+ * lanes load one or two entries and the rows a warp holds are alike; rows
+ * longer than BIN_LONG_ROW get a block each, and come first so they start
+ * first. One launch; blocks find their segment from the plan (passed by
+ * value). Rows keep their order inside a class. PATTERN as above. */
+template <bool PATTERN>
+static __global__ void __launch_bounds__(MAX_BLOCK)
+    csr_binned_kernel(bin_segments plan, const int *__restrict__ rows,
+                      const int *__restrict__ row_ptr, const int *__restrict__ col_idx,
+                      const double *__restrict__ val, double scale, const double *__restrict__ x,
+                      double *__restrict__ y)
+{
+    __shared__ double warp_sums[MAX_BLOCK / WARP];
+    int s = 0;
+    while (s + 1 < plan.count && (int)blockIdx.x >= plan.first_block[s + 1]) s++;
+    const int lanes = plan.lanes[s], block = (int)blockIdx.x - plan.first_block[s];
+    if (lanes > WARP) { /* a block per row (uniform over the block) */
+        const int row = rows[plan.first_row[s] + block];
+        const int lane = threadIdx.x % WARP, warp = threadIdx.x / WARP;
+        double sum = 0.0;
+        for (int k = row_ptr[row] + threadIdx.x; k < row_ptr[row + 1]; k += blockDim.x)
+            sum += term<PATTERN>(val, k, x[col_idx[k]]);
+        sum = warp_reduce(sum);
+        if (lane == 0) warp_sums[warp] = sum;
+        __syncthreads();
+        if (warp == 0) {
+            sum = warp_reduce(lane < (int)blockDim.x / WARP ? warp_sums[lane] : 0.0);
+            if (lane == 0) y[row] = PATTERN ? scale * sum : sum;
+        }
+        return;
+    }
+    const int i = block * ((int)blockDim.x / lanes) + (int)threadIdx.x / lanes;
+    const int lane = threadIdx.x % lanes;
+    int row = -1, begin = 0, end = 0;
+    if (i < plan.rows[s]) {
+        row = rows[plan.first_row[s] + i];
+        begin = row_ptr[row];
+        end = row_ptr[row + 1];
+    }
+    double sum = 0.0;
+    for (int k = begin + lane; k < end; k += lanes) sum += term<PATTERN>(val, k, x[col_idx[k]]);
+    for (int offset = lanes / 2; offset > 0; offset >>= 1)
+        sum += __shfl_down_sync(0xffffffffu, sum, offset, lanes);
+    if (row >= 0 && lane == 0) y[row] = PATTERN ? scale * sum : sum;
+}
+
 /* ---- launches ------------------------------------------------------------------ */
 
 static void launch_thread(gpu_state *s)
@@ -231,6 +280,13 @@ template <bool PATTERN> static void launch_vector(gpu_state *s)
     if (s->long_count > 0)
         csr_long_row_kernel<PATTERN><<<s->long_count, LONG_BLOCK>>>(
             s->d_long_rows, s->d_row_ptr, s->d_col_idx, s->d_val, s->iso_value, s->d_x, s->d_y);
+}
+
+template <bool PATTERN> static void launch_binned(gpu_state *s)
+{
+    const bin_segments &plan = s->bins;
+    csr_binned_kernel<PATTERN><<<plan.first_block[plan.count], s->block_size>>>(
+        plan, s->d_bin_rows, s->d_row_ptr, s->d_col_idx, s->d_val, s->iso_value, s->d_x, s->d_y);
 }
 
 static void launch_adaptive(gpu_state *s) { launch_vector<false>(s); }
@@ -295,6 +351,52 @@ static spb_status setup_adaptive(gpu_state *s, const spb_csr *A, char *msg)
     return failed ? gpu_state_fail(s, msg) : SPB_OK;
 }
 
+/* csr.cuda.binned's plan: each row's class is the bit length of len - 1
+ * (len <= 1: class 0), classes above BIN_LONG_CLASS form the block-per-row
+ * segment; segments ordered longest first, rows stably sorted into them. */
+static spb_status setup_binned(gpu_state *s, const spb_csr *A, char *msg)
+{
+    enum { CLASSES = BIN_LONG_CLASS + 2 }; /* the last: rows longer than BIN_LONG_ROW */
+    int64_t count[CLASSES] = {0}, at[CLASSES];
+    int *cls = (int *)spb_malloc((size_t)A->m + 1, sizeof(int));
+    int *rows = (int *)spb_malloc((size_t)A->m + 1, sizeof(int));
+    if (!cls || !rows) {
+        spb_free(cls);
+        spb_free(rows);
+        return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the row classes");
+    }
+    for (spb_index i = 0; i < A->m; i++) {
+        unsigned len = (unsigned)(A->row_ptr[i + 1] - A->row_ptr[i]);
+        int c = 0;
+        while (c <= BIN_LONG_CLASS && len > (1u << c)) c++;
+        count[cls[i] = c]++;
+    }
+    bin_segments plan;
+    memset(&plan, 0, sizeof plan);
+    int64_t first_row = 0, first_block = 0;
+    for (int c = CLASSES - 1; c >= 0; c--) { /* longest first */
+        at[c] = first_row;
+        if (count[c] == 0) continue;
+        int lanes = c == CLASSES - 1 ? MAX_BLOCK + 1 /* a block */
+                    : c <= 1         ? 1
+                                     : 1 << (c - 1 < 5 ? c - 1 : 5); /* up to a warp */
+        int per_block = lanes > WARP ? 1 : s->block_size / lanes;
+        plan.first_block[plan.count] = (int)first_block;
+        plan.first_row[plan.count] = (int)first_row;
+        plan.rows[plan.count] = (int)count[c];
+        plan.lanes[plan.count++] = lanes;
+        first_row += count[c];
+        first_block += (count[c] + per_block - 1) / per_block;
+    }
+    plan.first_block[plan.count] = (int)first_block;
+    for (spb_index i = 0; i < A->m; i++) rows[at[cls[i]]++] = i;
+    s->bins = plan;
+    int failed = gpu_upload(s, (void **)&s->d_bin_rows, rows, (size_t)A->m, sizeof(int));
+    spb_free(cls);
+    spb_free(rows);
+    return failed ? gpu_state_fail(s, msg) : SPB_OK;
+}
+
 /* ---- rows ---------------------------------------------------------------------- */
 
 static const gpu_variant thread_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK, 0, 0, NULL, launch_thread, 0};
@@ -308,6 +410,10 @@ static const gpu_variant texture_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK,  1, 0,
                                       setup_texture,  launch_texture, 0};
 static const gpu_variant adaptive_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK,   1, 0,
                                        setup_adaptive, launch_adaptive, 0};
+static const gpu_variant binned_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK,        1, 0,
+                                     setup_binned,   launch_binned<false>, 0};
+static const gpu_variant binned_pattern_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK,       1, 0,
+                                             setup_binned,   launch_binned<true>, 1};
 static const gpu_variant pattern_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK,  1, 0,
                                       setup_adaptive, launch_pattern, 1};
 
@@ -329,6 +435,15 @@ extern const spb_kernel gpu_csr_rows[] = {
             "CSR on the GPU, a power-of-two group of threads per short row (sized from the mean "
             "row length), a block per row longer than 512",
             &adaptive_v),
+    GPU_ROW("csr.cuda.binned", "csr",
+            "CSR on the GPU, rows sorted by length class in prepare, each class with its own "
+            "threads per row (half its length, up to a warp; a block per row beyond 4096), "
+            "one launch",
+            &binned_v),
+    GPU_ROW("csr.cuda.binned.pattern", "csr.pattern",
+            "csr.cuda.binned for a pattern matrix (all values equal): no values read (declines "
+            "other matrices)",
+            &binned_pattern_v),
     GPU_ROW("csr.cuda.pattern", "csr.pattern",
             "csr.cuda.adaptive for a pattern matrix (all values equal): no values read "
             "(declines other matrices)",

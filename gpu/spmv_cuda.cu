@@ -160,9 +160,11 @@ spb_status gpu_row_prepare(const spb_kernel *self, spb_format_set *formats,
     s->nnz = A->nnz;
     s->block_size = v->default_block ? block : 0;
     s->hack_size = config->hack_size;
+    s->cache_bytes = config->device_cache_bytes;
     spb_status st = upload_format(s, formats, config, plan, msg);
     if (st == SPB_OK) st = alloc_vectors(s, msg);
     if (st == SPB_OK && v->setup) st = v->setup(s, A, msg);
+    if (st == SPB_OK && s->plan_bytes > 0) plan->bytes = s->plan_bytes;
     if (st != SPB_OK) {
         gpu_row_release(s);
         return st;
@@ -251,6 +253,13 @@ void gpu_row_release(void *state)
     cudaFree(s->d_y);
     cudaFree(s->d_buffer);
     cudaFree(s->d_long_rows);
+    cudaFree(s->d_bin_rows);
+    cudaFree(s->d_tile_row);
+    cudaFree(s->d_tile_k);
+    cudaFree(s->d_lookback_from);
+    cudaFree(s->d_carry);
+    cudaFree(s->d_carry_epoch);
+    spb_free(s->panel_tiles);
     spb_free(s);
 }
 
@@ -258,14 +267,19 @@ void gpu_row_release(void *state)
 
 extern "C" int gpu_spmv_kernel_count(void)
 {
-    return gpu_csr_row_count + gpu_hll_row_count + gpu_cusparse_row_count;
+    return gpu_csr_row_count + gpu_merge_row_count + gpu_hll_row_count + gpu_cusparse_row_count +
+           gpu_auto_row_count;
 }
 
 extern "C" const spb_kernel *gpu_spmv_kernel(int index)
 {
     if (index < gpu_csr_row_count) return &gpu_csr_rows[index];
     index -= gpu_csr_row_count;
+    if (index < gpu_merge_row_count) return &gpu_merge_rows[index];
+    index -= gpu_merge_row_count;
     if (index < gpu_hll_row_count) return &gpu_hll_rows[index];
     index -= gpu_hll_row_count;
-    return &gpu_cusparse_rows[index];
+    if (index < gpu_cusparse_row_count) return &gpu_cusparse_rows[index];
+    index -= gpu_cusparse_row_count;
+    return &gpu_auto_rows[index];
 }

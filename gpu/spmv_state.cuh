@@ -17,6 +17,17 @@ extern "C" {
 
 struct gpu_state;
 
+/* csr.cuda.binned: the rows sorted by length class into segments, each
+ * launched as `lanes` threads per row (more than a warp: a block per row);
+ * segment s takes blocks [first_block[s], first_block[s+1]) and rows
+ * [first_row[s], first_row[s] + rows[s]) of the sorted row list. */
+#define BIN_SEGMENTS 16
+struct bin_segments {
+    int count;
+    int first_block[BIN_SEGMENTS + 1];
+    int first_row[BIN_SEGMENTS], rows[BIN_SEGMENTS], lanes[BIN_SEGMENTS];
+};
+
 /* What a row of the device table says about its kernel. */
 struct gpu_variant {
     spb_format_kind format; /* uploaded by prepare */
@@ -43,6 +54,18 @@ struct gpu_state {
     int lanes;        /* csr.cuda.adaptive: threads per short row */
     int *d_long_rows; /* csr.cuda.adaptive: rows longer than LONG_ROW */
     int long_count;
+    /* csr.cuda.merge and colblock: column panels (1 for merge), each panel's
+     * first tile (host, panels + 1), calls so far (the carries' stamp), each
+     * tile's start, each block's sum of the row open at its end and the call
+     * that published it */
+    bin_segments bins; /* csr.cuda.binned: the launch plan */
+    int *d_bin_rows;   /* csr.cuda.binned: rows in segment order */
+    int panels, *panel_tiles, epoch;
+    int *d_tile_row, *d_tile_k, *d_lookback_from;
+    double *d_carry;
+    int *d_carry_epoch;
+    double cache_bytes;      /* the L2 to block x for (0: the device's) */
+    double plan_bytes;       /* set by a setup whose traffic is not its format's */
     cusparseHandle_t handle; /* cuSPARSE rows */
     cusparseSpMatDescr_t mat;
     cusparseDnVecDescr_t vec_x, vec_y;
@@ -94,6 +117,10 @@ spb_status gpu_row_check(const void *state, char *msg);
 /* Each family file exports its rows. */
 extern const spb_kernel gpu_csr_rows[];
 extern const int gpu_csr_row_count;
+extern const spb_kernel gpu_auto_rows[];
+extern const int gpu_auto_row_count;
+extern const spb_kernel gpu_merge_rows[];
+extern const int gpu_merge_row_count;
 extern const spb_kernel gpu_hll_rows[];
 extern const int gpu_hll_row_count;
 extern const spb_kernel gpu_cusparse_rows[];

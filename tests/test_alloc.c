@@ -66,7 +66,7 @@ static spb_status prepare_step(void *ctx, char *msg)
     prepare_ctx *p = ctx;
     /* a pretend cache small enough to block x in both precisions (same panel width) */
     double cache = p->precision == SPB_FP32 ? 2048 : 4096;
-    spb_kernel_config config = {32, 1, 0, p->precision, cache, 0};
+    spb_kernel_config config = {32, 1, 0, p->precision, cache, 0, 0};
     spb_kernel_plan plan = {0};
     spb_format_set formats;
     format_set_init(&formats, p->A);
@@ -80,7 +80,7 @@ static spb_status prepare_step(void *ctx, char *msg)
 static spb_status spgemm_step(void *ctx, char *msg)
 {
     prepare_ctx *p = ctx;
-    spb_kernel_config config = {32, 2, 0, SPB_FP64, 0, 0};
+    spb_kernel_config config = {32, 2, 0, SPB_FP64, 0, 0, 0};
     spb_kernel_plan plan = {0};
     spb_format_set formats;
     format_set_init(&formats, p->A);

@@ -13,8 +13,9 @@
 #include "../cpu/spmv_cpu.h"
 #include "check.h"
 
-/* A pretend last-level cache of 4 KiB: column-blocked kernels cut the test
- * matrices into panels of 256 columns instead of declining them. */
+/* A pretend last-level cache (CPU) and L2 (GPU) of 4 KiB: column-blocked
+ * kernels cut the test matrices into panels of 256 columns instead of
+ * declining them. */
 #define TEST_CACHE_BYTES 4096.0
 
 static int ran, skipped;
@@ -66,8 +67,8 @@ static double fp32_tolerance(const spb_csr *A)
 
 /* One kernel at every hack size (and thread count 1-4 for OpenMP), in fp64
  * and, where it has one, its fp32 version, on the case; each product starts
- * from a NaN-poisoned y. exact, when given, is the integer-valued answer
- * every fp64 kernel must reproduce bit for bit. */
+ * from a NaN-poisoned y (device rows: at three block sizes). exact, when given, is the
+ * integer-valued answer every fp64 kernel must reproduce bit for bit. */
 static void check_kernel(const spb_kernel *kernel, spb_case *c, const spb_value *y_ref,
                          const spb_value *exact)
 {
@@ -79,7 +80,11 @@ static void check_kernel(const spb_kernel *kernel, spb_case *c, const spb_value 
         int h = run % 3, threads = 1 + run / 3 % max_threads;
         spb_precision precision = run / (3 * max_threads) ? SPB_FP32 : SPB_FP64;
         double tolerance = precision == SPB_FP32 ? fp32_tolerance(c->A) : SPB_DEFAULT_TOLERANCE;
-        spb_kernel_config config = {hack_sizes[h], threads, 0, precision, TEST_CACHE_BYTES, 0};
+        /* device rows: the default block, the largest and the smallest */
+        static const int device_blocks[] = {0, 1024, 32};
+        int block = kernel->backend == SPB_BACKEND_CUDA ? device_blocks[h] : 0;
+        spb_kernel_config config = {hack_sizes[h],    threads, block,           precision,
+                                    TEST_CACHE_BYTES, 0,       TEST_CACHE_BYTES};
         c->precision = precision;
         spb_kernel_plan plan = {0};
         char msg[SPB_MSG_LEN] = "";
@@ -88,10 +93,17 @@ static void check_kernel(const spb_kernel *kernel, spb_case *c, const spb_value 
             skipped++;
             continue;
         }
-        CHECK(st == SPB_OK, "%s on %s: prepare failed: %s", kernel->name, c->name, msg);
+        CHECK(st == SPB_OK, "%s on %s (block %d): prepare failed: %s", kernel->name, c->name, block,
+              msg);
         if (st != SPB_OK) continue;
         spb_validation v;
         spb_row_status status = op->product(kernel, plan.state, c, tolerance, &v, msg);
+        /* spbench's device kernels use no float atomics: the same bits every call */
+        spb_value *first = NULL;
+        if (status == SPB_ROW_OK && kernel->backend == SPB_BACKEND_CUDA &&
+            strncmp(kernel->name, "cusparse", 8) != 0 &&
+            (first = malloc(sizeof *first * (size_t)(c->A->m + 1))))
+            memcpy(first, spmv_case_y(c), sizeof *first * (size_t)c->A->m);
         if (kernel->time_calls) /* a few device-resident products, then a whole one */
             CHECK(kernel->time_calls(plan.state, 3) >= 0, "%s: timed calls failed", kernel->name);
         else
@@ -100,6 +112,11 @@ static void check_kernel(const spb_kernel *kernel, spb_case *c, const spb_value 
         if (status == SPB_ROW_OK) /* re-poisoned: y must be written again, not accumulated */
             status = op->product(kernel, plan.state, c, tolerance, &v, msg);
         const spb_value *y = spmv_case_y(c);
+        if (first && status == SPB_ROW_OK)
+            CHECK(memcmp(first, y, sizeof *y * (size_t)c->A->m) == 0,
+                  "%s on %s (H=%d): two products differ in their bits", kernel->name, c->name,
+                  (int)hack_sizes[h]);
+        free(first);
         spb_index worst = 0;
         for (spb_index i = 0; i < c->A->m; i++)
             if (!(fabs(y[i] - y_ref[i]) <= fabs(y[worst] - y_ref[worst]))) worst = i;
@@ -210,7 +227,7 @@ static void check_failure_is_error(void)
     opts.op = &op;
     opts.timing = (spb_timing_opts){0, 1, 0.0};
     opts.tolerance = SPB_DEFAULT_TOLERANCE;
-    opts.config = (spb_kernel_config){32, 1, 0, SPB_FP64, 0, 0};
+    opts.config = (spb_kernel_config){32, 1, 0, SPB_FP64, 0, 0, 0};
     opts.table = tmpfile();
     opts.settings = "test";
     spb_run_totals totals = {0};
@@ -238,7 +255,7 @@ static void check_run_converts_once(void)
     opts.timing = (spb_timing_opts){0, 1, 0.0};
     opts.seed = 1;
     opts.tolerance = SPB_DEFAULT_TOLERANCE;
-    opts.config = (spb_kernel_config){32, 1, 0, SPB_FP64, 0, 0};
+    opts.config = (spb_kernel_config){32, 1, 0, SPB_FP64, 0, 0, 0};
     opts.threads = threads;
     opts.thread_counts = 2;
     opts.table = fopen("/dev/null", "w");
@@ -295,6 +312,7 @@ int main(int argc, char **argv)
     check_random("one row", &rng, 1, 70, 30, -1, 0);
     check_random("rows not a multiple of 32", &rng, 32 * 5 + 13, 211, 3000, -1, 0);
     check_random("a row of 100k entries", &rng, 40, 200000, 100, 39, 100000);
+    check_random("every row longer than a GPU tile", &rng, 300, 5000, 200000, -1, 0);
     for (int round = 0; round < 10; round++) {
         spb_index m = 1 + (spb_index)spb_rng_below(&rng, 2000);
         spb_index n = 1 + (spb_index)spb_rng_below(&rng, 2000);

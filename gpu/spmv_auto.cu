@@ -1,0 +1,117 @@
+/* spmv_auto.cu — auto.cuda: one row that picks the device kernel for the
+ * matrix in prepare, from the matrix's statistics by a fixed rule (no
+ * timing), prepares that kernel and hands its state on. The row's message
+ * names the kernel chosen and why; the rule and the measurements behind it
+ * are in the README ("Choosing a GPU kernel"). */
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu.h"
+#include "spmv_state.cuh"
+
+/* The rule's thresholds (README: the measurements behind them). */
+#define AUTO_LARGE_NNZ   1000000 /* below: launch-bound on an H100, a one-launch row kernel */
+#define AUTO_HLL_PADDING 1.15    /* at most 15% padding: rows alike enough for HLL */
+#define AUTO_LONG_ROW    64      /* small matrices: a longer row wants a warp */
+#define AUTO_WARP_MEAN   16.0    /* small matrices: rows this long on average want a warp */
+
+/* What the rule reads. */
+struct matrix_shape {
+    spb_csr_stats stats;
+    double padding; /* HLL's stored entries over nnz at the configured hack size */
+    int pattern;    /* every stored value equal */
+    double x_bytes, l2_bytes;
+};
+
+static void shape_of(const spb_csr *A, const spb_kernel_config *config, double l2_bytes,
+                     matrix_shape *f)
+{
+    char ignored[SPB_MSG_LEN];
+    spb_value value;
+    csr_stats(A, &f->stats);
+    spb_index hack = config->hack_size > 0 ? config->hack_size : 32;
+    double stored = 0.0;
+    for (spb_index first = 0; first < A->m; first += hack) {
+        spb_index last = first + hack < A->m ? first + hack : A->m, width = 0;
+        for (spb_index i = first; i < last; i++)
+            if (A->row_ptr[i + 1] - A->row_ptr[i] > width)
+                width = A->row_ptr[i + 1] - A->row_ptr[i];
+        stored += (double)width * (last - first);
+    }
+    f->padding = A->nnz > 0 ? stored / A->nnz : 1.0;
+    f->pattern = A->nnz > 0 && csr_pattern_value(A, &value, ignored) == SPB_OK;
+    f->x_bytes = 8.0 * A->n;
+    f->l2_bytes = l2_bytes;
+}
+
+#define WHY_LEN (SPB_MSG_LEN / 2) /* the reason, behind the kernel's name in the message */
+
+/* The rule: the kernel's name, and why in `why` (WHY_LEN bytes). */
+static const char *choose(const matrix_shape *f, char *why)
+{
+    const spb_csr_stats *st = &f->stats;
+    const double mean = st->row_mean, cv = mean > 0 ? st->row_std / mean : 0.0;
+    if (st->nnz >= AUTO_LARGE_NNZ && f->x_bytes > f->l2_bytes / 2) {
+        snprintf(why, WHY_LEN,
+                 "x (%.0f MiB) exceeds half the L2 (%.0f MiB): column panels keep its gathers in "
+                 "cache",
+                 f->x_bytes / 1048576.0, f->l2_bytes / 1048576.0);
+        return "csr.cuda.colblock";
+    }
+    if (st->nnz >= AUTO_LARGE_NNZ && f->padding <= AUTO_HLL_PADDING) {
+        snprintf(why, WHY_LEN,
+                 "rows alike (HLL pads %.0f%%): column-major hacks read at the bandwidth",
+                 100.0 * (f->padding - 1.0));
+        return "hll.cuda.col";
+    }
+    if (st->nnz >= AUTO_LARGE_NNZ) {
+        snprintf(why, WHY_LEN,
+                 "large, rows unlike (cv %.2f, max %d, mean %.1f)%s: rows binned by length", cv,
+                 (int)st->row_max, mean, f->pattern ? ", pattern: no values read" : "");
+        return f->pattern ? "csr.cuda.binned.pattern" : "csr.cuda.binned";
+    }
+    if (st->row_max > AUTO_LONG_ROW || mean >= AUTO_WARP_MEAN) {
+        snprintf(why, WHY_LEN,
+                 "small (launch-bound), rows long (max %d, mean %.1f): a warp per row",
+                 (int)st->row_max, mean);
+        return "csr.cuda.warp";
+    }
+    snprintf(why, WHY_LEN,
+             "small (launch-bound), rows short (max %d, mean %.1f): a thread group per row",
+             (int)st->row_max, mean);
+    return "csr.cuda.adaptive";
+}
+
+static const spb_kernel *device_row(const char *name)
+{
+    for (int i = 0; i < gpu_spmv_kernel_count(); i++)
+        if (strcmp(gpu_spmv_kernel(i)->name, name) == 0) return gpu_spmv_kernel(i);
+    return NULL;
+}
+
+static spb_status auto_prepare(const spb_kernel *self, spb_format_set *formats,
+                               const spb_kernel_config *config, spb_kernel_plan *plan, char *msg)
+{
+    (void)self;
+    int l2 = 0;
+    double l2_bytes = config->device_cache_bytes;
+    if (!(l2_bytes > 0) && cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0) == cudaSuccess)
+        l2_bytes = l2;
+    matrix_shape shape;
+    shape_of(formats->csr, config, l2_bytes, &shape);
+    char why[WHY_LEN];
+    const spb_kernel *chosen = device_row(choose(&shape, why));
+    if (!chosen) return spb_fail(msg, SPB_ERR_DEVICE, "auto.cuda: its choice is not in the table");
+    spb_status st = chosen->prepare(chosen, formats, config, plan, msg);
+    if (st == SPB_OK) snprintf(msg, SPB_MSG_LEN, "%s: %s", chosen->name, why);
+    return st;
+}
+
+extern const spb_kernel gpu_auto_rows[] = {
+    {"auto.cuda", "csr", SPB_BACKEND_CUDA,
+     "the device kernel for this matrix, chosen in prepare from its statistics (rule in the "
+     "README); the message says which and why",
+     NULL, gpu_row_supports, auto_prepare, gpu_row_spmv, NULL, gpu_row_release, gpu_row_time_calls,
+     gpu_row_check, NULL, 0},
+};
+extern const int gpu_auto_row_count = (int)(sizeof gpu_auto_rows / sizeof gpu_auto_rows[0]);

@@ -1,0 +1,367 @@
+/* spmv_merge.cu — the load-balanced CSR kernel (merge path), its
+ * column-blocked form, and their rows of the device table.
+ *
+ * The product is a merge of two lists: the rows' ends (row_ptr[1..m]) and
+ * the non-zeros (0..nnz-1). Every block takes an equal share of the m + nnz
+ * merge items, whatever the row lengths, so one row of a million entries
+ * and a million empty rows cost the same per item. The blocks' starting
+ * points are found once, in prepare. A row spread over several blocks is
+ * finished by the block where it ends, which adds the partial sums the
+ * earlier blocks published, in block order: no float atomics, so the result
+ * is the same bits on every call.
+ *
+ * Column blocking runs the same kernel over column panels of A, each a CSR
+ * over all rows whose x slice fits in half the L2, so x's gathers hit the
+ * cache; the first panel writes y, each further one adds to it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "reduce.cuh"
+
+#define MERGE_BLOCK 256 /* default threads per block */
+#define MERGE_ITEMS                                                                                \
+    7 /* merge items per thread: odd, so a warp's shared reads spread over banks                   \
+       */
+
+/* The tile's shared memory: the products of its non-zeros then the sums of
+ * its rows (together exactly the tile's items), each thread's inclusive
+ * carry, and the row ends. */
+static size_t merge_shared_bytes(int block)
+{
+    size_t items = (size_t)block * MERGE_ITEMS;
+    return items * sizeof(double) + (size_t)block * sizeof(double) + items * sizeof(int);
+}
+
+/* Where diagonal `diag` of the merge of row ends (row_end[0..rows)) with
+ * non-zero indices (first, first+1, ...) crosses: the number of row ends
+ * before it. Row ends go first on ties (an end equal to the next index
+ * means the row is complete). */
+static __host__ __device__ __forceinline__ int
+merge_search(const int *row_end, int rows, long long nz, long long first, long long diag)
+{
+    long long lo = diag - nz > 0 ? diag - nz : 0, hi = diag < rows ? diag : rows;
+    while (lo < hi) {
+        long long mid = (lo + hi) / 2;
+        if (row_end[mid] <= first + diag - mid - 1)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (int)lo;
+}
+
+/* csr.cuda.merge — block b takes the merge items of its tile: rows
+ * [tile_row[b], tile_row[b+1]) end in it, non-zeros [tile_k[b],
+ * tile_k[b+1]) are in it. (1) The block loads the tile's row ends and
+ * computes its products into shared memory, coalesced. (2) Each thread
+ * walks MERGE_ITEMS items of the tile's merge path, summing products and
+ * storing a row's sum when its end comes. (3) A segmented scan of the
+ * threads' open sums (keyed by row) gives each thread what the threads
+ * before it added to the row it finishes first. (4) The block publishes the
+ * sum of the row still open at its end, then, when its first row began in
+ * earlier blocks (blocks lookback_from[b]..b-1), waits for their published
+ * sums and adds them in block order. (5) The rows' sums are written out,
+ * coalesced (added to y's old value when `accumulate`: the panels after
+ * the first). With PATTERN val is not read and each sum is scaled once.
+ * row_ptr and tile_k are offsets into col_idx and val (a panel's start
+ * anywhere in them). */
+template <bool PATTERN>
+static __global__ void __launch_bounds__(MAX_BLOCK)
+    csr_merge_kernel(const int *__restrict__ row_ptr, const int *__restrict__ col_idx,
+                     const double *__restrict__ val, double scale, const double *__restrict__ x,
+                     double *__restrict__ y, const int *__restrict__ tile_row,
+                     const int *__restrict__ tile_k, const int *__restrict__ lookback_from,
+                     double *carry, int *carry_epoch, int epoch, int accumulate)
+{
+    extern __shared__ double merge_shared[];
+    __shared__ double warp_sum[MAX_BLOCK / WARP];
+    __shared__ int warp_row[MAX_BLOCK / WARP];
+    const int threads = blockDim.x, t = threadIdx.x, lane = t % WARP, warp = t / WARP;
+    const int items = threads * MERGE_ITEMS;
+    double *data = merge_shared;      /* [0, nz): products; [nz, nz + rows): row sums */
+    double *inclusive = data + items; /* each thread's open sum, scanned */
+    int *row_end = (int *)(inclusive + threads);
+    const int b = blockIdx.x, r0 = tile_row[b], rows = tile_row[b + 1] - r0;
+    const int k0 = tile_k[b], nz = tile_k[b + 1] - k0;
+
+#pragma unroll
+    for (int u = 0; u < MERGE_ITEMS; u++) {
+        int j = t + u * threads;
+        if (j < nz) {
+            double xv = x[col_idx[k0 + j]];
+            data[j] = PATTERN ? xv : val[k0 + j] * xv;
+        }
+        if (j < rows) row_end[j] = row_ptr[r0 + j + 1];
+    }
+    __syncthreads();
+
+    const int diag = min(t * MERGE_ITEMS, rows + nz), stop = min(diag + MERGE_ITEMS, rows + nz);
+    int i = merge_search(row_end, rows, nz, k0, diag), j = diag - i, first_done = -1;
+    double sum = 0.0;
+    for (int d = diag; d < stop; d++) {
+        if (i < rows && row_end[i] <= k0 + j) {
+            data[nz + i] = sum;
+            if (first_done < 0) first_done = i;
+            sum = 0.0;
+            i++;
+        } else {
+            sum += data[j++];
+        }
+    }
+
+    /* Segmented inclusive scan of (open row, open sum) over the block, in
+     * thread order: the rows are non-decreasing, so equal keys are runs. */
+    int key = r0 + i;
+    for (int offset = 1; offset < WARP; offset <<= 1) {
+        double other = __shfl_up_sync(0xffffffffu, sum, offset);
+        int other_key = __shfl_up_sync(0xffffffffu, key, offset);
+        if (lane >= offset && other_key == key) sum += other;
+    }
+    if (lane == WARP - 1) {
+        warp_sum[warp] = sum;
+        warp_row[warp] = key;
+    }
+    __syncthreads();
+    if (t == 0)
+        for (int w = 1; w < threads / WARP; w++)
+            if (warp_row[w] == warp_row[w - 1]) warp_sum[w] += warp_sum[w - 1];
+    __syncthreads();
+    if (warp > 0 && key == warp_row[warp - 1]) sum += warp_sum[warp - 1];
+    inclusive[t] = sum;
+    if (t == threads - 1) { /* the open row's sum, for the block where it ends */
+        carry[b] = sum;
+        __threadfence();
+        atomicExch(carry_epoch + b, epoch);
+    }
+    __syncthreads();
+    /* the thread before this one ended inside the row this one finishes first */
+    if (first_done >= 0 && t > 0) data[nz + first_done] += inclusive[t - 1];
+    __syncthreads();
+
+    const int from = lookback_from[b];
+    if (warp == 0 && rows > 0 && from < b) {
+        double total = 0.0;
+        for (int base = from; base < b; base += WARP) {
+            int q = base + lane;
+            double v = 0.0;
+            if (q < b) {
+                while (atomicAdd(carry_epoch + q, 0) != epoch) {
+                }
+                __threadfence();
+                v = *(volatile double *)(carry + q);
+            }
+            total += warp_reduce(v);
+        }
+        if (lane == 0) data[nz] += total;
+    }
+    __syncthreads();
+    for (int r = t; r < rows; r += threads) {
+        double v = PATTERN ? scale * data[nz + r] : data[nz + r];
+        y[r0 + r] = accumulate ? y[r0 + r] + v : v;
+    }
+}
+
+/* One product: a launch per panel (one for csr.cuda.merge), all stamped
+ * with this call's epoch; panel p's tiles start at panel_tiles[p] in the
+ * tile arrays, its row_ptr at p * (m + 1). */
+template <bool PATTERN> static void launch_merge(gpu_state *s)
+{
+    s->epoch++;
+    for (int p = 0; p < s->panels; p++) {
+        const int first = s->panel_tiles[p], tiles = s->panel_tiles[p + 1] - first;
+        const int bounds = first + p; /* each panel's tile_row holds tiles + 1 entries */
+        csr_merge_kernel<PATTERN><<<tiles, s->block_size, merge_shared_bytes(s->block_size)>>>(
+            s->d_row_ptr + (size_t)p * ((size_t)s->m + 1), s->d_col_idx, s->d_val, s->iso_value,
+            s->d_x, s->d_y, s->d_tile_row + bounds, s->d_tile_k + bounds,
+            s->d_lookback_from + first, s->d_carry + first, s->d_carry_epoch + first, s->epoch,
+            p > 0);
+    }
+}
+
+/* The tiles of one panel (row_ptr: its m + 1 offsets): each tile's start on
+ * the merge path and the blocks before it holding entries of its first row
+ * (from[b]..b-1). tile_row and tile_k get tiles + 1 entries, from tiles. */
+static void plan_tiles(const int *row_ptr, int m, long long items, long long tiles, int *tile_row,
+                       int *tile_k, int *from)
+{
+    const long long nz = row_ptr[m] - row_ptr[0], total = (long long)m + nz;
+    for (long long b = 0; b <= tiles; b++) {
+        long long diag = b * items < total ? b * items : total;
+        tile_row[b] = merge_search(row_ptr + 1, m, nz, row_ptr[0], diag);
+        tile_k[b] = (int)(row_ptr[0] + diag - tile_row[b]);
+        if (b == tiles) break;
+        /* b-1 holds entries of b's first row when it ended inside it; then
+         * so do the blocks before b-1 that began inside it */
+        int r0 = tile_row[b];
+        int holds = b > 0 && r0 < m && tile_k[b] > row_ptr[r0];
+        from[b] = !holds ? (int)b : tile_row[b - 1] == r0 ? from[b - 1] : (int)b - 1;
+    }
+}
+
+/* Tiles of `items` merge items for each of the state's panels (row
+ * pointers in row_ptr, panel p's at p * (m + 1)); uploads the tile arrays
+ * and zeroes the carry stamps. On the host: prepare_ms counts it. */
+static spb_status plan_panels(gpu_state *s, const int *row_ptr, char *msg)
+{
+    const long long items = (long long)s->block_size * MERGE_ITEMS, rows = s->m;
+    long long total = 0;
+    s->panel_tiles = (int *)spb_calloc((size_t)s->panels + 1, sizeof(int));
+    if (!s->panel_tiles) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the tiles");
+    for (int p = 0; p < s->panels; p++) {
+        const int *rp = row_ptr + (size_t)p * (rows + 1);
+        long long tiles = (rows + rp[rows] - rp[0] + items - 1) / items;
+        total += tiles;
+        if (total > 0x7fffffff - s->panels)
+            return spb_fail(msg, SPB_ERR_UNSUPPORTED, "%lld tiles: beyond a grid's reach", total);
+        s->panel_tiles[p + 1] = (int)total;
+    }
+    size_t bounds = (size_t)total + (size_t)s->panels;
+    int *tile_row = (int *)spb_malloc(bounds, sizeof *tile_row);
+    int *tile_k = (int *)spb_malloc(bounds, sizeof *tile_k);
+    int *from = (int *)spb_malloc((size_t)total + 1, sizeof *from);
+    int failed = !tile_row || !tile_k || !from;
+    if (failed) spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the tiles");
+    for (int p = 0; !failed && p < s->panels; p++) {
+        const int first = s->panel_tiles[p];
+        plan_tiles(row_ptr + (size_t)p * (rows + 1), s->m, items, s->panel_tiles[p + 1] - first,
+                   tile_row + first + p, tile_k + first + p, from + first);
+    }
+    spb_status st = SPB_OK;
+    if (!failed &&
+        (gpu_upload(s, (void **)&s->d_tile_row, tile_row, bounds, sizeof(int)) ||
+         gpu_upload(s, (void **)&s->d_tile_k, tile_k, bounds, sizeof(int)) ||
+         gpu_upload(s, (void **)&s->d_lookback_from, from, (size_t)total, sizeof(int)) ||
+         gpu_cuda_failed(s, cudaMalloc((void **)&s->d_carry, sizeof(double) * ((size_t)total + 1)),
+                         "cudaMalloc") ||
+         gpu_cuda_failed(s,
+                         cudaMalloc((void **)&s->d_carry_epoch, sizeof(int) * ((size_t)total + 1)),
+                         "cudaMalloc") ||
+         gpu_cuda_failed(s, cudaMemset(s->d_carry_epoch, 0, sizeof(int) * ((size_t)total + 1)),
+                         "cudaMemset")))
+        st = gpu_state_fail(s, msg);
+    spb_free(tile_row);
+    spb_free(tile_k);
+    spb_free(from);
+    return failed ? SPB_ERR_NOMEM : st;
+}
+
+/* A block of more than 48 KiB of shared memory must be allowed it. */
+static spb_status allow_shared(gpu_state *s, char *msg)
+{
+    size_t shared = merge_shared_bytes(s->block_size);
+    cudaError_t err = cudaSuccess;
+    if (shared > 48 * 1024) /* a 1024-thread block needs 92 KiB */
+        err = s->variant->pattern
+                  ? cudaFuncSetAttribute(csr_merge_kernel<true>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared)
+                  : cudaFuncSetAttribute(csr_merge_kernel<false>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared);
+    return gpu_cuda_failed(s, err, "cudaFuncSetAttribute") ? gpu_state_fail(s, msg) : SPB_OK;
+}
+
+/* csr.cuda.merge: one panel, the uploaded CSR itself. */
+static spb_status setup_merge(gpu_state *s, const spb_csr *A, char *msg)
+{
+    s->panels = 1;
+    spb_status st = allow_shared(s, msg);
+    return st == SPB_OK ? plan_panels(s, A->row_ptr, msg) : st;
+}
+
+/* Column panels of `width` columns: panel p's row pointers at p * (m + 1)
+ * of row_ptr (offsets into the panels' entries, stored panel after panel),
+ * its entries keeping A's row order. A row's columns ascend, so its entries
+ * of one panel are consecutive. */
+static spb_status split_columns(const spb_csr *A, int panels, spb_index width, int **row_ptr,
+                                int **col_idx, double **val, char *msg)
+{
+    const size_t stride = (size_t)A->m + 1;
+    *row_ptr = (int *)spb_calloc((size_t)panels * stride, sizeof(int));
+    *col_idx = (int *)spb_malloc((size_t)A->nnz + 1, sizeof(int));
+    *val = (double *)spb_malloc((size_t)A->nnz + 1, sizeof(double));
+    if (!*row_ptr || !*col_idx || !*val)
+        return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the column panels");
+    int *rp = *row_ptr;
+    for (spb_index i = 0; i < A->m; i++) /* counts, at i + 1 of each panel */
+        for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+            rp[(size_t)(A->col_idx[k] / width) * stride + i + 1]++;
+    int64_t at = 0;
+    for (int p = 0; p < panels; p++) {
+        int *prow = rp + (size_t)p * stride;
+        prow[0] = (int)at;
+        for (spb_index i = 0; i < A->m; i++) prow[i + 1] = (int)(at += prow[i + 1]);
+    }
+    for (spb_index i = 0; i < A->m; i++) {
+        int current = -1, next = 0;
+        for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+            int p = (int)(A->col_idx[k] / width);
+            if (p != current) next = rp[(size_t)(current = p) * stride + i];
+            (*col_idx)[next] = A->col_idx[k];
+            (*val)[next++] = A->val[k];
+        }
+    }
+    return SPB_OK;
+}
+
+/* csr.cuda.colblock: panels as wide as half the L2 holds of x (the
+ * configured L2, else the device's); declined when x fits there already.
+ * The uploaded CSR is replaced by the panels. */
+static spb_status setup_colblock(gpu_state *s, const spb_csr *A, char *msg)
+{
+    double l2 = s->cache_bytes;
+    int device_l2 = 0;
+    if (!(l2 > 0) && cudaDeviceGetAttribute(&device_l2, cudaDevAttrL2CacheSize, 0) == cudaSuccess)
+        l2 = device_l2;
+    double width = l2 / 2 / sizeof(double);
+    if (!(width >= 1)) return spb_fail(msg, SPB_ERR_UNSUPPORTED, "the size of the L2 is unknown");
+    if (A->n <= width)
+        return spb_fail(msg, SPB_ERR_UNSUPPORTED,
+                        "x (%.1f MiB) fits in half the L2 (%.1f MiB): nothing to block",
+                        A->n * 8.0 / 1048576.0, l2 / 1048576.0);
+    s->panels = (int)((A->n + (int64_t)width - 1) / (int64_t)width);
+    int *row_ptr = NULL, *col_idx = NULL;
+    double *val = NULL;
+    spb_status st = split_columns(A, s->panels, (spb_index)width, &row_ptr, &col_idx, &val, msg);
+    if (st == SPB_OK) {
+        cudaFree(s->d_row_ptr);
+        cudaFree(s->d_col_idx);
+        cudaFree(s->d_val);
+        s->d_row_ptr = s->d_col_idx = NULL;
+        s->d_val = NULL;
+        if (gpu_upload(s, (void **)&s->d_row_ptr, row_ptr, (size_t)s->panels * (A->m + 1),
+                       sizeof(int)) ||
+            gpu_upload(s, (void **)&s->d_col_idx, col_idx, (size_t)A->nnz, sizeof(int)) ||
+            gpu_upload(s, (void **)&s->d_val, val, (size_t)A->nnz, sizeof(double)))
+            st = gpu_state_fail(s, msg);
+    }
+    if (st == SPB_OK) st = allow_shared(s, msg);
+    if (st == SPB_OK) st = plan_panels(s, row_ptr, msg);
+    if (st == SPB_OK)
+        s->plan_bytes = csr_col_panels_spmv_bytes(A->m, A->n, A->nnz, s->panels, SPB_FP64);
+    spb_free(row_ptr);
+    spb_free(col_idx);
+    spb_free(val);
+    return st;
+}
+
+static const gpu_variant merge_v = {SPB_FORMAT_CSR, MERGE_BLOCK,         1, 0,
+                                    setup_merge,    launch_merge<false>, 0};
+static const gpu_variant merge_pattern_v = {SPB_FORMAT_CSR, MERGE_BLOCK,        1, 0,
+                                            setup_merge,    launch_merge<true>, 1};
+static const gpu_variant colblock_v = {SPB_FORMAT_CSR, MERGE_BLOCK,         1, 0,
+                                       setup_colblock, launch_merge<false>, 0};
+
+extern const spb_kernel gpu_merge_rows[] = {
+    GPU_ROW("csr.cuda.merge", "csr",
+            "CSR on the GPU, load-balanced: each block an equal share of rows + non-zeros (merge "
+            "path, split in prepare); rows across blocks finished in block order (deterministic)",
+            &merge_v),
+    GPU_ROW("csr.cuda.merge.pattern", "csr.pattern",
+            "csr.cuda.merge for a pattern matrix (all values equal): no values read (declines "
+            "other matrices)",
+            &merge_pattern_v),
+    GPU_ROW("csr.cuda.colblock", "csr",
+            "csr.cuda.merge over column panels whose x fits in half the L2, y accumulated panel "
+            "by panel (declines a matrix whose x fits already)",
+            &colblock_v),
+};
+extern const int gpu_merge_row_count = (int)(sizeof gpu_merge_rows / sizeof gpu_merge_rows[0]);
