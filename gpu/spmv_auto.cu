@@ -14,11 +14,14 @@
 #define AUTO_HLL_PADDING 1.15    /* at most 15% padding: rows alike enough for HLL */
 #define AUTO_LONG_ROW    64      /* small matrices: a longer row wants a warp */
 #define AUTO_WARP_MEAN   16.0    /* small matrices: rows this long on average want a warp */
+#define AUTO_SKEWED_CV   1.0     /* row lengths' std over mean: above, rows skewed (graphs) */
+#define AUTO_ONE_LAUNCH  512     /* csr.cuda.adaptive's long-row cut: up to it, one launch */
 
 /* What the rule reads. */
 struct matrix_shape {
     spb_csr_stats stats;
     double padding; /* HLL's stored entries over nnz at the configured hack size */
+    double span;    /* mean over non-empty rows of last - first column + 1 */
     int pattern;    /* every stored value equal */
     double x_bytes, l2_bytes;
 };
@@ -39,6 +42,11 @@ static void shape_of(const spb_csr *A, const spb_kernel_config *config, double l
         stored += (double)width * (last - first);
     }
     f->padding = A->nnz > 0 ? stored / A->nnz : 1.0;
+    double spans = 0.0;
+    for (spb_index i = 0; i < A->m; i++)
+        if (A->row_ptr[i + 1] > A->row_ptr[i])
+            spans += A->col_idx[A->row_ptr[i + 1] - 1] - A->col_idx[A->row_ptr[i]] + 1.0;
+    f->span = A->m > f->stats.empty_rows ? spans / (A->m - f->stats.empty_rows) : 0.0;
     f->pattern = A->nnz > 0 && csr_pattern_value(A, &value, ignored) == SPB_OK;
     f->x_bytes = 8.0 * A->n;
     f->l2_bytes = l2_bytes;
@@ -51,23 +59,38 @@ static const char *choose(const matrix_shape *f, char *why)
 {
     const spb_csr_stats *st = &f->stats;
     const double mean = st->row_mean, cv = mean > 0 ? st->row_std / mean : 0.0;
-    if (st->nnz >= AUTO_LARGE_NNZ && f->x_bytes > f->l2_bytes / 2) {
+    const int large = st->nnz >= AUTO_LARGE_NNZ;
+    /* x beyond half the L2 and each row's gathers spread over it */
+    if (large && f->x_bytes > f->l2_bytes / 2 && 8.0 * f->span > f->l2_bytes / 2) {
+        if (cv < AUTO_SKEWED_CV) {
+            snprintf(why, WHY_LEN,
+                     "x (%.0f MiB) exceeds half the L2 (%.0f MiB), gathered at random (rows span "
+                     "%.0f columns), rows alike (cv %.2f): column panels",
+                     f->x_bytes / 1048576.0, f->l2_bytes / 1048576.0, f->span, cv);
+            return "csr.cuda.colblock";
+        }
         snprintf(why, WHY_LEN,
-                 "x (%.0f MiB) exceeds half the L2 (%.0f MiB): column panels keep its gathers in "
-                 "cache",
-                 f->x_bytes / 1048576.0, f->l2_bytes / 1048576.0);
-        return "csr.cuda.colblock";
+                 "x (%.0f MiB) exceeds half the L2 (%.0f MiB), gathered at random (rows span %.0f "
+                 "columns), rows skewed (cv %.2f): rows binned, x kept in the L2",
+                 f->x_bytes / 1048576.0, f->l2_bytes / 1048576.0, f->span, cv);
+        return "csr.cuda.binned.l2";
     }
-    if (st->nnz >= AUTO_LARGE_NNZ && f->padding <= AUTO_HLL_PADDING) {
+    if (large && f->padding <= AUTO_HLL_PADDING) {
         snprintf(why, WHY_LEN,
                  "rows alike (HLL pads %.0f%%): column-major hacks read at the bandwidth",
                  100.0 * (f->padding - 1.0));
         return "hll.cuda.col";
     }
-    if (st->nnz >= AUTO_LARGE_NNZ) {
-        snprintf(why, WHY_LEN,
-                 "large, rows unlike (cv %.2f, max %d, mean %.1f)%s: rows binned by length", cv,
-                 (int)st->row_max, mean, f->pattern ? ", pattern: no values read" : "");
+    if (large && st->row_max <= AUTO_ONE_LAUNCH) {
+        snprintf(
+            why, WHY_LEN,
+            "rows unlike (cv %.2f) but none past %d (max %d)%s: a thread group per row, one launch",
+            cv, AUTO_ONE_LAUNCH, (int)st->row_max, f->pattern ? ", pattern: no values read" : "");
+        return f->pattern ? "csr.cuda.pattern" : "csr.cuda.adaptive";
+    }
+    if (large) {
+        snprintf(why, WHY_LEN, "rows unlike (cv %.2f, max %d, mean %.1f)%s: rows binned by length",
+                 cv, (int)st->row_max, mean, f->pattern ? ", pattern: no values read" : "");
         return f->pattern ? "csr.cuda.binned.pattern" : "csr.cuda.binned";
     }
     if (st->row_max > AUTO_LONG_ROW || mean >= AUTO_WARP_MEAN) {
