@@ -60,20 +60,15 @@ static const char *choose(const matrix_shape *f, char *why)
     const spb_csr_stats *st = &f->stats;
     const double mean = st->row_mean, cv = mean > 0 ? st->row_std / mean : 0.0;
     const int large = st->nnz >= AUTO_LARGE_NNZ;
-    /* x beyond half the L2 and each row's gathers spread over it */
-    if (large && f->x_bytes > f->l2_bytes / 2 && 8.0 * f->span > f->l2_bytes / 2) {
-        if (cv < AUTO_SKEWED_CV) {
-            snprintf(why, WHY_LEN,
-                     "x (%.0f MiB) exceeds half the L2 (%.0f MiB), gathered at random (rows span "
-                     "%.0f columns), rows alike (cv %.2f): column panels",
-                     f->x_bytes / 1048576.0, f->l2_bytes / 1048576.0, f->span, cv);
-            return "csr.cuda.colblock";
-        }
+    /* x beyond half the L2, each row's gathers spread over it, rows alike
+     * (skewed rows: the L2 keeps their hot columns, panels only add traffic) */
+    if (large && f->x_bytes > f->l2_bytes / 2 && 8.0 * f->span > f->l2_bytes / 2 &&
+        cv < AUTO_SKEWED_CV) {
         snprintf(why, WHY_LEN,
-                 "x (%.0f MiB) exceeds half the L2 (%.0f MiB), gathered at random (rows span %.0f "
-                 "columns), rows skewed (cv %.2f): rows binned, x kept in the L2",
+                 "x (%.0f MiB) exceeds half the L2 (%.0f MiB), gathered at random (rows span "
+                 "%.0f columns), rows alike (cv %.2f): column panels",
                  f->x_bytes / 1048576.0, f->l2_bytes / 1048576.0, f->span, cv);
-        return "csr.cuda.binned.l2";
+        return "csr.cuda.colblock";
     }
     if (large && f->padding <= AUTO_HLL_PADDING) {
         snprintf(why, WHY_LEN,

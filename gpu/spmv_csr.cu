@@ -184,23 +184,14 @@ static __global__ void __launch_bounds__(LONG_BLOCK)
     }
 }
 
-/* A read that need not stay in the cache (evict-first) when STREAM, else a
- * plain one. */
-template <bool STREAM, typename T> static __device__ __forceinline__ T load(const T *p)
-{
-    return STREAM ? __ldcs(p) : *p;
-}
-
 /* csr.cuda.binned — the rows sorted in prepare by length class (a power
  * of two), each class a segment of the grid with its own shape: `lanes`
  * threads per row, half the class's length up to a warp, so every group's
  * lanes load one or two entries and the rows a warp holds are alike; rows
- * longer than 2^BIN_LONG_CLASS get a block each, and come first so they
- * start first. One launch; blocks find their segment from the plan (passed
- * by value). Rows keep their order inside a class. PATTERN as above. With
- * STREAM (csr.cuda.binned.l2) the matrix is read evict-first, so that the
- * L2 keeps x rather than entries read once. */
-template <bool PATTERN, bool STREAM>
+ * longer than BIN_LONG_ROW get a block each, and come first so they start
+ * first. One launch; blocks find their segment from the plan (passed by
+ * value). Rows keep their order inside a class. PATTERN as above. */
+template <bool PATTERN>
 static __global__ void __launch_bounds__(MAX_BLOCK)
     csr_binned_kernel(bin_segments plan, const int *__restrict__ rows,
                       const int *__restrict__ row_ptr, const int *__restrict__ col_idx,
@@ -212,14 +203,11 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
     while (s + 1 < plan.count && (int)blockIdx.x >= plan.first_block[s + 1]) s++;
     const int lanes = plan.lanes[s], block = (int)blockIdx.x - plan.first_block[s];
     if (lanes > WARP) { /* a block per row (uniform over the block) */
-        const int row = load<STREAM>(rows + plan.first_row[s] + block);
+        const int row = rows[plan.first_row[s] + block];
         const int lane = threadIdx.x % WARP, warp = threadIdx.x / WARP;
-        const int end = load<STREAM>(row_ptr + row + 1);
         double sum = 0.0;
-        for (int k = load<STREAM>(row_ptr + row) + threadIdx.x; k < end; k += blockDim.x) {
-            double xv = x[load<STREAM>(col_idx + k)];
-            sum += PATTERN ? xv : load<STREAM>(val + k) * xv;
-        }
+        for (int k = row_ptr[row] + threadIdx.x; k < row_ptr[row + 1]; k += blockDim.x)
+            sum += term<PATTERN>(val, k, x[col_idx[k]]);
         sum = warp_reduce(sum);
         if (lane == 0) warp_sums[warp] = sum;
         __syncthreads();
@@ -233,15 +221,12 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
     const int lane = threadIdx.x % lanes;
     int row = -1, begin = 0, end = 0;
     if (i < plan.rows[s]) {
-        row = load<STREAM>(rows + plan.first_row[s] + i);
-        begin = load<STREAM>(row_ptr + row);
-        end = load<STREAM>(row_ptr + row + 1);
+        row = rows[plan.first_row[s] + i];
+        begin = row_ptr[row];
+        end = row_ptr[row + 1];
     }
     double sum = 0.0;
-    for (int k = begin + lane; k < end; k += lanes) {
-        double xv = x[load<STREAM>(col_idx + k)];
-        sum += PATTERN ? xv : load<STREAM>(val + k) * xv;
-    }
+    for (int k = begin + lane; k < end; k += lanes) sum += term<PATTERN>(val, k, x[col_idx[k]]);
     for (int offset = lanes / 2; offset > 0; offset >>= 1)
         sum += __shfl_down_sync(0xffffffffu, sum, offset, lanes);
     if (row >= 0 && lane == 0) y[row] = PATTERN ? scale * sum : sum;
@@ -297,32 +282,11 @@ template <bool PATTERN> static void launch_vector(gpu_state *s)
             s->d_long_rows, s->d_row_ptr, s->d_col_idx, s->d_val, s->iso_value, s->d_x, s->d_y);
 }
 
-/* csr.cuda.binned's launch; with an x window (csr.cuda.binned.l2) x's lines
- * are marked persisting in the L2's set-aside part for this launch. */
-template <bool PATTERN, bool STREAM> static void launch_binned(gpu_state *s)
+template <bool PATTERN> static void launch_binned(gpu_state *s)
 {
     const bin_segments &plan = s->bins;
-    cudaLaunchConfig_t shape = {};
-    shape.gridDim = dim3((unsigned)plan.first_block[plan.count]);
-    shape.blockDim = dim3((unsigned)s->block_size);
-    cudaLaunchAttribute window;
-    if (s->window_bytes > 0) {
-        memset(&window, 0, sizeof window);
-        window.id = cudaLaunchAttributeAccessPolicyWindow;
-        window.val.accessPolicyWindow.base_ptr = s->d_x;
-        window.val.accessPolicyWindow.num_bytes = s->window_bytes;
-        window.val.accessPolicyWindow.hitRatio = s->window_hit_ratio;
-        window.val.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
-        window.val.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
-        shape.attrs = &window;
-        shape.numAttrs = 1;
-    }
-    gpu_cuda_failed(s,
-                    cudaLaunchKernelEx(&shape, csr_binned_kernel<PATTERN, STREAM>, plan,
-                                       (const int *)s->d_bin_rows, (const int *)s->d_row_ptr,
-                                       (const int *)s->d_col_idx, (const double *)s->d_val,
-                                       s->iso_value, (const double *)s->d_x, s->d_y),
-                    "cudaLaunchKernelEx");
+    csr_binned_kernel<PATTERN><<<plan.first_block[plan.count], s->block_size>>>(
+        plan, s->d_bin_rows, s->d_row_ptr, s->d_col_idx, s->d_val, s->iso_value, s->d_x, s->d_y);
 }
 
 static void launch_adaptive(gpu_state *s) { launch_vector<false>(s); }
@@ -433,39 +397,6 @@ static spb_status setup_binned(gpu_state *s, const spb_csr *A, char *msg)
     return failed ? gpu_state_fail(s, msg) : SPB_OK;
 }
 
-/* csr.cuda.binned.l2: binned's plan, and x marked persisting in the L2:
- * the device's persisting set-aside raised to its largest (restored at
- * release), the window over x (as much as a window may cover) with the hit
- * ratio that fits the set-aside. Declined on a device without one. */
-static spb_status setup_binned_l2(gpu_state *s, const spb_csr *A, char *msg)
-{
-    spb_status st = setup_binned(s, A, msg);
-    if (st != SPB_OK) return st;
-    int persist = 0, window = 0;
-    if (cudaDeviceGetAttribute(&persist, cudaDevAttrMaxPersistingL2CacheSize, 0) != cudaSuccess ||
-        cudaDeviceGetAttribute(&window, cudaDevAttrMaxAccessPolicyWindowSize, 0) != cudaSuccess ||
-        persist <= 0 || window <= 0) {
-        cudaGetLastError();
-        return spb_fail(msg, SPB_ERR_UNSUPPORTED,
-                        "this device keeps no lines in its L2 on request");
-    }
-    GPU_TRY(s, cudaDeviceGetLimit(&s->saved_persisting, cudaLimitPersistingL2CacheSize),
-            "cudaDeviceGetLimit");
-    GPU_TRY(s, cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, (size_t)persist),
-            "cudaDeviceSetLimit");
-    s->persisting_set = 1;
-    {
-        double x_bytes = sizeof(double) * ((double)A->n + 1.0);
-        s->window_bytes = (size_t)(x_bytes < window ? x_bytes : window);
-        s->window_hit_ratio =
-            (float)(persist >= (double)s->window_bytes ? 1.0
-                                                       : (double)persist / (double)s->window_bytes);
-    }
-    return SPB_OK;
-fail:
-    return gpu_state_fail(s, msg);
-}
-
 /* ---- rows ---------------------------------------------------------------------- */
 
 static const gpu_variant thread_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK, 0, 0, NULL, launch_thread, 0};
@@ -479,12 +410,10 @@ static const gpu_variant texture_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK,  1, 0,
                                       setup_texture,  launch_texture, 0};
 static const gpu_variant adaptive_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK,   1, 0,
                                        setup_adaptive, launch_adaptive, 0};
-static const gpu_variant binned_v = {
-    SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, setup_binned, launch_binned<false, false>, 0};
-static const gpu_variant binned_pattern_v = {
-    SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, setup_binned, launch_binned<true, false>, 1};
-static const gpu_variant binned_l2_v = {
-    SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, setup_binned_l2, launch_binned<false, true>, 0};
+static const gpu_variant binned_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK,        1, 0,
+                                     setup_binned,   launch_binned<false>, 0};
+static const gpu_variant binned_pattern_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK,       1, 0,
+                                             setup_binned,   launch_binned<true>, 1};
 static const gpu_variant pattern_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK,  1, 0,
                                       setup_adaptive, launch_pattern, 1};
 
@@ -515,10 +444,6 @@ extern const spb_kernel gpu_csr_rows[] = {
             "csr.cuda.binned for a pattern matrix (all values equal): no values read (declines "
             "other matrices)",
             &binned_pattern_v),
-    GPU_ROW("csr.cuda.binned.l2", "csr",
-            "csr.cuda.binned keeping x in the L2: x's lines persisting (an access-policy window), "
-            "the matrix read evict-first",
-            &binned_l2_v),
     GPU_ROW("csr.cuda.pattern", "csr.pattern",
             "csr.cuda.adaptive for a pattern matrix (all values equal): no values read "
             "(declines other matrices)",

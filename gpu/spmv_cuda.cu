@@ -242,10 +242,6 @@ void gpu_row_release(void *state)
     if (s->mat) cusparseDestroySpMat(s->mat);
     if (s->handle) cusparseDestroy(s->handle);
     if (s->has_tex) cudaDestroyTextureObject(s->x_tex);
-    if (s->persisting_set) { /* the set-aside back as it was, its lines normal again */
-        cudaCtxResetPersistingL2Cache();
-        cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, s->saved_persisting);
-    }
     if (s->start) cudaEventDestroy(s->start);
     if (s->stop) cudaEventDestroy(s->stop);
     cudaFree(s->d_row_ptr);

@@ -60,11 +60,6 @@ struct gpu_state {
      * that published it */
     bin_segments bins; /* csr.cuda.binned: the launch plan */
     int *d_bin_rows;   /* csr.cuda.binned: rows in segment order */
-    /* csr.cuda.binned.l2: the window over x kept in the L2, and the
-     * device's persisting set-aside before prepare raised it */
-    size_t window_bytes, saved_persisting;
-    float window_hit_ratio;
-    int persisting_set;
     int panels, *panel_tiles, epoch;
     int *d_tile_row, *d_tile_k, *d_lookback_from;
     double *d_carry;
