@@ -259,7 +259,7 @@ void gpu_row_release(void *state)
     cudaFree(s->d_lookback_from);
     cudaFree(s->d_carry);
     cudaFree(s->d_carry_epoch);
-    spb_free(s->panel_tiles);
+    spb_free(s->panel_lanes);
     spb_free(s);
 }
 

@@ -1,5 +1,5 @@
-/* spmv_merge.cu — the load-balanced CSR kernel (merge path), its
- * column-blocked form, and their rows of the device table.
+/* spmv_merge.cu — the load-balanced CSR kernel (merge path), the
+ * column-blocked kernel, and their rows of the device table.
  *
  * The product is a merge of two lists: the rows' ends (row_ptr[1..m]) and
  * the non-zeros (0..nnz-1). Every block takes an equal share of the m + nnz
@@ -10,9 +10,9 @@
  * earlier blocks published, in block order: no float atomics, so the result
  * is the same bits on every call.
  *
- * Column blocking runs the same kernel over column panels of A, each a CSR
- * over all rows whose x slice fits in half the L2, so x's gathers hit the
- * cache; the first panel writes y, each further one adds to it. */
+ * Column blocking splits A into column panels, each a CSR over all rows
+ * whose slice of x fits in half the L2, so x's gathers hit the cache; the
+ * first panel writes y, each further one adds to it. */
 #include <stdio.h>
 #include <string.h>
 
@@ -61,17 +61,14 @@ merge_search(const int *row_end, int rows, long long nz, long long first, long l
  * sum of the row still open at its end, then, when its first row began in
  * earlier blocks (blocks lookback_from[b]..b-1), waits for their published
  * sums and adds them in block order. (5) The rows' sums are written out,
- * coalesced (added to y's old value when `accumulate`: the panels after
- * the first). With PATTERN val is not read and each sum is scaled once.
- * row_ptr and tile_k are offsets into col_idx and val (a panel's start
- * anywhere in them). */
+ * coalesced. With PATTERN val is not read and each sum is scaled once. */
 template <bool PATTERN>
 static __global__ void __launch_bounds__(MAX_BLOCK)
     csr_merge_kernel(const int *__restrict__ row_ptr, const int *__restrict__ col_idx,
                      const double *__restrict__ val, double scale, const double *__restrict__ x,
                      double *__restrict__ y, const int *__restrict__ tile_row,
                      const int *__restrict__ tile_k, const int *__restrict__ lookback_from,
-                     double *carry, int *carry_epoch, int epoch, int accumulate)
+                     double *carry, int *carry_epoch, int epoch)
 {
     extern __shared__ double merge_shared[];
     __shared__ double warp_sum[MAX_BLOCK / WARP];
@@ -155,94 +152,62 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
         if (lane == 0) data[nz] += total;
     }
     __syncthreads();
-    for (int r = t; r < rows; r += threads) {
-        double v = PATTERN ? scale * data[nz + r] : data[nz + r];
-        y[r0 + r] = accumulate ? y[r0 + r] + v : v;
-    }
+    for (int r = t; r < rows; r += threads)
+        y[r0 + r] = PATTERN ? scale * data[nz + r] : data[nz + r];
 }
 
-/* One product: a launch per panel (one for csr.cuda.merge), all stamped
- * with this call's epoch; panel p's tiles start at panel_tiles[p] in the
- * tile arrays, its row_ptr at p * (m + 1). */
+/* One product: one launch, stamped with this call's epoch. */
 template <bool PATTERN> static void launch_merge(gpu_state *s)
 {
     s->epoch++;
-    for (int p = 0; p < s->panels; p++) {
-        const int first = s->panel_tiles[p], tiles = s->panel_tiles[p + 1] - first;
-        const int bounds = first + p; /* each panel's tile_row holds tiles + 1 entries */
-        csr_merge_kernel<PATTERN><<<tiles, s->block_size, merge_shared_bytes(s->block_size)>>>(
-            s->d_row_ptr + (size_t)p * ((size_t)s->m + 1), s->d_col_idx, s->d_val, s->iso_value,
-            s->d_x, s->d_y, s->d_tile_row + bounds, s->d_tile_k + bounds,
-            s->d_lookback_from + first, s->d_carry + first, s->d_carry_epoch + first, s->epoch,
-            p > 0);
-    }
+    csr_merge_kernel<PATTERN><<<s->tiles, s->block_size, merge_shared_bytes(s->block_size)>>>(
+        s->d_row_ptr, s->d_col_idx, s->d_val, s->iso_value, s->d_x, s->d_y, s->d_tile_row,
+        s->d_tile_k, s->d_lookback_from, s->d_carry, s->d_carry_epoch, s->epoch);
 }
 
-/* The tiles of one panel (row_ptr: its m + 1 offsets): each tile's start on
- * the merge path and the blocks before it holding entries of its first row
- * (from[b]..b-1). tile_row and tile_k get tiles + 1 entries, from tiles. */
-static void plan_tiles(const int *row_ptr, int m, long long items, long long tiles, int *tile_row,
-                       int *tile_k, int *from)
+/* Tiles of `items` merge items: each tile's start on the merge path and
+ * the blocks before it holding entries of its first row (from[b]..b-1),
+ * planned on the host (prepare_ms counts it) and uploaded; the carry stamps
+ * zeroed. */
+static spb_status plan_tiles(gpu_state *s, const spb_csr *A, char *msg)
 {
-    const long long nz = row_ptr[m] - row_ptr[0], total = (long long)m + nz;
-    for (long long b = 0; b <= tiles; b++) {
+    const long long items = (long long)s->block_size * MERGE_ITEMS;
+    const long long total = (long long)A->m + A->nnz, tiles = (total + items - 1) / items;
+    if (tiles > 0x7fffffff - 1)
+        return spb_fail(msg, SPB_ERR_UNSUPPORTED, "%lld tiles: beyond a grid's reach", tiles);
+    s->tiles = (int)tiles;
+    int *tile_row = (int *)spb_malloc((size_t)tiles + 1, sizeof *tile_row);
+    int *tile_k = (int *)spb_malloc((size_t)tiles + 1, sizeof *tile_k);
+    int *from = (int *)spb_malloc((size_t)tiles + 1, sizeof *from);
+    int failed = !tile_row || !tile_k || !from;
+    for (long long b = 0; !failed && b <= tiles; b++) {
         long long diag = b * items < total ? b * items : total;
-        tile_row[b] = merge_search(row_ptr + 1, m, nz, row_ptr[0], diag);
-        tile_k[b] = (int)(row_ptr[0] + diag - tile_row[b]);
+        tile_row[b] = merge_search(A->row_ptr + 1, A->m, A->nnz, 0, diag);
+        tile_k[b] = (int)(diag - tile_row[b]);
         if (b == tiles) break;
         /* b-1 holds entries of b's first row when it ended inside it; then
          * so do the blocks before b-1 that began inside it */
         int r0 = tile_row[b];
-        int holds = b > 0 && r0 < m && tile_k[b] > row_ptr[r0];
+        int holds = b > 0 && r0 < A->m && tile_k[b] > A->row_ptr[r0];
         from[b] = !holds ? (int)b : tile_row[b - 1] == r0 ? from[b - 1] : (int)b - 1;
     }
-}
-
-/* Tiles of `items` merge items for each of the state's panels (row
- * pointers in row_ptr, panel p's at p * (m + 1)); uploads the tile arrays
- * and zeroes the carry stamps. On the host: prepare_ms counts it. */
-static spb_status plan_panels(gpu_state *s, const int *row_ptr, char *msg)
-{
-    const long long items = (long long)s->block_size * MERGE_ITEMS, rows = s->m;
-    long long total = 0;
-    s->panel_tiles = (int *)spb_calloc((size_t)s->panels + 1, sizeof(int));
-    if (!s->panel_tiles) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the tiles");
-    for (int p = 0; p < s->panels; p++) {
-        const int *rp = row_ptr + (size_t)p * (rows + 1);
-        long long tiles = (rows + rp[rows] - rp[0] + items - 1) / items;
-        total += tiles;
-        if (total > 0x7fffffff - s->panels)
-            return spb_fail(msg, SPB_ERR_UNSUPPORTED, "%lld tiles: beyond a grid's reach", total);
-        s->panel_tiles[p + 1] = (int)total;
-    }
-    size_t bounds = (size_t)total + (size_t)s->panels;
-    int *tile_row = (int *)spb_malloc(bounds, sizeof *tile_row);
-    int *tile_k = (int *)spb_malloc(bounds, sizeof *tile_k);
-    int *from = (int *)spb_malloc((size_t)total + 1, sizeof *from);
-    int failed = !tile_row || !tile_k || !from;
-    if (failed) spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the tiles");
-    for (int p = 0; !failed && p < s->panels; p++) {
-        const int first = s->panel_tiles[p];
-        plan_tiles(row_ptr + (size_t)p * (rows + 1), s->m, items, s->panel_tiles[p + 1] - first,
-                   tile_row + first + p, tile_k + first + p, from + first);
-    }
     spb_status st = SPB_OK;
-    if (!failed &&
-        (gpu_upload(s, (void **)&s->d_tile_row, tile_row, bounds, sizeof(int)) ||
-         gpu_upload(s, (void **)&s->d_tile_k, tile_k, bounds, sizeof(int)) ||
-         gpu_upload(s, (void **)&s->d_lookback_from, from, (size_t)total, sizeof(int)) ||
-         gpu_cuda_failed(s, cudaMalloc((void **)&s->d_carry, sizeof(double) * ((size_t)total + 1)),
-                         "cudaMalloc") ||
-         gpu_cuda_failed(s,
-                         cudaMalloc((void **)&s->d_carry_epoch, sizeof(int) * ((size_t)total + 1)),
-                         "cudaMalloc") ||
-         gpu_cuda_failed(s, cudaMemset(s->d_carry_epoch, 0, sizeof(int) * ((size_t)total + 1)),
-                         "cudaMemset")))
+    if (failed)
+        st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the merge-path tiles");
+    else if (gpu_upload(s, (void **)&s->d_tile_row, tile_row, (size_t)tiles + 1, sizeof(int)) ||
+             gpu_upload(s, (void **)&s->d_tile_k, tile_k, (size_t)tiles + 1, sizeof(int)) ||
+             gpu_upload(s, (void **)&s->d_lookback_from, from, (size_t)tiles, sizeof(int)) ||
+             gpu_cuda_failed(s, cudaMalloc((void **)&s->d_carry, sizeof(double) * (tiles + 1)),
+                             "cudaMalloc") ||
+             gpu_cuda_failed(s, cudaMalloc((void **)&s->d_carry_epoch, sizeof(int) * (tiles + 1)),
+                             "cudaMalloc") ||
+             gpu_cuda_failed(s, cudaMemset(s->d_carry_epoch, 0, sizeof(int) * (tiles + 1)),
+                             "cudaMemset"))
         st = gpu_state_fail(s, msg);
     spb_free(tile_row);
     spb_free(tile_k);
     spb_free(from);
-    return failed ? SPB_ERR_NOMEM : st;
+    return st;
 }
 
 /* A block of more than 48 KiB of shared memory must be allowed it. */
@@ -259,12 +224,10 @@ static spb_status allow_shared(gpu_state *s, char *msg)
     return gpu_cuda_failed(s, err, "cudaFuncSetAttribute") ? gpu_state_fail(s, msg) : SPB_OK;
 }
 
-/* csr.cuda.merge: one panel, the uploaded CSR itself. */
 static spb_status setup_merge(gpu_state *s, const spb_csr *A, char *msg)
 {
-    s->panels = 1;
     spb_status st = allow_shared(s, msg);
-    return st == SPB_OK ? plan_panels(s, A->row_ptr, msg) : st;
+    return st == SPB_OK ? plan_tiles(s, A, msg) : st;
 }
 
 /* Column panels of `width` columns: panel p's row pointers at p * (m + 1)
@@ -302,9 +265,44 @@ static spb_status split_columns(const spb_csr *A, int panels, spb_index width, i
     return SPB_OK;
 }
 
+/* csr.cuda.colblock's kernel: one column panel, `lanes` threads per row
+ * (a power of two from the panel's mean row length), each row's panel sum
+ * written to y (the first panel) or added to it. blockDim.x is a multiple
+ * of 32: every lane reaches the shuffles. */
+static __global__ void __launch_bounds__(MAX_BLOCK)
+    panel_rows_kernel(int m, int lanes, const int *__restrict__ row_ptr,
+                      const int *__restrict__ col_idx, const double *__restrict__ val,
+                      const double *__restrict__ x, double *__restrict__ y, int accumulate)
+{
+    long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long row = tid / lanes;
+    int lane = (int)(tid % lanes), begin = 0, end = 0;
+    if (row < m) {
+        begin = row_ptr[row];
+        end = row_ptr[row + 1];
+    }
+    double sum = 0.0;
+    for (int k = begin + lane; k < end; k += lanes) sum += val[k] * x[col_idx[k]];
+    for (int offset = lanes / 2; offset > 0; offset >>= 1)
+        sum += __shfl_down_sync(0xffffffffu, sum, offset, lanes);
+    if (row < m && lane == 0) y[row] = accumulate ? y[row] + sum : sum;
+}
+
+/* One product: a launch per panel, in panel order. */
+static void launch_colblock(gpu_state *s)
+{
+    for (int p = 0; p < s->panels; p++) {
+        const int lanes = s->panel_lanes[p];
+        panel_rows_kernel<<<gpu_grid(s, lanes), s->block_size>>>(
+            s->m, lanes, s->d_row_ptr + (size_t)p * ((size_t)s->m + 1), s->d_col_idx, s->d_val,
+            s->d_x, s->d_y, p > 0);
+    }
+}
+
 /* csr.cuda.colblock: panels as wide as half the L2 holds of x (the
  * configured L2, else the device's); declined when x fits there already.
- * The uploaded CSR is replaced by the panels. */
+ * The uploaded CSR is replaced by the panels; each panel's group size is
+ * half its mean row length rounded up to a power of two (1..32). */
 static spb_status setup_colblock(gpu_state *s, const spb_csr *A, char *msg)
 {
     double l2 = s->cache_bytes;
@@ -318,9 +316,18 @@ static spb_status setup_colblock(gpu_state *s, const spb_csr *A, char *msg)
                         "x (%.1f MiB) fits in half the L2 (%.1f MiB): nothing to block",
                         A->n * 8.0 / 1048576.0, l2 / 1048576.0);
     s->panels = (int)((A->n + (int64_t)width - 1) / (int64_t)width);
+    s->panel_lanes = (int *)spb_calloc((size_t)s->panels, sizeof(int));
+    if (!s->panel_lanes) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the panels");
     int *row_ptr = NULL, *col_idx = NULL;
     double *val = NULL;
     spb_status st = split_columns(A, s->panels, (spb_index)width, &row_ptr, &col_idx, &val, msg);
+    for (int p = 0; st == SPB_OK && p < s->panels; p++) {
+        const int *rp = row_ptr + (size_t)p * ((size_t)A->m + 1);
+        double mean = A->m > 0 ? (double)(rp[A->m] - rp[0]) / A->m : 1.0;
+        int lanes = 1;
+        while (lanes < WARP && 2.0 * lanes < mean) lanes *= 2;
+        s->panel_lanes[p] = lanes;
+    }
     if (st == SPB_OK) {
         cudaFree(s->d_row_ptr);
         cudaFree(s->d_col_idx);
@@ -333,8 +340,6 @@ static spb_status setup_colblock(gpu_state *s, const spb_csr *A, char *msg)
             gpu_upload(s, (void **)&s->d_val, val, (size_t)A->nnz, sizeof(double)))
             st = gpu_state_fail(s, msg);
     }
-    if (st == SPB_OK) st = allow_shared(s, msg);
-    if (st == SPB_OK) st = plan_panels(s, row_ptr, msg);
     if (st == SPB_OK)
         s->plan_bytes = csr_col_panels_spmv_bytes(A->m, A->n, A->nnz, s->panels, SPB_FP64);
     spb_free(row_ptr);
@@ -347,8 +352,8 @@ static const gpu_variant merge_v = {SPB_FORMAT_CSR, MERGE_BLOCK,         1, 0,
                                     setup_merge,    launch_merge<false>, 0};
 static const gpu_variant merge_pattern_v = {SPB_FORMAT_CSR, MERGE_BLOCK,        1, 0,
                                             setup_merge,    launch_merge<true>, 1};
-static const gpu_variant colblock_v = {SPB_FORMAT_CSR, MERGE_BLOCK,         1, 0,
-                                       setup_colblock, launch_merge<false>, 0};
+static const gpu_variant colblock_v = {SPB_FORMAT_CSR, MERGE_BLOCK,     1, 0,
+                                       setup_colblock, launch_colblock, 0};
 
 extern const spb_kernel gpu_merge_rows[] = {
     GPU_ROW("csr.cuda.merge", "csr",
@@ -360,8 +365,8 @@ extern const spb_kernel gpu_merge_rows[] = {
             "other matrices)",
             &merge_pattern_v),
     GPU_ROW("csr.cuda.colblock", "csr",
-            "csr.cuda.merge over column panels whose x fits in half the L2, y accumulated panel "
-            "by panel (declines a matrix whose x fits already)",
+            "CSR in column panels whose x fits in half the L2, a thread group per row sized to "
+            "each panel, y accumulated panel by panel (declines a matrix whose x fits already)",
             &colblock_v),
 };
 extern const int gpu_merge_row_count = (int)(sizeof gpu_merge_rows / sizeof gpu_merge_rows[0]);

@@ -54,19 +54,16 @@ struct gpu_state {
     int lanes;        /* csr.cuda.adaptive: threads per short row */
     int *d_long_rows; /* csr.cuda.adaptive: rows longer than LONG_ROW */
     int long_count;
-    /* csr.cuda.merge and colblock: column panels (1 for merge), each panel's
-     * first tile (host, panels + 1), calls so far (the carries' stamp), each
-     * tile's start, each block's sum of the row open at its end and the call
-     * that published it */
     bin_segments bins; /* csr.cuda.binned: the launch plan */
     int *d_bin_rows;   /* csr.cuda.binned: rows in segment order */
-    int panels, *panel_tiles, epoch;
-    int *d_tile_row, *d_tile_k, *d_lookback_from;
-    double *d_carry;
-    int *d_carry_epoch;
-    double cache_bytes;      /* the L2 to block x for (0: the device's) */
-    double plan_bytes;       /* set by a setup whose traffic is not its format's */
-    cusparseHandle_t handle; /* cuSPARSE rows */
+    int tiles, epoch;  /* csr.cuda.merge: blocks; calls so far (the carries' stamp) */
+    int *d_tile_row, *d_tile_k, *d_lookback_from; /* csr.cuda.merge: each tile's start */
+    double *d_carry;          /* csr.cuda.merge: each block's sum of the row open at its end */
+    int *d_carry_epoch;       /* csr.cuda.merge: the call that published each carry */
+    int panels, *panel_lanes; /* csr.cuda.colblock: panels, each one's threads per row (host) */
+    double cache_bytes;       /* the L2 to block x for (0: the device's) */
+    double plan_bytes;        /* set by a setup whose traffic is not its format's */
+    cusparseHandle_t handle;  /* cuSPARSE rows */
     cusparseSpMatDescr_t mat;
     cusparseDnVecDescr_t vec_x, vec_y;
     void *d_buffer;
