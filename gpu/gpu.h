@@ -33,9 +33,9 @@ int gpu_available(char *why);
  * written: the traffic of SpMV). The GPU roofline is the best of both. */
 spb_status gpu_bandwidth_samples(int passes, double *copy_gbs, double *read_gbs, char *msg);
 
-/* The device SpMV rows of the kernel table (CUDA kernels and cuSPARSE,
- * fp64; see spmv_csr.cu, spmv_hll.cu, spmv_cusparse.cu): none when built
- * without CUDA. */
+/* The device SpMV rows of the kernel table (CUDA kernels, cuSPARSE and
+ * auto.cuda, fp64; see spmv_csr.cu, spmv_merge.cu, spmv_hll.cu,
+ * spmv_cusparse.cu, spmv_auto.cu): none when built without CUDA. */
 int gpu_spmv_kernel_count(void);
 const spb_kernel *gpu_spmv_kernel(int index); /* 0 <= index < count */
 
