@@ -2,6 +2,8 @@
  * kernels and the CPU library baselines, each a row of data whose variant
  * (a layout, a partition rule) is read by a shared prepare. */
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "baselines.h"
 #include "spmv_cpu.h"
@@ -351,6 +353,91 @@ static spb_status graphblas_prepare(const spb_kernel *self, spb_format_set *F,
 
 /* ---- the rows ---------------------------------------------------------------------- */
 
+/* ---- auto.omp: the OpenMP kernel chosen for the matrix ------------------------- */
+
+/* Its rule's thresholds (README, "Choosing a CPU kernel": the data). */
+#define AUTO_HLL_PADDING 1.15 /* at most 15% padding: rows alike enough for HLL */
+#define AUTO_SKEWED_CV   1.0  /* row lengths' std over mean: above, rows skewed (graphs) */
+#define AUTO_WHY_LEN     (SPB_MSG_LEN / 2)
+
+typedef struct {
+    const spb_kernel *kernel; /* the row chosen */
+    void *state;              /* its prepared state */
+} auto_state;
+
+/* The rule: the chosen row's name, and why. llc: the last-level cache's
+ * bytes (0: unknown); x_bytes in the run's precision. */
+static const char *auto_choose(const spb_csr_shape *f, double x_bytes, double llc,
+                               spb_precision precision, char *why)
+{
+    double value = (double)spb_precision_bytes(precision);
+    if (llc > 0 && x_bytes > llc / 2 && value * f->span > llc / 2 && f->cv < AUTO_SKEWED_CV) {
+        snprintf(why, AUTO_WHY_LEN,
+                 "x (%.1f MiB) exceeds half the last-level cache (%.0f MiB), gathered at random "
+                 "(rows span %.0f columns), rows alike (cv %.2f): column panels",
+                 x_bytes / 1048576.0, llc / 1048576.0, f->span, f->cv);
+        return "csr.omp.colblock";
+    }
+    if (f->padding <= AUTO_HLL_PADDING) {
+        snprintf(why, AUTO_WHY_LEN,
+                 "rows alike (HLL pads %.0f%%): column-major hacks, a hack column at a time",
+                 100.0 * (f->padding - 1.0));
+        return "hll.omp.col";
+    }
+    if (f->pattern) {
+        snprintf(why, AUTO_WHY_LEN, "a pattern matrix (cv %.2f): no values read", f->cv);
+        return "csr.omp.pattern";
+    }
+    snprintf(why, AUTO_WHY_LEN, "rows unlike (cv %.2f, HLL would pad %.0f%%): nnz-balanced rows",
+             f->cv, 100.0 * (f->padding - 1.0));
+    return "csr.omp.nnz";
+}
+
+static const spb_kernel *cpu_row(const char *name)
+{
+    for (int k = 0; k < cpu_spmv_kernel_count; k++)
+        if (strcmp(cpu_spmv_kernels[k].name, name) == 0) return &cpu_spmv_kernels[k];
+    return NULL;
+}
+
+static void auto_release(void *state)
+{
+    auto_state *s = state;
+    if (!s) return;
+    s->kernel->release(s->state);
+    spb_free(s);
+}
+
+static spb_status auto_prepare(const spb_kernel *self, spb_format_set *F,
+                               const spb_kernel_config *config, spb_kernel_plan *plan, char *msg)
+{
+    (void)self;
+    spb_csr_shape shape;
+    csr_shape(F->csr, config->hack_size, &shape);
+    double x_bytes = (double)spb_precision_bytes(config->precision) * F->csr->n;
+    char why[AUTO_WHY_LEN];
+    const spb_kernel *chosen =
+        cpu_row(auto_choose(&shape, x_bytes, config->cache_bytes, config->precision, why));
+    auto_state *s = spb_calloc(1, sizeof *s);
+    if (!s) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
+    s->kernel = chosen;
+    spb_status st = chosen->prepare(chosen, F, config, plan, msg);
+    if (st != SPB_OK) {
+        spb_free(s);
+        return st;
+    }
+    s->state = plan->state;
+    plan->state = s;
+    snprintf(msg, SPB_MSG_LEN, "%s: %s", chosen->name, why);
+    return SPB_OK;
+}
+
+static spb_status auto_run(const void *state, const void *x, void *y, char *msg)
+{
+    const auto_state *s = state;
+    return s->kernel->spmv(s->state, x, y, msg);
+}
+
 const spb_kernel cpu_spmv_kernels[] = {
     {.name = "csr.serial",
      .format = "csr",
@@ -442,6 +529,15 @@ const spb_kernel cpu_spmv_kernels[] = {
      .prepare = hll_omp_prepare,
      .spmv = hll_omp_run,
      .release = hll_omp_release,
+     .fp32 = 1},
+    {.name = "auto.omp",
+     .format = "csr",
+     .backend = SPB_BACKEND_OPENMP,
+     .description = "the OpenMP kernel for this matrix, chosen in prepare from its statistics "
+                    "(rule in the README); the message says which and why",
+     .prepare = auto_prepare,
+     .spmv = auto_run,
+     .release = auto_release,
      .fp32 = 1},
     {.name = "librsb",
      .format = "rsb",

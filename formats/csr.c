@@ -270,3 +270,27 @@ void csr_stats(const spb_csr *A, spb_csr_stats *s)
     double var = sum_sq / A->m - s->row_mean * s->row_mean;
     s->row_std = var > 0 ? sqrt(var) : 0;
 }
+
+void csr_shape(const spb_csr *A, spb_index hack, spb_csr_shape *f)
+{
+    char ignored[SPB_MSG_LEN];
+    spb_value value;
+    csr_stats(A, &f->stats);
+    if (hack < 1) hack = 1;
+    double stored = 0.0, spans = 0.0;
+    for (spb_index first = 0; first < A->m; first += hack) {
+        spb_index last = A->m - first > hack ? first + hack : A->m, width = 0;
+        for (spb_index i = first; i < last; i++)
+            if (A->row_ptr[i + 1] - A->row_ptr[i] > width)
+                width = A->row_ptr[i + 1] - A->row_ptr[i];
+        stored += (double)width * (last - first);
+    }
+    for (spb_index i = 0; i < A->m; i++)
+        if (A->row_ptr[i + 1] > A->row_ptr[i])
+            spans += A->col_idx[A->row_ptr[i + 1] - 1] - A->col_idx[A->row_ptr[i]] + 1.0;
+    spb_index filled = A->m - f->stats.empty_rows;
+    f->padding = A->nnz > 0 ? stored / A->nnz : 1.0;
+    f->span = filled > 0 ? spans / filled : 0.0;
+    f->cv = f->stats.row_mean > 0 ? f->stats.row_std / f->stats.row_mean : 0.0;
+    f->pattern = A->nnz > 0 && csr_pattern_value(A, &value, ignored) == SPB_OK;
+}

@@ -60,6 +60,19 @@ typedef struct {
 } spb_csr_stats;
 
 void csr_stats(const spb_csr *A, spb_csr_stats *stats);
+
+/* What the `auto` rows choose a kernel by: the statistics, HLL's padding
+ * (stored entries over nnz at hack size `hack`), the mean column span of
+ * the non-empty rows (last column - first + 1: how far a row's gathers
+ * spread over x), whether every stored value is equal, and cv (row
+ * lengths' standard deviation over their mean; 0 when empty). */
+typedef struct {
+    spb_csr_stats stats;
+    double padding, span, cv;
+    int pattern;
+} spb_csr_shape;
+
+void csr_shape(const spb_csr *A, spb_index hack, spb_csr_shape *shape);
 double csr_bytes(const spb_csr *A); /* storage footprint */
 
 #endif

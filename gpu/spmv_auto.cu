@@ -19,74 +19,46 @@
 
 /* What the rule reads. */
 struct matrix_shape {
-    spb_csr_stats stats;
-    double padding; /* HLL's stored entries over nnz at the configured hack size */
-    double span;    /* mean over non-empty rows of last - first column + 1 */
-    int pattern;    /* every stored value equal */
+    spb_csr_shape csr;
     double x_bytes, l2_bytes;
 };
-
-static void shape_of(const spb_csr *A, const spb_kernel_config *config, double l2_bytes,
-                     matrix_shape *f)
-{
-    char ignored[SPB_MSG_LEN];
-    spb_value value;
-    csr_stats(A, &f->stats);
-    spb_index hack = config->hack_size > 0 ? config->hack_size : 32;
-    double stored = 0.0;
-    for (spb_index first = 0; first < A->m; first += hack) {
-        spb_index last = first + hack < A->m ? first + hack : A->m, width = 0;
-        for (spb_index i = first; i < last; i++)
-            if (A->row_ptr[i + 1] - A->row_ptr[i] > width)
-                width = A->row_ptr[i + 1] - A->row_ptr[i];
-        stored += (double)width * (last - first);
-    }
-    f->padding = A->nnz > 0 ? stored / A->nnz : 1.0;
-    double spans = 0.0;
-    for (spb_index i = 0; i < A->m; i++)
-        if (A->row_ptr[i + 1] > A->row_ptr[i])
-            spans += A->col_idx[A->row_ptr[i + 1] - 1] - A->col_idx[A->row_ptr[i]] + 1.0;
-    f->span = A->m > f->stats.empty_rows ? spans / (A->m - f->stats.empty_rows) : 0.0;
-    f->pattern = A->nnz > 0 && csr_pattern_value(A, &value, ignored) == SPB_OK;
-    f->x_bytes = 8.0 * A->n;
-    f->l2_bytes = l2_bytes;
-}
 
 #define WHY_LEN (SPB_MSG_LEN / 2) /* the reason, behind the kernel's name in the message */
 
 /* The rule: the kernel's name, and why in `why` (WHY_LEN bytes). */
 static const char *choose(const matrix_shape *f, char *why)
 {
-    const spb_csr_stats *st = &f->stats;
-    const double mean = st->row_mean, cv = mean > 0 ? st->row_std / mean : 0.0;
+    const spb_csr_stats *st = &f->csr.stats;
+    const double mean = st->row_mean, cv = f->csr.cv;
     const int large = st->nnz >= AUTO_LARGE_NNZ;
     /* x beyond half the L2, each row's gathers spread over it, rows alike
      * (skewed rows: the L2 keeps their hot columns, panels only add traffic) */
-    if (large && f->x_bytes > f->l2_bytes / 2 && 8.0 * f->span > f->l2_bytes / 2 &&
+    if (large && f->x_bytes > f->l2_bytes / 2 && 8.0 * f->csr.span > f->l2_bytes / 2 &&
         cv < AUTO_SKEWED_CV) {
         snprintf(why, WHY_LEN,
                  "x (%.0f MiB) exceeds half the L2 (%.0f MiB), gathered at random (rows span "
                  "%.0f columns), rows alike (cv %.2f): column panels",
-                 f->x_bytes / 1048576.0, f->l2_bytes / 1048576.0, f->span, cv);
+                 f->x_bytes / 1048576.0, f->l2_bytes / 1048576.0, f->csr.span, cv);
         return "csr.cuda.colblock";
     }
-    if (large && f->padding <= AUTO_HLL_PADDING) {
+    if (large && f->csr.padding <= AUTO_HLL_PADDING) {
         snprintf(why, WHY_LEN,
                  "rows alike (HLL pads %.0f%%): column-major hacks read at the bandwidth",
-                 100.0 * (f->padding - 1.0));
+                 100.0 * (f->csr.padding - 1.0));
         return "hll.cuda.col";
     }
     if (large && st->row_max <= AUTO_ONE_LAUNCH) {
         snprintf(
             why, WHY_LEN,
             "rows unlike (cv %.2f) but none past %d (max %d)%s: a thread group per row, one launch",
-            cv, AUTO_ONE_LAUNCH, (int)st->row_max, f->pattern ? ", pattern: no values read" : "");
-        return f->pattern ? "csr.cuda.pattern" : "csr.cuda.adaptive";
+            cv, AUTO_ONE_LAUNCH, (int)st->row_max,
+            f->csr.pattern ? ", pattern: no values read" : "");
+        return f->csr.pattern ? "csr.cuda.pattern" : "csr.cuda.adaptive";
     }
     if (large) {
         snprintf(why, WHY_LEN, "rows unlike (cv %.2f, max %d, mean %.1f)%s: rows binned by length",
-                 cv, (int)st->row_max, mean, f->pattern ? ", pattern: no values read" : "");
-        return f->pattern ? "csr.cuda.binned.pattern" : "csr.cuda.binned";
+                 cv, (int)st->row_max, mean, f->csr.pattern ? ", pattern: no values read" : "");
+        return f->csr.pattern ? "csr.cuda.binned.pattern" : "csr.cuda.binned";
     }
     if (st->row_max > AUTO_LONG_ROW || mean >= AUTO_WARP_MEAN) {
         snprintf(why, WHY_LEN,
@@ -116,7 +88,9 @@ static spb_status auto_prepare(const spb_kernel *self, spb_format_set *formats,
     if (!(l2_bytes > 0) && cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0) == cudaSuccess)
         l2_bytes = l2;
     matrix_shape shape;
-    shape_of(formats->csr, config, l2_bytes, &shape);
+    csr_shape(formats->csr, config->hack_size > 0 ? config->hack_size : 32, &shape.csr);
+    shape.x_bytes = 8.0 * formats->csr->n;
+    shape.l2_bytes = l2_bytes;
     char why[WHY_LEN];
     const spb_kernel *chosen = device_row(choose(&shape, why));
     if (!chosen) return spb_fail(msg, SPB_ERR_DEVICE, "auto.cuda: its choice is not in the table");

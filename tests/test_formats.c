@@ -223,6 +223,20 @@ static void test_bytes_and_stats(void)
     CHECK(fabs(s.row_mean - 4.0 / 3) < 1e-15, "row mean %g", s.row_mean);
     CHECK(fabs(s.row_std - sqrt(8.0 / 9)) < 1e-15, "row std %g, expected %g", s.row_std,
           sqrt(8.0 / 9));
+    /* what the auto rows read: hack 2 stores 6 slots for 4 entries; the
+     * non-empty rows span columns 0..2 and 1..3 */
+    spb_csr_shape f;
+    csr_shape(&A, 2, &f);
+    CHECK(f.padding == 1.5 && f.span == 3.0 && !f.pattern, "shape: padding %g span %g pattern %d",
+          f.padding, f.span, f.pattern);
+    CHECK(fabs(f.cv - sqrt(8.0 / 9) / (4.0 / 3)) < 1e-15, "shape: cv %g", f.cv);
+    for (int k = 0; k < 4; k++) val[k] = -2.0;
+    csr_shape(&A, 3, &f);
+    CHECK(f.pattern && f.padding == 1.5, "shape, all values equal: pattern %d padding %g",
+          f.pattern, f.padding);
+    /* two column panels: 12*nnz + 4*(m+1)*2 + 8*n + 8*m*3 = 48 + 32 + 32 + 72 */
+    CHECK(csr_col_panels_spmv_bytes(3, 4, 4, 2, SPB_FP64) == 184.0, "panel bytes %g, expected 184",
+          csr_col_panels_spmv_bytes(3, 4, 4, 2, SPB_FP64));
 }
 
 /* The format set builds each (format, hack size) once and hands back the
