@@ -270,6 +270,50 @@ static void check_run_converts_once(void)
     fclose(opts.table);
 }
 
+/* auto.omp's rule, branch by branch: the kernel its message names. */
+static void check_auto_choice(const char *label, const spb_csr *A, double cache_bytes,
+                              const char *expected)
+{
+    const spb_operation *op = operation_spmv();
+    const spb_kernel *kernel = NULL;
+    for (int k = 0; k < op->kernel_count; k++)
+        if (strcmp(op->kernels[k]->name, "auto.omp") == 0) kernel = op->kernels[k];
+    CHECK(kernel != NULL, "auto.omp is not in the table");
+    if (!kernel) return;
+    spb_format_set formats;
+    format_set_init(&formats, A);
+    spb_kernel_config config = {32, 2, 0, SPB_FP64, cache_bytes, 0, 0};
+    spb_kernel_plan plan = {0};
+    char msg[SPB_MSG_LEN] = "";
+    spb_status st = kernel->prepare(kernel, &formats, &config, &plan, msg);
+    CHECK(st == SPB_OK && strncmp(msg, expected, strlen(expected)) == 0 &&
+              msg[strlen(expected)] == ':',
+          "auto.omp on %s: %s, expected %s", label, msg, expected);
+    if (st == SPB_OK) kernel->release(plan.state);
+    format_set_free(&formats);
+}
+
+static void check_auto_rule(spb_rng *rng)
+{
+    spb_csr A;
+    char msg[SPB_MSG_LEN] = "";
+    CHECK(gen_matrix("gen:lap2d:40", &A, msg) == SPB_OK, "%s", msg);
+    check_auto_choice("lap2d (no padding)", &A, 0, "hll.omp.col");
+    csr_free(&A);
+    /* rows of random length (cv about 0.35, HLL padding well past 15%)
+     * over columns far wider than the pretend cache */
+    random_csr(rng, 3000, 3000, 24000, -1, 0, &A);
+    check_auto_choice("random, x beyond the cache", &A, TEST_CACHE_BYTES, "csr.omp.colblock");
+    check_auto_choice("random, cache unknown", &A, 0, "csr.omp.nnz");
+    for (spb_index k = 0; k < A.nnz; k++) A.val[k] = 1.0;
+    check_auto_choice("random pattern", &A, 0, "csr.omp.pattern");
+    csr_free(&A);
+    /* one long row: skewed, so no panels even with x beyond the cache */
+    random_csr(rng, 400, 3000, 2000, 7, 2500, &A);
+    check_auto_choice("skewed", &A, TEST_CACHE_BYTES, "csr.omp.nnz");
+    csr_free(&A);
+}
+
 /* A random matrix whose stored values are all `value`: a pattern matrix,
  * which the pattern kernels take instead of declining. */
 static void check_iso(const char *label, spb_rng *rng, spb_index m, spb_index n, spb_index nnz,
@@ -341,6 +385,7 @@ int main(int argc, char **argv)
         CHECK(ran_by_kernel[k] > 0, "%s never ran: it declined every test matrix", kernel->name);
     }
     if (!want_cuda) {
+        check_auto_rule(&rng);
         check_run_converts_once();
         check_failure_is_error();
     }
