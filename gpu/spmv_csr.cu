@@ -188,7 +188,7 @@ static __global__ void __launch_bounds__(LONG_BLOCK)
  * of two), each class a segment of the grid with its own shape: `lanes`
  * threads per row, half the class's length up to a warp, so every group's
  * lanes load one or two entries and the rows a warp holds are alike; rows
- * longer than BIN_LONG_ROW get a block each, and come first so they start
+ * longer than 2^BIN_LONG_CLASS get a block each, and come first so they start
  * first. One launch; blocks find their segment from the plan (passed by
  * value). Rows keep their order inside a class. PATTERN as above. */
 template <bool PATTERN>
@@ -356,7 +356,7 @@ static spb_status setup_adaptive(gpu_state *s, const spb_csr *A, char *msg)
  * segment; segments ordered longest first, rows stably sorted into them. */
 static spb_status setup_binned(gpu_state *s, const spb_csr *A, char *msg)
 {
-    enum { CLASSES = BIN_LONG_CLASS + 2 }; /* the last: rows longer than BIN_LONG_ROW */
+    enum { CLASSES = BIN_LONG_CLASS + 2 }; /* the last: rows longer than 2^BIN_LONG_CLASS */
     int64_t count[CLASSES] = {0}, at[CLASSES];
     int *cls = (int *)spb_malloc((size_t)A->m + 1, sizeof(int));
     int *rows = (int *)spb_malloc((size_t)A->m + 1, sizeof(int));

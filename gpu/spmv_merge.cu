@@ -18,10 +18,10 @@
 
 #include "reduce.cuh"
 
-#define MERGE_BLOCK 256 /* default threads per block */
-#define MERGE_ITEMS                                                                                \
-    7 /* merge items per thread: odd, so a warp's shared reads spread over banks                   \
-       */
+/* Threads per block (default), and merge items per thread: odd, so that a
+ * warp's shared-memory reads spread over the banks. */
+#define MERGE_BLOCK 256
+#define MERGE_ITEMS 7
 
 /* The tile's shared memory: the products of its non-zeros then the sums of
  * its rows (together exactly the tile's items), each thread's inclusive
