@@ -83,14 +83,10 @@ static spb_status auto_prepare(const spb_kernel *self, spb_format_set *formats,
                                const spb_kernel_config *config, spb_kernel_plan *plan, char *msg)
 {
     (void)self;
-    int l2 = 0;
-    double l2_bytes = config->device_cache_bytes;
-    if (!(l2_bytes > 0) && cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0) == cudaSuccess)
-        l2_bytes = l2;
     matrix_shape shape;
     csr_shape(formats->csr, config->hack_size > 0 ? config->hack_size : 32, &shape.csr);
     shape.x_bytes = 8.0 * formats->csr->n;
-    shape.l2_bytes = l2_bytes;
+    shape.l2_bytes = gpu_l2_bytes(config);
     char why[WHY_LEN];
     const spb_kernel *chosen = device_row(choose(&shape, why));
     if (!chosen) return spb_fail(msg, SPB_ERR_DEVICE, "auto.cuda: its choice is not in the table");

@@ -51,6 +51,17 @@ int gpu_upload(gpu_state *s, void **d_ptr, const void *host, size_t count, size_
                            "cudaMemcpy to the device");
 }
 
+double gpu_l2_bytes(const spb_kernel_config *config)
+{
+    int l2 = 0;
+    if (config->device_cache_bytes > 0) return config->device_cache_bytes;
+    if (cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0) != cudaSuccess) {
+        cudaGetLastError();
+        return 0.0;
+    }
+    return l2;
+}
+
 unsigned gpu_grid(const gpu_state *s, long long per_row)
 {
     long long threads = (long long)s->m * per_row;
@@ -160,7 +171,7 @@ spb_status gpu_row_prepare(const spb_kernel *self, spb_format_set *formats,
     s->nnz = A->nnz;
     s->block_size = v->default_block ? block : 0;
     s->hack_size = config->hack_size;
-    s->cache_bytes = config->device_cache_bytes;
+    s->cache_bytes = gpu_l2_bytes(config);
     spb_status st = upload_format(s, formats, config, plan, msg);
     if (st == SPB_OK) st = alloc_vectors(s, msg);
     if (st == SPB_OK && v->setup) st = v->setup(s, A, msg);
@@ -265,21 +276,28 @@ void gpu_row_release(void *state)
 
 /* ---- the device table ------------------------------------------------------------ */
 
+/* The family files' rows, in table order. */
+static const struct {
+    const spb_kernel *rows;
+    const int *count;
+} families[] = {{gpu_csr_rows, &gpu_csr_row_count},
+                {gpu_merge_rows, &gpu_merge_row_count},
+                {gpu_hll_rows, &gpu_hll_row_count},
+                {gpu_cusparse_rows, &gpu_cusparse_row_count},
+                {gpu_auto_rows, &gpu_auto_row_count}};
+
 extern "C" int gpu_spmv_kernel_count(void)
 {
-    return gpu_csr_row_count + gpu_merge_row_count + gpu_hll_row_count + gpu_cusparse_row_count +
-           gpu_auto_row_count;
+    int count = 0;
+    for (const auto &family : families) count += *family.count;
+    return count;
 }
 
 extern "C" const spb_kernel *gpu_spmv_kernel(int index)
 {
-    if (index < gpu_csr_row_count) return &gpu_csr_rows[index];
-    index -= gpu_csr_row_count;
-    if (index < gpu_merge_row_count) return &gpu_merge_rows[index];
-    index -= gpu_merge_row_count;
-    if (index < gpu_hll_row_count) return &gpu_hll_rows[index];
-    index -= gpu_hll_row_count;
-    if (index < gpu_cusparse_row_count) return &gpu_cusparse_rows[index];
-    index -= gpu_cusparse_row_count;
-    return &gpu_auto_rows[index];
+    for (const auto &family : families) {
+        if (index < *family.count) return &family.rows[index];
+        index -= *family.count;
+    }
+    return NULL;
 }

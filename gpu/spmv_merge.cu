@@ -299,16 +299,13 @@ static void launch_colblock(gpu_state *s)
     }
 }
 
-/* csr.cuda.colblock: panels as wide as half the L2 holds of x (the
- * configured L2, else the device's); declined when x fits there already.
- * The uploaded CSR is replaced by the panels; each panel's group size is
- * half its mean row length rounded up to a power of two (1..32). */
+/* csr.cuda.colblock: panels as wide as half the L2 holds of x; declined
+ * when x fits there already. The uploaded CSR is replaced by the panels;
+ * each panel's group size is half its mean row length rounded up to a
+ * power of two (1..32). */
 static spb_status setup_colblock(gpu_state *s, const spb_csr *A, char *msg)
 {
-    double l2 = s->cache_bytes;
-    int device_l2 = 0;
-    if (!(l2 > 0) && cudaDeviceGetAttribute(&device_l2, cudaDevAttrL2CacheSize, 0) == cudaSuccess)
-        l2 = device_l2;
+    const double l2 = s->cache_bytes;
     double width = l2 / 2 / sizeof(double);
     if (!(width >= 1)) return spb_fail(msg, SPB_ERR_UNSUPPORTED, "the size of the L2 is unknown");
     if (A->n <= width)

@@ -61,7 +61,7 @@ struct gpu_state {
     double *d_carry;          /* csr.cuda.merge: each block's sum of the row open at its end */
     int *d_carry_epoch;       /* csr.cuda.merge: the call that published each carry */
     int panels, *panel_lanes; /* csr.cuda.colblock: panels, each one's threads per row (host) */
-    double cache_bytes;       /* the L2 to block x for (0: the device's) */
+    double cache_bytes;       /* the L2 to block x for (gpu_l2_bytes) */
     double plan_bytes;        /* set by a setup whose traffic is not its format's */
     cusparseHandle_t handle;  /* cuSPARSE rows */
     cusparseSpMatDescr_t mat;
@@ -91,6 +91,10 @@ spb_status gpu_state_fail(const gpu_state *s, char *msg);
 
 /* cudaMalloc of count*size bytes (at least size) and the copy of host data. */
 int gpu_upload(gpu_state *s, void **d_ptr, const void *host, size_t count, size_t size);
+
+/* The L2 the kernels block x for: the configured size, else the device's
+ * (0 when unknown). */
+double gpu_l2_bytes(const spb_kernel_config *config);
 
 /* Blocks for `per_row` threads per row over the state's rows. */
 unsigned gpu_grid(const gpu_state *s, long long per_row);
