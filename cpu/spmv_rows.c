@@ -351,11 +351,9 @@ static spb_status graphblas_prepare(const spb_kernel *self, spb_format_set *F,
     return st;
 }
 
-/* ---- the rows ---------------------------------------------------------------------- */
-
 /* ---- auto.omp: the OpenMP kernel chosen for the matrix ------------------------- */
 
-/* Its rule's thresholds (README, "Choosing a CPU kernel": the data). */
+/* Its rule's thresholds (README, under "Kernels": the data behind them). */
 #define AUTO_HLL_PADDING 1.15 /* at most 15% padding: rows alike enough for HLL */
 #define AUTO_SKEWED_CV   1.0  /* row lengths' std over mean: above, rows skewed (graphs) */
 #define AUTO_WHY_LEN     (SPB_MSG_LEN / 2)
@@ -437,6 +435,8 @@ static spb_status auto_run(const void *state, const void *x, void *y, char *msg)
     const auto_state *s = state;
     return s->kernel->spmv(s->state, x, y, msg);
 }
+
+/* ---- the rows ---------------------------------------------------------------------- */
 
 const spb_kernel cpu_spmv_kernels[] = {
     {.name = "csr.serial",
