@@ -131,6 +131,11 @@ double hll_spmv_bytes(const spb_hll *A, spb_precision precision)
            + value * A->m;             /* y written */
 }
 
+double hll_pattern_spmv_bytes(const spb_hll *A, spb_precision precision)
+{
+    return hll_spmv_bytes(A, precision) - (double)spb_precision_bytes(precision) * hll_stored(A);
+}
+
 double hll_bytes(const spb_hll *A)
 {
     return (double)(sizeof(spb_value) + sizeof(spb_index)) * hll_stored(A) +

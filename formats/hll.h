@@ -46,6 +46,9 @@ spb_status hll_check(const spb_hll *A, char *msg);
 
 /* Bytes one y = A*x moves in the given precision, padding counted. */
 double hll_spmv_bytes(const spb_hll *A, spb_precision precision);
+/* The same by a kernel that reads no values (a pattern matrix): columns,
+ * hack arrays, x and y. */
+double hll_pattern_spmv_bytes(const spb_hll *A, spb_precision precision);
 double hll_bytes(const spb_hll *A); /* storage footprint */
 
 #endif

@@ -1,11 +1,21 @@
-/* reduce.cuh — the per-lane sums and warp reductions the SpMV kernels share. */
+/* reduce.cuh — the per-lane sums and warp reductions the SpMV kernels
+ * share, for either value type T (double or float: the sums are in T). */
 #ifndef SPB_REDUCE_CUH
 #define SPB_REDUCE_CUH
 
 #include "spmv_state.cuh"
 
+/* One term of a row's sum: a value times x, or x alone for a pattern
+ * matrix (the …pattern kernels: no value loaded, the common value applied
+ * once per row). */
+template <bool PATTERN, typename T>
+static __device__ __forceinline__ T term(const T *__restrict__ val, int k, T xv)
+{
+    return PATTERN ? xv : val[k] * xv;
+}
+
 /* Sum over the 32 lanes of a warp; lane 0 ends with the total. */
-static __device__ __forceinline__ double warp_reduce(double v)
+template <typename T> static __device__ __forceinline__ T warp_reduce(T v)
 {
     for (int offset = WARP / 2; offset > 0; offset >>= 1)
         v += __shfl_down_sync(0xffffffffu, v, offset);
@@ -13,35 +23,37 @@ static __device__ __forceinline__ double warp_reduce(double v)
 }
 
 /* One lane's share of a CSR row: entries lane, lane+stride, ... */
-static __device__ __forceinline__ double csr_lane_sum(const int *__restrict__ row_ptr,
-                                                      const int *__restrict__ col_idx,
-                                                      const double *__restrict__ val,
-                                                      const double *__restrict__ x, long long row,
-                                                      int lane, int stride)
+template <typename T>
+static __device__ __forceinline__ T csr_lane_sum(const int *__restrict__ row_ptr,
+                                                 const int *__restrict__ col_idx,
+                                                 const T *__restrict__ val, const T *__restrict__ x,
+                                                 long long row, int lane, int stride)
 {
-    double sum = 0.0;
+    T sum = 0;
     for (int k = row_ptr[row] + lane; k < row_ptr[row + 1]; k += stride)
         sum += val[k] * x[col_idx[k]];
     return sum;
 }
 
 /* One lane's share of a row of row-major HLL hacks (padding included). */
-static __device__ __forceinline__ double
+template <typename T>
+static __device__ __forceinline__ T
 hll_row_lane_sum(int hack_size, const int *__restrict__ hack_ptr,
                  const int *__restrict__ hack_width, const int *__restrict__ col_idx,
-                 const double *__restrict__ val, const double *__restrict__ x, long long row,
-                 int lane, int stride)
+                 const T *__restrict__ val, const T *__restrict__ x, long long row, int lane,
+                 int stride)
 {
     int h = (int)(row / hack_size), r = (int)(row - (long long)h * hack_size);
     int width = hack_width[h], start = hack_ptr[h] + r * width;
-    double sum = 0.0;
+    T sum = 0;
     for (int k = lane; k < width; k += stride) sum += val[start + k] * x[col_idx[start + k]];
     return sum;
 }
 
 /* Tree reduction of a warp's 32 partials in shared memory, ordered by
  * __syncwarp; returns the total (meaningful in lane 0). */
-static __device__ __forceinline__ double shared_warp_reduce(double *partial, int lane, double v)
+template <typename T>
+static __device__ __forceinline__ T shared_warp_reduce(T *partial, int lane, T v)
 {
     partial[lane] = v;
     __syncwarp();
@@ -50,6 +62,14 @@ static __device__ __forceinline__ double shared_warp_reduce(double *partial, int
         __syncwarp();
     }
     return partial[0];
+}
+
+/* The block's dynamic shared memory as an array of T (one extern array for
+ * every instantiation: extern arrays of different types may not share a name). */
+template <typename T> static __device__ __forceinline__ T *dynamic_shared()
+{
+    extern __shared__ __align__(16) unsigned char dynamic_shared_bytes[];
+    return reinterpret_cast<T *>(dynamic_shared_bytes);
 }
 
 #endif

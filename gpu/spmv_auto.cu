@@ -20,7 +20,7 @@
 /* What the rule reads. */
 struct matrix_shape {
     spb_csr_shape csr;
-    double x_bytes, l2_bytes;
+    double value_bytes, x_bytes, l2_bytes; /* a value of the run's precision, x, the L2 */
 };
 
 #define WHY_LEN (SPB_MSG_LEN / 2) /* the reason, behind the kernel's name in the message */
@@ -33,7 +33,7 @@ static const char *choose(const matrix_shape *f, char *why)
     const int large = st->nnz >= AUTO_LARGE_NNZ;
     /* x beyond half the L2, each row's gathers spread over it, rows alike
      * (skewed rows: the L2 keeps their hot columns, panels only add traffic) */
-    if (large && f->x_bytes > f->l2_bytes / 2 && 8.0 * f->csr.span > f->l2_bytes / 2 &&
+    if (large && f->x_bytes > f->l2_bytes / 2 && f->value_bytes * f->csr.span > f->l2_bytes / 2 &&
         cv < AUTO_SKEWED_CV) {
         snprintf(why, WHY_LEN,
                  "x (%.0f MiB) exceeds half the L2 (%.0f MiB), gathered at random (rows span "
@@ -43,9 +43,9 @@ static const char *choose(const matrix_shape *f, char *why)
     }
     if (large && f->csr.padding <= AUTO_HLL_PADDING) {
         snprintf(why, WHY_LEN,
-                 "rows alike (HLL pads %.0f%%): column-major hacks read at the bandwidth",
-                 100.0 * (f->csr.padding - 1.0));
-        return "hll.cuda.col";
+                 "rows alike (HLL pads %.0f%%): column-major hacks read at the bandwidth%s",
+                 100.0 * (f->csr.padding - 1.0), f->csr.pattern ? ", pattern: no values read" : "");
+        return f->csr.pattern ? "hll.cuda.col.pattern" : "hll.cuda.col";
     }
     if (large && st->row_max <= AUTO_ONE_LAUNCH) {
         snprintf(
@@ -85,7 +85,8 @@ static spb_status auto_prepare(const spb_kernel *self, spb_format_set *formats,
     (void)self;
     matrix_shape shape;
     csr_shape(formats->csr, config->hack_size > 0 ? config->hack_size : 32, &shape.csr);
-    shape.x_bytes = 8.0 * formats->csr->n;
+    shape.value_bytes = (double)spb_precision_bytes(config->precision);
+    shape.x_bytes = shape.value_bytes * formats->csr->n;
     shape.l2_bytes = gpu_l2_bytes(config);
     char why[WHY_LEN];
     const spb_kernel *chosen = device_row(choose(&shape, why));
@@ -100,6 +101,6 @@ extern const spb_kernel gpu_auto_rows[] = {
      "the device kernel for this matrix, chosen in prepare from its statistics (rule in the "
      "README); the message says which and why",
      NULL, gpu_row_supports, auto_prepare, gpu_row_spmv, NULL, gpu_row_release, gpu_row_time_calls,
-     gpu_row_check, NULL, 0},
+     gpu_row_check, NULL, 1},
 };
 extern const int gpu_auto_row_count = (int)(sizeof gpu_auto_rows / sizeof gpu_auto_rows[0]);

@@ -14,10 +14,10 @@
 /* csr.cuda.thread — one thread per row; neighbouring threads read distant
  * entries (uncoalesced), fine for short rows, poor for long ones. The
  * simplest mapping and the reference point for the others. */
+template <typename T>
 static __global__ void __launch_bounds__(MAX_BLOCK)
     csr_thread_kernel(int m, const int *__restrict__ row_ptr, const int *__restrict__ col_idx,
-                      const double *__restrict__ val, const double *__restrict__ x,
-                      double *__restrict__ y)
+                      const T *__restrict__ val, const T *__restrict__ x, T *__restrict__ y)
 {
     int row = blockIdx.x * blockDim.x + threadIdx.x;
     if (row >= m) return;
@@ -27,55 +27,56 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
 /* csr.cuda.warp — one warp per row: lanes stride through the row
  * (coalesced), then a shuffle reduction. Precondition: blockDim.x is a
  * multiple of 32 (a warp never straddles two rows). */
+template <typename T>
 static __global__ void __launch_bounds__(MAX_BLOCK)
     csr_warp_kernel(int m, const int *__restrict__ row_ptr, const int *__restrict__ col_idx,
-                    const double *__restrict__ val, const double *__restrict__ x,
-                    double *__restrict__ y)
+                    const T *__restrict__ val, const T *__restrict__ x, T *__restrict__ y)
 {
     long long row = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / WARP;
     int lane = threadIdx.x % WARP;
     if (row >= m) return; /* the whole warp leaves together */
-    double sum = warp_reduce(csr_lane_sum(row_ptr, col_idx, val, x, row, lane, WARP));
+    T sum = warp_reduce(csr_lane_sum(row_ptr, col_idx, val, x, row, lane, WARP));
     if (lane == 0) y[row] = sum;
 }
 
 /* csr.cuda.warp_shared — one warp per row; the lanes' partial sums are
  * reduced in shared memory (a tree ordered by __syncwarp) instead of by
  * shuffles: the classic pre-shuffle formulation, kept to compare. Dynamic
- * shared memory: blockDim.x doubles. */
+ * shared memory: blockDim.x values. */
+template <typename T>
 static __global__ void __launch_bounds__(MAX_BLOCK)
     csr_warp_shared_kernel(int m, const int *__restrict__ row_ptr, const int *__restrict__ col_idx,
-                           const double *__restrict__ val, const double *__restrict__ x,
-                           double *__restrict__ y)
+                           const T *__restrict__ val, const T *__restrict__ x, T *__restrict__ y)
 {
-    extern __shared__ double partial[];
+    T *partial = dynamic_shared<T>();
     long long row = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / WARP;
     int lane = threadIdx.x % WARP;
     if (row >= m) return;
-    double sum = shared_warp_reduce(partial + threadIdx.x - lane, lane,
-                                    csr_lane_sum(row_ptr, col_idx, val, x, row, lane, WARP));
+    T sum = shared_warp_reduce(partial + threadIdx.x - lane, lane,
+                               csr_lane_sum(row_ptr, col_idx, val, x, row, lane, WARP));
     if (lane == 0) y[row] = sum;
 }
 
 /* csr.cuda.warp_shared2d — 2-D blocks (32 lanes x rows per block): each row
  * is a warp, its partials go to a 2-D shared array [row][lane], the first
  * halving step is done in shared memory and the last 16 partials by
- * shuffles. Dynamic shared memory: blockDim.y * 32 doubles. */
+ * shuffles. Dynamic shared memory: blockDim.y * 32 values. */
+template <typename T>
 static __global__ void __launch_bounds__(MAX_BLOCK)
     csr_warp_shared2d_kernel(int m, const int *__restrict__ row_ptr,
-                             const int *__restrict__ col_idx, const double *__restrict__ val,
-                             const double *__restrict__ x, double *__restrict__ y)
+                             const int *__restrict__ col_idx, const T *__restrict__ val,
+                             const T *__restrict__ x, T *__restrict__ y)
 {
-    extern __shared__ double partial2d[]; /* [blockDim.y][WARP] */
+    T *partial2d = dynamic_shared<T>(); /* [blockDim.y][WARP] */
     long long row = (long long)blockIdx.x * blockDim.y + threadIdx.y;
     int lane = threadIdx.x;
     if (row >= m) return;
-    double *mine = partial2d + threadIdx.y * WARP;
+    T *mine = partial2d + threadIdx.y * WARP;
     mine[lane] = csr_lane_sum(row_ptr, col_idx, val, x, row, lane, WARP);
     __syncwarp();
     if (lane < WARP / 2) mine[lane] += mine[lane + WARP / 2];
     __syncwarp();
-    double v = mine[lane]; /* lanes >= 16 hold values lane 0 never adds */
+    T v = mine[lane]; /* lanes >= 16 hold values lane 0 never adds */
     for (int offset = WARP / 4; offset > 0; offset >>= 1)
         v += __shfl_down_sync(0xffffffffu, v, offset);
     if (lane == 0) y[row] = v;
@@ -84,50 +85,52 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
 /* csr.cuda.ldg — csr.cuda.warp with every read through __ldg (the
  * read-only data cache path), stated explicitly rather than left to the
  * compiler's reading of const __restrict__. */
+template <typename T>
 static __global__ void __launch_bounds__(MAX_BLOCK)
     csr_ldg_kernel(int m, const int *__restrict__ row_ptr, const int *__restrict__ col_idx,
-                   const double *__restrict__ val, const double *__restrict__ x,
-                   double *__restrict__ y)
+                   const T *__restrict__ val, const T *__restrict__ x, T *__restrict__ y)
 {
     long long row = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / WARP;
     int lane = threadIdx.x % WARP;
     if (row >= m) return;
     int end = __ldg(row_ptr + row + 1);
-    double sum = 0.0;
+    T sum = 0;
     for (int k = __ldg(row_ptr + row) + lane; k < end; k += WARP)
         sum += __ldg(val + k) * __ldg(x + __ldg(col_idx + k));
     sum = warp_reduce(sum);
     if (lane == 0) y[row] = sum;
 }
 
+/* x[i] through the texture: a double as an int2 pair (textures hold no
+ * doubles), a float as itself. */
+template <typename T> static __device__ __forceinline__ T texture_x(cudaTextureObject_t tex, int i);
+template <> __device__ __forceinline__ double texture_x<double>(cudaTextureObject_t tex, int i)
+{
+    int2 bits = tex1Dfetch<int2>(tex, i);
+    return __hiloint2double(bits.y, bits.x);
+}
+template <> __device__ __forceinline__ float texture_x<float>(cudaTextureObject_t tex, int i)
+{
+    return tex1Dfetch<float>(tex, i);
+}
+
 /* csr.cuda.texture — csr.cuda.warp with x read through a texture object
- * (tex1Dfetch of int2 pairs, reassembled into doubles): the texture cache
- * path for the irregular gathers. Precondition: n within the device's
- * linear-texture limit (checked in prepare). */
+ * (texture_x): the texture cache path for the irregular gathers.
+ * Precondition: n within the device's linear-texture limit (checked in
+ * prepare). */
+template <typename T>
 static __global__ void __launch_bounds__(MAX_BLOCK)
     csr_texture_kernel(int m, const int *__restrict__ row_ptr, const int *__restrict__ col_idx,
-                       const double *__restrict__ val, cudaTextureObject_t x_tex,
-                       double *__restrict__ y)
+                       const T *__restrict__ val, cudaTextureObject_t x_tex, T *__restrict__ y)
 {
     long long row = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / WARP;
     int lane = threadIdx.x % WARP;
     if (row >= m) return;
-    double sum = 0.0;
-    for (int k = row_ptr[row] + lane; k < row_ptr[row + 1]; k += WARP) {
-        int2 bits = tex1Dfetch<int2>(x_tex, col_idx[k]);
-        sum += val[k] * __hiloint2double(bits.y, bits.x);
-    }
+    T sum = 0;
+    for (int k = row_ptr[row] + lane; k < row_ptr[row + 1]; k += WARP)
+        sum += val[k] * texture_x<T>(x_tex, col_idx[k]);
     sum = warp_reduce(sum);
     if (lane == 0) y[row] = sum;
-}
-
-/* One term of a row's sum: a value times x, or x alone for a pattern
- * matrix (csr.cuda.pattern: no value loaded, the common value applied once
- * per row). */
-template <bool PATTERN>
-static __device__ __forceinline__ double term(const double *__restrict__ val, int k, double xv)
-{
-    return PATTERN ? xv : val[k] * xv;
 }
 
 /* csr.cuda.adaptive (1/2) — rows of up to LONG_ROW entries, each by a
@@ -138,11 +141,11 @@ static __device__ __forceinline__ double term(const double *__restrict__ val, in
  * Every thread reaches the shuffles (no early exit): blockDim.x is a
  * multiple of 32. With PATTERN (csr.cuda.pattern) val is not read and each
  * row's sum is multiplied by scale. */
-template <bool PATTERN>
+template <typename T, bool PATTERN>
 static __global__ void __launch_bounds__(MAX_BLOCK)
     csr_vector_kernel(int m, int lanes, const int *__restrict__ row_ptr,
-                      const int *__restrict__ col_idx, const double *__restrict__ val, double scale,
-                      const double *__restrict__ x, double *__restrict__ y)
+                      const int *__restrict__ col_idx, const T *__restrict__ val, T scale,
+                      const T *__restrict__ x, T *__restrict__ y)
 {
     long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     long long row = tid / lanes;
@@ -153,7 +156,7 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
         end = row_ptr[row + 1];
         if (end - begin > LONG_ROW) valid = 0, end = begin;
     }
-    double sum = 0.0;
+    T sum = 0;
     for (int k = begin + lane; k < end; k += lanes) sum += term<PATTERN>(val, k, x[col_idx[k]]);
     for (int offset = lanes / 2; offset > 0; offset >>= 1)
         sum += __shfl_down_sync(0xffffffffu, sum, offset, lanes);
@@ -163,23 +166,23 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
 /* csr.cuda.adaptive (2/2) — one block of LONG_BLOCK threads per long row
  * (the list made in prepare): strided partial sums, shuffles inside each
  * warp, then the warps' sums through shared memory. PATTERN as above. */
-template <bool PATTERN>
+template <typename T, bool PATTERN>
 static __global__ void __launch_bounds__(LONG_BLOCK)
     csr_long_row_kernel(const int *__restrict__ long_rows, const int *__restrict__ row_ptr,
-                        const int *__restrict__ col_idx, const double *__restrict__ val,
-                        double scale, const double *__restrict__ x, double *__restrict__ y)
+                        const int *__restrict__ col_idx, const T *__restrict__ val, T scale,
+                        const T *__restrict__ x, T *__restrict__ y)
 {
-    __shared__ double warp_sums[LONG_BLOCK / WARP];
+    __shared__ T warp_sums[LONG_BLOCK / WARP];
     int row = long_rows[blockIdx.x];
     int lane = threadIdx.x % WARP, warp = threadIdx.x / WARP;
-    double sum = 0.0;
+    T sum = 0;
     for (int k = row_ptr[row] + threadIdx.x; k < row_ptr[row + 1]; k += LONG_BLOCK)
         sum += term<PATTERN>(val, k, x[col_idx[k]]);
     sum = warp_reduce(sum);
     if (lane == 0) warp_sums[warp] = sum;
     __syncthreads();
     if (warp == 0) {
-        sum = warp_reduce(lane < LONG_BLOCK / WARP ? warp_sums[lane] : 0.0);
+        sum = warp_reduce(lane < LONG_BLOCK / WARP ? warp_sums[lane] : T(0));
         if (lane == 0) y[row] = PATTERN ? scale * sum : sum;
     }
 }
@@ -191,28 +194,28 @@ static __global__ void __launch_bounds__(LONG_BLOCK)
  * longer than 2^BIN_LONG_CLASS get a block each, and come first so they start
  * first. One launch; blocks find their segment from the plan (passed by
  * value). Rows keep their order inside a class. PATTERN as above. */
-template <bool PATTERN>
+template <typename T, bool PATTERN>
 static __global__ void __launch_bounds__(MAX_BLOCK)
     csr_binned_kernel(bin_segments plan, const int *__restrict__ rows,
                       const int *__restrict__ row_ptr, const int *__restrict__ col_idx,
-                      const double *__restrict__ val, double scale, const double *__restrict__ x,
-                      double *__restrict__ y)
+                      const T *__restrict__ val, T scale, const T *__restrict__ x,
+                      T *__restrict__ y)
 {
-    __shared__ double warp_sums[MAX_BLOCK / WARP];
+    __shared__ T warp_sums[MAX_BLOCK / WARP];
     int s = 0;
     while (s + 1 < plan.count && (int)blockIdx.x >= plan.first_block[s + 1]) s++;
     const int lanes = plan.lanes[s], block = (int)blockIdx.x - plan.first_block[s];
     if (lanes > WARP) { /* a block per row (uniform over the block) */
         const int row = rows[plan.first_row[s] + block];
         const int lane = threadIdx.x % WARP, warp = threadIdx.x / WARP;
-        double sum = 0.0;
+        T sum = 0;
         for (int k = row_ptr[row] + threadIdx.x; k < row_ptr[row + 1]; k += blockDim.x)
             sum += term<PATTERN>(val, k, x[col_idx[k]]);
         sum = warp_reduce(sum);
         if (lane == 0) warp_sums[warp] = sum;
         __syncthreads();
         if (warp == 0) {
-            sum = warp_reduce(lane < (int)blockDim.x / WARP ? warp_sums[lane] : 0.0);
+            sum = warp_reduce(lane < (int)blockDim.x / WARP ? warp_sums[lane] : T(0));
             if (lane == 0) y[row] = PATTERN ? scale * sum : sum;
         }
         return;
@@ -225,7 +228,7 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
         begin = row_ptr[row];
         end = row_ptr[row + 1];
     }
-    double sum = 0.0;
+    T sum = 0;
     for (int k = begin + lane; k < end; k += lanes) sum += term<PATTERN>(val, k, x[col_idx[k]]);
     for (int offset = lanes / 2; offset > 0; offset >>= 1)
         sum += __shfl_down_sync(0xffffffffu, sum, offset, lanes);
@@ -234,73 +237,88 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
 
 /* ---- launches ------------------------------------------------------------------ */
 
-static void launch_thread(gpu_state *s)
+/* The state's arrays as the launch's value type. */
+#define VALUES(T) (const T *)s->d_val, (const T *)s->d_x, (T *)s->d_y
+
+template <typename T> static void launch_thread(gpu_state *s)
 {
-    csr_thread_kernel<<<gpu_grid(s, 1), s->block_size>>>(s->m, s->d_row_ptr, s->d_col_idx, s->d_val,
-                                                         s->d_x, s->d_y);
+    csr_thread_kernel<T><<<gpu_grid(s, 1), s->block_size>>>(s->m, s->d_row_ptr, s->d_col_idx,
+                                                            VALUES(T));
 }
 
-static void launch_warp(gpu_state *s)
+template <typename T> static void launch_warp(gpu_state *s)
 {
-    csr_warp_kernel<<<gpu_grid(s, WARP), s->block_size>>>(s->m, s->d_row_ptr, s->d_col_idx,
-                                                          s->d_val, s->d_x, s->d_y);
+    csr_warp_kernel<T><<<gpu_grid(s, WARP), s->block_size>>>(s->m, s->d_row_ptr, s->d_col_idx,
+                                                             VALUES(T));
 }
 
-static void launch_warp_shared(gpu_state *s)
+template <typename T> static void launch_warp_shared(gpu_state *s)
 {
-    size_t shared = (size_t)s->block_size * sizeof(double);
-    csr_warp_shared_kernel<<<gpu_grid(s, WARP), s->block_size, shared>>>(
-        s->m, s->d_row_ptr, s->d_col_idx, s->d_val, s->d_x, s->d_y);
+    size_t shared = (size_t)s->block_size * sizeof(T);
+    csr_warp_shared_kernel<T><<<gpu_grid(s, WARP), s->block_size, shared>>>(
+        s->m, s->d_row_ptr, s->d_col_idx, VALUES(T));
 }
 
-static void launch_warp_shared2d(gpu_state *s)
+template <typename T> static void launch_warp_shared2d(gpu_state *s)
 {
-    size_t shared = (size_t)s->block_size * sizeof(double);
+    size_t shared = (size_t)s->block_size * sizeof(T);
     dim3 block(WARP, s->block_size / WARP);
-    csr_warp_shared2d_kernel<<<gpu_grid(s, WARP), block, shared>>>(s->m, s->d_row_ptr, s->d_col_idx,
-                                                                   s->d_val, s->d_x, s->d_y);
+    csr_warp_shared2d_kernel<T><<<gpu_grid(s, WARP), block, shared>>>(s->m, s->d_row_ptr,
+                                                                      s->d_col_idx, VALUES(T));
 }
 
-static void launch_ldg(gpu_state *s)
+template <typename T> static void launch_ldg(gpu_state *s)
 {
-    csr_ldg_kernel<<<gpu_grid(s, WARP), s->block_size>>>(s->m, s->d_row_ptr, s->d_col_idx, s->d_val,
-                                                         s->d_x, s->d_y);
+    csr_ldg_kernel<T><<<gpu_grid(s, WARP), s->block_size>>>(s->m, s->d_row_ptr, s->d_col_idx,
+                                                            VALUES(T));
 }
 
-static void launch_texture(gpu_state *s)
+template <typename T> static void launch_texture(gpu_state *s)
 {
-    csr_texture_kernel<<<gpu_grid(s, WARP), s->block_size>>>(s->m, s->d_row_ptr, s->d_col_idx,
-                                                             s->d_val, s->x_tex, s->d_y);
+    csr_texture_kernel<T><<<gpu_grid(s, WARP), s->block_size>>>(
+        s->m, s->d_row_ptr, s->d_col_idx, (const T *)s->d_val, s->x_tex, (T *)s->d_y);
 }
 
-template <bool PATTERN> static void launch_vector(gpu_state *s)
+template <typename T, bool PATTERN> static void launch_vector(gpu_state *s)
 {
-    csr_vector_kernel<PATTERN><<<gpu_grid(s, s->lanes), s->block_size>>>(
-        s->m, s->lanes, s->d_row_ptr, s->d_col_idx, s->d_val, s->iso_value, s->d_x, s->d_y);
+    const T *val = (const T *)s->d_val, *x = (const T *)s->d_x, scale = (T)s->iso_value;
+    T *y = (T *)s->d_y;
+    csr_vector_kernel<T, PATTERN><<<gpu_grid(s, s->lanes), s->block_size>>>(
+        s->m, s->lanes, s->d_row_ptr, s->d_col_idx, val, scale, x, y);
     if (s->long_count > 0)
-        csr_long_row_kernel<PATTERN><<<s->long_count, LONG_BLOCK>>>(
-            s->d_long_rows, s->d_row_ptr, s->d_col_idx, s->d_val, s->iso_value, s->d_x, s->d_y);
+        csr_long_row_kernel<T, PATTERN><<<s->long_count, LONG_BLOCK>>>(
+            s->d_long_rows, s->d_row_ptr, s->d_col_idx, val, scale, x, y);
 }
 
-template <bool PATTERN> static void launch_binned(gpu_state *s)
+template <typename T> static void launch_binned(gpu_state *s)
 {
     const bin_segments &plan = s->bins;
-    csr_binned_kernel<PATTERN><<<plan.first_block[plan.count], s->block_size>>>(
-        plan, s->d_bin_rows, s->d_row_ptr, s->d_col_idx, s->d_val, s->iso_value, s->d_x, s->d_y);
+    csr_binned_kernel<T, false><<<plan.first_block[plan.count], s->block_size>>>(
+        plan, s->d_bin_rows, s->d_row_ptr, s->d_col_idx, (const T *)s->d_val, T(0),
+        (const T *)s->d_x, (T *)s->d_y);
 }
 
-static void launch_adaptive(gpu_state *s) { launch_vector<false>(s); }
+template <typename T> static void launch_binned_pattern(gpu_state *s)
+{
+    const bin_segments &plan = s->bins;
+    csr_binned_kernel<T, true><<<plan.first_block[plan.count], s->block_size>>>(
+        plan, s->d_bin_rows, s->d_row_ptr, s->d_col_idx, NULL, (T)s->iso_value,
+        (const T *)s->d_x, (T *)s->d_y);
+}
 
-static void launch_pattern(gpu_state *s) { launch_vector<true>(s); }
+template <typename T> static void launch_adaptive(gpu_state *s) { launch_vector<T, false>(s); }
+
+template <typename T> static void launch_pattern(gpu_state *s) { launch_vector<T, true>(s); }
 
 /* ---- setup --------------------------------------------------------------------- */
 
 /* csr.cuda.texture: x (allocated by prepare) bound to a texture object of
- * int2 pairs; declined when x exceeds the linear-texture limit. */
+ * int2 pairs (fp64) or floats; declined when x exceeds the linear-texture limit. */
 static spb_status setup_texture(gpu_state *s, const spb_csr *A, char *msg)
 {
     size_t max_width = 0;
-    cudaChannelFormatDesc format = cudaCreateChannelDesc<int2>();
+    cudaChannelFormatDesc format = s->precision == SPB_FP32 ? cudaCreateChannelDesc<float>()
+                                                            : cudaCreateChannelDesc<int2>();
     if (cudaDeviceGetTexture1DLinearMaxWidth(&max_width, &format, 0) == cudaSuccess &&
         (size_t)A->n + 1 > max_width)
         return spb_fail(msg, SPB_ERR_UNSUPPORTED,
@@ -311,7 +329,7 @@ static spb_status setup_texture(gpu_state *s, const spb_csr *A, char *msg)
     res.resType = cudaResourceTypeLinear;
     res.res.linear.devPtr = s->d_x;
     res.res.linear.desc = format;
-    res.res.linear.sizeInBytes = sizeof(double) * ((size_t)A->n + 1);
+    res.res.linear.sizeInBytes = s->value_bytes * ((size_t)A->n + 1);
     cudaTextureDesc tex;
     memset(&tex, 0, sizeof tex);
     tex.readMode = cudaReadModeElementType;
@@ -399,23 +417,26 @@ static spb_status setup_binned(gpu_state *s, const spb_csr *A, char *msg)
 
 /* ---- rows ---------------------------------------------------------------------- */
 
-static const gpu_variant thread_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK, 0, 0, NULL, launch_thread, 0};
-static const gpu_variant warp_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, NULL, launch_warp, 0};
-static const gpu_variant warp_shared_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK,      1, 0,
-                                          NULL,           launch_warp_shared, 0};
-static const gpu_variant warp_shared2d_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK,        1, 0,
-                                            NULL,           launch_warp_shared2d, 0};
-static const gpu_variant ldg_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, NULL, launch_ldg, 0};
-static const gpu_variant texture_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK,  1, 0,
-                                      setup_texture,  launch_texture, 0};
-static const gpu_variant adaptive_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK,   1, 0,
-                                       setup_adaptive, launch_adaptive, 0};
-static const gpu_variant binned_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK,        1, 0,
-                                     setup_binned,   launch_binned<false>, 0};
-static const gpu_variant binned_pattern_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK,       1, 0,
-                                             setup_binned,   launch_binned<true>, 1};
-static const gpu_variant pattern_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK,  1, 0,
-                                      setup_adaptive, launch_pattern, 1};
+static const gpu_variant thread_v = {
+    SPB_FORMAT_CSR, DEFAULT_BLOCK, 0, 0, NULL, GPU_LAUNCH(launch_thread), 0};
+static const gpu_variant warp_v = {
+    SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, NULL, GPU_LAUNCH(launch_warp), 0};
+static const gpu_variant warp_shared_v = {
+    SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, NULL, GPU_LAUNCH(launch_warp_shared), 0};
+static const gpu_variant warp_shared2d_v = {
+    SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, NULL, GPU_LAUNCH(launch_warp_shared2d), 0};
+static const gpu_variant ldg_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, NULL, GPU_LAUNCH(launch_ldg),
+                                  0};
+static const gpu_variant texture_v = {
+    SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, setup_texture, GPU_LAUNCH(launch_texture), 0};
+static const gpu_variant adaptive_v = {
+    SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, setup_adaptive, GPU_LAUNCH(launch_adaptive), 0};
+static const gpu_variant binned_v = {
+    SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, setup_binned, GPU_LAUNCH(launch_binned), 0};
+static const gpu_variant binned_pattern_v = {
+    SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, setup_binned, GPU_LAUNCH(launch_binned_pattern), 1};
+static const gpu_variant pattern_v = {
+    SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, setup_adaptive, GPU_LAUNCH(launch_pattern), 1};
 
 extern const spb_kernel gpu_csr_rows[] = {
     GPU_ROW("csr.cuda.thread", "csr", "CSR on the GPU, one thread per row", &thread_v),

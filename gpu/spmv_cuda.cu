@@ -83,13 +83,35 @@ static spb_status check_fits(double bytes_needed, char *msg)
     return SPB_OK;
 }
 
+/* Uploads `count` values in the state's precision: val as it is (fp64),
+ * else val32 where the format keeps one, else val rounded here (its range
+ * was checked in prepare). */
+static int upload_values(gpu_state *s, const double *val, const float *val32, size_t count)
+{
+    if (s->precision == SPB_FP64) return gpu_upload(s, &s->d_val, val, count, sizeof(double));
+    if (val32) return gpu_upload(s, &s->d_val, val32, count, sizeof(float));
+    float *rounded = (float *)spb_malloc(count + 1, sizeof(float));
+    if (!rounded) {
+        s->error = SPB_ERR_NOMEM;
+        snprintf(s->error_msg, sizeof s->error_msg, "out of memory for fp32 values");
+        return 1;
+    }
+    for (size_t k = 0; k < count; k++) rounded[k] = (float)val[k];
+    int failed = gpu_upload(s, &s->d_val, rounded, count, sizeof(float));
+    spb_free(rounded);
+    return failed;
+}
+
 /* Takes the variant's format from the set, fills the plan's byte model and
- * uploads the arrays. The byte model counts every device array once
- * (matrix, x, y); a margin is kept for cuSPARSE's buffer and the runtime. */
+ * uploads the arrays, values in the state's precision (a pattern kernel
+ * gets none: the traffic saved is its point). The byte model counts every
+ * device array once (matrix, x, y); a margin is kept for cuSPARSE's buffer
+ * and the runtime. */
 static spb_status upload_format(gpu_state *s, spb_format_set *F, const spb_kernel_config *config,
-                                spb_kernel_plan *plan, char *msg)
+                                const float *csr_val32, spb_kernel_plan *plan, char *msg)
 {
     const spb_csr *A = F->csr;
+    const int values = !s->variant->pattern;
     const spb_hll *H = NULL;
     const spb_sell *S = NULL;
     spb_format_kind kind = s->variant->format;
@@ -102,10 +124,9 @@ static spb_status upload_format(gpu_state *s, spb_format_set *F, const spb_kerne
     if (st != SPB_OK) return st;
     s->stored = H ? hll_stored(H) : S ? sell_stored(S) : A->nnz;
     plan->stored_entries = s->stored;
-    plan->bytes = H                     ? hll_spmv_bytes(H, config->precision)
-                  : S                   ? sell_spmv_bytes(S, config->precision)
-                  : s->variant->pattern ? csr_pattern_spmv_bytes(A, config->precision)
-                                        : csr_spmv_bytes(A, config->precision);
+    plan->bytes = H ? (values ? hll_spmv_bytes : hll_pattern_spmv_bytes)(H, config->precision)
+                  : S ? sell_spmv_bytes(S, config->precision)
+                      : (values ? csr_spmv_bytes : csr_pattern_spmv_bytes)(A, config->precision);
     st = check_fits(plan->bytes + (64 << 20), msg);
     if (st != SPB_OK) return st;
     int failed;
@@ -116,18 +137,17 @@ static spb_status upload_format(gpu_state *s, spb_format_set *F, const spb_kerne
             gpu_upload(s, (void **)&s->d_hack_width, H->hack_width, (size_t)H->nhacks,
                        sizeof(int)) ||
             gpu_upload(s, (void **)&s->d_col_idx, H->col_idx, (size_t)s->stored, sizeof(int)) ||
-            gpu_upload(s, (void **)&s->d_val, H->val, (size_t)s->stored, sizeof(double));
+            (values && upload_values(s, H->val, H->val32, (size_t)s->stored));
     else if (S)
         failed =
             gpu_upload(s, (void **)&s->d_hack_ptr, S->slice_ptr, (size_t)S->nslices + 1,
                        sizeof(int)) ||
             gpu_upload(s, (void **)&s->d_col_idx, S->col_idx, (size_t)s->stored, sizeof(int)) ||
-            gpu_upload(s, (void **)&s->d_val, S->val, (size_t)s->stored, sizeof(double));
-    else /* a pattern kernel gets no values: the traffic saved is its point */
+            (values && upload_values(s, S->val, NULL, (size_t)s->stored));
+    else
         failed = gpu_upload(s, (void **)&s->d_row_ptr, A->row_ptr, (size_t)A->m + 1, sizeof(int)) ||
                  gpu_upload(s, (void **)&s->d_col_idx, A->col_idx, (size_t)A->nnz, sizeof(int)) ||
-                 (!s->variant->pattern &&
-                  gpu_upload(s, (void **)&s->d_val, A->val, (size_t)A->nnz, sizeof(double)));
+                 (values && upload_values(s, A->val, csr_val32, (size_t)A->nnz));
     return failed ? gpu_state_fail(s, msg) : SPB_OK;
 }
 
@@ -135,8 +155,8 @@ static spb_status upload_format(gpu_state *s, spb_format_set *F, const spb_kerne
  * the timing events. */
 static spb_status alloc_vectors(gpu_state *s, char *msg)
 {
-    GPU_TRY(s, cudaMalloc((void **)&s->d_x, sizeof(double) * ((size_t)s->n + 1)), "cudaMalloc");
-    GPU_TRY(s, cudaMalloc((void **)&s->d_y, sizeof(double) * ((size_t)s->m + 1)), "cudaMalloc");
+    GPU_TRY(s, cudaMalloc(&s->d_x, s->value_bytes * ((size_t)s->n + 1)), "cudaMalloc");
+    GPU_TRY(s, cudaMalloc(&s->d_y, s->value_bytes * ((size_t)s->m + 1)), "cudaMalloc");
     GPU_TRY(s, cudaEventCreate(&s->start), "cudaEventCreate");
     GPU_TRY(s, cudaEventCreate(&s->stop), "cudaEventCreate");
     return SPB_OK;
@@ -162,6 +182,11 @@ spb_status gpu_row_prepare(const spb_kernel *self, spb_format_set *formats,
                         MAX_BLOCK, v->warp_multiple ? ", a multiple of 32" : "");
     spb_value iso = 0.0;
     if (v->pattern && csr_pattern_value(A, &iso, msg) != SPB_OK) return SPB_ERR_UNSUPPORTED;
+    const float *csr_val32 = NULL; /* fp32: the values rounded, declined when out of range */
+    if (config->precision == SPB_FP32) {
+        spb_status st = format_set_csr_values32(formats, &csr_val32, msg);
+        if (st != SPB_OK) return st;
+    }
     gpu_state *s = (gpu_state *)spb_calloc(1, sizeof *s);
     if (!s) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
     s->variant = v;
@@ -169,10 +194,12 @@ spb_status gpu_row_prepare(const spb_kernel *self, spb_format_set *formats,
     s->m = A->m;
     s->n = A->n;
     s->nnz = A->nnz;
+    s->precision = config->precision;
+    s->value_bytes = spb_precision_bytes(config->precision);
     s->block_size = v->default_block ? block : 0;
     s->hack_size = config->hack_size;
     s->cache_bytes = gpu_l2_bytes(config);
-    spb_status st = upload_format(s, formats, config, plan, msg);
+    spb_status st = upload_format(s, formats, config, csr_val32, plan, msg);
     if (st == SPB_OK) st = alloc_vectors(s, msg);
     if (st == SPB_OK && v->setup) st = v->setup(s, A, msg);
     if (st == SPB_OK && s->plan_bytes > 0) plan->bytes = s->plan_bytes;
@@ -191,33 +218,42 @@ spb_status gpu_row_prepare(const spb_kernel *self, spb_format_set *formats,
 static void launch(gpu_state *s)
 {
     if (s->m == 0) return;
-    s->variant->launch(s);
+    s->variant->launch[s->precision](s);
     gpu_cuda_failed(s, cudaGetLastError(), "kernel launch");
 }
 
+/* y's m entries set to NaN on the host, in the state's precision. */
+static void poison(const gpu_state *s, void *y)
+{
+    for (int i = 0; i < s->m; i++)
+        if (s->precision == SPB_FP32)
+            ((float *)y)[i] = NAN;
+        else
+            ((double *)y)[i] = NAN;
+}
+
 /* One whole product: upload x, poison the device y with NaN, compute,
- * download y. On failure y is left NaN and the error kept for the check. */
-spb_status gpu_row_spmv(const void *state, const void *x_in, void *y_out, char *msg)
+ * download y (x and y in the state's precision). On failure y is left NaN
+ * and the error kept for the check. */
+spb_status gpu_row_spmv(const void *state, const void *x, void *y, char *msg)
 {
     gpu_state *s = (gpu_state *)state;
-    const spb_value *x = (const spb_value *)x_in; /* fp64: the device rows run no fp32 yet */
-    spb_value *y = (spb_value *)y_out;
-    for (int i = 0; i < s->m; i++) y[i] = NAN;
+    poison(s, y);
     if (s->error != SPB_OK) return gpu_state_fail(s, msg);
     if (s->n > 0)
-        GPU_TRY(s, cudaMemcpy(s->d_x, x, sizeof(double) * (size_t)s->n, cudaMemcpyHostToDevice),
+        GPU_TRY(s, cudaMemcpy(s->d_x, x, s->value_bytes * (size_t)s->n, cudaMemcpyHostToDevice),
                 "cudaMemcpy x");
-    /* all bits set: a NaN in every y entry the kernel fails to write */
-    GPU_TRY(s, cudaMemset(s->d_y, 0xff, sizeof(double) * ((size_t)s->m + 1)), "cudaMemset y");
+    /* all bits set: a NaN in every y entry the kernel fails to write (either type) */
+    GPU_TRY(s, cudaMemset(s->d_y, 0xff, s->value_bytes * ((size_t)s->m + 1)), "cudaMemset y");
     launch(s);
     GPU_TRY(s, cudaDeviceSynchronize(), "kernel execution");
     if (s->error != SPB_OK) goto fail;
     if (s->m > 0)
-        GPU_TRY(s, cudaMemcpy(y, s->d_y, sizeof(double) * (size_t)s->m, cudaMemcpyDeviceToHost),
+        GPU_TRY(s, cudaMemcpy(y, s->d_y, s->value_bytes * (size_t)s->m, cudaMemcpyDeviceToHost),
                 "cudaMemcpy y");
     return SPB_OK;
 fail:
-    for (int i = 0; i < s->m; i++) y[i] = NAN;
+    poison(s, y);
     return gpu_state_fail(s, msg);
 }
 

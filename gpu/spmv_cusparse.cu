@@ -5,6 +5,16 @@
 #include "spmv_state.cuh"
 
 static const double one = 1.0, zero = 0.0;
+static const float one32 = 1.0f, zero32 = 0.0f;
+
+/* The state's precision as cuSPARSE's data (and compute) type, with its
+ * alpha = 1 and beta = 0 of that type. */
+static cudaDataType value_type(const gpu_state *s)
+{
+    return s->precision == SPB_FP32 ? CUDA_R_32F : CUDA_R_64F;
+}
+static const void *alpha(const gpu_state *s) { return s->precision == SPB_FP32 ? (const void *)&one32 : &one; }
+static const void *beta(const gpu_state *s) { return s->precision == SPB_FP32 ? (const void *)&zero32 : &zero; }
 
 /* cuSPARSE's descriptors of the uploaded matrix and of x and y. */
 static spb_status create_descriptors(gpu_state *s)
@@ -13,15 +23,15 @@ static spb_status create_descriptors(gpu_state *s)
     if (s->variant->format == SPB_FORMAT_SELL)
         err = cusparseCreateSlicedEll(&s->mat, s->m, s->n, s->nnz, s->stored, s->hack_size,
                                       s->d_hack_ptr, s->d_col_idx, s->d_val, CUSPARSE_INDEX_32I,
-                                      CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F);
+                                      CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, value_type(s));
     else
         err = cusparseCreateCsr(&s->mat, s->m, s->n, s->nnz, s->d_row_ptr, s->d_col_idx, s->d_val,
                                 CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
-                                CUDA_R_64F);
+                                value_type(s));
     GPU_SPARSE_TRY(s, err, "cusparseCreate matrix descriptor");
-    GPU_SPARSE_TRY(s, cusparseCreateDnVec(&s->vec_x, s->n, s->d_x, CUDA_R_64F),
+    GPU_SPARSE_TRY(s, cusparseCreateDnVec(&s->vec_x, s->n, s->d_x, value_type(s)),
                    "cusparseCreateDnVec");
-    GPU_SPARSE_TRY(s, cusparseCreateDnVec(&s->vec_y, s->m, s->d_y, CUDA_R_64F),
+    GPU_SPARSE_TRY(s, cusparseCreateDnVec(&s->vec_y, s->m, s->d_y, value_type(s)),
                    "cusparseCreateDnVec");
     return SPB_OK;
 fail:
@@ -36,16 +46,16 @@ static spb_status setup_cusparse(gpu_state *s, const spb_csr *A, char *msg)
     GPU_SPARSE_TRY(s, cusparseCreate(&s->handle), "cusparseCreate");
     if (create_descriptors(s) != SPB_OK) goto fail;
     GPU_SPARSE_TRY(s,
-                   cusparseSpMV_bufferSize(s->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
-                                           s->mat, s->vec_x, &zero, s->vec_y, CUDA_R_64F, alg,
-                                           &buffer_size),
+                   cusparseSpMV_bufferSize(s->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha(s),
+                                           s->mat, s->vec_x, beta(s), s->vec_y, value_type(s),
+                                           alg, &buffer_size),
                    "cusparseSpMV_bufferSize");
     if (buffer_size > 0) GPU_TRY(s, cudaMalloc(&s->d_buffer, buffer_size), "cudaMalloc");
     if (s->m > 0)
         GPU_SPARSE_TRY(s,
-                       cusparseSpMV_preprocess(s->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
-                                               s->mat, s->vec_x, &zero, s->vec_y, CUDA_R_64F, alg,
-                                               s->d_buffer),
+                       cusparseSpMV_preprocess(s->handle, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                               alpha(s), s->mat, s->vec_x, beta(s), s->vec_y,
+                                               value_type(s), alg, s->d_buffer),
                        "cusparseSpMV_preprocess");
     return SPB_OK;
 fail:
@@ -55,20 +65,25 @@ fail:
 static void launch_cusparse(gpu_state *s)
 {
     gpu_cusparse_failed(s,
-                        cusparseSpMV(s->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, s->mat,
-                                     s->vec_x, &zero, s->vec_y, CUDA_R_64F,
+                        cusparseSpMV(s->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha(s), s->mat,
+                                     s->vec_x, beta(s), s->vec_y, value_type(s),
                                      (cusparseSpMVAlg_t)s->variant->param, s->d_buffer),
                         "cusparseSpMV");
 }
 
+/* One launch for both precisions: the type travels in the descriptors. */
+#define CUSPARSE_LAUNCH                                                                            \
+    {                                                                                              \
+        launch_cusparse, launch_cusparse                                                           \
+    }
 static const gpu_variant csr_alg1_v = {
-    SPB_FORMAT_CSR, 0, 0, CUSPARSE_SPMV_CSR_ALG1, setup_cusparse, launch_cusparse, 0};
+    SPB_FORMAT_CSR, 0, 0, CUSPARSE_SPMV_CSR_ALG1, setup_cusparse, CUSPARSE_LAUNCH, 0};
 static const gpu_variant csr_alg2_v = {
-    SPB_FORMAT_CSR, 0, 0, CUSPARSE_SPMV_CSR_ALG2, setup_cusparse, launch_cusparse, 0};
+    SPB_FORMAT_CSR, 0, 0, CUSPARSE_SPMV_CSR_ALG2, setup_cusparse, CUSPARSE_LAUNCH, 0};
 static const gpu_variant csr_default_v = {
-    SPB_FORMAT_CSR, 0, 0, CUSPARSE_SPMV_ALG_DEFAULT, setup_cusparse, launch_cusparse, 0};
-static const gpu_variant sell_v = {SPB_FORMAT_SELL, 0, 0, CUSPARSE_SPMV_SELL_ALG1, setup_cusparse,
-                                   launch_cusparse, 0};
+    SPB_FORMAT_CSR, 0, 0, CUSPARSE_SPMV_ALG_DEFAULT, setup_cusparse, CUSPARSE_LAUNCH, 0};
+static const gpu_variant sell_v = {
+    SPB_FORMAT_SELL, 0, 0, CUSPARSE_SPMV_SELL_ALG1, setup_cusparse, CUSPARSE_LAUNCH, 0};
 
 extern const spb_kernel gpu_cusparse_rows[] = {
     GPU_ROW("cusparse.csr", "csr",

@@ -10,11 +10,11 @@
 /* hll.cuda.row — one thread per row on row-major hacks: each thread walks
  * its own contiguous row (uncoalesced across the warp); no branch for
  * padding. */
+template <typename T>
 static __global__ void __launch_bounds__(MAX_BLOCK)
     hll_row_kernel(int m, int hack_size, const int *__restrict__ hack_ptr,
                    const int *__restrict__ hack_width, const int *__restrict__ col_idx,
-                   const double *__restrict__ val, const double *__restrict__ x,
-                   double *__restrict__ y)
+                   const T *__restrict__ val, const T *__restrict__ x, T *__restrict__ y)
 {
     int row = blockIdx.x * blockDim.x + threadIdx.x;
     if (row >= m) return;
@@ -23,92 +23,146 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
 
 /* hll.cuda.col — one thread per row on column-major hacks: at step k the
  * threads of a hack read consecutive entries (coalesced), the layout HLL
- * exists for. Best with hack_size a multiple of 32. */
+ * exists for. Best with hack_size a multiple of 32. With PATTERN
+ * (hll.cuda.col.pattern) val is not read, the padding's columns point at
+ * x[n] = 0 (set in prepare), and each sum is scaled once. */
+template <typename T, bool PATTERN>
 static __global__ void __launch_bounds__(MAX_BLOCK)
     hll_col_kernel(int m, int hack_size, const int *__restrict__ hack_ptr,
                    const int *__restrict__ hack_width, const int *__restrict__ col_idx,
-                   const double *__restrict__ val, const double *__restrict__ x,
-                   double *__restrict__ y)
+                   const T *__restrict__ val, T scale, const T *__restrict__ x, T *__restrict__ y)
 {
     int row = blockIdx.x * blockDim.x + threadIdx.x;
     if (row >= m) return;
     int h = row / hack_size, r = row - h * hack_size, width = hack_width[h];
     int rows_h = min(hack_size, m - h * hack_size);
     int start = hack_ptr[h] + r;
-    double sum = 0.0;
-    for (int k = 0; k < width; k++) sum += val[start + k * rows_h] * x[col_idx[start + k * rows_h]];
-    y[row] = sum;
+    T sum = 0;
+    for (int k = 0; k < width; k++)
+        sum += term<PATTERN>(val, start + k * rows_h, x[col_idx[start + k * rows_h]]);
+    y[row] = PATTERN ? scale * sum : sum;
 }
 
 /* hll.cuda.warp — one warp per row on row-major hacks: the lanes stride
  * through the (padded) row, coalesced; shuffle reduction. Precondition:
  * blockDim.x a multiple of 32. */
+template <typename T>
 static __global__ void __launch_bounds__(MAX_BLOCK)
     hll_warp_kernel(int m, int hack_size, const int *__restrict__ hack_ptr,
                     const int *__restrict__ hack_width, const int *__restrict__ col_idx,
-                    const double *__restrict__ val, const double *__restrict__ x,
-                    double *__restrict__ y)
+                    const T *__restrict__ val, const T *__restrict__ x, T *__restrict__ y)
 {
     long long row = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / WARP;
     int lane = threadIdx.x % WARP;
     if (row >= m) return;
-    double sum = warp_reduce(
+    T sum = warp_reduce(
         hll_row_lane_sum(hack_size, hack_ptr, hack_width, col_idx, val, x, row, lane, WARP));
     if (lane == 0) y[row] = sum;
 }
 
 /* hll.cuda.warp_shared — hll.cuda.warp with the partials reduced in shared
- * memory. Dynamic shared memory: blockDim.x doubles. */
+ * memory. Dynamic shared memory: blockDim.x values. */
+template <typename T>
 static __global__ void __launch_bounds__(MAX_BLOCK)
     hll_warp_shared_kernel(int m, int hack_size, const int *__restrict__ hack_ptr,
                            const int *__restrict__ hack_width, const int *__restrict__ col_idx,
-                           const double *__restrict__ val, const double *__restrict__ x,
-                           double *__restrict__ y)
+                           const T *__restrict__ val, const T *__restrict__ x, T *__restrict__ y)
 {
-    extern __shared__ double partial_hll[];
+    T *partial = dynamic_shared<T>();
     long long row = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / WARP;
     int lane = threadIdx.x % WARP;
     if (row >= m) return;
-    double sum = shared_warp_reduce(
-        partial_hll + threadIdx.x - lane, lane,
+    T sum = shared_warp_reduce(
+        partial + threadIdx.x - lane, lane,
         hll_row_lane_sum(hack_size, hack_ptr, hack_width, col_idx, val, x, row, lane, WARP));
     if (lane == 0) y[row] = sum;
 }
 
+/* hll.cuda.col.pattern's setup, on the device: every padding slot of row
+ * `row` (positions len..width-1, len from the CSR row pointers) gets column
+ * n, where x holds a zero. */
+static __global__ void point_padding_at_zero(int m, int n, int hack_size,
+                                             const int *__restrict__ hack_ptr,
+                                             const int *__restrict__ hack_width,
+                                             const int *__restrict__ row_ptr, int *col_idx)
+{
+    int row = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row >= m) return;
+    int h = row / hack_size, r = row - h * hack_size;
+    int rows_h = min(hack_size, m - h * hack_size), start = hack_ptr[h] + r;
+    for (int k = row_ptr[row + 1] - row_ptr[row]; k < hack_width[h]; k++)
+        col_idx[start + k * rows_h] = n;
+}
+
 /* ---- launches ------------------------------------------------------------------ */
 
-static void launch_row(gpu_state *s)
+/* The HLL arrays and the state's values, x and y as the launch's type. */
+#define HLL_ARGS(T)                                                                                \
+    s->m, s->hack_size, s->d_hack_ptr, s->d_hack_width, s->d_col_idx, (const T *)s->d_val,         \
+        (const T *)s->d_x, (T *)s->d_y
+
+template <typename T> static void launch_row(gpu_state *s)
 {
-    hll_row_kernel<<<gpu_grid(s, 1), s->block_size>>>(
-        s->m, s->hack_size, s->d_hack_ptr, s->d_hack_width, s->d_col_idx, s->d_val, s->d_x, s->d_y);
+    hll_row_kernel<T><<<gpu_grid(s, 1), s->block_size>>>(HLL_ARGS(T));
 }
 
-static void launch_col(gpu_state *s)
+template <typename T> static void launch_col(gpu_state *s)
 {
-    hll_col_kernel<<<gpu_grid(s, 1), s->block_size>>>(
-        s->m, s->hack_size, s->d_hack_ptr, s->d_hack_width, s->d_col_idx, s->d_val, s->d_x, s->d_y);
+    hll_col_kernel<T, false><<<gpu_grid(s, 1), s->block_size>>>(
+        s->m, s->hack_size, s->d_hack_ptr, s->d_hack_width, s->d_col_idx, (const T *)s->d_val,
+        T(1), (const T *)s->d_x, (T *)s->d_y);
 }
 
-static void launch_warp(gpu_state *s)
+template <typename T> static void launch_col_pattern(gpu_state *s)
 {
-    hll_warp_kernel<<<gpu_grid(s, WARP), s->block_size>>>(
-        s->m, s->hack_size, s->d_hack_ptr, s->d_hack_width, s->d_col_idx, s->d_val, s->d_x, s->d_y);
+    hll_col_kernel<T, true><<<gpu_grid(s, 1), s->block_size>>>(
+        s->m, s->hack_size, s->d_hack_ptr, s->d_hack_width, s->d_col_idx, NULL, (T)s->iso_value,
+        (const T *)s->d_x, (T *)s->d_y);
 }
 
-static void launch_warp_shared(gpu_state *s)
+template <typename T> static void launch_warp(gpu_state *s)
 {
-    size_t shared = (size_t)s->block_size * sizeof(double);
-    hll_warp_shared_kernel<<<gpu_grid(s, WARP), s->block_size, shared>>>(
-        s->m, s->hack_size, s->d_hack_ptr, s->d_hack_width, s->d_col_idx, s->d_val, s->d_x, s->d_y);
+    hll_warp_kernel<T><<<gpu_grid(s, WARP), s->block_size>>>(HLL_ARGS(T));
+}
+
+template <typename T> static void launch_warp_shared(gpu_state *s)
+{
+    size_t shared = (size_t)s->block_size * sizeof(T);
+    hll_warp_shared_kernel<T><<<gpu_grid(s, WARP), s->block_size, shared>>>(HLL_ARGS(T));
+}
+
+/* hll.cuda.col.pattern: no values were uploaded; the padding (value 0 in
+ * the format, a real column) is pointed at x's spare last entry, kept zero,
+ * so the kernel needs no branch and no values. */
+static spb_status setup_col_pattern(gpu_state *s, const spb_csr *A, char *msg)
+{
+    int *d_row_ptr = NULL;
+    GPU_TRY(s, cudaMemset(s->d_x, 0, s->value_bytes * ((size_t)s->n + 1)), "cudaMemset x");
+    if (gpu_upload(s, (void **)&d_row_ptr, A->row_ptr, (size_t)A->m + 1, sizeof(int))) goto fail;
+    if (s->m > 0)
+        point_padding_at_zero<<<gpu_grid(s, 1), s->block_size>>>(
+            s->m, s->n, s->hack_size, s->d_hack_ptr, s->d_hack_width, d_row_ptr, s->d_col_idx);
+    GPU_TRY(s, cudaGetLastError(), "kernel launch");
+    GPU_TRY(s, cudaDeviceSynchronize(), "marking the padding");
+    cudaFree(d_row_ptr);
+    return SPB_OK;
+fail:
+    cudaFree(d_row_ptr);
+    return gpu_state_fail(s, msg);
 }
 
 /* ---- rows ---------------------------------------------------------------------- */
 
-static const gpu_variant row_v = {SPB_FORMAT_HLL_ROW, DEFAULT_BLOCK, 0, 0, NULL, launch_row, 0};
-static const gpu_variant warp_v = {SPB_FORMAT_HLL_ROW, DEFAULT_BLOCK, 1, 0, NULL, launch_warp, 0};
+static const gpu_variant row_v = {
+    SPB_FORMAT_HLL_ROW, DEFAULT_BLOCK, 0, 0, NULL, GPU_LAUNCH(launch_row), 0};
+static const gpu_variant warp_v = {
+    SPB_FORMAT_HLL_ROW, DEFAULT_BLOCK, 1, 0, NULL, GPU_LAUNCH(launch_warp), 0};
 static const gpu_variant warp_shared_v = {
-    SPB_FORMAT_HLL_ROW, DEFAULT_BLOCK, 1, 0, NULL, launch_warp_shared, 0};
-static const gpu_variant col_v = {SPB_FORMAT_HLL_COL, DEFAULT_BLOCK, 0, 0, NULL, launch_col, 0};
+    SPB_FORMAT_HLL_ROW, DEFAULT_BLOCK, 1, 0, NULL, GPU_LAUNCH(launch_warp_shared), 0};
+static const gpu_variant col_v = {
+    SPB_FORMAT_HLL_COL, DEFAULT_BLOCK, 0, 0, NULL, GPU_LAUNCH(launch_col), 0};
+static const gpu_variant col_pattern_v = {
+    SPB_FORMAT_HLL_COL, DEFAULT_BLOCK, 0, 0, setup_col_pattern, GPU_LAUNCH(launch_col_pattern), 1};
 
 extern const spb_kernel gpu_hll_rows[] = {
     GPU_ROW("hll.cuda.row", "hll.row", "HLL row-major hacks on the GPU, one thread per row",
@@ -120,5 +174,9 @@ extern const spb_kernel gpu_hll_rows[] = {
             &warp_shared_v),
     GPU_ROW("hll.cuda.col", "hll.col",
             "HLL column-major hacks on the GPU, one thread per row (coalesced)", &col_v),
+    GPU_ROW("hll.cuda.col.pattern", "hll.col",
+            "hll.cuda.col for a pattern matrix (all values equal): no values read, padding "
+            "pointed at a zero of x (declines other matrices)",
+            &col_pattern_v),
 };
 extern const int gpu_hll_row_count = (int)(sizeof gpu_hll_rows / sizeof gpu_hll_rows[0]);

@@ -26,10 +26,10 @@
 /* The tile's shared memory: the products of its non-zeros then the sums of
  * its rows (together exactly the tile's items), each thread's inclusive
  * carry, and the row ends. */
-static size_t merge_shared_bytes(int block)
+static size_t merge_shared_bytes(int block, size_t value_bytes)
 {
     size_t items = (size_t)block * MERGE_ITEMS;
-    return items * sizeof(double) + (size_t)block * sizeof(double) + items * sizeof(int);
+    return items * value_bytes + (size_t)block * value_bytes + items * sizeof(int);
 }
 
 /* Where diagonal `diag` of the merge of row ends (row_end[0..rows)) with
@@ -62,21 +62,20 @@ merge_search(const int *row_end, int rows, long long nz, long long first, long l
  * earlier blocks (blocks lookback_from[b]..b-1), waits for their published
  * sums and adds them in block order. (5) The rows' sums are written out,
  * coalesced. With PATTERN val is not read and each sum is scaled once. */
-template <bool PATTERN>
+template <typename T, bool PATTERN>
 static __global__ void __launch_bounds__(MAX_BLOCK)
     csr_merge_kernel(const int *__restrict__ row_ptr, const int *__restrict__ col_idx,
-                     const double *__restrict__ val, double scale, const double *__restrict__ x,
-                     double *__restrict__ y, const int *__restrict__ tile_row,
+                     const T *__restrict__ val, T scale, const T *__restrict__ x,
+                     T *__restrict__ y, const int *__restrict__ tile_row,
                      const int *__restrict__ tile_k, const int *__restrict__ lookback_from,
-                     double *carry, int *carry_epoch, int epoch)
+                     T *carry, int *carry_epoch, int epoch)
 {
-    extern __shared__ double merge_shared[];
-    __shared__ double warp_sum[MAX_BLOCK / WARP];
+    __shared__ T warp_sum[MAX_BLOCK / WARP];
     __shared__ int warp_row[MAX_BLOCK / WARP];
     const int threads = blockDim.x, t = threadIdx.x, lane = t % WARP, warp = t / WARP;
     const int items = threads * MERGE_ITEMS;
-    double *data = merge_shared;      /* [0, nz): products; [nz, nz + rows): row sums */
-    double *inclusive = data + items; /* each thread's open sum, scanned */
+    T *data = dynamic_shared<T>(); /* [0, nz): products; [nz, nz + rows): row sums */
+    T *inclusive = data + items;   /* each thread's open sum, scanned */
     int *row_end = (int *)(inclusive + threads);
     const int b = blockIdx.x, r0 = tile_row[b], rows = tile_row[b + 1] - r0;
     const int k0 = tile_k[b], nz = tile_k[b + 1] - k0;
@@ -85,7 +84,7 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
     for (int u = 0; u < MERGE_ITEMS; u++) {
         int j = t + u * threads;
         if (j < nz) {
-            double xv = x[col_idx[k0 + j]];
+            T xv = x[col_idx[k0 + j]];
             data[j] = PATTERN ? xv : val[k0 + j] * xv;
         }
         if (j < rows) row_end[j] = row_ptr[r0 + j + 1];
@@ -94,12 +93,12 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
 
     const int diag = min(t * MERGE_ITEMS, rows + nz), stop = min(diag + MERGE_ITEMS, rows + nz);
     int i = merge_search(row_end, rows, nz, k0, diag), j = diag - i, first_done = -1;
-    double sum = 0.0;
+    T sum = 0;
     for (int d = diag; d < stop; d++) {
         if (i < rows && row_end[i] <= k0 + j) {
             data[nz + i] = sum;
             if (first_done < 0) first_done = i;
-            sum = 0.0;
+            sum = 0;
             i++;
         } else {
             sum += data[j++];
@@ -110,7 +109,7 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
      * thread order: the rows are non-decreasing, so equal keys are runs. */
     int key = r0 + i;
     for (int offset = 1; offset < WARP; offset <<= 1) {
-        double other = __shfl_up_sync(0xffffffffu, sum, offset);
+        T other = __shfl_up_sync(0xffffffffu, sum, offset);
         int other_key = __shfl_up_sync(0xffffffffu, key, offset);
         if (lane >= offset && other_key == key) sum += other;
     }
@@ -137,15 +136,15 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
 
     const int from = lookback_from[b];
     if (warp == 0 && rows > 0 && from < b) {
-        double total = 0.0;
+        T total = 0;
         for (int base = from; base < b; base += WARP) {
             int q = base + lane;
-            double v = 0.0;
+            T v = 0;
             if (q < b) {
                 while (atomicAdd(carry_epoch + q, 0) != epoch) {
                 }
                 __threadfence();
-                v = *(volatile double *)(carry + q);
+                v = *(volatile T *)(carry + q);
             }
             total += warp_reduce(v);
         }
@@ -157,13 +156,19 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
 }
 
 /* One product: one launch, stamped with this call's epoch. */
-template <bool PATTERN> static void launch_merge(gpu_state *s)
+template <typename T, bool PATTERN> static void launch_merge(gpu_state *s)
 {
     s->epoch++;
-    csr_merge_kernel<PATTERN><<<s->tiles, s->block_size, merge_shared_bytes(s->block_size)>>>(
-        s->d_row_ptr, s->d_col_idx, s->d_val, s->iso_value, s->d_x, s->d_y, s->d_tile_row,
-        s->d_tile_k, s->d_lookback_from, s->d_carry, s->d_carry_epoch, s->epoch);
+    csr_merge_kernel<T, PATTERN>
+        <<<s->tiles, s->block_size, merge_shared_bytes(s->block_size, sizeof(T))>>>(
+            s->d_row_ptr, s->d_col_idx, (const T *)s->d_val, (T)s->iso_value, (const T *)s->d_x,
+            (T *)s->d_y, s->d_tile_row, s->d_tile_k, s->d_lookback_from, (T *)s->d_carry,
+            s->d_carry_epoch, s->epoch);
 }
+
+template <typename T> static void launch_merge_values(gpu_state *s) { launch_merge<T, false>(s); }
+
+template <typename T> static void launch_merge_pattern(gpu_state *s) { launch_merge<T, true>(s); }
 
 /* Tiles of `items` merge items: each tile's start on the merge path and
  * the blocks before it holding entries of its first row (from[b]..b-1),
@@ -197,7 +202,7 @@ static spb_status plan_tiles(gpu_state *s, const spb_csr *A, char *msg)
     else if (gpu_upload(s, (void **)&s->d_tile_row, tile_row, (size_t)tiles + 1, sizeof(int)) ||
              gpu_upload(s, (void **)&s->d_tile_k, tile_k, (size_t)tiles + 1, sizeof(int)) ||
              gpu_upload(s, (void **)&s->d_lookback_from, from, (size_t)tiles, sizeof(int)) ||
-             gpu_cuda_failed(s, cudaMalloc((void **)&s->d_carry, sizeof(double) * (tiles + 1)),
+             gpu_cuda_failed(s, cudaMalloc(&s->d_carry, s->value_bytes * (tiles + 1)),
                              "cudaMalloc") ||
              gpu_cuda_failed(s, cudaMalloc((void **)&s->d_carry_epoch, sizeof(int) * (tiles + 1)),
                              "cudaMalloc") ||
@@ -211,16 +216,22 @@ static spb_status plan_tiles(gpu_state *s, const spb_csr *A, char *msg)
 }
 
 /* A block of more than 48 KiB of shared memory must be allowed it. */
+template <typename T, bool PATTERN> static cudaError_t allow_shared_for(int shared)
+{
+    return cudaFuncSetAttribute(csr_merge_kernel<T, PATTERN>,
+                                cudaFuncAttributeMaxDynamicSharedMemorySize, shared);
+}
+
 static spb_status allow_shared(gpu_state *s, char *msg)
 {
-    size_t shared = merge_shared_bytes(s->block_size);
+    size_t shared = merge_shared_bytes(s->block_size, s->value_bytes);
+    const int fp32 = s->precision == SPB_FP32, pattern = s->variant->pattern;
     cudaError_t err = cudaSuccess;
-    if (shared > 48 * 1024) /* a 1024-thread block needs 92 KiB */
-        err = s->variant->pattern
-                  ? cudaFuncSetAttribute(csr_merge_kernel<true>,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared)
-                  : cudaFuncSetAttribute(csr_merge_kernel<false>,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared);
+    if (shared > 48 * 1024) /* a 1024-thread block needs 92 KiB in fp64 */
+        err = fp32 ? (pattern ? allow_shared_for<float, true>((int)shared)
+                              : allow_shared_for<float, false>((int)shared))
+                   : (pattern ? allow_shared_for<double, true>((int)shared)
+                              : allow_shared_for<double, false>((int)shared));
     return gpu_cuda_failed(s, err, "cudaFuncSetAttribute") ? gpu_state_fail(s, msg) : SPB_OK;
 }
 
@@ -232,15 +243,17 @@ static spb_status setup_merge(gpu_state *s, const spb_csr *A, char *msg)
 
 /* Column panels of `width` columns: panel p's row pointers at p * (m + 1)
  * of row_ptr (offsets into the panels' entries, stored panel after panel),
- * its entries keeping A's row order. A row's columns ascend, so its entries
- * of one panel are consecutive. */
-static spb_status split_columns(const spb_csr *A, int panels, spb_index width, int **row_ptr,
-                                int **col_idx, double **val, char *msg)
+ * its entries keeping A's row order, their values in the precision (fp32:
+ * rounded, A's range checked in prepare). A row's columns ascend, so its
+ * entries of one panel are consecutive. */
+static spb_status split_columns(const spb_csr *A, int panels, spb_index width,
+                                spb_precision precision, int **row_ptr, int **col_idx, void **val,
+                                char *msg)
 {
     const size_t stride = (size_t)A->m + 1;
     *row_ptr = (int *)spb_calloc((size_t)panels * stride, sizeof(int));
     *col_idx = (int *)spb_malloc((size_t)A->nnz + 1, sizeof(int));
-    *val = (double *)spb_malloc((size_t)A->nnz + 1, sizeof(double));
+    *val = spb_malloc((size_t)A->nnz + 1, spb_precision_bytes(precision));
     if (!*row_ptr || !*col_idx || !*val)
         return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the column panels");
     int *rp = *row_ptr;
@@ -259,7 +272,10 @@ static spb_status split_columns(const spb_csr *A, int panels, spb_index width, i
             int p = (int)(A->col_idx[k] / width);
             if (p != current) next = rp[(size_t)(current = p) * stride + i];
             (*col_idx)[next] = A->col_idx[k];
-            (*val)[next++] = A->val[k];
+            if (precision == SPB_FP32)
+                ((float *)*val)[next++] = (float)A->val[k];
+            else
+                ((double *)*val)[next++] = A->val[k];
         }
     }
     return SPB_OK;
@@ -269,10 +285,11 @@ static spb_status split_columns(const spb_csr *A, int panels, spb_index width, i
  * (a power of two from the panel's mean row length), each row's panel sum
  * written to y (the first panel) or added to it. blockDim.x is a multiple
  * of 32: every lane reaches the shuffles. */
+template <typename T>
 static __global__ void __launch_bounds__(MAX_BLOCK)
     panel_rows_kernel(int m, int lanes, const int *__restrict__ row_ptr,
-                      const int *__restrict__ col_idx, const double *__restrict__ val,
-                      const double *__restrict__ x, double *__restrict__ y, int accumulate)
+                      const int *__restrict__ col_idx, const T *__restrict__ val,
+                      const T *__restrict__ x, T *__restrict__ y, int accumulate)
 {
     long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     long long row = tid / lanes;
@@ -281,7 +298,7 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
         begin = row_ptr[row];
         end = row_ptr[row + 1];
     }
-    double sum = 0.0;
+    T sum = 0;
     for (int k = begin + lane; k < end; k += lanes) sum += val[k] * x[col_idx[k]];
     for (int offset = lanes / 2; offset > 0; offset >>= 1)
         sum += __shfl_down_sync(0xffffffffu, sum, offset, lanes);
@@ -289,13 +306,13 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
 }
 
 /* One product: a launch per panel, in panel order. */
-static void launch_colblock(gpu_state *s)
+template <typename T> static void launch_colblock(gpu_state *s)
 {
     for (int p = 0; p < s->panels; p++) {
         const int lanes = s->panel_lanes[p];
-        panel_rows_kernel<<<gpu_grid(s, lanes), s->block_size>>>(
-            s->m, lanes, s->d_row_ptr + (size_t)p * ((size_t)s->m + 1), s->d_col_idx, s->d_val,
-            s->d_x, s->d_y, p > 0);
+        panel_rows_kernel<T><<<gpu_grid(s, lanes), s->block_size>>>(
+            s->m, lanes, s->d_row_ptr + (size_t)p * ((size_t)s->m + 1), s->d_col_idx,
+            (const T *)s->d_val, (const T *)s->d_x, (T *)s->d_y, p > 0);
     }
 }
 
@@ -306,18 +323,19 @@ static void launch_colblock(gpu_state *s)
 static spb_status setup_colblock(gpu_state *s, const spb_csr *A, char *msg)
 {
     const double l2 = s->cache_bytes;
-    double width = l2 / 2 / sizeof(double);
+    double width = l2 / 2 / s->value_bytes;
     if (!(width >= 1)) return spb_fail(msg, SPB_ERR_UNSUPPORTED, "the size of the L2 is unknown");
     if (A->n <= width)
         return spb_fail(msg, SPB_ERR_UNSUPPORTED,
                         "x (%.1f MiB) fits in half the L2 (%.1f MiB): nothing to block",
-                        A->n * 8.0 / 1048576.0, l2 / 1048576.0);
+                        (double)A->n * s->value_bytes / 1048576.0, l2 / 1048576.0);
     s->panels = (int)((A->n + (int64_t)width - 1) / (int64_t)width);
     s->panel_lanes = (int *)spb_calloc((size_t)s->panels, sizeof(int));
     if (!s->panel_lanes) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the panels");
     int *row_ptr = NULL, *col_idx = NULL;
-    double *val = NULL;
-    spb_status st = split_columns(A, s->panels, (spb_index)width, &row_ptr, &col_idx, &val, msg);
+    void *val = NULL;
+    spb_status st = split_columns(A, s->panels, (spb_index)width, s->precision, &row_ptr, &col_idx,
+                                  &val, msg);
     for (int p = 0; st == SPB_OK && p < s->panels; p++) {
         const int *rp = row_ptr + (size_t)p * ((size_t)A->m + 1);
         double mean = A->m > 0 ? (double)(rp[A->m] - rp[0]) / A->m : 1.0;
@@ -334,23 +352,23 @@ static spb_status setup_colblock(gpu_state *s, const spb_csr *A, char *msg)
         if (gpu_upload(s, (void **)&s->d_row_ptr, row_ptr, (size_t)s->panels * (A->m + 1),
                        sizeof(int)) ||
             gpu_upload(s, (void **)&s->d_col_idx, col_idx, (size_t)A->nnz, sizeof(int)) ||
-            gpu_upload(s, (void **)&s->d_val, val, (size_t)A->nnz, sizeof(double)))
+            gpu_upload(s, &s->d_val, val, (size_t)A->nnz, s->value_bytes))
             st = gpu_state_fail(s, msg);
     }
     if (st == SPB_OK)
-        s->plan_bytes = csr_col_panels_spmv_bytes(A->m, A->n, A->nnz, s->panels, SPB_FP64);
+        s->plan_bytes = csr_col_panels_spmv_bytes(A->m, A->n, A->nnz, s->panels, s->precision);
     spb_free(row_ptr);
     spb_free(col_idx);
     spb_free(val);
     return st;
 }
 
-static const gpu_variant merge_v = {SPB_FORMAT_CSR, MERGE_BLOCK,         1, 0,
-                                    setup_merge,    launch_merge<false>, 0};
-static const gpu_variant merge_pattern_v = {SPB_FORMAT_CSR, MERGE_BLOCK,        1, 0,
-                                            setup_merge,    launch_merge<true>, 1};
-static const gpu_variant colblock_v = {SPB_FORMAT_CSR, MERGE_BLOCK,     1, 0,
-                                       setup_colblock, launch_colblock, 0};
+static const gpu_variant merge_v = {
+    SPB_FORMAT_CSR, MERGE_BLOCK, 1, 0, setup_merge, GPU_LAUNCH(launch_merge_values), 0};
+static const gpu_variant merge_pattern_v = {
+    SPB_FORMAT_CSR, MERGE_BLOCK, 1, 0, setup_merge, GPU_LAUNCH(launch_merge_pattern), 1};
+static const gpu_variant colblock_v = {
+    SPB_FORMAT_CSR, MERGE_BLOCK, 1, 0, setup_colblock, GPU_LAUNCH(launch_colblock), 0};
 
 extern const spb_kernel gpu_merge_rows[] = {
     GPU_ROW("csr.cuda.merge", "csr",

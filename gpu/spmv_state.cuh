@@ -37,17 +37,27 @@ struct gpu_variant {
     /* After upload: extra plans, descriptors (NULL: none). Declines with
      * SPB_ERR_UNSUPPORTED; every resource goes into the state. */
     spb_status (*setup)(gpu_state *s, const spb_csr *A, char *msg);
-    void (*launch)(gpu_state *s); /* one product on d_x -> d_y, not synchronised */
+    /* One product on d_x -> d_y, not synchronised; [SPB_FP64] with double
+     * values, x and y, [SPB_FP32] with float ones (sums in that type too). */
+    void (*launch[2])(gpu_state *s);
     int pattern; /* reads no values: only matrices whose values are all equal (else declined) */
 };
+
+/* A launch template's two instantiations, in gpu_variant.launch order. */
+#define GPU_LAUNCH(f)                                                                              \
+    {                                                                                              \
+        f<double>, f<float>                                                                        \
+    }
 
 struct gpu_state {
     const gpu_variant *variant;
     int m, n, nnz, block_size, hack_size;
-    int64_t stored; /* entries uploaded, padding included */
+    spb_precision precision; /* of d_val, d_x, d_y (double or float) and of the sums */
+    size_t value_bytes;      /* sizeof one of them */
+    int64_t stored;          /* entries uploaded, padding included */
     /* CSR (row_ptr), HLL (hack_ptr, hack_width) or SELL (hack_ptr = slice offsets) */
     int *d_row_ptr, *d_hack_ptr, *d_hack_width, *d_col_idx;
-    double *d_val, *d_x, *d_y;
+    void *d_val, *d_x, *d_y;
     cudaTextureObject_t x_tex; /* csr.cuda.texture */
     int has_tex;
     double iso_value; /* pattern kernels: every stored value */
@@ -58,7 +68,7 @@ struct gpu_state {
     int *d_bin_rows;   /* csr.cuda.binned: rows in segment order */
     int tiles, epoch;  /* csr.cuda.merge: blocks; calls so far (the carries' stamp) */
     int *d_tile_row, *d_tile_k, *d_lookback_from; /* csr.cuda.merge: each tile's start */
-    double *d_carry;          /* csr.cuda.merge: each block's sum of the row open at its end */
+    void *d_carry;            /* csr.cuda.merge: each block's sum of the row open at its end */
     int *d_carry_epoch;       /* csr.cuda.merge: the call that published each carry */
     int panels, *panel_lanes; /* csr.cuda.colblock: panels, each one's threads per row (host) */
     double cache_bytes;       /* the L2 to block x for (gpu_l2_bytes) */
@@ -112,7 +122,7 @@ spb_status gpu_row_check(const void *state, char *msg);
 #define GPU_ROW(name, format, description, variant)                                                \
     {                                                                                              \
         name, format, SPB_BACKEND_CUDA, description, variant, gpu_row_supports, gpu_row_prepare,   \
-            gpu_row_spmv, NULL, gpu_row_release, gpu_row_time_calls, gpu_row_check, NULL, 0        \
+            gpu_row_spmv, NULL, gpu_row_release, gpu_row_time_calls, gpu_row_check, NULL, 1        \
     }
 
 /* Each family file exports its rows. */

@@ -198,6 +198,11 @@ static void test_bytes_and_stats(void)
     CHECK(hll_stored(&H) == 6, "HLL stored %d, expected 6", (int)hll_stored(&H));
     CHECK(hll_spmv_bytes(&H, SPB_FP64) == 148.0, "HLL bytes %g, expected 148",
           hll_spmv_bytes(&H, SPB_FP64));
+    /* no values: 148 - 8*6; fp32: 4*6 + 12 + 8 + 4*4 + 4*3 */
+    CHECK(hll_pattern_spmv_bytes(&H, SPB_FP64) == 100.0, "HLL pattern bytes %g, expected 100",
+          hll_pattern_spmv_bytes(&H, SPB_FP64));
+    CHECK(hll_pattern_spmv_bytes(&H, SPB_FP32) == 72.0, "HLL pattern fp32 bytes %g, expected 72",
+          hll_pattern_spmv_bytes(&H, SPB_FP32));
     hll_free(&H);
     spb_sell S;
     CHECK(sell_from_csr(&A, 2, &S, msg) == SPB_OK, "%s", msg);

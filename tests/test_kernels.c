@@ -19,7 +19,8 @@
 #define TEST_CACHE_BYTES 4096.0
 
 static int ran, skipped;
-static int ran_by_kernel[64]; /* every kernel must run somewhere, declines aside */
+static int ran_by_kernel[64];   /* every kernel must run somewhere, declines aside */
+static int ran32_by_kernel[64]; /* and every fp32 version */
 static int want_cuda;         /* which half of the table this run checks */
 
 static void random_csr(spb_rng *rng, spb_index m, spb_index n, spb_index nnz, spb_index long_row,
@@ -134,6 +135,7 @@ static void check_kernel(const spb_kernel *kernel, spb_case *c, const spb_value 
         kernel->release(plan.state);
         ran++;
         ran_by_kernel[kernel_index(kernel)]++;
+        if (precision == SPB_FP32) ran32_by_kernel[kernel_index(kernel)]++;
     }
     c->precision = SPB_FP64;
 }
@@ -314,6 +316,32 @@ static void check_auto_rule(spb_rng *rng)
     csr_free(&A);
 }
 
+/* In fp32 every kernel of this half declines a matrix holding a value
+ * beyond fp32's range (pattern kernels too: their one value is that one),
+ * naming it, rather than computing with an infinity. */
+static void check_fp32_overflow_declined(void)
+{
+    spb_index row_ptr[] = {0, 1, 2}, col_idx[] = {0, 4999}; /* x past the test cache: panels */
+    spb_value val[] = {1e39, 1e39};
+    spb_csr A = {2, 5000, 2, row_ptr, col_idx, val};
+    spb_format_set formats;
+    format_set_init(&formats, &A);
+    const spb_operation *op = operation_spmv();
+    for (int k = 0; k < op->kernel_count; k++) {
+        const spb_kernel *kernel = op->kernels[k];
+        char msg[SPB_MSG_LEN] = "";
+        if ((kernel->backend == SPB_BACKEND_CUDA) != want_cuda || !kernel->fp32) continue;
+        if (kernel->supports && !kernel->supports(kernel, &A, msg)) continue;
+        spb_kernel_config config = {32, 1, 0, SPB_FP32, TEST_CACHE_BYTES, 0, TEST_CACHE_BYTES};
+        spb_kernel_plan plan = {0};
+        spb_status st = kernel->prepare(kernel, &formats, &config, &plan, msg);
+        CHECK(st == SPB_ERR_UNSUPPORTED && strstr(msg, "overflows fp32"),
+              "%s: an fp32 overflow gives status %d: %s", kernel->name, (int)st, msg);
+        if (st == SPB_OK) kernel->release(plan.state);
+    }
+    format_set_free(&formats);
+}
+
 /* A random matrix whose stored values are all `value`: a pattern matrix,
  * which the pattern kernels take instead of declining. */
 static void check_iso(const char *label, spb_rng *rng, spb_index m, spb_index n, spb_index nnz,
@@ -383,7 +411,9 @@ int main(int argc, char **argv)
         if ((kernel->backend == SPB_BACKEND_CUDA) != want_cuda) continue;
         if (kernel->supports && !kernel->supports(kernel, NULL, why)) continue;
         CHECK(ran_by_kernel[k] > 0, "%s never ran: it declined every test matrix", kernel->name);
+        CHECK(!kernel->fp32 || ran32_by_kernel[k] > 0, "%s never ran in fp32", kernel->name);
     }
+    check_fp32_overflow_declined();
     if (!want_cuda) {
         check_auto_rule(&rng);
         check_run_converts_once();
