@@ -120,18 +120,18 @@ spb_status format_set_hll(spb_format_set *F, spb_hll_layout layout, spb_index ha
     return SPB_OK;
 }
 
-spb_status format_set_sell(spb_format_set *F, spb_index slice_size, spb_precision precision,
-                           const spb_sell **out, char *msg)
+spb_status format_set_sell(spb_format_set *F, spb_index slice_size, const spb_sell **out,
+                           char *msg)
 {
     int found;
-    spb_format_slot *slot = find_slot(F, SPB_FORMAT_SELL, slice_size, precision, &found);
+    spb_format_slot *slot = find_slot(F, SPB_FORMAT_SELL, slice_size, SPB_FP64, &found);
     if (!slot) return spb_fail(msg, SPB_ERR_INVALID, "format set full: drop formats first");
     if (!found) {
         spb_status st = sell_from_csr(F->csr, slice_size, &slot->as.sell, msg);
         if (st != SPB_OK) return st;
         slot->kind = SPB_FORMAT_SELL;
         slot->hack_size = slice_size;
-        slot->precision = precision;
+        slot->precision = SPB_FP64;
         F->used++;
         F->conversions++;
     }

@@ -45,12 +45,14 @@ typedef struct {
 void format_set_init(spb_format_set *F, const spb_csr *A);
 void format_set_free(spb_format_set *F); /* frees every derived format */
 
-/* The HLL (or SELL) of the set's matrix for this hack size and precision:
- * converted on the first request, the same object afterwards. */
+/* The HLL of the set's matrix for this hack size and precision (or the
+ * SELL for this slice size: fp64 values, which an fp32 kernel rounds as it
+ * uploads them): converted on the first request, the same object
+ * afterwards. */
 spb_status format_set_hll(spb_format_set *F, spb_hll_layout layout, spb_index hack_size,
                           spb_precision precision, const spb_hll **out, char *msg);
-spb_status format_set_sell(spb_format_set *F, spb_index slice_size, spb_precision precision,
-                           const spb_sell **out, char *msg);
+spb_status format_set_sell(spb_format_set *F, spb_index slice_size, const spb_sell **out,
+                           char *msg);
 
 /* The CSR's values rounded to fp32, made on the first request. A value
  * beyond fp32's range declines the matrix (SPB_ERR_UNSUPPORTED, naming the

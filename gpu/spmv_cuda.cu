@@ -120,7 +120,7 @@ static spb_status upload_format(gpu_state *s, spb_format_set *F, const spb_kerne
         st = format_set_hll(F, kind == SPB_FORMAT_HLL_ROW ? HLL_ROW_MAJOR : HLL_COL_MAJOR,
                             config->hack_size, config->precision, &H, msg);
     else if (kind == SPB_FORMAT_SELL)
-        st = format_set_sell(F, config->hack_size, config->precision, &S, msg);
+        st = format_set_sell(F, config->hack_size, &S, msg);
     if (st != SPB_OK) return st;
     s->stored = H ? hll_stored(H) : S ? sell_stored(S) : A->nnz;
     plan->stored_entries = s->stored;

@@ -263,8 +263,8 @@ static void test_format_set(void)
     CHECK(h3 != h1 && h3->layout == HLL_COL_MAJOR, "column-major is its own format");
     CHECK(format_set_hll(&F, HLL_ROW_MAJOR, 3, SPB_FP64, &h2, msg) == SPB_OK, "%s", msg);
     CHECK(h2->hack_size == 3 && F.conversions == 3, "another hack size is another format");
-    CHECK(format_set_sell(&F, 2, SPB_FP64, &s1, msg) == SPB_OK, "%s", msg);
-    CHECK(format_set_sell(&F, 2, SPB_FP64, &s2, msg) == SPB_OK && s1 == s2, "SELL once");
+    CHECK(format_set_sell(&F, 2, &s1, msg) == SPB_OK, "%s", msg);
+    CHECK(format_set_sell(&F, 2, &s2, msg) == SPB_OK && s1 == s2, "SELL once");
     CHECK(F.conversions == 4 && F.used == 4, "4 formats built, %d", F.conversions);
     format_set_keep(&F, 1u << SPB_FORMAT_SELL);
     CHECK(F.used == 1 && F.slots[0].kind == SPB_FORMAT_SELL, "only SELL kept");
