@@ -143,6 +143,14 @@ void hll_omp_spmv(const spb_hll *A, int threads, const spb_value *SPB_RESTRICT x
                   spb_value *SPB_RESTRICT y);
 void hll_omp_spmv32(const spb_hll *A, int threads, const float *SPB_RESTRICT x,
                     float *SPB_RESTRICT y); /* an fp32 HLL (val32) */
+/* hll_omp_spmv of column-major hacks whose stored values all equal
+ * `value`: no values read (A's may be absent), each row summed over its
+ * length (row_len[i], its entries before the padding), the padding never
+ * read. */
+void hll_omp_pattern_spmv(const spb_hll *A, const spb_index *SPB_RESTRICT row_len, int threads,
+                          double value, const spb_value *SPB_RESTRICT x, spb_value *SPB_RESTRICT y);
+void hll_omp_pattern_spmv32(const spb_hll *A, const spb_index *SPB_RESTRICT row_len, int threads,
+                            float value, const float *SPB_RESTRICT x, float *SPB_RESTRICT y);
 
 /* First-touch copies: each page of the copy is written first by the thread
  * that will stream it (rows by the partition when given, else static rows;

@@ -56,6 +56,23 @@
         _Pragma("omp parallel for num_threads(threads) schedule(guided)")                          \
         for (spb_index h = 0; h < A->nhacks; h++) HACK(A, h, x, y);                                \
     }                                                                                              \
+    /* each row summed over its own length, down its column of the hack (the hack's columns   \
+     * stay in L1): no padding entry read, no mask, one loop exit per row as in CSR */            \
+    void hll_omp_pattern_spmv##SUFFIX(const spb_hll *A, const spb_index *SPB_RESTRICT row_len,     \
+                                      int threads, TYPE value, const TYPE *SPB_RESTRICT x,         \
+                                      TYPE *SPB_RESTRICT y)                                        \
+    {                                                                                              \
+        _Pragma("omp parallel for num_threads(threads) schedule(guided)")                          \
+        for (spb_index h = 0; h < A->nhacks; h++) {                                                \
+            spb_index rows = hll_hack_rows(A, h), first = h * A->hack_size;                        \
+            const spb_index *SPB_RESTRICT col = A->col_idx + A->hack_ptr[h];                       \
+            for (spb_index r = 0; r < rows; r++) {                                                 \
+                TYPE sum = 0;                                                                      \
+                for (spb_index k = 0; k < row_len[first + r]; k++) sum += x[col[k * rows + r]];    \
+                y[first + r] = value * sum;                                                        \
+            }                                                                                      \
+        }                                                                                          \
+    }                                                                                              \
     /* the threads move to the next panel together: its part of x stays shared */                 \
     void csr_omp_colblock_spmv##SUFFIX(const spb_col_panels *P, const TYPE *SPB_RESTRICT x,        \
                                        TYPE *SPB_RESTRICT y)                                       \

@@ -174,8 +174,11 @@ static spb_status csr_omp_static_run(const void *state, const void *x, void *y, 
 }
 
 typedef struct {
-    spb_hll H; /* first-touch copy */
+    spb_hll H; /* first-touch copy (the pattern kernel's: no values) */
     int threads;
+    spb_index *row_len; /* the pattern kernel: each row's entries before its padding */
+    double value;       /* the pattern kernel: every stored value */
+    int fp32;           /* the pattern kernel in fp32 (it has no values to tell it) */
 } hll_omp_state;
 
 static void hll_omp_release(void *state)
@@ -183,6 +186,7 @@ static void hll_omp_release(void *state)
     hll_omp_state *s = state;
     if (!s) return;
     hll_free(&s->H);
+    spb_free(s->row_len);
     spb_free(s);
 }
 
@@ -204,6 +208,59 @@ static spb_status hll_omp_prepare(const spb_kernel *self, spb_format_set *F,
     plan->state = s;
     plan->stored_entries = hll_stored(&s->H);
     plan->bytes = hll_spmv_bytes(&s->H, config->precision);
+    return SPB_OK;
+}
+
+/* A pattern (iso) matrix only: column-major hacks without values, and the
+ * row lengths that mask the padding (first touched hack by hack). */
+static spb_status hll_pattern_prepare(const spb_kernel *self, spb_format_set *F,
+                                      const spb_kernel_config *config, spb_kernel_plan *plan,
+                                      char *msg)
+{
+    (void)self;
+    const spb_csr *A = F->csr;
+    const spb_hll *H;
+    spb_value value;
+    const float *val32; /* fp32: the value must fit too */
+    spb_status st = csr_pattern_value(A, &value, msg);
+    if (st == SPB_OK && config->precision == SPB_FP32) st = format_set_csr_values32(F, &val32, msg);
+    if (st == SPB_OK)
+        st = format_set_hll(F, HLL_COL_MAJOR, config->hack_size, config->precision, &H, msg);
+    if (st != SPB_OK) return st;
+    hll_omp_state *s = spb_calloc(1, sizeof *s);
+    if (!s) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
+    spb_hll structure = *H; /* no values copied: never read, the traffic saved is the point */
+    structure.val = NULL;
+    structure.val32 = NULL;
+    st = hll_first_touch_copy(&structure, config->threads, &s->H, msg);
+    if (st == SPB_OK && !(s->row_len = spb_malloc((size_t)A->m + 1, sizeof *s->row_len)))
+        st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the row lengths");
+    if (st != SPB_OK) {
+        hll_omp_release(s);
+        return st;
+    }
+#pragma omp parallel for num_threads(config->threads) schedule(static)
+    for (spb_index h = 0; h < H->nhacks; h++)
+        for (spb_index i = h * H->hack_size; i < h * H->hack_size + hll_hack_rows(H, h); i++)
+            s->row_len[i] = A->row_ptr[i + 1] - A->row_ptr[i];
+    s->threads = config->threads;
+    s->value = value;
+    s->fp32 = config->precision == SPB_FP32;
+    plan->state = s;
+    plan->stored_entries = hll_stored(&s->H);
+    plan->bytes = hll_pattern_spmv_bytes(&s->H, config->precision) +
+                  (double)sizeof(spb_index) * A->m; /* the row lengths */
+    return SPB_OK;
+}
+
+static spb_status hll_pattern_run(const void *state, const void *x, void *y, char *msg)
+{
+    (void)msg;
+    const hll_omp_state *s = state;
+    if (s->fp32)
+        hll_omp_pattern_spmv32(&s->H, s->row_len, s->threads, (float)s->value, x, y);
+    else
+        hll_omp_pattern_spmv(&s->H, s->row_len, s->threads, s->value, x, y);
     return SPB_OK;
 }
 
@@ -376,6 +433,13 @@ static const char *auto_choose(const spb_csr_shape *f, double x_bytes, double ll
                  x_bytes / 1048576.0, llc / 1048576.0, f->span, f->cv);
         return "csr.omp.colblock";
     }
+    if (f->padding <= AUTO_HLL_PADDING && f->pattern) {
+        snprintf(why, AUTO_WHY_LEN,
+                 "rows alike (HLL pads %.0f%%), a pattern matrix: column-major hacks, no values "
+                 "read",
+                 100.0 * (f->padding - 1.0));
+        return "hll.omp.col.pattern";
+    }
     if (f->padding <= AUTO_HLL_PADDING) {
         snprintf(why, AUTO_WHY_LEN,
                  "rows alike (HLL pads %.0f%%): column-major hacks, a hack column at a time",
@@ -393,8 +457,12 @@ static const char *auto_choose(const spb_csr_shape *f, double x_bytes, double ll
 
 static const spb_kernel *cpu_row(const char *name)
 {
-    for (int k = 0; k < cpu_spmv_kernel_count; k++)
-        if (strcmp(cpu_spmv_kernels[k].name, name) == 0) return &cpu_spmv_kernels[k];
+    for (int k = 0; k < cpu_spmv_kernel_count; k++) { /* lengths first: GCC 12's
+        -Wstring-compare misreads a strcmp against the constant table */
+        const char *row_name = cpu_spmv_kernels[k].name;
+        if (strlen(row_name) == strlen(name) && memcmp(row_name, name, strlen(name)) == 0)
+            return &cpu_spmv_kernels[k];
+    }
     return NULL;
 }
 
@@ -528,6 +596,15 @@ const spb_kernel cpu_spmv_kernels[] = {
      .variant = &col_major,
      .prepare = hll_omp_prepare,
      .spmv = hll_omp_run,
+     .release = hll_omp_release,
+     .fp32 = 1},
+    {.name = "hll.omp.col.pattern",
+     .format = "hll.col",
+     .backend = SPB_BACKEND_OPENMP,
+     .description = "hll.omp.col for a pattern matrix (all values equal): no values read, each "
+                    "row summed over its own length, padding not read (declines other matrices)",
+     .prepare = hll_pattern_prepare,
+     .spmv = hll_pattern_run,
      .release = hll_omp_release,
      .fp32 = 1},
     {.name = "auto.omp",

@@ -120,8 +120,7 @@ spb_status format_set_hll(spb_format_set *F, spb_hll_layout layout, spb_index ha
     return SPB_OK;
 }
 
-spb_status format_set_sell(spb_format_set *F, spb_index slice_size, const spb_sell **out,
-                           char *msg)
+spb_status format_set_sell(spb_format_set *F, spb_index slice_size, const spb_sell **out, char *msg)
 {
     int found;
     spb_format_slot *slot = find_slot(F, SPB_FORMAT_SELL, slice_size, SPB_FP64, &found);

@@ -37,11 +37,10 @@ static __device__ __forceinline__ T csr_lane_sum(const int *__restrict__ row_ptr
 
 /* One lane's share of a row of row-major HLL hacks (padding included). */
 template <typename T>
-static __device__ __forceinline__ T
-hll_row_lane_sum(int hack_size, const int *__restrict__ hack_ptr,
-                 const int *__restrict__ hack_width, const int *__restrict__ col_idx,
-                 const T *__restrict__ val, const T *__restrict__ x, long long row, int lane,
-                 int stride)
+static __device__ __forceinline__ T hll_row_lane_sum(
+    int hack_size, const int *__restrict__ hack_ptr, const int *__restrict__ hack_width,
+    const int *__restrict__ col_idx, const T *__restrict__ val, const T *__restrict__ x,
+    long long row, int lane, int stride)
 {
     int h = (int)(row / hack_size), r = (int)(row - (long long)h * hack_size);
     int width = hack_width[h], start = hack_ptr[h] + r * width;

@@ -242,35 +242,35 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
 
 template <typename T> static void launch_thread(gpu_state *s)
 {
-    csr_thread_kernel<T><<<gpu_grid(s, 1), s->block_size>>>(s->m, s->d_row_ptr, s->d_col_idx,
-                                                            VALUES(T));
+    csr_thread_kernel<T>
+        <<<gpu_grid(s, 1), s->block_size>>>(s->m, s->d_row_ptr, s->d_col_idx, VALUES(T));
 }
 
 template <typename T> static void launch_warp(gpu_state *s)
 {
-    csr_warp_kernel<T><<<gpu_grid(s, WARP), s->block_size>>>(s->m, s->d_row_ptr, s->d_col_idx,
-                                                             VALUES(T));
+    csr_warp_kernel<T>
+        <<<gpu_grid(s, WARP), s->block_size>>>(s->m, s->d_row_ptr, s->d_col_idx, VALUES(T));
 }
 
 template <typename T> static void launch_warp_shared(gpu_state *s)
 {
     size_t shared = (size_t)s->block_size * sizeof(T);
-    csr_warp_shared_kernel<T><<<gpu_grid(s, WARP), s->block_size, shared>>>(
-        s->m, s->d_row_ptr, s->d_col_idx, VALUES(T));
+    csr_warp_shared_kernel<T>
+        <<<gpu_grid(s, WARP), s->block_size, shared>>>(s->m, s->d_row_ptr, s->d_col_idx, VALUES(T));
 }
 
 template <typename T> static void launch_warp_shared2d(gpu_state *s)
 {
     size_t shared = (size_t)s->block_size * sizeof(T);
     dim3 block(WARP, s->block_size / WARP);
-    csr_warp_shared2d_kernel<T><<<gpu_grid(s, WARP), block, shared>>>(s->m, s->d_row_ptr,
-                                                                      s->d_col_idx, VALUES(T));
+    csr_warp_shared2d_kernel<T>
+        <<<gpu_grid(s, WARP), block, shared>>>(s->m, s->d_row_ptr, s->d_col_idx, VALUES(T));
 }
 
 template <typename T> static void launch_ldg(gpu_state *s)
 {
-    csr_ldg_kernel<T><<<gpu_grid(s, WARP), s->block_size>>>(s->m, s->d_row_ptr, s->d_col_idx,
-                                                            VALUES(T));
+    csr_ldg_kernel<T>
+        <<<gpu_grid(s, WARP), s->block_size>>>(s->m, s->d_row_ptr, s->d_col_idx, VALUES(T));
 }
 
 template <typename T> static void launch_texture(gpu_state *s)
@@ -302,8 +302,8 @@ template <typename T> static void launch_binned_pattern(gpu_state *s)
 {
     const bin_segments &plan = s->bins;
     csr_binned_kernel<T, true><<<plan.first_block[plan.count], s->block_size>>>(
-        plan, s->d_bin_rows, s->d_row_ptr, s->d_col_idx, NULL, (T)s->iso_value,
-        (const T *)s->d_x, (T *)s->d_y);
+        plan, s->d_bin_rows, s->d_row_ptr, s->d_col_idx, NULL, (T)s->iso_value, (const T *)s->d_x,
+        (T *)s->d_y);
 }
 
 template <typename T> static void launch_adaptive(gpu_state *s) { launch_vector<T, false>(s); }
@@ -317,8 +317,8 @@ template <typename T> static void launch_pattern(gpu_state *s) { launch_vector<T
 static spb_status setup_texture(gpu_state *s, const spb_csr *A, char *msg)
 {
     size_t max_width = 0;
-    cudaChannelFormatDesc format = s->precision == SPB_FP32 ? cudaCreateChannelDesc<float>()
-                                                            : cudaCreateChannelDesc<int2>();
+    cudaChannelFormatDesc format =
+        s->precision == SPB_FP32 ? cudaCreateChannelDesc<float>() : cudaCreateChannelDesc<int2>();
     if (cudaDeviceGetTexture1DLinearMaxWidth(&max_width, &format, 0) == cudaSuccess &&
         (size_t)A->n + 1 > max_width)
         return spb_fail(msg, SPB_ERR_UNSUPPORTED,
@@ -419,14 +419,14 @@ static spb_status setup_binned(gpu_state *s, const spb_csr *A, char *msg)
 
 static const gpu_variant thread_v = {
     SPB_FORMAT_CSR, DEFAULT_BLOCK, 0, 0, NULL, GPU_LAUNCH(launch_thread), 0};
-static const gpu_variant warp_v = {
-    SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, NULL, GPU_LAUNCH(launch_warp), 0};
+static const gpu_variant warp_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK,           1, 0,
+                                   NULL,           GPU_LAUNCH(launch_warp), 0};
 static const gpu_variant warp_shared_v = {
     SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, NULL, GPU_LAUNCH(launch_warp_shared), 0};
 static const gpu_variant warp_shared2d_v = {
     SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, NULL, GPU_LAUNCH(launch_warp_shared2d), 0};
-static const gpu_variant ldg_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, NULL, GPU_LAUNCH(launch_ldg),
-                                  0};
+static const gpu_variant ldg_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK,          1, 0,
+                                  NULL,           GPU_LAUNCH(launch_ldg), 0};
 static const gpu_variant texture_v = {
     SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, setup_texture, GPU_LAUNCH(launch_texture), 0};
 static const gpu_variant adaptive_v = {

@@ -124,7 +124,7 @@ static spb_status upload_format(gpu_state *s, spb_format_set *F, const spb_kerne
     if (st != SPB_OK) return st;
     s->stored = H ? hll_stored(H) : S ? sell_stored(S) : A->nnz;
     plan->stored_entries = s->stored;
-    plan->bytes = H ? (values ? hll_spmv_bytes : hll_pattern_spmv_bytes)(H, config->precision)
+    plan->bytes = H   ? (values ? hll_spmv_bytes : hll_pattern_spmv_bytes)(H, config->precision)
                   : S ? sell_spmv_bytes(S, config->precision)
                       : (values ? csr_spmv_bytes : csr_pattern_spmv_bytes)(A, config->precision);
     st = check_fits(plan->bytes + (64 << 20), msg);

@@ -13,8 +13,14 @@ static cudaDataType value_type(const gpu_state *s)
 {
     return s->precision == SPB_FP32 ? CUDA_R_32F : CUDA_R_64F;
 }
-static const void *alpha(const gpu_state *s) { return s->precision == SPB_FP32 ? (const void *)&one32 : &one; }
-static const void *beta(const gpu_state *s) { return s->precision == SPB_FP32 ? (const void *)&zero32 : &zero; }
+static const void *alpha(const gpu_state *s)
+{
+    return s->precision == SPB_FP32 ? (const void *)&one32 : &one;
+}
+static const void *beta(const gpu_state *s)
+{
+    return s->precision == SPB_FP32 ? (const void *)&zero32 : &zero;
+}
 
 /* cuSPARSE's descriptors of the uploaded matrix and of x and y. */
 static spb_status create_descriptors(gpu_state *s)
@@ -47,8 +53,8 @@ static spb_status setup_cusparse(gpu_state *s, const spb_csr *A, char *msg)
     if (create_descriptors(s) != SPB_OK) goto fail;
     GPU_SPARSE_TRY(s,
                    cusparseSpMV_bufferSize(s->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha(s),
-                                           s->mat, s->vec_x, beta(s), s->vec_y, value_type(s),
-                                           alg, &buffer_size),
+                                           s->mat, s->vec_x, beta(s), s->vec_y, value_type(s), alg,
+                                           &buffer_size),
                    "cusparseSpMV_bufferSize");
     if (buffer_size > 0) GPU_TRY(s, cudaMalloc(&s->d_buffer, buffer_size), "cudaMalloc");
     if (s->m > 0)
@@ -82,8 +88,8 @@ static const gpu_variant csr_alg2_v = {
     SPB_FORMAT_CSR, 0, 0, CUSPARSE_SPMV_CSR_ALG2, setup_cusparse, CUSPARSE_LAUNCH, 0};
 static const gpu_variant csr_default_v = {
     SPB_FORMAT_CSR, 0, 0, CUSPARSE_SPMV_ALG_DEFAULT, setup_cusparse, CUSPARSE_LAUNCH, 0};
-static const gpu_variant sell_v = {
-    SPB_FORMAT_SELL, 0, 0, CUSPARSE_SPMV_SELL_ALG1, setup_cusparse, CUSPARSE_LAUNCH, 0};
+static const gpu_variant sell_v = {SPB_FORMAT_SELL, 0, 0, CUSPARSE_SPMV_SELL_ALG1, setup_cusparse,
+                                   CUSPARSE_LAUNCH, 0};
 
 extern const spb_kernel gpu_cusparse_rows[] = {
     GPU_ROW("cusparse.csr", "csr",

@@ -109,8 +109,8 @@ template <typename T> static void launch_row(gpu_state *s)
 template <typename T> static void launch_col(gpu_state *s)
 {
     hll_col_kernel<T, false><<<gpu_grid(s, 1), s->block_size>>>(
-        s->m, s->hack_size, s->d_hack_ptr, s->d_hack_width, s->d_col_idx, (const T *)s->d_val,
-        T(1), (const T *)s->d_x, (T *)s->d_y);
+        s->m, s->hack_size, s->d_hack_ptr, s->d_hack_width, s->d_col_idx, (const T *)s->d_val, T(1),
+        (const T *)s->d_x, (T *)s->d_y);
 }
 
 template <typename T> static void launch_col_pattern(gpu_state *s)

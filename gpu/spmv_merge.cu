@@ -65,10 +65,9 @@ merge_search(const int *row_end, int rows, long long nz, long long first, long l
 template <typename T, bool PATTERN>
 static __global__ void __launch_bounds__(MAX_BLOCK)
     csr_merge_kernel(const int *__restrict__ row_ptr, const int *__restrict__ col_idx,
-                     const T *__restrict__ val, T scale, const T *__restrict__ x,
-                     T *__restrict__ y, const int *__restrict__ tile_row,
-                     const int *__restrict__ tile_k, const int *__restrict__ lookback_from,
-                     T *carry, int *carry_epoch, int epoch)
+                     const T *__restrict__ val, T scale, const T *__restrict__ x, T *__restrict__ y,
+                     const int *__restrict__ tile_row, const int *__restrict__ tile_k,
+                     const int *__restrict__ lookback_from, T *carry, int *carry_epoch, int epoch)
 {
     __shared__ T warp_sum[MAX_BLOCK / WARP];
     __shared__ int warp_row[MAX_BLOCK / WARP];
@@ -334,8 +333,8 @@ static spb_status setup_colblock(gpu_state *s, const spb_csr *A, char *msg)
     if (!s->panel_lanes) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the panels");
     int *row_ptr = NULL, *col_idx = NULL;
     void *val = NULL;
-    spb_status st = split_columns(A, s->panels, (spb_index)width, s->precision, &row_ptr, &col_idx,
-                                  &val, msg);
+    spb_status st =
+        split_columns(A, s->panels, (spb_index)width, s->precision, &row_ptr, &col_idx, &val, msg);
     for (int p = 0; st == SPB_OK && p < s->panels; p++) {
         const int *rp = row_ptr + (size_t)p * ((size_t)A->m + 1);
         double mean = A->m > 0 ? (double)(rp[A->m] - rp[0]) / A->m : 1.0;

@@ -21,7 +21,7 @@
 static int ran, skipped;
 static int ran_by_kernel[64];   /* every kernel must run somewhere, declines aside */
 static int ran32_by_kernel[64]; /* and every fp32 version */
-static int want_cuda;         /* which half of the table this run checks */
+static int want_cuda;           /* which half of the table this run checks */
 
 static void random_csr(spb_rng *rng, spb_index m, spb_index n, spb_index nnz, spb_index long_row,
                        spb_index long_len, spb_csr *A)
@@ -253,7 +253,7 @@ static void check_run_converts_once(void)
     static const int threads[] = {1, 2};
     spb_run_opts opts = {0};
     opts.op = operation_spmv();
-    opts.kernels = "hll.serial.*,hll.omp.*";
+    opts.kernels = "hll.serial.*,hll.omp.row,hll.omp.col";
     opts.timing = (spb_timing_opts){0, 1, 0.0};
     opts.seed = 1;
     opts.tolerance = SPB_DEFAULT_TOLERANCE;
@@ -301,6 +301,8 @@ static void check_auto_rule(spb_rng *rng)
     char msg[SPB_MSG_LEN] = "";
     CHECK(gen_matrix("gen:lap2d:40", &A, msg) == SPB_OK, "%s", msg);
     check_auto_choice("lap2d (no padding)", &A, 0, "hll.omp.col");
+    for (spb_index k = 0; k < A.nnz; k++) A.val[k] = 1.0;
+    check_auto_choice("lap2d pattern", &A, 0, "hll.omp.col.pattern");
     csr_free(&A);
     /* rows of random length (cv about 0.35, HLL padding well past 15%)
      * over columns far wider than the pretend cache */
