@@ -1,6 +1,8 @@
 """Per matrix, every GPU kernel's GFLOPS and roofline fraction, and the best
 spbench kernel's time ratio to cusparse.csr (> 1: spbench is faster), with
-the geometric mean, from one results CSV. Markdown on stdout.
+the geometric mean, from one results CSV: a table per precision. The best
+kernel is picked among the kernels themselves: auto.cuda runs one of them,
+so it is shown but not a candidate. Markdown on stdout.
 
 usage: python3 scripts/gpu_summary.py RESULTS.csv
 """
@@ -9,9 +11,7 @@ import math
 import sys
 
 
-def main():
-    rows = [r for r in csv.DictReader(open(sys.argv[1], newline=""))
-            if r["status"] == "ok" and r["backend"] == "cuda"]
+def table(rows, precision):
     kernels, matrices = [], []
     for r in rows:
         if r["kernel"] not in kernels:
@@ -20,6 +20,7 @@ def main():
             matrices.append(r["matrix"])
     short = [k.replace("csr.cuda.", "c.").replace("hll.cuda.", "h.").replace("cusparse.", "cs.")
              for k in kernels]
+    print("## %s\n" % precision)
     print("GFLOPS / roofline fraction per kernel (c. = csr.cuda, h. = hll.cuda, cs. = cusparse);"
           " ratio = t(cusparse.csr) / t(best spbench kernel)\n")
     print("| matrix | nnz | " + " | ".join(short) + " | best spbench | ratio |")
@@ -32,7 +33,7 @@ def main():
             r = mine.get(k)
             cells.append("%.1f / %.2f" % (float(r["gflops"]), float(r["roofline_frac"]))
                          if r else "-")
-        ours = [r for k, r in mine.items() if not k.startswith("cusparse.")]
+        ours = [r for k, r in mine.items() if not k.startswith("cusparse.") and k != "auto.cuda"]
         best = min(ours, key=lambda r: float(r["time_ms_median"])) if ours else None
         ratio = ""
         if best and "cusparse.csr" in mine:
@@ -43,8 +44,20 @@ def main():
         print("| %s | %s | %s | %s | %s |" % (m, nnz, " | ".join(cells),
                                                best["kernel"] if best else "-", ratio))
     if logs:
-        print("\ngeometric mean of the ratio over %d matrices: %.2f"
+        print("\ngeometric mean of the ratio over %d matrices: %.2f\n"
               % (len(logs), math.exp(sum(logs) / len(logs))))
+
+
+def main():
+    rows = [r for r in csv.DictReader(open(sys.argv[1], newline=""))
+            if r["status"] == "ok" and r["backend"] == "cuda"]
+    precisions = []
+    for r in rows:
+        p = r.get("precision") or "fp64"
+        if p not in precisions:
+            precisions.append(p)
+    for p in precisions:
+        table([r for r in rows if (r.get("precision") or "fp64") == p], p)
 
 
 main()
