@@ -43,6 +43,64 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
     y[row] = PATTERN ? scale * sum : sum;
 }
 
+/* Two values of T loaded or stored as one. */
+template <typename T> struct value_pair;
+template <> struct value_pair<float> {
+    typedef float2 type;
+};
+template <> struct value_pair<double> {
+    typedef double2 type;
+};
+
+/* hll.cuda.col with an even hack size, where a step moves few bytes per
+ * thread (fp32 values, or no values: hll.cuda.col.pattern): a thread takes
+ * two neighbouring rows of a hack and loads both rows' entries of a column
+ * step as one pair (an int2 of columns, a float2 of values), halving the
+ * load instructions per byte. Pairs never straddle hacks; every hack but
+ * the last has an even row count, so its pairs are aligned; in a last hack
+ * of odd rows the thread takes its rows one by one. PATTERN as above. */
+template <typename T, bool PATTERN>
+static __global__ void __launch_bounds__(MAX_BLOCK)
+    hll_col_pairs_kernel(int m, int hack_size, const int *__restrict__ hack_ptr,
+                         const int *__restrict__ hack_width, const int *__restrict__ col_idx,
+                         const T *__restrict__ val, T scale, const T *__restrict__ x,
+                         T *__restrict__ y)
+{
+    typedef typename value_pair<T>::type pair;
+    long long row = 2 * ((long long)blockIdx.x * blockDim.x + threadIdx.x);
+    if (row >= m) return;
+    int h = (int)(row / hack_size), r = (int)(row - (long long)h * hack_size);
+    int width = hack_width[h], rows_h = min(hack_size, m - h * hack_size);
+    int start = hack_ptr[h] + r;
+    if (rows_h % 2 == 0) {
+        T sum0 = 0, sum1 = 0;
+        for (int k = 0; k < width; k++) {
+            int2 c = *reinterpret_cast<const int2 *>(col_idx + start + k * rows_h);
+            if (PATTERN) {
+                sum0 += x[c.x];
+                sum1 += x[c.y];
+            } else {
+                pair v = *reinterpret_cast<const pair *>(val + start + k * rows_h);
+                sum0 += v.x * x[c.x];
+                sum1 += v.y * x[c.y];
+            }
+        }
+        pair out;
+        out.x = PATTERN ? scale * sum0 : sum0;
+        out.y = PATTERN ? scale * sum1 : sum1;
+        *reinterpret_cast<pair *>(y + row) = out;
+        return;
+    }
+    for (int q = 0; q < 2 && r + q < rows_h; q++) {
+        T sum = 0;
+        for (int k = 0; k < width; k++) {
+            int at = start + q + k * rows_h;
+            sum += term<PATTERN>(val, at, x[col_idx[at]]);
+        }
+        y[row + q] = PATTERN ? scale * sum : sum;
+    }
+}
+
 /* hll.cuda.warp — one warp per row on row-major hacks: the lanes stride
  * through the (padded) row, coalesced; shuffle reduction. Precondition:
  * blockDim.x a multiple of 32. */
@@ -106,19 +164,26 @@ template <typename T> static void launch_row(gpu_state *s)
     hll_row_kernel<T><<<gpu_grid(s, 1), s->block_size>>>(HLL_ARGS(T));
 }
 
-template <typename T> static void launch_col(gpu_state *s)
+/* hll.cuda.col and .pattern: two rows per thread where a step moves few
+ * bytes (fp32 values, or none) and the hack size is even; else one. */
+template <typename T, bool PATTERN> static void launch_col_rows(gpu_state *s)
 {
-    hll_col_kernel<T, false><<<gpu_grid(s, 1), s->block_size>>>(
-        s->m, s->hack_size, s->d_hack_ptr, s->d_hack_width, s->d_col_idx, (const T *)s->d_val, T(1),
-        (const T *)s->d_x, (T *)s->d_y);
+    const T *val = (const T *)s->d_val, *x = (const T *)s->d_x, scale = (T)s->iso_value;
+    T *y = (T *)s->d_y;
+    if ((PATTERN || sizeof(T) == 4) && s->hack_size % 2 == 0) {
+        unsigned pairs = (unsigned)(((long long)s->m + 1) / 2);
+        hll_col_pairs_kernel<T, PATTERN>
+            <<<(pairs + s->block_size - 1) / s->block_size, s->block_size>>>(
+                s->m, s->hack_size, s->d_hack_ptr, s->d_hack_width, s->d_col_idx, val, scale, x, y);
+    } else {
+        hll_col_kernel<T, PATTERN><<<gpu_grid(s, 1), s->block_size>>>(
+            s->m, s->hack_size, s->d_hack_ptr, s->d_hack_width, s->d_col_idx, val, scale, x, y);
+    }
 }
 
-template <typename T> static void launch_col_pattern(gpu_state *s)
-{
-    hll_col_kernel<T, true><<<gpu_grid(s, 1), s->block_size>>>(
-        s->m, s->hack_size, s->d_hack_ptr, s->d_hack_width, s->d_col_idx, NULL, (T)s->iso_value,
-        (const T *)s->d_x, (T *)s->d_y);
-}
+template <typename T> static void launch_col(gpu_state *s) { launch_col_rows<T, false>(s); }
+
+template <typename T> static void launch_col_pattern(gpu_state *s) { launch_col_rows<T, true>(s); }
 
 template <typename T> static void launch_warp(gpu_state *s)
 {
@@ -173,10 +238,13 @@ extern const spb_kernel gpu_hll_rows[] = {
             "HLL row-major hacks on the GPU, one warp per row, shared-memory reduction",
             &warp_shared_v),
     GPU_ROW("hll.cuda.col", "hll.col",
-            "HLL column-major hacks on the GPU, one thread per row (coalesced)", &col_v),
+            "HLL column-major hacks on the GPU, one thread per row (coalesced; fp32 with an even "
+            "hack size: two rows per thread, paired loads)",
+            &col_v),
     GPU_ROW("hll.cuda.col.pattern", "hll.col",
             "hll.cuda.col for a pattern matrix (all values equal): no values read, padding "
-            "pointed at a zero of x (declines other matrices)",
+            "pointed at a zero of x, two rows per thread with an even hack size (declines other "
+            "matrices)",
             &col_pattern_v),
 };
 extern const int gpu_hll_row_count = (int)(sizeof gpu_hll_rows / sizeof gpu_hll_rows[0]);

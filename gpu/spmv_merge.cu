@@ -35,19 +35,22 @@ static size_t merge_shared_bytes(int block, size_t value_bytes)
 /* Where diagonal `diag` of the merge of row ends (row_end[0..rows)) with
  * non-zero indices (first, first+1, ...) crosses: the number of row ends
  * before it. Row ends go first on ties (an end equal to the next index
- * means the row is complete). */
-static __host__ __device__ __forceinline__ int
-merge_search(const int *row_end, int rows, long long nz, long long first, long long diag)
+ * means the row is complete). Index: long long on the host (the whole
+ * matrix: m + nnz may pass 2^31), int on the device (inside one tile, where
+ * row_end - first and diag are small: fewer instructions). */
+template <typename Index>
+static __host__ __device__ __forceinline__ Index merge_search(const int *row_end, Index rows,
+                                                              Index nz, Index first, Index diag)
 {
-    long long lo = diag - nz > 0 ? diag - nz : 0, hi = diag < rows ? diag : rows;
+    Index lo = diag - nz > 0 ? diag - nz : 0, hi = diag < rows ? diag : rows;
     while (lo < hi) {
-        long long mid = (lo + hi) / 2;
-        if (row_end[mid] <= first + diag - mid - 1)
+        Index mid = (lo + hi) / 2;
+        if (row_end[mid] - first <= diag - mid - 1)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return (int)lo;
+    return lo;
 }
 
 /* csr.cuda.merge — block b takes the merge items of its tile: rows
@@ -91,7 +94,7 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
     __syncthreads();
 
     const int diag = min(t * MERGE_ITEMS, rows + nz), stop = min(diag + MERGE_ITEMS, rows + nz);
-    int i = merge_search(row_end, rows, nz, k0, diag), j = diag - i, first_done = -1;
+    int i = merge_search<int>(row_end, rows, nz, k0, diag), j = diag - i, first_done = -1;
     T sum = 0;
     for (int d = diag; d < stop; d++) {
         if (i < rows && row_end[i] <= k0 + j) {
@@ -186,7 +189,7 @@ static spb_status plan_tiles(gpu_state *s, const spb_csr *A, char *msg)
     int failed = !tile_row || !tile_k || !from;
     for (long long b = 0; !failed && b <= tiles; b++) {
         long long diag = b * items < total ? b * items : total;
-        tile_row[b] = merge_search(A->row_ptr + 1, A->m, A->nnz, 0, diag);
+        tile_row[b] = (int)merge_search<long long>(A->row_ptr + 1, A->m, A->nnz, 0, diag);
         tile_k[b] = (int)(diag - tile_row[b]);
         if (b == tiles) break;
         /* b-1 holds entries of b's first row when it ended inside it; then
