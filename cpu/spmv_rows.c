@@ -433,22 +433,16 @@ static const char *auto_choose(const spb_csr_shape *f, double x_bytes, double ll
                  x_bytes / 1048576.0, llc / 1048576.0, f->span, f->cv);
         return "csr.omp.colblock";
     }
-    if (f->padding <= AUTO_HLL_PADDING && f->pattern) {
-        snprintf(why, AUTO_WHY_LEN,
-                 "rows alike (HLL pads %.0f%%), a pattern matrix: column-major hacks, no values "
-                 "read",
-                 100.0 * (f->padding - 1.0));
-        return "hll.omp.col.pattern";
+    /* before HLL: on a pattern Laplacian csr.omp.pattern matched hll.omp.col.pattern (README) */
+    if (f->pattern) {
+        snprintf(why, AUTO_WHY_LEN, "a pattern matrix (cv %.2f): no values read", f->cv);
+        return "csr.omp.pattern";
     }
     if (f->padding <= AUTO_HLL_PADDING) {
         snprintf(why, AUTO_WHY_LEN,
                  "rows alike (HLL pads %.0f%%): column-major hacks, a hack column at a time",
                  100.0 * (f->padding - 1.0));
         return "hll.omp.col";
-    }
-    if (f->pattern) {
-        snprintf(why, AUTO_WHY_LEN, "a pattern matrix (cv %.2f): no values read", f->cv);
-        return "csr.omp.pattern";
     }
     snprintf(why, AUTO_WHY_LEN, "rows unlike (cv %.2f, HLL would pad %.0f%%): nnz-balanced rows",
              f->cv, 100.0 * (f->padding - 1.0));

@@ -302,7 +302,7 @@ static void check_auto_rule(spb_rng *rng)
     CHECK(gen_matrix("gen:lap2d:40", &A, msg) == SPB_OK, "%s", msg);
     check_auto_choice("lap2d (no padding)", &A, 0, "hll.omp.col");
     for (spb_index k = 0; k < A.nnz; k++) A.val[k] = 1.0;
-    check_auto_choice("lap2d pattern", &A, 0, "hll.omp.col.pattern");
+    check_auto_choice("lap2d pattern", &A, 0, "csr.omp.pattern");
     csr_free(&A);
     /* rows of random length (cv about 0.35, HLL padding well past 15%)
      * over columns far wider than the pretend cache */
