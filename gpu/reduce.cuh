@@ -22,6 +22,19 @@ template <typename T> static __device__ __forceinline__ T warp_reduce(T v)
     return v;
 }
 
+/* Sum over the block (blockDim.x a multiple of 32, every thread calling);
+ * thread 0 ends with the total. warp_sums: shared memory for a value per
+ * warp. */
+template <typename T> static __device__ __forceinline__ T block_reduce(T v, T *warp_sums)
+{
+    const int lane = threadIdx.x % WARP, warp = threadIdx.x / WARP;
+    v = warp_reduce(v);
+    if (lane == 0) warp_sums[warp] = v;
+    __syncthreads();
+    if (warp == 0) v = warp_reduce(lane < (int)blockDim.x / WARP ? warp_sums[lane] : T(0));
+    return v;
+}
+
 /* One lane's share of a CSR row: entries lane, lane+stride, ... */
 template <typename T>
 static __device__ __forceinline__ T csr_lane_sum(const int *__restrict__ row_ptr,

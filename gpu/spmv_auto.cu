@@ -15,7 +15,6 @@
 #define AUTO_LONG_ROW    64      /* small matrices: a longer row wants a warp */
 #define AUTO_WARP_MEAN   16.0    /* small matrices: rows this long on average want a warp */
 #define AUTO_SKEWED_CV   1.0     /* row lengths' std over mean: above, rows skewed (graphs) */
-#define AUTO_ONE_LAUNCH  512     /* csr.cuda.adaptive's long-row cut: up to it, one launch */
 
 /* What the rule reads. */
 struct matrix_shape {
@@ -47,18 +46,12 @@ static const char *choose(const matrix_shape *f, char *why)
                  100.0 * (f->csr.padding - 1.0), f->csr.pattern ? ", pattern: no values read" : "");
         return f->csr.pattern ? "hll.cuda.col.pattern" : "hll.cuda.col";
     }
-    if (large && st->row_max <= AUTO_ONE_LAUNCH) {
-        snprintf(
-            why, WHY_LEN,
-            "rows unlike (cv %.2f) but none past %d (max %d)%s: a thread group per row, one launch",
-            cv, AUTO_ONE_LAUNCH, (int)st->row_max,
-            f->csr.pattern ? ", pattern: no values read" : "");
-        return f->csr.pattern ? "csr.cuda.pattern" : "csr.cuda.adaptive";
-    }
     if (large) {
-        snprintf(why, WHY_LEN, "rows unlike (cv %.2f, max %d, mean %.1f)%s: rows binned by length",
+        snprintf(why, WHY_LEN,
+                 "rows unlike (cv %.2f, max %d, mean %.1f)%s: tiles of rows streamed through "
+                 "shared memory",
                  cv, (int)st->row_max, mean, f->csr.pattern ? ", pattern: no values read" : "");
-        return f->csr.pattern ? "csr.cuda.binned.pattern" : "csr.cuda.binned";
+        return f->csr.pattern ? "csr.cuda.stream.pattern" : "csr.cuda.stream";
     }
     if (st->row_max > AUTO_LONG_ROW || mean >= AUTO_WARP_MEAN) {
         snprintf(why, WHY_LEN,

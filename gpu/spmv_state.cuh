@@ -66,8 +66,9 @@ struct gpu_state {
     int long_count;
     bin_segments bins; /* csr.cuda.binned: the launch plan */
     int *d_bin_rows;   /* csr.cuda.binned: rows in segment order */
-    int tiles, epoch;  /* csr.cuda.merge: blocks; calls so far (the carries' stamp) */
-    int *d_tile_row, *d_tile_k, *d_lookback_from; /* csr.cuda.merge: each tile's start */
+    int tiles, epoch;  /* csr.cuda.merge, .stream: blocks; merge: calls so far (carries' stamp) */
+    int *d_tile_row;   /* csr.cuda.merge, .stream: each tile's first row (stream: tiles + 1) */
+    int *d_tile_k, *d_lookback_from; /* csr.cuda.merge: each tile's first entry, look-back */
     void *d_carry;            /* csr.cuda.merge: each block's sum of the row open at its end */
     int *d_carry_epoch;       /* csr.cuda.merge: the call that published each carry */
     int panels, *panel_lanes; /* csr.cuda.colblock: panels, each one's threads per row (host) */
