@@ -318,40 +318,21 @@ template <typename T, bool PATTERN> static void launch_vector(gpu_state *s)
             s->d_long_rows, s->d_row_ptr, s->d_col_idx, val, scale, x, y);
 }
 
-template <typename T> static void launch_binned(gpu_state *s)
+template <typename T, bool PATTERN> static void launch_binned(gpu_state *s)
 {
     const bin_segments &plan = s->bins;
-    csr_binned_kernel<T, false><<<plan.first_block[plan.count], s->block_size>>>(
-        plan, s->d_bin_rows, s->d_row_ptr, s->d_col_idx, (const T *)s->d_val, T(0),
+    csr_binned_kernel<T, PATTERN><<<plan.first_block[plan.count], s->block_size>>>(
+        plan, s->d_bin_rows, s->d_row_ptr, s->d_col_idx, (const T *)s->d_val, (T)s->iso_value,
         (const T *)s->d_x, (T *)s->d_y);
 }
 
-template <typename T> static void launch_binned_pattern(gpu_state *s)
-{
-    const bin_segments &plan = s->bins;
-    csr_binned_kernel<T, true><<<plan.first_block[plan.count], s->block_size>>>(
-        plan, s->d_bin_rows, s->d_row_ptr, s->d_col_idx, NULL, (T)s->iso_value, (const T *)s->d_x,
-        (T *)s->d_y);
-}
-
-template <typename T, bool PATTERN> static void launch_stream_rows(gpu_state *s)
+template <typename T, bool PATTERN> static void launch_stream(gpu_state *s)
 {
     size_t shared = (size_t)s->block_size * STREAM_ITEMS * sizeof(T);
     csr_stream_kernel<T, PATTERN><<<s->tiles, s->block_size, shared>>>(
         s->d_tile_row, s->d_row_ptr, s->d_col_idx, (const T *)s->d_val, (T)s->iso_value,
         (const T *)s->d_x, (T *)s->d_y);
 }
-
-template <typename T> static void launch_stream(gpu_state *s) { launch_stream_rows<T, false>(s); }
-
-template <typename T> static void launch_stream_pattern(gpu_state *s)
-{
-    launch_stream_rows<T, true>(s);
-}
-
-template <typename T> static void launch_adaptive(gpu_state *s) { launch_vector<T, false>(s); }
-
-template <typename T> static void launch_pattern(gpu_state *s) { launch_vector<T, true>(s); }
 
 /* ---- setup --------------------------------------------------------------------- */
 
@@ -496,18 +477,28 @@ static const gpu_variant ldg_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK,          1, 0,
                                   NULL,           GPU_LAUNCH(launch_ldg), 0};
 static const gpu_variant texture_v = {
     SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, setup_texture, GPU_LAUNCH(launch_texture), 0};
-static const gpu_variant adaptive_v = {
-    SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, setup_adaptive, GPU_LAUNCH(launch_adaptive), 0};
+static const gpu_variant adaptive_v = {SPB_FORMAT_CSR,
+                                       DEFAULT_BLOCK,
+                                       1,
+                                       0,
+                                       setup_adaptive,
+                                       GPU_LAUNCH_PATTERN(launch_vector, false),
+                                       0};
 static const gpu_variant binned_v = {
-    SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, setup_binned, GPU_LAUNCH(launch_binned), 0};
+    SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, setup_binned, GPU_LAUNCH_PATTERN(launch_binned, false), 0};
 static const gpu_variant binned_pattern_v = {
-    SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, setup_binned, GPU_LAUNCH(launch_binned_pattern), 1};
+    SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, setup_binned, GPU_LAUNCH_PATTERN(launch_binned, true), 1};
 static const gpu_variant stream_v = {
-    SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, setup_stream, GPU_LAUNCH(launch_stream), 0};
+    SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, setup_stream, GPU_LAUNCH_PATTERN(launch_stream, false), 0};
 static const gpu_variant stream_pattern_v = {
-    SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, setup_stream, GPU_LAUNCH(launch_stream_pattern), 1};
-static const gpu_variant pattern_v = {
-    SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, setup_adaptive, GPU_LAUNCH(launch_pattern), 1};
+    SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, setup_stream, GPU_LAUNCH_PATTERN(launch_stream, true), 1};
+static const gpu_variant pattern_v = {SPB_FORMAT_CSR,
+                                      DEFAULT_BLOCK,
+                                      1,
+                                      0,
+                                      setup_adaptive,
+                                      GPU_LAUNCH_PATTERN(launch_vector, true),
+                                      1};
 
 extern const spb_kernel gpu_csr_rows[] = {
     GPU_ROW("csr.cuda.thread", "csr", "CSR on the GPU, one thread per row", &thread_v),

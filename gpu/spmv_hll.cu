@@ -166,7 +166,7 @@ template <typename T> static void launch_row(gpu_state *s)
 
 /* hll.cuda.col and .pattern: two rows per thread where a step moves few
  * bytes (fp32 values, or none) and the hack size is even; else one. */
-template <typename T, bool PATTERN> static void launch_col_rows(gpu_state *s)
+template <typename T, bool PATTERN> static void launch_col(gpu_state *s)
 {
     const T *val = (const T *)s->d_val, *x = (const T *)s->d_x, scale = (T)s->iso_value;
     T *y = (T *)s->d_y;
@@ -180,10 +180,6 @@ template <typename T, bool PATTERN> static void launch_col_rows(gpu_state *s)
             s->m, s->hack_size, s->d_hack_ptr, s->d_hack_width, s->d_col_idx, val, scale, x, y);
     }
 }
-
-template <typename T> static void launch_col(gpu_state *s) { launch_col_rows<T, false>(s); }
-
-template <typename T> static void launch_col_pattern(gpu_state *s) { launch_col_rows<T, true>(s); }
 
 template <typename T> static void launch_warp(gpu_state *s)
 {
@@ -225,9 +221,14 @@ static const gpu_variant warp_v = {
 static const gpu_variant warp_shared_v = {
     SPB_FORMAT_HLL_ROW, DEFAULT_BLOCK, 1, 0, NULL, GPU_LAUNCH(launch_warp_shared), 0};
 static const gpu_variant col_v = {
-    SPB_FORMAT_HLL_COL, DEFAULT_BLOCK, 0, 0, NULL, GPU_LAUNCH(launch_col), 0};
-static const gpu_variant col_pattern_v = {
-    SPB_FORMAT_HLL_COL, DEFAULT_BLOCK, 0, 0, setup_col_pattern, GPU_LAUNCH(launch_col_pattern), 1};
+    SPB_FORMAT_HLL_COL, DEFAULT_BLOCK, 0, 0, NULL, GPU_LAUNCH_PATTERN(launch_col, false), 0};
+static const gpu_variant col_pattern_v = {SPB_FORMAT_HLL_COL,
+                                          DEFAULT_BLOCK,
+                                          0,
+                                          0,
+                                          setup_col_pattern,
+                                          GPU_LAUNCH_PATTERN(launch_col, true),
+                                          1};
 
 extern const spb_kernel gpu_hll_rows[] = {
     GPU_ROW("hll.cuda.row", "hll.row", "HLL row-major hacks on the GPU, one thread per row",

@@ -168,10 +168,6 @@ template <typename T, bool PATTERN> static void launch_merge(gpu_state *s)
             s->d_carry_epoch, s->epoch);
 }
 
-template <typename T> static void launch_merge_values(gpu_state *s) { launch_merge<T, false>(s); }
-
-template <typename T> static void launch_merge_pattern(gpu_state *s) { launch_merge<T, true>(s); }
-
 /* Tiles of `items` merge items: each tile's start on the merge path and
  * the blocks before it holding entries of its first row (from[b]..b-1),
  * planned on the host (prepare_ms counts it) and uploaded; the carry stamps
@@ -366,9 +362,9 @@ static spb_status setup_colblock(gpu_state *s, const spb_csr *A, char *msg)
 }
 
 static const gpu_variant merge_v = {
-    SPB_FORMAT_CSR, MERGE_BLOCK, 1, 0, setup_merge, GPU_LAUNCH(launch_merge_values), 0};
+    SPB_FORMAT_CSR, MERGE_BLOCK, 1, 0, setup_merge, GPU_LAUNCH_PATTERN(launch_merge, false), 0};
 static const gpu_variant merge_pattern_v = {
-    SPB_FORMAT_CSR, MERGE_BLOCK, 1, 0, setup_merge, GPU_LAUNCH(launch_merge_pattern), 1};
+    SPB_FORMAT_CSR, MERGE_BLOCK, 1, 0, setup_merge, GPU_LAUNCH_PATTERN(launch_merge, true), 1};
 static const gpu_variant colblock_v = {
     SPB_FORMAT_CSR, MERGE_BLOCK, 1, 0, setup_colblock, GPU_LAUNCH(launch_colblock), 0};
 

@@ -43,10 +43,16 @@ struct gpu_variant {
     int pattern; /* reads no values: only matrices whose values are all equal (else declined) */
 };
 
-/* A launch template's two instantiations, in gpu_variant.launch order. */
+/* A launch template's two instantiations, in gpu_variant.launch order;
+ * _PATTERN: of a template on <T, PATTERN>, PATTERN matching the variant's
+ * pattern field. */
 #define GPU_LAUNCH(f)                                                                              \
     {                                                                                              \
         f<double>, f<float>                                                                        \
+    }
+#define GPU_LAUNCH_PATTERN(f, pattern)                                                             \
+    {                                                                                              \
+        f<double, pattern>, f<float, pattern>                                                      \
     }
 
 struct gpu_state {
