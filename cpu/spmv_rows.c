@@ -211,8 +211,19 @@ static spb_status hll_omp_prepare(const spb_kernel *self, spb_format_set *F,
     return SPB_OK;
 }
 
+/* The pattern kernels' common value (SPB_ERR_UNSUPPORTED unless every
+ * stored value is the same), checked to fit fp32 for an fp32 run. */
+static spb_status pattern_value(spb_format_set *F, spb_precision precision, spb_value *value,
+                                char *msg)
+{
+    const float *val32;
+    spb_status st = csr_pattern_value(F->csr, value, msg);
+    if (st == SPB_OK && precision == SPB_FP32) st = format_set_csr_values32(F, &val32, msg);
+    return st;
+}
+
 /* A pattern (iso) matrix only: column-major hacks without values, and the
- * row lengths that mask the padding (first touched hack by hack). */
+ * row lengths that bound each row's sum (first touched hack by hack). */
 static spb_status hll_pattern_prepare(const spb_kernel *self, spb_format_set *F,
                                       const spb_kernel_config *config, spb_kernel_plan *plan,
                                       char *msg)
@@ -221,9 +232,7 @@ static spb_status hll_pattern_prepare(const spb_kernel *self, spb_format_set *F,
     const spb_csr *A = F->csr;
     const spb_hll *H;
     spb_value value;
-    const float *val32; /* fp32: the value must fit too */
-    spb_status st = csr_pattern_value(A, &value, msg);
-    if (st == SPB_OK && config->precision == SPB_FP32) st = format_set_csr_values32(F, &val32, msg);
+    spb_status st = pattern_value(F, config->precision, &value, msg);
     if (st == SPB_OK)
         st = format_set_hll(F, HLL_COL_MAJOR, config->hack_size, config->precision, &H, msg);
     if (st != SPB_OK) return st;
@@ -283,9 +292,7 @@ static spb_status csr_pattern_prepare(const spb_kernel *self, spb_format_set *F,
     spb_value value;
     spb_csr structure = *F->csr; /* no values copied: never read, the traffic saved is the point */
     structure.val = NULL;
-    spb_status st = csr_pattern_value(F->csr, &value, msg);
-    const float *val32; /* fp32: the value must fit too */
-    if (st == SPB_OK && config->precision == SPB_FP32) st = format_set_csr_values32(F, &val32, msg);
+    spb_status st = pattern_value(F, config->precision, &value, msg);
     if (st == SPB_OK) st = csr_omp_plan(&structure, *(const int *)self->variant, config, plan, msg);
     if (st != SPB_OK) return st;
     csr_omp_state *s = plan->state;
