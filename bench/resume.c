@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "report.h"
@@ -93,20 +94,28 @@ static int column_index(char **names, int count, const char *name)
     return -1;
 }
 
-/* Cuts the file after its last newline, dropping a row cut short. */
-static spb_status drop_partial_line(const char *path, FILE *f, char *msg)
+/* Cuts the file after its last newline, dropping a row cut short. It
+ * reads through a handle of its own, closed before the rows are read, so
+ * no buffered copy of the cut bytes can be read back afterwards. */
+static spb_status drop_partial_line(const char *path, char *msg)
 {
-    if (fseek(f, 0, SEEK_END) != 0) return SPB_OK;
-    long size = ftell(f), keep = size;
-    while (keep > 0) {
-        fseek(f, keep - 1, SEEK_SET);
-        if (fgetc(f) == '\n') break;
-        keep--;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return spb_fail(msg, SPB_ERR_IO, "%s: cannot open to resume: %s", path, strerror(errno));
+    long keep = 0, at = 0;
+    char chunk[1 << 16];
+    size_t got;
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        for (size_t k = 0; k < got; k++)
+            if (chunk[k] == '\n') keep = at + (long)k + 1;
+        at += (long)got;
     }
-    if (keep < size && truncate(path, keep) != 0)
+    int failed = ferror(f);
+    fclose(f);
+    if (failed) return spb_fail(msg, SPB_ERR_IO, "%s: cannot read to resume", path);
+    if (keep < at && truncate(path, keep) != 0)
         return spb_fail(msg, SPB_ERR_IO, "%s: cannot cut the partial last row: %s", path,
                         strerror(errno));
-    rewind(f);
     return SPB_OK;
 }
 
@@ -114,12 +123,20 @@ spb_status resume_load(const char *path, spb_done_set *done, int *has_header, ch
 {
     memset(done, 0, sizeof *done);
     *has_header = 0;
-    FILE *f = fopen(path, "r+");
-    if (!f) {
+    struct stat sb;
+    if (stat(path, &sb) != 0) {
         if (errno == ENOENT) return SPB_OK;
         return spb_fail(msg, SPB_ERR_IO, "%s: cannot open to resume: %s", path, strerror(errno));
     }
-    spb_status st = drop_partial_line(path, f, msg);
+    if (!S_ISREG(sb.st_mode))
+        return spb_fail(msg, SPB_ERR_IO,
+                        "%s: not a regular file: --resume reads its rows back and appends to it",
+                        path);
+    spb_status st = drop_partial_line(path, msg);
+    if (st != SPB_OK) return st;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return spb_fail(msg, SPB_ERR_IO, "%s: cannot open to resume: %s", path, strerror(errno));
     size_t cap = 1 << 16;
     char *line = spb_malloc(cap, 1);
     if (!line && st == SPB_OK) st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
@@ -173,7 +190,8 @@ spb_status resume_load(const char *path, spb_done_set *done, int *has_header, ch
         resume_free(done);
         return st;
     }
-    qsort(done->rows, (size_t)done->count, sizeof *done->rows, cmp_row);
+    if (done->count > 0) /* qsort's pointer must not be NULL, even for no rows */
+        qsort(done->rows, (size_t)done->count, sizeof *done->rows, cmp_row);
     return SPB_OK;
 }
 

@@ -56,10 +56,13 @@ static spb_status expand_directory(const char *dir, spb_source_list *list, char 
         char path[4096];
         int len = snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         if (len < 0 || (size_t)len >= sizeof path) continue;
+        /* a FIFO or device named like a matrix would block or never end */
+        struct stat sb;
+        if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) continue;
         st = push(list, path, (size_t)len, msg);
     }
     closedir(d);
-    if (st == SPB_OK)
+    if (st == SPB_OK && list->count > first) /* items is NULL when nothing was found */
         qsort(list->items + first, (size_t)(list->count - first), sizeof *list->items, cmp_str);
     return st;
 }
@@ -131,6 +134,11 @@ spb_status source_load_cached(const char *item, const char *cache_dir, spb_csr *
 {
     if (cache_note) cache_note[0] = '\0';
     if (!cache_dir || gen_is_spec(item)) return source_load(item, A, NULL, msg);
+    struct stat sb; /* a pipe read to fingerprint it would lose its first bytes */
+    if (stat(item, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        if (cache_note) snprintf(cache_note, SPB_MSG_LEN, "bypassed: not a regular file");
+        return source_load(item, A, NULL, msg);
+    }
     spb_fingerprint fp;
     spb_status st = fingerprint_file(item, &fp, msg);
     if (st != SPB_OK) return st;
