@@ -5,10 +5,13 @@ is truncated, Ctrl-C, speedups after a resume, and the noise flag.
 
 usage: e2e_trust.py SPBENCH SOURCE_DIR
 """
+import gzip
 import json
 import os
 import shutil
+import subprocess
 import tempfile
+import threading
 
 from spbtest import SOURCE, check, finish, read_rows, skip, spbench
 
@@ -75,11 +78,48 @@ def test_resume_edge_files(tmp):
     check("runtime error" not in r.stderr, "info on an empty directory: %s" % r.stderr.strip())
 
 
+def test_fifo_sources(tmp):
+    """A FIFO named like a matrix inside a directory argument is skipped (it
+    blocked the run); a FIFO named on its own is read whole with --cache
+    (fingerprinting it consumed its first bytes)."""
+    folder = os.path.join(tmp, "with_fifo")
+    os.mkdir(folder)
+    shutil.copy(THREE[0], folder)
+    os.mkfifo(os.path.join(folder, "blocked.mtx"))
+    try:
+        r = spbench("run", *FAST, "--kernels", "csr.serial", folder, timeout=60)
+        check(r.returncode == 0 and "cage4" in r.stdout and "blocked" not in r.stdout,
+              "the FIFO in a directory is skipped: %s" % r.stderr.strip())
+    except subprocess.TimeoutExpired:
+        check(False, "a FIFO inside a directory blocks the run")
+    fifo = os.path.join(tmp, "piped.mtx")
+    os.mkfifo(fifo)
+    text = gzip.open(THREE[1], "rb").read()
+
+    def writer():
+        try:
+            with open(fifo, "wb") as f:
+                f.write(text)
+        except BrokenPipeError:
+            pass
+
+    t = threading.Thread(target=writer, daemon=True)
+    t.start()
+    try:
+        r = spbench("run", *FAST, "--kernels", "csr.serial", "--cache",
+                    os.path.join(tmp, "cache"), fifo, timeout=60)
+        check(r.returncode == 0 and "piped" in r.stdout and " ok" in r.stdout,
+              "a FIFO with --cache is read whole: %s %s" % (r.stdout[-300:], r.stderr.strip()))
+    except subprocess.TimeoutExpired:
+        check(False, "a FIFO with --cache was fingerprinted, then waited for again")
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="spb_e2e_trust_")
     try:
         test_resume_after_cut(tmp)
         test_resume_edge_files(tmp)
+        test_fifo_sources(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     finish()

@@ -24,7 +24,8 @@ def check(cond, what):
 
 
 def spbench(*args, **kw):
-    return subprocess.run([SPBENCH, *args], capture_output=True, text=True, timeout=900, **kw)
+    kw.setdefault("timeout", 900)
+    return subprocess.run([SPBENCH, *args], capture_output=True, text=True, **kw)
 
 
 def read_rows(path):
