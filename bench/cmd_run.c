@@ -10,6 +10,7 @@
 #include "../gpu/gpu.h"
 #include "cli.h"
 #include "op_spgemm.h"
+#include "output_file.h"
 #include "run.h"
 #include "validate.h"
 
@@ -205,23 +206,64 @@ static void warn_oversubscribed(const spb_run_opts *o)
                 most, procs, procs);
 }
 
-/* Opens the CSV (appending when resuming), the JSON and the cache folder
- * before any work, so an unwritable path costs nothing; 0 on failure. */
-static int open_outputs(spb_run_opts *o, int resume)
+/* Whether the file starts as a spbench results JSON does. */
+static int is_results_json(const char *path)
 {
-    const char *failed_path = NULL;
-    if (o->csv_path && !(o->csv = fopen(o->csv_path, resume ? "a" : "w")))
-        failed_path = o->csv_path;
-    if (!failed_path && o->json_path && !(o->json = fopen(o->json_path, "w")))
-        failed_path = o->json_path;
-    if (!failed_path && o->cache_dir && mkdir(o->cache_dir, 0777) != 0 && errno != EEXIST)
-        failed_path = o->cache_dir;
-    if (!failed_path) return 1;
-    fprintf(stderr, "spbench: %s: cannot write: %s\n", failed_path, strerror(errno));
-    if (o->csv) fclose(o->csv);
-    if (o->json) fclose(o->json);
-    o->csv = o->json = NULL;
-    return 0;
+    char head[256] = "";
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    size_t got = fread(head, 1, sizeof head - 1, f);
+    fclose(f);
+    head[got] = '\0';
+    return strstr(head, "\"format\": \"spbench-results\"") != NULL;
+}
+
+/* Claims the CSV and JSON (locked for this run alone) and checks every
+ * output before any is emptied, reads back the rows to resume, then opens
+ * the streams and the cache folder; 0 after saying why not. */
+static int open_outputs(run_args *a, spb_done_set *done, int *csv_has_header)
+{
+    spb_run_opts *o = &a->opts;
+    spb_output csv = {.fd = -1}, json = {.fd = -1};
+    char msg[SPB_MSG_LEN] = "";
+    int ok = 0;
+    struct stat sb;
+    if (a->resume && !o->csv_path)
+        fprintf(stderr, "spbench: --resume needs --csv FILE (the rows to resume from)\n");
+    else if (o->csv_path && output_claim(&csv, o->csv_path, "--csv", a->resume, msg) != SPB_OK)
+        fprintf(stderr, "spbench: %s\n", msg);
+    else if (output_is_file(&csv, o->json_path))
+        fprintf(stderr, "spbench: --csv and --json name one file (%s): give each its own\n",
+                o->csv_path);
+    else if (o->json_path && output_claim(&json, o->json_path, "--json", 0, msg) != SPB_OK)
+        fprintf(stderr, "spbench: %s\n", msg);
+    else if (!a->resume && !a->force &&
+             (refuses_overwrite(o->csv_path, "--csv") || refuses_overwrite(o->json_path, "--json")))
+        ; /* said why */
+    else if (a->resume && !a->force && json.regular && stat(o->json_path, &sb) == 0 &&
+             sb.st_size > 0 && !is_results_json(o->json_path))
+        fprintf(stderr,
+                "spbench: --json %s: the file is not a spbench results JSON, and --resume "
+                "rewrites the JSON whole; name another file, or --force to replace it\n",
+                o->json_path);
+    else if (a->resume && resume_load(o->csv_path, done, csv_has_header, msg) != SPB_OK)
+        fprintf(stderr, "spbench: %s\n", msg);
+    else if (o->cache_dir && mkdir(o->cache_dir, 0777) != 0 && errno != EEXIST)
+        fprintf(stderr, "spbench: --cache %s: cannot create: %s\n", o->cache_dir, strerror(errno));
+    else if (o->csv_path && !(o->csv = output_stream(&csv, !a->resume, msg)))
+        fprintf(stderr, "spbench: %s\n", msg);
+    else if (o->json_path && !(o->json = output_stream(&json, 1, msg)))
+        fprintf(stderr, "spbench: %s\n", msg);
+    else
+        ok = 1;
+    output_abandon(&csv);
+    output_abandon(&json);
+    if (!ok) {
+        if (o->csv) fclose(o->csv);
+        o->csv = NULL;
+        resume_free(done);
+    }
+    return ok;
 }
 
 /* The bounds at every thread count in use (and the GPU's when GPU kernels
@@ -360,21 +402,10 @@ int cmd_run(int argc, char **argv)
     if (gethostname(a.host, sizeof a.host - 1) != 0) snprintf(a.host, sizeof a.host, "unknown");
     a.opts.host = a.host;
     spb_done_set done = {0};
-    int csv_has_header = 0, code = EXIT_USAGE;
-    if (a.resume && !a.opts.csv_path)
-        fprintf(stderr, "spbench: --resume needs --csv FILE (the rows to resume from)\n");
-    else if (!a.resume && !a.force &&
-             (refuses_overwrite(a.opts.csv_path, "--csv") ||
-              refuses_overwrite(a.opts.json_path, "--json")))
-        ; /* said why */
-    else if (a.resume && resume_load(a.opts.csv_path, &done, &csv_has_header, msg) != SPB_OK)
-        fprintf(stderr, "spbench: %s\n", msg);
-    else if (open_outputs(&a.opts, a.resume))
-        code = 0;
-    if (code != 0) {
-        resume_free(&done);
+    int csv_has_header = 0;
+    if (!open_outputs(&a, &done, &csv_has_header)) {
         sources_free(&list);
-        return code;
+        return EXIT_USAGE;
     }
     if (a.resume) a.opts.done = &done;
     warn_oversubscribed(&a.opts);

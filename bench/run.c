@@ -403,11 +403,28 @@ static void row_start(spb_result *r, const spb_run_opts *opts, spb_precision pre
                    spb_precision_unit_roundoff(SPB_FP64);
 }
 
+/* The baseline's times that --resume found in the CSV, whether or not the
+ * baseline is selected now: the speedups of the rows measured now use them. */
+static void baseline_from_done(spb_case *c, const spb_run_opts *opts)
+{
+    const spb_kernel *baseline = opts->op->baseline;
+    for (int p = 0; p < run_precision_count(opts); p++) {
+        spb_precision precision = run_precision(opts, p);
+        const spb_done_row *row =
+            stored_row(opts, c->name, baseline->name, precision, kernel_threads(baseline, opts, 0));
+        spb_result r;
+        if (!row) continue;
+        result_from_csv(&r, row->fields, row->count);
+        if (r.status == SPB_ROW_OK) c->baseline_seconds[precision] = r.timing.median;
+    }
+}
+
 /* Every selected kernel (at each of its thread counts) on one case. */
 static spb_status run_case(spb_case *c, const spb_run_opts *opts, spb_run_totals *totals, char *msg)
 {
     char row_msg[SPB_MSG_LEN];
     spb_status csv_status = SPB_OK;
+    baseline_from_done(c, opts);
     for (int k = 0; k < opts->op->kernel_count && csv_status == SPB_OK; k++) {
         const spb_kernel *kernel = opts->op->kernels[k];
         if (!kernel_selected(kernel->name, opts->kernels)) continue;

@@ -113,7 +113,7 @@ spb_status csr_write_binary(const char *path, const spb_csr *A, const spb_finger
                             char *msg)
 {
     char tmp[4096];
-    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= sizeof tmp)
+    if (spb_temp_path(tmp, sizeof tmp, path) != SPB_OK)
         return spb_fail(msg, SPB_ERR_IO, "%s: path too long", path);
     FILE *f = fopen(tmp, "wb");
     if (!f) return spb_fail(msg, SPB_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));

@@ -6,10 +6,12 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 typedef struct {
     const char *path;
+    char tmp[4096]; /* written here, renamed to path when whole ("" : written in place) */
     FILE *plain;
     gzFile gz;
 } mm_writer;
@@ -20,14 +22,23 @@ static int ends_with(const char *s, const char *suffix)
     return ls >= lx && strcmp(s + ls - lx, suffix) == 0;
 }
 
+/* A file appears whole or not at all (a full disk leaves no partial file);
+ * a device or pipe (/dev/stdout) is written in place. */
 static spb_status writer_open(mm_writer *w, const char *path, char *msg)
 {
     memset(w, 0, sizeof *w);
     w->path = path;
+    struct stat sb;
+    const char *target = path;
+    if (stat(path, &sb) != 0 || S_ISREG(sb.st_mode)) {
+        if (spb_temp_path(w->tmp, sizeof w->tmp, path) != SPB_OK)
+            return spb_fail(msg, SPB_ERR_IO, "%s: path too long", path);
+        target = w->tmp;
+    }
     if (ends_with(path, ".gz"))
-        w->gz = gzopen(path, "wb6");
+        w->gz = gzopen(target, "wb6");
     else
-        w->plain = fopen(path, "wb");
+        w->plain = fopen(target, "wb");
     if (!w->gz && !w->plain)
         return spb_fail(msg, SPB_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
     return SPB_OK;
@@ -67,10 +78,11 @@ static int write_comment(mm_writer *w, const char *comment)
 static spb_status writer_close(mm_writer *w, int ok, char *msg)
 {
     int closed = w->gz ? gzclose(w->gz) == Z_OK : fclose(w->plain) == 0;
-    if (!ok || !closed)
-        return spb_fail(msg, SPB_ERR_IO, "%s: write failed: %s", w->path,
-                        errno ? strerror(errno) : "unknown error");
-    return SPB_OK;
+    if (ok && closed && (!w->tmp[0] || rename(w->tmp, w->path) == 0)) return SPB_OK;
+    spb_status st = spb_fail(msg, SPB_ERR_IO, "%s: write failed: %s", w->path,
+                             errno ? strerror(errno) : "unknown error");
+    if (w->tmp[0]) remove(w->tmp);
+    return st;
 }
 
 spb_status mm_write_csr(const char *path, const spb_csr *A, const char *comment, char *msg)

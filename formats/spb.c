@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 const char *spb_status_str(spb_status status)
 {
@@ -104,3 +105,9 @@ void *spb_realloc(void *ptr, size_t count, size_t size)
 }
 
 void spb_free(void *ptr) { free(ptr); }
+
+spb_status spb_temp_path(char *buf, size_t size, const char *path)
+{
+    int len = snprintf(buf, size, "%s.tmp.%ld", path, (long)getpid());
+    return len >= 0 && (size_t)len < size ? SPB_OK : SPB_ERR_IO;
+}

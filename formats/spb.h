@@ -55,6 +55,11 @@ const char *spb_status_str(spb_status status);
 /* Writes the message (if msg is non-NULL and still empty) and returns status. */
 spb_status spb_fail(char *msg, spb_status status, const char *fmt, ...) SPB_PRINTF(3, 4);
 
+/* Where a file is written before it is renamed to path, so that it appears
+ * whole or not at all: path + ".tmp." + this process's id, in the same
+ * folder. SPB_ERR_IO when it does not fit in size. */
+spb_status spb_temp_path(char *buf, size_t size, const char *path);
+
 /* All allocation goes through these: count*size is checked for overflow, a
  * zero-size request returns a valid pointer, and a test build can make the
  * k-th call fail (spb_alloc_fail_at). */

@@ -8,12 +8,15 @@ usage: e2e_trust.py SPBENCH SOURCE_DIR
 import gzip
 import json
 import os
+import resource
 import shutil
+import signal
 import subprocess
 import tempfile
 import threading
+import time
 
-from spbtest import SOURCE, check, finish, read_rows, skip, spbench
+from spbtest import SOURCE, SPBENCH, check, finish, read_rows, skip, spbench
 
 BUNDLED = os.path.join(SOURCE, "matrices")
 FAST = ["--reps", "1", "--min-time", "0", "--warmup", "0", "--quiet", "--threads", "1"]
@@ -114,12 +117,105 @@ def test_fifo_sources(tmp):
         check(False, "a FIFO with --cache was fingerprinted, then waited for again")
 
 
+def test_one_writer(tmp):
+    """Two runs resuming one CSV: the second is refused at once, naming the
+    first; the first ends with a valid CSV and JSON. A run killed outright
+    leaves no lock behind."""
+    csv_path, json_path = os.path.join(tmp, "shared.csv"), os.path.join(tmp, "shared.json")
+    args = ["run", "--reps", "3", "--min-time", "0.3", "--warmup", "0", "--quiet", "--threads",
+            "1", "--kernels", KERNELS, "--resume", "--csv", csv_path, "--json", json_path, *THREE]
+    first = subprocess.Popen([SPBENCH, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+    time.sleep(0.5)
+    second = spbench(*args)
+    out, err = first.communicate(timeout=600)
+    check(second.returncode == 2 and "is writing this file" in second.stderr and
+          "pid %d" % first.pid in second.stderr,
+          "the second run is refused, naming the first: %s" % second.stderr.strip())
+    check(first.returncode == 0, "the first run ends well: %s" % err)
+    check(keys(read_rows(csv_path)) == sorted(set(keys(read_rows(csv_path)))) and
+          len(read_rows(csv_path)) == 9, "9 distinct rows in the CSV")
+    check(len(json_rows(json_path)) == 9, "the JSON is valid with its 9 rows")
+    killed = subprocess.Popen([SPBENCH, *args[:-3], "--force", "gen:lap2d:300"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(0.5)
+    killed.kill()
+    killed.wait()
+    r = spbench(*args)
+    check(r.returncode == 0, "a killed run leaves no lock: %s" % r.stderr.strip())
+
+
+def test_outputs_checked_first(tmp):
+    """Every output is checked before any is emptied: a bad --json keeps the
+    CSV whole; one path for both outputs is refused; --resume does not
+    replace a JSON that is not spbench's; gen and spgemm leave no partial
+    file when the disk fills."""
+    csv_path = os.path.join(tmp, "kept.csv")
+    r = spbench("run", *FAST, "--kernels", "csr.serial", "--csv", csv_path, THREE[0])
+    before = open(csv_path).read()
+    r = spbench("run", *FAST, "--kernels", "csr.serial", "--force", "--csv", csv_path, "--json",
+                os.path.join(tmp, "no", "such", "x.json"), THREE[0])
+    check(r.returncode == 2 and "x.json" in r.stderr, "a bad --json is refused: %s" % r.stderr)
+    check(open(csv_path).read() == before, "the CSV is untouched by a refused run")
+    same = os.path.join(tmp, "same.out")
+    r = spbench("run", *FAST, "--kernels", "csr.serial", "--csv", same, "--json", same, THREE[0])
+    check(r.returncode == 2 and "one file" in r.stderr, "--csv X --json X is refused: %s"
+          % r.stderr.strip())
+    check(not os.path.exists(same), "and leaves no file behind")
+    notes = os.path.join(tmp, "notes.json")
+    with open(notes, "w") as f:
+        f.write('{"my": "notes"}\n')
+    r = spbench("run", *FAST, "--kernels", "csr.serial", "--resume", "--csv", csv_path,
+                "--json", notes, THREE[0])
+    check(r.returncode == 2 and "not a spbench results JSON" in r.stderr,
+          "--resume does not replace a foreign JSON: %s" % r.stderr.strip())
+    check(open(notes).read() == '{"my": "notes"}\n', "the foreign JSON is untouched")
+
+    def small_disk():  # writes beyond 20 KB fail as on a full disk
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (20000, 20000))
+
+    for cmd in (["gen", "gen:lap2d:100", "-o"],
+                ["spgemm", THREE[2], "--kernel", "spgemm.gustavson", "-o"]):
+        out = os.path.join(tmp, "partial_%s.mtx" % cmd[0])
+        r = spbench(*cmd, out, preexec_fn=small_disk)
+        check(r.returncode != 0 and "write failed" in r.stderr,
+              "%s on a full disk fails: %s" % (cmd[0], r.stderr.strip()))
+        left = [name for name in os.listdir(tmp) if name.startswith("partial_%s" % cmd[0])]
+        check(left == [], "%s leaves no partial file: %s" % (cmd[0], left))
+
+
+def test_speedup_after_resume(tmp):
+    """Rows measured by a resume with other kernels take their speedup from
+    the baseline row already in the file."""
+    csv_path = os.path.join(tmp, "speedup.csv")
+    r = spbench("run", *FAST, "--kernels", "csr.serial", "--csv", csv_path, *THREE[:2])
+    r = spbench("run", *FAST, "--kernels", "hll.serial.col", "--resume", "--csv", csv_path,
+                *THREE[:2])
+    check(r.returncode == 0, "the resume with other kernels: %s" % r.stderr.strip())
+    rows = read_rows(csv_path)
+    for name in ("cage4", "west0479"):
+        base = [x for x in rows if x["matrix"] == name and x["kernel"] == "csr.serial"]
+        new = [x for x in rows if x["matrix"] == name and x["kernel"] == "hll.serial.col"]
+        if not base or not new:
+            check(False, "%s: both rows present" % name)
+            continue
+        want = float(base[0]["time_ms_median"]) / float(new[0]["time_ms_median"])
+        got = float(new[0]["speedup"] or "nan")
+        check(abs(got - want) <= 1e-3 * want,
+              "%s: the new row's speedup is over the stored baseline: %s vs %.4g"
+              % (name, new[0]["speedup"], want))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="spb_e2e_trust_")
     try:
         test_resume_after_cut(tmp)
         test_resume_edge_files(tmp)
         test_fifo_sources(tmp)
+        test_one_writer(tmp)
+        test_outputs_checked_first(tmp)
+        test_speedup_after_resume(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     finish()
