@@ -221,7 +221,8 @@ static int is_results_json(const char *path)
 /* Claims the CSV and JSON (locked for this run alone) and checks every
  * output before any is emptied, reads back the rows to resume, then opens
  * the streams and the cache folder; 0 after saying why not. */
-static int open_outputs(run_args *a, spb_done_set *done, int *csv_has_header)
+static int open_outputs(run_args *a, const spb_source_list *list, spb_done_set *done,
+                        int *csv_has_header)
 {
     spb_run_opts *o = &a->opts;
     spb_output csv = {.fd = -1}, json = {.fd = -1};
@@ -247,6 +248,8 @@ static int open_outputs(run_args *a, spb_done_set *done, int *csv_has_header)
                 "rewrites the JSON whole; name another file, or --force to replace it\n",
                 o->json_path);
     else if (a->resume && resume_load(o->csv_path, done, csv_has_header, msg) != SPB_OK)
+        fprintf(stderr, "spbench: %s\n", msg);
+    else if (a->resume && run_check_sources(list, done, o->csv_path, msg) != SPB_OK)
         fprintf(stderr, "spbench: %s\n", msg);
     else if (o->cache_dir && mkdir(o->cache_dir, 0777) != 0 && errno != EEXIST)
         fprintf(stderr, "spbench: --cache %s: cannot create: %s\n", o->cache_dir, strerror(errno));
@@ -357,10 +360,10 @@ static spb_status run_all(run_args *a, const spb_source_list *list, spb_run_tota
     for (int k = 0; k < list->count && st == SPB_OK; k++) {
         progress.index = k + 1;
         if (k > 0 && timing_now() - a->roofline.last_at > SPB_REMEASURE_SECONDS) {
-            progress_show(&progress, list->items[k], "measuring the bandwidth again");
+            progress_show(&progress, list->names[k], "measuring the bandwidth again");
             st = roofline_measure(&a->roofline, SPB_PASSES_AGAIN, msg);
         }
-        if (st == SPB_OK) st = run_matrix(list->items[k], o, totals, msg);
+        if (st == SPB_OK) st = run_matrix(list->items[k], list->names[k], o, totals, msg);
     }
     progress_finish(&progress);
     spb_row_counts counts = {totals->rows,    totals->ok,     totals->wrong,
@@ -403,7 +406,7 @@ int cmd_run(int argc, char **argv)
     a.opts.host = a.host;
     spb_done_set done = {0};
     int csv_has_header = 0;
-    if (!open_outputs(&a, &done, &csv_has_header)) {
+    if (!open_outputs(&a, &list, &done, &csv_has_header)) {
         sources_free(&list);
         return EXIT_USAGE;
     }

@@ -12,6 +12,7 @@
 /* One matrix under one operation: what every kernel run on it shares. */
 typedef struct {
     const char *name;       /* for rows and messages */
+    const char *source_id;  /* what was read (see sources.h; NULL: none) */
     const spb_csr *A;       /* the matrix as read */
     spb_format_set formats; /* A's formats, each built once */
     spb_csr_stats stats;

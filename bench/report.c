@@ -24,7 +24,7 @@ void result_init(spb_result *r)
 {
     memset(r, 0, sizeof *r);
     r->matrix = r->operation = r->kernel = r->format = r->backend = r->precision = "";
-    r->message = r->settings = r->host = "";
+    r->message = r->settings = r->host = r->source_id = "";
     r->stored_entries = r->prepare_ms = r->tune_ms = r->gflops = r->gbytes_per_s = NAN;
     r->products = r->nnz_c = r->kernel_ms = NAN;
     r->roofline_frac = r->speedup = r->efficiency = r->bandwidth_gbs = r->tolerance = NAN;
@@ -98,6 +98,7 @@ static int row_fields(const spb_result *r, field *fields)
     NUM("compression", r->nnz_c > 0 ? r->products / r->nnz_c : NAN, 4);
     TEXT("host", r->host);
     NUM("kernel_ms", r->kernel_ms, 6);
+    TEXT("source_id", r->source_id);
     return count;
 }
 
@@ -114,10 +115,11 @@ static double number_or_nan(const char *text)
  * columns (compression) and are ignored. */
 static void set_field(spb_result *r, const char *name, char *text)
 {
-    static const char *const texts[] = {"matrix",    "operation", "kernel",   "format", "backend",
-                                        "precision", "message",   "settings", "host"};
+    static const char *const texts[] = {"matrix",  "operation", "kernel",  "format",
+                                        "backend", "precision", "message", "settings",
+                                        "host",    "source_id"};
     const char **slots[] = {&r->matrix,    &r->operation, &r->kernel,   &r->format, &r->backend,
-                            &r->precision, &r->message,   &r->settings, &r->host};
+                            &r->precision, &r->message,   &r->settings, &r->host,   &r->source_id};
     for (size_t k = 0; k < sizeof texts / sizeof texts[0]; k++)
         if (strcmp(name, texts[k]) == 0) *slots[k] = text;
     double v = number_or_nan(text);

@@ -18,7 +18,8 @@ const char *row_status_str(spb_row_status status);
 /* Numeric fields that do not apply are NAN and written empty. */
 typedef struct {
     const char *matrix, *operation, *kernel, *format, *backend, *precision;
-    const char *host; /* the machine that measured the row */
+    const char *host;      /* the machine that measured the row */
+    const char *source_id; /* what the matrix was read from (see sources.h) */
     int threads;
     int block_size; /* GPU kernels; 0 otherwise */
     /* What else decides the measurement ("hack_size=32 block_size=auto

@@ -202,6 +202,25 @@ const spb_done_row *resume_find(const spb_done_set *done, const char *key)
     return bsearch(&probe, done->rows, (size_t)done->count, sizeof *done->rows, cmp_row);
 }
 
+int resume_rows_of(const spb_done_set *done, const char *matrix, int *first)
+{
+    char prefix[SPB_NAME_LEN + 2];
+    snprintf(prefix, sizeof prefix, "%s" KEY_SEP, matrix);
+    size_t len = strlen(prefix);
+    int lo = 0, hi = done ? done->count : 0;
+    while (lo < hi) { /* the first key not below the prefix */
+        int mid = lo + (hi - lo) / 2;
+        if (strcmp(done->rows[mid].key, prefix) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *first = lo;
+    int end = lo;
+    while (done && end < done->count && strncmp(done->rows[end].key, prefix, len) == 0) end++;
+    return end - lo;
+}
+
 void resume_free(spb_done_set *done)
 {
     for (int k = 0; k < done->count; k++) {

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "../formats/spb.h"
+#include "sources.h"
 
 /* A row read back: its key and its fields (pointing into line). */
 typedef struct {
@@ -41,6 +42,9 @@ void resume_key(char *key, size_t size, const spb_row_key *row);
 /* The row read back under key, or NULL. */
 const spb_done_row *resume_find(const spb_done_set *done, const char *key);
 void resume_free(spb_done_set *done);
+
+/* The rows of one matrix: their count, the first at done->rows[*first]. */
+int resume_rows_of(const spb_done_set *done, const char *matrix, int *first);
 
 /* Splits one CSV line into at most `max` fields in place (quotes and
  * doubled quotes handled); returns the number of fields. */

@@ -385,10 +385,11 @@ static unsigned formats_needed_after(const spb_run_opts *opts, int k)
 
 /* A row with the fields every row of this case shares. */
 static void row_start(spb_result *r, const spb_run_opts *opts, spb_precision precision,
-                      const char *name, const spb_kernel *kernel, char *row_msg)
+                      const spb_case *c, const spb_kernel *kernel, char *row_msg)
 {
     result_init(r);
-    r->matrix = name;
+    r->matrix = c->name;
+    r->source_id = c->source_id ? c->source_id : "";
     r->operation = opts->op->name;
     r->precision = spb_precision_str(precision);
     r->settings = opts->settings;
@@ -443,7 +444,7 @@ static spb_status run_case(spb_case *c, const spb_run_opts *opts, spb_run_totals
                 progress_show(opts->progress, c->name, kernel->name);
                 spb_result r;
                 row_msg[0] = '\0';
-                row_start(&r, opts, config.precision, c->name, kernel, row_msg);
+                row_start(&r, opts, config.precision, c, kernel, row_msg);
                 r.threads = config.threads;
                 r.stats = c->stats;
                 r.products = c->products;
@@ -458,11 +459,34 @@ static spb_status run_case(spb_case *c, const spb_run_opts *opts, spb_run_totals
     return csv_status;
 }
 
-spb_status run_matrix(const char *source, const spb_run_opts *opts, spb_run_totals *totals,
-                      char *msg)
+spb_status run_check_sources(const spb_source_list *list, const spb_done_set *done,
+                             const char *csv_path, char *msg)
 {
-    char name[256], row_msg[SPB_MSG_LEN] = "";
-    source_name(source, name, sizeof name);
+    for (int k = 0; k < list->count; k++) {
+        char id[SPB_SOURCE_ID_LEN];
+        int first, count = resume_rows_of(done, list->names[k], &first);
+        if (count == 0) continue;
+        source_id(list->items[k], id, sizeof id);
+        for (int j = first; j < first + count; j++) {
+            spb_result r;
+            const spb_done_row *row = &done->rows[j];
+            result_from_csv(&r, row->fields, row->count);
+            if (strcmp(r.source_id, id) == 0) continue;
+            return spb_fail(msg, SPB_ERR_INVALID,
+                            "%s: %s holds %d rows of %s measured from another file, or from "
+                            "this one before it changed (%s then; %s now); resume into a new "
+                            "CSV, or take those rows out of it",
+                            list->items[k], csv_path, count, list->names[k],
+                            r.source_id[0] ? r.source_id : "unreadable", id[0] ? id : "unreadable");
+        }
+    }
+    return SPB_OK;
+}
+
+spb_status run_matrix(const char *source, const char *name, const spb_run_opts *opts,
+                      spb_run_totals *totals, char *msg)
+{
+    char row_msg[SPB_MSG_LEN] = "";
     spb_status replay_status = SPB_OK;
     if (replayed_whole(name, opts, totals, &replay_status, msg)) {
         flush_folded(opts, totals);
@@ -471,7 +495,9 @@ spb_status run_matrix(const char *source, const spb_run_opts *opts, spb_run_tota
     }
     progress_show(opts->progress, name, "loading");
     spb_csr A;
-    spb_case c = {.name = name, .A = &A, .operand = opts->operand};
+    char id[SPB_SOURCE_ID_LEN];
+    source_id(source, id, sizeof id);
+    spb_case c = {.name = name, .source_id = id, .A = &A, .operand = opts->operand};
     char cache_note[SPB_MSG_LEN];
     spb_status st = source_load_cached(source, opts->cache_dir, &A, cache_note, row_msg);
     if (st == SPB_OK && strncmp(cache_note, "not stored", 10) == 0)
@@ -481,7 +507,7 @@ spb_status run_matrix(const char *source, const spb_run_opts *opts, spb_run_tota
     spb_status csv_status = SPB_OK;
     if (st != SPB_OK) { /* one error row for the matrix; the batch goes on */
         spb_result r;
-        row_start(&r, opts, run_precision(opts, 0), name, NULL, row_msg);
+        row_start(&r, opts, run_precision(opts, 0), &c, NULL, row_msg);
         emit(opts, totals, &r, &csv_status, msg);
     } else {
         csr_stats(&A, &c.stats);

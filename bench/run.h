@@ -12,6 +12,7 @@
 #include "report.h"
 #include "resume.h"
 #include "roofline.h"
+#include "sources.h"
 #include "timing.h"
 
 /* Progress of a batch on stderr: matrix i of N, kernel, elapsed, time left. */
@@ -73,10 +74,17 @@ typedef struct {
 void run_print_summary(FILE *out, const spb_run_totals *totals);
 void run_totals_free(spb_run_totals *totals);
 
-/* Runs the selected kernels on one matrix source. Matrix and kernel failures
- * become error rows; only a failed CSV or JSON write is returned as an error. */
-spb_status run_matrix(const char *source, const spb_run_opts *opts, spb_run_totals *totals,
-                      char *msg);
+/* With --resume: refuses (naming file and CSV) a source whose rows in the
+ * CSV were measured from another file, or from this one before it changed
+ * (its source_id differs), so no stored row is ever replayed for it. */
+spb_status run_check_sources(const spb_source_list *list, const spb_done_set *done,
+                             const char *csv_path, char *msg);
+
+/* Runs the selected kernels on one matrix source, its rows under `name`
+ * (see sources.h). Matrix and kernel failures become error rows; only a
+ * failed CSV or JSON write is returned as an error. */
+spb_status run_matrix(const char *source, const char *name, const spb_run_opts *opts,
+                      spb_run_totals *totals, char *msg);
 
 /* One validated product of one kernel on a set-up case, outside any timing
  * (`spbench spmv`): supports, prepare, product, release. SPB_ERR_INVALID,

@@ -85,6 +85,82 @@ static spb_status expand_list_file(const char *path, spb_source_list *list, char
     return st;
 }
 
+/* The item's name from its last `parts` path components, without
+ * .mtx/.mtx.gz (a spec: itself); 1 when that is the whole item. */
+static int name_from_parts(const char *item, int parts, char *name, size_t size)
+{
+    const char *start = item + strlen(item);
+    for (int found = 0; !gen_is_spec(item) && start > item; start--)
+        if (start[-1] == '/' && ++found == parts) break;
+    if (gen_is_spec(item)) start = item;
+    size_t len = strlen(start);
+    len -= has_suffix(start, ".mtx.gz") ? 7 : has_suffix(start, ".mtx") ? 4 : 0;
+    if (len >= size) len = size - 1;
+    memcpy(name, start, len);
+    name[len] = '\0';
+    return start == item;
+}
+
+/* Two items that are one matrix: the same spec, or paths to one file. */
+static int same_source(const char *a, const char *b)
+{
+    if (strcmp(a, b) == 0) return 1;
+    struct stat sa, sb;
+    return !gen_is_spec(a) && !gen_is_spec(b) && stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
+           sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Drops repeated sources (the first kept), then names each item: its base
+ * name, or as many trailing path components as tell it from the others
+ * with that base name ("a/m", "b/m"). */
+static spb_status name_items(spb_source_list *list, char *msg)
+{
+    int kept = 0;
+    for (int k = 0; k < list->count; k++) {
+        int repeated = 0;
+        for (int j = 0; j < kept && !repeated; j++)
+            repeated = same_source(list->items[j], list->items[k]);
+        if (repeated)
+            spb_free(list->items[k]);
+        else
+            list->items[kept++] = list->items[k];
+    }
+    list->count = kept;
+    if (kept == 0) return SPB_OK;
+    list->names = spb_calloc((size_t)kept, sizeof *list->names);
+    int *parts = spb_calloc(2 * (size_t)kept, sizeof *parts), *whole = parts + kept;
+    int ok = list->names && parts;
+    for (int k = 0; k < kept && ok; k++)
+        ok = (list->names[k] = spb_malloc(SPB_NAME_LEN, 1)) != NULL;
+    if (!ok) {
+        spb_free(parts);
+        return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the matrix list");
+    }
+    for (int k = 0; k < kept; k++) {
+        parts[k] = 1;
+        whole[k] = name_from_parts(list->items[k], 1, list->names[k], SPB_NAME_LEN);
+    }
+    /* lengthen clashing names until none clash (bounded: a name is cut at SPB_NAME_LEN) */
+    for (int changed = 1, rounds = 0; changed && rounds < 4096; rounds++) {
+        changed = 0;
+        for (int k = 0; k < kept; k++)
+            for (int j = k + 1; j < kept; j++) {
+                if (strcmp(list->names[k], list->names[j]) != 0) continue;
+                changed = 1;
+                for (int w = 0; w < 2; w++) {
+                    int i = w ? j : k;
+                    if (whole[k] && whole[j]) /* m.mtx and m.mtx.gz: the paths as given */
+                        snprintf(list->names[i], SPB_NAME_LEN, "%s", list->items[i]);
+                    else if (!whole[i])
+                        whole[i] = name_from_parts(list->items[i], ++parts[i], list->names[i],
+                                                   SPB_NAME_LEN);
+                }
+            }
+    }
+    spb_free(parts);
+    return SPB_OK;
+}
+
 spb_status sources_expand(int argc, char **argv, spb_source_list *list, char *msg)
 {
     memset(list, 0, sizeof *list);
@@ -99,14 +175,19 @@ spb_status sources_expand(int argc, char **argv, spb_source_list *list, char *ms
         else
             st = push(list, arg, strlen(arg), msg);
     }
+    if (st == SPB_OK) st = name_items(list, msg);
     if (st != SPB_OK) sources_free(list);
     return st;
 }
 
 void sources_free(spb_source_list *list)
 {
-    for (int k = 0; k < list->count; k++) spb_free(list->items[k]);
+    for (int k = 0; k < list->count; k++) {
+        spb_free(list->items[k]);
+        if (list->names) spb_free(list->names[k]);
+    }
     spb_free(list->items);
+    spb_free(list->names);
     memset(list, 0, sizeof *list);
 }
 
@@ -198,12 +279,30 @@ spb_status sources_shard(spb_source_list *list, int index, int count, char *msg)
         for (int s = 1; s < count; s++)
             if (load[s] < load[lightest]) lightest = s;
         load[lightest] += weight > 1 ? weight : 1; /* a missing file still counts once */
-        if (lightest == index - 1)
+        if (lightest == index - 1) {
+            list->names[kept] = list->names[k];
             list->items[kept++] = item;
-        else
+        } else {
             spb_free(list->items[k]);
+            spb_free(list->names[k]);
+        }
     }
     list->count = kept;
     spb_free(load);
     return SPB_OK;
+}
+
+void source_id(const char *item, char *id, size_t size)
+{
+    spb_fingerprint fp;
+    char msg[SPB_MSG_LEN];
+    struct stat sb;
+    if (gen_is_spec(item))
+        snprintf(id, size, "generated");
+    else if (stat(item, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+             fingerprint_file(item, &fp, msg) != SPB_OK)
+        snprintf(id, size, "%s", ""); /* a pipe read here would lose its first bytes */
+    else
+        snprintf(id, size, "bytes=%llu crc=%08x mtime=%lld.%09lld", (unsigned long long)fp.size,
+                 (unsigned)fp.head_crc, (long long)fp.mtime_sec, (long long)fp.mtime_nsec);
 }

@@ -6,14 +6,21 @@
 
 #include "../formats/mm.h"
 
+#define SPB_NAME_LEN 256
+
 typedef struct {
     char **items;
+    char **names; /* each item's name in rows and tables, distinct within the list */
     int count, cap;
 } spb_source_list;
 
 /* Expands the arguments in order. Fails only for an unreadable directory or
  * list file; a missing matrix file is kept and fails when loaded, so a batch
- * reports it as an error row and goes on. */
+ * reports it as an error row and goes on. A source given twice (the same
+ * spec, or two paths to one file) is kept once. Each item is named by its
+ * base name without .mtx/.mtx.gz, or, where several items share that, by
+ * as many trailing path components as tell them apart ("a/m", "b/m"): one
+ * name never stands for two files. */
 spb_status sources_expand(int argc, char **argv, spb_source_list *list, char *msg);
 void sources_free(spb_source_list *list);
 
@@ -29,12 +36,21 @@ spb_status source_load(const char *item, spb_csr *A, spb_mm_info *info, char *ms
 spb_status source_load_cached(const char *item, const char *cache_dir, spb_csr *A, char *cache_note,
                               char *msg);
 
-/* Keeps only shard `index` (1..count) of the list: items go in list order
+/* Keeps only shard `index` (1..count) of the list (named first, so every
+ * shard names an item alike): items go in list order
  * to the shard with the least weight so far (file size in bytes; a gen:
  * spec its estimated entries times 12, about the bytes of its file), so
  * the split is deterministic, balanced, and unchanged for the items already
  * there when the list grows at its end. */
 spb_status sources_shard(spb_source_list *list, int index, int count, char *msg);
+
+/* What a source was, in every row (the source_id column), so that a row
+ * is never taken for another file's or a changed file's: for a file its
+ * size, a checksum of its head and its modification time ("bytes=31170
+ * crc=1a2b3c4d mtime=1732400000.123456789"), for a spec "generated", and
+ * "" for a file that cannot be read. */
+#define SPB_SOURCE_ID_LEN 96
+void source_id(const char *item, char *id, size_t size);
 
 /* Short name for tables: the file's base name without .mtx/.mtx.gz, or the
  * spec itself. */

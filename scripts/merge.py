@@ -6,17 +6,26 @@ usage: merge.py OUT.csv SHARD.csv... [--json OUT.json SHARD.json...]
 
 The shards' CSVs must share one header (this spbench's); a row measured in
 two shards (same matrix, operation, kernel, precision, threads, settings) is
-refused with its key named, so a shard merged twice cannot slip through.
+refused with its key named, so a shard merged twice cannot slip through; so
+is one matrix name measured from two different files (source_id). Every row
+is checked (field count, numbers, status) and a bad one refused with
+file:line; the outputs appear only when everything merged.
 Rows keep their `host` column. The merged JSON keeps every shard's header
 (machine, build, settings, bandwidths, totals) under "shards", and all rows.
-Exit status 1 with a message for a missing or foreign file or a duplicate.
+Exit status 1 with a message for a missing, foreign or broken file or a duplicate.
 """
 import csv
+import io
 import json
+import math
 import os
 import sys
 
 KEY = ("matrix", "operation", "kernel", "precision", "threads", "settings")
+TEXT = {"matrix", "kernel", "format", "backend", "status", "message", "settings", "operation",
+        "precision", "host", "source_id"}
+INTEGER = {"threads"}
+STATUSES = {"ok", "wrong", "skipped", "error"}
 
 
 class MergeError(Exception):
@@ -27,56 +36,120 @@ def key_of(row):
     return tuple(str(row.get(k, "")) for k in KEY)
 
 
+def content_of(source_id):
+    """The part of a source_id that says what was read (size and checksum),
+    not when: copies of one file on two machines agree on it."""
+    return " ".join(t for t in str(source_id).split() if not t.startswith("mtime="))
+
+
 def check_unique(rows, where):
-    seen, twice = {}, []
+    seen, twice, files = {}, [], {}
     for row, source in rows:
         k = key_of(row)
         if k in seen:
             twice.append("%s (in %s and %s)" % ("/".join(k[:5]), seen[k], source))
         seen[k] = source
+        content = content_of(row.get("source_id", ""))
+        first = files.setdefault(row["matrix"], (content, source))
+        if first[0] != content:
+            raise MergeError("%s: matrix %s was measured from different files (%s in %s, %s in "
+                             "%s)" % (where, row["matrix"], first[0] or "unreadable", first[1],
+                                      content or "unreadable", source))
     if twice:
         raise MergeError("%s: %d row(s) measured twice, e.g. %s" % (where, len(twice),
                                                                    "; ".join(twice[:3])))
 
 
-def merge_csv(out, shards):
+def check_row(row, header, where):
+    """A row of this spbench's results: every field there, numbers that
+    parse, a known status; MergeError naming where otherwise."""
+    if None in row:
+        raise MergeError("%s: %d fields more than the header's %d" % (where, len(row[None]),
+                                                                      len(header)))
+    missing = [name for name in header if row.get(name) is None]
+    if missing:
+        raise MergeError("%s: the row ends before its %d last fields (a shard cut short?)"
+                         % (where, len(missing)))
+    for name in header:
+        value = row[name]
+        if name in TEXT or value == "":
+            continue
+        try:
+            number = int(value) if name in INTEGER else float(value)
+        except ValueError:
+            raise MergeError("%s: %s is '%s', not a number" % (where, name, value))
+        if name in INTEGER and number < 0 or isinstance(number, float) and math.isinf(number):
+            raise MergeError("%s: %s is '%s'" % (where, name, value))
+    if row["status"] not in STATUSES:
+        raise MergeError("%s: status '%s' is none of %s" % (where, row["status"],
+                                                            ", ".join(sorted(STATUSES))))
+
+
+def read_text(path):
+    try:
+        data = open(path, "rb").read()
+    except OSError as e:
+        raise MergeError("%s: %s" % (path, e.strerror))
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise MergeError("%s:%d: bytes that are not UTF-8" % (path, data[:e.start].count(b"\n")
+                                                               + 1))
+
+
+def read_csv(path, header):
+    text = read_text(path)
+    if text and not text.endswith("\n"):
+        raise MergeError("%s:%d: the last row is cut short (no line end): a shard still running "
+                         "or killed mid-row; resume it first" % (path, text.count("\n") + 1))
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    if not reader.fieldnames or reader.fieldnames[:2] != ["matrix", "kernel"]:
+        raise MergeError("%s is not a spbench results CSV" % path)
+    if header is not None and reader.fieldnames != header:
+        raise MergeError("%s has other columns than the first shard (another spbench version?)"
+                         % path)
+    rows = []
+    for row in reader:
+        check_row(row, reader.fieldnames, "%s:%d" % (path, reader.line_num))
+        rows.append((row, path))
+    return reader.fieldnames, rows
+
+
+def merge_csv(shards, where):
     header, rows = None, []
     for path in shards:
-        try:
-            with open(path, newline="") as f:
-                reader = csv.DictReader(f)
-                if not reader.fieldnames or reader.fieldnames[:2] != ["matrix", "kernel"]:
-                    raise MergeError("%s is not a spbench results CSV" % path)
-                if header is None:
-                    header = reader.fieldnames
-                elif reader.fieldnames != header:
-                    raise MergeError("%s has other columns than %s (another spbench version?)"
-                                     % (path, shards[0]))
-                rows += [(row, path) for row in reader]
-        except OSError as e:
-            raise MergeError("%s: %s" % (path, e.strerror))
-    check_unique(rows, out)
-    with open(out, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=header, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(row for row, _ in rows)
-    return len(rows)
+        header, more = read_csv(path, header)
+        rows += more
+    check_unique(rows, where)
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=header, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(row for row, _ in rows)
+    return out.getvalue(), len(rows)
 
 
-def merge_json(out, shards):
+def merge_json(shards, where):
     docs = []
     for path in shards:
         try:
-            doc = json.load(open(path))
-        except OSError as e:
-            raise MergeError("%s: %s" % (path, e.strerror))
+            doc = json.loads(read_text(path))
         except ValueError as e:
             raise MergeError("%s is not valid JSON (a shard still running?): %s" % (path, e))
-        if doc.get("format") != "spbench-results":
+        if not isinstance(doc, dict) or doc.get("format") != "spbench-results":
             raise MergeError("%s is not a spbench results JSON" % path)
+        if not isinstance(doc.get("rows"), list) or not all(isinstance(r, dict)
+                                                            for r in doc["rows"]):
+            raise MergeError("%s: its rows are not a list of objects" % path)
+        columns = str(doc.get("columns", "")).split(",")
+        for k, row in enumerate(doc["rows"]):
+            if set(row) != set(columns):
+                raise MergeError("%s: row %d has other fields than the file's columns"
+                                 % (path, k + 1))
+            if row.get("status") not in STATUSES:
+                raise MergeError("%s: row %d: status '%s'" % (path, k + 1, row.get("status")))
         docs.append((path, doc))
-    rows = [(row, path) for path, doc in docs for row in doc.get("rows", [])]
-    check_unique(rows, out)
+    rows = [(row, path) for path, doc in docs for row in doc["rows"]]
+    check_unique(rows, where)
     totals = {}
     for _, doc in docs:
         for k, v in doc.get("totals", {}).items():
@@ -93,10 +166,26 @@ def merge_json(out, shards):
         "rows": [row for row, _ in rows],
         "totals": totals,
     }
-    with open(out, "w") as f:
-        json.dump(merged, f, indent=1)
-        f.write("\n")
-    return len(rows)
+    return json.dumps(merged, indent=1) + "\n", len(rows)
+
+
+def write_all(outputs):
+    """Writes every (path, text) through a temporary file and renames them
+    into place only when all were written: a failed merge leaves nothing."""
+    temps = []
+    try:
+        for path, text in outputs:
+            temp = "%s.tmp.%d" % (path, os.getpid())
+            temps.append(temp)
+            with open(temp, "w", newline="") as f:
+                f.write(text)
+        for (path, _), temp in zip(outputs, temps):
+            os.replace(temp, path)
+    except OSError as e:
+        for temp in temps:
+            if os.path.exists(temp):
+                os.remove(temp)
+        raise MergeError("%s: %s" % (e.filename or "output", e.strerror))
 
 
 def main(argv):
@@ -110,11 +199,16 @@ def main(argv):
               file=sys.stderr)
         return 2
     try:
-        n = merge_csv(csv_args[0], csv_args[1:])
-        print("%s: %d rows from %d shards" % (csv_args[0], n, len(csv_args) - 1))
+        outputs, said = [], []
+        text, n = merge_csv(csv_args[1:], csv_args[0])
+        outputs.append((csv_args[0], text))
+        said.append("%s: %d rows from %d shards" % (csv_args[0], n, len(csv_args) - 1))
         if json_args:
-            n = merge_json(json_args[0], json_args[1:])
-            print("%s: %d rows from %d shards" % (json_args[0], n, len(json_args) - 1))
+            text, n = merge_json(json_args[1:], json_args[0])
+            outputs.append((json_args[0], text))
+            said.append("%s: %d rows from %d shards" % (json_args[0], n, len(json_args) - 1))
+        write_all(outputs)
+        print("\n".join(said))
     except MergeError as e:
         print("spbench merge: %s" % e, file=sys.stderr)
         return 1

@@ -207,6 +207,82 @@ def test_speedup_after_resume(tmp):
               % (name, new[0]["speedup"], want))
 
 
+def test_distinct_keys(tmp):
+    """Two files with one base name get distinct names; a resume never
+    replays one file's rows for another, nor for a file that changed; a file
+    named twice is measured once."""
+    for folder, source in (("a", THREE[0]), ("b", THREE[1])):
+        os.mkdir(os.path.join(tmp, folder))
+        shutil.copy(source, os.path.join(tmp, folder, "m.mtx.gz"))
+    a_m, b_m = os.path.join(tmp, "a", "m.mtx.gz"), os.path.join(tmp, "b", "m.mtx.gz")
+    both = os.path.join(tmp, "both.csv")
+    r = spbench("run", *FAST, "--kernels", "csr.serial", "--csv", both, a_m, b_m, a_m,
+                os.path.join(tmp, "a", ".", "m.mtx.gz"))
+    rows = read_rows(both)
+    check(sorted(x["matrix"] for x in rows) == ["a/m", "b/m"],
+          "two files, two names, each measured once: %s" % [x["matrix"] for x in rows])
+    check(len({x["source_id"] for x in rows}) == 2, "each row says which file it measured")
+    merged = os.path.join(tmp, "merged.csv")
+    r = spbench("merge", merged, both)
+    check(r.returncode == 0, "merge accepts them: %s" % r.stderr.strip())
+    only_a = os.path.join(tmp, "only_a.csv")
+    spbench("run", *FAST, "--kernels", "csr.serial", "--csv", only_a, a_m)
+    before = open(only_a).read()
+    r = spbench("run", *FAST, "--kernels", "csr.serial", "--resume", "--csv", only_a, b_m)
+    check(r.returncode == 2 and "another file" in r.stderr and "m.mtx.gz" in r.stderr,
+          "a resume does not replay a's rows for b: %s" % r.stderr.strip())
+    check(open(only_a).read() == before, "the CSV is left as it was")
+    shutil.copy(THREE[2], a_m)  # the file a's rows were measured from changes
+    r = spbench("run", *FAST, "--kernels", "csr.serial", "--resume", "--csv", only_a, a_m)
+    check(r.returncode == 2 and "before it changed" in r.stderr,
+          "a changed file is refused, not replayed: %s" % r.stderr.strip())
+
+
+def test_merge_checks(tmp):
+    """merge refuses a broken shard with file:line and writes nothing, and
+    refuses one matrix name measured from two different files."""
+    good_csv, good_json = os.path.join(tmp, "good.csv"), os.path.join(tmp, "good.json")
+    spbench("run", *FAST, "--kernels", KERNELS, "--csv", good_csv, "--json", good_json, *THREE)
+    lines = open(good_csv, "rb").read().split(b"\n")
+    fields = lines[2].split(b",")
+    broken = {
+        "cut": b"\n".join(lines)[:-30],
+        "short": b"\n".join(lines[:2] + [b",".join(fields[:10])] + lines[3:]),
+        "extra": b"\n".join(lines[:2] + [lines[2] + b",1,2"] + lines[3:]),
+        "latin1": b"\n".join(lines[:2] + [lines[2].replace(b"cage4", b"cag\xe94")] + lines[3:]),
+        "number": b"\n".join(lines[:2] + [lines[2].replace(b",1,", b",one,", 1)] + lines[3:]),
+    }
+    for name, data in broken.items():
+        shard = os.path.join(tmp, "broken_%s.csv" % name)
+        with open(shard, "wb") as f:
+            f.write(data)
+        out = os.path.join(tmp, "merged_%s.csv" % name)
+        r = spbench("merge", out, shard)
+        check(r.returncode == 1 and "broken_%s.csv:" % name in r.stderr and
+              "Traceback" not in r.stderr,
+              "merge refuses the %s shard with file:line: %s" % (name, r.stderr.strip()[-300:]))
+        check(not os.path.exists(out), "a refused merge writes no CSV (%s)" % name)
+    bad_json = os.path.join(tmp, "bad.json")
+    doc = json.load(open(good_json))
+    doc["rows"] = {"not": "a list"}
+    json.dump(doc, open(bad_json, "w"))
+    out_csv, out_json = os.path.join(tmp, "m.csv"), os.path.join(tmp, "m.json")
+    r = spbench("merge", out_csv, good_csv, "--json", out_json, bad_json)
+    check(r.returncode == 1 and "not a list" in r.stderr and "Traceback" not in r.stderr,
+          "a JSON whose rows are not a list is refused: %s" % r.stderr.strip()[-300:])
+    check(not os.path.exists(out_csv) and not os.path.exists(out_json),
+          "the merged CSV is not left behind when the JSON merge fails")
+    other = os.path.join(tmp, "other")
+    os.mkdir(other)
+    shutil.copy(THREE[1], os.path.join(other, "cage4.mtx.gz"))  # another file, same name
+    other_csv = os.path.join(tmp, "other.csv")
+    spbench("run", *FAST, "--kernels", "csr.omp.nnz", "--csv", other_csv,
+            os.path.join(other, "cage4.mtx.gz"))
+    r = spbench("merge", os.path.join(tmp, "mixed.csv"), good_csv, other_csv)
+    check(r.returncode == 1 and "different files" in r.stderr,
+          "one name from two files is refused: %s" % r.stderr.strip())
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="spb_e2e_trust_")
     try:
@@ -216,6 +292,8 @@ def main():
         test_one_writer(tmp)
         test_outputs_checked_first(tmp)
         test_speedup_after_resume(tmp)
+        test_distinct_keys(tmp)
+        test_merge_checks(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     finish()

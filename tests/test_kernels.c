@@ -234,7 +234,8 @@ static void check_failure_is_error(void)
     opts.settings = "test";
     spb_run_totals totals = {0};
     char msg[SPB_MSG_LEN] = "";
-    CHECK(run_matrix("gen:lap2d:10", &opts, &totals, msg) == SPB_OK, "run: %s", msg);
+    CHECK(run_matrix("gen:lap2d:10", "gen:lap2d:10", &opts, &totals, msg) == SPB_OK, "run: %s",
+          msg);
     CHECK(totals.rows == 1 && totals.errors == 1 && totals.wrong == 0,
           "a failing product: %d rows, %d error, %d wrong", totals.rows, totals.errors,
           totals.wrong);
@@ -264,7 +265,8 @@ static void check_run_converts_once(void)
     opts.settings = "test";
     spb_run_totals totals = {0};
     char msg[SPB_MSG_LEN] = "";
-    CHECK(run_matrix("gen:lap2d:40", &opts, &totals, msg) == SPB_OK, "run: %s", msg);
+    CHECK(run_matrix("gen:lap2d:40", "gen:lap2d:40", &opts, &totals, msg) == SPB_OK, "run: %s",
+          msg);
     CHECK(totals.rows == 6 && totals.ok == 6, "%d rows, %d ok", totals.rows, totals.ok);
     CHECK(totals.conversions == 2, "HLL converted %d times, expected 2 (row- and column-major)",
           totals.conversions);
