@@ -2,6 +2,7 @@
  * matrix through the run protocol (run.c), and the closing summary. */
 #include <errno.h>
 #include <omp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -357,7 +358,7 @@ static spb_status run_all(run_args *a, const spb_source_list *list, spb_run_tota
                              list->count, timing_now()};
     o->progress = &progress;
     spb_status st = SPB_OK;
-    for (int k = 0; k < list->count && st == SPB_OK; k++) {
+    for (int k = 0; k < list->count && st == SPB_OK && !run_stop_requested(); k++) {
         progress.index = k + 1;
         if (k > 0 && timing_now() - a->roofline.last_at > SPB_REMEASURE_SECONDS) {
             progress_show(&progress, list->names[k], "measuring the bandwidth again");
@@ -366,8 +367,8 @@ static spb_status run_all(run_args *a, const spb_source_list *list, spb_run_tota
         if (st == SPB_OK) st = run_matrix(list->items[k], list->names[k], o, totals, msg);
     }
     progress_finish(&progress);
-    spb_row_counts counts = {totals->rows,    totals->ok,     totals->wrong,
-                             totals->skipped, totals->errors, totals->resumed};
+    spb_row_counts counts = {totals->rows,   totals->ok,      totals->wrong,       totals->skipped,
+                             totals->errors, totals->resumed, run_stop_requested()};
     if (st == SPB_OK) st = report_json_end(o->json, o->json_path, &counts, &a->roofline, msg);
     return st;
 }
@@ -380,6 +381,51 @@ static spb_status close_outputs(spb_run_opts *o, spb_status st, char *msg)
     if (o->csv && fclose(o->csv) != 0 && st == SPB_OK)
         st = spb_fail(msg, SPB_ERR_IO, "%s: write failed: %s", o->csv_path, strerror(errno));
     return st;
+}
+
+/* The first SIGINT or SIGTERM lets the row in flight finish and the
+ * outputs close validly; a second one ends the process at once. */
+static void on_stop_signal(int signo)
+{
+    if (run_stop_requested()) {
+        signal(signo, SIG_DFL);
+        raise(signo);
+        return;
+    }
+    run_request_stop(signo);
+    static const char note[] = "\nspbench: stopping after the row in flight (again to stop at "
+                               "once)\n";
+    ssize_t ignored = write(STDERR_FILENO, note, sizeof note - 1);
+    (void)ignored;
+}
+
+static void catch_stop_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sa.sa_flags = SA_RESTART; /* file writes and reads go on */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+/* How to continue an interrupted run: its own command with --resume. */
+static void print_resume_hint(int argc, char **argv, const run_args *a, int rows, int signo)
+{
+    fprintf(stderr, "spbench: interrupted by %s after %d rows",
+            signo == SIGINT ? "SIGINT" : "SIGTERM", rows);
+    if (!a->opts.csv_path) {
+        fprintf(stderr, "; without --csv FILE there is nothing to resume\n");
+        return;
+    }
+    fprintf(stderr, " (in %s); to continue:\n  spbench run", a->opts.csv_path);
+    for (int i = 0; i < argc; i++) {
+        int plain = strspn(argv[i], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                    "0123456789-_./:=,@+%") == strlen(argv[i]);
+        fprintf(stderr, plain ? " %s" : " '%s'", argv[i]);
+    }
+    fprintf(stderr, "%s\n", a->resume ? "" : " --resume");
 }
 
 int cmd_run(int argc, char **argv)
@@ -411,6 +457,7 @@ int cmd_run(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (a.resume) a.opts.done = &done;
+    catch_stop_signals();
     warn_oversubscribed(&a.opts);
     spb_status st = csv_has_header ? SPB_OK : report_csv_header(a.opts.csv, a.opts.csv_path, msg);
     if (st == SPB_OK) st = measure_rooflines(&a, selected_cuda, msg);
@@ -435,5 +482,11 @@ int cmd_run(int argc, char **argv)
         printf("; %d were already in %s, %d measured now", totals.resumed, a.opts.csv_path,
                totals.rows - totals.resumed);
     printf("\n");
+    int stopped_by = run_stop_requested();
+    if (stopped_by) {
+        fflush(stdout);
+        print_resume_hint(argc, argv, &a, totals.rows - totals.resumed, stopped_by);
+        return 128 + stopped_by;
+    }
     return totals.wrong || totals.errors ? EXIT_RESULTS_BAD : 0;
 }

@@ -2,9 +2,11 @@
 #include "gen.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../formats/memory.h"
 #include "rng.h"
 
 #define GEN_SEED 20261122u
@@ -159,6 +161,13 @@ spb_status gen_matrix(const char *spec, spb_csr *A, char *msg)
         if (strcmp(name, names[k]) == 0 && count == arity[k] && (v[0] <= 0 || v[count - 1] <= 0))
             return spb_fail(msg, SPB_ERR_INVALID,
                             "%s: the sizes of gen:%s must be positive integers", spec, name);
+    double entries = gen_estimate_nnz(spec);
+    if (entries > 0 && entries <= SPB_INDEX_MAX) { /* beyond it, each generator says so */
+        char detail[64];
+        snprintf(detail, sizeof detail, "about %.0f entries as triplets and CSR", entries);
+        spb_status fits = spb_memory_check(28.0 * entries, spec, detail, msg);
+        if (fits != SPB_OK) return fits;
+    }
     if (count == 1 && strcmp(name, "lap2d") == 0) return gen_laplacian(spec, v[0], 2, A, msg);
     if (count == 1 && strcmp(name, "lap3d") == 0) return gen_laplacian(spec, v[0], 3, A, msg);
     if (count == 2 && strcmp(name, "random") == 0) return gen_random(spec, v[0], v[1], A, msg);

@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../cpu/spgemm_cpu.h"
+#include "../formats/memory.h"
 #include "../gpu/gpu.h"
 #include "rng.h"
 #include "sources.h"
@@ -111,12 +111,11 @@ static spb_status check_size(spb_case *c, const spb_csr *B, char *msg)
     int64_t nnz_c = csr_spgemm_nnz(c->A, B);
     if (nnz_c < 0) return spb_fail(msg, SPB_ERR_NOMEM, "%s: out of memory", c->name);
     double need = 4.0 * (12.0 * nnz_c + 4.0 * (c->A->m + 1.0));
-    double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-    if (have > 0 && need > have)
-        return spb_fail(msg, SPB_ERR_NOMEM,
-                        "%s: C has %lld entries; holding it would need %.1f GiB, the machine has "
-                        "%.1f GiB",
-                        c->name, (long long)nnz_c, need / 1073741824.0, have / 1073741824.0);
+    char what[SPB_NAME_LEN + 32], detail[128];
+    snprintf(what, sizeof what, "%s: its SpGEMM", c->name);
+    snprintf(detail, sizeof detail, "C of %lld entries, held four times", (long long)nnz_c);
+    spb_status st = spb_memory_check(need, what, detail, msg);
+    if (st != SPB_OK) return st;
     c->products = (double)products;
     c->nnz_c = (double)nnz_c;
     return SPB_OK;

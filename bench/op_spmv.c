@@ -4,6 +4,10 @@
 #include "op_spmv.h"
 
 #include <math.h>
+#include <stdio.h>
+
+#include "../formats/memory.h"
+#include "sources.h"
 
 #include "../cpu/spmv_cpu.h"
 #include "../gpu/gpu.h"
@@ -47,8 +51,27 @@ static void spmv_case_free(spb_case *c)
     c->data = NULL;
 }
 
+/* Refuses, before any vector is allocated, a matrix whose product would
+ * not fit: x and y with their fp32 copies and the reference, and a kernel's
+ * first-touch copies of A, x and y. A 1 x 2^31 matrix of one entry takes a
+ * few bytes to read and tens of GiB to multiply. */
+static spb_status spmv_check_memory(const spb_case *c, char *msg)
+{
+    double m = c->A->m, n = c->A->n, nnz = c->A->nnz, gib = 1024.0 * 1024.0 * 1024.0;
+    double vectors = 12.0 * n + 20.0 * m, copies = 12.0 * nnz + 4.0 * (m + 1) + 8.0 * n + 8.0 * m;
+    char detail[256], what[SPB_NAME_LEN + 32];
+    snprintf(detail, sizeof detail,
+             "%.0f x %.0f: x, y, their fp32 copies and the reference %.2f GiB, a kernel's copies "
+             "of A, x and y %.2f GiB",
+             m, n, vectors / gib, copies / gib);
+    snprintf(what, sizeof what, "%s: its SpMV", c->name);
+    return spb_memory_check(vectors + copies, what, detail, msg);
+}
+
 static spb_status spmv_case_setup(spb_case *c, uint64_t seed, char *msg)
 {
+    spb_status st = spmv_check_memory(c, msg);
+    if (st != SPB_OK) return st;
     spmv_data *d = c->data = spb_calloc(1, sizeof *d);
     if (d) {
         d->x = spb_malloc((size_t)c->A->n, sizeof *d->x);

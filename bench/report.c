@@ -427,8 +427,15 @@ spb_status report_json_end(FILE *json, const char *path, const spb_row_counts *n
     if (!json) return SPB_OK;
     fprintf(json,
             "\n  ],\n  \"totals\": {\"rows\": %d, \"ok\": %d, \"wrong\": %d, \"skipped\": %d, "
-            "\"error\": %d, \"already_in_csv\": %d},\n  ",
+            "\"error\": %d, \"already_in_csv\": %d},\n  \"interrupted\": ",
             n->rows, n->ok, n->wrong, n->skipped, n->errors, n->resumed);
+    if (n->interrupted_by)
+        fprintf(json,
+                "{\"signal\": %d, \"note\": \"stopped early: the rows are those measured "
+                "before it; --resume continues\"},\n  ",
+                n->interrupted_by);
+    else
+        fputs("false,\n  ", json);
     json_bandwidth(json, roofline); /* after the re-measurements of a long run */
     fputs("\n}\n", json);
     if (fflush(json) != 0 || ferror(json))

@@ -74,6 +74,7 @@ typedef struct {
 /* Row tallies for the JSON trailer. */
 typedef struct {
     int rows, ok, wrong, skipped, errors, resumed;
+    int interrupted_by; /* the signal that stopped the run early, or 0 */
 } spb_row_counts;
 
 /* The JSON document: its header and the opening of "rows" (begin), then

@@ -4,13 +4,18 @@
 #include "run.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "sources.h"
 
-/* A row into the table and the outputs, and into the tallies; a row read
- * back by --resume (stored) goes to the JSON but not again to the CSV. */
+static volatile sig_atomic_t stop_signal;
+
+void run_request_stop(int signo) { stop_signal = signo; }
+
+int run_stop_requested(void) { return stop_signal; }
+
 /* Prints the folded GPU rows as one table line. */
 static void flush_folded(const spb_run_opts *opts, spb_run_totals *totals)
 {
@@ -36,6 +41,8 @@ static int fold(const spb_run_opts *opts, spb_run_totals *totals, const spb_resu
     return 1;
 }
 
+/* A row into the table and the outputs, and into the tallies; a row read
+ * back by --resume (stored) goes to the JSON but not again to the CSV. */
 static void emit_row(const spb_run_opts *opts, spb_run_totals *totals, const spb_result *r,
                      int stored, spb_status *csv_status, char *msg)
 {
@@ -426,11 +433,12 @@ static spb_status run_case(spb_case *c, const spb_run_opts *opts, spb_run_totals
     char row_msg[SPB_MSG_LEN];
     spb_status csv_status = SPB_OK;
     baseline_from_done(c, opts);
-    for (int k = 0; k < opts->op->kernel_count && csv_status == SPB_OK; k++) {
+    for (int k = 0; k < opts->op->kernel_count && csv_status == SPB_OK && !stop_signal; k++) {
         const spb_kernel *kernel = opts->op->kernels[k];
         if (!kernel_selected(kernel->name, opts->kernels)) continue;
         for (int p = 0; p < run_precision_count(opts); p++)
-            for (int t = 0; t < kernel_runs(kernel, opts) && csv_status == SPB_OK; t++) {
+            for (int t = 0; t < kernel_runs(kernel, opts) && csv_status == SPB_OK && !stop_signal;
+                 t++) {
                 spb_kernel_config config = opts->config;
                 config.threads = kernel_threads(kernel, opts, t);
                 config.precision = run_precision(opts, p);

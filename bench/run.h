@@ -70,6 +70,12 @@ typedef struct {
     int best_count, best_cap;
 } spb_run_totals;
 
+/* A stop asked for by a signal (SIGINT, SIGTERM): the row in flight is
+ * finished, then no other starts. run_request_stop is async-signal-safe;
+ * run_stop_requested gives the signal, or 0. */
+void run_request_stop(int signo);
+int run_stop_requested(void);
+
 /* Prints, per matrix, the best kernel and its speedup at each thread count. */
 void run_print_summary(FILE *out, const spb_run_totals *totals);
 void run_totals_free(spb_run_totals *totals);

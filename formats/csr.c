@@ -3,8 +3,11 @@
 #include "csr.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "memory.h"
 
 spb_status csr_alloc(spb_csr *A, spb_index m, spb_index n, spb_index nnz, char *msg)
 {
@@ -226,7 +229,11 @@ double csr_spgemm_bytes(const spb_csr *A, double products, double nnz_c, spb_pre
 
 spb_status csr_transpose(const spb_csr *A, spb_csr *T, char *msg)
 {
-    spb_status st = csr_alloc(T, A->n, A->m, A->nnz, msg);
+    char detail[96]; /* a wide matrix's transpose has a row pointer per column */
+    snprintf(detail, sizeof detail, "%d x %d, %d entries", (int)A->n, (int)A->m, (int)A->nnz);
+    spb_status st =
+        spb_memory_check(12.0 * A->nnz + 4.0 * (A->n + 1.0), "the transpose", detail, msg);
+    if (st == SPB_OK) st = csr_alloc(T, A->n, A->m, A->nnz, msg);
     if (st != SPB_OK) return st;
     for (spb_index j = 0; j <= A->n; j++) T->row_ptr[j] = 0;
     for (spb_index k = 0; k < A->nnz; k++) T->row_ptr[A->col_idx[k] + 1]++;

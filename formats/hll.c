@@ -1,7 +1,10 @@
 /* hll.c — CSR to hacked ELLPACK (row- or column-major hacks), check, bytes. */
 #include "hll.h"
 
+#include <stdio.h>
 #include <string.h>
+
+#include "memory.h"
 
 void hll_free(spb_hll *A)
 {
@@ -55,6 +58,14 @@ spb_status hll_from_csr(const spb_csr *csr, spb_index hack_size, spb_hll_layout 
                             (int)hack_size, SPB_INDEX_MAX);
         }
         A->hack_ptr[h + 1] = (spb_index)stored;
+    }
+    char detail[96];
+    snprintf(detail, sizeof detail, "%lld stored entries for %lld", (long long)stored,
+             (long long)csr->nnz);
+    spb_status fits = spb_memory_check(12.0 * (double)stored, "HLL", detail, msg);
+    if (fits != SPB_OK) {
+        hll_free(A);
+        return fits;
     }
     A->col_idx = spb_malloc((size_t)stored, sizeof *A->col_idx);
     A->val = spb_malloc((size_t)stored, sizeof *A->val);

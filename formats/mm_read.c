@@ -8,11 +8,14 @@
 #include <errno.h>
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+
+#include "memory.h"
 
 #define READ_CHUNK     (1u << 20)
 #define MAX_LINE_BYTES (64u << 20)
@@ -506,14 +509,11 @@ static spb_status check_claims(const line_reader *lr, const mm_header *h, char *
     if (entries > SPB_INDEX_MAX) entries = SPB_INDEX_MAX;
     /* triplets (16 B) and CSR (12 B) coexist during conversion; row arrays 8 B */
     double need = 28.0 * entries + 8.0 * ((double)h->m + 1);
-    double memory = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-    if (memory > 0 && need > memory)
-        return spb_fail(msg, SPB_ERR_TOO_LARGE,
-                        "%s:%lld: a %lld x %lld matrix with %lld entries needs about %.1f GiB; "
-                        "this machine has %.1f GiB",
-                        lr->path, (long long)lr->line, (long long)h->m, (long long)h->n,
-                        (long long)h->nnz, need / 1073741824.0, memory / 1073741824.0);
-    return SPB_OK;
+    char what[4200], detail[128];
+    snprintf(what, sizeof what, "%s:%lld: reading it", lr->path, (long long)lr->line);
+    snprintf(detail, sizeof detail, "a %lld x %lld matrix with %lld entries", (long long)h->m,
+             (long long)h->n, (long long)h->nnz);
+    return spb_memory_check(need, what, detail, msg);
 }
 
 /* ---- triplet accumulation ------------------------------------------------ */

@@ -283,6 +283,78 @@ def test_merge_checks(tmp):
           "one name from two files is refused: %s" % r.stderr.strip())
 
 
+def test_too_large_for_memory(tmp):
+    """A 67-byte file whose product needs tens of GiB gets an error row that
+    names the estimate, before anything is allocated, and the batch goes
+    on; gen and spgemm refuse alike. spbench is told it has 6 GiB
+    (SPB_MEMORY_LIMIT), and outside ASan builds the address space is
+    limited to that too, so a regression fails here instead of waking the
+    OOM killer."""
+    tiny = os.path.join(tmp, "tiny.mtx")
+    with open(tiny, "w") as f:
+        f.write("%%MatrixMarket matrix coordinate real general\n1 2147483647 1\n1 1 1\n")
+
+    asan = b"__asan_init" in open(SPBENCH, "rb").read()  # ASan maps terabytes of shadow
+
+    def limited():
+        if not asan:
+            resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))
+        os.environ["SPB_MEMORY_LIMIT"] = str(6 << 30)
+
+    out = os.path.join(tmp, "tiny.csv")
+    r = spbench("run", *FAST, "--kernels", "csr.serial,csr.omp.nnz", "--csv", out, tiny,
+                THREE[0], preexec_fn=limited)
+    rows = read_rows(out)
+    tiny_rows = [x for x in rows if x["matrix"] == "tiny"]
+    check(r.returncode == 1 and len(tiny_rows) == 1 and tiny_rows[0]["status"] == "error",
+          "one error row for the matrix too large: %s" % r.stderr.strip())
+    check(tiny_rows and "needs about" in tiny_rows[0]["message"] and
+          " available (" in tiny_rows[0]["message"],
+          "the row names the estimate and the room: %s" % (tiny_rows and tiny_rows[0]["message"]))
+    check(len([x for x in rows if x["matrix"] == "cage4" and x["status"] == "ok"]) == 2,
+          "the batch goes on to the next matrix")
+    r = spbench("gen", "gen:random:100000000:10", "-o", os.path.join(tmp, "huge.mtx"),
+                preexec_fn=limited)
+    check(r.returncode != 0 and "needs about" in r.stderr,
+          "gen refuses a matrix beyond memory: %s" % r.stderr.strip())
+    r = spbench("spgemm", tiny, "--kernel", "spgemm.gustavson", "-o",
+                os.path.join(tmp, "c.mtx"), preexec_fn=limited)
+    check(r.returncode != 0 and "needs about" in r.stderr,
+          "spgemm refuses a product beyond memory: %s" % r.stderr.strip())
+
+
+def test_interrupt(tmp):
+    """Ctrl-C finishes the row in flight, closes the JSON validly with a
+    trailer that says so, exits 130 and prints the command that resumes;
+    that command then completes the study with every row once."""
+    csv_path, json_path = os.path.join(tmp, "int.csv"), os.path.join(tmp, "int.json")
+    args = ["run", "--reps", "2", "--min-time", "0.2", "--warmup", "0", "--threads", "1",
+            "--kernels", KERNELS, "--csv", csv_path, "--json", json_path, *THREE]
+    p = subprocess.Popen([SPBENCH, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    time.sleep(1.5)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    check(p.returncode == 130, "exit status 130 after SIGINT (got %d)" % p.returncode)
+    rows = read_rows(csv_path)
+    check(0 < len(rows) < 9 and all(r["status"] == "ok" for r in rows),
+          "the rows before the signal are whole: %d" % len(rows))
+    try:
+        doc = json.load(open(json_path))
+        check(doc["interrupted"]["signal"] == signal.SIGINT and len(doc["rows"]) == len(rows),
+              "the JSON is valid, says interrupted, and holds the same rows")
+    except (ValueError, KeyError, TypeError) as e:
+        check(False, "the JSON after SIGINT: %s" % e)
+    hint = [line.strip() for line in err.splitlines() if line.strip().startswith("spbench run")]
+    check(hint and hint[0].endswith("--resume"), "the command that resumes is printed: %s" % err)
+    if hint:
+        r = spbench(*hint[0].split()[1:])
+        check(r.returncode == 0, "the printed command resumes: %s" % r.stderr.strip())
+        check(keys(read_rows(csv_path)) == sorted(set(keys(read_rows(csv_path)))) and
+              len(read_rows(csv_path)) == 9, "then every row is there once")
+        check(json.load(open(json_path))["interrupted"] is False, "and the JSON is whole")
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="spb_e2e_trust_")
     try:
@@ -294,6 +366,8 @@ def main():
         test_speedup_after_resume(tmp)
         test_distinct_keys(tmp)
         test_merge_checks(tmp)
+        test_too_large_for_memory(tmp)
+        test_interrupt(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     finish()
