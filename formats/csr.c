@@ -125,6 +125,15 @@ spb_status csr_from_coo(const spb_coo *coo, spb_csr *A, char *msg)
         for (spb_index k = 0; k < len; k++) {
             if (out > A->row_ptr[i] && A->col_idx[out - 1] == col[k]) {
                 A->val[out - 1] += val[k];
+                if (!isfinite(A->val[out - 1])) { /* finite values whose sum is not */
+                    spb_index at = col[k];
+                    spb_free(next);
+                    spb_free(scratch);
+                    csr_free(A);
+                    return spb_fail(msg, SPB_ERR_PARSE,
+                                    "duplicate entries at (%d, %d) sum beyond the double range",
+                                    (int)i + 1, (int)at + 1);
+                }
             } else {
                 A->col_idx[out] = col[k];
                 A->val[out] = val[k];

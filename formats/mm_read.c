@@ -597,10 +597,52 @@ static spb_status fail_short_line(const line_reader *lr, int want, int found, ch
                     (long long)lr->line, found, want);
 }
 
+/* An 'integer' field holds whole numbers. */
+static spb_status check_integer(const line_reader *lr, const mm_header *h, double v, char *msg)
+{
+    if (h->field != MM_INTEGER || v == trunc(v)) return SPB_OK;
+    return spb_fail(msg, SPB_ERR_PARSE,
+                    "%s:%lld: value %.17g is not a whole number, but the banner says 'integer'",
+                    lr->path, (long long)lr->line, v);
+}
+
+/* Which triangle a symmetric file stores: the first off-diagonal entry
+ * decides, and an entry in the other is refused (it would be counted
+ * twice: once as itself, once as its partner's mirror); a skew-symmetric
+ * matrix has a zero diagonal. */
+typedef struct {
+    int side; /* 0: none seen yet, 1: below the diagonal, 2: above */
+    long long line, row, col;
+} triangle_seen;
+
+static spb_status check_triangle(const line_reader *lr, const mm_header *h, triangle_seen *tri,
+                                 int64_t i, int64_t j, char *msg)
+{
+    if (h->symmetry == MM_GENERAL) return SPB_OK;
+    if (i == j) {
+        if (h->symmetry != MM_SKEW) return SPB_OK;
+        return spb_fail(msg, SPB_ERR_PARSE,
+                        "%s:%lld: entry (%lld, %lld) is on the diagonal, which a skew-symmetric "
+                        "matrix holds as zeros",
+                        lr->path, (long long)lr->line, (long long)i, (long long)j);
+    }
+    int side = i > j ? 1 : 2;
+    if (!tri->side) *tri = (triangle_seen){side, (long long)lr->line, (long long)i, (long long)j};
+    if (side == tri->side) return SPB_OK;
+    return spb_fail(msg, SPB_ERR_PARSE,
+                    "%s:%lld: entry (%lld, %lld) is %s the diagonal, but line %lld holds (%lld, "
+                    "%lld) %s it: a %s file stores one triangle, the other is its mirror",
+                    lr->path, (long long)lr->line, (long long)i, (long long)j,
+                    side == 1 ? "below" : "above", tri->line, tri->row, tri->col,
+                    tri->side == 1 ? "below" : "above",
+                    h->symmetry == MM_SKEW ? "skew-symmetric" : "symmetric");
+}
+
 static spb_status read_coordinate(line_reader *lr, const mm_header *h, triplets *t, char *msg)
 {
     int want = h->field == MM_PATTERN ? 2 : 3;
     int64_t seen = 0;
+    triangle_seen triangle = {0, 0, 0, 0};
     for (;;) {
         const char *p, *end;
         spb_status st = reader_next(lr, &p, &end, msg);
@@ -634,7 +676,10 @@ static spb_status read_coordinate(line_reader *lr, const mm_header *h, triplets 
                                 (long long)limit,
                                 idx[k] == 0 ? " (Matrix Market indices start at 1)" : "");
         }
-        st = add_entry(t, h, (spb_index)(idx[0] - 1), (spb_index)(idx[1] - 1), v, lr, msg);
+        st = check_integer(lr, h, v, msg);
+        if (st == SPB_OK) st = check_triangle(lr, h, &triangle, idx[0], idx[1], msg);
+        if (st == SPB_OK)
+            st = add_entry(t, h, (spb_index)(idx[0] - 1), (spb_index)(idx[1] - 1), v, lr, msg);
         if (st != SPB_OK) return st;
         seen++;
     }
@@ -673,6 +718,8 @@ static spb_status read_array(line_reader *lr, const mm_header *h, triplets *t, i
         if (!is_blank_line(p, end))
             return spb_fail(msg, SPB_ERR_PARSE, "%s:%lld: an array line holds one value", lr->path,
                             (long long)lr->line);
+        st = check_integer(lr, h, v, msg);
+        if (st != SPB_OK) return st;
         if (v != 0.0 || keep_zeros) {
             st = add_entry(t, h, (spb_index)i, (spb_index)j, v, lr, msg);
             if (st != SPB_OK) return st;
@@ -733,8 +780,10 @@ spb_status mm_read_csr(const char *path, spb_csr *A, spb_mm_info *info, char *ms
     memset(A, 0, sizeof *A);
     spb_status st = mm_read(path, &coo, info, msg);
     if (st != SPB_OK) return st;
-    st = csr_from_coo(&coo, A, msg);
+    char why[SPB_MSG_LEN] = "";
+    st = csr_from_coo(&coo, A, why);
     coo_free(&coo);
+    if (st != SPB_OK) return spb_fail(msg, st, "%s: %s", path, why);
     return st;
 }
 

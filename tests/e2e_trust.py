@@ -355,6 +355,42 @@ def test_interrupt(tmp):
         check(json.load(open(json_path))["interrupted"] is False, "and the JSON is whole")
 
 
+READER_REFUSES = {
+    "both_triangles.mtx": ("%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 4\n"
+                           "2 1 1\n1 2 1\n", ":5: entry (1, 2) is above the diagonal"),
+    "skew_diagonal.mtx": ("%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 2\n"
+                          "2 1 3\n2 2 1\n", ":4: entry (2, 2) is on the diagonal"),
+    "dup_overflow.mtx": ("%%MatrixMarket matrix coordinate real general\n2 2 3\n"
+                         "1 1 1.5e308\n1 1 1.5e308\n2 2 1\n", "sum beyond the double range"),
+    "integer_half.mtx": ("%%MatrixMarket matrix coordinate integer general\n2 2 2\n1 1 3\n"
+                         "2 2 1.5\n", ":4: value 1.5 is not a whole number"),
+}
+
+
+def test_reader_refuses(tmp):
+    """Malformed files the reader once accepted are refused with file:line;
+    a symmetric file holding only its upper triangle is still read."""
+    folder = os.path.join(tmp, "reader")
+    os.mkdir(folder)
+    for name, (text, _) in READER_REFUSES.items():
+        with open(os.path.join(folder, name), "w") as f:
+            f.write(text)
+    with open(os.path.join(folder, "upper_only.mtx"), "w") as f:
+        f.write("%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 4\n1 2 1\n"
+                "2 3 2\n")
+    out = os.path.join(tmp, "reader.csv")
+    r = spbench("run", *FAST, "--kernels", "csr.serial", "--csv", out, folder)
+    rows = {x["matrix"]: x for x in read_rows(out)}
+    for name, (_, cause) in READER_REFUSES.items():
+        row = rows.get(name[:-4])
+        check(row is not None and row["status"] == "error" and name in row["message"] and
+              cause in row["message"],
+              "%s is refused naming the cause: %s" % (name, row and row["message"]))
+    upper = rows.get("upper_only")
+    check(upper is not None and upper["status"] == "ok" and upper["nnz"] == "5",
+          "a symmetric file of its upper triangle is read (5 entries): %s" % upper)
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="spb_e2e_trust_")
     try:
@@ -368,6 +404,7 @@ def main():
         test_merge_checks(tmp)
         test_too_large_for_memory(tmp)
         test_interrupt(tmp)
+        test_reader_refuses(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     finish()
