@@ -15,9 +15,7 @@
 #include "run.h"
 #include "validate.h"
 
-#ifndef SPB_GIT_COMMIT
-#define SPB_GIT_COMMIT "unknown"
-#endif
+#include "spb_commit.h" /* SPB_GIT_COMMIT, written at build time */
 
 #define MAX_THREAD_COUNTS 64
 

@@ -391,6 +391,52 @@ def test_reader_refuses(tmp):
           "a symmetric file of its upper triangle is read (5 entries): %s" % upper)
 
 
+def git(*args, cwd):
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
+
+
+def test_provenance(tmp):
+    """The JSON records the commit the binary was built from; the capture
+    runs at every build: a new commit, a change and a tree without git each
+    show in the header it writes (it was once taken at configure only)."""
+    json_path = os.path.join(tmp, "prov.json")
+    spbench("run", *FAST, "--kernels", "csr.serial", "--json", json_path, THREE[0])
+    recorded = json.load(open(json_path))["spbench"]["git_commit"]
+    head = git("rev-parse", "--short=12", "HEAD", cwd=SOURCE)
+    if head.returncode != 0:
+        check(recorded == "unknown", "outside git the commit is unknown: %s" % recorded)
+    else:
+        check(recorded.split("-")[0] == head.stdout.strip(),
+              "the JSON names HEAD, %s: %s" % (head.stdout.strip(), recorded))
+    if shutil.which("cmake") is None or shutil.which("git") is None:
+        skip("cmake or git missing: the build-time capture")
+        return
+    repo, header = os.path.join(tmp, "repo"), os.path.join(tmp, "spb_commit.h")
+    os.mkdir(repo)
+    script = os.path.join(SOURCE, "scripts", "git_commit.cmake")
+
+    def capture():
+        subprocess.run(["cmake", "-DSOURCE_DIR=" + repo, "-DOUTPUT=" + header, "-P", script],
+                       check=True, capture_output=True)
+        return open(header).read().split('"')[1]
+
+    check(capture() == "unknown", "no git tree: unknown")
+    git("init", "-q", cwd=repo)
+    with open(os.path.join(repo, "f.txt"), "w") as f:
+        f.write("one\n")
+    identity = ["-c", "user.name=t", "-c", "user.email=t@t"]
+    git(*identity, "add", "f.txt", cwd=repo)
+    git(*identity, "commit", "-qm", "one", cwd=repo)
+    first = git("rev-parse", "--short=12", "HEAD", cwd=repo).stdout.strip()
+    check(capture() == first, "a clean tree: its commit")
+    with open(os.path.join(repo, "f.txt"), "w") as f:
+        f.write("two\n")
+    check(capture() == first + "-dirty", "a changed tree: marked dirty")
+    git(*identity, "commit", "-qam", "two", cwd=repo)
+    second = git("rev-parse", "--short=12", "HEAD", cwd=repo).stdout.strip()
+    check(capture() == second and second != first, "a new commit is seen at the next build")
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="spb_e2e_trust_")
     try:
@@ -405,6 +451,7 @@ def main():
         test_too_large_for_memory(tmp)
         test_interrupt(tmp)
         test_reader_refuses(tmp)
+        test_provenance(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     finish()
