@@ -34,6 +34,7 @@ typedef struct {
     char gpu_msg[SPB_MSG_LEN];
     spb_precision precisions[2];
     char precision_names[16]; /* "fp64", "fp32" or "fp64,fp32" */
+    spb_machine_load machine;
 } run_args;
 
 /* --precision fp64|fp32|both into the run's list of precisions. */
@@ -305,6 +306,19 @@ static void print_rooflines(const spb_roofline *r)
     printf("; roofline %.1f\n", roofline_gpu(r));
 }
 
+/* How busy the machine is as the study starts. */
+static void print_machine_load(const spb_machine_load *m)
+{
+    char why[512], pressure[64] = "no PSI here";
+    if (m->pressure_before >= 0)
+        snprintf(pressure, sizeof pressure, "CPU pressure %.1f%%", m->pressure_before);
+    int busy = machine_load_busy(m, why, sizeof why);
+    printf("# machine: %d cores, load average %.2f, %s, bandwidth passes' median %.0f%% below "
+           "their best: %s%s\n",
+           m->cores, m->load_before, pressure, 100 * m->bandwidth_spread, busy ? "busy: " : "quiet",
+           why);
+}
+
 static void print_run_header(const run_args *a, int matrices, int selected)
 {
     const spb_run_opts *o = &a->opts;
@@ -315,6 +329,7 @@ static void print_run_header(const run_args *a, int matrices, int selected)
     printf("# OpenMP: %d processors, OMP_PROC_BIND=%s, OMP_PLACES=%s\n", omp_get_num_procs(),
            getenv("OMP_PROC_BIND"), getenv("OMP_PLACES"));
     print_rooflines(&a->roofline);
+    print_machine_load(&a->machine);
     if (a->have_gpu)
         printf("# GPU: %s, %d SMs, %.1f GiB, compute capability %d.%d, driver %d, runtime %d\n",
                a->gpu.name, a->gpu.sm_count, a->gpu.memory_bytes / (1024.0 * 1024 * 1024),
@@ -340,10 +355,19 @@ static void print_run_header(const run_args *a, int matrices, int selected)
 static spb_status json_begin(const run_args *a, int matrices, char *msg)
 {
     const spb_run_opts *o = &a->opts;
-    spb_json_header h = {SPB_VERSION,        SPB_GIT_COMMIT, o->op->name,
-                         a->precision_names, &a->roofline,   a->have_gpu ? &a->gpu : NULL,
-                         a->gpu_msg,         o->settings,    o->kernels,
-                         o->timing,          o->tolerance,   matrices};
+    spb_json_header h = {.version = SPB_VERSION,
+                         .git_commit = SPB_GIT_COMMIT,
+                         .operation = o->op->name,
+                         .precision = a->precision_names,
+                         .roofline = &a->roofline,
+                         .gpu = a->have_gpu ? &a->gpu : NULL,
+                         .gpu_reason = a->gpu_msg,
+                         .settings = o->settings,
+                         .kernels = o->kernels,
+                         .timing = o->timing,
+                         .tolerance = o->tolerance,
+                         .matrices = matrices,
+                         .load = o->machine};
     return report_json_begin(o->json, o->json_path, &h, msg);
 }
 
@@ -365,9 +389,16 @@ static spb_status run_all(run_args *a, const spb_source_list *list, spb_run_tota
         if (st == SPB_OK) st = run_matrix(list->items[k], list->names[k], o, totals, msg);
     }
     progress_finish(&progress);
-    spb_row_counts counts = {totals->rows,   totals->ok,      totals->wrong,       totals->skipped,
-                             totals->errors, totals->resumed, run_stop_requested()};
-    if (st == SPB_OK) st = report_json_end(o->json, o->json_path, &counts, &a->roofline, msg);
+    spb_row_counts counts = {.rows = totals->rows,
+                             .ok = totals->ok,
+                             .wrong = totals->wrong,
+                             .skipped = totals->skipped,
+                             .errors = totals->errors,
+                             .resumed = totals->resumed,
+                             .interrupted_by = run_stop_requested(),
+                             .noisy = totals->noisy};
+    if (st == SPB_OK)
+        st = report_json_end(o->json, o->json_path, &counts, &a->roofline, o->machine, msg);
     return st;
 }
 
@@ -379,6 +410,24 @@ static spb_status close_outputs(spb_run_opts *o, spb_status st, char *msg)
     if (o->csv && fclose(o->csv) != 0 && st == SPB_OK)
         st = spb_fail(msg, SPB_ERR_IO, "%s: write failed: %s", o->csv_path, strerror(errno));
     return st;
+}
+
+/* Noisy rows and a busy machine, said at the end where a user looks. */
+static void print_noise_summary(const spb_run_totals *totals, const spb_machine_load *m)
+{
+    char why[512];
+    int busy = machine_load_busy(m, why, sizeof why);
+    if (totals->noisy)
+        printf("# %d of %d ok rows noisy (samples spread beyond %.0f%% of the median, or one "
+               "beyond %.0fx it, after up to %d re-measurements)%s%s; rerun %sor raise --reps "
+               "and --min-time\n",
+               totals->noisy, totals->ok, 100 * SPB_NOISY_SPREAD, SPB_NOISY_OUTLIER,
+               SPB_NOISY_RETRIES, busy ? ": the machine was busy: " : "", why,
+               busy ? "on a quiet machine " : "");
+    else if (busy)
+        printf("# the machine was busy (%s): no row broke the noise rule, but compare with a "
+               "run on a quiet machine\n",
+               why);
 }
 
 /* The first SIGINT or SIGTERM lets the row in flight finish and the
@@ -459,6 +508,8 @@ int cmd_run(int argc, char **argv)
     warn_oversubscribed(&a.opts);
     spb_status st = csv_has_header ? SPB_OK : report_csv_header(a.opts.csv, a.opts.csv_path, msg);
     if (st == SPB_OK) st = measure_rooflines(&a, selected_cuda, msg);
+    machine_load_start(&a.machine, &a.roofline);
+    a.opts.machine = &a.machine;
     if (st == SPB_OK) print_run_header(&a, list.count, selected);
     if (st == SPB_OK) st = json_begin(&a, list.count, msg);
     spb_run_totals totals = {0};
@@ -480,6 +531,7 @@ int cmd_run(int argc, char **argv)
         printf("; %d were already in %s, %d measured now", totals.resumed, a.opts.csv_path,
                totals.rows - totals.resumed);
     printf("\n");
+    print_noise_summary(&totals, &a.machine);
     int stopped_by = run_stop_requested();
     if (stopped_by) {
         fflush(stdout);

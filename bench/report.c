@@ -99,6 +99,9 @@ static int row_fields(const spb_result *r, field *fields)
     TEXT("host", r->host);
     NUM("kernel_ms", r->kernel_ms, 6);
     TEXT("source_id", r->source_id);
+    NUM("spread", r->timing.samples ? r->timing.spread : NAN, 4);
+    NUM("noisy", r->timing.samples ? r->timing.noisy : NAN, COUNT_DIGITS);
+    NUM("attempts", r->timing.attempts ? r->timing.attempts : NAN, COUNT_DIGITS);
     return count;
 }
 
@@ -142,8 +145,11 @@ static void set_field(spb_result *r, const char *name, char *text)
                                                         : &r->timing.max;
         *t = v / 1e3;
     }
-    static const char *const ints[] = {"threads", "reps", "batch", "block_size"};
-    int *counts[] = {&r->threads, &r->timing.samples, &r->timing.batch, &r->block_size};
+    if (strcmp(name, "spread") == 0) r->timing.spread = v;
+    static const char *const ints[] = {"threads",    "reps",  "batch",
+                                       "block_size", "noisy", "attempts"};
+    int *counts[] = {&r->threads,    &r->timing.samples, &r->timing.batch,
+                     &r->block_size, &r->timing.noisy,   &r->timing.attempts};
     for (size_t k = 0; k < sizeof ints / sizeof ints[0]; k++)
         if (strcmp(name, ints[k]) == 0) *counts[k] = whole;
     static const char *const sizes[] = {"rows", "cols", "nnz", "row_len_max", "empty_rows"};
@@ -281,9 +287,16 @@ void report_table_row(FILE *out, const spb_result *r)
     snprintf(kernel, sizeof kernel, "%s%s%s", r->kernel,
              strcmp(r->precision, "fp32") == 0 ? "/" : "",
              strcmp(r->precision, "fp32") == 0 ? r->precision : "");
+    char status[96]; /* a noisy row says so where its status is read */
+    snprintf(status, sizeof status, "%s", row_status_str(r->status));
+    if (r->status == SPB_ROW_OK && r->timing.noisy)
+        snprintf(status, sizeof status,
+                 "ok, noisy (spread %.0f%%, max %.1fx the median, %d "
+                 "attempts)",
+                 100 * r->timing.spread, r->timing.max / r->timing.median, r->timing.attempts);
     fprintf(out, "%-24.24s %-22s %3d %10s %10s %8s %8s %6s %9s  %s%s%s\n", r->matrix, kernel,
-            r->threads, nnz, median, gflops, gbs, roof, rel, row_status_str(r->status),
-            r->message[0] ? ": " : "", r->message);
+            r->threads, nnz, median, gflops, gbs, roof, rel, status, r->message[0] ? ": " : "",
+            r->message);
     fflush(out);
 }
 
@@ -395,6 +408,15 @@ static void json_machine(FILE *j, const spb_json_header *h)
     fprintf(j, "\n  },\n");
 }
 
+/* A number, or null when negative (not measured here). */
+static void json_number_or_null(FILE *j, double v)
+{
+    if (v < 0)
+        fputs("null", j);
+    else
+        fprintf(j, "%.2f", v);
+}
+
 spb_status report_json_begin(FILE *j, const char *path, const spb_json_header *h, char *msg)
 {
     if (!j) return SPB_OK;
@@ -415,14 +437,37 @@ spb_status report_json_begin(FILE *j, const char *path, const spb_json_header *h
             h->kernels ? h->kernels : "*", h->timing.warmup, h->timing.min_samples,
             h->timing.min_time, h->tolerance, h->matrices);
     report_json_string(j, report_csv_columns());
+    if (h->load) {
+        fprintf(j,
+                ",\n  \"load_before\": {\"cores\": %d, \"load_average\": %.2f, "
+                "\"cpu_pressure_percent\": ",
+                h->load->cores, h->load->load_before);
+        json_number_or_null(j, h->load->pressure_before);
+        fprintf(j, ", \"bandwidth_spread\": %.4f}", h->load->bandwidth_spread);
+    }
     fprintf(j, ",\n  \"rows\": [");
     if (fflush(j) != 0 || ferror(j))
         return spb_fail(msg, SPB_ERR_IO, "%s: write failed: %s", path, strerror(errno));
     return SPB_OK;
 }
 
+/* The trailer's noise record: noisy rows and how busy the machine was. */
+static void json_noise(FILE *j, const spb_row_counts *n, const spb_machine_load *load)
+{
+    fprintf(j, "\"noise\": {\"noisy_rows\": %d", n->noisy);
+    if (load) {
+        char why[512];
+        int busy = machine_load_busy(load, why, sizeof why);
+        fprintf(j, ", \"busy\": %s, \"why\": ", busy ? "true" : "false");
+        report_json_string(j, why);
+        fprintf(j, ", \"load_average_max\": %.2f, \"cpu_pressure_percent_max\": ", load->load_max);
+        json_number_or_null(j, load->pressure_max);
+    }
+    fputs("},\n  ", j);
+}
+
 spb_status report_json_end(FILE *json, const char *path, const spb_row_counts *n,
-                           const spb_roofline *roofline, char *msg)
+                           const spb_roofline *roofline, const spb_machine_load *load, char *msg)
 {
     if (!json) return SPB_OK;
     fprintf(json,
@@ -436,6 +481,7 @@ spb_status report_json_end(FILE *json, const char *path, const spb_row_counts *n
                 n->interrupted_by);
     else
         fputs("false,\n  ", json);
+    json_noise(json, n, load);
     json_bandwidth(json, roofline); /* after the re-measurements of a long run */
     fputs("\n}\n", json);
     if (fflush(json) != 0 || ferror(json))

@@ -7,6 +7,7 @@
 
 #include "../formats/csr.h"
 #include "../gpu/gpu.h"
+#include "machine_load.h"
 #include "roofline.h"
 #include "timing.h"
 #include "validate.h"
@@ -69,19 +70,21 @@ typedef struct {
     spb_timing_opts timing;
     double tolerance;
     int matrices;
+    const spb_machine_load *load; /* before the study (NULL: not sampled) */
 } spb_json_header;
 
 /* Row tallies for the JSON trailer. */
 typedef struct {
     int rows, ok, wrong, skipped, errors, resumed;
     int interrupted_by; /* the signal that stopped the run early, or 0 */
+    int noisy;          /* ok rows that broke the noise rule */
 } spb_row_counts;
 
 /* The JSON document: its header and the opening of "rows" (begin), then
  * report_json_row per row, then the totals and the closing (end). */
 spb_status report_json_begin(FILE *json, const char *path, const spb_json_header *h, char *msg);
 spb_status report_json_end(FILE *json, const char *path, const spb_row_counts *counts,
-                           const spb_roofline *roofline, char *msg);
+                           const spb_roofline *roofline, const spb_machine_load *load, char *msg);
 
 void report_table_header(FILE *out);
 void report_table_row(FILE *out, const spb_result *r);

@@ -57,6 +57,8 @@ static void emit_row(const spb_run_opts *opts, spb_run_totals *totals, const spb
         *csv_status = report_json_row(opts->json, opts->json_path, r, totals->rows == 0, msg);
     totals->rows++;
     totals->resumed += stored;
+    totals->noisy += r->status == SPB_ROW_OK && r->timing.noisy;
+    if (!stored && opts->machine) machine_load_sample(opts->machine);
     totals->ok += r->status == SPB_ROW_OK;
     totals->wrong += r->status == SPB_ROW_WRONG;
     totals->skipped += r->status == SPB_ROW_SKIPPED;
@@ -151,8 +153,8 @@ static void measure_kernel(const spb_kernel *kernel, void *state, spb_case *c,
     host_calls call = {op, kernel, state, c, row_msg};
     spb_status st =
         kernel->time_calls
-            ? timing_measure(kernel->time_calls, state, &opts->timing, &r->timing, row_msg)
-            : timing_measure(time_host_calls, &call, &opts->timing, &r->timing, row_msg);
+            ? timing_measure_steady(kernel->time_calls, state, &opts->timing, &r->timing, row_msg)
+            : timing_measure_steady(time_host_calls, &call, &opts->timing, &r->timing, row_msg);
     if (st != SPB_OK) {
         if (kernel->check) kernel->check(state, row_msg);
         r->status = SPB_ROW_ERROR;
@@ -267,6 +269,7 @@ static void note_best(spb_run_totals *totals, const spb_result *r)
         spb_best *b = &totals->best[k];
         if (strcmp(b->matrix, r->matrix) != 0) break;
         if (b->threads != r->threads) continue;
+        b->noisy |= r->timing.noisy;
         if (r->timing.median < b->seconds) {
             b->kernel = r->kernel;
             b->precision = r->precision;
@@ -289,25 +292,31 @@ static void note_best(spb_run_totals *totals, const spb_result *r)
     b->threads = r->threads;
     b->seconds = r->timing.median;
     b->speedup = r->speedup;
+    b->noisy = r->timing.noisy;
 }
 
 void run_print_summary(FILE *out, const spb_run_totals *totals)
 {
     if (totals->best_count == 0) return;
     fprintf(out, "\n# best kernel per matrix and thread count (speedup over csr.serial)\n");
-    fprintf(out, "%-24s %3s  %-16s %10s %8s\n", "matrix", "thr", "best kernel", "median_ms",
+    fprintf(out, "%-24s %3s  %-20s %10s %8s\n", "matrix", "thr", "best kernel", "median_ms",
             "speedup");
+    int noisy = 0;
     for (int k = 0; k < totals->best_count; k++) {
         const spb_best *b = &totals->best[k];
         char speedup[32] = "-";
         if (!isnan(b->speedup)) snprintf(speedup, sizeof speedup, "%.2f", b->speedup);
-        char kernel[128]; /* named as in the table: fp32 rows say so */
-        snprintf(kernel, sizeof kernel, "%s%s%s", b->kernel,
+        char kernel[128]; /* named as in the table: fp32 rows say so; * marks noise */
+        snprintf(kernel, sizeof kernel, "%s%s%s%s", b->kernel,
                  strcmp(b->precision, "fp32") ? "" : "/",
-                 strcmp(b->precision, "fp32") ? "" : b->precision);
-        fprintf(out, "%-24.24s %3d  %-16s %10.3e %8s\n", b->matrix, b->threads, kernel,
+                 strcmp(b->precision, "fp32") ? "" : b->precision, b->noisy ? " *" : "");
+        fprintf(out, "%-24.24s %3d  %-20s %10.3e %8s\n", b->matrix, b->threads, kernel,
                 b->seconds * 1e3, speedup);
+        noisy += b->noisy;
     }
+    if (noisy)
+        fprintf(out, "# * ranked among noisy rows (%d of %d): the order may not hold\n", noisy,
+                totals->best_count);
 }
 
 void run_totals_free(spb_run_totals *totals)

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "kernels.h"
+#include "machine_load.h"
 #include "operation.h"
 #include "report.h"
 #include "resume.h"
@@ -49,6 +50,7 @@ typedef struct {
     const spb_done_set *done; /* --resume: rows already measured (NULL: none) */
     const char *cache_dir;    /* --cache: parsed matrices kept here (NULL: none) */
     spb_progress *progress;
+    spb_machine_load *machine; /* sampled after every row measured (NULL: not watched) */
 } spb_run_opts;
 
 /* Per matrix and thread count, the fastest ok kernel (for the summary). */
@@ -57,11 +59,13 @@ typedef struct {
     const char *kernel, *precision;
     int threads;
     double seconds, speedup;
+    int noisy; /* a row it was ranked among is noisy: the ranking may not hold */
 } spb_best;
 
 typedef struct {
     int rows, ok, wrong, skipped, errors;
     int resumed;     /* rows found already measured and not redone */
+    int noisy;       /* ok rows whose timing broke the noise rule (timing.h) */
     int conversions; /* formats built (each at most once per matrix and setting) */
     /* GPU rows skipped for the same reason, folded into one table line */
     int folded;

@@ -24,6 +24,15 @@ double timing_median(double *values, int count)
     return count % 2 ? values[count / 2] : 0.5 * (values[count / 2 - 1] + values[count / 2]);
 }
 
+/* The q-quantile of sorted values, interpolated between neighbours. */
+static double quantile(const double *sorted, int count, double q)
+{
+    double at = q * (count - 1);
+    int below = (int)at;
+    if (below + 1 >= count) return sorted[count - 1];
+    return sorted[below] + (at - below) * (sorted[below + 1] - sorted[below]);
+}
+
 spb_status timing_measure(spb_time_calls_fn time_calls, void *ctx, const spb_timing_opts *opts,
                           spb_timing *out, char *msg)
 {
@@ -59,9 +68,35 @@ spb_status timing_measure(spb_time_calls_fn time_calls, void *ctx, const spb_tim
     }
     out->samples = count;
     out->batch = batch;
-    out->median = timing_median(samples, count);
+    out->median = timing_median(samples, count); /* sorts them */
     out->min = samples[0];
     out->max = samples[count - 1];
+    out->spread =
+        out->median > 0
+            ? (quantile(samples, count, 0.75) - quantile(samples, count, 0.25)) / out->median
+            : 0.0;
+    out->noisy = timing_is_noisy(out);
+    out->attempts = 1;
     spb_free(samples);
     return SPB_OK;
+}
+
+int timing_is_noisy(const spb_timing *t)
+{
+    return t->spread > SPB_NOISY_SPREAD || t->max > SPB_NOISY_OUTLIER * t->median;
+}
+
+spb_status timing_measure_steady(spb_time_calls_fn time_calls, void *ctx,
+                                 const spb_timing_opts *opts, spb_timing *out, char *msg)
+{
+    spb_status st = timing_measure(time_calls, ctx, opts, out, msg);
+    int attempts = 1;
+    while (st == SPB_OK && out->noisy && attempts <= SPB_NOISY_RETRIES) {
+        spb_timing again;
+        st = timing_measure(time_calls, ctx, opts, &again, msg);
+        attempts++;
+        if (st == SPB_OK && (!again.noisy || again.spread < out->spread)) *out = again;
+    }
+    out->attempts = attempts;
+    return st;
 }

@@ -17,18 +17,41 @@ typedef struct {
     double min_time; /* and at least this many seconds of samples */
 } spb_timing_opts;
 
+/* A row is noisy when its samples disagree: the interquartile range above
+ * SPB_NOISY_SPREAD of the median (the bulk of the samples, so the median
+ * itself is uncertain), or a sample above SPB_NOISY_OUTLIER times the
+ * median (something else held the CPU or device for a whole sample). A
+ * noisy measurement is taken again, up to SPB_NOISY_RETRIES more times,
+ * and the steadiest attempt kept; it is reported noisy only when every
+ * attempt was. */
+#define SPB_NOISY_SPREAD  0.10
+#define SPB_NOISY_OUTLIER 2.0
+#define SPB_NOISY_RETRIES 2
+
 typedef struct {
     double median, min, max; /* seconds per call */
+    double spread;           /* interquartile range over the median */
     int samples;             /* samples taken */
     int batch;               /* calls per sample */
+    int noisy;               /* the kept attempt broke the rule above */
+    int attempts;            /* measurements taken: 1 + re-measurements */
 } spb_timing;
 
 /* Times `calls` back-to-back calls and returns the elapsed seconds, or a
  * negative value when they failed (the protocol then stops with an error). */
 typedef double (*spb_time_calls_fn)(void *ctx, int calls);
 
+/* One measurement: warm-up, batch sizing, then the samples. */
 spb_status timing_measure(spb_time_calls_fn time_calls, void *ctx, const spb_timing_opts *opts,
                           spb_timing *out, char *msg);
+
+/* timing_measure, again while noisy (see SPB_NOISY_RETRIES): the attempt
+ * with the least spread is kept, with the count of attempts. */
+spb_status timing_measure_steady(spb_time_calls_fn time_calls, void *ctx,
+                                 const spb_timing_opts *opts, spb_timing *out, char *msg);
+
+/* Whether a timing breaks the noise rule. */
+int timing_is_noisy(const spb_timing *t);
 
 double timing_now(void); /* monotonic seconds */
 

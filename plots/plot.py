@@ -17,7 +17,8 @@ SpMV rows feed those; SpGEMM rows (operation spgemm), when there are any:
   spgemm_time    median time per kernel and matrix on a log axis (the
                  progression from the sequential kernels to the parallel ones)
 A chart without the data it needs says so on the chart. Only rows with
-status ok are drawn. Exit status 1 with a message for a missing, empty or
+status ok are drawn. A matrix or kernel drawn from a noisy row (the CSV's
+noisy column) is marked * and the title says how many such rows there are. Exit status 1 with a message for a missing, empty or
 malformed CSV, or when gnuplot fails.
 """
 import csv
@@ -68,6 +69,7 @@ def load_rows(path):
         try:
             row["gflops_v"] = float(row["gflops"])
             row["threads_v"] = int(row["threads"])
+            row["noisy_v"] = row.get("noisy") == "1"
         except ValueError:
             raise CsvError("%s: row of %s/%s: gflops or threads is not a number"
                            % (path, row["matrix"], row["kernel"]))
@@ -134,6 +136,19 @@ class Chart:
         self.name, self.title, self.width, self.height = name, title, width, height
         self.lines = []
         self.data = []
+        self.note = ""  # a second title line
+
+    def quoted_title(self):
+        title = quote(self.title)
+        if self.note:  # gnuplot's \n, inside the one quoted string
+            title = title[:-1] + "\\n" + quote(self.note)[1:]
+        return title
+
+    def mark_noisy(self, count):
+        """Says under the title that names marked * had noisy rows."""
+        if count:
+            self.note = ("* %d noisy row(s) among the data (samples spread beyond 10%% of the "
+                         "median, or one beyond 2x): the order may not hold" % count)
 
     def datafile(self, workdir, rows):
         path = os.path.join(workdir, "%s_%d.dat" % (self.name, len(self.data)))
@@ -161,7 +176,7 @@ class Chart:
                           ("svg noenhanced font 'sans,10' dynamic", "svg")):
             body.append("set terminal %s size %d,%d" % (term, self.width, self.height))
             body.append("set output %s" % quote(os.path.join(outdir, "%s.%s" % (self.name, ext))))
-            body.append("set title %s" % quote(self.title))
+            body.append("set title %s" % self.quoted_title())
             body += self.lines
             body.append("unset output")
             body.append("reset")
@@ -178,9 +193,19 @@ def best_by(rows, key):
     return best
 
 
-def histogram(chart, workdir, matrices, series, values, ylabel):
-    """Grouped bars: one group per matrix, one bar per series."""
-    table = [[m] + [values.get((m, s), "NaN") for s in series] for m in matrices]
+def marked(name, noisy):
+    return name + "*" if noisy else name  # no space: data files split on blanks
+
+
+def histogram(chart, workdir, matrices, series, values, ylabel, drawn=None):
+    """Grouped bars: one group per matrix, one bar per series; a matrix whose
+    drawn rows (drawn: {(matrix, series): row}) include a noisy one is
+    marked *."""
+    drawn = drawn or {}
+    noisy = {m for (m, _), r in drawn.items() if r["noisy_v"]}
+    chart.mark_noisy(sum(r["noisy_v"] for r in drawn.values()))
+    table = [[marked(m, m in noisy)] + [values.get((m, s), "NaN") for s in series]
+             for m in matrices]
     path = chart.datafile(workdir, table)
     finite = [v for row in table for v in row[1:] if v != "NaN" and v > 0]
     chart.lines += [
@@ -207,7 +232,7 @@ def chart_gflops(rows, workdir):
     values = {k: r["gflops_v"] for k, r in best.items()}
     chart = Chart("gflops", "GFLOPS of every kernel per matrix (OpenMP kernels at their best "
                   "thread count)", max(1000, 60 + len(matrices) * (14 + 5 * len(kernels))))
-    histogram(chart, workdir, matrices, kernels, values, "GFLOPS (2 nnz / median time)")
+    histogram(chart, workdir, matrices, kernels, values, "GFLOPS (2 nnz / median time)", best)
     return chart
 
 
@@ -218,7 +243,8 @@ def chart_spgemm_gflops(rows, workdir):
     values = {k: r["gflops_v"] for k, r in best.items()}
     chart = Chart("spgemm_gflops", "SpGEMM: GFLOPS of every kernel per matrix (OpenMP kernels at "
                   "their best thread count)", max(1000, 60 + len(matrices) * (14 + 5 * len(kernels))))
-    histogram(chart, workdir, matrices, kernels, values, "GFLOPS (2 products / median time)")
+    histogram(chart, workdir, matrices, kernels, values, "GFLOPS (2 products / median time)",
+              best)
     return chart
 
 
@@ -233,8 +259,11 @@ def chart_spgemm_time(rows, workdir):
     table = [[i] + [float(best[(m, k)]["time_ms_median"]) if (m, k) in best else "NaN"
                     for m in matrices] + [k] for i, k in enumerate(kernels)]
     path = chart.datafile(workdir, table)
+    noisy = {m for (m, _), r in best.items() if r["noisy_v"]}
+    chart.mark_noisy(sum(r["noisy_v"] for r in best.values()))
     plots = ["%s using 1:%d:xtic(%d) with linespoints title %s"
-             % (quote(path) if j == 0 else "''", j + 2, len(matrices) + 2, quote(m))
+             % (quote(path) if j == 0 else "''", j + 2, len(matrices) + 2,
+                quote(marked(m, m in noisy)))
              for j, m in enumerate(matrices)]
     chart.lines += [
         "set logscale y", "set grid ytics", "set ylabel 'median time per product (ms)'",
@@ -258,7 +287,7 @@ def chart_cpu_vs_gpu(rows, workdir):
         chart.no_data("No CPU results in this CSV")
         return chart
     values = {k: r["gflops_v"] for k, r in best.items()}
-    histogram(chart, workdir, matrices, ["CPU", "GPU"], values, "GFLOPS of the best kernel")
+    histogram(chart, workdir, matrices, ["CPU", "GPU"], values, "GFLOPS of the best kernel", best)
     return chart
 
 
@@ -277,6 +306,8 @@ def chart_scaling(rows, workdir):
                       "(spbench run --threads 1,2,4) and csr.serial for the speedup")
         return chart
     kernels = ordered(r["kernel"] for r in omp)
+    noisy = {r["kernel"] for r in omp if r["noisy_v"]}
+    chart.mark_noisy(sum(r["noisy_v"] for r in omp))
     table = []
     for t in threads:
         row = [t]
@@ -290,14 +321,16 @@ def chart_scaling(rows, workdir):
     path = chart.datafile(workdir, table)
     n = len(kernels)
     speed = ", ".join("%s using 1:%d with linespoints title %s %s"
-                      % (quote(path) if i == 0 else "''", i + 2, quote(k), line_style(k, i))
+                      % (quote(path) if i == 0 else "''", i + 2, quote(marked(k, k in noisy)),
+                         line_style(k, i))
                       for i, k in enumerate(kernels))
     eff = ", ".join("%s using 1:%d with linespoints title %s %s"
-                    % (quote(path) if i == 0 else "''", n + i + 2, quote(k), line_style(k, i))
+                    % (quote(path) if i == 0 else "''", n + i + 2, quote(marked(k, k in noisy)),
+                       line_style(k, i))
                     for i, k in enumerate(kernels))
     chart.lines += [
         "set datafile missing 'NaN'", "set grid", "set xtics (%s)" % ", ".join(str(t) for t in threads),
-        "set multiplot layout 1,2 title %s" % quote(chart.title), "set xlabel 'threads'", "set ylabel 'speedup over csr.serial'",
+        "set multiplot layout 1,2 title %s" % chart.quoted_title(), "set xlabel 'threads'", "set ylabel 'speedup over csr.serial'",
         "set key top left", "set title 'speedup'",
         "plot %s, x title 'ideal' with lines dashtype 2 lc 'gray'" % speed,
         "set ylabel 'efficiency (speedup / threads)'", "set title 'efficiency'", "set yrange [0:*]",
@@ -324,14 +357,17 @@ def chart_roofline(rows, workdir):
         chart.no_data("No roofline data in this CSV")
         return chart
     kernels = ordered(r["kernel"] for r in usable)
+    noisy = {r["kernel"] for r in usable if r["noisy_v"]}
+    chart.mark_noisy(sum(r["noisy_v"] for r in usable))
     table, points = [], []
     for i, k in enumerate(kernels):
         v = sorted(float(r["roofline_frac"]) for r in memory if r["kernel"] == k)
+        label = marked(k, k in noisy)
         if v:
             median = v[len(v) // 2] if len(v) % 2 else 0.5 * (v[len(v) // 2 - 1] + v[len(v) // 2])
-            table.append([i, median, v[0], v[-1], k])
+            table.append([i, median, v[0], v[-1], label])
         else:
-            table.append([i, "NaN", "NaN", "NaN", k])
+            table.append([i, "NaN", "NaN", "NaN", label])
         points += [[i, float(r["roofline_frac"])] for r in cached if r["kernel"] == k]
     path = chart.datafile(workdir, table)
     plots = ["%s using 1:2:xtic(5) with boxes title 'matrices out of cache: median, bar lowest to highest'" % quote(path),
@@ -363,7 +399,7 @@ def chart_csr_vs_hll(rows, workdir):
     best = best_by(usable, lambda r: (r["matrix"], family[r["format"]]))
     values = {k: r["gflops_v"] for k, r in best.items()}
     histogram(chart, workdir, matrices, list(family.values()), values,
-              "GFLOPS of the best kernel of the format")
+              "GFLOPS of the best kernel of the format", best)
     return chart
 
 

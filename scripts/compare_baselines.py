@@ -29,6 +29,7 @@ def main():
     print("%-22s %-15s %8s %6s %s" % ("matrix", "best kernel", "GFLOPS", "roof",
                                       " ".join("%10s" % b for b in BASELINES)))
     logs = {b: [] for b in BASELINES}
+    noisy_matrices = 0
     for m in matrices:
         mine = [r for r in rows if r["matrix"] == m and r["threads"] == threads
                 and any(fnmatch.fnmatch(r["kernel"], p) for p in patterns)]
@@ -46,10 +47,18 @@ def main():
                 ratios.append("%10.2f" % ratio)
             else:
                 ratios.append("%10s" % "-")
-        print("%-22s %-15s %8.3f %6.3f %s" % (m, best["kernel"], float(best["gflops"]),
+        compared = mine + [r for r in rows if r["matrix"] == m and r["threads"] == threads
+                           and r["kernel"] in BASELINES]
+        noisy = any(r.get("noisy") == "1" for r in compared)
+        noisy_matrices += noisy
+        print("%-22s %-15s %8.3f %6.3f %s" % (m, best["kernel"] + ("*" if noisy else ""),
+                                              float(best["gflops"]),
                                               float(best["roofline_frac"]), " ".join(ratios)))
     print("%-22s %-15s %8s %6s %s" % ("geometric mean", "", "", "", " ".join(
         "%10.2f" % math.exp(sum(v) / len(v)) if v else "%10s" % "-" for v in logs.values())))
+    if noisy_matrices:
+        print("* compared among noisy rows on %d matrices: the ratio may not hold"
+              % noisy_matrices)
 
 
 main()

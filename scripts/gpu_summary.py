@@ -25,7 +25,7 @@ def table(rows, precision):
           " ratio = t(cusparse.csr) / t(best spbench kernel)\n")
     print("| matrix | nnz | " + " | ".join(short) + " | best spbench | ratio |")
     print("|---|---:|" + "---:|" * len(kernels) + "---|---:|")
-    logs = []
+    logs, noisy_matrices = [], 0
     for m in matrices:
         mine = {r["kernel"]: r for r in rows if r["matrix"] == m}
         cells = []
@@ -41,11 +41,17 @@ def table(rows, precision):
             logs.append(math.log(value))
             ratio = "%.2f" % value
         nnz = next(iter(mine.values()))["nnz"]
+        noisy = any(r.get("noisy") == "1" for r in mine.values())
+        noisy_matrices += noisy
         print("| %s | %s | %s | %s | %s |" % (m, nnz, " | ".join(cells),
-                                               best["kernel"] if best else "-", ratio))
+                                               (best["kernel"] + ("*" if noisy else ""))
+                                               if best else "-", ratio))
     if logs:
         print("\ngeometric mean of the ratio over %d matrices: %.2f\n"
               % (len(logs), math.exp(sum(logs) / len(logs))))
+    if noisy_matrices:
+        print("\\* ranked among noisy rows on %d matrices: the order may not hold\n"
+              % noisy_matrices)
 
 
 def main():

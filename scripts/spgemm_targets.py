@@ -44,6 +44,10 @@ def main():
     rows = [r for r in csv.DictReader(open(sys.argv[1]))
             if r.get("operation") == "spgemm" and r["status"] == "ok" and r["rows"] == r["cols"]]
     time = {}
+    noisy = sum(r.get("noisy") == "1" for r in rows)
+    if noisy:
+        print("note: %d of the %d rows are noisy (the CSV's noisy column): ratios may not hold"
+              % (noisy, len(rows)))
     for r in rows:
         b = r["settings"].partition(" b=")[2] or "self"
         time[(b, r["matrix"], r["kernel"], r["threads"])] = float(r["time_ms_median"])

@@ -7,6 +7,7 @@ usage: e2e_trust.py SPBENCH SOURCE_DIR
 """
 import gzip
 import json
+import re
 import os
 import resource
 import shutil
@@ -437,6 +438,52 @@ def test_provenance(tmp):
     check(capture() == second and second != first, "a new commit is seen at the next build")
 
 
+def test_noise_under_load(tmp):
+    """Busy loops on every core, started and stopped here: the rows say they
+    are noisy (CSV, table), the JSON and the closing lines say the machine
+    was busy, and the best-kernel table marks what it ranked among noise."""
+    loops = [subprocess.Popen(["sh", "-c", "while :; do :; done"])
+             for _ in range(2 * (os.cpu_count() or 1))]
+    try:
+        time.sleep(3)
+        csv_path, json_path = os.path.join(tmp, "load.csv"), os.path.join(tmp, "load.json")
+        r = spbench("run", "--reps", "5", "--min-time", "0.05", "--warmup", "1", "--quiet",
+                    "--kernels", "csr.serial,csr.omp.*", "--csv", csv_path, "--json", json_path,
+                    *THREE)
+    finally:
+        for p in loops:
+            p.kill()
+            p.wait()
+    rows = [x for x in read_rows(csv_path) if x["status"] == "ok"]
+    noisy = [x for x in rows if x["noisy"] == "1"]
+    check(noisy, "rows measured under load are flagged noisy (%d of %d)" % (len(noisy), len(rows)))
+    check(all(x["spread"] != "" and x["attempts"] in ("1", "2", "3") for x in rows),
+          "every row carries its spread and attempts")
+    check(all(x["attempts"] == "3" for x in noisy),
+          "a noisy row was measured again before it was reported noisy")
+    check("ok, noisy (spread" in r.stdout, "the table says which rows are noisy")
+    check(" *" in r.stdout and "ranked among noisy rows" in r.stdout,
+          "the best-kernel table marks rankings made among noisy rows")
+    summary = [line for line in r.stdout.splitlines() if "rows noisy" in line]
+    check(summary and "raise --reps" in summary[0], "the closing summary says so: %s" % summary)
+    noise = json.load(open(json_path))["noise"]
+    check(noise["noisy_rows"] == len(noisy), "the JSON counts the noisy rows: %s" % noise)
+    if os.path.exists("/proc/pressure/cpu"):
+        check(noise["busy"] and "waited for a CPU" in noise["why"],
+              "the JSON says the machine was busy, and why: %s" % noise)
+        check(summary and "the machine was busy" in summary[0], "and so does the summary")
+    else:
+        skip("no CPU pressure (PSI) here: the busy verdict under load")
+    if shutil.which("gnuplot") is None:
+        skip("no gnuplot: the charts' noise marks")
+        return
+    charts = os.path.join(tmp, "load_charts")
+    r = spbench("plot", csv_path, charts)
+    svg = open(os.path.join(charts, "gflops.svg")).read() if r.returncode == 0 else ""
+    check("noisy row(s) among the data" in svg and re.search(r"[a-z0-9_]\*<", svg),
+          "the GFLOPS chart marks the matrices drawn from noisy rows: %s" % r.stderr.strip())
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="spb_e2e_trust_")
     try:
@@ -452,6 +499,7 @@ def main():
         test_interrupt(tmp)
         test_reader_refuses(tmp)
         test_provenance(tmp)
+        test_noise_under_load(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     finish()
