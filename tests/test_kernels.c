@@ -22,6 +22,7 @@ static int ran, skipped;
 static int ran_by_kernel[64];   /* every kernel must run somewhere, declines aside */
 static int ran32_by_kernel[64]; /* and every fp32 version */
 static int want_cuda;           /* which half of the table this run checks */
+static int fast;                /* the quick subset (ctest -L unit): fewer threads and shapes */
 
 static void random_csr(spb_rng *rng, spb_index m, spb_index n, spb_index nnz, spb_index long_row,
                        spb_index long_len, spb_csr *A)
@@ -75,7 +76,7 @@ static void check_kernel(const spb_kernel *kernel, spb_case *c, const spb_value 
 {
     const spb_operation *op = operation_spmv();
     static const spb_index hack_sizes[] = {1, 7, 32};
-    int max_threads = kernel->backend == SPB_BACKEND_OPENMP ? 4 : 1;
+    int max_threads = kernel->backend == SPB_BACKEND_OPENMP ? (fast ? 2 : 4) : 1;
     int precisions = kernel->fp32 ? 2 : 1;
     for (int run = 0; run < 3 * max_threads * precisions; run++) {
         int h = run % 3, threads = 1 + run / 3 % max_threads;
@@ -367,12 +368,14 @@ static void check_random(const char *label, spb_rng *rng, spb_index m, spb_index
     csr_free(&A);
 }
 
-/* usage: test_kernels [MATRIX_DIR] [host|cuda] — host kernels by default;
- * "cuda" checks the device kernels and reports itself skipped (CTest code
- * 77) when none can run. */
+/* usage: test_kernels [MATRIX_DIR] [host|cuda] [fast] — host kernels by
+ * default; "cuda" checks the device kernels and reports itself skipped
+ * (CTest code 77) when none can run; "fast" runs OpenMP kernels at 1-2
+ * threads and two random shapes instead of ten (every kernel still runs). */
 int main(int argc, char **argv)
 {
     want_cuda = argc > 2 && strcmp(argv[2], "cuda") == 0;
+    fast = argc > 3 && strcmp(argv[3], "fast") == 0;
     unsigned long long seed = check_seed();
     spb_rng rng;
     spb_rng_seed(&rng, seed);
@@ -389,7 +392,7 @@ int main(int argc, char **argv)
     check_random("rows not a multiple of 32", &rng, 32 * 5 + 13, 211, 3000, -1, 0);
     check_random("a row of 100k entries", &rng, 40, 200000, 100, 39, 100000);
     check_random("every row longer than a GPU tile", &rng, 300, 5000, 200000, -1, 0);
-    for (int round = 0; round < 10; round++) {
+    for (int round = 0; round < (fast ? 2 : 10); round++) {
         spb_index m = 1 + (spb_index)spb_rng_below(&rng, 2000);
         spb_index n = 1 + (spb_index)spb_rng_below(&rng, 2000);
         check_random("random", &rng, m, n, (spb_index)spb_rng_below(&rng, 20000),

@@ -18,9 +18,16 @@
 
 static char path[64];
 
+/* The input file goes when the process ends normally (a replay child ends
+ * after one input): a crash keeps it, to be looked at. */
+static void remove_input(void) { remove(path); }
+
 static void write_input(const uint8_t *data, size_t size)
 {
-    if (!path[0]) snprintf(path, sizeof path, "/tmp/spb_fuzz_%ld.mtx", (long)getpid());
+    if (!path[0]) {
+        snprintf(path, sizeof path, "/tmp/spb_fuzz_%ld.mtx", (long)getpid());
+        atexit(remove_input);
+    }
     if (size > 0 && (data[0] & 1)) {
         gzFile gz = gzopen(path, "wb1");
         if (!gz) abort();
