@@ -29,57 +29,34 @@ void hll_serial_spmv(const spb_hll *A, const spb_value *SPB_RESTRICT x, spb_valu
 /* An fp32 HLL (val32): x and y in single precision. */
 void hll_serial_spmv32(const spb_hll *A, const float *SPB_RESTRICT x, float *SPB_RESTRICT y);
 
-/* One CSR row: the inner loop every CSR kernel shares, written once for
- * each precision (csr_row_dot in double, csr_row_dot32 in float). */
-#define SPB_CSR_ROW_DOT(name, type)                                                                \
-    static inline type name(const spb_index *SPB_RESTRICT col_idx, const type *SPB_RESTRICT val,   \
-                            spb_index begin, spb_index end, const type *SPB_RESTRICT x)            \
-    {                                                                                              \
-        type sum = 0;                                                                              \
-        for (spb_index k = begin; k < end; k++) sum += val[k] * x[col_idx[k]];                     \
-        return sum;                                                                                \
-    }
-SPB_CSR_ROW_DOT(csr_row_dot, double)
-SPB_CSR_ROW_DOT(csr_row_dot32, float)
+/* The inner loops every kernel of a format shares, one body
+ * (spmv_row_template.h) made for each precision: csr_row_dot and
+ * hll_hack_spmv in double (HLL values val), csr_row_dot32 and
+ * hll_hack_spmv32 in float (val32). One CSR row: its dot product with x.
+ * One HLL hack h: every row of the hack runs the same width (padding holds
+ * zeros), so there is no branch; row-major walks each row contiguously,
+ * column-major walks the hack a column at a time, updating all its rows. */
+#define SPB_FN(name)   name
+#define SPB_VALUE      spb_value
+#define SPB_HLL_VALUES val
+#include "spmv_row_template.h"
+#undef SPB_FN
+#undef SPB_VALUE
+#undef SPB_HLL_VALUES
 
-/* One HLL hack h: every row of the hack runs the same width (padding holds
- * zeros), so there is no branch. Row-major walks each row contiguously;
- * column-major walks the hack a column at a time, updating all its rows.
- * Written once for each precision: hll_hack_spmv (val, double) and
- * hll_hack_spmv32 (val32, float). */
-#define SPB_HLL_HACK_SPMV(name, type, values)                                                      \
-    static inline void name(const spb_hll *A, spb_index h, const type *SPB_RESTRICT x,             \
-                            type *SPB_RESTRICT y)                                                  \
-    {                                                                                              \
-        const spb_index *SPB_RESTRICT col_idx = A->col_idx;                                        \
-        const type *SPB_RESTRICT val = A->values;                                                  \
-        spb_index rows = hll_hack_rows(A, h), width = A->hack_width[h], base = A->hack_ptr[h];     \
-        type *SPB_RESTRICT yh = y + (int64_t)h * A->hack_size;                                     \
-        if (A->layout == HLL_ROW_MAJOR) {                                                          \
-            for (spb_index r = 0; r < rows; r++) {                                                 \
-                spb_index start = base + r * width;                                                \
-                type sum = 0;                                                                      \
-                for (spb_index k = 0; k < width; k++)                                              \
-                    sum += val[start + k] * x[col_idx[start + k]];                                 \
-                yh[r] = sum;                                                                       \
-            }                                                                                      \
-        } else {                                                                                   \
-            for (spb_index r = 0; r < rows; r++) yh[r] = 0;                                        \
-            for (spb_index k = 0; k < width; k++) {                                                \
-                spb_index start = base + k * rows;                                                 \
-                for (spb_index r = 0; r < rows; r++)                                               \
-                    yh[r] += val[start + r] * x[col_idx[start + r]];                               \
-            }                                                                                      \
-        }                                                                                          \
-    }
-SPB_HLL_HACK_SPMV(hll_hack_spmv, spb_value, val)
-SPB_HLL_HACK_SPMV(hll_hack_spmv32, float, val32)
+#define SPB_FN(name)   name##32
+#define SPB_VALUE      float
+#define SPB_HLL_VALUES val32
+#include "spmv_row_template.h"
+#undef SPB_FN
+#undef SPB_VALUE
+#undef SPB_HLL_VALUES
 
 /* ---- OpenMP (spmv_omp.c) ---- */
 
 /* Every OpenMP product exists in fp64 and, with the suffix 32, in fp32
- * (float values, x, y and sums); one body makes both (spmv_omp.c). The CSR
- * ones take A's pattern and the values `val` of their precision. */
+ * (float values, x, y and sums); one body makes both (spmv_omp_template.h).
+ * The CSR ones take A's pattern and the values `val` of their precision. */
 
 /* Rows in nnz-balanced contiguous ranges, one range per thread (the
  * partition's parts threads): equal work for skewed row lengths without any

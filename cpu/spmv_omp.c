@@ -4,116 +4,32 @@
 
 #include "spmv_cpu.h"
 
-/* The products, written once and made for each precision: fp64 (no suffix,
- * double values) and fp32 (suffix 32, float values, x, y and sums). DOT is
- * the CSR row product, HACK the HLL hack product, PANEL(P, q) panel q's
- * values. A team smaller than asked (nested or limited runtime) still
- * covers every range: each thread takes every team-size-th one. The layout
- * is by hand: clang-format cannot lay out _Pragma inside a macro. */
-/* clang-format off */
-#define SPB_OMP_KERNELS(SUFFIX, TYPE, DOT, HACK, PANEL)                                            \
-    void csr_omp_nnz_spmv##SUFFIX(const spb_csr *A, const TYPE *SPB_RESTRICT val,                  \
-                                  const spb_row_partition *part, const TYPE *SPB_RESTRICT x,       \
-                                  TYPE *SPB_RESTRICT y)                                            \
-    {                                                                                              \
-        if (part->parts == 0) return;                                                              \
-        _Pragma("omp parallel num_threads(part->parts)")                                           \
-        for (int p = omp_get_thread_num(); p < part->parts; p += omp_get_num_threads())            \
-            for (spb_index i = part->first[p]; i < part->first[p + 1]; i++)                        \
-                y[i] = DOT(A->col_idx, val, A->row_ptr[i], A->row_ptr[i + 1], x);                  \
-    }                                                                                              \
-    void csr_omp_guided_spmv##SUFFIX(const spb_csr *A, const TYPE *SPB_RESTRICT val, int threads,  \
-                                     const TYPE *SPB_RESTRICT x, TYPE *SPB_RESTRICT y)             \
-    {                                                                                              \
-        _Pragma("omp parallel for num_threads(threads) schedule(guided)")                          \
-        for (spb_index i = 0; i < A->m; i++)                                                       \
-            y[i] = DOT(A->col_idx, val, A->row_ptr[i], A->row_ptr[i + 1], x);                      \
-    }                                                                                              \
-    void csr_omp_static_spmv##SUFFIX(const spb_csr *A, const TYPE *SPB_RESTRICT val, int threads,  \
-                                     const TYPE *SPB_RESTRICT x, TYPE *SPB_RESTRICT y)             \
-    {                                                                                              \
-        _Pragma("omp parallel for num_threads(threads) schedule(static)")                          \
-        for (spb_index i = 0; i < A->m; i++)                                                       \
-            y[i] = DOT(A->col_idx, val, A->row_ptr[i], A->row_ptr[i + 1], x);                      \
-    }                                                                                              \
-    void csr_omp_pattern_spmv##SUFFIX(const spb_csr *A, const spb_row_partition *part, TYPE value, \
-                                      const TYPE *SPB_RESTRICT x, TYPE *SPB_RESTRICT y)            \
-    {                                                                                              \
-        if (part->parts == 0) return;                                                              \
-        const spb_index *SPB_RESTRICT col_idx = A->col_idx;                                        \
-        _Pragma("omp parallel num_threads(part->parts)")                                           \
-        for (int p = omp_get_thread_num(); p < part->parts; p += omp_get_num_threads())            \
-        {                                                                                          \
-            /* rows two at a time, their common length in one loop: two independent sums and     \
-             * gathers in flight across a short row's end (1.1-1.15x on the graphs; four at a     \
-             * time measured the same) */                                                          \
-            spb_index i = part->first[p], last = part->first[p + 1];                               \
-            for (; i + 1 < last; i += 2) {                                                         \
-                spb_index a = A->row_ptr[i], b = A->row_ptr[i + 1], c = A->row_ptr[i + 2];         \
-                spb_index common = b - a < c - b ? b - a : c - b;                                  \
-                TYPE s0 = 0, s1 = 0;                                                               \
-                for (spb_index k = 0; k < common; k++) {                                           \
-                    s0 += x[col_idx[a + k]];                                                       \
-                    s1 += x[col_idx[b + k]];                                                       \
-                }                                                                                  \
-                for (spb_index k = a + common; k < b; k++) s0 += x[col_idx[k]];                    \
-                for (spb_index k = b + common; k < c; k++) s1 += x[col_idx[k]];                    \
-                y[i] = value * s0;                                                                 \
-                y[i + 1] = value * s1;                                                             \
-            }                                                                                      \
-            for (; i < last; i++) {                                                                \
-                TYPE sum = 0;                                                                      \
-                for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)                      \
-                    sum += x[col_idx[k]];                                                          \
-                y[i] = value * sum;                                                                \
-            }                                                                                      \
-        }                                                                                          \
-    }                                                                                              \
-    void hll_omp_spmv##SUFFIX(const spb_hll *A, int threads, const TYPE *SPB_RESTRICT x,           \
-                              TYPE *SPB_RESTRICT y)                                                \
-    {                                                                                              \
-        _Pragma("omp parallel for num_threads(threads) schedule(guided)")                          \
-        for (spb_index h = 0; h < A->nhacks; h++) HACK(A, h, x, y);                                \
-    }                                                                                              \
-    /* each row summed over its own length, down its column of the hack (the hack's columns   \
-     * stay in L1): no padding entry read, no mask, one loop exit per row as in CSR */            \
-    void hll_omp_pattern_spmv##SUFFIX(const spb_hll *A, const spb_index *SPB_RESTRICT row_len,     \
-                                      int threads, TYPE value, const TYPE *SPB_RESTRICT x,         \
-                                      TYPE *SPB_RESTRICT y)                                        \
-    {                                                                                              \
-        _Pragma("omp parallel for num_threads(threads) schedule(guided)")                          \
-        for (spb_index h = 0; h < A->nhacks; h++) {                                                \
-            spb_index rows = hll_hack_rows(A, h), first = h * A->hack_size;                        \
-            const spb_index *SPB_RESTRICT col = A->col_idx + A->hack_ptr[h];                       \
-            for (spb_index r = 0; r < rows; r++) {                                                 \
-                TYPE sum = 0;                                                                      \
-                for (spb_index k = 0; k < row_len[first + r]; k++) sum += x[col[k * rows + r]];    \
-                y[first + r] = value * sum;                                                        \
-            }                                                                                      \
-        }                                                                                          \
-    }                                                                                              \
-    /* the threads move to the next panel together: its part of x stays shared */                 \
-    void csr_omp_colblock_spmv##SUFFIX(const spb_col_panels *P, const TYPE *SPB_RESTRICT x,        \
-                                       TYPE *SPB_RESTRICT y)                                       \
-    {                                                                                              \
-        if (P->part.parts == 0) return;                                                            \
-        _Pragma("omp parallel num_threads(P->part.parts)")                                         \
-        for (int q = 0; q < P->panels; q++) {                                                      \
-            const spb_csr *C = &P->panel[q];                                                       \
-            for (int p = omp_get_thread_num(); p < P->part.parts; p += omp_get_num_threads())      \
-                for (spb_index i = P->part.first[p]; i < P->part.first[p + 1]; i++) {              \
-                    TYPE sum = DOT(C->col_idx, PANEL(P, q), C->row_ptr[i], C->row_ptr[i + 1], x);  \
-                    y[i] = q == 0 ? sum : y[i] + sum;                                              \
-                }                                                                                  \
-            _Pragma("omp barrier")                                                                 \
-        }                                                                                          \
-    }
-/* clang-format on */
+/* The products, one body (spmv_omp_template.h) made for each precision:
+ * fp64 (no suffix, double values) and fp32 (suffix 32, float values, x, y
+ * and sums). */
+#define SPB_FN(name)           name
+#define SPB_VALUE              spb_value
+#define SPB_ROW_DOT            csr_row_dot
+#define SPB_HACK_SPMV          hll_hack_spmv
+#define SPB_PANEL_VALUES(P, q) ((P)->panel[q].val)
+#include "spmv_omp_template.h"
+#undef SPB_FN
+#undef SPB_VALUE
+#undef SPB_ROW_DOT
+#undef SPB_HACK_SPMV
+#undef SPB_PANEL_VALUES
 
-#define PANEL_VALUES(P, q)   ((P)->panel[q].val)
-#define PANEL_VALUES32(P, q) ((P)->val32[q])
-SPB_OMP_KERNELS(, spb_value, csr_row_dot, hll_hack_spmv, PANEL_VALUES)
-SPB_OMP_KERNELS(32, float, csr_row_dot32, hll_hack_spmv32, PANEL_VALUES32)
+#define SPB_FN(name)           name##32
+#define SPB_VALUE              float
+#define SPB_ROW_DOT            csr_row_dot32
+#define SPB_HACK_SPMV          hll_hack_spmv32
+#define SPB_PANEL_VALUES(P, q) ((P)->val32[q])
+#include "spmv_omp_template.h"
+#undef SPB_FN
+#undef SPB_VALUE
+#undef SPB_ROW_DOT
+#undef SPB_HACK_SPMV
+#undef SPB_PANEL_VALUES
 
 /* Rows [lo, hi) of range p of `parts`: the partition's, else equal ones. */
 static void first_touch_rows(const spb_csr *A, const spb_row_partition *part, int p, int parts,

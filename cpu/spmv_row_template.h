@@ -1,0 +1,37 @@
+/* spmv_row_template.h — the inner loops of the CSR and HLL kernels, one
+ * body for both precisions: spmv_cpu.h includes it once per value type,
+ * after defining SPB_FN(name) (the name in this precision), SPB_VALUE
+ * (double or float) and SPB_HLL_VALUES (the HLL's values of that type: val
+ * or val32). No include guard: it is meant to be included twice. */
+
+static inline SPB_VALUE SPB_FN(csr_row_dot)(const spb_index *SPB_RESTRICT col_idx,
+                                            const SPB_VALUE *SPB_RESTRICT val, spb_index begin,
+                                            spb_index end, const SPB_VALUE *SPB_RESTRICT x)
+{
+    SPB_VALUE sum = 0;
+    for (spb_index k = begin; k < end; k++) sum += val[k] * x[col_idx[k]];
+    return sum;
+}
+
+static inline void SPB_FN(hll_hack_spmv)(const spb_hll *A, spb_index h,
+                                         const SPB_VALUE *SPB_RESTRICT x, SPB_VALUE *SPB_RESTRICT y)
+{
+    const spb_index *SPB_RESTRICT col_idx = A->col_idx;
+    const SPB_VALUE *SPB_RESTRICT val = A->SPB_HLL_VALUES;
+    spb_index rows = hll_hack_rows(A, h), width = A->hack_width[h], base = A->hack_ptr[h];
+    SPB_VALUE *SPB_RESTRICT yh = y + (int64_t)h * A->hack_size;
+    if (A->layout == HLL_ROW_MAJOR) {
+        for (spb_index r = 0; r < rows; r++) {
+            spb_index start = base + r * width;
+            SPB_VALUE sum = 0;
+            for (spb_index k = 0; k < width; k++) sum += val[start + k] * x[col_idx[start + k]];
+            yh[r] = sum;
+        }
+    } else {
+        for (spb_index r = 0; r < rows; r++) yh[r] = 0;
+        for (spb_index k = 0; k < width; k++) {
+            spb_index start = base + k * rows;
+            for (spb_index r = 0; r < rows; r++) yh[r] += val[start + r] * x[col_idx[start + r]];
+        }
+    }
+}
