@@ -95,10 +95,11 @@ static void parse_run_args(int argc, char **argv, run_args *a)
 {
     spb_run_opts *o = &a->opts;
     o->op = operation_spmv();
-    o->timing = (spb_timing_opts){2, 10, 0.1};
+    o->timing = (spb_timing_opts){.warmup = 2, .min_samples = 10, .min_time = 0.1};
     o->seed = 1;
     o->tolerance = SPB_DEFAULT_TOLERANCE;
-    o->config = (spb_kernel_config){HLL_DEFAULT_HACK_SIZE, 1, 0, SPB_FP64, 0, 0, 0};
+    o->config = (spb_kernel_config){
+        .hack_size = HLL_DEFAULT_HACK_SIZE, .threads = 1, .precision = SPB_FP64};
     o->table = stdout;
     o->thread_counts = parse_thread_list("max", a->threads, MAX_THREAD_COUNTS);
     a->items = spb_malloc((size_t)argc, sizeof *a->items);

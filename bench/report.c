@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <math.h>
 #include <omp.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -46,66 +47,129 @@ typedef struct {
     int digits;
 } field;
 
-#define TEXT(n, t)                                                                                 \
-    fields[count++] = (field) { n, t, 0, 0 }
-#define NUM(n, v, d)                                                                               \
-    fields[count++] = (field) { n, NULL, v, d }
+/* How a column is kept in spb_result and written. */
+typedef enum {
+    COL_TEXT,        /* const char * */
+    COL_REAL,        /* double; NAN is empty */
+    COL_MS,          /* double seconds, written in milliseconds */
+    COL_INT,         /* int, always written */
+    COL_COUNT,       /* int, 0 is empty (not measured) */
+    COL_FLAG,        /* int, -1 is empty (unknown) */
+    COL_INDEX,       /* spb_index of the matrix's statistics, empty when it was not read */
+    COL_STATUS,      /* spb_row_status, written as its name */
+    COL_SAMPLE_REAL, /* double of the timing, empty when nothing was timed */
+    COL_SAMPLE_INT,  /* int of the timing, empty when nothing was timed */
+    COL_COMPRESSION  /* products / nnz_c, derived: written, never read back */
+} column_kind;
 
-/* Every column, in CSV order: the one list both writers follow. */
-static int row_fields(const spb_result *r, field *fields)
+typedef struct {
+    const char *name;
+    column_kind kind;
+    size_t offset; /* in spb_result */
+    int digits;    /* significant digits of a number */
+} column;
+
+#define COL(name, kind, member, digits)                                                            \
+    {                                                                                              \
+        name, kind, offsetof(spb_result, member), digits                                           \
+    }
+
+/* Every column, in CSV order: the one list the CSV and JSON writers and the
+ * reader of --resume follow. */
+static const column columns[] = {
+    COL("matrix", COL_TEXT, matrix, 0),
+    COL("kernel", COL_TEXT, kernel, 0),
+    COL("format", COL_TEXT, format, 0),
+    COL("backend", COL_TEXT, backend, 0),
+    COL("threads", COL_INT, threads, COUNT_DIGITS),
+    COL("rows", COL_INDEX, stats.rows, COUNT_DIGITS),
+    COL("cols", COL_INDEX, stats.cols, COUNT_DIGITS),
+    COL("nnz", COL_INDEX, stats.nnz, COUNT_DIGITS),
+    COL("stored_entries", COL_REAL, stored_entries, COUNT_DIGITS),
+    COL("time_ms_median", COL_MS, timing.median, 6),
+    COL("time_ms_min", COL_MS, timing.min, 6),
+    COL("time_ms_max", COL_MS, timing.max, 6),
+    COL("reps", COL_COUNT, timing.samples, COUNT_DIGITS),
+    COL("gflops", COL_REAL, gflops, 6),
+    COL("gbytes_per_s", COL_REAL, gbytes_per_s, 6),
+    COL("roofline_frac", COL_REAL, roofline_frac, 4),
+    COL("speedup", COL_REAL, speedup, 4),
+    COL("efficiency", COL_REAL, efficiency, 4),
+    COL("abs_l2_err", COL_REAL, error.abs_l2, 4),
+    COL("rel_l2_err", COL_REAL, error.rel_l2, 4),
+    COL("status", COL_STATUS, status, 0),
+    COL("message", COL_TEXT, message, 0),
+    COL("prepare_ms", COL_REAL, prepare_ms, 6),
+    COL("max_abs_err", COL_REAL, error.max_abs, 4),
+    COL("tolerance", COL_REAL, tolerance, 2),
+    COL("batch", COL_COUNT, timing.batch, COUNT_DIGITS),
+    COL("row_len_mean", COL_REAL, stats.row_mean, 4),
+    COL("row_len_std", COL_REAL, stats.row_std, 4),
+    COL("row_len_max", COL_INDEX, stats.row_max, COUNT_DIGITS),
+    COL("empty_rows", COL_INDEX, stats.empty_rows, COUNT_DIGITS),
+    COL("bandwidth_gbs", COL_REAL, bandwidth_gbs, 4),
+    COL("tune_ms", COL_REAL, tune_ms, 6),
+    COL("block_size", COL_COUNT, block_size, COUNT_DIGITS),
+    COL("settings", COL_TEXT, settings, 0),
+    COL("operation", COL_TEXT, operation, 0),
+    COL("precision", COL_TEXT, precision, 0),
+    COL("in_cache", COL_FLAG, in_cache, COUNT_DIGITS),
+    COL("products", COL_REAL, products, COUNT_DIGITS),
+    COL("nnz_c", COL_REAL, nnz_c, COUNT_DIGITS),
+    COL("compression", COL_COMPRESSION, products, 4),
+    COL("host", COL_TEXT, host, 0),
+    COL("kernel_ms", COL_REAL, kernel_ms, 6),
+    COL("source_id", COL_TEXT, source_id, 0),
+    COL("spread", COL_SAMPLE_REAL, timing.spread, 4),
+    COL("noisy", COL_SAMPLE_INT, timing.noisy, COUNT_DIGITS),
+    COL("attempts", COL_COUNT, timing.attempts, COUNT_DIGITS),
+};
+
+#define COLUMN_COUNT ((int)(sizeof columns / sizeof columns[0]))
+_Static_assert(sizeof(spb_index) == sizeof(int), "COL_INDEX members are read as int");
+
+/* Column c's member of r, read as its kind stores it. */
+static double member_real(const spb_result *r, const column *c)
 {
-    int count = 0;
-    int have_rows = r->status != SPB_ROW_ERROR || r->stats.rows || r->stats.cols;
-    TEXT("matrix", r->matrix);
-    TEXT("kernel", r->kernel);
-    TEXT("format", r->format);
-    TEXT("backend", r->backend);
-    NUM("threads", r->threads, COUNT_DIGITS);
-    NUM("rows", have_rows ? r->stats.rows : NAN, COUNT_DIGITS);
-    NUM("cols", have_rows ? r->stats.cols : NAN, COUNT_DIGITS);
-    NUM("nnz", have_rows ? r->stats.nnz : NAN, COUNT_DIGITS);
-    NUM("stored_entries", r->stored_entries, COUNT_DIGITS);
-    NUM("time_ms_median", r->timing.median * 1e3, 6);
-    NUM("time_ms_min", r->timing.min * 1e3, 6);
-    NUM("time_ms_max", r->timing.max * 1e3, 6);
-    NUM("reps", r->timing.samples ? r->timing.samples : NAN, COUNT_DIGITS);
-    NUM("gflops", r->gflops, 6);
-    NUM("gbytes_per_s", r->gbytes_per_s, 6);
-    NUM("roofline_frac", r->roofline_frac, 4);
-    NUM("speedup", r->speedup, 4);
-    NUM("efficiency", r->efficiency, 4);
-    NUM("abs_l2_err", r->error.abs_l2, 4);
-    NUM("rel_l2_err", r->error.rel_l2, 4);
-    TEXT("status", row_status_str(r->status));
-    TEXT("message", r->message);
-    NUM("prepare_ms", r->prepare_ms, 6);
-    NUM("max_abs_err", r->error.max_abs, 4);
-    NUM("tolerance", r->tolerance, 2);
-    NUM("batch", r->timing.batch ? r->timing.batch : NAN, COUNT_DIGITS);
-    NUM("row_len_mean", r->stats.row_mean, 4);
-    NUM("row_len_std", r->stats.row_std, 4);
-    NUM("row_len_max", have_rows ? r->stats.row_max : NAN, COUNT_DIGITS);
-    NUM("empty_rows", have_rows ? r->stats.empty_rows : NAN, COUNT_DIGITS);
-    NUM("bandwidth_gbs", r->bandwidth_gbs, 4);
-    NUM("tune_ms", r->tune_ms, 6);
-    NUM("block_size", r->block_size ? r->block_size : NAN, COUNT_DIGITS);
-    TEXT("settings", r->settings);
-    TEXT("operation", r->operation);
-    TEXT("precision", r->precision);
-    NUM("in_cache", r->in_cache >= 0 ? r->in_cache : NAN, COUNT_DIGITS);
-    NUM("products", r->products, COUNT_DIGITS);
-    NUM("nnz_c", r->nnz_c, COUNT_DIGITS);
-    NUM("compression", r->nnz_c > 0 ? r->products / r->nnz_c : NAN, 4);
-    TEXT("host", r->host);
-    NUM("kernel_ms", r->kernel_ms, 6);
-    TEXT("source_id", r->source_id);
-    NUM("spread", r->timing.samples ? r->timing.spread : NAN, 4);
-    NUM("noisy", r->timing.samples ? r->timing.noisy : NAN, COUNT_DIGITS);
-    NUM("attempts", r->timing.attempts ? r->timing.attempts : NAN, COUNT_DIGITS);
-    return count;
+    double v;
+    memcpy(&v, (const char *)r + c->offset, sizeof v);
+    return v;
 }
 
-#define MAX_FIELDS 48
+static int member_int(const spb_result *r, const column *c)
+{
+    int v;
+    memcpy(&v, (const char *)r + c->offset, sizeof v);
+    return v;
+}
+
+/* The value of column c of r, as the writers take it. */
+static field column_field(const spb_result *r, const column *c)
+{
+    const double none = NAN;
+    int have_rows = r->status != SPB_ROW_ERROR || r->stats.rows || r->stats.cols;
+    field f = {c->name, NULL, none, c->digits};
+    switch (c->kind) {
+    case COL_TEXT: memcpy(&f.text, (const char *)r + c->offset, sizeof f.text); break;
+    case COL_REAL: f.number = member_real(r, c); break;
+    case COL_MS: f.number = member_real(r, c) * 1e3; break;
+    case COL_INT: f.number = member_int(r, c); break;
+    case COL_COUNT: f.number = member_int(r, c) ? member_int(r, c) : none; break;
+    case COL_FLAG: f.number = member_int(r, c) >= 0 ? member_int(r, c) : none; break;
+    case COL_INDEX: f.number = have_rows ? member_int(r, c) : none; break;
+    case COL_STATUS: f.text = row_status_str(r->status); break;
+    case COL_SAMPLE_REAL: f.number = r->timing.samples ? member_real(r, c) : none; break;
+    case COL_SAMPLE_INT: f.number = r->timing.samples ? member_int(r, c) : none; break;
+    case COL_COMPRESSION: f.number = r->nnz_c > 0 ? r->products / r->nnz_c : none; break;
+    }
+    return f;
+}
+
+static int row_fields(const spb_result *r, field *fields)
+{
+    for (int k = 0; k < COLUMN_COUNT; k++) fields[k] = column_field(r, &columns[k]);
+    return COLUMN_COUNT;
+}
 
 static double number_or_nan(const char *text)
 {
@@ -114,63 +178,36 @@ static double number_or_nan(const char *text)
     return *text && !*end ? v : NAN;
 }
 
-/* Sets the field called name from its CSV text; unknown names are derived
- * columns (compression) and are ignored. */
-static void set_field(spb_result *r, const char *name, char *text)
+/* Sets column c of r from its CSV text (text stays owned by the caller). */
+static void set_column(spb_result *r, const column *c, char *text)
 {
-    static const char *const texts[] = {"matrix",  "operation", "kernel",  "format",
-                                        "backend", "precision", "message", "settings",
-                                        "host",    "source_id"};
-    const char **slots[] = {&r->matrix,    &r->operation, &r->kernel,   &r->format, &r->backend,
-                            &r->precision, &r->message,   &r->settings, &r->host,   &r->source_id};
-    for (size_t k = 0; k < sizeof texts / sizeof texts[0]; k++)
-        if (strcmp(name, texts[k]) == 0) *slots[k] = text;
+    char *at = (char *)r + c->offset;
     double v = number_or_nan(text);
-    int whole = isnan(v) ? 0 : (int)v;
-    static const char *const numbers[] = {
-        "stored_entries", "gflops",       "gbytes_per_s", "roofline_frac", "speedup",
-        "efficiency",     "abs_l2_err",   "rel_l2_err",   "prepare_ms",    "max_abs_err",
-        "tolerance",      "row_len_mean", "row_len_std",  "bandwidth_gbs", "tune_ms",
-        "products",       "nnz_c",        "kernel_ms"};
-    double *values[] = {&r->stored_entries, &r->gflops,        &r->gbytes_per_s, &r->roofline_frac,
-                        &r->speedup,        &r->efficiency,    &r->error.abs_l2, &r->error.rel_l2,
-                        &r->prepare_ms,     &r->error.max_abs, &r->tolerance,    &r->stats.row_mean,
-                        &r->stats.row_std,  &r->bandwidth_gbs, &r->tune_ms,      &r->products,
-                        &r->nnz_c,          &r->kernel_ms};
-    for (size_t k = 0; k < sizeof numbers / sizeof numbers[0]; k++)
-        if (strcmp(name, numbers[k]) == 0) *values[k] = v;
-    if (strncmp(name, "time_ms_", 8) == 0) { /* seconds inside, milliseconds in the file */
-        double *t = strcmp(name, "time_ms_median") == 0 ? &r->timing.median
-                    : strcmp(name, "time_ms_min") == 0  ? &r->timing.min
-                                                        : &r->timing.max;
-        *t = v / 1e3;
-    }
-    if (strcmp(name, "spread") == 0) r->timing.spread = v;
-    static const char *const ints[] = {"threads",    "reps",  "batch",
-                                       "block_size", "noisy", "attempts"};
-    int *counts[] = {&r->threads,    &r->timing.samples, &r->timing.batch,
-                     &r->block_size, &r->timing.noisy,   &r->timing.attempts};
-    for (size_t k = 0; k < sizeof ints / sizeof ints[0]; k++)
-        if (strcmp(name, ints[k]) == 0) *counts[k] = whole;
-    static const char *const sizes[] = {"rows", "cols", "nnz", "row_len_max", "empty_rows"};
-    spb_index *stats[] = {&r->stats.rows, &r->stats.cols, &r->stats.nnz, &r->stats.row_max,
-                          &r->stats.empty_rows};
-    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
-        if (strcmp(name, sizes[k]) == 0) *stats[k] = (spb_index)whole;
-    if (strcmp(name, "in_cache") == 0) r->in_cache = isnan(v) ? -1 : whole;
-    if (strcmp(name, "status") == 0)
+    int whole = isnan(v) ? 0 : (int)v, flag = isnan(v) ? -1 : whole;
+    spb_index index = (spb_index)whole;
+    double seconds = v / 1e3;
+    switch (c->kind) {
+    case COL_TEXT: memcpy(at, &text, sizeof text); break;
+    case COL_REAL:
+    case COL_SAMPLE_REAL: memcpy(at, &v, sizeof v); break;
+    case COL_MS: memcpy(at, &seconds, sizeof seconds); break;
+    case COL_INT:
+    case COL_COUNT:
+    case COL_SAMPLE_INT: memcpy(at, &whole, sizeof whole); break;
+    case COL_FLAG: memcpy(at, &flag, sizeof flag); break;
+    case COL_INDEX: memcpy(at, &index, sizeof index); break;
+    case COL_STATUS:
         for (int st = SPB_ROW_OK; st <= SPB_ROW_ERROR; st++)
             if (strcmp(text, row_status_str((spb_row_status)st)) == 0) r->status = st;
+        break;
+    case COL_COMPRESSION: break; /* derived from products and nnz_c */
+    }
 }
 
 void result_from_csv(spb_result *r, char *const *fields, int count)
 {
     result_init(r);
-    spb_result names;
-    result_init(&names);
-    field columns[MAX_FIELDS];
-    int known = row_fields(&names, columns);
-    for (int k = 0; k < count && k < known; k++) set_field(r, columns[k].name, fields[k]);
+    for (int k = 0; k < count && k < COLUMN_COUNT; k++) set_column(r, &columns[k], fields[k]);
 }
 
 const char *report_csv_columns(void)
@@ -179,7 +216,7 @@ const char *report_csv_columns(void)
     if (header[0]) return header;
     spb_result r;
     result_init(&r);
-    field fields[MAX_FIELDS];
+    field fields[COLUMN_COUNT];
     int count = row_fields(&r, fields);
     size_t len = 0;
     for (int k = 0; k < count; k++)
@@ -219,7 +256,7 @@ spb_status report_csv_header(FILE *csv, const char *path, char *msg)
 spb_status report_csv_row(FILE *csv, const char *path, const spb_result *r, char *msg)
 {
     if (!csv) return SPB_OK;
-    field fields[MAX_FIELDS];
+    field fields[COLUMN_COUNT];
     int count = row_fields(r, fields);
     for (int k = 0; k < count; k++) {
         if (k) fputc(',', csv);
@@ -250,7 +287,7 @@ void report_json_string(FILE *f, const char *s)
 spb_status report_json_row(FILE *json, const char *path, const spb_result *r, int first, char *msg)
 {
     if (!json) return SPB_OK;
-    field fields[MAX_FIELDS];
+    field fields[COLUMN_COUNT];
     int count = row_fields(r, fields);
     fputs(first ? "\n    {" : ",\n    {", json);
     for (int k = 0; k < count; k++) {

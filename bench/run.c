@@ -116,7 +116,7 @@ static int prepare_kernel(const spb_kernel *kernel, spb_case *c, const spb_kerne
         return 0;
     }
     if (config->precision == SPB_FP32 && !kernel->fp32) {
-        spb_fail(row_msg, SPB_ERR_UNSUPPORTED, "this kernel has no fp32 version yet");
+        spb_fail(row_msg, SPB_ERR_DECLINED, "this kernel has no fp32 version yet");
         r->status = SPB_ROW_SKIPPED;
         return 0;
     }
@@ -127,7 +127,7 @@ static int prepare_kernel(const spb_kernel *kernel, spb_case *c, const spb_kerne
     r->prepare_ms = (timing_now() - start) * 1e3;
     if (st != SPB_OK) {
         /* a kernel that declines this matrix by design is skipped, not failed */
-        r->status = st == SPB_ERR_UNSUPPORTED ? SPB_ROW_SKIPPED : SPB_ROW_ERROR;
+        r->status = st == SPB_ERR_DECLINED ? SPB_ROW_SKIPPED : SPB_ROW_ERROR;
         return 0;
     }
     r->stored_entries = (double)plan->stored_entries;
@@ -230,7 +230,7 @@ spb_status run_single_product(const spb_operation *op, const spb_kernel *kernel,
                               char *msg)
 {
     if (kernel->supports && !kernel->supports(kernel, c->A, msg))
-        return spb_fail(msg, SPB_ERR_UNSUPPORTED, "kernel %s cannot run here", kernel->name);
+        return spb_fail(msg, SPB_ERR_DECLINED, "kernel %s cannot run here", kernel->name);
     spb_kernel_plan plan = {0};
     spb_status st = kernel->prepare(kernel, &c->formats, config, &plan, msg);
     if (st != SPB_OK) return st;

@@ -3,7 +3,7 @@
 
 int graphblas_baseline_available(char *why)
 {
-    spb_fail(why, SPB_ERR_UNSUPPORTED,
+    spb_fail(why, SPB_ERR_DECLINED,
              "not built with GraphBLAS (install libgraphblas-dev and rebuild)");
     return 0;
 }
@@ -15,7 +15,7 @@ spb_status graphblas_baseline_prepare(const spb_csr *A, const float *val32, int 
     (void)val32;
     (void)threads;
     *state = NULL;
-    return spb_fail(msg, SPB_ERR_UNSUPPORTED, "not built with GraphBLAS");
+    return spb_fail(msg, SPB_ERR_DECLINED, "not built with GraphBLAS");
 }
 
 spb_status graphblas_baseline_run(const void *state, const void *x, void *y, char *msg)
@@ -23,7 +23,7 @@ spb_status graphblas_baseline_run(const void *state, const void *x, void *y, cha
     (void)state;
     (void)x;
     (void)y;
-    return spb_fail(msg, SPB_ERR_UNSUPPORTED, "not built with GraphBLAS");
+    return spb_fail(msg, SPB_ERR_DECLINED, "not built with GraphBLAS");
 }
 
 void graphblas_baseline_release(void *state) { (void)state; }
@@ -35,14 +35,14 @@ spb_status graphblas_spgemm_prepare(const spb_csr *A, const spb_csr *B, int thre
     (void)B;
     (void)threads;
     *state = NULL;
-    return spb_fail(msg, SPB_ERR_UNSUPPORTED, "not built with GraphBLAS");
+    return spb_fail(msg, SPB_ERR_DECLINED, "not built with GraphBLAS");
 }
 
 spb_status graphblas_spgemm_run(const void *state, spb_csr *C, char *msg)
 {
     (void)state;
     (void)C;
-    return spb_fail(msg, SPB_ERR_UNSUPPORTED, "not built with GraphBLAS");
+    return spb_fail(msg, SPB_ERR_DECLINED, "not built with GraphBLAS");
 }
 
 void graphblas_spgemm_release(void *state) { (void)state; }

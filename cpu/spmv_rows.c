@@ -211,7 +211,7 @@ static spb_status hll_omp_prepare(const spb_kernel *self, spb_format_set *F,
     return SPB_OK;
 }
 
-/* The pattern kernels' common value (SPB_ERR_UNSUPPORTED unless every
+/* The pattern kernels' common value (SPB_ERR_DECLINED unless every
  * stored value is the same), checked to fit fp32 for an fp32 run. */
 static spb_status pattern_value(spb_format_set *F, spb_precision precision, spb_value *value,
                                 char *msg)
@@ -336,9 +336,9 @@ static spb_status colblock_prepare(const spb_kernel *self, spb_format_set *F,
     double value_bytes = (double)spb_precision_bytes(config->precision);
     double width = config->cache_bytes / 2 / value_bytes;
     if (!(width >= 1))
-        return spb_fail(msg, SPB_ERR_UNSUPPORTED, "the size of the last-level cache is unknown");
+        return spb_fail(msg, SPB_ERR_DECLINED, "the size of the last-level cache is unknown");
     if (A->n <= width)
-        return spb_fail(msg, SPB_ERR_UNSUPPORTED,
+        return spb_fail(msg, SPB_ERR_DECLINED,
                         "x (%.1f MiB) fits in half the last-level cache: nothing to block",
                         A->n * value_bytes / 1048576.0);
     const float *val32 = NULL;

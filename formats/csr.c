@@ -210,7 +210,7 @@ spb_status csr_pattern_value(const spb_csr *A, spb_value *value, char *msg)
     *value = A->nnz ? A->val[0] : 0.0;
     for (spb_index k = 1; k < A->nnz; k++)
         if (A->val[k] != *value)
-            return spb_fail(msg, SPB_ERR_UNSUPPORTED,
+            return spb_fail(msg, SPB_ERR_DECLINED,
                             "not a pattern matrix: its values differ, and this kernel reads none");
     return SPB_OK;
 }

@@ -38,7 +38,7 @@ double csr_col_panels_spmv_bytes(spb_index m, spb_index n, int64_t nnz, int pane
 
 /* For the kernels that read no values: SPB_OK with *value the value every
  * entry holds (a pattern or "iso" matrix; 0 when empty), else
- * SPB_ERR_UNSUPPORTED saying why, so that the row is a decline. */
+ * SPB_ERR_DECLINED saying why, so that the row is a decline. */
 spb_status csr_pattern_value(const spb_csr *A, spb_value *value, char *msg);
 
 /* A^T (columns sorted, as CSR always is). */

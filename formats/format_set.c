@@ -69,9 +69,8 @@ spb_status format_set_csr_values32(spb_format_set *F, const float **out, char *m
         for (spb_index i = 0; i < A->m; i++) /* checked first: nothing half made */
             for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
                 if (isinf((float)A->val[k]) && !isinf(A->val[k]))
-                    return spb_fail(msg, SPB_ERR_UNSUPPORTED,
-                                    "value %.17g at (%d, %d) overflows fp32", A->val[k], (int)i + 1,
-                                    (int)A->col_idx[k] + 1);
+                    return spb_fail(msg, SPB_ERR_DECLINED, "value %.17g at (%d, %d) overflows fp32",
+                                    A->val[k], (int)i + 1, (int)A->col_idx[k] + 1);
         F->csr_val32 = spb_malloc((size_t)A->nnz, sizeof *F->csr_val32);
         if (!F->csr_val32) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for fp32 values");
         for (spb_index k = 0; k < A->nnz; k++) F->csr_val32[k] = (float)A->val[k];

@@ -55,7 +55,7 @@ spb_status format_set_sell(spb_format_set *F, spb_index slice_size, const spb_se
                            char *msg);
 
 /* The CSR's values rounded to fp32, made on the first request. A value
- * beyond fp32's range declines the matrix (SPB_ERR_UNSUPPORTED, naming the
+ * beyond fp32's range declines the matrix (SPB_ERR_DECLINED, naming the
  * entry) instead of becoming infinite. */
 spb_status format_set_csr_values32(spb_format_set *F, const float **out, char *msg);
 

@@ -52,7 +52,7 @@ struct spb_kernel {
      * fills why when not. NULL means always. */
     int (*supports)(const spb_kernel *self, const spb_csr *A, char *why);
     /* Takes its format from the set (built once per matrix), copies or
-     * uploads it; timed separately from the product. SPB_ERR_UNSUPPORTED
+     * uploads it; timed separately from the product. SPB_ERR_DECLINED
      * declines this matrix by design (the row is skipped, not failed). */
     spb_status (*prepare)(const spb_kernel *self, spb_format_set *formats,
                           const spb_kernel_config *config, spb_kernel_plan *plan, char *msg);

@@ -13,6 +13,7 @@ const char *spb_status_str(spb_status status)
     case SPB_ERR_IO: return "i/o error";
     case SPB_ERR_PARSE: return "parse error";
     case SPB_ERR_UNSUPPORTED: return "unsupported";
+    case SPB_ERR_DECLINED: return "declined";
     case SPB_ERR_TOO_LARGE: return "too large";
     case SPB_ERR_NOMEM: return "out of memory";
     case SPB_ERR_INVALID: return "invalid";

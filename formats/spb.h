@@ -34,6 +34,8 @@ typedef enum {
     SPB_ERR_IO,          /* file could not be opened, read or written */
     SPB_ERR_PARSE,       /* malformed input: banner, size line, entry */
     SPB_ERR_UNSUPPORTED, /* valid input we do not handle (complex, hermitian) */
+    SPB_ERR_DECLINED,    /* a kernel does not take this matrix or setting by design: its
+                          * row is skipped, not failed (not a pattern matrix, x fits) */
     SPB_ERR_TOO_LARGE,   /* sizes or counts beyond 32-bit indices */
     SPB_ERR_NOMEM,       /* allocation failed */
     SPB_ERR_INVALID,     /* bad argument or broken format invariant */

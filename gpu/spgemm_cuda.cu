@@ -177,11 +177,11 @@ static spb_status launch_shape(const gpu_spgemm_variant *v, const spb_kernel_con
     *block = v->default_block ? (config->block_size ? config->block_size : v->default_block) : 0;
     *tile = v->default_tile ? (config->tile ? config->tile : v->default_tile) : 0;
     if (v->default_block && (*block < WARP || *block > MAX_BLOCK || *block % WARP))
-        return spb_fail(msg, SPB_ERR_UNSUPPORTED,
+        return spb_fail(msg, SPB_ERR_DECLINED,
                         "block size %d: this kernel needs a multiple of 32 in 32..%d", *block,
                         MAX_BLOCK);
     if (v->default_tile && (*tile < MIN_TILE || *tile > MAX_TILE || *tile % WARP))
-        return spb_fail(msg, SPB_ERR_UNSUPPORTED,
+        return spb_fail(msg, SPB_ERR_DECLINED,
                         "tile %d: this kernel needs a multiple of 32 in %d..%d", *tile, MIN_TILE,
                         MAX_TILE);
     return SPB_OK;

@@ -345,7 +345,7 @@ static spb_status setup_texture(gpu_state *s, const spb_csr *A, char *msg)
         s->precision == SPB_FP32 ? cudaCreateChannelDesc<float>() : cudaCreateChannelDesc<int2>();
     if (cudaDeviceGetTexture1DLinearMaxWidth(&max_width, &format, 0) == cudaSuccess &&
         (size_t)A->n + 1 > max_width)
-        return spb_fail(msg, SPB_ERR_UNSUPPORTED,
+        return spb_fail(msg, SPB_ERR_DECLINED,
                         "x has %d entries, beyond the linear texture limit of %zu", (int)A->n,
                         max_width);
     cudaResourceDesc res;

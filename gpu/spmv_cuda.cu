@@ -178,10 +178,10 @@ spb_status gpu_row_prepare(const spb_kernel *self, spb_format_set *formats,
     const spb_csr *A = formats->csr;
     int block = config->block_size ? config->block_size : v->default_block;
     if (v->default_block && (block < 1 || block > MAX_BLOCK || (v->warp_multiple && block % WARP)))
-        return spb_fail(msg, SPB_ERR_UNSUPPORTED, "block size %d: this kernel needs 1..%d%s", block,
+        return spb_fail(msg, SPB_ERR_DECLINED, "block size %d: this kernel needs 1..%d%s", block,
                         MAX_BLOCK, v->warp_multiple ? ", a multiple of 32" : "");
     spb_value iso = 0.0;
-    if (v->pattern && csr_pattern_value(A, &iso, msg) != SPB_OK) return SPB_ERR_UNSUPPORTED;
+    if (v->pattern && csr_pattern_value(A, &iso, msg) != SPB_OK) return SPB_ERR_DECLINED;
     const float *csr_val32 = NULL; /* fp32: the values rounded, declined when out of range */
     if (config->precision == SPB_FP32) {
         spb_status st = format_set_csr_values32(formats, &csr_val32, msg);

@@ -177,7 +177,7 @@ static spb_status plan_tiles(gpu_state *s, const spb_csr *A, char *msg)
     const long long items = (long long)s->block_size * MERGE_ITEMS;
     const long long total = (long long)A->m + A->nnz, tiles = (total + items - 1) / items;
     if (tiles > 0x7fffffff - 1)
-        return spb_fail(msg, SPB_ERR_UNSUPPORTED, "%lld tiles: beyond a grid's reach", tiles);
+        return spb_fail(msg, SPB_ERR_DECLINED, "%lld tiles: beyond a grid's reach", tiles);
     s->tiles = (int)tiles;
     int *tile_row = (int *)spb_malloc((size_t)tiles + 1, sizeof *tile_row);
     int *tile_k = (int *)spb_malloc((size_t)tiles + 1, sizeof *tile_k);
@@ -322,9 +322,9 @@ static spb_status setup_colblock(gpu_state *s, const spb_csr *A, char *msg)
 {
     const double l2 = s->cache_bytes;
     double width = l2 / 2 / s->value_bytes;
-    if (!(width >= 1)) return spb_fail(msg, SPB_ERR_UNSUPPORTED, "the size of the L2 is unknown");
+    if (!(width >= 1)) return spb_fail(msg, SPB_ERR_DECLINED, "the size of the L2 is unknown");
     if (A->n <= width)
-        return spb_fail(msg, SPB_ERR_UNSUPPORTED,
+        return spb_fail(msg, SPB_ERR_DECLINED,
                         "x (%.1f MiB) fits in half the L2 (%.1f MiB): nothing to block",
                         (double)A->n * s->value_bytes / 1048576.0, l2 / 1048576.0);
     s->panels = (int)((A->n + (int64_t)width - 1) / (int64_t)width);

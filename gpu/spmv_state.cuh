@@ -35,7 +35,7 @@ struct gpu_variant {
     int warp_multiple;      /* the block size must be a multiple of 32 */
     int param;              /* the kernel's own parameter (cuSPARSE: the algorithm) */
     /* After upload: extra plans, descriptors (NULL: none). Declines with
-     * SPB_ERR_UNSUPPORTED; every resource goes into the state. */
+     * SPB_ERR_DECLINED; every resource goes into the state. */
     spb_status (*setup)(gpu_state *s, const spb_csr *A, char *msg);
     /* One product on d_x -> d_y, not synchronised; [SPB_FP64] with double
      * values, x and y, [SPB_FP32] with float ones (sums in that type too). */

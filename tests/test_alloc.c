@@ -66,7 +66,8 @@ static spb_status prepare_step(void *ctx, char *msg)
     prepare_ctx *p = ctx;
     /* a pretend cache small enough to block x in both precisions (same panel width) */
     double cache = p->precision == SPB_FP32 ? 2048 : 4096;
-    spb_kernel_config config = {32, 1, 0, p->precision, cache, 0, 0};
+    spb_kernel_config config = {
+        .hack_size = 32, .threads = 1, .precision = p->precision, .cache_bytes = cache};
     spb_kernel_plan plan = {0};
     spb_format_set formats;
     format_set_init(&formats, p->A);
@@ -80,7 +81,7 @@ static spb_status prepare_step(void *ctx, char *msg)
 static spb_status spgemm_step(void *ctx, char *msg)
 {
     prepare_ctx *p = ctx;
-    spb_kernel_config config = {32, 2, 0, SPB_FP64, 0, 0, 0};
+    spb_kernel_config config = {.hack_size = 32, .threads = 2, .precision = SPB_FP64};
     spb_kernel_plan plan = {0};
     spb_format_set formats;
     format_set_init(&formats, p->A);
@@ -129,7 +130,7 @@ int main(int argc, char **argv)
         if (kernel->supports && !kernel->supports(kernel, &A, why)) continue;
         prepare_ctx ctx = {kernel, &A, SPB_FP64};
         char declined[SPB_MSG_LEN] = "";
-        if (prepare_step(&ctx, declined) == SPB_ERR_UNSUPPORTED)
+        if (prepare_step(&ctx, declined) == SPB_ERR_DECLINED)
             ctx.A = &pattern; /* a pattern kernel */
         sweep(kernel->name, prepare_step, &ctx);
         if (!kernel->fp32) continue;

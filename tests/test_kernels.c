@@ -85,13 +85,17 @@ static void check_kernel(const spb_kernel *kernel, spb_case *c, const spb_value 
         /* device rows: the default block, the largest and the smallest */
         static const int device_blocks[] = {0, 1024, 32};
         int block = kernel->backend == SPB_BACKEND_CUDA ? device_blocks[h] : 0;
-        spb_kernel_config config = {hack_sizes[h],    threads, block,           precision,
-                                    TEST_CACHE_BYTES, 0,       TEST_CACHE_BYTES};
+        spb_kernel_config config = {.hack_size = hack_sizes[h],
+                                    .threads = threads,
+                                    .block_size = block,
+                                    .precision = precision,
+                                    .cache_bytes = TEST_CACHE_BYTES,
+                                    .device_cache_bytes = TEST_CACHE_BYTES};
         c->precision = precision;
         spb_kernel_plan plan = {0};
         char msg[SPB_MSG_LEN] = "";
         spb_status st = kernel->prepare(kernel, &c->formats, &config, &plan, msg);
-        if (st == SPB_ERR_UNSUPPORTED) { /* declined by design (e.g. not a pattern matrix) */
+        if (st == SPB_ERR_DECLINED) { /* declined by design (e.g. not a pattern matrix) */
             skipped++;
             continue;
         }
@@ -230,7 +234,7 @@ static void check_failure_is_error(void)
     opts.op = &op;
     opts.timing = (spb_timing_opts){0, 1, 0.0};
     opts.tolerance = SPB_DEFAULT_TOLERANCE;
-    opts.config = (spb_kernel_config){32, 1, 0, SPB_FP64, 0, 0, 0};
+    opts.config = (spb_kernel_config){.hack_size = 32, .threads = 1, .precision = SPB_FP64};
     opts.table = tmpfile();
     opts.settings = "test";
     spb_run_totals totals = {0};
@@ -259,7 +263,7 @@ static void check_run_converts_once(void)
     opts.timing = (spb_timing_opts){0, 1, 0.0};
     opts.seed = 1;
     opts.tolerance = SPB_DEFAULT_TOLERANCE;
-    opts.config = (spb_kernel_config){32, 1, 0, SPB_FP64, 0, 0, 0};
+    opts.config = (spb_kernel_config){.hack_size = 32, .threads = 1, .precision = SPB_FP64};
     opts.threads = threads;
     opts.thread_counts = 2;
     opts.table = fopen("/dev/null", "w");
@@ -287,7 +291,8 @@ static void check_auto_choice(const char *label, const spb_csr *A, double cache_
     if (!kernel) return;
     spb_format_set formats;
     format_set_init(&formats, A);
-    spb_kernel_config config = {32, 2, 0, SPB_FP64, cache_bytes, 0, 0};
+    spb_kernel_config config = {
+        .hack_size = 32, .threads = 2, .precision = SPB_FP64, .cache_bytes = cache_bytes};
     spb_kernel_plan plan = {0};
     char msg[SPB_MSG_LEN] = "";
     spb_status st = kernel->prepare(kernel, &formats, &config, &plan, msg);
@@ -337,10 +342,14 @@ static void check_fp32_overflow_declined(void)
         char msg[SPB_MSG_LEN] = "";
         if ((kernel->backend == SPB_BACKEND_CUDA) != want_cuda || !kernel->fp32) continue;
         if (kernel->supports && !kernel->supports(kernel, &A, msg)) continue;
-        spb_kernel_config config = {32, 1, 0, SPB_FP32, TEST_CACHE_BYTES, 0, TEST_CACHE_BYTES};
+        spb_kernel_config config = {.hack_size = 32,
+                                    .threads = 1,
+                                    .precision = SPB_FP32,
+                                    .cache_bytes = TEST_CACHE_BYTES,
+                                    .device_cache_bytes = TEST_CACHE_BYTES};
         spb_kernel_plan plan = {0};
         spb_status st = kernel->prepare(kernel, &formats, &config, &plan, msg);
-        CHECK(st == SPB_ERR_UNSUPPORTED && strstr(msg, "overflows fp32"),
+        CHECK(st == SPB_ERR_DECLINED && strstr(msg, "overflows fp32"),
               "%s: an fp32 overflow gives status %d: %s", kernel->name, (int)st, msg);
         if (st == SPB_OK) kernel->release(plan.state);
     }

@@ -113,7 +113,7 @@ static void check_all(const char *label, const spb_csr *A, const spb_csr *B)
         int variants = kernel->backend == SPB_BACKEND_OPENMP ? 4 : want_cuda ? CUDA_SHAPES : 1;
         for (int v = 0; v < variants; v++) {
             int threads = kernel->backend == SPB_BACKEND_OPENMP ? v + 1 : 1;
-            spb_kernel_config config = {32, threads, 0, SPB_FP64, 0, 0, 0};
+            spb_kernel_config config = {.hack_size = 32, .threads = threads, .precision = SPB_FP64};
             if (want_cuda) {
                 config.block_size = cuda_shapes[v][0];
                 config.tile = cuda_shapes[v][1];
