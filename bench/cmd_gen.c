@@ -9,11 +9,9 @@ int cmd_gen(int argc, char **argv)
         const char *value;
         if (option_value(argc, argv, &i, "-o", &value))
             out = value;
-        else if (argv[i][0] == '-')
-            unknown_option(argv[i]);
-        else if (!spec)
+        else if (argv[i][0] != '-' && !spec)
             spec = argv[i];
-        else
+        else /* an option, or a second spec */
             unknown_option(argv[i]);
     }
     if (!spec || !out || !gen_is_spec(spec)) {

@@ -91,6 +91,85 @@ static void parse_shard(const char *text, int *index, int *count)
     *count = (int)n;
 }
 
+/* What is measured and how: one option at argv[*i]; 0 when not one of these. */
+static int parse_measure_option(int argc, char **argv, int *i, run_args *a)
+{
+    spb_run_opts *o = &a->opts;
+    const char *v;
+    if (option_value(argc, argv, i, "--kernels", &v))
+        o->kernels = v;
+    else if (option_value(argc, argv, i, "--op", &v))
+        o->op = operation_or_exit(v);
+    else if (option_value(argc, argv, i, "--b", &v))
+        o->operand = v;
+    else if (option_value(argc, argv, i, "--reps", &v))
+        o->timing.min_samples = (int)parse_long("--reps", v, 1);
+    else if (option_value(argc, argv, i, "--min-time", &v))
+        o->timing.min_time = parse_double("--min-time", v, 0);
+    else if (option_value(argc, argv, i, "--warmup", &v))
+        o->timing.warmup = (int)parse_long("--warmup", v, 0);
+    else if (option_value(argc, argv, i, "--seed", &v))
+        o->seed = (uint64_t)parse_long("--seed", v, 0);
+    else if (option_value(argc, argv, i, "--tol", &v))
+        o->tolerance = parse_double("--tol", v, 0);
+    else if (option_value(argc, argv, i, "--hack-size", &v))
+        o->config.hack_size = (spb_index)parse_long("--hack-size", v, 1);
+    else if (option_value(argc, argv, i, "--threads", &v))
+        o->thread_counts = parse_thread_list(v, a->threads, MAX_THREAD_COUNTS);
+    else if (option_value(argc, argv, i, "--block-size", &v))
+        o->config.block_size = (int)parse_long("--block-size", v, 1);
+    else if (option_value(argc, argv, i, "--precision", &v))
+        parse_precision(a, v);
+    else if (option_value(argc, argv, i, "--tile", &v))
+        o->config.tile = (int)parse_long("--tile", v, 1);
+    else
+        return 0;
+    return 1;
+}
+
+/* Where the rows go and which share of the list: one option at argv[*i];
+ * 0 when not one of these. */
+static int parse_output_option(int argc, char **argv, int *i, run_args *a)
+{
+    spb_run_opts *o = &a->opts;
+    const char *v;
+    if (option_value(argc, argv, i, "--csv", &v))
+        o->csv_path = v;
+    else if (option_value(argc, argv, i, "--json", &v))
+        o->json_path = v;
+    else if (option_value(argc, argv, i, "--cache", &v))
+        o->cache_dir = v;
+    else if (option_value(argc, argv, i, "--shard", &v))
+        parse_shard(v, &a->shard, &a->shards);
+    else if (strcmp(argv[*i], "--resume") == 0)
+        a->resume = 1;
+    else if (strcmp(argv[*i], "--quiet") == 0)
+        a->quiet = 1;
+    else if (strcmp(argv[*i], "--force") == 0)
+        a->force = 1;
+    else
+        return 0;
+    return 1;
+}
+
+/* The settings part of every row's key: what else decides a measurement. */
+static void compose_settings(run_args *a)
+{
+    spb_run_opts *o = &a->opts;
+    char block[32] = "auto";
+    if (o->config.block_size) snprintf(block, sizeof block, "%d", o->config.block_size);
+    int used = snprintf(a->settings, sizeof a->settings, "hack_size=%d block_size=%s seed=%llu",
+                        (int)o->config.hack_size, block, (unsigned long long)o->seed);
+    if (o->config.tile && used < (int)sizeof a->settings)
+        used += snprintf(a->settings + used, sizeof a->settings - (size_t)used, " tile=%d",
+                         o->config.tile);
+    if (o->op == operation_spgemm() &&
+        used < (int)sizeof a->settings) /* B is part of what was measured */
+        snprintf(a->settings + used, sizeof a->settings - (size_t)used, " b=%s",
+                 o->operand ? o->operand : "self");
+    o->settings = a->settings;
+}
+
 static void parse_run_args(int argc, char **argv, run_args *a)
 {
     spb_run_opts *o = &a->opts;
@@ -104,51 +183,10 @@ static void parse_run_args(int argc, char **argv, run_args *a)
     o->thread_counts = parse_thread_list("max", a->threads, MAX_THREAD_COUNTS);
     a->items = spb_malloc((size_t)argc, sizeof *a->items);
     for (int i = 0; i < argc; i++) {
-        const char *v;
-        if (option_value(argc, argv, &i, "--kernels", &v))
-            o->kernels = v;
-        else if (option_value(argc, argv, &i, "--op", &v))
-            o->op = operation_or_exit(v);
-        else if (option_value(argc, argv, &i, "--b", &v))
-            o->operand = v;
-        else if (option_value(argc, argv, &i, "--shard", &v))
-            parse_shard(v, &a->shard, &a->shards);
-        else if (option_value(argc, argv, &i, "--reps", &v))
-            o->timing.min_samples = (int)parse_long("--reps", v, 1);
-        else if (option_value(argc, argv, &i, "--min-time", &v))
-            o->timing.min_time = parse_double("--min-time", v, 0);
-        else if (option_value(argc, argv, &i, "--warmup", &v))
-            o->timing.warmup = (int)parse_long("--warmup", v, 0);
-        else if (option_value(argc, argv, &i, "--seed", &v))
-            o->seed = (uint64_t)parse_long("--seed", v, 0);
-        else if (option_value(argc, argv, &i, "--tol", &v))
-            o->tolerance = parse_double("--tol", v, 0);
-        else if (option_value(argc, argv, &i, "--hack-size", &v))
-            o->config.hack_size = (spb_index)parse_long("--hack-size", v, 1);
-        else if (option_value(argc, argv, &i, "--csv", &v))
-            o->csv_path = v;
-        else if (option_value(argc, argv, &i, "--threads", &v))
-            o->thread_counts = parse_thread_list(v, a->threads, MAX_THREAD_COUNTS);
-        else if (option_value(argc, argv, &i, "--block-size", &v))
-            o->config.block_size = (int)parse_long("--block-size", v, 1);
-        else if (option_value(argc, argv, &i, "--precision", &v))
-            parse_precision(a, v);
-        else if (option_value(argc, argv, &i, "--tile", &v))
-            o->config.tile = (int)parse_long("--tile", v, 1);
-        else if (option_value(argc, argv, &i, "--json", &v))
-            o->json_path = v;
-        else if (option_value(argc, argv, &i, "--cache", &v))
-            o->cache_dir = v;
-        else if (strcmp(argv[i], "--resume") == 0)
-            a->resume = 1;
-        else if (strcmp(argv[i], "--quiet") == 0)
-            a->quiet = 1;
-        else if (strcmp(argv[i], "--force") == 0)
-            a->force = 1;
-        else if (argv[i][0] == '-' && argv[i][1] == '-')
-            unknown_option(argv[i]);
-        else
-            a->items[a->count++] = argv[i];
+        if (parse_measure_option(argc, argv, &i, a) || parse_output_option(argc, argv, &i, a))
+            continue;
+        if (argv[i][0] == '-' && argv[i][1] == '-') unknown_option(argv[i]);
+        a->items[a->count++] = argv[i];
     }
     o->threads = a->threads;
     o->roofline = &a->roofline;
@@ -156,18 +194,7 @@ static void parse_run_args(int argc, char **argv, run_args *a)
              spb_precision_str(o->config.precision), o->precision_count == 2 ? "," : "",
              o->precision_count == 2 ? spb_precision_str(SPB_FP32) : "");
     check_operand(o);
-    char block[32] = "auto";
-    if (o->config.block_size) snprintf(block, sizeof block, "%d", o->config.block_size);
-    int used = snprintf(a->settings, sizeof a->settings, "hack_size=%d block_size=%s seed=%llu",
-                        (int)o->config.hack_size, block, (unsigned long long)o->seed);
-    if (o->config.tile && used < (int)sizeof a->settings)
-        used += snprintf(a->settings + used, sizeof a->settings - (size_t)used, " tile=%d",
-                         o->config.tile);
-    if (o->op == operation_spgemm() &&
-        used < (int)sizeof a->settings) /* B is part of what was measured */
-        snprintf(a->settings + used, sizeof a->settings - (size_t)used, " b=%s",
-                 o->operand ? o->operand : "self");
-    o->settings = a->settings;
+    compose_settings(a);
 }
 
 /* How many kernels the patterns select, and how many of them are CUDA's. */
@@ -185,15 +212,14 @@ static int count_selected(const spb_run_opts *o, int *cuda)
 
 /* A results file that already holds rows is kept unless the user says
  * what to do with it: --resume continues it, --force overwrites it. */
-static int refuses_overwrite(const char *path, const char *option)
+static spb_status refuse_overwrite(const char *path, const char *option, char *msg)
 {
     struct stat st;
-    if (!path || stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return 0;
-    fprintf(stderr,
-            "spbench: %s %s: the file already holds results; --resume continues it, --force "
-            "overwrites it\n",
-            option, path);
-    return 1;
+    if (!path || stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return SPB_OK;
+    return spb_fail(msg, SPB_ERR_INVALID,
+                    "%s %s: the file already holds results; --resume continues it, --force "
+                    "overwrites it",
+                    option, path);
 }
 
 /* More threads than OpenMP has processors time the contention, not the kernel. */
@@ -222,52 +248,57 @@ static int is_results_json(const char *path)
 /* Claims the CSV and JSON (locked for this run alone) and checks every
  * output before any is emptied, reads back the rows to resume, then opens
  * the streams and the cache folder; 0 after saying why not. */
+/* Claims the CSV and the JSON, then checks that they may be written as
+ * asked, before anything is emptied. */
+static spb_status claim_outputs(run_args *a, spb_output *csv, spb_output *json, char *msg)
+{
+    const spb_run_opts *o = &a->opts;
+    struct stat sb;
+    spb_status st = SPB_OK;
+    if (a->resume && !o->csv_path)
+        st = spb_fail(msg, SPB_ERR_INVALID, "--resume needs --csv FILE (the rows to resume from)");
+    if (st == SPB_OK && o->csv_path) st = output_claim(csv, o->csv_path, "--csv", a->resume, msg);
+    if (st == SPB_OK && output_is_file(csv, o->json_path))
+        st = spb_fail(msg, SPB_ERR_INVALID,
+                      "--csv and --json name one file (%s): give each its own", o->csv_path);
+    if (st == SPB_OK && o->json_path) st = output_claim(json, o->json_path, "--json", 0, msg);
+    if (st == SPB_OK && !a->resume && !a->force) st = refuse_overwrite(o->csv_path, "--csv", msg);
+    if (st == SPB_OK && !a->resume && !a->force) st = refuse_overwrite(o->json_path, "--json", msg);
+    if (st == SPB_OK && a->resume && !a->force && json->regular && stat(o->json_path, &sb) == 0 &&
+        sb.st_size > 0 && !is_results_json(o->json_path))
+        st = spb_fail(msg, SPB_ERR_INVALID,
+                      "--json %s: the file is not a spbench results JSON, and --resume rewrites "
+                      "the JSON whole; name another file, or --force to replace it",
+                      o->json_path);
+    return st;
+}
+
+/* Claims and checks every output before any is emptied, reads back the
+ * rows to resume, then opens the streams and the cache folder; 0 after
+ * saying why not. */
 static int open_outputs(run_args *a, const spb_source_list *list, spb_done_set *done,
                         int *csv_has_header)
 {
     spb_run_opts *o = &a->opts;
     spb_output csv = {.fd = -1}, json = {.fd = -1};
     char msg[SPB_MSG_LEN] = "";
-    int ok = 0;
-    struct stat sb;
-    if (a->resume && !o->csv_path)
-        fprintf(stderr, "spbench: --resume needs --csv FILE (the rows to resume from)\n");
-    else if (o->csv_path && output_claim(&csv, o->csv_path, "--csv", a->resume, msg) != SPB_OK)
-        fprintf(stderr, "spbench: %s\n", msg);
-    else if (output_is_file(&csv, o->json_path))
-        fprintf(stderr, "spbench: --csv and --json name one file (%s): give each its own\n",
-                o->csv_path);
-    else if (o->json_path && output_claim(&json, o->json_path, "--json", 0, msg) != SPB_OK)
-        fprintf(stderr, "spbench: %s\n", msg);
-    else if (!a->resume && !a->force &&
-             (refuses_overwrite(o->csv_path, "--csv") || refuses_overwrite(o->json_path, "--json")))
-        ; /* said why */
-    else if (a->resume && !a->force && json.regular && stat(o->json_path, &sb) == 0 &&
-             sb.st_size > 0 && !is_results_json(o->json_path))
-        fprintf(stderr,
-                "spbench: --json %s: the file is not a spbench results JSON, and --resume "
-                "rewrites the JSON whole; name another file, or --force to replace it\n",
-                o->json_path);
-    else if (a->resume && resume_load(o->csv_path, done, csv_has_header, msg) != SPB_OK)
-        fprintf(stderr, "spbench: %s\n", msg);
-    else if (a->resume && run_check_sources(list, done, o->csv_path, msg) != SPB_OK)
-        fprintf(stderr, "spbench: %s\n", msg);
-    else if (o->cache_dir && mkdir(o->cache_dir, 0777) != 0 && errno != EEXIST)
-        fprintf(stderr, "spbench: --cache %s: cannot create: %s\n", o->cache_dir, strerror(errno));
-    else if (o->csv_path && !(o->csv = output_stream(&csv, !a->resume, msg)))
-        fprintf(stderr, "spbench: %s\n", msg);
-    else if (o->json_path && !(o->json = output_stream(&json, 1, msg)))
-        fprintf(stderr, "spbench: %s\n", msg);
-    else
-        ok = 1;
+    spb_status st = claim_outputs(a, &csv, &json, msg);
+    if (st == SPB_OK && a->resume) st = resume_load(o->csv_path, done, csv_has_header, msg);
+    if (st == SPB_OK && a->resume) st = run_check_sources(list, done, o->csv_path, msg);
+    if (st == SPB_OK && o->cache_dir && mkdir(o->cache_dir, 0777) != 0 && errno != EEXIST)
+        st = spb_fail(msg, SPB_ERR_IO, "--cache %s: cannot create: %s", o->cache_dir,
+                      strerror(errno));
+    if (st == SPB_OK && o->csv_path && !(o->csv = output_stream(&csv, !a->resume, msg)))
+        st = SPB_ERR_IO;
+    if (st == SPB_OK && o->json_path && !(o->json = output_stream(&json, 1, msg))) st = SPB_ERR_IO;
     output_abandon(&csv);
     output_abandon(&json);
-    if (!ok) {
-        if (o->csv) fclose(o->csv);
-        o->csv = NULL;
-        resume_free(done);
-    }
-    return ok;
+    if (st == SPB_OK) return 1;
+    fprintf(stderr, "spbench: %s\n", msg);
+    if (o->csv) fclose(o->csv);
+    o->csv = NULL;
+    resume_free(done);
+    return 0;
 }
 
 /* The bounds at every thread count in use (and the GPU's when GPU kernels
@@ -476,6 +507,42 @@ static void print_resume_hint(int argc, char **argv, const run_args *a, int rows
     fprintf(stderr, "%s\n", a->resume ? "" : " --resume");
 }
 
+/* The matrices to measure: expanded, then this shard's share; exits on a
+ * usage error. */
+static spb_source_list matrices_or_exit(run_args *a)
+{
+    spb_source_list list = expand_or_exit(a->count, a->items);
+    spb_free(a->items);
+    a->items = NULL;
+    char msg[SPB_MSG_LEN] = "";
+    if (a->shards && sources_shard(&list, a->shard, a->shards, msg) != SPB_OK) {
+        fprintf(stderr, "spbench: %s\n", msg);
+        sources_free(&list);
+        exit(EXIT_USAGE);
+    }
+    return list;
+}
+
+/* The closing lines: best kernels, totals, noise; the exit status. */
+static int finish_run(int argc, char **argv, const run_args *a, spb_run_totals *totals)
+{
+    run_print_summary(stdout, totals); /* rows read back included: it names their kernels */
+    printf("# %d rows: %d ok, %d wrong, %d skipped, %d error", totals->rows, totals->ok,
+           totals->wrong, totals->skipped, totals->errors);
+    if (a->resume)
+        printf("; %d were already in %s, %d measured now", totals->resumed, a->opts.csv_path,
+               totals->rows - totals->resumed);
+    printf("\n");
+    print_noise_summary(totals, &a->machine);
+    int stopped_by = run_stop_requested();
+    if (stopped_by) {
+        fflush(stdout);
+        print_resume_hint(argc, argv, a, totals->rows - totals->resumed, stopped_by);
+        return 128 + stopped_by;
+    }
+    return totals->wrong || totals->errors ? EXIT_RESULTS_BAD : 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
     static run_args a; /* large: thread lists, messages */
@@ -485,21 +552,13 @@ int cmd_run(int argc, char **argv)
     if (!selected) {
         fprintf(stderr, "spbench: --kernels '%s' matches no kernel (see spbench --list)\n",
                 a.opts.kernels);
-        spb_free(a.items);
         return EXIT_USAGE;
     }
-    spb_source_list list = expand_or_exit(a.count, a.items);
-    spb_free(a.items);
-    char msg[SPB_MSG_LEN] = "";
-    if (a.shards && sources_shard(&list, a.shard, a.shards, msg) != SPB_OK) {
-        fprintf(stderr, "spbench: %s\n", msg);
-        sources_free(&list);
-        return EXIT_USAGE;
-    }
+    spb_source_list list = matrices_or_exit(&a);
     if (gethostname(a.host, sizeof a.host - 1) != 0) snprintf(a.host, sizeof a.host, "unknown");
     a.opts.host = a.host;
     spb_done_set done = {0};
-    int csv_has_header = 0;
+    int csv_has_header = 0, code = EXIT_RESULTS_BAD;
     if (!open_outputs(&a, &list, &done, &csv_has_header)) {
         sources_free(&list);
         return EXIT_USAGE;
@@ -507,6 +566,7 @@ int cmd_run(int argc, char **argv)
     if (a.resume) a.opts.done = &done;
     catch_stop_signals();
     warn_oversubscribed(&a.opts);
+    char msg[SPB_MSG_LEN] = "";
     spb_status st = csv_has_header ? SPB_OK : report_csv_header(a.opts.csv, a.opts.csv_path, msg);
     if (st == SPB_OK) st = measure_rooflines(&a, selected_cuda, msg);
     machine_load_start(&a.machine, &a.roofline);
@@ -517,27 +577,11 @@ int cmd_run(int argc, char **argv)
     if (st == SPB_OK) st = run_all(&a, &list, &totals, msg);
     st = close_outputs(&a.opts, st, msg);
     sources_free(&list);
-    if (st != SPB_OK) {
+    if (st != SPB_OK)
         fprintf(stderr, "spbench: %s\n", msg);
-        run_totals_free(&totals);
-        resume_free(&done);
-        return EXIT_RESULTS_BAD;
-    }
-    run_print_summary(stdout, &totals); /* rows read back included: it names their kernels */
+    else
+        code = finish_run(argc, argv, &a, &totals);
     run_totals_free(&totals);
     resume_free(&done);
-    printf("# %d rows: %d ok, %d wrong, %d skipped, %d error", totals.rows, totals.ok, totals.wrong,
-           totals.skipped, totals.errors);
-    if (a.resume)
-        printf("; %d were already in %s, %d measured now", totals.resumed, a.opts.csv_path,
-               totals.rows - totals.resumed);
-    printf("\n");
-    print_noise_summary(&totals, &a.machine);
-    int stopped_by = run_stop_requested();
-    if (stopped_by) {
-        fflush(stdout);
-        print_resume_hint(argc, argv, &a, totals.rows - totals.resumed, stopped_by);
-        return 128 + stopped_by;
-    }
-    return totals.wrong || totals.errors ? EXIT_RESULTS_BAD : 0;
+    return code;
 }

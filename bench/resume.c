@@ -119,11 +119,51 @@ static spb_status drop_partial_line(const char *path, char *msg)
     return SPB_OK;
 }
 
-spb_status resume_load(const char *path, spb_done_set *done, int *has_header, char *msg)
+/* The key columns' places in this version's header. */
+enum { MATRIX, OPERATION, KERNEL, PRECISION, THREADS, SETTINGS, KEY_COLUMNS };
+
+typedef struct {
+    int col[KEY_COLUMNS];
+    int last; /* the rightmost of them: a row must reach it */
+} key_columns;
+
+static void find_key_columns(key_columns *kc)
 {
-    memset(done, 0, sizeof *done);
-    *has_header = 0;
+    static const char *const names[KEY_COLUMNS] = {"matrix",    "operation", "kernel",
+                                                   "precision", "threads",   "settings"};
+    char header[1024], *columns[MAX_COLUMNS];
+    snprintf(header, sizeof header, "%s", report_csv_columns());
+    int count = csv_split(header, columns, MAX_COLUMNS);
+    kc->last = 0;
+    for (int k = 0; k < KEY_COLUMNS; k++) {
+        kc->col[k] = column_index(columns, count, names[k]);
+        if (kc->col[k] > kc->last) kc->last = kc->col[k];
+    }
+}
+
+/* One data line (line number `number`, len bytes) into the set. */
+static spb_status read_row(const char *path, long number, char *line, size_t len,
+                           const key_columns *kc, spb_done_set *done, char *msg)
+{
+    char *fields[MAX_COLUMNS], whole[1 << 16];
+    memcpy(whole, line, len + 1); /* csv_split writes into the line */
+    int count = csv_split(line, fields, MAX_COLUMNS);
+    if (count <= kc->last)
+        return spb_fail(msg, SPB_ERR_PARSE, "%s:%ld: row has %d fields", path, number, count);
+    char key[1024];
+    spb_row_key row = {fields[kc->col[MATRIX]],        fields[kc->col[OPERATION]],
+                       fields[kc->col[KERNEL]],        fields[kc->col[PRECISION]],
+                       atoi(fields[kc->col[THREADS]]), fields[kc->col[SETTINGS]]};
+    resume_key(key, sizeof key, &row);
+    return add_row(done, key, whole, msg);
+}
+
+/* The results file opened for reading after its partial last line is cut
+ * off; *f NULL (and SPB_OK) when there is no file yet. */
+static spb_status open_to_resume(const char *path, FILE **f, char *msg)
+{
     struct stat sb;
+    *f = NULL;
     if (stat(path, &sb) != 0) {
         if (errno == ENOENT) return SPB_OK;
         return spb_fail(msg, SPB_ERR_IO, "%s: cannot open to resume: %s", path, strerror(errno));
@@ -133,56 +173,39 @@ spb_status resume_load(const char *path, spb_done_set *done, int *has_header, ch
                         "%s: not a regular file: --resume reads its rows back and appends to it",
                         path);
     spb_status st = drop_partial_line(path, msg);
-    if (st != SPB_OK) return st;
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return spb_fail(msg, SPB_ERR_IO, "%s: cannot open to resume: %s", path, strerror(errno));
+    if (st == SPB_OK && !(*f = fopen(path, "r")))
+        st = spb_fail(msg, SPB_ERR_IO, "%s: cannot open to resume: %s", path, strerror(errno));
+    return st;
+}
+
+spb_status resume_load(const char *path, spb_done_set *done, int *has_header, char *msg)
+{
+    memset(done, 0, sizeof *done);
+    *has_header = 0;
+    FILE *f;
+    spb_status st = open_to_resume(path, &f, msg);
+    if (st != SPB_OK || !f) return st;
     size_t cap = 1 << 16;
     char *line = spb_malloc(cap, 1);
-    if (!line && st == SPB_OK) st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
-    enum { MATRIX, OPERATION, KERNEL, PRECISION, THREADS, SETTINGS, KEY_COLUMNS };
-    static const char *const key_names[KEY_COLUMNS] = {"matrix",    "operation", "kernel",
-                                                       "precision", "threads",   "settings"};
-    int key_col[KEY_COLUMNS] = {0}, last_key_col = 0;
-    long number = 0;
-    while (st == SPB_OK && fgets(line, (int)cap, f)) {
-        number++;
+    if (!line) st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
+    key_columns kc;
+    find_key_columns(&kc);
+    for (long number = 1; st == SPB_OK && fgets(line, (int)cap, f); number++) {
         size_t len = strcspn(line, "\r\n");
         if (line[len] == '\0' && !feof(f)) {
             st = spb_fail(msg, SPB_ERR_PARSE, "%s:%ld: line too long", path, number);
             break;
         }
         line[len] = '\0';
-        if (number == 1) {
-            if (strcmp(line, report_csv_columns()) != 0) {
-                st = spb_fail(msg, SPB_ERR_PARSE,
-                              "%s: its header is not this spbench's results header; "
-                              "resume into a new file",
-                              path);
-                break;
-            }
+        if (number > 1)
+            st = read_row(path, number, line, len, &kc, done, msg);
+        else if (strcmp(line, report_csv_columns()) == 0)
             *has_header = 1;
-            char *names[MAX_COLUMNS];
-            int count = csv_split(line, names, MAX_COLUMNS);
-            for (int k = 0; k < KEY_COLUMNS; k++) {
-                key_col[k] = column_index(names, count, key_names[k]);
-                if (key_col[k] > last_key_col) last_key_col = key_col[k];
-            }
-            continue;
-        }
-        char *fields[MAX_COLUMNS], whole[1 << 16];
-        memcpy(whole, line, len + 1); /* csv_split writes into the line */
-        int count = csv_split(line, fields, MAX_COLUMNS);
-        if (count <= last_key_col) {
-            st = spb_fail(msg, SPB_ERR_PARSE, "%s:%ld: row has %d fields", path, number, count);
-            break;
-        }
-        char key[1024];
-        spb_row_key row = {fields[key_col[MATRIX]],        fields[key_col[OPERATION]],
-                           fields[key_col[KERNEL]],        fields[key_col[PRECISION]],
-                           atoi(fields[key_col[THREADS]]), fields[key_col[SETTINGS]]};
-        resume_key(key, sizeof key, &row);
-        st = add_row(done, key, whole, msg);
+        else
+            st = spb_fail(msg, SPB_ERR_PARSE,
+                          "%s: its header is not this spbench's results header; resume into a "
+                          "new file",
+                          path);
     }
     spb_free(line);
     fclose(f);

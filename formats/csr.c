@@ -75,6 +75,40 @@ static void sort_row(spb_index *SPB_RESTRICT col, spb_value *SPB_RESTRICT val, s
     }
 }
 
+/* Rows sorted by column, duplicates summed while compacting in place;
+ * SPB_ERR_PARSE when finite duplicates sum beyond the double range. */
+static spb_status sort_and_sum_rows(spb_csr *A, col_val *scratch, char *msg)
+{
+    spb_index out = 0;
+    for (spb_index i = 0; i < A->m; i++) {
+        spb_index begin = A->row_ptr[i], len = A->row_ptr[i + 1] - begin;
+        spb_index *col = A->col_idx + begin;
+        spb_value *val = A->val + begin;
+        for (spb_index k = 1; k < len; k++)
+            if (col[k - 1] >= col[k]) {
+                sort_row(col, val, len, scratch);
+                break;
+            }
+        A->row_ptr[i] = out;
+        for (spb_index k = 0; k < len; k++) {
+            if (out > A->row_ptr[i] && A->col_idx[out - 1] == col[k]) {
+                A->val[out - 1] += val[k];
+                if (!isfinite(A->val[out - 1]))
+                    return spb_fail(msg, SPB_ERR_PARSE,
+                                    "duplicate entries at (%d, %d) sum beyond the double range",
+                                    (int)i + 1, (int)col[k] + 1);
+            } else {
+                A->col_idx[out] = col[k];
+                A->val[out] = val[k];
+                out++;
+            }
+        }
+    }
+    A->row_ptr[A->m] = out;
+    A->nnz = out;
+    return SPB_OK;
+}
+
 spb_status csr_from_coo(const spb_coo *coo, spb_csr *A, char *msg)
 {
     spb_index m = coo->m;
@@ -97,55 +131,20 @@ spb_status csr_from_coo(const spb_coo *coo, spb_csr *A, char *msg)
     }
     spb_index *next = spb_malloc((size_t)m, sizeof *next);
     col_val *scratch = spb_malloc((size_t)longest, sizeof *scratch);
-    if (!next || !scratch) {
-        spb_free(next);
-        spb_free(scratch);
-        csr_free(A);
-        return spb_fail(msg, SPB_ERR_NOMEM, "out of memory converting COO to CSR");
-    }
-    memcpy(next, A->row_ptr, (size_t)m * sizeof *next);
-    for (spb_index k = 0; k < coo->nnz; k++) {
-        spb_index slot = next[coo->row[k]]++;
-        A->col_idx[slot] = coo->col[k];
-        A->val[slot] = coo->val[k];
-    }
-    /* Sort each row, then sum duplicates while compacting in place. */
-    spb_index out = 0;
-    for (spb_index i = 0; i < m; i++) {
-        spb_index begin = A->row_ptr[i], end = A->row_ptr[i + 1];
-        spb_index *col = A->col_idx + begin;
-        spb_value *val = A->val + begin;
-        spb_index len = end - begin;
-        for (spb_index k = 1; k < len; k++)
-            if (col[k - 1] >= col[k]) {
-                sort_row(col, val, len, scratch);
-                break;
-            }
-        A->row_ptr[i] = out;
-        for (spb_index k = 0; k < len; k++) {
-            if (out > A->row_ptr[i] && A->col_idx[out - 1] == col[k]) {
-                A->val[out - 1] += val[k];
-                if (!isfinite(A->val[out - 1])) { /* finite values whose sum is not */
-                    spb_index at = col[k];
-                    spb_free(next);
-                    spb_free(scratch);
-                    csr_free(A);
-                    return spb_fail(msg, SPB_ERR_PARSE,
-                                    "duplicate entries at (%d, %d) sum beyond the double range",
-                                    (int)i + 1, (int)at + 1);
-                }
-            } else {
-                A->col_idx[out] = col[k];
-                A->val[out] = val[k];
-                out++;
-            }
+    if (!next || !scratch) st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory converting COO to CSR");
+    if (st == SPB_OK) {
+        memcpy(next, A->row_ptr, (size_t)m * sizeof *next);
+        for (spb_index k = 0; k < coo->nnz; k++) {
+            spb_index slot = next[coo->row[k]]++;
+            A->col_idx[slot] = coo->col[k];
+            A->val[slot] = coo->val[k];
         }
+        st = sort_and_sum_rows(A, scratch, msg);
     }
-    A->row_ptr[m] = out;
-    A->nnz = out;
     spb_free(next);
     spb_free(scratch);
-    return SPB_OK;
+    if (st != SPB_OK) csr_free(A);
+    return st;
 }
 
 spb_status csr_check(const spb_csr *A, char *msg)

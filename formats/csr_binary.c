@@ -84,8 +84,11 @@ static void checksum_add(checksum *c, const void *data, size_t bytes)
  * stored, which halves large graph files. */
 static int values_uniform(const spb_csr *A)
 {
-    for (spb_index k = 1; k < A->nnz; k++)
-        if (memcmp(&A->val[k], &A->val[0], sizeof A->val[0]) != 0) return 0;
+    /* bits, not values: the cache must give back -0.0 as -0.0 */
+    for (spb_index k = 1; k < A->nnz; k++) {
+        int same = memcmp(&A->val[k], &A->val[0], sizeof A->val[0]) == 0; // NOLINT(bugprone-*)
+        if (!same) return 0;
+    }
     return A->nnz > 0;
 }
 
