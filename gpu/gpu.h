@@ -34,8 +34,9 @@ int gpu_available(char *why);
 spb_status gpu_bandwidth_samples(int passes, double *copy_gbs, double *read_gbs, char *msg);
 
 /* The device SpMV rows of the kernel table (CUDA kernels, cuSPARSE and
- * auto.cuda, fp64; see spmv_csr.cu, spmv_merge.cu, spmv_hll.cu,
- * spmv_cusparse.cu, spmv_auto.cu): none when built without CUDA. */
+ * auto.cuda, each in fp64 and fp32; see spmv_csr.cu, spmv_merge.cu,
+ * spmv_colblock.cu, spmv_hll.cu, spmv_cusparse.cu, spmv_auto.cu): none
+ * when built without CUDA. */
 int gpu_spmv_kernel_count(void);
 const spb_kernel *gpu_spmv_kernel(int index); /* 0 <= index < count */
 

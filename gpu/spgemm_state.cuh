@@ -30,7 +30,7 @@ struct gpu_spgemm_variant {
 };
 
 struct gpu_spgemm_state {
-    gpu_state core; /* failure record and the whole-product events */
+    gpu_record core; /* failure record and the whole-product events */
     const gpu_spgemm_variant *variant;
     gpu_csr A, B, C;
     int block_size, tile;

@@ -7,10 +7,45 @@
 #include "reduce.cuh"
 
 #define DEFAULT_BLOCK  256
-#define LONG_ROW       512 /* csr.cuda.adaptive: longer rows get a block each */
-#define LONG_BLOCK     256 /* threads of the block that takes one long row */
-#define BIN_LONG_CLASS 12  /* csr.cuda.binned: rows longer than 2^12 get a block each */
-#define STREAM_ITEMS   4   /* csr.cuda.stream: entries per thread in a tile */
+#define LONG_ROW       512  /* csr.cuda.adaptive: longer rows get a block each */
+#define LONG_BLOCK     256  /* threads of the block that takes one long row */
+#define BIN_LONG_CLASS 12   /* csr.cuda.binned: rows longer than 2^12 get a block each */
+#define BIN_LONG_ROW   4096 /* that length, for the descriptions */
+#define STREAM_ITEMS   4    /* csr.cuda.stream: entries per thread in a tile */
+static_assert(1 << BIN_LONG_CLASS == BIN_LONG_ROW, "BIN_LONG_ROW is 2^BIN_LONG_CLASS");
+#define TEXT_OF(x) #x
+#define TEXT(x)    TEXT_OF(x) /* a constant's digits, for a description */
+
+/* csr.cuda.binned: the rows sorted by length class into segments, each
+ * launched as `lanes` threads per row (more than a warp: a block per row);
+ * segment s takes blocks [first_block[s], first_block[s+1]) and rows
+ * [first_row[s], first_row[s] + rows[s]) of the sorted row list. */
+#define BIN_SEGMENTS 16
+struct bin_segments {
+    int count;
+    int first_block[BIN_SEGMENTS + 1];
+    int first_row[BIN_SEGMENTS], rows[BIN_SEGMENTS], lanes[BIN_SEGMENTS];
+};
+
+/* What each family of this file prepares beyond the CSR arrays
+ * (gpu_state.family). */
+struct texture_data { /* csr.cuda.texture */
+    cudaTextureObject_t x_tex;
+    int made;
+};
+struct adaptive_data { /* csr.cuda.adaptive and .pattern */
+    int lanes;         /* threads per short row */
+    int *d_long_rows;  /* rows longer than LONG_ROW, a block each */
+    int long_count;
+};
+struct binned_data { /* csr.cuda.binned and .pattern */
+    bin_segments bins;
+    int *d_bin_rows; /* rows in segment order */
+};
+struct stream_data { /* csr.cuda.stream and .pattern */
+    int tiles;
+    int *d_tile_row; /* each tile's first row; tiles + 1 */
+};
 
 /* csr.cuda.thread — one thread per row; neighbouring threads read distant
  * entries (uncoalesced), fine for short rows, poor for long ones. The
@@ -140,13 +175,13 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
  * row coalesced and reduces it with segmented shuffles. Longer rows are
  * left to csr_long_row_kernel, so one giant row cannot hold up its warp.
  * Every thread reaches the shuffles (no early exit): blockDim.x is a
- * multiple of 32. With PATTERN (csr.cuda.pattern) val is not read and each
+ * multiple of 32. With PATTERN (csr.cuda.adaptive.pattern) val is not read and each
  * row's sum is multiplied by scale. */
 template <typename T, bool PATTERN>
 static __global__ void __launch_bounds__(MAX_BLOCK)
-    csr_vector_kernel(int m, int lanes, const int *__restrict__ row_ptr,
-                      const int *__restrict__ col_idx, const T *__restrict__ val, T scale,
-                      const T *__restrict__ x, T *__restrict__ y)
+    csr_adaptive_kernel(int m, int lanes, const int *__restrict__ row_ptr,
+                        const int *__restrict__ col_idx, const T *__restrict__ val, T scale,
+                        const T *__restrict__ x, T *__restrict__ y)
 {
     long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     long long row = tid / lanes;
@@ -304,33 +339,36 @@ template <typename T> static void launch_ldg(gpu_state *s)
 template <typename T> static void launch_texture(gpu_state *s)
 {
     csr_texture_kernel<T><<<gpu_grid(s, WARP), s->block_size>>>(
-        s->m, s->d_row_ptr, s->d_col_idx, (const T *)s->d_val, s->x_tex, (T *)s->d_y);
+        s->m, s->d_row_ptr, s->d_col_idx, (const T *)s->d_val, gpu_family<texture_data>(s)->x_tex,
+        (T *)s->d_y);
 }
 
-template <typename T, bool PATTERN> static void launch_vector(gpu_state *s)
+template <typename T, bool PATTERN> static void launch_adaptive(gpu_state *s)
 {
+    const adaptive_data *d = gpu_family<adaptive_data>(s);
     const T *val = (const T *)s->d_val, *x = (const T *)s->d_x, scale = (T)s->iso_value;
     T *y = (T *)s->d_y;
-    csr_vector_kernel<T, PATTERN><<<gpu_grid(s, s->lanes), s->block_size>>>(
-        s->m, s->lanes, s->d_row_ptr, s->d_col_idx, val, scale, x, y);
-    if (s->long_count > 0)
-        csr_long_row_kernel<T, PATTERN><<<s->long_count, LONG_BLOCK>>>(
-            s->d_long_rows, s->d_row_ptr, s->d_col_idx, val, scale, x, y);
+    csr_adaptive_kernel<T, PATTERN><<<gpu_grid(s, d->lanes), s->block_size>>>(
+        s->m, d->lanes, s->d_row_ptr, s->d_col_idx, val, scale, x, y);
+    if (d->long_count > 0)
+        csr_long_row_kernel<T, PATTERN><<<d->long_count, LONG_BLOCK>>>(
+            d->d_long_rows, s->d_row_ptr, s->d_col_idx, val, scale, x, y);
 }
 
 template <typename T, bool PATTERN> static void launch_binned(gpu_state *s)
 {
-    const bin_segments &plan = s->bins;
-    csr_binned_kernel<T, PATTERN><<<plan.first_block[plan.count], s->block_size>>>(
-        plan, s->d_bin_rows, s->d_row_ptr, s->d_col_idx, (const T *)s->d_val, (T)s->iso_value,
+    const binned_data *d = gpu_family<binned_data>(s);
+    csr_binned_kernel<T, PATTERN><<<d->bins.first_block[d->bins.count], s->block_size>>>(
+        d->bins, d->d_bin_rows, s->d_row_ptr, s->d_col_idx, (const T *)s->d_val, (T)s->iso_value,
         (const T *)s->d_x, (T *)s->d_y);
 }
 
 template <typename T, bool PATTERN> static void launch_stream(gpu_state *s)
 {
+    const stream_data *d = gpu_family<stream_data>(s);
     size_t shared = (size_t)s->block_size * STREAM_ITEMS * sizeof(T);
-    csr_stream_kernel<T, PATTERN><<<s->tiles, s->block_size, shared>>>(
-        s->d_tile_row, s->d_row_ptr, s->d_col_idx, (const T *)s->d_val, (T)s->iso_value,
+    csr_stream_kernel<T, PATTERN><<<d->tiles, s->block_size, shared>>>(
+        d->d_tile_row, s->d_row_ptr, s->d_col_idx, (const T *)s->d_val, (T)s->iso_value,
         (const T *)s->d_x, (T *)s->d_y);
 }
 
@@ -357,11 +395,19 @@ static spb_status setup_texture(gpu_state *s, const spb_csr *A, char *msg)
     cudaTextureDesc tex;
     memset(&tex, 0, sizeof tex);
     tex.readMode = cudaReadModeElementType;
-    if (gpu_cuda_failed(s, cudaCreateTextureObject(&s->x_tex, &res, &tex, NULL),
+    texture_data *d = gpu_family_new<texture_data>(s);
+    if (!d) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
+    if (gpu_cuda_failed(s, cudaCreateTextureObject(&d->x_tex, &res, &tex, NULL),
                         "cudaCreateTextureObject"))
         return gpu_state_fail(s, msg);
-    s->has_tex = 1;
+    d->made = 1;
     return SPB_OK;
+}
+
+static void release_texture(gpu_state *s)
+{
+    texture_data *d = gpu_family<texture_data>(s);
+    if (d->made) cudaDestroyTextureObject(d->x_tex);
 }
 
 /* csr.cuda.adaptive's plan: the rows longer than LONG_ROW go to a list
@@ -385,13 +431,20 @@ static spb_status setup_adaptive(gpu_state *s, const spb_csr *A, char *msg)
     for (spb_index i = 0; i < A->m; i++)
         if (A->row_ptr[i + 1] - A->row_ptr[i] > LONG_ROW) long_rows[count++] = i;
     double mean = short_rows ? (double)short_entries / short_rows : 1.0;
-    s->lanes = 1;
-    while (s->lanes < WARP && 2.0 * s->lanes < mean) s->lanes *= 2;
-    s->long_count = (int)count;
-    int failed = gpu_upload(s, (void **)&s->d_long_rows, long_rows, (size_t)count, sizeof(int));
+    adaptive_data *d = gpu_family_new<adaptive_data>(s);
+    if (!d) {
+        spb_free(long_rows);
+        return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
+    }
+    d->lanes = 1;
+    while (d->lanes < WARP && 2.0 * d->lanes < mean) d->lanes *= 2;
+    d->long_count = (int)count;
+    int failed = gpu_upload(s, (void **)&d->d_long_rows, long_rows, (size_t)count, sizeof(int));
     spb_free(long_rows);
     return failed ? gpu_state_fail(s, msg) : SPB_OK;
 }
+
+static void release_adaptive(gpu_state *s) { cudaFree(gpu_family<adaptive_data>(s)->d_long_rows); }
 
 /* csr.cuda.binned's plan: each row's class is the bit length of len - 1
  * (len <= 1: class 0), classes above BIN_LONG_CLASS form the block-per-row
@@ -432,12 +485,19 @@ static spb_status setup_binned(gpu_state *s, const spb_csr *A, char *msg)
     }
     plan.first_block[plan.count] = (int)first_block;
     for (spb_index i = 0; i < A->m; i++) rows[at[cls[i]]++] = i;
-    s->bins = plan;
-    int failed = gpu_upload(s, (void **)&s->d_bin_rows, rows, (size_t)A->m, sizeof(int));
+    binned_data *d = gpu_family_new<binned_data>(s);
+    int failed = !d;
+    if (d) {
+        d->bins = plan;
+        failed = gpu_upload(s, (void **)&d->d_bin_rows, rows, (size_t)A->m, sizeof(int));
+    }
     spb_free(cls);
     spb_free(rows);
+    if (!d) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
     return failed ? gpu_state_fail(s, msg) : SPB_OK;
 }
+
+static void release_binned(gpu_state *s) { cudaFree(gpu_family<binned_data>(s)->d_bin_rows); }
 
 /* csr.cuda.stream's tiles: consecutive rows taken while the tile stays
  * within block_size * STREAM_ITEMS entries and block_size rows; a longer
@@ -457,48 +517,57 @@ static spb_status setup_stream(gpu_state *s, const spb_csr *A, char *msg)
         i = end;
     }
     tile_row[tiles] = A->m;
-    s->tiles = tiles;
-    int failed = gpu_upload(s, (void **)&s->d_tile_row, tile_row, (size_t)tiles + 1, sizeof(int));
+    stream_data *d = gpu_family_new<stream_data>(s);
+    int failed =
+        !d || gpu_upload(s, (void **)&d->d_tile_row, tile_row, (size_t)tiles + 1, sizeof(int));
     spb_free(tile_row);
+    if (!d) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
+    d->tiles = tiles;
     return failed ? gpu_state_fail(s, msg) : SPB_OK;
 }
 
+static void release_stream(gpu_state *s) { cudaFree(gpu_family<stream_data>(s)->d_tile_row); }
+
 /* ---- rows ---------------------------------------------------------------------- */
 
-static const gpu_variant thread_v = {
-    SPB_FORMAT_CSR, DEFAULT_BLOCK, 0, 0, NULL, GPU_LAUNCH(launch_thread), 0};
-static const gpu_variant warp_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK,           1, 0,
-                                   NULL,           GPU_LAUNCH(launch_warp), 0};
-static const gpu_variant warp_shared_v = {
-    SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, NULL, GPU_LAUNCH(launch_warp_shared), 0};
-static const gpu_variant warp_shared2d_v = {
-    SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, NULL, GPU_LAUNCH(launch_warp_shared2d), 0};
-static const gpu_variant ldg_v = {SPB_FORMAT_CSR, DEFAULT_BLOCK,          1, 0,
-                                  NULL,           GPU_LAUNCH(launch_ldg), 0};
-static const gpu_variant texture_v = {
-    SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, setup_texture, GPU_LAUNCH(launch_texture), 0};
-static const gpu_variant adaptive_v = {SPB_FORMAT_CSR,
-                                       DEFAULT_BLOCK,
-                                       1,
-                                       0,
-                                       setup_adaptive,
-                                       GPU_LAUNCH_PATTERN(launch_vector, false),
-                                       0};
-static const gpu_variant binned_v = {
-    SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, setup_binned, GPU_LAUNCH_PATTERN(launch_binned, false), 0};
-static const gpu_variant binned_pattern_v = {
-    SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, setup_binned, GPU_LAUNCH_PATTERN(launch_binned, true), 1};
-static const gpu_variant stream_v = {
-    SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, setup_stream, GPU_LAUNCH_PATTERN(launch_stream, false), 0};
-static const gpu_variant stream_pattern_v = {
-    SPB_FORMAT_CSR, DEFAULT_BLOCK, 1, 0, setup_stream, GPU_LAUNCH_PATTERN(launch_stream, true), 1};
-static const gpu_variant pattern_v = {SPB_FORMAT_CSR,
-                                      DEFAULT_BLOCK,
-                                      1,
-                                      0,
-                                      setup_adaptive,
-                                      GPU_LAUNCH_PATTERN(launch_vector, true),
-                                      1};
+/* A CSR variant of this file: default block, warps, no library parameter. */
+#define CSR_VARIANT(...)                                                                           \
+    {                                                                                              \
+        .format = SPB_FORMAT_CSR, .default_block = DEFAULT_BLOCK, __VA_ARGS__                      \
+    }
+
+static const gpu_variant thread_v = CSR_VARIANT(.launch = GPU_LAUNCH(launch_thread));
+static const gpu_variant warp_v =
+    CSR_VARIANT(.warp_multiple = 1, .launch = GPU_LAUNCH(launch_warp));
+static const gpu_variant warp_shared_v =
+    CSR_VARIANT(.warp_multiple = 1, .launch = GPU_LAUNCH(launch_warp_shared));
+static const gpu_variant warp_shared2d_v =
+    CSR_VARIANT(.warp_multiple = 1, .launch = GPU_LAUNCH(launch_warp_shared2d));
+static const gpu_variant ldg_v = CSR_VARIANT(.warp_multiple = 1, .launch = GPU_LAUNCH(launch_ldg));
+static const gpu_variant texture_v =
+    CSR_VARIANT(.warp_multiple = 1, .setup = setup_texture, .launch = GPU_LAUNCH(launch_texture),
+                .release = release_texture);
+static const gpu_variant adaptive_v =
+    CSR_VARIANT(.warp_multiple = 1, .setup = setup_adaptive,
+                .launch = GPU_LAUNCH_PATTERN(launch_adaptive, false), .release = release_adaptive);
+static const gpu_variant adaptive_pattern_v =
+    CSR_VARIANT(.warp_multiple = 1, .setup = setup_adaptive,
+                .launch = GPU_LAUNCH_PATTERN(launch_adaptive, true), .pattern = 1,
+                .release = release_adaptive);
+static const gpu_variant binned_v =
+    CSR_VARIANT(.warp_multiple = 1, .setup = setup_binned,
+                .launch = GPU_LAUNCH_PATTERN(launch_binned, false), .release = release_binned);
+static const gpu_variant binned_pattern_v =
+    CSR_VARIANT(.warp_multiple = 1, .setup = setup_binned,
+                .launch = GPU_LAUNCH_PATTERN(launch_binned, true), .pattern = 1,
+                .release = release_binned);
+static const gpu_variant stream_v =
+    CSR_VARIANT(.warp_multiple = 1, .setup = setup_stream,
+                .launch = GPU_LAUNCH_PATTERN(launch_stream, false), .release = release_stream);
+static const gpu_variant stream_pattern_v =
+    CSR_VARIANT(.warp_multiple = 1, .setup = setup_stream,
+                .launch = GPU_LAUNCH_PATTERN(launch_stream, true), .pattern = 1,
+                .release = release_stream);
 
 extern const spb_kernel gpu_csr_rows[] = {
     GPU_ROW("csr.cuda.thread", "csr", "CSR on the GPU, one thread per row", &thread_v),
@@ -516,29 +585,32 @@ extern const spb_kernel gpu_csr_rows[] = {
             "CSR on the GPU, one warp per row, x read through a texture object", &texture_v),
     GPU_ROW("csr.cuda.adaptive", "csr",
             "CSR on the GPU, a power-of-two group of threads per short row (sized from the mean "
-            "row length), a block per row longer than 512",
+            "row length), a block per row longer than " TEXT(LONG_ROW),
             &adaptive_v),
     GPU_ROW("csr.cuda.binned", "csr",
             "CSR on the GPU, rows sorted by length class in prepare, each class with its own "
-            "threads per row (half its length, up to a warp; a block per row beyond 4096), "
-            "one launch",
+            "threads per row (half its length, up to a warp; a block per row beyond " TEXT(
+                BIN_LONG_ROW) "), "
+                              "one launch",
             &binned_v),
     GPU_ROW("csr.cuda.binned.pattern", "csr.pattern",
             "csr.cuda.binned for a pattern matrix (all values equal): no values read (declines "
             "other matrices)",
             &binned_pattern_v),
     GPU_ROW("csr.cuda.stream", "csr",
-            "CSR on the GPU, rows cut in prepare into tiles of at most 4 entries per thread: each "
-            "block streams its tile's products into shared memory, then a thread sums each row "
-            "there (a longer row: a block alone)",
+            "CSR on the GPU, rows cut in prepare into tiles of at most " TEXT(
+                STREAM_ITEMS) " entries per thread: each "
+                              "block streams its tile's products into shared memory, then a thread "
+                              "sums each row "
+                              "there (a longer row: a block alone)",
             &stream_v),
     GPU_ROW("csr.cuda.stream.pattern", "csr.pattern",
             "csr.cuda.stream for a pattern matrix (all values equal): no values read (declines "
             "other matrices)",
             &stream_pattern_v),
-    GPU_ROW("csr.cuda.pattern", "csr.pattern",
+    GPU_ROW("csr.cuda.adaptive.pattern", "csr.pattern",
             "csr.cuda.adaptive for a pattern matrix (all values equal): no values read "
             "(declines other matrices)",
-            &pattern_v),
+            &adaptive_pattern_v),
 };
 extern const int gpu_csr_row_count = (int)(sizeof gpu_csr_rows / sizeof gpu_csr_rows[0]);

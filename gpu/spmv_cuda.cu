@@ -11,7 +11,7 @@
 
 /* ---- checked calls --------------------------------------------------------------- */
 
-int gpu_cuda_failed(gpu_state *s, cudaError_t err, const char *what)
+int gpu_cuda_failed(gpu_record *s, cudaError_t err, const char *what)
 {
     if (err == cudaSuccess) return 0;
     cudaGetLastError(); /* a non-sticky error must not resurface at a later launch check */
@@ -23,7 +23,7 @@ int gpu_cuda_failed(gpu_state *s, cudaError_t err, const char *what)
     return 1;
 }
 
-int gpu_cusparse_failed(gpu_state *s, cusparseStatus_t err, const char *what)
+int gpu_cusparse_failed(gpu_record *s, cusparseStatus_t err, const char *what)
 {
     if (err == CUSPARSE_STATUS_SUCCESS) return 0;
     /* both say the library ran short of memory (its own, or what it was given) */
@@ -37,12 +37,12 @@ int gpu_cusparse_failed(gpu_state *s, cusparseStatus_t err, const char *what)
     return 1;
 }
 
-spb_status gpu_state_fail(const gpu_state *s, char *msg)
+spb_status gpu_state_fail(const gpu_record *s, char *msg)
 {
     return spb_fail(msg, s->error, "%s", s->error_msg);
 }
 
-int gpu_upload(gpu_state *s, void **d_ptr, const void *host, size_t count, size_t size)
+int gpu_upload(gpu_record *s, void **d_ptr, const void *host, size_t count, size_t size)
 {
     if (gpu_cuda_failed(s, cudaMalloc(d_ptr, count * size > 0 ? count * size : size), "cudaMalloc"))
         return 1;
@@ -284,11 +284,8 @@ void gpu_row_release(void *state)
 {
     gpu_state *s = (gpu_state *)state;
     if (!s) return;
-    if (s->vec_x) cusparseDestroyDnVec(s->vec_x);
-    if (s->vec_y) cusparseDestroyDnVec(s->vec_y);
-    if (s->mat) cusparseDestroySpMat(s->mat);
-    if (s->handle) cusparseDestroy(s->handle);
-    if (s->has_tex) cudaDestroyTextureObject(s->x_tex);
+    if (s->family && s->variant->release) s->variant->release(s);
+    spb_free(s->family);
     if (s->start) cudaEventDestroy(s->start);
     if (s->stop) cudaEventDestroy(s->stop);
     cudaFree(s->d_row_ptr);
@@ -298,15 +295,6 @@ void gpu_row_release(void *state)
     cudaFree(s->d_val);
     cudaFree(s->d_x);
     cudaFree(s->d_y);
-    cudaFree(s->d_buffer);
-    cudaFree(s->d_long_rows);
-    cudaFree(s->d_bin_rows);
-    cudaFree(s->d_tile_row);
-    cudaFree(s->d_tile_k);
-    cudaFree(s->d_lookback_from);
-    cudaFree(s->d_carry);
-    cudaFree(s->d_carry_epoch);
-    spb_free(s->panel_lanes);
     spb_free(s);
 }
 
@@ -316,11 +304,10 @@ void gpu_row_release(void *state)
 static const struct {
     const spb_kernel *rows;
     const int *count;
-} families[] = {{gpu_csr_rows, &gpu_csr_row_count},
-                {gpu_merge_rows, &gpu_merge_row_count},
-                {gpu_hll_rows, &gpu_hll_row_count},
-                {gpu_cusparse_rows, &gpu_cusparse_row_count},
-                {gpu_auto_rows, &gpu_auto_row_count}};
+} families[] = {
+    {gpu_csr_rows, &gpu_csr_row_count},           {gpu_merge_rows, &gpu_merge_row_count},
+    {gpu_colblock_rows, &gpu_colblock_row_count}, {gpu_hll_rows, &gpu_hll_row_count},
+    {gpu_cusparse_rows, &gpu_cusparse_row_count}, {gpu_auto_rows, &gpu_auto_row_count}};
 
 extern "C" int gpu_spmv_kernel_count(void)
 {

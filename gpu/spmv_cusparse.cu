@@ -22,22 +22,30 @@ static const void *beta(const gpu_state *s)
     return s->precision == SPB_FP32 ? (const void *)&zero32 : &zero;
 }
 
-/* cuSPARSE's descriptors of the uploaded matrix and of x and y. */
-static spb_status create_descriptors(gpu_state *s)
+/* What a cuSPARSE row prepares (gpu_state.family): the handle, the
+ * descriptors of the uploaded matrix and of x and y, the work buffer. */
+struct cusparse_data {
+    cusparseHandle_t handle;
+    cusparseSpMatDescr_t mat;
+    cusparseDnVecDescr_t vec_x, vec_y;
+    void *d_buffer;
+};
+
+static spb_status create_descriptors(gpu_state *s, cusparse_data *d)
 {
     cusparseStatus_t err;
     if (s->variant->format == SPB_FORMAT_SELL)
-        err = cusparseCreateSlicedEll(&s->mat, s->m, s->n, s->nnz, s->stored, s->hack_size,
+        err = cusparseCreateSlicedEll(&d->mat, s->m, s->n, s->nnz, s->stored, s->hack_size,
                                       s->d_hack_ptr, s->d_col_idx, s->d_val, CUSPARSE_INDEX_32I,
                                       CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, value_type(s));
     else
-        err = cusparseCreateCsr(&s->mat, s->m, s->n, s->nnz, s->d_row_ptr, s->d_col_idx, s->d_val,
+        err = cusparseCreateCsr(&d->mat, s->m, s->n, s->nnz, s->d_row_ptr, s->d_col_idx, s->d_val,
                                 CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
                                 value_type(s));
     GPU_SPARSE_TRY(s, err, "cusparseCreate matrix descriptor");
-    GPU_SPARSE_TRY(s, cusparseCreateDnVec(&s->vec_x, s->n, s->d_x, value_type(s)),
+    GPU_SPARSE_TRY(s, cusparseCreateDnVec(&d->vec_x, s->n, s->d_x, value_type(s)),
                    "cusparseCreateDnVec");
-    GPU_SPARSE_TRY(s, cusparseCreateDnVec(&s->vec_y, s->m, s->d_y, value_type(s)),
+    GPU_SPARSE_TRY(s, cusparseCreateDnVec(&d->vec_y, s->m, s->d_y, value_type(s)),
                    "cusparseCreateDnVec");
     return SPB_OK;
 fail:
@@ -49,31 +57,44 @@ static spb_status setup_cusparse(gpu_state *s, const spb_csr *A, char *msg)
     (void)A;
     cusparseSpMVAlg_t alg = (cusparseSpMVAlg_t)s->variant->param;
     size_t buffer_size = 0;
-    GPU_SPARSE_TRY(s, cusparseCreate(&s->handle), "cusparseCreate");
-    if (create_descriptors(s) != SPB_OK) goto fail;
+    cusparse_data *d = gpu_family_new<cusparse_data>(s);
+    if (!d) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
+    GPU_SPARSE_TRY(s, cusparseCreate(&d->handle), "cusparseCreate");
+    if (create_descriptors(s, d) != SPB_OK) goto fail;
     GPU_SPARSE_TRY(s,
-                   cusparseSpMV_bufferSize(s->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha(s),
-                                           s->mat, s->vec_x, beta(s), s->vec_y, value_type(s), alg,
+                   cusparseSpMV_bufferSize(d->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha(s),
+                                           d->mat, d->vec_x, beta(s), d->vec_y, value_type(s), alg,
                                            &buffer_size),
                    "cusparseSpMV_bufferSize");
-    if (buffer_size > 0) GPU_TRY(s, cudaMalloc(&s->d_buffer, buffer_size), "cudaMalloc");
+    if (buffer_size > 0) GPU_TRY(s, cudaMalloc(&d->d_buffer, buffer_size), "cudaMalloc");
     if (s->m > 0)
         GPU_SPARSE_TRY(s,
-                       cusparseSpMV_preprocess(s->handle, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                                               alpha(s), s->mat, s->vec_x, beta(s), s->vec_y,
-                                               value_type(s), alg, s->d_buffer),
+                       cusparseSpMV_preprocess(d->handle, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                               alpha(s), d->mat, d->vec_x, beta(s), d->vec_y,
+                                               value_type(s), alg, d->d_buffer),
                        "cusparseSpMV_preprocess");
     return SPB_OK;
 fail:
     return gpu_state_fail(s, msg);
 }
 
+static void release_cusparse(gpu_state *s)
+{
+    cusparse_data *d = gpu_family<cusparse_data>(s);
+    if (d->vec_x) cusparseDestroyDnVec(d->vec_x);
+    if (d->vec_y) cusparseDestroyDnVec(d->vec_y);
+    if (d->mat) cusparseDestroySpMat(d->mat);
+    if (d->handle) cusparseDestroy(d->handle);
+    cudaFree(d->d_buffer);
+}
+
 static void launch_cusparse(gpu_state *s)
 {
+    const cusparse_data *d = gpu_family<cusparse_data>(s);
     gpu_cusparse_failed(s,
-                        cusparseSpMV(s->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha(s), s->mat,
-                                     s->vec_x, beta(s), s->vec_y, value_type(s),
-                                     (cusparseSpMVAlg_t)s->variant->param, s->d_buffer),
+                        cusparseSpMV(d->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha(s), d->mat,
+                                     d->vec_x, beta(s), d->vec_y, value_type(s),
+                                     (cusparseSpMVAlg_t)s->variant->param, d->d_buffer),
                         "cusparseSpMV");
 }
 
@@ -82,14 +103,18 @@ static void launch_cusparse(gpu_state *s)
     {                                                                                              \
         launch_cusparse, launch_cusparse                                                           \
     }
-static const gpu_variant csr_alg1_v = {
-    SPB_FORMAT_CSR, 0, 0, CUSPARSE_SPMV_CSR_ALG1, setup_cusparse, CUSPARSE_LAUNCH, 0};
-static const gpu_variant csr_alg2_v = {
-    SPB_FORMAT_CSR, 0, 0, CUSPARSE_SPMV_CSR_ALG2, setup_cusparse, CUSPARSE_LAUNCH, 0};
-static const gpu_variant csr_default_v = {
-    SPB_FORMAT_CSR, 0, 0, CUSPARSE_SPMV_ALG_DEFAULT, setup_cusparse, CUSPARSE_LAUNCH, 0};
-static const gpu_variant sell_v = {SPB_FORMAT_SELL, 0, 0, CUSPARSE_SPMV_SELL_ALG1, setup_cusparse,
-                                   CUSPARSE_LAUNCH, 0};
+/* A cuSPARSE variant: the library picks its own launch; `param` is the
+ * algorithm. */
+#define CUSPARSE_VARIANT(kind, algorithm)                                                          \
+    {                                                                                              \
+        .format = kind, .param = algorithm, .setup = setup_cusparse, .launch = CUSPARSE_LAUNCH,    \
+        .release = release_cusparse                                                                \
+    }
+static const gpu_variant csr_alg1_v = CUSPARSE_VARIANT(SPB_FORMAT_CSR, CUSPARSE_SPMV_CSR_ALG1);
+static const gpu_variant csr_alg2_v = CUSPARSE_VARIANT(SPB_FORMAT_CSR, CUSPARSE_SPMV_CSR_ALG2);
+static const gpu_variant csr_default_v =
+    CUSPARSE_VARIANT(SPB_FORMAT_CSR, CUSPARSE_SPMV_ALG_DEFAULT);
+static const gpu_variant sell_v = CUSPARSE_VARIANT(SPB_FORMAT_SELL, CUSPARSE_SPMV_SELL_ALG1);
 
 extern const spb_kernel gpu_cusparse_rows[] = {
     GPU_ROW("cusparse.csr", "csr",

@@ -215,20 +215,23 @@ fail:
 /* ---- rows ---------------------------------------------------------------------- */
 
 static const gpu_variant row_v = {
-    SPB_FORMAT_HLL_ROW, DEFAULT_BLOCK, 0, 0, NULL, GPU_LAUNCH(launch_row), 0};
-static const gpu_variant warp_v = {
-    SPB_FORMAT_HLL_ROW, DEFAULT_BLOCK, 1, 0, NULL, GPU_LAUNCH(launch_warp), 0};
-static const gpu_variant warp_shared_v = {
-    SPB_FORMAT_HLL_ROW, DEFAULT_BLOCK, 1, 0, NULL, GPU_LAUNCH(launch_warp_shared), 0};
-static const gpu_variant col_v = {
-    SPB_FORMAT_HLL_COL, DEFAULT_BLOCK, 0, 0, NULL, GPU_LAUNCH_PATTERN(launch_col, false), 0};
-static const gpu_variant col_pattern_v = {SPB_FORMAT_HLL_COL,
-                                          DEFAULT_BLOCK,
-                                          0,
-                                          0,
-                                          setup_col_pattern,
-                                          GPU_LAUNCH_PATTERN(launch_col, true),
-                                          1};
+    .format = SPB_FORMAT_HLL_ROW, .default_block = DEFAULT_BLOCK, .launch = GPU_LAUNCH(launch_row)};
+static const gpu_variant warp_v = {.format = SPB_FORMAT_HLL_ROW,
+                                   .default_block = DEFAULT_BLOCK,
+                                   .warp_multiple = 1,
+                                   .launch = GPU_LAUNCH(launch_warp)};
+static const gpu_variant warp_shared_v = {.format = SPB_FORMAT_HLL_ROW,
+                                          .default_block = DEFAULT_BLOCK,
+                                          .warp_multiple = 1,
+                                          .launch = GPU_LAUNCH(launch_warp_shared)};
+static const gpu_variant col_v = {.format = SPB_FORMAT_HLL_COL,
+                                  .default_block = DEFAULT_BLOCK,
+                                  .launch = GPU_LAUNCH_PATTERN(launch_col, false)};
+static const gpu_variant col_pattern_v = {.format = SPB_FORMAT_HLL_COL,
+                                          .default_block = DEFAULT_BLOCK,
+                                          .setup = setup_col_pattern,
+                                          .launch = GPU_LAUNCH_PATTERN(launch_col, true),
+                                          .pattern = 1};
 
 extern const spb_kernel gpu_hll_rows[] = {
     GPU_ROW("hll.cuda.row", "hll.row", "HLL row-major hacks on the GPU, one thread per row",

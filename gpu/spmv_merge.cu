@@ -1,5 +1,5 @@
-/* spmv_merge.cu — the load-balanced CSR kernel (merge path), the
- * column-blocked kernel, and their rows of the device table.
+/* spmv_merge.cu — the load-balanced CSR kernel (merge path) and its rows of
+ * the device table.
  *
  * The product is a merge of two lists: the rows' ends (row_ptr[1..m]) and
  * the non-zeros (0..nnz-1). Every block takes an equal share of the m + nnz
@@ -8,11 +8,7 @@
  * points are found once, in prepare. A row spread over several blocks is
  * finished by the block where it ends, which adds the partial sums the
  * earlier blocks published, in block order: no float atomics, so the result
- * is the same bits on every call.
- *
- * Column blocking splits A into column panels, each a CSR over all rows
- * whose slice of x fits in half the L2, so x's gathers hit the cache; the
- * first panel writes y, each further one adds to it. */
+ * is the same bits on every call. */
 #include <stdio.h>
 #include <string.h>
 
@@ -157,28 +153,39 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
         y[r0 + r] = PATTERN ? scale * data[nz + r] : data[nz + r];
 }
 
+/* What csr.cuda.merge prepares beyond the CSR arrays (gpu_state.family). */
+struct merge_data {
+    int tiles, epoch;     /* blocks; calls so far (the carries' stamp) */
+    int *d_tile_row;      /* each tile's first row; tiles + 1 */
+    int *d_tile_k;        /* each tile's first entry; tiles + 1 */
+    int *d_lookback_from; /* the first block holding entries of a tile's first row */
+    void *d_carry;        /* each block's sum of the row open at its end */
+    int *d_carry_epoch;   /* the call that published each carry */
+};
+
 /* One product: one launch, stamped with this call's epoch. */
 template <typename T, bool PATTERN> static void launch_merge(gpu_state *s)
 {
-    s->epoch++;
+    merge_data *d = gpu_family<merge_data>(s);
+    d->epoch++;
     csr_merge_kernel<T, PATTERN>
-        <<<s->tiles, s->block_size, merge_shared_bytes(s->block_size, sizeof(T))>>>(
+        <<<d->tiles, s->block_size, merge_shared_bytes(s->block_size, sizeof(T))>>>(
             s->d_row_ptr, s->d_col_idx, (const T *)s->d_val, (T)s->iso_value, (const T *)s->d_x,
-            (T *)s->d_y, s->d_tile_row, s->d_tile_k, s->d_lookback_from, (T *)s->d_carry,
-            s->d_carry_epoch, s->epoch);
+            (T *)s->d_y, d->d_tile_row, d->d_tile_k, d->d_lookback_from, (T *)d->d_carry,
+            d->d_carry_epoch, d->epoch);
 }
 
 /* Tiles of `items` merge items: each tile's start on the merge path and
  * the blocks before it holding entries of its first row (from[b]..b-1),
  * planned on the host (prepare_ms counts it) and uploaded; the carry stamps
  * zeroed. */
-static spb_status plan_tiles(gpu_state *s, const spb_csr *A, char *msg)
+static spb_status plan_tiles(gpu_state *s, merge_data *d, const spb_csr *A, char *msg)
 {
     const long long items = (long long)s->block_size * MERGE_ITEMS;
     const long long total = (long long)A->m + A->nnz, tiles = (total + items - 1) / items;
     if (tiles > 0x7fffffff - 1)
         return spb_fail(msg, SPB_ERR_DECLINED, "%lld tiles: beyond a grid's reach", tiles);
-    s->tiles = (int)tiles;
+    d->tiles = (int)tiles;
     int *tile_row = (int *)spb_malloc((size_t)tiles + 1, sizeof *tile_row);
     int *tile_k = (int *)spb_malloc((size_t)tiles + 1, sizeof *tile_k);
     int *from = (int *)spb_malloc((size_t)tiles + 1, sizeof *from);
@@ -197,14 +204,14 @@ static spb_status plan_tiles(gpu_state *s, const spb_csr *A, char *msg)
     spb_status st = SPB_OK;
     if (failed)
         st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the merge-path tiles");
-    else if (gpu_upload(s, (void **)&s->d_tile_row, tile_row, (size_t)tiles + 1, sizeof(int)) ||
-             gpu_upload(s, (void **)&s->d_tile_k, tile_k, (size_t)tiles + 1, sizeof(int)) ||
-             gpu_upload(s, (void **)&s->d_lookback_from, from, (size_t)tiles, sizeof(int)) ||
-             gpu_cuda_failed(s, cudaMalloc(&s->d_carry, s->value_bytes * (tiles + 1)),
+    else if (gpu_upload(s, (void **)&d->d_tile_row, tile_row, (size_t)tiles + 1, sizeof(int)) ||
+             gpu_upload(s, (void **)&d->d_tile_k, tile_k, (size_t)tiles + 1, sizeof(int)) ||
+             gpu_upload(s, (void **)&d->d_lookback_from, from, (size_t)tiles, sizeof(int)) ||
+             gpu_cuda_failed(s, cudaMalloc(&d->d_carry, s->value_bytes * (tiles + 1)),
                              "cudaMalloc") ||
-             gpu_cuda_failed(s, cudaMalloc((void **)&s->d_carry_epoch, sizeof(int) * (tiles + 1)),
+             gpu_cuda_failed(s, cudaMalloc((void **)&d->d_carry_epoch, sizeof(int) * (tiles + 1)),
                              "cudaMalloc") ||
-             gpu_cuda_failed(s, cudaMemset(s->d_carry_epoch, 0, sizeof(int) * (tiles + 1)),
+             gpu_cuda_failed(s, cudaMemset(d->d_carry_epoch, 0, sizeof(int) * (tiles + 1)),
                              "cudaMemset"))
         st = gpu_state_fail(s, msg);
     spb_free(tile_row);
@@ -236,137 +243,34 @@ static spb_status allow_shared(gpu_state *s, char *msg)
 static spb_status setup_merge(gpu_state *s, const spb_csr *A, char *msg)
 {
     spb_status st = allow_shared(s, msg);
-    return st == SPB_OK ? plan_tiles(s, A, msg) : st;
+    if (st != SPB_OK) return st;
+    merge_data *d = gpu_family_new<merge_data>(s);
+    return d ? plan_tiles(s, d, A, msg) : spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
 }
 
-/* Column panels of `width` columns: panel p's row pointers at p * (m + 1)
- * of row_ptr (offsets into the panels' entries, stored panel after panel),
- * its entries keeping A's row order, their values in the precision (fp32:
- * rounded, A's range checked in prepare). A row's columns ascend, so its
- * entries of one panel are consecutive. */
-static spb_status split_columns(const spb_csr *A, int panels, spb_index width,
-                                spb_precision precision, int **row_ptr, int **col_idx, void **val,
-                                char *msg)
+static void release_merge(gpu_state *s)
 {
-    const size_t stride = (size_t)A->m + 1;
-    *row_ptr = (int *)spb_calloc((size_t)panels * stride, sizeof(int));
-    *col_idx = (int *)spb_malloc((size_t)A->nnz + 1, sizeof(int));
-    *val = spb_malloc((size_t)A->nnz + 1, spb_precision_bytes(precision));
-    if (!*row_ptr || !*col_idx || !*val)
-        return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the column panels");
-    int *rp = *row_ptr;
-    for (spb_index i = 0; i < A->m; i++) /* counts, at i + 1 of each panel */
-        for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
-            rp[(size_t)(A->col_idx[k] / width) * stride + i + 1]++;
-    int64_t at = 0;
-    for (int p = 0; p < panels; p++) {
-        int *prow = rp + (size_t)p * stride;
-        prow[0] = (int)at;
-        for (spb_index i = 0; i < A->m; i++) prow[i + 1] = (int)(at += prow[i + 1]);
-    }
-    for (spb_index i = 0; i < A->m; i++) {
-        int current = -1, next = 0;
-        for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
-            int p = (int)(A->col_idx[k] / width);
-            if (p != current) next = rp[(size_t)(current = p) * stride + i];
-            (*col_idx)[next] = A->col_idx[k];
-            if (precision == SPB_FP32)
-                ((float *)*val)[next++] = (float)A->val[k];
-            else
-                ((double *)*val)[next++] = A->val[k];
-        }
-    }
-    return SPB_OK;
+    merge_data *d = gpu_family<merge_data>(s);
+    cudaFree(d->d_tile_row);
+    cudaFree(d->d_tile_k);
+    cudaFree(d->d_lookback_from);
+    cudaFree(d->d_carry);
+    cudaFree(d->d_carry_epoch);
 }
 
-/* csr.cuda.colblock's kernel: one column panel, `lanes` threads per row
- * (a power of two from the panel's mean row length), each row's panel sum
- * written to y (the first panel) or added to it. blockDim.x is a multiple
- * of 32: every lane reaches the shuffles. */
-template <typename T>
-static __global__ void __launch_bounds__(MAX_BLOCK)
-    panel_rows_kernel(int m, int lanes, const int *__restrict__ row_ptr,
-                      const int *__restrict__ col_idx, const T *__restrict__ val,
-                      const T *__restrict__ x, T *__restrict__ y, int accumulate)
-{
-    long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    long long row = tid / lanes;
-    int lane = (int)(tid % lanes), begin = 0, end = 0;
-    if (row < m) {
-        begin = row_ptr[row];
-        end = row_ptr[row + 1];
-    }
-    T sum = 0;
-    for (int k = begin + lane; k < end; k += lanes) sum += val[k] * x[col_idx[k]];
-    for (int offset = lanes / 2; offset > 0; offset >>= 1)
-        sum += __shfl_down_sync(0xffffffffu, sum, offset, lanes);
-    if (row < m && lane == 0) y[row] = accumulate ? y[row] + sum : sum;
-}
-
-/* One product: a launch per panel, in panel order. */
-template <typename T> static void launch_colblock(gpu_state *s)
-{
-    for (int p = 0; p < s->panels; p++) {
-        const int lanes = s->panel_lanes[p];
-        panel_rows_kernel<T><<<gpu_grid(s, lanes), s->block_size>>>(
-            s->m, lanes, s->d_row_ptr + (size_t)p * ((size_t)s->m + 1), s->d_col_idx,
-            (const T *)s->d_val, (const T *)s->d_x, (T *)s->d_y, p > 0);
-    }
-}
-
-/* csr.cuda.colblock: panels as wide as half the L2 holds of x; declined
- * when x fits there already. The uploaded CSR is replaced by the panels;
- * each panel's group size is half its mean row length rounded up to a
- * power of two (1..32). */
-static spb_status setup_colblock(gpu_state *s, const spb_csr *A, char *msg)
-{
-    const double l2 = s->cache_bytes;
-    double width = l2 / 2 / s->value_bytes;
-    if (!(width >= 1)) return spb_fail(msg, SPB_ERR_DECLINED, "the size of the L2 is unknown");
-    if (A->n <= width)
-        return spb_fail(msg, SPB_ERR_DECLINED,
-                        "x (%.1f MiB) fits in half the L2 (%.1f MiB): nothing to block",
-                        (double)A->n * s->value_bytes / 1048576.0, l2 / 1048576.0);
-    s->panels = (int)((A->n + (int64_t)width - 1) / (int64_t)width);
-    s->panel_lanes = (int *)spb_calloc((size_t)s->panels, sizeof(int));
-    if (!s->panel_lanes) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the panels");
-    int *row_ptr = NULL, *col_idx = NULL;
-    void *val = NULL;
-    spb_status st =
-        split_columns(A, s->panels, (spb_index)width, s->precision, &row_ptr, &col_idx, &val, msg);
-    for (int p = 0; st == SPB_OK && p < s->panels; p++) {
-        const int *rp = row_ptr + (size_t)p * ((size_t)A->m + 1);
-        double mean = A->m > 0 ? (double)(rp[A->m] - rp[0]) / A->m : 1.0;
-        int lanes = 1;
-        while (lanes < WARP && 2.0 * lanes < mean) lanes *= 2;
-        s->panel_lanes[p] = lanes;
-    }
-    if (st == SPB_OK) {
-        cudaFree(s->d_row_ptr);
-        cudaFree(s->d_col_idx);
-        cudaFree(s->d_val);
-        s->d_row_ptr = s->d_col_idx = NULL;
-        s->d_val = NULL;
-        if (gpu_upload(s, (void **)&s->d_row_ptr, row_ptr, (size_t)s->panels * (A->m + 1),
-                       sizeof(int)) ||
-            gpu_upload(s, (void **)&s->d_col_idx, col_idx, (size_t)A->nnz, sizeof(int)) ||
-            gpu_upload(s, &s->d_val, val, (size_t)A->nnz, s->value_bytes))
-            st = gpu_state_fail(s, msg);
-    }
-    if (st == SPB_OK)
-        s->plan_bytes = csr_col_panels_spmv_bytes(A->m, A->n, A->nnz, s->panels, s->precision);
-    spb_free(row_ptr);
-    spb_free(col_idx);
-    spb_free(val);
-    return st;
-}
-
-static const gpu_variant merge_v = {
-    SPB_FORMAT_CSR, MERGE_BLOCK, 1, 0, setup_merge, GPU_LAUNCH_PATTERN(launch_merge, false), 0};
-static const gpu_variant merge_pattern_v = {
-    SPB_FORMAT_CSR, MERGE_BLOCK, 1, 0, setup_merge, GPU_LAUNCH_PATTERN(launch_merge, true), 1};
-static const gpu_variant colblock_v = {
-    SPB_FORMAT_CSR, MERGE_BLOCK, 1, 0, setup_colblock, GPU_LAUNCH(launch_colblock), 0};
+static const gpu_variant merge_v = {.format = SPB_FORMAT_CSR,
+                                    .default_block = MERGE_BLOCK,
+                                    .warp_multiple = 1,
+                                    .setup = setup_merge,
+                                    .launch = GPU_LAUNCH_PATTERN(launch_merge, false),
+                                    .release = release_merge};
+static const gpu_variant merge_pattern_v = {.format = SPB_FORMAT_CSR,
+                                            .default_block = MERGE_BLOCK,
+                                            .warp_multiple = 1,
+                                            .setup = setup_merge,
+                                            .launch = GPU_LAUNCH_PATTERN(launch_merge, true),
+                                            .pattern = 1,
+                                            .release = release_merge};
 
 extern const spb_kernel gpu_merge_rows[] = {
     GPU_ROW("csr.cuda.merge", "csr",
@@ -377,9 +281,5 @@ extern const spb_kernel gpu_merge_rows[] = {
             "csr.cuda.merge for a pattern matrix (all values equal): no values read (declines "
             "other matrices)",
             &merge_pattern_v),
-    GPU_ROW("csr.cuda.colblock", "csr",
-            "CSR in column panels whose x fits in half the L2, a thread group per row sized to "
-            "each panel, y accumulated panel by panel (declines a matrix whose x fits already)",
-            &colblock_v),
 };
 extern const int gpu_merge_row_count = (int)(sizeof gpu_merge_rows / sizeof gpu_merge_rows[0]);
