@@ -1,5 +1,7 @@
 /* main.c — the spbench command: the table of subcommands, usage, --list and
- * plot. Only this file and cli.c's usage errors exit. */
+ * plot. Library code never exits; the subcommands exit only on usage errors
+ * (cli.c's parsers, and cmd_run.c's options, shard and matrix list), with
+ * EXIT_USAGE. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

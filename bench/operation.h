@@ -1,5 +1,5 @@
 /* operation.h — what the run loop needs to know about an operation (SpMV
- * today; SpGEMM next): its kernel table, its speedup baseline, how to set
+ * and SpGEMM: op_spmv.c, op_spgemm.c): its kernel table, its speedup baseline, how to set
  * up one matrix's inputs and reference, how to run and validate a product,
  * and its flop count. The loop itself (selection, prepare, warm-up and
  * timing, rows, resume, progress) is written once in run.c. */

@@ -17,7 +17,10 @@ typedef enum {
 } spb_format_kind;
 
 #define SPB_FORMAT_KINDS 4
-#define SPB_FORMAT_SLOTS 16 /* derived formats kept at once: 4 kinds at 4 hack sizes */
+/* Derived formats kept at once: a slot per (kind, hack size, precision)
+ * asked for: HLL row- and column-major in fp64 and fp32 and SELL (kept in
+ * fp64) make 5 per hack size, so 3 hack sizes fit. */
+#define SPB_FORMAT_SLOTS 16
 
 /* The kind named by a kernel row's format ("csr", "hll.row", "hll.col",
  * "sell"); -1 for a library's own format ("rsb", "grb.row"). */
