@@ -46,6 +46,9 @@ typedef struct {
                              char *msg);
     /* Validation of the output the last host call left. */
     void (*validate_output)(const spb_case *c, double tolerance, spb_validation *v);
+    /* Seconds of the product kernels alone, for rows that report them apart
+     * from the whole product (NAN otherwise); NULL: the operation has none. */
+    double (*kernel_seconds)(const spb_kernel *kernel, const void *state);
 } spb_operation;
 
 const spb_operation *operation_spmv(void);

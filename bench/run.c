@@ -219,8 +219,8 @@ static void run_kernel(const spb_kernel *kernel, spb_case *c, const spb_run_opts
     double bytes = opts->op->bytes(c, &plan, config->precision);
     double bound = bound_for(kernel, opts, config->threads, bytes, &r->in_cache);
     measure_kernel(kernel, plan.state, c, opts, r, row_msg);
-    if (r->status == SPB_ROW_OK && kernel->kernel_seconds)
-        r->kernel_ms = kernel->kernel_seconds(plan.state) * 1e3;
+    if (r->status == SPB_ROW_OK && opts->op->kernel_seconds)
+        r->kernel_ms = opts->op->kernel_seconds(kernel, plan.state) * 1e3;
     kernel->release(plan.state);
     if (r->status == SPB_ROW_OK) fill_metrics(kernel, c, opts, bytes, bound, r);
 }

@@ -57,39 +57,43 @@ static spb_status graphblas_prepare(const spb_kernel *self, spb_format_set *F,
     return graphblas_spgemm_prepare(F->csr, F->b, config->threads, &plan->state, msg);
 }
 
-const spb_kernel cpu_spgemm_kernels[] = {
-    {.name = "spgemm.gustavson",
-     .format = "csr",
-     .backend = SPB_BACKEND_SERIAL,
-     .description = "C = A*B row by row, a dense accumulator as wide as B and the touched "
+const spb_spgemm_row cpu_spgemm_rows[] = {
+    {.kernel = {.name = "spgemm.gustavson",
+                .format = "csr",
+                .backend = SPB_BACKEND_SERIAL,
+                .description =
+                    "C = A*B row by row, a dense accumulator as wide as B and the touched "
                     "columns sorted (the speedup baseline and the reference)",
-     .prepare = operands_prepare,
-     .spgemm = gustavson_run,
-     .release = no_release},
-    {.name = "spgemm.hash",
-     .format = "csr",
-     .backend = SPB_BACKEND_SERIAL,
-     .description = "C = A*B, every product into one hash map keyed by (row, column), then "
+                .prepare = operands_prepare,
+                .release = no_release},
+     .spgemm = gustavson_run},
+    {.kernel = {.name = "spgemm.hash",
+                .format = "csr",
+                .backend = SPB_BACKEND_SERIAL,
+                .description =
+                    "C = A*B, every product into one hash map keyed by (row, column), then "
                     "sorted into CSR",
-     .prepare = operands_prepare,
-     .spgemm = hash_run,
-     .release = no_release},
-    {.name = "spgemm.omp",
-     .format = "csr",
-     .backend = SPB_BACKEND_OPENMP,
-     .description = "C = A*B, rows split by products, symbolic then numeric pass, dense or "
+                .prepare = operands_prepare,
+                .release = no_release},
+     .spgemm = hash_run},
+    {.kernel = {.name = "spgemm.omp",
+                .format = "csr",
+                .backend = SPB_BACKEND_OPENMP,
+                .description =
+                    "C = A*B, rows split by products, symbolic then numeric pass, dense or "
                     "hash accumulator per row",
-     .prepare = omp_prepare,
-     .spgemm = omp_run,
-     .release = omp_release},
-    {.name = "graphblas.mxm",
-     .format = "grb.row",
-     .backend = SPB_BACKEND_OPENMP,
-     .description = "SuiteSparse:GraphBLAS GrB_mxm, plus-times, row-major; C copied out as CSR",
-     .supports = graphblas_row_supports,
-     .prepare = graphblas_prepare,
-     .spgemm = graphblas_spgemm_run,
-     .release = graphblas_spgemm_release},
+                .prepare = omp_prepare,
+                .release = omp_release},
+     .spgemm = omp_run},
+    {.kernel = {.name = "graphblas.mxm",
+                .format = "grb.row",
+                .backend = SPB_BACKEND_OPENMP,
+                .description =
+                    "SuiteSparse:GraphBLAS GrB_mxm, plus-times, row-major; C copied out as CSR",
+                .supports = graphblas_row_supports,
+                .prepare = graphblas_prepare,
+                .release = graphblas_spgemm_release},
+     .spgemm = graphblas_spgemm_run},
 };
 
-const int cpu_spgemm_kernel_count = (int)(sizeof cpu_spgemm_kernels / sizeof cpu_spgemm_kernels[0]);
+const int cpu_spgemm_row_count = (int)(sizeof cpu_spgemm_rows / sizeof cpu_spgemm_rows[0]);

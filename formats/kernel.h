@@ -56,22 +56,44 @@ struct spb_kernel {
      * declines this matrix by design (the row is skipped, not failed). */
     spb_status (*prepare)(const spb_kernel *self, spb_format_set *formats,
                           const spb_kernel_config *config, spb_kernel_plan *plan, char *msg);
-    spb_spmv_fn spmv;             /* SpMV rows: the product (the timed part) */
-    spb_spgemm_fn spgemm;         /* SpGEMM rows: the product (the timed part) */
     void (*release)(void *state); /* accepts NULL */
-    /* Device kernels only (NULL for host ones): spmv() is a whole product,
-     * transfers included; time_calls() times `calls` back-to-back products
-     * on device-resident data and returns seconds (negative on failure);
-     * check() reports the first device error met. */
+    /* Device kernels only (NULL for host ones): the product is a whole
+     * product, transfers included; time_calls() times `calls` back-to-back
+     * products on device-resident data and returns seconds (negative on
+     * failure); check() reports the first device error met. */
     double (*time_calls)(void *state, int calls);
     spb_status (*check)(const void *state, char *msg);
-    /* Device SpGEMM rows: the median seconds of the product kernels alone
-     * (no setup, allocation or conversion) over the products made so far;
-     * NULL where the whole product is one step. */
-    double (*kernel_seconds)(const void *state);
     /* 1 when the kernel also runs in fp32 (values, x and y in single
      * precision); rows without it are skipped in an fp32 run. */
     int fp32;
 };
+
+/* An SpMV row of the table: the part every row shares, then its product
+ * (the timed part). The shared part comes first, so the run loop holds
+ * every row as a `const spb_kernel *` and the operation gets its row back
+ * (spmv_row_of). */
+typedef struct {
+    spb_kernel kernel;
+    spb_spmv_fn spmv;
+} spb_spmv_row;
+
+/* An SpGEMM row: the shared part, its product, and for device rows the
+ * median seconds of the product kernels alone (no setup, allocation or
+ * conversion) over the products made so far (NULL where the whole product
+ * is one step). */
+typedef struct {
+    spb_kernel kernel;
+    spb_spgemm_fn spgemm;
+    double (*kernel_seconds)(const void *state);
+} spb_spgemm_row;
+
+static inline const spb_spmv_row *spmv_row_of(const spb_kernel *kernel)
+{
+    return (const spb_spmv_row *)(const void *)kernel;
+}
+static inline const spb_spgemm_row *spgemm_row_of(const spb_kernel *kernel)
+{
+    return (const spb_spgemm_row *)(const void *)kernel;
+}
 
 #endif

@@ -343,9 +343,9 @@ extern "C" int gpu_spgemm_kernel_count(void)
 
 extern "C" const spb_kernel *gpu_spgemm_kernel(int index)
 {
-    if (index < gpu_spgemm_tiled_row_count) return &gpu_spgemm_tiled_rows[index];
+    if (index < gpu_spgemm_tiled_row_count) return &gpu_spgemm_tiled_rows[index].kernel;
     index -= gpu_spgemm_tiled_row_count;
-    if (index < gpu_spgemm_esc_row_count) return &gpu_spgemm_esc_rows[index];
+    if (index < gpu_spgemm_esc_row_count) return &gpu_spgemm_esc_rows[index].kernel;
     index -= gpu_spgemm_esc_row_count;
-    return &gpu_spgemm_cusparse_rows[index];
+    return &gpu_spgemm_cusparse_rows[index].kernel;
 }

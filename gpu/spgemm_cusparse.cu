@@ -135,7 +135,7 @@ static void cusparse_product(gpu_spgemm_state *s)
 
 static const gpu_spgemm_variant cusparse_spgemm = {0, 0, cusparse_product, 0, cusparse_setup};
 
-const spb_kernel gpu_spgemm_cusparse_rows[] = {
+const spb_spgemm_row gpu_spgemm_cusparse_rows[] = {
     GPU_SPGEMM_ROW("cusparse.spgemm",
                    "cuSPARSE cusparseSpGEMM (default algorithm; ALG3 when a buffer does not "
                    "fit): work estimation, compute, copy, buffers included",

@@ -621,7 +621,7 @@ done:
 
 static const gpu_spgemm_variant esc = {0, 0, esc_product, 0, NULL};
 
-const spb_kernel gpu_spgemm_esc_rows[] = {
+const spb_spgemm_row gpu_spgemm_esc_rows[] = {
     GPU_SPGEMM_ROW("spgemm.cuda.esc",
                    "expand-sort-compress: rows grouped by products, each sorted by a thread "
                    "(network, <= 16), a warp (merge sort, <= 256) or a block (radix sort, "

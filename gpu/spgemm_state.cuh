@@ -88,11 +88,11 @@ static __device__ __forceinline__ int block_exclusive_sum(int v, int *warp_sums,
 }
 
 /* Each family file exports its rows (GPU_SPGEMM_ROW in spgemm_cuda.cu's). */
-extern const spb_kernel gpu_spgemm_tiled_rows[];
+extern const spb_spgemm_row gpu_spgemm_tiled_rows[];
 extern const int gpu_spgemm_tiled_row_count;
-extern const spb_kernel gpu_spgemm_esc_rows[];
+extern const spb_spgemm_row gpu_spgemm_esc_rows[];
 extern const int gpu_spgemm_esc_row_count;
-extern const spb_kernel gpu_spgemm_cusparse_rows[];
+extern const spb_spgemm_row gpu_spgemm_cusparse_rows[];
 extern const int gpu_spgemm_cusparse_row_count;
 
 /* The entry points every device SpGEMM row shares (spgemm_cuda.cu). */
@@ -104,11 +104,19 @@ double gpu_spgemm_time_calls(void *state, int calls);
 spb_status gpu_spgemm_check(const void *state, char *msg);
 double gpu_spgemm_kernel_seconds(const void *state);
 
-#define GPU_SPGEMM_ROW(name, description, variant)                                                 \
+#define GPU_SPGEMM_ROW(row_name, row_description, row_variant)                                     \
     {                                                                                              \
-        name, "csr", SPB_BACKEND_CUDA, description, variant, gpu_row_supports, gpu_spgemm_prepare, \
-            NULL, gpu_spgemm_run, gpu_spgemm_release, gpu_spgemm_time_calls, gpu_spgemm_check,     \
-            gpu_spgemm_kernel_seconds, 0                                                           \
+        .kernel = {.name = row_name,                                                               \
+                   .format = "csr",                                                                \
+                   .backend = SPB_BACKEND_CUDA,                                                    \
+                   .description = row_description,                                                 \
+                   .variant = row_variant,                                                         \
+                   .supports = gpu_row_supports,                                                   \
+                   .prepare = gpu_spgemm_prepare,                                                  \
+                   .release = gpu_spgemm_release,                                                  \
+                   .time_calls = gpu_spgemm_time_calls,                                            \
+                   .check = gpu_spgemm_check},                                                     \
+        .spgemm = gpu_spgemm_run, .kernel_seconds = gpu_spgemm_kernel_seconds                      \
     }
 
 #endif

@@ -285,7 +285,7 @@ static const gpu_spgemm_variant block_row_reserve = {128, 1024, tiled_product, M
                                                      NULL};
 static const gpu_spgemm_variant block_row_warp = {128, 1024, tiled_product, MODE_WARP, NULL};
 
-const spb_kernel gpu_spgemm_tiled_rows[] = {
+const spb_spgemm_row gpu_spgemm_tiled_rows[] = {
     GPU_SPGEMM_ROW("spgemm.cuda.thread",
                    "thread per row of A, a 32-column accumulator swept tile by tile over B's "
                    "width, one global atomic per entry of C (the baseline)",

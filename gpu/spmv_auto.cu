@@ -89,11 +89,18 @@ static spb_status auto_prepare(const spb_kernel *self, spb_format_set *formats,
     return st;
 }
 
-extern const spb_kernel gpu_auto_rows[] = {
-    {"auto.cuda", "csr", SPB_BACKEND_CUDA,
-     "the device kernel for this matrix, chosen in prepare from its statistics (rule in the "
-     "README); the message says which and why",
-     NULL, gpu_row_supports, auto_prepare, gpu_row_spmv, NULL, gpu_row_release, gpu_row_time_calls,
-     gpu_row_check, NULL, 1},
+extern const spb_spmv_row gpu_auto_rows[] = {
+    {.kernel = {.name = "auto.cuda",
+                .format = "csr",
+                .backend = SPB_BACKEND_CUDA,
+                .description = "the device kernel for this matrix, chosen in prepare from its "
+                               "statistics (rule in the README); the message says which and why",
+                .supports = gpu_row_supports,
+                .prepare = auto_prepare,
+                .release = gpu_row_release,
+                .time_calls = gpu_row_time_calls,
+                .check = gpu_row_check,
+                .fp32 = 1},
+     .spmv = gpu_row_spmv},
 };
 extern const int gpu_auto_row_count = (int)(sizeof gpu_auto_rows / sizeof gpu_auto_rows[0]);

@@ -151,7 +151,7 @@ static const gpu_variant colblock_v = {.format = SPB_FORMAT_CSR,
                                        .launch = GPU_LAUNCH(launch_colblock),
                                        .release = release_colblock};
 
-extern const spb_kernel gpu_colblock_rows[] = {
+extern const spb_spmv_row gpu_colblock_rows[] = {
     GPU_ROW("csr.cuda.colblock", "csr",
             "CSR in column panels whose x fits in half the L2, a thread group per row sized to "
             "each panel, y accumulated panel by panel (declines a matrix whose x fits already)",

@@ -569,7 +569,7 @@ static const gpu_variant stream_pattern_v =
                 .launch = GPU_LAUNCH_PATTERN(launch_stream, true), .pattern = 1,
                 .release = release_stream);
 
-extern const spb_kernel gpu_csr_rows[] = {
+extern const spb_spmv_row gpu_csr_rows[] = {
     GPU_ROW("csr.cuda.thread", "csr", "CSR on the GPU, one thread per row", &thread_v),
     GPU_ROW("csr.cuda.warp", "csr", "CSR on the GPU, one warp per row, __shfl_down_sync reduction",
             &warp_v),

@@ -302,7 +302,7 @@ void gpu_row_release(void *state)
 
 /* The family files' rows, in table order. */
 static const struct {
-    const spb_kernel *rows;
+    const spb_spmv_row *rows;
     const int *count;
 } families[] = {
     {gpu_csr_rows, &gpu_csr_row_count},           {gpu_merge_rows, &gpu_merge_row_count},
@@ -319,7 +319,7 @@ extern "C" int gpu_spmv_kernel_count(void)
 extern "C" const spb_kernel *gpu_spmv_kernel(int index)
 {
     for (const auto &family : families) {
-        if (index < *family.count) return &family.rows[index];
+        if (index < *family.count) return &family.rows[index].kernel;
         index -= *family.count;
     }
     return NULL;

@@ -116,7 +116,7 @@ static const gpu_variant csr_default_v =
     CUSPARSE_VARIANT(SPB_FORMAT_CSR, CUSPARSE_SPMV_ALG_DEFAULT);
 static const gpu_variant sell_v = CUSPARSE_VARIANT(SPB_FORMAT_SELL, CUSPARSE_SPMV_SELL_ALG1);
 
-extern const spb_kernel gpu_cusparse_rows[] = {
+extern const spb_spmv_row gpu_cusparse_rows[] = {
     GPU_ROW("cusparse.csr", "csr",
             "cuSPARSE cusparseSpMV on CSR, CUSPARSE_SPMV_CSR_ALG1 (the reference to beat)",
             &csr_alg1_v),

@@ -233,7 +233,7 @@ static const gpu_variant col_pattern_v = {.format = SPB_FORMAT_HLL_COL,
                                           .launch = GPU_LAUNCH_PATTERN(launch_col, true),
                                           .pattern = 1};
 
-extern const spb_kernel gpu_hll_rows[] = {
+extern const spb_spmv_row gpu_hll_rows[] = {
     GPU_ROW("hll.cuda.row", "hll.row", "HLL row-major hacks on the GPU, one thread per row",
             &row_v),
     GPU_ROW("hll.cuda.warp", "hll.row",

@@ -272,7 +272,7 @@ static const gpu_variant merge_pattern_v = {.format = SPB_FORMAT_CSR,
                                             .pattern = 1,
                                             .release = release_merge};
 
-extern const spb_kernel gpu_merge_rows[] = {
+extern const spb_spmv_row gpu_merge_rows[] = {
     GPU_ROW("csr.cuda.merge", "csr",
             "CSR on the GPU, load-balanced: each block an equal share of rows + non-zeros (merge "
             "path, split in prepare); rows across blocks finished in block order (deterministic)",

@@ -129,24 +129,32 @@ spb_status gpu_row_check(const void *state, char *msg);
  * above and differs in its name, format, description and variant. */
 #define GPU_ROW(row_name, row_format, row_description, row_variant)                                \
     {                                                                                              \
-        .name = row_name, .format = row_format, .backend = SPB_BACKEND_CUDA,                       \
-        .description = row_description, .variant = row_variant, .supports = gpu_row_supports,      \
-        .prepare = gpu_row_prepare, .spmv = gpu_row_spmv, .release = gpu_row_release,              \
-        .time_calls = gpu_row_time_calls, .check = gpu_row_check, .fp32 = 1                        \
+        .kernel = {.name = row_name,                                                               \
+                   .format = row_format,                                                           \
+                   .backend = SPB_BACKEND_CUDA,                                                    \
+                   .description = row_description,                                                 \
+                   .variant = row_variant,                                                         \
+                   .supports = gpu_row_supports,                                                   \
+                   .prepare = gpu_row_prepare,                                                     \
+                   .release = gpu_row_release,                                                     \
+                   .time_calls = gpu_row_time_calls,                                               \
+                   .check = gpu_row_check,                                                         \
+                   .fp32 = 1},                                                                     \
+        .spmv = gpu_row_spmv                                                                       \
     }
 
 /* Each family file exports its rows. */
-extern const spb_kernel gpu_csr_rows[];
+extern const spb_spmv_row gpu_csr_rows[];
 extern const int gpu_csr_row_count;
-extern const spb_kernel gpu_auto_rows[];
+extern const spb_spmv_row gpu_auto_rows[];
 extern const int gpu_auto_row_count;
-extern const spb_kernel gpu_merge_rows[];
+extern const spb_spmv_row gpu_merge_rows[];
 extern const int gpu_merge_row_count;
-extern const spb_kernel gpu_colblock_rows[];
+extern const spb_spmv_row gpu_colblock_rows[];
 extern const int gpu_colblock_row_count;
-extern const spb_kernel gpu_hll_rows[];
+extern const spb_spmv_row gpu_hll_rows[];
 extern const int gpu_hll_row_count;
-extern const spb_kernel gpu_cusparse_rows[];
+extern const spb_spmv_row gpu_cusparse_rows[];
 extern const int gpu_cusparse_row_count;
 
 #endif
