@@ -8,8 +8,18 @@
 #include "baselines.h"
 #include "spmv_cpu.h"
 
-static const spb_hll_layout row_major = HLL_ROW_MAJOR, col_major = HLL_COL_MAJOR;
-static const int nnz_balanced = 1, row_scheduled = 0;
+/* What a host row's variant says: the HLL rows their layout, the OpenMP
+ * CSR rows whether each thread takes one nnz-balanced range of rows. */
+typedef struct {
+    spb_hll_layout layout;
+    int balance_nnz;
+} cpu_variant;
+
+static const cpu_variant row_major = {.layout = HLL_ROW_MAJOR},
+                         col_major = {.layout = HLL_COL_MAJOR};
+static const cpu_variant nnz_balanced = {.balance_nnz = 1}, row_scheduled = {.balance_nnz = 0};
+
+static const cpu_variant *variant_of(const spb_kernel *self) { return self->variant; }
 
 static void no_release(void *state) { (void)state; }
 
@@ -55,8 +65,8 @@ static spb_status hll_prepare(const spb_kernel *self, spb_format_set *F,
                               const spb_kernel_config *config, spb_kernel_plan *plan, char *msg)
 {
     const spb_hll *H;
-    spb_status st = format_set_hll(F, *(const spb_hll_layout *)self->variant, config->hack_size,
-                                   config->precision, &H, msg);
+    spb_status st =
+        format_set_hll(F, variant_of(self)->layout, config->hack_size, config->precision, &H, msg);
     if (st != SPB_OK) return st;
     plan->state = (void *)H;
     plan->stored_entries = hll_stored(H);
@@ -122,7 +132,7 @@ static spb_status csr_omp_plan(const spb_csr *A, int balance_nnz, const spb_kern
 static spb_status csr_omp_prepare(const spb_kernel *self, spb_format_set *F,
                                   const spb_kernel_config *config, spb_kernel_plan *plan, char *msg)
 {
-    int balance_nnz = *(const int *)self->variant;
+    int balance_nnz = variant_of(self)->balance_nnz;
     if (config->precision != SPB_FP32) return csr_omp_plan(F->csr, balance_nnz, config, plan, msg);
     const float *val32;
     spb_status st = format_set_csr_values32(F, &val32, msg);
@@ -194,8 +204,8 @@ static spb_status hll_omp_prepare(const spb_kernel *self, spb_format_set *F,
                                   const spb_kernel_config *config, spb_kernel_plan *plan, char *msg)
 {
     const spb_hll *H;
-    spb_status st = format_set_hll(F, *(const spb_hll_layout *)self->variant, config->hack_size,
-                                   config->precision, &H, msg);
+    spb_status st =
+        format_set_hll(F, variant_of(self)->layout, config->hack_size, config->precision, &H, msg);
     if (st != SPB_OK) return st;
     hll_omp_state *s = spb_calloc(1, sizeof *s);
     if (!s) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
@@ -293,7 +303,8 @@ static spb_status csr_pattern_prepare(const spb_kernel *self, spb_format_set *F,
     spb_csr structure = *F->csr; /* no values copied: never read, the traffic saved is the point */
     structure.val = NULL;
     spb_status st = pattern_value(F, config->precision, &value, msg);
-    if (st == SPB_OK) st = csr_omp_plan(&structure, *(const int *)self->variant, config, plan, msg);
+    if (st == SPB_OK)
+        st = csr_omp_plan(&structure, variant_of(self)->balance_nnz, config, plan, msg);
     if (st != SPB_OK) return st;
     csr_omp_state *s = plan->state;
     s->value = value;
@@ -418,9 +429,7 @@ static spb_status graphblas_prepare(const spb_kernel *self, spb_format_set *F,
 /* ---- auto.omp: the OpenMP kernel chosen for the matrix ------------------------- */
 
 /* Its rule's thresholds (README, under "Kernels": the data behind them). */
-#define AUTO_HLL_PADDING 1.15 /* at most 15% padding: rows alike enough for HLL */
-#define AUTO_SKEWED_CV   1.0  /* row lengths' std over mean: above, rows skewed (graphs) */
-#define AUTO_WHY_LEN     (SPB_MSG_LEN / 2)
+#define AUTO_WHY_LEN (SPB_MSG_LEN / 2)
 
 typedef struct {
     const spb_kernel *kernel; /* the row chosen */
@@ -433,7 +442,7 @@ static const char *auto_choose(const spb_csr_shape *f, double x_bytes, double ll
                                spb_precision precision, char *why)
 {
     double value = (double)spb_precision_bytes(precision);
-    if (llc > 0 && x_bytes > llc / 2 && value * f->span > llc / 2 && f->cv < AUTO_SKEWED_CV) {
+    if (llc > 0 && x_bytes > llc / 2 && value * f->span > llc / 2 && f->cv < SPB_SHAPE_SKEWED_CV) {
         snprintf(why, AUTO_WHY_LEN,
                  "x (%.1f MiB) exceeds half the last-level cache (%.0f MiB), gathered at random "
                  "(rows span %.0f columns), rows alike (cv %.2f): column panels",
@@ -445,7 +454,7 @@ static const char *auto_choose(const spb_csr_shape *f, double x_bytes, double ll
         snprintf(why, AUTO_WHY_LEN, "a pattern matrix (cv %.2f): no values read", f->cv);
         return "csr.omp.pattern";
     }
-    if (f->padding <= AUTO_HLL_PADDING) {
+    if (f->padding <= SPB_SHAPE_HLL_PADDING) {
         snprintf(why, AUTO_WHY_LEN,
                  "rows alike (HLL pads %.0f%%): column-major hacks, a hack column at a time",
                  100.0 * (f->padding - 1.0));

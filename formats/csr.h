@@ -73,6 +73,12 @@ typedef struct {
 } spb_csr_shape;
 
 void csr_shape(const spb_csr *A, spb_index hack, spb_csr_shape *shape);
+
+/* The lines both auto rules (auto.omp, auto.cuda) draw on a shape: rows
+ * alike enough for HLL pad at most 15%; rows whose cv passes 1 are skewed
+ * (graphs), where column panels only add traffic. */
+#define SPB_SHAPE_HLL_PADDING 1.15
+#define SPB_SHAPE_SKEWED_CV   1.0
 double csr_bytes(const spb_csr *A); /* storage footprint */
 
 #endif

@@ -93,11 +93,6 @@ __global__ void columns_of_keys_kernel(const unsigned long long *keys, int count
     if (e < count) col_idx[e] = (int)(keys[e] & col_mask);
 }
 
-static unsigned blocks_for(long long items, int block)
-{
-    return (unsigned)((items + block - 1) / block);
-}
-
 void spgemm_coordinates_to_csr(gpu_spgemm_state *s, unsigned long long *keys, double *vals,
                                int count, int col_bits)
 {
@@ -113,7 +108,7 @@ void spgemm_coordinates_to_csr(gpu_spgemm_state *s, unsigned long long *keys, do
     GPU_TRY(&s->core, cudaMemsetAsync(row_counts, 0, sizeof(int) * ((size_t)m + 1), 0),
             "cudaMemsetAsync");
     if (count > 0)
-        count_rows_kernel<<<blocks_for(count, 256), 256>>>(keys, count, col_bits, row_counts);
+        count_rows_kernel<<<gpu_blocks_for(count, 256), 256>>>(keys, count, col_bits, row_counts);
     GPU_TRY(&s->core,
             cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, row_counts, s->C.row_ptr, m + 1),
             "cub::DeviceScan");
@@ -130,7 +125,7 @@ void spgemm_coordinates_to_csr(gpu_spgemm_state *s, unsigned long long *keys, do
                 cub::DeviceRadixSort::SortPairs(temp, sort_bytes, keys, sorted_keys, vals, s->C.val,
                                                 count, 0, key_bits),
                 "cub::DeviceRadixSort");
-        columns_of_keys_kernel<<<blocks_for(count, 256), 256>>>(
+        columns_of_keys_kernel<<<gpu_blocks_for(count, 256), 256>>>(
             sorted_keys, count, (1ull << col_bits) - 1, s->C.col_idx);
     }
     GPU_TRY(&s->core, cudaGetLastError(), "kernel launch");

@@ -428,11 +428,6 @@ struct esc_work {
     size_t temp_bytes;
 };
 
-static unsigned blocks_for(long long items, int block)
-{
-    return (unsigned)((items + block - 1) / block);
-}
-
 /* cub's temporary storage, grown to what a call asks for. */
 static int ensure_temp(gpu_spgemm_state *s, esc_work *w, size_t bytes)
 {
@@ -461,8 +456,8 @@ static int esc_setup(gpu_spgemm_state *s, esc_work *w, int *bounds)
             "cudaMemsetAsync");
     GPU_TRY(&s->core, cudaMemsetAsync(w->c_count, 0, sizeof(int) * ((size_t)m + 1), 0),
             "cudaMemsetAsync");
-    row_products_kernel<<<blocks_for(m, 256), 256>>>(s->A.row_ptr, s->A.col_idx, s->B.row_ptr, m,
-                                                     w->products, w->classes, w->rows);
+    row_products_kernel<<<gpu_blocks_for(m, 256), 256>>>(s->A.row_ptr, s->A.col_idx, s->B.row_ptr,
+                                                         m, w->products, w->classes, w->rows);
     GPU_TRY(&s->core, cub::DeviceScan::ExclusiveSum(NULL, bytes, w->products, w->offset, m + 1),
             "cub::DeviceScan");
     if (ensure_temp(s, w, bytes)) return 1;
@@ -518,7 +513,7 @@ fail:
 template <int ITEMS> static void launch_warp_rows(const esc_args &g, const int *rows, int count)
 {
     if (count > 0)
-        warp_rows_kernel<ITEMS><<<blocks_for(count, WARPS), WARPS * WARP>>>(g, rows, count);
+        warp_rows_kernel<ITEMS><<<gpu_blocks_for(count, WARPS), WARPS * WARP>>>(g, rows, count);
 }
 
 template <int ITEMS>
@@ -533,7 +528,8 @@ static int esc_rows(gpu_spgemm_state *s, esc_work *w, const esc_args &g, const i
     const int key_bits = spgemm_bits((long long)s->B.n + 1);
     const int *order = w->order;
     int count = bounds[1] - bounds[0];
-    if (count > 0) thread_rows_kernel<<<blocks_for(count, 128), 128>>>(g, order + bounds[0], count);
+    if (count > 0)
+        thread_rows_kernel<<<gpu_blocks_for(count, 128), 128>>>(g, order + bounds[0], count);
     launch_warp_rows<1>(g, order + bounds[1], bounds[2] - bounds[1]);
     launch_warp_rows<2>(g, order + bounds[2], bounds[3] - bounds[2]);
     launch_warp_rows<4>(g, order + bounds[3], bounds[4] - bounds[3]);
@@ -572,8 +568,8 @@ static void esc_pack(gpu_spgemm_state *s, esc_work *w, const esc_args &g)
         spgemm_alloc(s, (void **)&s->C.val, sizeof(double) * (size_t)nnz))
         return;
     if (m > 0)
-        pack_rows_kernel<<<blocks_for((long long)m * WARP, 256), 256>>>(g, m, s->C.row_ptr,
-                                                                        s->C.col_idx, s->C.val);
+        pack_rows_kernel<<<gpu_blocks_for((long long)m * WARP, 256), 256>>>(g, m, s->C.row_ptr,
+                                                                            s->C.col_idx, s->C.val);
     gpu_cuda_failed(&s->core, cudaGetLastError(), "kernel launch");
 fail:
     return;

@@ -10,11 +10,9 @@
 #include "spmv_state.cuh"
 
 /* The rule's thresholds (README: the measurements behind them). */
-#define AUTO_LARGE_NNZ   1000000 /* below: launch-bound on an H100, a one-launch row kernel */
-#define AUTO_HLL_PADDING 1.15    /* at most 15% padding: rows alike enough for HLL */
-#define AUTO_LONG_ROW    64      /* small matrices: a longer row wants a warp */
-#define AUTO_WARP_MEAN   16.0    /* small matrices: rows this long on average want a warp */
-#define AUTO_SKEWED_CV   1.0     /* row lengths' std over mean: above, rows skewed (graphs) */
+#define AUTO_LARGE_NNZ 1000000 /* below: launch-bound on an H100, a one-launch row kernel */
+#define AUTO_LONG_ROW  64      /* small matrices: a longer row wants a warp */
+#define AUTO_WARP_MEAN 16.0    /* small matrices: rows this long on average want a warp */
 
 /* What the rule reads. */
 struct matrix_shape {
@@ -33,14 +31,14 @@ static const char *choose(const matrix_shape *f, char *why)
     /* x beyond half the L2, each row's gathers spread over it, rows alike
      * (skewed rows: the L2 keeps their hot columns, panels only add traffic) */
     if (large && f->x_bytes > f->l2_bytes / 2 && f->value_bytes * f->csr.span > f->l2_bytes / 2 &&
-        cv < AUTO_SKEWED_CV) {
+        cv < SPB_SHAPE_SKEWED_CV) {
         snprintf(why, WHY_LEN,
                  "x (%.0f MiB) exceeds half the L2 (%.0f MiB), gathered at random (rows span "
                  "%.0f columns), rows alike (cv %.2f): column panels",
                  f->x_bytes / 1048576.0, f->l2_bytes / 1048576.0, f->csr.span, cv);
         return "csr.cuda.colblock";
     }
-    if (large && f->csr.padding <= AUTO_HLL_PADDING) {
+    if (large && f->csr.padding <= SPB_SHAPE_HLL_PADDING) {
         snprintf(why, WHY_LEN,
                  "rows alike (HLL pads %.0f%%): column-major hacks read at the bandwidth%s",
                  100.0 * (f->csr.padding - 1.0), f->csr.pattern ? ", pattern: no values read" : "");

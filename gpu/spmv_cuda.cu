@@ -64,8 +64,7 @@ double gpu_l2_bytes(const spb_kernel_config *config)
 
 unsigned gpu_grid(const gpu_state *s, long long per_row)
 {
-    long long threads = (long long)s->m * per_row;
-    return (unsigned)((threads + s->block_size - 1) / s->block_size);
+    return gpu_blocks_for((long long)s->m * per_row, s->block_size);
 }
 
 /* ---- prepare ------------------------------------------------------------------- */

@@ -113,6 +113,12 @@ int gpu_upload(gpu_record *s, void **d_ptr, const void *host, size_t count, size
  * (0 when unknown). */
 double gpu_l2_bytes(const spb_kernel_config *config);
 
+/* Blocks of `block` threads for `items` threads in all. */
+static inline unsigned gpu_blocks_for(long long items, int block)
+{
+    return (unsigned)((items + block - 1) / block);
+}
+
 /* Blocks for `per_row` threads per row over the state's rows. */
 unsigned gpu_grid(const gpu_state *s, long long per_row);
 
