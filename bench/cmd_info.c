@@ -11,20 +11,21 @@
 /* Fills the cache for source (if needed) and times a load from it. */
 static void info_cache_load(const char *source, const char *cache_dir, double parse_s)
 {
-    char msg[SPB_MSG_LEN] = "", note[SPB_MSG_LEN];
+    char msg[SPB_MSG_LEN] = "";
+    spb_cache_note note;
     spb_csr A;
     if (mkdir(cache_dir, 0777) != 0 && errno != EEXIST) {
         printf("  cache           %s: cannot create: %s\n", cache_dir, strerror(errno));
         return;
     }
-    spb_status st = source_load_cached(source, cache_dir, &A, note, msg);
+    spb_status st = source_load_cached(source, cache_dir, &A, &note, msg);
     csr_free(&A);
     double start = timing_now();
-    if (st == SPB_OK) st = source_load_cached(source, cache_dir, &A, note, msg);
+    if (st == SPB_OK) st = source_load_cached(source, cache_dir, &A, &note, msg);
     double load_s = timing_now() - start;
     csr_free(&A);
-    if (st != SPB_OK || strcmp(note, "hit") != 0)
-        printf("  cache           not used: %s\n", st != SPB_OK ? msg : note);
+    if (st != SPB_OK || note.outcome != SPB_CACHE_HIT)
+        printf("  cache           not used: %s\n", st != SPB_OK ? msg : note.text);
     else
         printf("  cache load      %.4f s (checked), %.1fx faster than parse + convert\n", load_s,
                load_s > 0 ? parse_s / load_s : 0.0);

@@ -175,7 +175,7 @@ static spb_row_status spgemm_product(const spb_kernel *kernel, void *state, spb_
 {
     spgemm_data *d = c->data;
     csr_free(&d->C);
-    spb_status st = spgemm_row_of(kernel)->spgemm(state, &d->C, msg);
+    spb_status st = spgemm_kernel_of(kernel)->spgemm(state, &d->C, msg);
     if (st == SPB_OK && kernel->check) st = kernel->check(state, msg);
     if (st != SPB_OK) return SPB_ROW_ERROR;
     char where[SPB_MSG_LEN];
@@ -191,14 +191,14 @@ static spb_status spgemm_host_calls(const spb_kernel *kernel, void *state, spb_c
     spb_status st = SPB_OK;
     for (int k = 0; k < calls && st == SPB_OK; k++) {
         csr_free(&d->C); /* C's allocation is part of every product */
-        st = spgemm_row_of(kernel)->spgemm(state, &d->C, msg);
+        st = spgemm_kernel_of(kernel)->spgemm(state, &d->C, msg);
     }
     return st;
 }
 
 static double spgemm_kernel_seconds(const spb_kernel *kernel, const void *state)
 {
-    const spb_spgemm_row *row = spgemm_row_of(kernel);
+    const spb_spgemm_kernel *row = spgemm_kernel_of(kernel);
     return row->kernel_seconds ? row->kernel_seconds(state) : NAN;
 }
 
@@ -218,11 +218,11 @@ const spb_operation *operation_spgemm(void)
         .kernel_seconds = spgemm_kernel_seconds,
     };
     if (op.kernel_count == 0) {
-        for (int k = 0; k < cpu_spgemm_row_count && op.kernel_count < MAX_KERNELS; k++)
-            table[op.kernel_count++] = &cpu_spgemm_rows[k].kernel;
+        for (int k = 0; k < cpu_spgemm_kernel_count && op.kernel_count < MAX_KERNELS; k++)
+            table[op.kernel_count++] = &cpu_spgemm_kernels[k].kernel;
         for (int k = 0; k < gpu_spgemm_kernel_count() && op.kernel_count < MAX_KERNELS; k++)
             table[op.kernel_count++] = gpu_spgemm_kernel(k);
-        op.baseline = &cpu_spgemm_rows[0].kernel; /* spgemm.gustavson */
+        op.baseline = &cpu_spgemm_kernels[0].kernel; /* spgemm.gustavson */
     }
     return &op;
 }

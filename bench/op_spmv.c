@@ -138,7 +138,7 @@ static spb_row_status spmv_product(const spb_kernel *kernel, void *state, spb_ca
         d->y[i] = NAN;
         d->y32[i] = NAN;
     }
-    spb_status st = spmv_row_of(kernel)->spmv(state, case_x(c), case_y(c), msg);
+    spb_status st = spmv_kernel_of(kernel)->spmv(state, case_x(c), case_y(c), msg);
     if (st == SPB_OK && kernel->check) st = kernel->check(state, msg);
     if (st != SPB_OK) return SPB_ROW_ERROR;
     spmv_validate_output(c, tolerance, v);
@@ -150,7 +150,7 @@ static spb_status spmv_host_calls(const spb_kernel *kernel, void *state, spb_cas
 {
     spb_status st = SPB_OK;
     for (int k = 0; k < calls && st == SPB_OK; k++)
-        st = spmv_row_of(kernel)->spmv(state, case_x(c), case_y(c), msg);
+        st = spmv_kernel_of(kernel)->spmv(state, case_x(c), case_y(c), msg);
     return st;
 }
 
@@ -169,11 +169,11 @@ const spb_operation *operation_spmv(void)
         .validate_output = spmv_validate_output,
     };
     if (op.kernel_count == 0) { /* the host rows, then the device rows */
-        for (int k = 0; k < cpu_spmv_row_count && op.kernel_count < MAX_KERNELS; k++)
-            table[op.kernel_count++] = &cpu_spmv_rows[k].kernel;
+        for (int k = 0; k < cpu_spmv_kernel_count && op.kernel_count < MAX_KERNELS; k++)
+            table[op.kernel_count++] = &cpu_spmv_kernels[k].kernel;
         for (int k = 0; k < gpu_spmv_kernel_count() && op.kernel_count < MAX_KERNELS; k++)
             table[op.kernel_count++] = gpu_spmv_kernel(k);
-        op.baseline = &cpu_spmv_rows[0].kernel; /* csr.serial */
+        op.baseline = &cpu_spmv_kernels[0].kernel; /* csr.serial */
     }
     return &op;
 }

@@ -31,7 +31,8 @@ static void flush_folded(const spb_run_opts *opts, spb_run_totals *totals)
  * previous ones of its matrix were. */
 static int fold(const spb_run_opts *opts, spb_run_totals *totals, const spb_result *r)
 {
-    if (r->status != SPB_ROW_SKIPPED || strcmp(r->backend, "cuda") != 0) return 0;
+    if (r->status != SPB_ROW_SKIPPED || strcmp(r->backend, backend_name(SPB_BACKEND_CUDA)) != 0)
+        return 0; /* rows read back carry the backend by its name */
     if (totals->folded && (strcmp(totals->folded_matrix, r->matrix) != 0 ||
                            strcmp(totals->folded_msg, r->message) != 0))
         flush_folded(opts, totals);
@@ -515,10 +516,10 @@ spb_status run_matrix(const char *source, const char *name, const spb_run_opts *
     char id[SPB_SOURCE_ID_LEN];
     source_id(source, id, sizeof id);
     spb_case c = {.name = name, .source_id = id, .A = &A, .operand = opts->operand};
-    char cache_note[SPB_MSG_LEN];
-    spb_status st = source_load_cached(source, opts->cache_dir, &A, cache_note, row_msg);
-    if (st == SPB_OK && strncmp(cache_note, "not stored", 10) == 0)
-        fprintf(stderr, "spbench: warning: cache: %s\n", cache_note);
+    spb_cache_note cache;
+    spb_status st = source_load_cached(source, opts->cache_dir, &A, &cache, row_msg);
+    if (st == SPB_OK && cache.outcome == SPB_CACHE_NOT_STORED)
+        fprintf(stderr, "spbench: warning: cache: %s\n", cache.text);
     format_set_init(&c.formats, &A);
     if (st == SPB_OK) st = opts->op->case_setup(&c, opts->seed, row_msg);
     spb_status csv_status = SPB_OK;

@@ -210,14 +210,23 @@ static void cache_path(const char *item, const char *cache_dir, char *path, size
     snprintf(path, size, "%s/%s-%08x.spbcsr", cache_dir, name, hash);
 }
 
-spb_status source_load_cached(const char *item, const char *cache_dir, spb_csr *A, char *cache_note,
-                              char *msg)
+/* Records what the cache did. */
+static void note_cache(spb_cache_note *note, spb_cache_outcome outcome, const char *text,
+                       const char *detail)
 {
-    if (cache_note) cache_note[0] = '\0';
+    if (!note) return;
+    note->outcome = outcome;
+    snprintf(note->text, sizeof note->text, "%s%s", text, detail);
+}
+
+spb_status source_load_cached(const char *item, const char *cache_dir, spb_csr *A,
+                              spb_cache_note *note, char *msg)
+{
+    note_cache(note, SPB_CACHE_UNUSED, "", "");
     if (!cache_dir || gen_is_spec(item)) return source_load(item, A, NULL, msg);
     struct stat sb; /* a pipe read to fingerprint it would lose its first bytes */
     if (stat(item, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-        if (cache_note) snprintf(cache_note, SPB_MSG_LEN, "bypassed: not a regular file");
+        note_cache(note, SPB_CACHE_BYPASSED, "bypassed: not a regular file", "");
         return source_load(item, A, NULL, msg);
     }
     spb_fingerprint fp;
@@ -229,18 +238,18 @@ spb_status source_load_cached(const char *item, const char *cache_dir, spb_csr *
      * array, so a matching entry needs no second check. */
     st = csr_read_binary(path, &fp, A, why);
     if (st == SPB_OK) {
-        if (cache_note) snprintf(cache_note, SPB_MSG_LEN, "hit");
+        note_cache(note, SPB_CACHE_HIT, "hit", "");
         return SPB_OK;
     }
     csr_free(A);
     st = source_load(item, A, NULL, msg);
     if (st != SPB_OK) return st;
     char write_err[SPB_MSG_LEN] = "";
-    spb_status written = csr_write_binary(path, A, &fp, write_err);
-    if (cache_note)
-        snprintf(cache_note, SPB_MSG_LEN, "%s%s%s",
-                 written == SPB_OK ? "stored" : "not stored: ", written == SPB_OK ? "" : write_err,
-                 written == SPB_OK && strstr(why, "cannot open") == NULL ? " (rebuilt)" : "");
+    if (csr_write_binary(path, A, &fp, write_err) != SPB_OK)
+        note_cache(note, SPB_CACHE_NOT_STORED, "not stored: ", write_err);
+    else /* an entry that could be opened was stale or broken */
+        note_cache(note, SPB_CACHE_STORED, "stored",
+                   strstr(why, "cannot open") == NULL ? " (rebuilt)" : "");
     return SPB_OK;
 }
 

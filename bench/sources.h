@@ -28,13 +28,27 @@ void sources_free(spb_source_list *list);
  * for generated matrices it is zeroed. */
 spb_status source_load(const char *item, spb_csr *A, spb_mm_info *info, char *msg);
 
+/* What the cache did for one load, and in words ("stored (rebuilt)", why
+ * an entry could not be written). */
+typedef enum {
+    SPB_CACHE_UNUSED,     /* no cache, or a generator spec */
+    SPB_CACHE_HIT,        /* read from the cache */
+    SPB_CACHE_STORED,     /* parsed, and the entry (re)written */
+    SPB_CACHE_NOT_STORED, /* parsed, but the entry could not be written */
+    SPB_CACHE_BYPASSED    /* not a regular file: read as it is */
+} spb_cache_outcome;
+
+typedef struct {
+    spb_cache_outcome outcome;
+    char text[SPB_MSG_LEN];
+} spb_cache_note;
+
 /* source_load through a cache directory (NULL: none): a file source whose
  * cache entry matches its fingerprint is read from the cache; otherwise it
- * is parsed and the entry (re)written. *cache_note, when not NULL, receives
- * what happened ("hit", "stored", or why the entry was rebuilt or could not
- * be written); generator specs bypass the cache. */
-spb_status source_load_cached(const char *item, const char *cache_dir, spb_csr *A, char *cache_note,
-                              char *msg);
+ * is parsed and the entry (re)written. *note, when not NULL, receives what
+ * happened; generator specs bypass the cache. */
+spb_status source_load_cached(const char *item, const char *cache_dir, spb_csr *A,
+                              spb_cache_note *note, char *msg);
 
 /* Keeps only shard `index` (1..count) of the list (named first, so every
  * shard names an item alike): items go in list order

@@ -9,8 +9,8 @@
 
 /* The host rows of the SpGEMM kernel table (spgemm_rows.c); the sequential
  * Gustavson kernel is the first, the speedup baseline. */
-extern const spb_spgemm_row cpu_spgemm_rows[];
-extern const int cpu_spgemm_row_count;
+extern const spb_spgemm_kernel cpu_spgemm_kernels[];
+extern const int cpu_spgemm_kernel_count;
 
 /* Entries of C (exact, by a symbolic pass); -1 when out of memory. */
 int64_t csr_spgemm_nnz(const spb_csr *A, const spb_csr *B);

@@ -57,7 +57,7 @@ static spb_status graphblas_prepare(const spb_kernel *self, spb_format_set *F,
     return graphblas_spgemm_prepare(F->csr, F->b, config->threads, &plan->state, msg);
 }
 
-const spb_spgemm_row cpu_spgemm_rows[] = {
+const spb_spgemm_kernel cpu_spgemm_kernels[] = {
     {.kernel = {.name = "spgemm.gustavson",
                 .format = "csr",
                 .backend = SPB_BACKEND_SERIAL,
@@ -96,4 +96,4 @@ const spb_spgemm_row cpu_spgemm_rows[] = {
      .spgemm = graphblas_spgemm_run},
 };
 
-const int cpu_spgemm_row_count = (int)(sizeof cpu_spgemm_rows / sizeof cpu_spgemm_rows[0]);
+const int cpu_spgemm_kernel_count = (int)(sizeof cpu_spgemm_kernels / sizeof cpu_spgemm_kernels[0]);

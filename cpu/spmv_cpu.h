@@ -8,8 +8,8 @@
 
 /* The host rows of the SpMV kernel table (spmv_rows.c); csr.serial is the
  * first, the speedup baseline. */
-extern const spb_spmv_row cpu_spmv_rows[];
-extern const int cpu_spmv_row_count;
+extern const spb_spmv_kernel cpu_spmv_kernels[];
+extern const int cpu_spmv_kernel_count;
 
 /* Reference product: each row summed with error-free transformations (Dot2,
  * Ogita-Rump-Oishi), as accurate as if computed in twice the precision and

@@ -465,13 +465,13 @@ static const char *auto_choose(const spb_csr_shape *f, double x_bytes, double ll
     return "csr.omp.nnz";
 }
 
-static const spb_kernel *cpu_row(const char *name)
+static const spb_kernel *cpu_spmv_kernel_named(const char *name)
 {
-    for (int k = 0; k < cpu_spmv_row_count; k++) { /* lengths first: GCC 12's
+    for (int k = 0; k < cpu_spmv_kernel_count; k++) { /* lengths first: GCC 12's
         -Wstring-compare misreads a strcmp against the constant table */
-        const char *row_name = cpu_spmv_rows[k].kernel.name;
+        const char *row_name = cpu_spmv_kernels[k].kernel.name;
         if (strlen(row_name) == strlen(name) && memcmp(row_name, name, strlen(name)) == 0)
-            return &cpu_spmv_rows[k].kernel;
+            return &cpu_spmv_kernels[k].kernel;
     }
     return NULL;
 }
@@ -492,8 +492,8 @@ static spb_status auto_prepare(const spb_kernel *self, spb_format_set *F,
     csr_shape(F->csr, config->hack_size, &shape);
     double x_bytes = (double)spb_precision_bytes(config->precision) * F->csr->n;
     char why[AUTO_WHY_LEN];
-    const spb_kernel *chosen =
-        cpu_row(auto_choose(&shape, x_bytes, config->cache_bytes, config->precision, why));
+    const spb_kernel *chosen = cpu_spmv_kernel_named(
+        auto_choose(&shape, x_bytes, config->cache_bytes, config->precision, why));
     auto_state *s = spb_calloc(1, sizeof *s);
     if (!s) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
     s->kernel = chosen;
@@ -511,12 +511,12 @@ static spb_status auto_prepare(const spb_kernel *self, spb_format_set *F,
 static spb_status auto_run(const void *state, const void *x, void *y, char *msg)
 {
     const auto_state *s = state;
-    return spmv_row_of(s->kernel)->spmv(s->state, x, y, msg);
+    return spmv_kernel_of(s->kernel)->spmv(s->state, x, y, msg);
 }
 
 /* ---- the rows ---------------------------------------------------------------------- */
 
-const spb_spmv_row cpu_spmv_rows[] = {
+const spb_spmv_kernel cpu_spmv_kernels[] = {
     {.kernel = {.name = "csr.serial",
                 .format = "csr",
                 .backend = SPB_BACKEND_SERIAL,
@@ -654,4 +654,4 @@ const spb_spmv_row cpu_spmv_rows[] = {
      .spmv = graphblas_baseline_run},
 };
 
-const int cpu_spmv_row_count = (int)(sizeof cpu_spmv_rows / sizeof cpu_spmv_rows[0]);
+const int cpu_spmv_kernel_count = (int)(sizeof cpu_spmv_kernels / sizeof cpu_spmv_kernels[0]);

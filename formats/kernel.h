@@ -71,11 +71,11 @@ struct spb_kernel {
 /* An SpMV row of the table: the part every row shares, then its product
  * (the timed part). The shared part comes first, so the run loop holds
  * every row as a `const spb_kernel *` and the operation gets its row back
- * (spmv_row_of). */
+ * (spmv_kernel_of). */
 typedef struct {
     spb_kernel kernel;
     spb_spmv_fn spmv;
-} spb_spmv_row;
+} spb_spmv_kernel;
 
 /* An SpGEMM row: the shared part, its product, and for device rows the
  * median seconds of the product kernels alone (no setup, allocation or
@@ -85,15 +85,15 @@ typedef struct {
     spb_kernel kernel;
     spb_spgemm_fn spgemm;
     double (*kernel_seconds)(const void *state);
-} spb_spgemm_row;
+} spb_spgemm_kernel;
 
-static inline const spb_spmv_row *spmv_row_of(const spb_kernel *kernel)
+static inline const spb_spmv_kernel *spmv_kernel_of(const spb_kernel *kernel)
 {
-    return (const spb_spmv_row *)(const void *)kernel;
+    return (const spb_spmv_kernel *)(const void *)kernel;
 }
-static inline const spb_spgemm_row *spgemm_row_of(const spb_kernel *kernel)
+static inline const spb_spgemm_kernel *spgemm_kernel_of(const spb_kernel *kernel)
 {
-    return (const spb_spgemm_row *)(const void *)kernel;
+    return (const spb_spgemm_kernel *)(const void *)kernel;
 }
 
 #endif

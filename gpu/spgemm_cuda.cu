@@ -333,14 +333,15 @@ void gpu_spgemm_release(void *state)
 
 extern "C" int gpu_spgemm_kernel_count(void)
 {
-    return gpu_spgemm_tiled_row_count + gpu_spgemm_esc_row_count + gpu_spgemm_cusparse_row_count;
+    return gpu_spgemm_tiled_kernel_count + gpu_spgemm_esc_kernel_count +
+           gpu_spgemm_cusparse_kernel_count;
 }
 
 extern "C" const spb_kernel *gpu_spgemm_kernel(int index)
 {
-    if (index < gpu_spgemm_tiled_row_count) return &gpu_spgemm_tiled_rows[index].kernel;
-    index -= gpu_spgemm_tiled_row_count;
-    if (index < gpu_spgemm_esc_row_count) return &gpu_spgemm_esc_rows[index].kernel;
-    index -= gpu_spgemm_esc_row_count;
-    return &gpu_spgemm_cusparse_rows[index].kernel;
+    if (index < gpu_spgemm_tiled_kernel_count) return &gpu_spgemm_tiled_kernels[index].kernel;
+    index -= gpu_spgemm_tiled_kernel_count;
+    if (index < gpu_spgemm_esc_kernel_count) return &gpu_spgemm_esc_kernels[index].kernel;
+    index -= gpu_spgemm_esc_kernel_count;
+    return &gpu_spgemm_cusparse_kernels[index].kernel;
 }

@@ -135,12 +135,12 @@ static void cusparse_product(gpu_spgemm_state *s)
 
 static const gpu_spgemm_variant cusparse_spgemm = {0, 0, cusparse_product, 0, cusparse_setup};
 
-const spb_spgemm_row gpu_spgemm_cusparse_rows[] = {
-    GPU_SPGEMM_ROW("cusparse.spgemm",
-                   "cuSPARSE cusparseSpGEMM (default algorithm; ALG3 when a buffer does not "
-                   "fit): work estimation, compute, copy, buffers included",
-                   &cusparse_spgemm),
+const spb_spgemm_kernel gpu_spgemm_cusparse_kernels[] = {
+    GPU_SPGEMM_KERNEL("cusparse.spgemm",
+                      "cuSPARSE cusparseSpGEMM (default algorithm; ALG3 when a buffer does not "
+                      "fit): work estimation, compute, copy, buffers included",
+                      &cusparse_spgemm),
 };
 
-const int gpu_spgemm_cusparse_row_count =
-    (int)(sizeof gpu_spgemm_cusparse_rows / sizeof gpu_spgemm_cusparse_rows[0]);
+const int gpu_spgemm_cusparse_kernel_count =
+    (int)(sizeof gpu_spgemm_cusparse_kernels / sizeof gpu_spgemm_cusparse_kernels[0]);

@@ -617,14 +617,15 @@ done:
 
 static const gpu_spgemm_variant esc = {0, 0, esc_product, 0, NULL};
 
-const spb_spgemm_row gpu_spgemm_esc_rows[] = {
-    GPU_SPGEMM_ROW("spgemm.cuda.esc",
-                   "expand-sort-compress: rows grouped by products, each sorted by a thread "
-                   "(network, <= 16), a warp (merge sort, <= 256) or a block (radix sort, "
-                   "<= 2048) on chip; longer rows dense on chip (B <= 4096 columns) or sorted in "
-                   "global memory; C packed in row order",
-                   &esc),
+const spb_spgemm_kernel gpu_spgemm_esc_kernels[] = {
+    GPU_SPGEMM_KERNEL(
+        "spgemm.cuda.esc",
+        "expand-sort-compress: rows grouped by products, each sorted by a thread "
+        "(network, <= 16), a warp (merge sort, <= 256) or a block (radix sort, "
+        "<= 2048) on chip; longer rows dense on chip (B <= 4096 columns) or sorted in "
+        "global memory; C packed in row order",
+        &esc),
 };
 
-const int gpu_spgemm_esc_row_count =
-    (int)(sizeof gpu_spgemm_esc_rows / sizeof gpu_spgemm_esc_rows[0]);
+const int gpu_spgemm_esc_kernel_count =
+    (int)(sizeof gpu_spgemm_esc_kernels / sizeof gpu_spgemm_esc_kernels[0]);

@@ -87,13 +87,13 @@ static __device__ __forceinline__ int block_exclusive_sum(int v, int *warp_sums,
     return before + inclusive - v;
 }
 
-/* Each family file exports its rows (GPU_SPGEMM_ROW in spgemm_cuda.cu's). */
-extern const spb_spgemm_row gpu_spgemm_tiled_rows[];
-extern const int gpu_spgemm_tiled_row_count;
-extern const spb_spgemm_row gpu_spgemm_esc_rows[];
-extern const int gpu_spgemm_esc_row_count;
-extern const spb_spgemm_row gpu_spgemm_cusparse_rows[];
-extern const int gpu_spgemm_cusparse_row_count;
+/* Each family file exports its rows (GPU_SPGEMM_KERNEL in spgemm_cuda.cu's). */
+extern const spb_spgemm_kernel gpu_spgemm_tiled_kernels[];
+extern const int gpu_spgemm_tiled_kernel_count;
+extern const spb_spgemm_kernel gpu_spgemm_esc_kernels[];
+extern const int gpu_spgemm_esc_kernel_count;
+extern const spb_spgemm_kernel gpu_spgemm_cusparse_kernels[];
+extern const int gpu_spgemm_cusparse_kernel_count;
 
 /* The entry points every device SpGEMM row shares (spgemm_cuda.cu). */
 spb_status gpu_spgemm_prepare(const spb_kernel *self, spb_format_set *formats,
@@ -104,14 +104,14 @@ double gpu_spgemm_time_calls(void *state, int calls);
 spb_status gpu_spgemm_check(const void *state, char *msg);
 double gpu_spgemm_kernel_seconds(const void *state);
 
-#define GPU_SPGEMM_ROW(row_name, row_description, row_variant)                                     \
+#define GPU_SPGEMM_KERNEL(row_name, row_description, row_variant)                                  \
     {                                                                                              \
         .kernel = {.name = row_name,                                                               \
                    .format = "csr",                                                                \
                    .backend = SPB_BACKEND_CUDA,                                                    \
                    .description = row_description,                                                 \
                    .variant = row_variant,                                                         \
-                   .supports = gpu_row_supports,                                                   \
+                   .supports = gpu_kernel_supports,                                                \
                    .prepare = gpu_spgemm_prepare,                                                  \
                    .release = gpu_spgemm_release,                                                  \
                    .time_calls = gpu_spgemm_time_calls,                                            \

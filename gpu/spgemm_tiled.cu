@@ -285,28 +285,28 @@ static const gpu_spgemm_variant block_row_reserve = {128, 1024, tiled_product, M
                                                      NULL};
 static const gpu_spgemm_variant block_row_warp = {128, 1024, tiled_product, MODE_WARP, NULL};
 
-const spb_spgemm_row gpu_spgemm_tiled_rows[] = {
-    GPU_SPGEMM_ROW("spgemm.cuda.thread",
-                   "thread per row of A, a 32-column accumulator swept tile by tile over B's "
-                   "width, one global atomic per entry of C (the baseline)",
-                   &thread_row),
-    GPU_SPGEMM_ROW("spgemm.cuda.thread.hoisted",
-                   "spgemm.cuda.thread with invariants hoisted (row bounds, B-row ends kept by "
-                   "the cursors) and restrict read-only pointers",
-                   &thread_row_hoisted),
-    GPU_SPGEMM_ROW("spgemm.cuda.block",
-                   "block per row of A, the tile's accumulator in shared memory with shared "
-                   "atomics, threads striding over the row's entries (--tile)",
-                   &block_row),
-    GPU_SPGEMM_ROW("spgemm.cuda.block.reserve",
-                   "spgemm.cuda.block with the tile's entries counted in the block and one "
-                   "global atomic per block and tile reserving their range",
-                   &block_row_reserve),
-    GPU_SPGEMM_ROW("spgemm.cuda.warp",
-                   "spgemm.cuda.block with warp aggregation: ballot, popc and shuffle give "
-                   "each warp one global atomic per 32 columns, every warp writing",
-                   &block_row_warp),
+const spb_spgemm_kernel gpu_spgemm_tiled_kernels[] = {
+    GPU_SPGEMM_KERNEL("spgemm.cuda.thread",
+                      "thread per row of A, a 32-column accumulator swept tile by tile over B's "
+                      "width, one global atomic per entry of C (the baseline)",
+                      &thread_row),
+    GPU_SPGEMM_KERNEL("spgemm.cuda.thread.hoisted",
+                      "spgemm.cuda.thread with invariants hoisted (row bounds, B-row ends kept by "
+                      "the cursors) and restrict read-only pointers",
+                      &thread_row_hoisted),
+    GPU_SPGEMM_KERNEL("spgemm.cuda.block",
+                      "block per row of A, the tile's accumulator in shared memory with shared "
+                      "atomics, threads striding over the row's entries (--tile)",
+                      &block_row),
+    GPU_SPGEMM_KERNEL("spgemm.cuda.block.reserve",
+                      "spgemm.cuda.block with the tile's entries counted in the block and one "
+                      "global atomic per block and tile reserving their range",
+                      &block_row_reserve),
+    GPU_SPGEMM_KERNEL("spgemm.cuda.warp",
+                      "spgemm.cuda.block with warp aggregation: ballot, popc and shuffle give "
+                      "each warp one global atomic per 32 columns, every warp writing",
+                      &block_row_warp),
 };
 
-const int gpu_spgemm_tiled_row_count =
-    (int)(sizeof gpu_spgemm_tiled_rows / sizeof gpu_spgemm_tiled_rows[0]);
+const int gpu_spgemm_tiled_kernel_count =
+    (int)(sizeof gpu_spgemm_tiled_kernels / sizeof gpu_spgemm_tiled_kernels[0]);

@@ -87,18 +87,19 @@ static spb_status auto_prepare(const spb_kernel *self, spb_format_set *formats,
     return st;
 }
 
-extern const spb_spmv_row gpu_auto_rows[] = {
+extern const spb_spmv_kernel gpu_auto_kernels[] = {
     {.kernel = {.name = "auto.cuda",
                 .format = "csr",
                 .backend = SPB_BACKEND_CUDA,
                 .description = "the device kernel for this matrix, chosen in prepare from its "
                                "statistics (rule in the README); the message says which and why",
-                .supports = gpu_row_supports,
+                .supports = gpu_kernel_supports,
                 .prepare = auto_prepare,
-                .release = gpu_row_release,
-                .time_calls = gpu_row_time_calls,
-                .check = gpu_row_check,
+                .release = gpu_spmv_release,
+                .time_calls = gpu_spmv_time_calls,
+                .check = gpu_spmv_check,
                 .fp32 = 1},
-     .spmv = gpu_row_spmv},
+     .spmv = gpu_spmv_run},
 };
-extern const int gpu_auto_row_count = (int)(sizeof gpu_auto_rows / sizeof gpu_auto_rows[0]);
+extern const int gpu_auto_kernel_count =
+    (int)(sizeof gpu_auto_kernels / sizeof gpu_auto_kernels[0]);

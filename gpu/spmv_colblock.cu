@@ -151,11 +151,12 @@ static const gpu_variant colblock_v = {.format = SPB_FORMAT_CSR,
                                        .launch = GPU_LAUNCH(launch_colblock),
                                        .release = release_colblock};
 
-extern const spb_spmv_row gpu_colblock_rows[] = {
-    GPU_ROW("csr.cuda.colblock", "csr",
-            "CSR in column panels whose x fits in half the L2, a thread group per row sized to "
-            "each panel, y accumulated panel by panel (declines a matrix whose x fits already)",
-            &colblock_v),
+extern const spb_spmv_kernel gpu_colblock_kernels[] = {
+    GPU_SPMV_KERNEL(
+        "csr.cuda.colblock", "csr",
+        "CSR in column panels whose x fits in half the L2, a thread group per row sized to "
+        "each panel, y accumulated panel by panel (declines a matrix whose x fits already)",
+        &colblock_v),
 };
-extern const int gpu_colblock_row_count =
-    (int)(sizeof gpu_colblock_rows / sizeof gpu_colblock_rows[0]);
+extern const int gpu_colblock_kernel_count =
+    (int)(sizeof gpu_colblock_kernels / sizeof gpu_colblock_kernels[0]);

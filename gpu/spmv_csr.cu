@@ -569,48 +569,54 @@ static const gpu_variant stream_pattern_v =
                 .launch = GPU_LAUNCH_PATTERN(launch_stream, true), .pattern = 1,
                 .release = release_stream);
 
-extern const spb_spmv_row gpu_csr_rows[] = {
-    GPU_ROW("csr.cuda.thread", "csr", "CSR on the GPU, one thread per row", &thread_v),
-    GPU_ROW("csr.cuda.warp", "csr", "CSR on the GPU, one warp per row, __shfl_down_sync reduction",
-            &warp_v),
-    GPU_ROW("csr.cuda.warp_shared", "csr",
-            "CSR on the GPU, one warp per row, partial sums reduced in shared memory",
-            &warp_shared_v),
-    GPU_ROW("csr.cuda.warp_shared2d", "csr",
-            "CSR on the GPU, 2-D blocks, a 2-D shared array of partials, then shuffles",
-            &warp_shared2d_v),
-    GPU_ROW("csr.cuda.ldg", "csr",
-            "CSR on the GPU, one warp per row, read-only loads through __ldg", &ldg_v),
-    GPU_ROW("csr.cuda.texture", "csr",
-            "CSR on the GPU, one warp per row, x read through a texture object", &texture_v),
-    GPU_ROW("csr.cuda.adaptive", "csr",
-            "CSR on the GPU, a power-of-two group of threads per short row (sized from the mean "
-            "row length), a block per row longer than " TEXT(LONG_ROW),
-            &adaptive_v),
-    GPU_ROW("csr.cuda.binned", "csr",
-            "CSR on the GPU, rows sorted by length class in prepare, each class with its own "
-            "threads per row (half its length, up to a warp; a block per row beyond " TEXT(
-                BIN_LONG_ROW) "), "
-                              "one launch",
-            &binned_v),
-    GPU_ROW("csr.cuda.binned.pattern", "csr.pattern",
-            "csr.cuda.binned for a pattern matrix (all values equal): no values read (declines "
-            "other matrices)",
-            &binned_pattern_v),
-    GPU_ROW("csr.cuda.stream", "csr",
-            "CSR on the GPU, rows cut in prepare into tiles of at most " TEXT(
-                STREAM_ITEMS) " entries per thread: each "
-                              "block streams its tile's products into shared memory, then a thread "
-                              "sums each row "
-                              "there (a longer row: a block alone)",
-            &stream_v),
-    GPU_ROW("csr.cuda.stream.pattern", "csr.pattern",
-            "csr.cuda.stream for a pattern matrix (all values equal): no values read (declines "
-            "other matrices)",
-            &stream_pattern_v),
-    GPU_ROW("csr.cuda.adaptive.pattern", "csr.pattern",
-            "csr.cuda.adaptive for a pattern matrix (all values equal): no values read "
-            "(declines other matrices)",
-            &adaptive_pattern_v),
+extern const spb_spmv_kernel gpu_csr_kernels[] = {
+    GPU_SPMV_KERNEL("csr.cuda.thread", "csr", "CSR on the GPU, one thread per row", &thread_v),
+    GPU_SPMV_KERNEL("csr.cuda.warp", "csr",
+                    "CSR on the GPU, one warp per row, __shfl_down_sync reduction", &warp_v),
+    GPU_SPMV_KERNEL("csr.cuda.warp_shared", "csr",
+                    "CSR on the GPU, one warp per row, partial sums reduced in shared memory",
+                    &warp_shared_v),
+    GPU_SPMV_KERNEL("csr.cuda.warp_shared2d", "csr",
+                    "CSR on the GPU, 2-D blocks, a 2-D shared array of partials, then shuffles",
+                    &warp_shared2d_v),
+    GPU_SPMV_KERNEL("csr.cuda.ldg", "csr",
+                    "CSR on the GPU, one warp per row, read-only loads through __ldg", &ldg_v),
+    GPU_SPMV_KERNEL("csr.cuda.texture", "csr",
+                    "CSR on the GPU, one warp per row, x read through a texture object",
+                    &texture_v),
+    GPU_SPMV_KERNEL(
+        "csr.cuda.adaptive", "csr",
+        "CSR on the GPU, a power-of-two group of threads per short row (sized from the mean "
+        "row length), a block per row longer than " TEXT(LONG_ROW),
+        &adaptive_v),
+    GPU_SPMV_KERNEL(
+        "csr.cuda.binned", "csr",
+        "CSR on the GPU, rows sorted by length class in prepare, each class with its own "
+        "threads per row (half its length, up to a warp; a block per row beyond " TEXT(
+            BIN_LONG_ROW) "), "
+                          "one launch",
+        &binned_v),
+    GPU_SPMV_KERNEL(
+        "csr.cuda.binned.pattern", "csr.pattern",
+        "csr.cuda.binned for a pattern matrix (all values equal): no values read (declines "
+        "other matrices)",
+        &binned_pattern_v),
+    GPU_SPMV_KERNEL(
+        "csr.cuda.stream", "csr",
+        "CSR on the GPU, rows cut in prepare into tiles of at most " TEXT(
+            STREAM_ITEMS) " entries per thread: each "
+                          "block streams its tile's products into shared memory, then a thread "
+                          "sums each row "
+                          "there (a longer row: a block alone)",
+        &stream_v),
+    GPU_SPMV_KERNEL(
+        "csr.cuda.stream.pattern", "csr.pattern",
+        "csr.cuda.stream for a pattern matrix (all values equal): no values read (declines "
+        "other matrices)",
+        &stream_pattern_v),
+    GPU_SPMV_KERNEL("csr.cuda.adaptive.pattern", "csr.pattern",
+                    "csr.cuda.adaptive for a pattern matrix (all values equal): no values read "
+                    "(declines other matrices)",
+                    &adaptive_pattern_v),
 };
-extern const int gpu_csr_row_count = (int)(sizeof gpu_csr_rows / sizeof gpu_csr_rows[0]);
+extern const int gpu_csr_kernel_count = (int)(sizeof gpu_csr_kernels / sizeof gpu_csr_kernels[0]);

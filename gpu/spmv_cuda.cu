@@ -163,15 +163,15 @@ fail:
     return gpu_state_fail(s, msg);
 }
 
-int gpu_row_supports(const spb_kernel *self, const spb_csr *A, char *why)
+int gpu_kernel_supports(const spb_kernel *self, const spb_csr *A, char *why)
 {
     (void)self;
     (void)A;
     return gpu_available(why);
 }
 
-spb_status gpu_row_prepare(const spb_kernel *self, spb_format_set *formats,
-                           const spb_kernel_config *config, spb_kernel_plan *plan, char *msg)
+spb_status gpu_spmv_prepare(const spb_kernel *self, spb_format_set *formats,
+                            const spb_kernel_config *config, spb_kernel_plan *plan, char *msg)
 {
     const gpu_variant *v = (const gpu_variant *)self->variant;
     const spb_csr *A = formats->csr;
@@ -203,7 +203,7 @@ spb_status gpu_row_prepare(const spb_kernel *self, spb_format_set *formats,
     if (st == SPB_OK && v->setup) st = v->setup(s, A, msg);
     if (st == SPB_OK && s->plan_bytes > 0) plan->bytes = s->plan_bytes;
     if (st != SPB_OK) {
-        gpu_row_release(s);
+        gpu_spmv_release(s);
         return st;
     }
     plan->state = s;
@@ -234,7 +234,7 @@ static void poison(const gpu_state *s, void *y)
 /* One whole product: upload x, poison the device y with NaN, compute,
  * download y (x and y in the state's precision). On failure y is left NaN
  * and the error kept for the check. */
-spb_status gpu_row_spmv(const void *state, const void *x, void *y, char *msg)
+spb_status gpu_spmv_run(const void *state, const void *x, void *y, char *msg)
 {
     gpu_state *s = (gpu_state *)state;
     poison(s, y);
@@ -258,7 +258,7 @@ fail:
 
 /* Times `calls` back-to-back products on the device-resident x and y with
  * CUDA events; seconds, or a negative value on failure. */
-double gpu_row_time_calls(void *state, int calls)
+double gpu_spmv_time_calls(void *state, int calls)
 {
     gpu_state *s = (gpu_state *)state;
     float ms = 0;
@@ -273,13 +273,13 @@ fail:
     return -1.0;
 }
 
-spb_status gpu_row_check(const void *state, char *msg)
+spb_status gpu_spmv_check(const void *state, char *msg)
 {
     const gpu_state *s = (const gpu_state *)state;
     return s->error == SPB_OK ? SPB_OK : gpu_state_fail(s, msg);
 }
 
-void gpu_row_release(void *state)
+void gpu_spmv_release(void *state)
 {
     gpu_state *s = (gpu_state *)state;
     if (!s) return;
@@ -301,12 +301,14 @@ void gpu_row_release(void *state)
 
 /* The family files' rows, in table order. */
 static const struct {
-    const spb_spmv_row *rows;
+    const spb_spmv_kernel *rows;
     const int *count;
-} families[] = {
-    {gpu_csr_rows, &gpu_csr_row_count},           {gpu_merge_rows, &gpu_merge_row_count},
-    {gpu_colblock_rows, &gpu_colblock_row_count}, {gpu_hll_rows, &gpu_hll_row_count},
-    {gpu_cusparse_rows, &gpu_cusparse_row_count}, {gpu_auto_rows, &gpu_auto_row_count}};
+} families[] = {{gpu_csr_kernels, &gpu_csr_kernel_count},
+                {gpu_merge_kernels, &gpu_merge_kernel_count},
+                {gpu_colblock_kernels, &gpu_colblock_kernel_count},
+                {gpu_hll_kernels, &gpu_hll_kernel_count},
+                {gpu_cusparse_kernels, &gpu_cusparse_kernel_count},
+                {gpu_auto_kernels, &gpu_auto_kernel_count}};
 
 extern "C" int gpu_spmv_kernel_count(void)
 {

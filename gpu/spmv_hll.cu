@@ -233,22 +233,24 @@ static const gpu_variant col_pattern_v = {.format = SPB_FORMAT_HLL_COL,
                                           .launch = GPU_LAUNCH_PATTERN(launch_col, true),
                                           .pattern = 1};
 
-extern const spb_spmv_row gpu_hll_rows[] = {
-    GPU_ROW("hll.cuda.row", "hll.row", "HLL row-major hacks on the GPU, one thread per row",
-            &row_v),
-    GPU_ROW("hll.cuda.warp", "hll.row",
-            "HLL row-major hacks on the GPU, one warp per row, shuffle reduction", &warp_v),
-    GPU_ROW("hll.cuda.warp_shared", "hll.row",
-            "HLL row-major hacks on the GPU, one warp per row, shared-memory reduction",
-            &warp_shared_v),
-    GPU_ROW("hll.cuda.col", "hll.col",
-            "HLL column-major hacks on the GPU, one thread per row (coalesced; fp32 with an even "
-            "hack size: two rows per thread, paired loads)",
-            &col_v),
-    GPU_ROW("hll.cuda.col.pattern", "hll.col",
-            "hll.cuda.col for a pattern matrix (all values equal): no values read, padding "
-            "pointed at a zero of x, two rows per thread with an even hack size (declines other "
-            "matrices)",
-            &col_pattern_v),
+extern const spb_spmv_kernel gpu_hll_kernels[] = {
+    GPU_SPMV_KERNEL("hll.cuda.row", "hll.row", "HLL row-major hacks on the GPU, one thread per row",
+                    &row_v),
+    GPU_SPMV_KERNEL("hll.cuda.warp", "hll.row",
+                    "HLL row-major hacks on the GPU, one warp per row, shuffle reduction", &warp_v),
+    GPU_SPMV_KERNEL("hll.cuda.warp_shared", "hll.row",
+                    "HLL row-major hacks on the GPU, one warp per row, shared-memory reduction",
+                    &warp_shared_v),
+    GPU_SPMV_KERNEL(
+        "hll.cuda.col", "hll.col",
+        "HLL column-major hacks on the GPU, one thread per row (coalesced; fp32 with an even "
+        "hack size: two rows per thread, paired loads)",
+        &col_v),
+    GPU_SPMV_KERNEL(
+        "hll.cuda.col.pattern", "hll.col",
+        "hll.cuda.col for a pattern matrix (all values equal): no values read, padding "
+        "pointed at a zero of x, two rows per thread with an even hack size (declines other "
+        "matrices)",
+        &col_pattern_v),
 };
-extern const int gpu_hll_row_count = (int)(sizeof gpu_hll_rows / sizeof gpu_hll_rows[0]);
+extern const int gpu_hll_kernel_count = (int)(sizeof gpu_hll_kernels / sizeof gpu_hll_kernels[0]);

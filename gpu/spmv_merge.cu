@@ -272,14 +272,17 @@ static const gpu_variant merge_pattern_v = {.format = SPB_FORMAT_CSR,
                                             .pattern = 1,
                                             .release = release_merge};
 
-extern const spb_spmv_row gpu_merge_rows[] = {
-    GPU_ROW("csr.cuda.merge", "csr",
-            "CSR on the GPU, load-balanced: each block an equal share of rows + non-zeros (merge "
-            "path, split in prepare); rows across blocks finished in block order (deterministic)",
-            &merge_v),
-    GPU_ROW("csr.cuda.merge.pattern", "csr.pattern",
-            "csr.cuda.merge for a pattern matrix (all values equal): no values read (declines "
-            "other matrices)",
-            &merge_pattern_v),
+extern const spb_spmv_kernel gpu_merge_kernels[] = {
+    GPU_SPMV_KERNEL(
+        "csr.cuda.merge", "csr",
+        "CSR on the GPU, load-balanced: each block an equal share of rows + non-zeros (merge "
+        "path, split in prepare); rows across blocks finished in block order (deterministic)",
+        &merge_v),
+    GPU_SPMV_KERNEL(
+        "csr.cuda.merge.pattern", "csr.pattern",
+        "csr.cuda.merge for a pattern matrix (all values equal): no values read (declines "
+        "other matrices)",
+        &merge_pattern_v),
 };
-extern const int gpu_merge_row_count = (int)(sizeof gpu_merge_rows / sizeof gpu_merge_rows[0]);
+extern const int gpu_merge_kernel_count =
+    (int)(sizeof gpu_merge_kernels / sizeof gpu_merge_kernels[0]);

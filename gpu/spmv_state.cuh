@@ -1,7 +1,7 @@
 /* spmv_state.cuh — what the CUDA SpMV files share (not part of gpu.h): the
  * state every row holds, the variant a row carries, checked CUDA/cuSPARSE
  * calls, and the row macro. A new device kernel is its __global__ function,
- * a launch function, a gpu_variant and one GPU_ROW line in its family file;
+ * a launch function, a gpu_variant and one GPU_SPMV_KERNEL line in its family file;
  * what it prepares beyond the uploaded format is a type of its family file
  * (gpu_family_new), not a field here. */
 #ifndef SPB_SPMV_STATE_CUH
@@ -123,44 +123,44 @@ static inline unsigned gpu_blocks_for(long long items, int block)
 unsigned gpu_grid(const gpu_state *s, long long per_row);
 
 /* The entry points every device row shares (spmv_cuda.cu). */
-int gpu_row_supports(const spb_kernel *self, const spb_csr *A, char *why);
-spb_status gpu_row_prepare(const spb_kernel *self, spb_format_set *formats,
-                           const spb_kernel_config *config, spb_kernel_plan *plan, char *msg);
-spb_status gpu_row_spmv(const void *state, const void *x, void *y, char *msg);
-void gpu_row_release(void *state);
-double gpu_row_time_calls(void *state, int calls);
-spb_status gpu_row_check(const void *state, char *msg);
+int gpu_kernel_supports(const spb_kernel *self, const spb_csr *A, char *why);
+spb_status gpu_spmv_prepare(const spb_kernel *self, spb_format_set *formats,
+                            const spb_kernel_config *config, spb_kernel_plan *plan, char *msg);
+spb_status gpu_spmv_run(const void *state, const void *x, void *y, char *msg);
+void gpu_spmv_release(void *state);
+double gpu_spmv_time_calls(void *state, int calls);
+spb_status gpu_spmv_check(const void *state, char *msg);
 
 /* One row of the device table: every device row shares the entry points
  * above and differs in its name, format, description and variant. */
-#define GPU_ROW(row_name, row_format, row_description, row_variant)                                \
+#define GPU_SPMV_KERNEL(row_name, row_format, row_description, row_variant)                        \
     {                                                                                              \
         .kernel = {.name = row_name,                                                               \
                    .format = row_format,                                                           \
                    .backend = SPB_BACKEND_CUDA,                                                    \
                    .description = row_description,                                                 \
                    .variant = row_variant,                                                         \
-                   .supports = gpu_row_supports,                                                   \
-                   .prepare = gpu_row_prepare,                                                     \
-                   .release = gpu_row_release,                                                     \
-                   .time_calls = gpu_row_time_calls,                                               \
-                   .check = gpu_row_check,                                                         \
+                   .supports = gpu_kernel_supports,                                                \
+                   .prepare = gpu_spmv_prepare,                                                    \
+                   .release = gpu_spmv_release,                                                    \
+                   .time_calls = gpu_spmv_time_calls,                                              \
+                   .check = gpu_spmv_check,                                                        \
                    .fp32 = 1},                                                                     \
-        .spmv = gpu_row_spmv                                                                       \
+        .spmv = gpu_spmv_run                                                                       \
     }
 
 /* Each family file exports its rows. */
-extern const spb_spmv_row gpu_csr_rows[];
-extern const int gpu_csr_row_count;
-extern const spb_spmv_row gpu_auto_rows[];
-extern const int gpu_auto_row_count;
-extern const spb_spmv_row gpu_merge_rows[];
-extern const int gpu_merge_row_count;
-extern const spb_spmv_row gpu_colblock_rows[];
-extern const int gpu_colblock_row_count;
-extern const spb_spmv_row gpu_hll_rows[];
-extern const int gpu_hll_row_count;
-extern const spb_spmv_row gpu_cusparse_rows[];
-extern const int gpu_cusparse_row_count;
+extern const spb_spmv_kernel gpu_csr_kernels[];
+extern const int gpu_csr_kernel_count;
+extern const spb_spmv_kernel gpu_auto_kernels[];
+extern const int gpu_auto_kernel_count;
+extern const spb_spmv_kernel gpu_merge_kernels[];
+extern const int gpu_merge_kernel_count;
+extern const spb_spmv_kernel gpu_colblock_kernels[];
+extern const int gpu_colblock_kernel_count;
+extern const spb_spmv_kernel gpu_hll_kernels[];
+extern const int gpu_hll_kernel_count;
+extern const spb_spmv_kernel gpu_cusparse_kernels[];
+extern const int gpu_cusparse_kernel_count;
 
 #endif

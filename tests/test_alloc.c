@@ -89,7 +89,7 @@ static spb_status spgemm_step(void *ctx, char *msg)
     spb_status st = p->kernel->prepare(p->kernel, &formats, &config, &plan, msg);
     if (st == SPB_OK) {
         spb_csr C;
-        st = spgemm_row_of(p->kernel)->spgemm(plan.state, &C, msg);
+        st = spgemm_kernel_of(p->kernel)->spgemm(plan.state, &C, msg);
         csr_free(&C);
         p->kernel->release(plan.state);
     }

@@ -73,15 +73,16 @@ static void check_round_trip(const char *source, const char *tmpdir)
 
 static void check_cached_loads(const char *source, const char *tmpdir)
 {
-    char msg[SPB_MSG_LEN] = "", note[SPB_MSG_LEN], cache[512];
+    char msg[SPB_MSG_LEN] = "", cache[512];
+    spb_cache_note note;
     snprintf(cache, sizeof cache, "%s/cache", tmpdir);
     mkdir(cache, 0777);
     spb_csr parsed, first, second;
     CHECK(source_load(source, &parsed, NULL, msg) == SPB_OK, "%s", msg);
-    CHECK(source_load_cached(source, cache, &first, note, msg) == SPB_OK, "%s", msg);
-    CHECK(strncmp(note, "stored", 6) == 0, "first load: note '%s'", note);
-    CHECK(source_load_cached(source, cache, &second, note, msg) == SPB_OK, "%s", msg);
-    CHECK(strcmp(note, "hit") == 0, "second load: note '%s'", note);
+    CHECK(source_load_cached(source, cache, &first, &note, msg) == SPB_OK, "%s", msg);
+    CHECK(note.outcome == SPB_CACHE_STORED, "first load: note '%s'", note.text);
+    CHECK(source_load_cached(source, cache, &second, &note, msg) == SPB_OK, "%s", msg);
+    CHECK(note.outcome == SPB_CACHE_HIT, "second load: note '%s'", note.text);
     CHECK(same_csr(&parsed, &first) && same_csr(&parsed, &second),
           "cached loads differ from parsing");
     csr_free(&second);
@@ -92,12 +93,14 @@ static void check_cached_loads(const char *source, const char *tmpdir)
              "2>/dev/null; done",
              cache);
     CHECK(system(cmd) == 0, "corrupting the cache");
-    CHECK(source_load_cached(source, cache, &second, note, msg) == SPB_OK, "%s", msg);
-    CHECK(strstr(note, "rebuilt") != NULL, "a corrupt entry was not rebuilt: note '%s'", note);
+    CHECK(source_load_cached(source, cache, &second, &note, msg) == SPB_OK, "%s", msg);
+    CHECK(note.outcome == SPB_CACHE_STORED && strstr(note.text, "rebuilt") != NULL,
+          "a corrupt entry was not rebuilt: note '%s'", note.text);
     CHECK(same_csr(&parsed, &second), "the rebuilt load differs from parsing");
     csr_free(&second);
-    CHECK(source_load_cached(source, cache, &second, note, msg) == SPB_OK && !strcmp(note, "hit"),
-          "after the rebuild the entry is used: note '%s'", note);
+    CHECK(source_load_cached(source, cache, &second, &note, msg) == SPB_OK &&
+              note.outcome == SPB_CACHE_HIT,
+          "after the rebuild the entry is used: note '%s'", note.text);
     csr_free(&second);
     csr_free(&first);
     csr_free(&parsed);

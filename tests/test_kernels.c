@@ -223,7 +223,7 @@ static spb_status failing_spmv(const void *state, const void *x, void *y, char *
 
 static void check_failure_is_error(void)
 {
-    spb_spmv_row failing = cpu_spmv_rows[0]; /* csr.serial's prepare and release */
+    spb_spmv_kernel failing = cpu_spmv_kernels[0]; /* csr.serial's prepare and release */
     failing.kernel.name = "test.failing";
     failing.spmv = failing_spmv;
     const spb_kernel *table[] = {&failing.kernel};

@@ -126,7 +126,7 @@ static void check_all(const char *label, const spb_csr *A, const spb_csr *B)
             if (st != SPB_OK) continue;
             for (int call = 0; call < 2; call++) { /* a second call reuses the state */
                 spb_csr C;
-                st = spgemm_row_of(kernel)->spgemm(plan.state, &C, msg);
+                st = spgemm_kernel_of(kernel)->spgemm(plan.state, &C, msg);
                 CHECK(st == SPB_OK, "%s, %s: %s", label, kernel->name, msg);
                 if (st == SPB_OK) check_against_dense(label, kernel->name, threads, A, B, &C);
                 csr_free(&C);
