@@ -49,6 +49,101 @@ static __host__ __device__ __forceinline__ Index merge_search(const int *row_end
     return lo;
 }
 
+/* Step 1: the tile's products (x gathered; PATTERN: x alone) and its rows'
+ * ends into shared memory. */
+template <typename T, bool PATTERN>
+static __device__ __forceinline__ void
+merge_load(const int *__restrict__ row_ptr, const int *__restrict__ col_idx,
+           const T *__restrict__ val, const T *__restrict__ x, int r0, int rows, int k0, int nz,
+           T *data, int *row_end)
+{
+    const int threads = blockDim.x, t = threadIdx.x;
+#pragma unroll
+    for (int u = 0; u < MERGE_ITEMS; u++) {
+        int j = t + u * threads;
+        if (j < nz) {
+            T xv = x[col_idx[k0 + j]];
+            data[j] = PATTERN ? xv : val[k0 + j] * xv;
+        }
+        if (j < rows) row_end[j] = row_ptr[r0 + j + 1];
+    }
+    __syncthreads();
+}
+
+/* Step 2: this thread's MERGE_ITEMS items along the merge path: each row
+ * it finishes has its sum written (row sums after the nz products); the
+ * sum of the row still open at its end is returned, that row in *open_row
+ * and the first row it finished in *first_done (-1: none). */
+template <typename T>
+static __device__ __forceinline__ T merge_walk(const int *row_end, int rows, int nz, int k0,
+                                               T *data, int *open_row, int *first_done)
+{
+    const int diag = min((int)threadIdx.x * MERGE_ITEMS, rows + nz);
+    const int stop = min(diag + MERGE_ITEMS, rows + nz);
+    int i = merge_search<int>(row_end, rows, nz, k0, diag), j = diag - i;
+    T sum = 0;
+    *first_done = -1;
+    for (int d = diag; d < stop; d++) {
+        if (i < rows && row_end[i] <= k0 + j) {
+            data[nz + i] = sum;
+            if (*first_done < 0) *first_done = i;
+            sum = 0;
+            i++;
+        } else {
+            sum += data[j++];
+        }
+    }
+    *open_row = i;
+    return sum;
+}
+
+/* Step 3: segmented inclusive scan of (open row, open sum) over the block,
+ * in thread order: the rows are non-decreasing, so equal keys are runs. */
+template <typename T>
+static __device__ __forceinline__ T merge_scan(T sum, int key, T *warp_sum, int *warp_row)
+{
+    const int threads = blockDim.x, t = threadIdx.x, lane = t % WARP, warp = t / WARP;
+    for (int offset = 1; offset < WARP; offset <<= 1) {
+        T other = __shfl_up_sync(0xffffffffu, sum, offset);
+        int other_key = __shfl_up_sync(0xffffffffu, key, offset);
+        if (lane >= offset && other_key == key) sum += other;
+    }
+    if (lane == WARP - 1) {
+        warp_sum[warp] = sum;
+        warp_row[warp] = key;
+    }
+    __syncthreads();
+    if (t == 0)
+        for (int w = 1; w < threads / WARP; w++)
+            if (warp_row[w] == warp_row[w - 1]) warp_sum[w] += warp_sum[w - 1];
+    __syncthreads();
+    if (warp > 0 && key == warp_row[warp - 1]) sum += warp_sum[warp - 1];
+    return sum;
+}
+
+/* Step 4: when block b's first row began in blocks from..b-1, the first
+ * warp waits for their published sums and adds them, in block order, to
+ * that row's sum (data[0] of the row sums). */
+template <typename T>
+static __device__ __forceinline__ void merge_look_back(int from, int b, T *first_row_sum, T *carry,
+                                                       int *carry_epoch, int epoch)
+{
+    const int lane = threadIdx.x % WARP;
+    T total = 0;
+    for (int base = from; base < b; base += WARP) {
+        int q = base + lane;
+        T v = 0;
+        if (q < b) {
+            while (atomicAdd(carry_epoch + q, 0) != epoch) {
+            }
+            __threadfence();
+            v = *(volatile T *)(carry + q);
+        }
+        total += warp_reduce(v);
+    }
+    if (lane == 0) *first_row_sum += total;
+}
+
 /* csr.cuda.merge — block b takes the merge items of its tile: rows
  * [tile_row[b], tile_row[b+1]) end in it, non-zeros [tile_k[b],
  * tile_k[b+1]) are in it. (1) The block loads the tile's row ends and
@@ -70,57 +165,17 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
 {
     __shared__ T warp_sum[MAX_BLOCK / WARP];
     __shared__ int warp_row[MAX_BLOCK / WARP];
-    const int threads = blockDim.x, t = threadIdx.x, lane = t % WARP, warp = t / WARP;
-    const int items = threads * MERGE_ITEMS;
-    T *data = dynamic_shared<T>(); /* [0, nz): products; [nz, nz + rows): row sums */
-    T *inclusive = data + items;   /* each thread's open sum, scanned */
+    const int threads = blockDim.x, t = threadIdx.x, warp = t / WARP;
+    T *data = dynamic_shared<T>();               /* [0, nz): products; [nz, nz + rows): row sums */
+    T *inclusive = data + threads * MERGE_ITEMS; /* each thread's open sum, scanned */
     int *row_end = (int *)(inclusive + threads);
     const int b = blockIdx.x, r0 = tile_row[b], rows = tile_row[b + 1] - r0;
     const int k0 = tile_k[b], nz = tile_k[b + 1] - k0;
 
-#pragma unroll
-    for (int u = 0; u < MERGE_ITEMS; u++) {
-        int j = t + u * threads;
-        if (j < nz) {
-            T xv = x[col_idx[k0 + j]];
-            data[j] = PATTERN ? xv : val[k0 + j] * xv;
-        }
-        if (j < rows) row_end[j] = row_ptr[r0 + j + 1];
-    }
-    __syncthreads();
-
-    const int diag = min(t * MERGE_ITEMS, rows + nz), stop = min(diag + MERGE_ITEMS, rows + nz);
-    int i = merge_search<int>(row_end, rows, nz, k0, diag), j = diag - i, first_done = -1;
-    T sum = 0;
-    for (int d = diag; d < stop; d++) {
-        if (i < rows && row_end[i] <= k0 + j) {
-            data[nz + i] = sum;
-            if (first_done < 0) first_done = i;
-            sum = 0;
-            i++;
-        } else {
-            sum += data[j++];
-        }
-    }
-
-    /* Segmented inclusive scan of (open row, open sum) over the block, in
-     * thread order: the rows are non-decreasing, so equal keys are runs. */
-    int key = r0 + i;
-    for (int offset = 1; offset < WARP; offset <<= 1) {
-        T other = __shfl_up_sync(0xffffffffu, sum, offset);
-        int other_key = __shfl_up_sync(0xffffffffu, key, offset);
-        if (lane >= offset && other_key == key) sum += other;
-    }
-    if (lane == WARP - 1) {
-        warp_sum[warp] = sum;
-        warp_row[warp] = key;
-    }
-    __syncthreads();
-    if (t == 0)
-        for (int w = 1; w < threads / WARP; w++)
-            if (warp_row[w] == warp_row[w - 1]) warp_sum[w] += warp_sum[w - 1];
-    __syncthreads();
-    if (warp > 0 && key == warp_row[warp - 1]) sum += warp_sum[warp - 1];
+    merge_load<T, PATTERN>(row_ptr, col_idx, val, x, r0, rows, k0, nz, data, row_end);
+    int open_row, first_done;
+    T sum = merge_walk<T>(row_end, rows, nz, k0, data, &open_row, &first_done);
+    sum = merge_scan<T>(sum, r0 + open_row, warp_sum, warp_row);
     inclusive[t] = sum;
     if (t == threads - 1) { /* the open row's sum, for the block where it ends */
         carry[b] = sum;
@@ -131,25 +186,11 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
     /* the thread before this one ended inside the row this one finishes first */
     if (first_done >= 0 && t > 0) data[nz + first_done] += inclusive[t - 1];
     __syncthreads();
-
     const int from = lookback_from[b];
-    if (warp == 0 && rows > 0 && from < b) {
-        T total = 0;
-        for (int base = from; base < b; base += WARP) {
-            int q = base + lane;
-            T v = 0;
-            if (q < b) {
-                while (atomicAdd(carry_epoch + q, 0) != epoch) {
-                }
-                __threadfence();
-                v = *(volatile T *)(carry + q);
-            }
-            total += warp_reduce(v);
-        }
-        if (lane == 0) data[nz] += total;
-    }
+    if (warp == 0 && rows > 0 && from < b)
+        merge_look_back<T>(from, b, data + nz, carry, carry_epoch, epoch);
     __syncthreads();
-    for (int r = t; r < rows; r += threads)
+    for (int r = t; r < rows; r += threads) /* (5) */
         y[r0 + r] = PATTERN ? scale * data[nz + r] : data[nz + r];
 }
 
