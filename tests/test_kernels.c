@@ -67,6 +67,30 @@ static double fp32_tolerance(const spb_csr *A)
     return 2.0 * (row_max + 2) * spb_precision_unit_roundoff(SPB_FP32);
 }
 
+/* The last product's y against the reference (status and the worst
+ * entry named) and, for integer data in fp64, against the exact answer. */
+static void check_answer(const spb_kernel *kernel, const spb_case *c,
+                         const spb_kernel_config *config, spb_row_status status,
+                         const spb_validation *v, const char *msg, const spb_value *y_ref,
+                         const spb_value *exact)
+{
+    const spb_value *y = spmv_case_y(c);
+    spb_index worst = 0;
+    for (spb_index i = 0; i < c->A->m; i++)
+        if (!(fabs(y[i] - y_ref[i]) <= fabs(y[worst] - y_ref[worst]))) worst = i;
+    CHECK(status == SPB_ROW_OK,
+          "%s/%s on %s (H=%d, %d threads): %s, rel_l2 %.3e; y[%d] = %.17g, expected %.17g",
+          kernel->name, spb_precision_str(config->precision), c->name, (int)config->hack_size,
+          config->threads, msg, v->rel_l2, (int)worst, c->A->m ? y[worst] : 0.0,
+          c->A->m ? y_ref[worst] : 0.0);
+    spb_index inexact = -1;
+    for (spb_index i = 0; exact && config->precision == SPB_FP64 && i < c->A->m && inexact < 0; i++)
+        if (y[i] != exact[i]) inexact = i;
+    CHECK(inexact < 0, "%s on %s (H=%d, %d threads): integer data, y[%d] = %.17g, exactly %.17g",
+          kernel->name, c->name, (int)config->hack_size, config->threads, (int)inexact,
+          inexact >= 0 ? y[inexact] : 0.0, inexact >= 0 ? exact[inexact] : 0.0);
+}
+
 /* One kernel at every hack size (and thread count 1-4 for OpenMP), in fp64
  * and, where it has one, its fp32 version, on the case; each product starts
  * from a NaN-poisoned y (device rows: at three block sizes). exact, when given, is the
@@ -123,20 +147,7 @@ static void check_kernel(const spb_kernel *kernel, spb_case *c, const spb_value 
                   "%s on %s (H=%d): two products differ in their bits", kernel->name, c->name,
                   (int)hack_sizes[h]);
         free(first);
-        spb_index worst = 0;
-        for (spb_index i = 0; i < c->A->m; i++)
-            if (!(fabs(y[i] - y_ref[i]) <= fabs(y[worst] - y_ref[worst]))) worst = i;
-        CHECK(status == SPB_ROW_OK,
-              "%s/%s on %s (H=%d, %d threads): %s, rel_l2 %.3e; y[%d] = %.17g, expected %.17g",
-              kernel->name, spb_precision_str(precision), c->name, (int)hack_sizes[h], threads, msg,
-              v.rel_l2, (int)worst, c->A->m ? y[worst] : 0.0, c->A->m ? y_ref[worst] : 0.0);
-        spb_index inexact = -1;
-        for (spb_index i = 0; exact && precision == SPB_FP64 && i < c->A->m && inexact < 0; i++)
-            if (y[i] != exact[i]) inexact = i;
-        CHECK(inexact < 0,
-              "%s on %s (H=%d, %d threads): integer data, y[%d] = %.17g, exactly %.17g",
-              kernel->name, c->name, (int)hack_sizes[h], threads, (int)inexact,
-              inexact >= 0 ? y[inexact] : 0.0, inexact >= 0 ? exact[inexact] : 0.0);
+        check_answer(kernel, c, &config, status, &v, msg, y_ref, exact);
         kernel->release(plan.state);
         ran++;
         ran_by_kernel[kernel_index(kernel)]++;
