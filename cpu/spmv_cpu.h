@@ -115,6 +115,13 @@ void csr_omp_static_spmv(const spb_csr *A, const spb_value *SPB_RESTRICT val, in
                          const spb_value *SPB_RESTRICT x, spb_value *SPB_RESTRICT y);
 void csr_omp_static_spmv32(const spb_csr *A, const float *SPB_RESTRICT val, int threads,
                            const float *SPB_RESTRICT x, float *SPB_RESTRICT y);
+/* Rows under schedule(dynamic) in chunks of SPB_DYNAMIC_CHUNK rows: the
+ * third schedule of the classic comparison (balance at a cost per chunk). */
+#define SPB_DYNAMIC_CHUNK 64
+void csr_omp_dynamic_spmv(const spb_csr *A, const spb_value *SPB_RESTRICT val, int threads,
+                          const spb_value *SPB_RESTRICT x, spb_value *SPB_RESTRICT y);
+void csr_omp_dynamic_spmv32(const spb_csr *A, const float *SPB_RESTRICT val, int threads,
+                            const float *SPB_RESTRICT x, float *SPB_RESTRICT y);
 /* Hacks under schedule(guided), row- or column-major per A->layout. */
 void hll_omp_spmv(const spb_hll *A, int threads, const spb_value *SPB_RESTRICT x,
                   spb_value *SPB_RESTRICT y);

@@ -38,6 +38,14 @@ void SPB_FN(csr_omp_static_spmv)(const spb_csr *A, const SPB_VALUE *SPB_RESTRICT
         y[i] = SPB_ROW_DOT(A->col_idx, val, A->row_ptr[i], A->row_ptr[i + 1], x);
 }
 
+void SPB_FN(csr_omp_dynamic_spmv)(const spb_csr *A, const SPB_VALUE *SPB_RESTRICT val, int threads,
+                                  const SPB_VALUE *SPB_RESTRICT x, SPB_VALUE *SPB_RESTRICT y)
+{
+#pragma omp parallel for num_threads(threads) schedule(dynamic, SPB_DYNAMIC_CHUNK)
+    for (spb_index i = 0; i < A->m; i++)
+        y[i] = SPB_ROW_DOT(A->col_idx, val, A->row_ptr[i], A->row_ptr[i + 1], x);
+}
+
 void SPB_FN(csr_omp_pattern_spmv)(const spb_csr *A, const spb_row_partition *part, SPB_VALUE value,
                                   const SPB_VALUE *SPB_RESTRICT x, SPB_VALUE *SPB_RESTRICT y)
 {

@@ -8,6 +8,9 @@
 #include "baselines.h"
 #include "spmv_cpu.h"
 
+#define TEXT_OF(x) #x
+#define TEXT(x)    TEXT_OF(x) /* a constant's digits, for a description */
+
 /* What a host row's variant says: the HLL rows their layout, the OpenMP
  * CSR rows whether each thread takes one nnz-balanced range of rows. */
 typedef struct {
@@ -180,6 +183,17 @@ static spb_status csr_omp_static_run(const void *state, const void *x, void *y, 
         csr_omp_static_spmv32(&s->A, s->val32, s->threads, x, y);
     else
         csr_omp_static_spmv(&s->A, s->A.val, s->threads, x, y);
+    return SPB_OK;
+}
+
+static spb_status csr_omp_dynamic_run(const void *state, const void *x, void *y, char *msg)
+{
+    (void)msg;
+    const csr_omp_state *s = state;
+    if (s->val32)
+        csr_omp_dynamic_spmv32(&s->A, s->val32, s->threads, x, y);
+    else
+        csr_omp_dynamic_spmv(&s->A, s->A.val, s->threads, x, y);
     return SPB_OK;
 }
 
@@ -572,6 +586,16 @@ const spb_spmv_kernel cpu_spmv_kernels[] = {
                 .release = csr_omp_release,
                 .fp32 = 1},
      .spmv = csr_omp_static_run},
+    {.kernel = {.name = "csr.omp.dynamic",
+                .format = "csr",
+                .backend = SPB_BACKEND_OPENMP,
+                .description = "CSR, rows under schedule(dynamic) in chunks of " TEXT(
+                    SPB_DYNAMIC_CHUNK) " rows",
+                .variant = &row_scheduled,
+                .prepare = csr_omp_prepare,
+                .release = csr_omp_release,
+                .fp32 = 1},
+     .spmv = csr_omp_dynamic_run},
     {.kernel = {.name = "csr.omp.pattern",
                 .format = "csr.pattern",
                 .backend = SPB_BACKEND_OPENMP,
