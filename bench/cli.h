@@ -9,6 +9,10 @@
 
 #define SPB_VERSION "0.1.0"
 
+/* The commit the binary was built from ("abc123def456", "-dirty" when the
+ * tree had changes, "unknown" outside git): captured at every build. */
+const char *spb_git_commit(void);
+
 enum { EXIT_RESULTS_BAD = 1, EXIT_USAGE = 2 };
 
 /* Matches "--name VALUE" or "--name=VALUE" at argv[*i]; advances *i. */

@@ -17,6 +17,8 @@
 
 #include "spb_commit.h" /* SPB_GIT_COMMIT, written at build time */
 
+const char *spb_git_commit(void) { return SPB_GIT_COMMIT; }
+
 #define MAX_THREAD_COUNTS 64
 
 typedef struct {
@@ -388,7 +390,7 @@ static spb_status json_begin(const run_args *a, int matrices, char *msg)
 {
     const spb_run_opts *o = &a->opts;
     spb_json_header h = {.version = SPB_VERSION,
-                         .git_commit = SPB_GIT_COMMIT,
+                         .git_commit = spb_git_commit(),
                          .operation = o->op->name,
                          .precision = a->precision_names,
                          .roofline = &a->roofline,
@@ -526,7 +528,8 @@ static spb_source_list matrices_or_exit(run_args *a)
 /* The closing lines: best kernels, totals, noise; the exit status. */
 static int finish_run(int argc, char **argv, const run_args *a, spb_run_totals *totals)
 {
-    run_print_summary(stdout, totals); /* rows read back included: it names their kernels */
+    /* rows read back included: it names their kernels */
+    run_print_summary(stdout, totals, a->opts.op->baseline->name);
     printf("# %d rows: %d ok, %d wrong, %d skipped, %d error", totals->rows, totals->ok,
            totals->wrong, totals->skipped, totals->errors);
     if (a->resume)

@@ -14,29 +14,35 @@
 #include "operation.h"
 #include "validate.h"
 
-static void usage(FILE *out)
+static void print_commands(FILE *out)
+{
+    fprintf(out,
+            "spbench " SPB_VERSION " — sparse matrix-vector kernels, measured and validated\n"
+            "\n"
+            "usage:\n"
+            "  spbench run [options] MATRIX...   measure every selected kernel on each matrix\n"
+            "  spbench info [--cache DIR] MATRIX...  statistics, parse speed (and cache speed)\n"
+            "  spbench spmv MATRIX --kernel NAME [--x X.mtx | --seed S] -o Y.mtx\n"
+            "                                    one product y = A*x, written as Matrix Market\n"
+            "  spbench spgemm A [--b B] --kernel NAME [--threads N] -o C.mtx\n"
+            "                                    one product C = A*B, written as Matrix Market\n"
+            "  spbench gen SPEC -o FILE.mtx[.gz] write a generated matrix\n"
+            "  spbench plot RESULTS.csv OUTDIR   charts (PNG and SVG) with gnuplot\n"
+            "  spbench merge OUT.csv SHARD.csv... [--json OUT.json SHARD.json...]\n"
+            "                                    the shards of a study in one results file\n"
+            "  spbench --list                    the kernel table\n"
+            "  spbench --version                 the version and what was built in\n"
+            "  spbench COMMAND --help            that command's options\n"
+            "\n"
+            "MATRIX: a .mtx or .mtx.gz file, a directory (every matrix in it), @list.txt\n"
+            "(one path or spec per line), or a generator spec: gen:lap2d:N, gen:lap3d:N,\n"
+            "gen:random:ROWS:PER_ROW, gen:rmat:SCALE:EDGE_FACTOR.\n");
+}
+
+static void print_run_options(FILE *out)
 {
     fprintf(
         out,
-        "spbench " SPB_VERSION " — sparse matrix-vector kernels, measured and validated\n"
-        "\n"
-        "usage:\n"
-        "  spbench run [options] MATRIX...   measure every selected kernel on each matrix\n"
-        "  spbench info [--cache DIR] MATRIX...  statistics, parse speed (and cache speed)\n"
-        "  spbench spmv MATRIX --kernel NAME [--x X.mtx | --seed S] -o Y.mtx\n"
-        "                                    one product y = A*x, written as Matrix Market\n"
-        "  spbench spgemm A [--b B] --kernel NAME [--threads N] -o C.mtx\n"
-        "                                    one product C = A*B, written as Matrix Market\n"
-        "  spbench gen SPEC -o FILE.mtx[.gz] write a generated matrix\n"
-        "  spbench plot RESULTS.csv OUTDIR   charts (PNG and SVG) with gnuplot\n"
-        "  spbench merge OUT.csv SHARD.csv... [--json OUT.json SHARD.json...]\n"
-        "                                    the shards of a study in one results file\n"
-        "  spbench --list                    the kernel table\n"
-        "\n"
-        "MATRIX: a .mtx or .mtx.gz file, a directory (every matrix in it), @list.txt\n"
-        "(one path or spec per line), or a generator spec: gen:lap2d:N, gen:lap3d:N,\n"
-        "gen:random:ROWS:PER_ROW, gen:rmat:SCALE:EDGE_FACTOR.\n"
-        "\n"
         "run options:\n"
         "  --op spmv|spgemm    the operation: y = A*x (default) or C = A*B\n"
         "  --b SPEC            spgemm's B: a file, a gen: spec or thin:K[:PER_ROW]\n"
@@ -64,8 +70,61 @@ static void usage(FILE *out)
         "  --quiet             no progress on stderr\n"
         "\n"
         "Exit status: 0 when every row is ok or skipped, 1 when any is wrong or error,\n"
-        "2 for a usage error.\n",
+        "2 for a usage error, 128 + the signal after Ctrl-C (SIGINT) or SIGTERM.\n",
         SPB_DEFAULT_TOLERANCE, HLL_DEFAULT_HACK_SIZE);
+}
+
+static void usage(FILE *out)
+{
+    print_commands(out);
+    fputc('\n', out);
+    print_run_options(out);
+}
+
+/* What `spbench COMMAND --help` prints for the commands other than run. */
+static const struct {
+    const char *name, *text;
+} command_help[] = {
+    {"info", "usage: spbench info [--hack-size H] [--cache DIR] MATRIX...\n"
+             "  the matrix's size, row lengths, HLL padding and bytes, and how fast it parses\n"
+             "  --hack-size H   HLL rows per hack (default 32)\n"
+             "  --cache DIR     also time a load from the binary cache in DIR\n"},
+    {"spmv", "usage: spbench spmv MATRIX --kernel NAME [--x X.mtx | --seed S] [--threads N]\n"
+             "                    [--hack-size H] [--tol T] -o Y.mtx\n"
+             "  one validated product y = A*x by kernel NAME, written as Matrix Market;\n"
+             "  x from X.mtx (a vector file), else random with seed S (default 1)\n"},
+    {"spgemm", "usage: spbench spgemm A [--b B] --kernel NAME [--threads N] [--tol T] -o C.mtx\n"
+               "  one validated product C = A*B by kernel NAME, written as Matrix Market;\n"
+               "  B: a file, a gen: spec or thin:K[:PER_ROW] (default A, or A^T when A is\n"
+               "  not square)\n"},
+    {"gen", "usage: spbench gen SPEC -o FILE.mtx[.gz]\n"
+            "  writes a generated matrix: gen:lap2d:N, gen:lap3d:N, gen:random:ROWS:PER_ROW,\n"
+            "  gen:rmat:SCALE:EDGE_FACTOR (fixed seeds); .gz is written compressed\n"},
+    {"plot", "usage: spbench plot RESULTS.csv OUTDIR\n"
+             "  charts of a results CSV as PNG and SVG (gnuplot): gflops, cpu_vs_gpu, scaling,\n"
+             "  roofline, csr_vs_hll, and spgemm_gflops, spgemm_time for SpGEMM rows\n"},
+    {"merge", "usage: spbench merge OUT.csv SHARD.csv... [--json OUT.json SHARD.json...]\n"
+              "  the shards of a study (run --shard I/N) in one results file; every row is\n"
+              "  checked, a row measured twice is refused, nothing is written on a failure\n"},
+    {"list", "usage: spbench --list\n"
+             "  the kernel table: name, operation, format, backend, description\n"},
+};
+
+/* `spbench COMMAND --help`: 1 when it printed that command's help. */
+static int print_command_help(const char *cmd)
+{
+    if (strcmp(cmd, "run") == 0) {
+        printf("usage: spbench run [options] MATRIX...\n\n");
+        print_run_options(stdout);
+        return 1;
+    }
+    for (size_t k = 0; k < sizeof command_help / sizeof command_help[0]; k++)
+        if (strcmp(cmd, command_help[k].name) == 0 ||
+            (strcmp(cmd, "--list") == 0 && strcmp(command_help[k].name, "list") == 0)) {
+            fputs(command_help[k].text, stdout);
+            return 1;
+        }
+    return 0;
 }
 
 /* ---- spbench --list ----------------------------------------------------------- */
@@ -167,9 +226,13 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(cmd, "--version") == 0) {
-        printf("spbench %s (CUDA %s)\n", SPB_VERSION, gpu_compiled() ? "compiled in" : "not built");
+        printf("spbench %s (commit %s; CUDA %s)\n", SPB_VERSION, spb_git_commit(),
+               gpu_compiled() ? "compiled in" : "not built");
         return 0;
     }
+    if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0) &&
+        print_command_help(cmd))
+        return 0;
     for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
         if (strcmp(cmd, commands[k].name) == 0) return commands[k].run(argc - 2, argv + 2);
     fprintf(stderr, "spbench: unknown command '%s' (see spbench --help)\n", cmd);

@@ -296,10 +296,10 @@ static void note_best(spb_run_totals *totals, const spb_result *r)
     b->noisy = r->timing.noisy;
 }
 
-void run_print_summary(FILE *out, const spb_run_totals *totals)
+void run_print_summary(FILE *out, const spb_run_totals *totals, const char *baseline)
 {
     if (totals->best_count == 0) return;
-    fprintf(out, "\n# best kernel per matrix and thread count (speedup over csr.serial)\n");
+    fprintf(out, "\n# best kernel per matrix and thread count (speedup over %s)\n", baseline);
     fprintf(out, "%-24s %3s  %-20s %10s %8s\n", "matrix", "thr", "best kernel", "median_ms",
             "speedup");
     int noisy = 0;

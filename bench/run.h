@@ -80,8 +80,9 @@ typedef struct {
 void run_request_stop(int signo);
 int run_stop_requested(void);
 
-/* Prints, per matrix, the best kernel and its speedup at each thread count. */
-void run_print_summary(FILE *out, const spb_run_totals *totals);
+/* Prints, per matrix, the best kernel and its speedup over `baseline` (the
+ * operation's baseline kernel) at each thread count. */
+void run_print_summary(FILE *out, const spb_run_totals *totals, const char *baseline);
 void run_totals_free(spb_run_totals *totals);
 
 /* With --resume: refuses (naming file and CSV) a source whose rows in the

@@ -13,9 +13,16 @@ extern "C" spb_status gpu_query(spb_gpu_info *info, char *msg)
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess || count == 0) {
-        const char *why = err != cudaSuccess ? cudaGetErrorString(err) : "no device found";
         cudaGetLastError(); /* clear the error so later calls start clean */
-        return spb_fail(msg, SPB_ERR_DEVICE, "no CUDA device: %s", why);
+        /* without any NVIDIA driver the runtime says "driver version is
+         * insufficient", which reads as "upgrade the driver" */
+        FILE *driver = fopen("/proc/driver/nvidia/version", "r");
+        if (driver) fclose(driver);
+        if (!driver || err == cudaErrorNoDevice || count == 0)
+            return spb_fail(msg, SPB_ERR_DEVICE, "no CUDA device on this machine%s",
+                            driver ? "" : " (no NVIDIA driver is loaded)");
+        return spb_fail(msg, SPB_ERR_DEVICE, "no usable CUDA device: %s",
+                        cudaGetErrorString(err));
     }
     cudaDeviceProp prop;
     err = cudaGetDeviceProperties(&prop, 0);

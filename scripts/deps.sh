@@ -7,16 +7,26 @@
 # skipped.
 set -euo pipefail
 # Arguments name further packages (CI's TSan and fuzzing steps need clang).
-packages=(build-essential cmake zlib1g-dev python3 clang-format librsb-dev libgraphblas-dev
-          gnuplot-nox fonts-liberation curl slurm-wlm munge "$@")
+packages=(build-essential cmake zlib1g-dev python3 clang-format clang-tidy librsb-dev
+          libgraphblas-dev gnuplot-nox fonts-liberation curl slurm-wlm munge "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "spbench: installing ${missing[*]}"
+  echo "spbench: installing what building and testing need: ${missing[*]}"
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # another apt (an unattended upgrade, say) may hold the lock: wait for it, bounded
+  wait_lock=(-o DPkg::Lock::Timeout=300)
+  log=$(mktemp)
+  if ! $sudo apt-get "${wait_lock[@]}" update -qq >"$log" 2>&1 ||
+     ! DEBIAN_FRONTEND=noninteractive $sudo apt-get "${wait_lock[@]}" install -y -qq \
+       --no-install-recommends "${missing[@]}" >>"$log" 2>&1; then
+    echo "spbench: installing ${missing[*]} failed; apt said:" >&2
+    tail -n 20 "$log" >&2
+    rm -f "$log"
+    exit 1
+  fi
+  rm -f "$log"
 fi

@@ -323,6 +323,34 @@ def test_precision(tmp):
     check(r.returncode == 2 and "--precision" in r.stderr, "--precision fp16 is a usage error")
 
 
+def test_help_and_labels(tmp):
+    """Every command answers --help with its options and exit 0; --version
+    names the commit; the best-kernel table names the baseline it divides
+    by; the header says plainly when there is no GPU; submit.sh --help
+    exits 0."""
+    for command in ("run", "info", "spmv", "spgemm", "gen", "plot", "merge", "--list"):
+        r = spbench(command, "--help")
+        check(r.returncode == 0 and "usage: spbench" in r.stdout,
+              "spbench %s --help: exit %d, %s" % (command, r.returncode, r.stderr.strip()))
+    r = spbench("run", "--help")
+    check("--min-time S" in r.stdout and "(default 0.1)" in r.stdout, "run --help lists defaults")
+    r = spbench("--version")
+    check(r.returncode == 0 and "commit " in r.stdout, "--version: %s" % r.stdout.strip())
+    cage4 = os.path.join(SOURCE, "matrices", "cage4.mtx.gz")
+    r = spbench("run", "--op", "spgemm", "--quiet", "--reps", "1", "--min-time", "0",
+                "--kernels", "spgemm.gustavson", cage4)
+    check("(speedup over spgemm.gustavson)" in r.stdout,
+          "the SpGEMM table names its baseline: %s" % r.stdout[-300:])
+    r = spbench("run", "--quiet", "--reps", "1", "--min-time", "0", "--kernels", "csr.serial",
+                cage4)
+    gpu = [line for line in r.stdout.splitlines() if line.startswith("# GPU")]
+    check(gpu and "insufficient" not in gpu[0], "the GPU line reads plainly: %s" % gpu)
+    submit = os.path.join(SOURCE, "scripts", "slurm", "submit.sh")
+    r = subprocess.run(["bash", submit, "--help"], capture_output=True, text=True)
+    check(r.returncode == 0 and "usage: submit.sh" in r.stdout,
+          "submit.sh --help: exit %d" % r.returncode)
+
+
 def main():
     if not os.path.isdir(MATRICES):
         print("no matrices found at %s or %s" % (SHARED, BUNDLED))
@@ -337,6 +365,7 @@ def main():
         test_messages(tmp)
         test_usage_errors(tmp)
         test_precision(tmp)
+        test_help_and_labels(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     finish()

@@ -18,9 +18,13 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 shards=4 gpus=0 cpus="" partition="" time_limit="" bin="$here/../../build/spbench"
-usage() {
-  sed -n '9,17p' "$0" | sed 's/^# \{0,1\}//' >&2
-  exit 2
+usage() { # asked for (--help): to stdout, exit 0; a mistake: to stderr, exit 2
+  if [ "${1:-2}" -eq 0 ]; then
+    sed -n '9,17p' "$0" | sed 's/^# \{0,1\}//'
+  else
+    sed -n '9,17p' "$0" | sed 's/^# \{0,1\}//' >&2
+  fi
+  exit "${1:-2}"
 }
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -30,7 +34,7 @@ while [ $# -gt 0 ]; do
     --partition) partition=$2; shift 2 ;;
     --time) time_limit=$2; shift 2 ;;
     --spbench) bin=$2; shift 2 ;;
-    -h|--help) usage ;;
+    -h|--help) usage 0 ;;
     --*) echo "submit.sh: unknown option $1" >&2; usage ;;
     *) break ;;
   esac
