@@ -21,8 +21,7 @@ extern "C" spb_status gpu_query(spb_gpu_info *info, char *msg)
         if (!driver || err == cudaErrorNoDevice || count == 0)
             return spb_fail(msg, SPB_ERR_DEVICE, "no CUDA device on this machine%s",
                             driver ? "" : " (no NVIDIA driver is loaded)");
-        return spb_fail(msg, SPB_ERR_DEVICE, "no usable CUDA device: %s",
-                        cudaGetErrorString(err));
+        return spb_fail(msg, SPB_ERR_DEVICE, "no usable CUDA device: %s", cudaGetErrorString(err));
     }
     cudaDeviceProp prop;
     err = cudaGetDeviceProperties(&prop, 0);
