@@ -17,28 +17,45 @@ void run_request_stop(int signo) { stop_signal = signo; }
 int run_stop_requested(void) { return stop_signal; }
 
 /* Prints the folded GPU rows as one table line. */
+/* Prints the matrix's folded skips, a line per reason. */
 static void flush_folded(const spb_run_opts *opts, spb_run_totals *totals)
 {
-    if (!totals->folded) return;
+    if (!totals->fold_count) return;
     progress_finish(opts->progress);
-    fprintf(opts->table, "%-24.24s %d GPU kernels skipped: %s\n", totals->folded_matrix,
-            totals->folded, totals->folded_msg);
+    for (int k = 0; k < totals->fold_count; k++) {
+        const spb_fold *f = &totals->folds[k];
+        fprintf(opts->table, "%-24.24s %d kernel%s skipped (%s%s): %s\n", totals->folded_matrix,
+                f->count, f->count == 1 ? "" : "s", f->kernels,
+                f->count > SPB_FOLD_NAMES ? ", ..." : "", f->reason);
+    }
     fflush(opts->table);
-    totals->folded = 0;
+    totals->fold_count = 0;
 }
 
-/* Whether r joins the folded line: a GPU row skipped for the reason the
- * previous ones of its matrix were. */
+/* Whether r joins a folded line: a skipped row, kept with the others of
+ * its matrix skipped for the same reason (the first SPB_FOLD_REASONS
+ * reasons; a row beyond them is printed as it comes). */
 static int fold(const spb_run_opts *opts, spb_run_totals *totals, const spb_result *r)
 {
-    if (r->status != SPB_ROW_SKIPPED || strcmp(r->backend, backend_name(SPB_BACKEND_CUDA)) != 0)
-        return 0; /* rows read back carry the backend by its name */
-    if (totals->folded && (strcmp(totals->folded_matrix, r->matrix) != 0 ||
-                           strcmp(totals->folded_msg, r->message) != 0))
+    if (r->status != SPB_ROW_SKIPPED) return 0;
+    if (totals->fold_count && strcmp(totals->folded_matrix, r->matrix) != 0)
         flush_folded(opts, totals);
     snprintf(totals->folded_matrix, sizeof totals->folded_matrix, "%s", r->matrix);
-    snprintf(totals->folded_msg, sizeof totals->folded_msg, "%s", r->message);
-    totals->folded++;
+    spb_fold *f = NULL;
+    for (int k = 0; k < totals->fold_count && !f; k++)
+        if (strcmp(totals->folds[k].reason, r->message) == 0) f = &totals->folds[k];
+    if (!f && totals->fold_count == SPB_FOLD_REASONS) return 0;
+    if (!f) {
+        f = &totals->folds[totals->fold_count++];
+        snprintf(f->reason, sizeof f->reason, "%s", r->message);
+        f->kernels[0] = '\0';
+        f->count = 0;
+    }
+    size_t used = strlen(f->kernels);
+    int named = f->count < SPB_FOLD_NAMES && strstr(f->kernels, r->kernel) == NULL;
+    if (named)
+        snprintf(f->kernels + used, sizeof f->kernels - used, "%s%s", used ? ", " : "", r->kernel);
+    f->count++;
     return 1;
 }
 
@@ -48,10 +65,7 @@ static void emit_row(const spb_run_opts *opts, spb_run_totals *totals, const spb
                      int stored, spb_status *csv_status, char *msg)
 {
     progress_finish(opts->progress); /* the row replaces the live progress line */
-    if (!fold(opts, totals, r)) {
-        flush_folded(opts, totals);
-        report_table_row(opts->table, r);
-    }
+    if (!fold(opts, totals, r)) report_table_row(opts->table, r);
     if (*csv_status == SPB_OK && !stored)
         *csv_status = report_csv_row(opts->csv, opts->csv_path, r, msg);
     if (*csv_status == SPB_OK)
@@ -459,7 +473,14 @@ static spb_status run_case(spb_case *c, const spb_run_opts *opts, spb_run_totals
                     replay(opts, totals, stored, c, &csv_status, msg);
                     continue;
                 }
-                progress_show(opts->progress, c->name, kernel->name);
+                char doing[160]; /* an OpenMP kernel runs once per thread count: say which */
+                int omp = kernel->backend == SPB_BACKEND_OPENMP;
+                snprintf(doing, sizeof doing, "%s%s%.0d%s", kernel->name, omp ? " at " : "",
+                         omp ? config.threads : 0,
+                         !omp                  ? ""
+                         : config.threads == 1 ? " thread"
+                                               : " threads");
+                progress_show(opts->progress, c->name, doing);
                 spb_result r;
                 row_msg[0] = '\0';
                 row_start(&r, opts, config.precision, c, kernel, row_msg);

@@ -53,6 +53,15 @@ typedef struct {
     spb_machine_load *machine; /* sampled after every row measured (NULL: not watched) */
 } spb_run_opts;
 
+/* Skipped rows of one matrix that share a reason. */
+#define SPB_FOLD_REASONS 8
+#define SPB_FOLD_NAMES   4 /* kernels named on the line; beyond, only counted */
+typedef struct {
+    char reason[SPB_MSG_LEN];
+    char kernels[160]; /* the first SPB_FOLD_NAMES names, comma-separated */
+    int count;
+} spb_fold;
+
 /* Per matrix and thread count, the fastest ok kernel (for the summary). */
 typedef struct {
     char matrix[128];
@@ -67,9 +76,12 @@ typedef struct {
     int resumed;     /* rows found already measured and not redone */
     int noisy;       /* ok rows whose timing broke the noise rule (timing.h) */
     int conversions; /* formats built (each at most once per matrix and setting) */
-    /* GPU rows skipped for the same reason, folded into one table line */
-    int folded;
-    char folded_matrix[256], folded_msg[SPB_MSG_LEN];
+    /* the current matrix's skipped rows, one table line per reason, printed
+     * when the matrix ends (a skip says little row by row: "not a pattern
+     * matrix" four times, forty GPU rows without a device) */
+    spb_fold folds[SPB_FOLD_REASONS];
+    int fold_count;
+    char folded_matrix[256];
     spb_best *best; /* grows as matrices are measured */
     int best_count, best_cap;
 } spb_run_totals;
