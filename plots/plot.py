@@ -299,13 +299,16 @@ def geomean(values):
 def chart_scaling(rows, workdir):
     omp = [r for r in rows if r["backend"] == "openmp" and r["speedup"] != ""]
     threads = sorted({r["threads_v"] for r in omp})
-    chart = Chart("scaling", "Thread scaling of the OpenMP kernels (geometric mean over %d "
-                  "matrices)" % len({r["matrix"] for r in omp}), 1100, 500)
+    chart = Chart("scaling", "Thread scaling of the OpenMP kernels (geometric mean over the "
+                  "matrices each ran on: their count in brackets)", 1100, 620)
     if len(threads) < 2:
         chart.no_data("No scaling data: needs OpenMP rows at two or more thread counts "
                       "(spbench run --threads 1,2,4) and csr.serial for the speedup")
         return chart
     kernels = ordered(r["kernel"] for r in omp)
+    counts = {k: len({r["matrix"] for r in omp if r["kernel"] == k}) for k in kernels}
+    label = {k: "%s (%d)" % (marked(k, any(r["noisy_v"] for r in omp if r["kernel"] == k)),
+                             counts[k]) for k in kernels}
     noisy = {r["kernel"] for r in omp if r["noisy_v"]}
     chart.mark_noisy(sum(r["noisy_v"] for r in omp))
     table = []
@@ -321,20 +324,18 @@ def chart_scaling(rows, workdir):
     path = chart.datafile(workdir, table)
     n = len(kernels)
     speed = ", ".join("%s using 1:%d with linespoints title %s %s"
-                      % (quote(path) if i == 0 else "''", i + 2, quote(marked(k, k in noisy)),
+                      % (quote(path) if i == 0 else "''", i + 2, quote(label[k]),
                          line_style(k, i))
                       for i, k in enumerate(kernels))
-    eff = ", ".join("%s using 1:%d with linespoints title %s %s"
-                    % (quote(path) if i == 0 else "''", n + i + 2, quote(marked(k, k in noisy)),
-                       line_style(k, i))
+    eff = ", ".join("%s using 1:%d with linespoints notitle %s"
+                    % (quote(path) if i == 0 else "''", n + i + 2, line_style(k, i))
                     for i, k in enumerate(kernels))
     chart.lines += [
         "set datafile missing 'NaN'", "set grid", "set xtics (%s)" % ", ".join(str(t) for t in threads),
         "set multiplot layout 1,2 title %s" % chart.quoted_title(), "set xlabel 'threads'", "set ylabel 'speedup over csr.serial'",
-        "set key top left", "set title 'speedup'",
+        "set key outside below horizontal maxcols 3", "set title 'speedup'",
         "plot %s, x title 'ideal' with lines dashtype 2 lc 'gray'" % speed,
         "set ylabel 'efficiency (speedup / threads)'", "set title 'efficiency'", "set yrange [0:*]",
-        "set key bottom left",
         "plot %s" % eff, "unset multiplot",
     ]
     return chart

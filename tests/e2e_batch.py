@@ -12,6 +12,7 @@ import http.server
 import io
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -261,6 +262,14 @@ def test_plot(tmp):
               and png_ok(os.path.join(charts, name + ".png")), "%s.png is a PNG" % name)
         check(os.path.exists(os.path.join(charts, name + ".svg"))
               and svg_ok(os.path.join(charts, name + ".svg")), "%s.svg is an SVG" % name)
+    scaling = open(os.path.join(charts, "scaling.svg")).read()
+    rows = read_rows(out_csv)
+    for kernel in {row["kernel"] for row in rows if row["backend"] == "openmp" and
+                   row["status"] == "ok" and row["speedup"]}:
+        matrices = len({row["matrix"] for row in rows if row["kernel"] == kernel and
+                        row["status"] == "ok" and row["speedup"]})
+        check(re.search(r"%s\*? \(%d\)" % (re.escape(kernel), matrices), scaling),
+              "the scaling chart says how many matrices %s averages (%d)" % (kernel, matrices))
     if gpu_rows(out_csv) == 0:
         check("No GPU results" in open(os.path.join(charts, "cpu_vs_gpu.svg")).read(),
               "the CPU/GPU chart says that GPU data is missing")

@@ -361,6 +361,12 @@ def test_help_and_labels(tmp):
     r = subprocess.run(["bash", submit, "--help"], capture_output=True, text=True)
     check(r.returncode == 0 and "usage: submit.sh" in r.stdout,
           "submit.sh --help: exit %d" % r.returncode)
+    if shutil.which("sbatch") and not os.environ.get("SLURM_CONF"):
+        env = dict(os.environ, SLURM_CONF=os.path.join(tmp, "no-such-slurm.conf"))
+        r = subprocess.run(["bash", submit, "--spbench", SPBENCH, os.path.join(tmp, "study"),
+                            cage4], capture_output=True, text=True, env=env, timeout=120)
+        check(r.returncode == 2 and "no Slurm controller is reachable" in r.stderr and
+              "merge" in r.stderr, "submit.sh without a cluster says so: %s" % r.stderr.strip())
 
 
 def main():

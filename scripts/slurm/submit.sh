@@ -44,6 +44,15 @@ done
 [[ "$gpus" =~ ^[0-9]+$ ]] || { echo "submit.sh: --gpus expects a count" >&2; exit 2; }
 command -v sbatch >/dev/null || { echo "submit.sh: sbatch not found: is Slurm loaded (module load slurm)?" >&2; exit 2; }
 [ -x "$bin" ] || { echo "submit.sh: $bin is not an executable spbench (build it, or --spbench BIN)" >&2; exit 2; }
+if ! timeout 60 scontrol ping >/dev/null 2>&1; then
+  cat >&2 <<EOF
+submit.sh: no Slurm controller is reachable ('scontrol ping' fails): submit from a
+cluster's login node. Without Slurm, run the shards here and merge them:
+  for i in \$(seq $shards); do $bin run --shard \$i/$shards --resume --csv OUTDIR/shard-\$i.csv --json OUTDIR/shard-\$i.json MATRIX...; done
+  $bin merge OUTDIR/results.csv OUTDIR/shard-*.csv --json OUTDIR/results.json OUTDIR/shard-*.json
+EOF
+  exit 2
+fi
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 mkdir -p "$1"
 outdir=$(cd "$1" && pwd)
