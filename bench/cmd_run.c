@@ -383,6 +383,8 @@ static void print_run_header(const run_args *a, int matrices, int selected)
     printf("# settings: %s%s\n", a->settings, a->resume ? "; resuming" : "");
     printf("# timing: %d warm-up calls, >= %d samples and >= %.3g s per kernel\n", o->timing.warmup,
            o->timing.min_samples, o->timing.min_time);
+    printf("# roof%%: achieved bandwidth over the roofline; c: the row's data fits in the "
+           "last-level cache, which served it, so it can pass 100\n");
     report_table_header(stdout);
 }
 

@@ -318,7 +318,8 @@ void report_table_row(FILE *out, const spb_result *r)
     if (!isnan(r->timing.median)) snprintf(median, sizeof median, "%.3e", r->timing.median * 1e3);
     if (!isnan(r->gflops)) snprintf(gflops, sizeof gflops, "%.3f", r->gflops);
     if (!isnan(r->gbytes_per_s)) snprintf(gbs, sizeof gbs, "%.2f", r->gbytes_per_s);
-    if (!isnan(r->roofline_frac)) snprintf(roof, sizeof roof, "%.1f", 100 * r->roofline_frac);
+    if (!isnan(r->roofline_frac)) /* c: served by the cache, so above 100 can happen */
+        snprintf(roof, sizeof roof, "%.1f%s", 100 * r->roofline_frac, r->in_cache == 1 ? "c" : "");
     if (!isnan(r->error.rel_l2)) snprintf(rel, sizeof rel, "%.2e", r->error.rel_l2);
     char kernel[128]; /* fp64 is the default: other precisions are named */
     snprintf(kernel, sizeof kernel, "%s%s%s", r->kernel,

@@ -11,6 +11,7 @@ import json
 import math
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -345,6 +346,10 @@ def test_help_and_labels(tmp):
           "the SpGEMM table names its baseline: %s" % r.stdout[-300:])
     r = spbench("run", "--quiet", "--reps", "1", "--min-time", "0", "--kernels", "csr.serial",
                 cage4)
+    row = [line for line in r.stdout.splitlines() if line.startswith("cage4 ") and "csr.serial" in
+           line]
+    check(row and re.search(r" [0-9.]+c ", row[0]) and "# roof%: " in r.stdout,
+          "an in-cache row's roof%% is marked c and the header says why: %s" % row)
     gpu = [line for line in r.stdout.splitlines() if line.startswith("# GPU")]
     check(gpu and "insufficient" not in gpu[0], "the GPU line reads plainly: %s" % gpu)
     r = spbench("run", "--reps", "1", "--min-time", "0", "--threads", "1,2", "--kernels",
