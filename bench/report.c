@@ -8,7 +8,9 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
+#include <unistd.h>
 
 const char *row_status_str(spb_row_status status)
 {
@@ -310,6 +312,23 @@ void report_table_header(FILE *out)
     fflush(out);
 }
 
+/* The width of the terminal `out` writes to, or 0 when it is not one. */
+static int terminal_width(FILE *out)
+{
+    struct winsize size;
+    if (!isatty(fileno(out)) || ioctl(fileno(out), TIOCGWINSZ, &size) != 0) return 0;
+    return size.ws_col;
+}
+
+void report_table_line(FILE *out, char *line, int keep)
+{
+    int width = terminal_width(out); /* on a terminal a line is cut to fit; files keep it all */
+    if (width > 0 && width < keep + 3) width = keep + 3;
+    if (width > 0 && (int)strlen(line) > width) snprintf(line + width - 3, 4, "...");
+    fprintf(out, "%s\n", line);
+    fflush(out);
+}
+
 void report_table_row(FILE *out, const spb_result *r)
 {
     char nnz[32] = "-", median[32] = "-", gflops[32] = "-", gbs[32] = "-", roof[32] = "-",
@@ -332,10 +351,13 @@ void report_table_row(FILE *out, const spb_result *r)
                  "ok, noisy (spread %.0f%%, max %.1fx the median, %d "
                  "attempts)",
                  100 * r->timing.spread, r->timing.max / r->timing.median, r->timing.attempts);
-    fprintf(out, "%-24.24s %-22s %3d %10s %10s %8s %8s %6s %9s  %s%s%s\n", r->matrix, kernel,
-            r->threads, nnz, median, gflops, gbs, roof, rel, status, r->message[0] ? ": " : "",
-            r->message);
-    fflush(out);
+    char line[2 * SPB_MSG_LEN];
+    int keep = snprintf(line, sizeof line, "%-24.24s %-22s %3d %10s %10s %8s %8s %6s %9s  %s",
+                        r->matrix, kernel, r->threads, nnz, median, gflops, gbs, roof, rel, status);
+    snprintf(line, sizeof line, "%-24.24s %-22s %3d %10s %10s %8s %8s %6s %9s  %s%s%s", r->matrix,
+             kernel, r->threads, nnz, median, gflops, gbs, roof, rel, status,
+             r->message[0] ? ": " : "", r->message);
+    report_table_line(out, line, keep); /* the message may be cut, never the status */
 }
 
 /* ---- the JSON document ---------------------------------------------------------- */

@@ -88,5 +88,9 @@ spb_status report_json_end(FILE *json, const char *path, const spb_row_counts *c
 
 void report_table_header(FILE *out);
 void report_table_row(FILE *out, const spb_result *r);
+/* One line of the table (written, then flushed); on a terminal it is cut
+ * to the terminal's width ("..." at the end), never within its first
+ * `keep` characters; in a file it is kept whole. */
+void report_table_line(FILE *out, char *line, int keep);
 
 #endif

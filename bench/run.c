@@ -24,11 +24,13 @@ static void flush_folded(const spb_run_opts *opts, spb_run_totals *totals)
     progress_finish(opts->progress);
     for (int k = 0; k < totals->fold_count; k++) {
         const spb_fold *f = &totals->folds[k];
-        fprintf(opts->table, "%-24.24s %d kernel%s skipped (%s%s): %s\n", totals->folded_matrix,
-                f->count, f->count == 1 ? "" : "s", f->kernels,
-                f->count > SPB_FOLD_NAMES ? ", ..." : "", f->reason);
+        char line[2 * SPB_MSG_LEN];
+        int keep = snprintf(line, sizeof line, "%-24.24s %d kernel%s skipped",
+                            totals->folded_matrix, f->count, f->count == 1 ? "" : "s");
+        snprintf(line + keep, sizeof line - (size_t)keep, " (%s%s): %s", f->kernels,
+                 f->count > SPB_FOLD_NAMES ? ", ..." : "", f->reason);
+        report_table_line(opts->table, line, keep);
     }
-    fflush(opts->table);
     totals->fold_count = 0;
 }
 

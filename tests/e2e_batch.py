@@ -11,6 +11,7 @@ import functools
 import http.server
 import io
 import json
+import math
 import os
 import re
 import shutil
@@ -262,6 +263,9 @@ def test_plot(tmp):
               and png_ok(os.path.join(charts, name + ".png")), "%s.png is a PNG" % name)
         check(os.path.exists(os.path.join(charts, name + ".svg"))
               and svg_ok(os.path.join(charts, name + ".svg")), "%s.svg is an SVG" % name)
+    colours, apart = palette_min_distance()
+    check(colours >= 18 and apart >= 28, "18 series colours before any repeats, every two "
+          "apart (delta E %.1f over %d colours)" % (apart, colours))
     scaling = open(os.path.join(charts, "scaling.svg")).read()
     rows = read_rows(out_csv)
     for kernel in {row["kernel"] for row in rows if row["backend"] == "openmp" and
@@ -289,6 +293,25 @@ def test_plot(tmp):
     check(r.returncode == 1 and "missing column" in r.stderr, "a foreign CSV is refused")
     r = spbench("plot", os.path.join(tmp, "nope.csv"), charts)
     check(r.returncode == 1 and "nope.csv" in r.stderr, "a missing CSV is named")
+
+
+def palette_min_distance():
+    """How many colours the charts' palette has before it repeats, and the
+    least CIE76 distance between two of them."""
+    sys.path.insert(0, os.path.join(SOURCE, "plots"))
+    import plot
+
+    def lab(colour):
+        rgb = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+        lin = [((c + 0.055) / 1.055) ** 2.4 if c > 0.04045 else c / 12.92 for c in rgb]
+        xyz = (sum(w * c for w, c in zip(row, lin)) / n for row, n in (
+            ((0.4124, 0.3576, 0.1805), 0.95047), ((0.2126, 0.7152, 0.0722), 1.0),
+            ((0.0193, 0.1192, 0.9505), 1.08883)))
+        fx, fy, fz = (v ** (1 / 3) if v > 0.008856 else 7.787 * v + 16 / 116 for v in xyz)
+        return 116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)
+
+    colours = [lab(c) for c in plot.PALETTE]
+    return len(colours), min(math.dist(a, b) for i, a in enumerate(colours) for b in colours[i + 1:])
 
 
 def gpu_rows(path):

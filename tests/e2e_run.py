@@ -6,16 +6,21 @@ pure-Python reader and product, `gen`, `info`, `--list` and usage errors.
 usage: e2e_run.py SPBENCH SOURCE_DIR
 """
 import csv
+import fcntl
 import gzip
 import json
 import math
 import os
+import pty
 import random
 import re
+import select
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
+import termios
 
 from spbtest import SOURCE, SPBENCH, check, finish, read_mtx, read_rows, spbench
 SHARED = os.path.normpath(os.path.join(SOURCE, "..", "shared", "matrices"))
@@ -326,6 +331,27 @@ def test_precision(tmp):
     check(r.returncode == 2 and "--precision" in r.stderr, "--precision fp16 is a usage error")
 
 
+def run_on_terminal(args, columns):
+    """spbench's output as a terminal `columns` wide shows it (a pty)."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
+    p = subprocess.Popen([SPBENCH, *args], stdout=slave, stderr=slave, close_fds=True)
+    os.close(slave)
+    out = b""
+    while True:
+        ready, _, _ = select.select([master], [], [], 120)
+        try:
+            data = os.read(master, 65536) if ready else b""
+        except OSError:  # the other side closed
+            data = b""
+        if not data:
+            break
+        out += data
+    p.wait(timeout=120)
+    os.close(master)
+    return out.decode(errors="replace").replace("\r\n", "\n")
+
+
 def test_help_and_labels(tmp):
     """Every command answers --help with its options and exit 0; --version
     names the commit; the best-kernel table names the baseline it divides
@@ -362,6 +388,12 @@ def test_help_and_labels(tmp):
     starts = {line.index(" spmv ") if " spmv " in line else line.index(" spgemm ")
               for line in r.stdout.splitlines() if not line.startswith("#")}
     check(len(starts) == 1, "--list's name column fits the longest name: %s" % starts)
+    wide = run_on_terminal(["run", "--quiet", "--reps", "1", "--min-time", "0", "--threads", "1",
+                            "--kernels", "csr.*,auto.omp", cage4], columns=120)
+    rows = [line for line in wide.splitlines() if line.startswith("cage4 ")]
+    check(rows and max(len(line) for line in rows) <= 120 and
+          any(line.endswith("...") and " ok: " in line for line in rows),
+          "on a 120-column terminal long rows are cut to fit, their status kept: %s" % rows[-3:])
     submit = os.path.join(SOURCE, "scripts", "slurm", "submit.sh")
     r = subprocess.run(["bash", submit, "--help"], capture_output=True, text=True)
     check(r.returncode == 0 and "usage: submit.sh" in r.stdout,
