@@ -266,9 +266,9 @@ def chart_spgemm_time(rows, workdir):
     path = chart.datafile(workdir, table)
     noisy = {m for (m, _), r in best.items() if r["noisy_v"]}
     chart.mark_noisy(sum(r["noisy_v"] for r in best.values()))
-    plots = ["%s using 1:%d:xtic(%d) with linespoints title %s"
+    plots = ["%s using 1:%d:xtic(%d) with linespoints title %s %s"
              % (quote(path) if j == 0 else "''", j + 2, len(matrices) + 2,
-                quote(marked(m, m in noisy)))
+                quote(marked(m, m in noisy)), line_style(m, j))
              for j, m in enumerate(matrices)]
     chart.lines += [
         "set logscale y", "set grid ytics", "set ylabel 'median time per product (ms)'",

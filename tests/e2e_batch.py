@@ -263,6 +263,9 @@ def test_plot(tmp):
               and png_ok(os.path.join(charts, name + ".png")), "%s.png is a PNG" % name)
         check(os.path.exists(os.path.join(charts, name + ".svg"))
               and svg_ok(os.path.join(charts, name + ".svg")), "%s.svg is an SVG" % name)
+    if all(row["in_cache"] == "1" for row in read_rows(out_csv) if row["status"] == "ok"):
+        check("fits in the last-level cache" in open(os.path.join(charts, "roofline.svg")).read(),
+              "the roofline chart says that every row was served by the cache")
     colours, apart = palette_min_distance()
     check(colours >= 18 and apart >= 28, "18 series colours before any repeats, every two "
           "apart (delta E %.1f over %d colours)" % (apart, colours))
