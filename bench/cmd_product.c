@@ -33,13 +33,10 @@ typedef struct {
 
 static product_args parse_product_args(const product_command *pc, int argc, char **argv)
 {
-    product_args a = {NULL,
-                      NULL,
-                      NULL,
-                      NULL,
-                      1,
-                      {HLL_DEFAULT_HACK_SIZE, 1, 0, SPB_FP64, 0, 0, 0},
-                      SPB_DEFAULT_TOLERANCE};
+    product_args a = {
+        .seed = 1,
+        .config = {.hack_size = HLL_DEFAULT_HACK_SIZE, .threads = 1, .precision = SPB_FP64},
+        .tolerance = SPB_DEFAULT_TOLERANCE};
     for (int i = 0; i < argc; i++) {
         const char *value;
         if (option_value(argc, argv, &i, "--kernel", &value))

@@ -28,10 +28,20 @@ static void flush_folded(const spb_run_opts *opts, spb_run_totals *totals)
         int keep = snprintf(line, sizeof line, "%-24.24s %d kernel%s skipped",
                             totals->folded_matrix, f->count, f->count == 1 ? "" : "s");
         snprintf(line + keep, sizeof line - (size_t)keep, " (%s%s): %s", f->kernels,
-                 f->count > SPB_FOLD_NAMES ? ", ..." : "", f->reason);
+                 f->more ? ", ..." : "", f->reason);
         report_table_line(opts->table, line, keep);
     }
     totals->fold_count = 0;
+}
+
+/* Whether the fold's list already names kernel (whole names, not parts:
+ * hll.omp.col is not hll.omp.col.pattern). */
+static int fold_names(const spb_fold *f, const char *kernel)
+{
+    size_t len = strlen(kernel);
+    for (const char *p = f->kernels; (p = strstr(p, kernel)) != NULL; p += len)
+        if ((p == f->kernels || p[-1] == ' ') && (p[len] == ',' || p[len] == '\0')) return 1;
+    return 0;
 }
 
 /* Whether r joins a folded line: a skipped row, kept with the others of
@@ -51,13 +61,16 @@ static int fold(const spb_run_opts *opts, spb_run_totals *totals, const spb_resu
         f = &totals->folds[totals->fold_count++];
         snprintf(f->reason, sizeof f->reason, "%s", r->message);
         f->kernels[0] = '\0';
-        f->count = 0;
+        f->count = f->names = f->more = 0;
     }
-    size_t used = strlen(f->kernels);
-    int named = f->count < SPB_FOLD_NAMES && strstr(f->kernels, r->kernel) == NULL;
-    if (named)
+    f->count++; /* a kernel at several thread counts is one name, listed once */
+    if (!fold_names(f, r->kernel) && f->names == SPB_FOLD_NAMES) {
+        f->more = 1;
+    } else if (!fold_names(f, r->kernel)) {
+        size_t used = strlen(f->kernels);
         snprintf(f->kernels + used, sizeof f->kernels - used, "%s%s", used ? ", " : "", r->kernel);
-    f->count++;
+        f->names++;
+    }
     return 1;
 }
 

@@ -59,7 +59,8 @@ typedef struct {
 typedef struct {
     char reason[SPB_MSG_LEN];
     char kernels[160]; /* the first SPB_FOLD_NAMES names, comma-separated */
-    int count;
+    int count;         /* rows */
+    int names, more;   /* names listed; 1 when further kernels are left unnamed */
 } spb_fold;
 
 /* Per matrix and thread count, the fastest ok kernel (for the summary). */

@@ -8,9 +8,6 @@
 #include "baselines.h"
 #include "spmv_cpu.h"
 
-#define TEXT_OF(x) #x
-#define TEXT(x)    TEXT_OF(x) /* a constant's digits, for a description */
-
 /* What a host row's variant says: the HLL rows their layout, the OpenMP
  * CSR rows whether each thread takes one nnz-balanced range of rows. */
 typedef struct {
@@ -589,7 +586,7 @@ const spb_spmv_kernel cpu_spmv_kernels[] = {
     {.kernel = {.name = "csr.omp.dynamic",
                 .format = "csr",
                 .backend = SPB_BACKEND_OPENMP,
-                .description = "CSR, rows under schedule(dynamic) in chunks of " TEXT(
+                .description = "CSR, rows under schedule(dynamic) in chunks of " SPB_TEXT(
                     SPB_DYNAMIC_CHUNK) " rows",
                 .variant = &row_scheduled,
                 .prepare = csr_omp_prepare,

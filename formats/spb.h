@@ -29,6 +29,11 @@ double spb_precision_unit_roundoff(spb_precision precision);
 
 #define SPB_INDEX_MAX INT32_MAX
 
+/* A numeric constant's digits as a string literal, for descriptions that
+ * quote it ("longer than " SPB_TEXT(LONG_ROW)). */
+#define SPB_TEXT_OF(x) #x
+#define SPB_TEXT(x)    SPB_TEXT_OF(x)
+
 typedef enum {
     SPB_OK = 0,
     SPB_ERR_IO,          /* file could not be opened, read or written */

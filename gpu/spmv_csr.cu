@@ -13,9 +13,6 @@
 #define BIN_LONG_ROW   4096 /* that length, for the descriptions */
 #define STREAM_ITEMS   4    /* csr.cuda.stream: entries per thread in a tile */
 static_assert(1 << BIN_LONG_CLASS == BIN_LONG_ROW, "BIN_LONG_ROW is 2^BIN_LONG_CLASS");
-#define TEXT_OF(x) #x
-#define TEXT(x)    TEXT_OF(x) /* a constant's digits, for a description */
-
 /* csr.cuda.binned: the rows sorted by length class into segments, each
  * launched as `lanes` threads per row (more than a warp: a block per row);
  * segment s takes blocks [first_block[s], first_block[s+1]) and rows
@@ -587,12 +584,12 @@ extern const spb_spmv_kernel gpu_csr_kernels[] = {
     GPU_SPMV_KERNEL(
         "csr.cuda.adaptive", "csr",
         "CSR on the GPU, a power-of-two group of threads per short row (sized from the mean "
-        "row length), a block per row longer than " TEXT(LONG_ROW),
+        "row length), a block per row longer than " SPB_TEXT(LONG_ROW),
         &adaptive_v),
     GPU_SPMV_KERNEL(
         "csr.cuda.binned", "csr",
         "CSR on the GPU, rows sorted by length class in prepare, each class with its own "
-        "threads per row (half its length, up to a warp; a block per row beyond " TEXT(
+        "threads per row (half its length, up to a warp; a block per row beyond " SPB_TEXT(
             BIN_LONG_ROW) "), "
                           "one launch",
         &binned_v),
@@ -603,7 +600,7 @@ extern const spb_spmv_kernel gpu_csr_kernels[] = {
         &binned_pattern_v),
     GPU_SPMV_KERNEL(
         "csr.cuda.stream", "csr",
-        "CSR on the GPU, rows cut in prepare into tiles of at most " TEXT(
+        "CSR on the GPU, rows cut in prepare into tiles of at most " SPB_TEXT(
             STREAM_ITEMS) " entries per thread: each "
                           "block streams its tile's products into shared memory, then a thread "
                           "sums each row "

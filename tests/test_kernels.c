@@ -243,7 +243,7 @@ static void check_failure_is_error(void)
     op.kernel_count = 1;
     spb_run_opts opts = {0};
     opts.op = &op;
-    opts.timing = (spb_timing_opts){0, 1, 0.0};
+    opts.timing = (spb_timing_opts){.warmup = 0, .min_samples = 1, .min_time = 0.0};
     opts.tolerance = SPB_DEFAULT_TOLERANCE;
     opts.config = (spb_kernel_config){.hack_size = 32, .threads = 1, .precision = SPB_FP64};
     opts.table = tmpfile();
@@ -271,7 +271,7 @@ static void check_run_converts_once(void)
     spb_run_opts opts = {0};
     opts.op = operation_spmv();
     opts.kernels = "hll.serial.*,hll.omp.row,hll.omp.col";
-    opts.timing = (spb_timing_opts){0, 1, 0.0};
+    opts.timing = (spb_timing_opts){.warmup = 0, .min_samples = 1, .min_time = 0.0};
     opts.seed = 1;
     opts.tolerance = SPB_DEFAULT_TOLERANCE;
     opts.config = (spb_kernel_config){.hack_size = 32, .threads = 1, .precision = SPB_FP64};
