@@ -146,8 +146,24 @@ class Chart:
     def quoted_title(self):
         title = quote(self.title)
         if self.note:  # gnuplot's \n, inside the one quoted string
-            title = title[:-1] + "\\n" + quote(self.note).replace("\n", "\\n")[1:]
+            title = title[:-1] + "\\n" + quote(self.wrapped(self.note)).replace("\n", "\\n")[1:]
         return title
+
+    def wrapped(self, text):
+        """Text in lines that fit the canvas (a 10-point character is up to
+        9 pixels wide, with room to spare at the edges)."""
+        width = max(40, self.width // 9 - 4)
+        lines = []
+        for paragraph in text.split("\n"):
+            line = ""
+            for word in paragraph.split():
+                if line and len(line) + 1 + len(word) > width:
+                    lines.append(line)
+                    line = word
+                else:
+                    line = (line + " " + word).strip()
+            lines.append(line)
+        return "\n".join(lines)
 
     def mark_noisy(self, count):
         """Says under the title that names marked * had noisy rows."""
