@@ -89,7 +89,7 @@ spb_source_list expand_or_exit(int count, char **items)
 
 /* Parses a thread list: "1,2,4", "1-8", "max" and mixes ("1,2-4,max") into
  * ascending distinct counts; exits on a bad list. */
-int parse_thread_list(const char *text, int *counts, int cap)
+int parse_count_list(const char *option, const char *text, int *counts, int cap)
 {
     int max = omp_get_num_procs(), count = 0;
     char item[64];
@@ -123,8 +123,8 @@ int parse_thread_list(const char *text, int *counts, int cap)
     return count;
 bad:
     fprintf(stderr,
-            "spbench: --threads '%s': give thread counts from 1 to 4096 (this machine has %d "
+            "spbench: %s '%s': give counts from 1 to 4096 (this machine has %d "
             "processors), at most %d of them, like 1,2,4 or 1-8 or max\n",
-            text, max, cap);
+            option, text, max, cap);
     exit(EXIT_USAGE);
 }

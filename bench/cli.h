@@ -22,8 +22,9 @@ double parse_double(const char *name, const char *text, double min);
 void unknown_option(const char *arg);
 /* The MATRIX arguments expanded; exits when none is left. */
 spb_source_list expand_or_exit(int count, char **items);
-/* "1,2,4", "1-8", "max" and mixes into ascending distinct counts. */
-int parse_thread_list(const char *text, int *counts, int cap);
+/* The value of a count list option (--threads, --ranks): "1,2,4", "1-8",
+ * "max" (the processors) and mixes into ascending distinct counts. */
+int parse_count_list(const char *option, const char *text, int *counts, int cap);
 
 /* The subcommands: argv holds the arguments after the command's name. */
 int cmd_run(int argc, char **argv);

@@ -2,12 +2,15 @@
  * matrix through the run protocol (run.c), and the closing summary. */
 #include <errno.h>
 #include <omp.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "../dist/dist.h"
 #include "../gpu/gpu.h"
 #include "cli.h"
 #include "op_spgemm.h"
@@ -24,6 +27,8 @@ const char *spb_git_commit(void) { return SPB_GIT_COMMIT; }
 typedef struct {
     spb_run_opts opts;
     int threads[MAX_THREAD_COUNTS];
+    int ranks[MAX_THREAD_COUNTS];
+    int ranks_given; /* --ranks LIST */
     spb_roofline roofline;
     int resume, quiet, force;
     int shard, shards; /* --shard I/N (0/0: the whole list) */
@@ -117,8 +122,11 @@ static int parse_measure_option(int argc, char **argv, int *i, run_args *a)
     else if (option_value(argc, argv, i, "--hack-size", &v))
         o->config.hack_size = (spb_index)parse_long("--hack-size", v, 1);
     else if (option_value(argc, argv, i, "--threads", &v))
-        o->thread_counts = parse_thread_list(v, a->threads, MAX_THREAD_COUNTS);
-    else if (option_value(argc, argv, i, "--block-size", &v))
+        o->thread_counts = parse_count_list("--threads", v, a->threads, MAX_THREAD_COUNTS);
+    else if (option_value(argc, argv, i, "--ranks", &v)) {
+        o->rank_counts = parse_count_list("--ranks", v, a->ranks, MAX_THREAD_COUNTS);
+        a->ranks_given = 1;
+    } else if (option_value(argc, argv, i, "--block-size", &v))
         o->config.block_size = (int)parse_long("--block-size", v, 1);
     else if (option_value(argc, argv, i, "--precision", &v))
         parse_precision(a, v);
@@ -182,7 +190,7 @@ static void parse_run_args(int argc, char **argv, run_args *a)
     o->config = (spb_kernel_config){
         .hack_size = HLL_DEFAULT_HACK_SIZE, .threads = 1, .precision = SPB_FP64};
     o->table = stdout;
-    o->thread_counts = parse_thread_list("max", a->threads, MAX_THREAD_COUNTS);
+    o->thread_counts = parse_count_list("--threads", "max", a->threads, MAX_THREAD_COUNTS);
     a->items = spb_malloc((size_t)argc, sizeof *a->items);
     for (int i = 0; i < argc; i++) {
         if (parse_measure_option(argc, argv, &i, a) || parse_output_option(argc, argv, &i, a))
@@ -191,6 +199,12 @@ static void parse_run_args(int argc, char **argv, run_args *a)
         a->items[a->count++] = argv[i];
     }
     o->threads = a->threads;
+    o->ranks = a->ranks;
+    if (!a->ranks_given) { /* under a launcher: the world's size; else one rank */
+        a->ranks[0] = dist_world_size();
+        o->rank_counts = 1;
+    }
+    o->distributed = a->ranks_given || dist_launched();
     o->roofline = &a->roofline;
     snprintf(a->precision_names, sizeof a->precision_names, "%s%s%s",
              spb_precision_str(o->config.precision), o->precision_count == 2 ? "," : "",
@@ -205,7 +219,7 @@ static int count_selected(const spb_run_opts *o, int *cuda)
     int selected = 0;
     *cuda = 0;
     for (int k = 0; k < o->op->kernel_count; k++) {
-        int chosen = kernel_selected(o->op->kernels[k]->name, o->kernels);
+        int chosen = kernel_chosen(o->op->kernels[k], o->kernels, o->distributed);
         selected += chosen;
         *cuda += chosen && o->op->kernels[k]->backend == SPB_BACKEND_CUDA;
     }
@@ -360,8 +374,16 @@ static void print_run_header(const run_args *a, int matrices, int selected)
            SPB_VERSION, o->op->name, matrices, selected, a->precision_names,
            (unsigned long long)o->seed, o->host);
     if (a->shards) printf("# shard %d of %d of the matrix list\n", a->shard, a->shards);
-    printf("# OpenMP: %d processors, OMP_PROC_BIND=%s, OMP_PLACES=%s\n", omp_get_num_procs(),
-           getenv("OMP_PROC_BIND"), getenv("OMP_PLACES"));
+    static const char *const binds[] = {"false", "true", "primary", "close", "spread"};
+    int bind = (int)omp_get_proc_bind(); /* the runtime's own, not the environment's */
+    printf("# OpenMP: %d processors, binding %s, OMP_PLACES=%s\n", omp_get_num_procs(),
+           bind >= 0 && bind < 5 ? binds[bind] : "unknown",
+           getenv("OMP_PLACES") ? getenv("OMP_PLACES") : "unset");
+    if (o->distributed)
+        printf("# MPI: %d ranks started, rank counts measured up to %d, rank 0 on %s; PETSc %s; "
+               "times are the slowest rank's, a barrier before each product\n",
+               dist_world_size(), a->ranks[o->rank_counts - 1], dist_placement(),
+               dist_petsc_compiled() ? "built in" : "not built");
     print_rooflines(&a->roofline);
     print_machine_load(&a->machine);
     if (a->have_gpu)
@@ -527,6 +549,68 @@ static spb_source_list matrices_or_exit(run_args *a)
     return list;
 }
 
+/* The ranks start as this process did, before its OpenMP runtime bound it
+ * to one core: on every CPU it may use, with the user's own OpenMP
+ * placement (each rank places itself, then its threads: main.c). */
+static void start_ranks_unplaced(void)
+{
+    cpu_set_t all;
+    CPU_ZERO(&all);
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+        CPU_SET(cpu, &all); /* the kernel keeps the allowed */
+    sched_setaffinity(0, sizeof all, &all);
+    const char *set = getenv("SPB_OMP_SET");
+    if (set && strcmp(set, "OMP_PLACES") != 0) unsetenv("OMP_PROC_BIND");
+    if (set && strcmp(set, "OMP_PROC_BIND") != 0) unsetenv("OMP_PLACES");
+    unsetenv("SPB_OMP_SET");
+    unsetenv("SPB_OMP_PLACED");
+}
+
+/* --ranks outside MPI: this run again under mpirun with the most ranks
+ * asked for (each rank count is the first P of them), unbound (spbench
+ * gives each rank its share of the cores), oversubscribed when there are
+ * more ranks than cores. Inside a Slurm allocation mpirun takes its nodes.
+ * Returns the run's exit status. */
+static int launch_ranks(int argc, char **argv, const run_args *a)
+{
+    if (!dist_compiled()) {
+        fprintf(stderr, "spbench: --ranks: %s\n", dist_unavailable());
+        return EXIT_USAGE;
+    }
+    char self[4096], ranks[16];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0) {
+        fprintf(stderr, "spbench: cannot find this program's path: %s\n", strerror(errno));
+        return EXIT_USAGE;
+    }
+    self[len] = '\0';
+    int most = a->ranks[a->opts.rank_counts - 1], k = 0;
+    snprintf(ranks, sizeof ranks, "%d", most);
+    char **args = spb_calloc((size_t)argc + 10, sizeof *args);
+    if (!args) return EXIT_RESULTS_BAD;
+    char *launch[] = {"mpirun", "-np", ranks, "--bind-to", "none", "--oversubscribe", self, "run"};
+    for (int i = 0; i < 8; i++)
+        if (i != 5 || most > omp_get_num_procs()) args[k++] = launch[i];
+    for (int i = 0; i < argc; i++) args[k++] = argv[i];
+    fprintf(stderr, "spbench: starting %d ranks: mpirun -np %d%s ... run ...\n", most, most,
+            most > omp_get_num_procs() ? " --oversubscribe" : "");
+    fflush(NULL);
+    pid_t child = fork();
+    if (child == 0) {
+        start_ranks_unplaced();
+        execvp("mpirun", args);
+        fprintf(stderr, "spbench: cannot run mpirun: %s (Open MPI: scripts/deps.sh)\n",
+                strerror(errno));
+        _exit(EXIT_USAGE);
+    }
+    signal(SIGINT, SIG_IGN); /* the ranks get the terminal's Ctrl-C and stop cleanly */
+    int status = 0;
+    while (child > 0 && waitpid(child, &status, 0) < 0 && errno == EINTR) continue;
+    spb_free(args);
+    if (child < 0) return EXIT_RESULTS_BAD;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 /* The closing lines: best kernels, totals, noise; the exit status. */
 static int finish_run(int argc, char **argv, const run_args *a, spb_run_totals *totals)
 {
@@ -560,6 +644,17 @@ int cmd_run(int argc, char **argv)
         return EXIT_USAGE;
     }
     spb_source_list list = matrices_or_exit(&a);
+    if (a.ranks_given && !dist_launched()) {
+        sources_free(&list);
+        return launch_ranks(argc, argv, &a);
+    }
+    int most_ranks = a.ranks[a.opts.rank_counts - 1];
+    if (a.opts.distributed && most_ranks > dist_world_size()) {
+        fprintf(stderr, "spbench: --ranks asks for %d ranks; the launcher started %d\n", most_ranks,
+                dist_world_size());
+        sources_free(&list);
+        return EXIT_USAGE;
+    }
     if (gethostname(a.host, sizeof a.host - 1) != 0) snprintf(a.host, sizeof a.host, "unknown");
     a.opts.host = a.host;
     spb_done_set done = {0};

@@ -35,8 +35,15 @@ const char *backend_name(spb_backend backend)
     case SPB_BACKEND_SERIAL: return "serial";
     case SPB_BACKEND_OPENMP: return "openmp";
     case SPB_BACKEND_CUDA: return "cuda";
+    case SPB_BACKEND_MPI: return "mpi";
     }
     return "unknown";
+}
+
+int kernel_chosen(const spb_kernel *kernel, const char *patterns, int distributed)
+{
+    if (!patterns || !*patterns) return (kernel->backend == SPB_BACKEND_MPI) == distributed;
+    return kernel_selected(kernel->name, patterns);
 }
 
 int kernel_selected(const char *name, const char *patterns)

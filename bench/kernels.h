@@ -10,4 +10,9 @@ const char *backend_name(spb_backend backend);
  * ("csr.*,hll.serial.row"); NULL or empty matches everything. */
 int kernel_selected(const char *name, const char *patterns);
 
+/* Whether a run measures kernel: by the patterns when given; without them
+ * every kernel of the study's kind: the distributed rows in a distributed
+ * study (--ranks, or under an MPI launcher), every other row otherwise. */
+int kernel_chosen(const spb_kernel *kernel, const char *patterns, int distributed);
+
 #endif

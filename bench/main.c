@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../dist/dist.h"
 #include "../gpu/gpu.h"
 #include "cli.h"
 #include "kernels.h"
@@ -216,12 +217,29 @@ static const command commands[] = {
     {"merge", cmd_merge},   {"--list", cmd_list}, {"list", cmd_list},
 };
 
-int main(int argc, char **argv)
+/* Thread placement is read by the OpenMP runtime as it loads, before
+ * main: spbench sets it (a user's own settings win) and starts itself
+ * again, once, for the runtime to see it. `spbench run` reports the
+ * binding in effect. */
+static void place_threads(char **argv)
 {
-    /* Thread placement must be set before the OpenMP runtime starts; a
-     * user's own settings win. Both are reported by `spbench run`. */
+    if (getenv("SPB_OMP_PLACED")) return;
+    setenv("SPB_OMP_PLACED", "1", 1);
+    if (getenv("OMP_PROC_BIND") && getenv("OMP_PLACES")) return;
+    if (!getenv("OMP_PROC_BIND")) setenv("SPB_OMP_SET", "OMP_PROC_BIND", 1);
+    if (!getenv("OMP_PLACES")) /* which ones spbench set (run --ranks gives them back) */
+        setenv("SPB_OMP_SET", getenv("SPB_OMP_SET") ? "both" : "OMP_PLACES", 1);
     setenv("OMP_PROC_BIND", "close", 0);
     setenv("OMP_PLACES", "cores", 0);
+    execv("/proc/self/exe", argv);
+    /* no /proc: go on unbound, as the header will say */
+}
+
+int main(int argc, char **argv)
+{
+    dist_place_rank(); /* under an MPI launcher: this rank's share of the cores */
+    place_threads(argv);
+    dist_start(argc, argv); /* ranks other than 0 serve rank 0 and end there */
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;

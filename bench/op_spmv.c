@@ -10,6 +10,7 @@
 #include "sources.h"
 
 #include "../cpu/spmv_cpu.h"
+#include "../dist/dist.h"
 #include "../gpu/gpu.h"
 #include "rng.h"
 
@@ -168,11 +169,13 @@ const spb_operation *operation_spmv(void)
         .host_calls = spmv_host_calls,
         .validate_output = spmv_validate_output,
     };
-    if (op.kernel_count == 0) { /* the host rows, then the device rows */
+    if (op.kernel_count == 0) { /* the host rows, the device rows, the distributed rows */
         for (int k = 0; k < cpu_spmv_kernel_count && op.kernel_count < MAX_KERNELS; k++)
             table[op.kernel_count++] = &cpu_spmv_kernels[k].kernel;
         for (int k = 0; k < gpu_spmv_kernel_count() && op.kernel_count < MAX_KERNELS; k++)
             table[op.kernel_count++] = gpu_spmv_kernel(k);
+        for (int k = 0; k < dist_spmv_kernel_count && op.kernel_count < MAX_KERNELS; k++)
+            table[op.kernel_count++] = &dist_spmv_kernels[k].kernel;
         op.baseline = &cpu_spmv_kernels[0].kernel; /* csr.serial */
     }
     return &op;

@@ -35,6 +35,9 @@ void result_init(spb_result *r)
     r->error.abs_l2 = r->error.rel_l2 = r->error.max_abs = NAN;
     r->stats.row_mean = r->stats.row_std = NAN;
     r->in_cache = -1;
+    r->ranks = 1;
+    dist_stats_init(&r->dist);
+    r->rank_speedup = r->rank_efficiency = NAN;
     r->status = SPB_ROW_ERROR;
 }
 
@@ -125,6 +128,15 @@ static const column columns[] = {
     COL("spread", COL_SAMPLE_REAL, timing.spread, 4),
     COL("noisy", COL_SAMPLE_INT, timing.noisy, COUNT_DIGITS),
     COL("attempts", COL_COUNT, timing.attempts, COUNT_DIGITS),
+    COL("ranks", COL_INT, ranks, COUNT_DIGITS),
+    COL("rank_speedup", COL_REAL, rank_speedup, 4),
+    COL("rank_efficiency", COL_REAL, rank_efficiency, 4),
+    COL("compute_ms", COL_MS, dist.compute_s, 6),
+    COL("comm_ms", COL_MS, dist.comm_s, 6),
+    COL("bytes_sent_max", COL_REAL, dist.bytes_max, COUNT_DIGITS),
+    COL("bytes_sent_mean", COL_REAL, dist.bytes_mean, 6),
+    COL("neighbours", COL_REAL, dist.neighbours, COUNT_DIGITS),
+    COL("imbalance", COL_REAL, dist.imbalance, 4),
 };
 
 #define COLUMN_COUNT ((int)(sizeof columns / sizeof columns[0]))
@@ -344,6 +356,10 @@ void report_table_row(FILE *out, const spb_result *r)
     snprintf(kernel, sizeof kernel, "%s%s%s", r->kernel,
              strcmp(r->precision, "fp32") == 0 ? "/" : "",
              strcmp(r->precision, "fp32") == 0 ? r->precision : "");
+    if (strcmp(r->backend, "mpi") == 0) { /* a distributed row at P ranks: kernel@P */
+        size_t used = strlen(kernel);
+        snprintf(kernel + used, sizeof kernel - used, "@%d", r->ranks);
+    }
     char status[96]; /* a noisy row says so where its status is read */
     snprintf(status, sizeof status, "%s", row_status_str(r->status));
     if (r->status == SPB_ROW_OK && r->timing.noisy)

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "../dist/dist.h"
 #include "../formats/csr.h"
 #include "../gpu/gpu.h"
 #include "machine_load.h"
@@ -21,11 +22,12 @@ typedef struct {
     const char *matrix, *operation, *kernel, *format, *backend, *precision;
     const char *host;      /* the machine that measured the row */
     const char *source_id; /* what the matrix was read from (see sources.h) */
-    int threads;
-    int block_size; /* GPU kernels; 0 otherwise */
+    int threads;           /* per rank for distributed rows */
+    int ranks;             /* MPI ranks (1 for every row but the distributed ones) */
+    int block_size;        /* GPU kernels; 0 otherwise */
     /* What else decides the measurement ("hack_size=32 block_size=auto
-     * seed=1"); with matrix, operation, kernel, precision and threads it
-     * keys --resume. */
+     * seed=1"); with matrix, operation, kernel, precision, threads and
+     * ranks it keys --resume. */
     const char *settings;
     spb_csr_stats stats;        /* rows, cols, nnz, row lengths */
     double stored_entries;      /* padding included */
@@ -36,7 +38,9 @@ typedef struct {
     double gflops, gbytes_per_s, roofline_frac, speedup, efficiency, bandwidth_gbs;
     spb_validation error;
     double tolerance;
-    int in_cache; /* the byte model fits in the last-level cache: 1, 0, or -1 unknown */
+    int in_cache;        /* the byte model fits in the last-level cache: 1, 0, or -1 unknown */
+    spb_dist_stats dist; /* distributed rows: compute and communication, bytes, balance */
+    double rank_speedup, rank_efficiency; /* over the same row at one rank; / ranks */
     spb_row_status status;
     const char *message;
 } spb_result;

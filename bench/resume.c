@@ -47,8 +47,10 @@ int csv_split(char *line, char **fields, int max)
 
 void resume_key(char *key, size_t size, const spb_row_key *row)
 {
-    snprintf(key, size, "%s" KEY_SEP "%s" KEY_SEP "%s" KEY_SEP "%s" KEY_SEP "%d" KEY_SEP "%s",
-             row->matrix, row->operation, row->kernel, row->precision, row->threads, row->settings);
+    snprintf(key, size,
+             "%s" KEY_SEP "%s" KEY_SEP "%s" KEY_SEP "%s" KEY_SEP "%d" KEY_SEP "%d" KEY_SEP "%s",
+             row->matrix, row->operation, row->kernel, row->precision, row->threads, row->ranks,
+             row->settings);
 }
 
 static char *copy_text(const char *text)
@@ -120,7 +122,7 @@ static spb_status drop_partial_line(const char *path, char *msg)
 }
 
 /* The key columns' places in this version's header. */
-enum { MATRIX, OPERATION, KERNEL, PRECISION, THREADS, SETTINGS, KEY_COLUMNS };
+enum { MATRIX, OPERATION, KERNEL, PRECISION, THREADS, RANKS, SETTINGS, KEY_COLUMNS };
 
 typedef struct {
     int col[KEY_COLUMNS];
@@ -129,8 +131,8 @@ typedef struct {
 
 static void find_key_columns(key_columns *kc)
 {
-    static const char *const names[KEY_COLUMNS] = {"matrix",    "operation", "kernel",
-                                                   "precision", "threads",   "settings"};
+    static const char *const names[KEY_COLUMNS] = {"matrix",  "operation", "kernel",  "precision",
+                                                   "threads", "ranks",     "settings"};
     char header[1024], *columns[MAX_COLUMNS];
     snprintf(header, sizeof header, "%s", report_csv_columns());
     int count = csv_split(header, columns, MAX_COLUMNS);
@@ -153,7 +155,8 @@ static spb_status read_row(const char *path, long number, char *line, size_t len
     char key[1024];
     spb_row_key row = {fields[kc->col[MATRIX]],        fields[kc->col[OPERATION]],
                        fields[kc->col[KERNEL]],        fields[kc->col[PRECISION]],
-                       atoi(fields[kc->col[THREADS]]), fields[kc->col[SETTINGS]]};
+                       atoi(fields[kc->col[THREADS]]), atoi(fields[kc->col[RANKS]]),
+                       fields[kc->col[SETTINGS]]};
     resume_key(key, sizeof key, &row);
     return add_row(done, key, whole, msg);
 }

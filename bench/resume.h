@@ -1,7 +1,7 @@
 /* resume.h — which rows a results CSV already holds, so that a batch run
  * killed at any moment can be rerun with --resume and measure only what is
- * missing. A row is keyed by matrix, operation, kernel, precision, threads
- * and settings. */
+ * missing. A row is keyed by matrix, operation, kernel, precision, threads,
+ * ranks and settings. */
 #ifndef SPB_RESUME_H
 #define SPB_RESUME_H
 
@@ -33,7 +33,7 @@ spb_status resume_load(const char *path, spb_done_set *done, int *has_header, ch
  * "" and threads 0. */
 typedef struct {
     const char *matrix, *operation, *kernel, *precision;
-    int threads;
+    int threads, ranks;
     const char *settings;
 } spb_row_key;
 

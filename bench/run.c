@@ -222,7 +222,7 @@ static void fill_metrics(const spb_kernel *kernel, spb_case *c, const spb_run_op
     if (kernel == opts->op->baseline) c->baseline_seconds[c->precision] = t;
     if (c->baseline_seconds[c->precision] > 0) {
         r->speedup = c->baseline_seconds[c->precision] / t;
-        r->efficiency = r->speedup / r->threads;
+        r->efficiency = r->speedup / (r->threads * r->ranks); /* per core in use */
     }
 }
 
@@ -233,7 +233,8 @@ static double bound_for(const spb_kernel *kernel, const spb_run_opts *opts, int 
 {
     const spb_roofline *roof = opts->roofline;
     *in_cache = -1;
-    if (!roof) return 0;
+    /* the bandwidth is measured by rank 0 alone: no bound for P ranks */
+    if (!roof || kernel->backend == SPB_BACKEND_MPI) return 0;
     int gpu = kernel->backend == SPB_BACKEND_CUDA;
     double llc = gpu ? roof->gpu_l2_bytes : roof->cpu_llc_bytes;
     if (llc > 0) *in_cache = bytes <= llc;
@@ -251,6 +252,7 @@ static void run_kernel(const spb_kernel *kernel, spb_case *c, const spb_run_opts
     measure_kernel(kernel, plan.state, c, opts, r, row_msg);
     if (r->status == SPB_ROW_OK && opts->op->kernel_seconds)
         r->kernel_ms = opts->op->kernel_seconds(kernel, plan.state) * 1e3;
+    if (kernel->backend == SPB_BACKEND_MPI) dist_kernel_stats(plan.state, &r->dist);
     kernel->release(plan.state);
     if (r->status == SPB_ROW_OK) fill_metrics(kernel, c, opts, bytes, bound, r);
 }
@@ -298,7 +300,9 @@ static void note_best(spb_run_totals *totals, const spb_result *r)
     for (int k = totals->best_count - 1; k >= 0; k--) {
         spb_best *b = &totals->best[k];
         if (strcmp(b->matrix, r->matrix) != 0) break;
-        if (b->threads != r->threads) continue;
+        if (b->threads != r->threads || b->ranks != r->ranks ||
+            b->distributed != (strcmp(r->backend, "mpi") == 0))
+            continue;
         b->noisy |= r->timing.noisy;
         if (r->timing.median < b->seconds) {
             b->kernel = r->kernel;
@@ -320,6 +324,8 @@ static void note_best(spb_run_totals *totals, const spb_result *r)
     b->kernel = r->kernel;
     b->precision = r->precision;
     b->threads = r->threads;
+    b->ranks = r->ranks;
+    b->distributed = strcmp(r->backend, "mpi") == 0;
     b->seconds = r->timing.median;
     b->speedup = r->speedup;
     b->noisy = r->timing.noisy;
@@ -336,8 +342,10 @@ void run_print_summary(FILE *out, const spb_run_totals *totals, const char *base
         const spb_best *b = &totals->best[k];
         char speedup[32] = "-";
         if (!isnan(b->speedup)) snprintf(speedup, sizeof speedup, "%.2f", b->speedup);
-        char kernel[128]; /* named as in the table: fp32 rows say so; * marks noise */
-        snprintf(kernel, sizeof kernel, "%s%s%s%s", b->kernel,
+        char kernel[128];    /* named as in the table: fp32 rows say so; * marks noise */
+        char ranks[16] = ""; /* distributed rows as in the table: kernel@P */
+        if (b->distributed) snprintf(ranks, sizeof ranks, "@%d", b->ranks);
+        snprintf(kernel, sizeof kernel, "%s%s%s%s%s", b->kernel, ranks,
                  strcmp(b->precision, "fp32") ? "" : "/",
                  strcmp(b->precision, "fp32") ? "" : b->precision, b->noisy ? " *" : "");
         fprintf(out, "%-24.24s %3d  %-20s %10.3e %8s\n", b->matrix, b->threads, kernel,
@@ -357,15 +365,23 @@ void run_totals_free(spb_run_totals *totals)
 }
 
 /* Serial and device kernels run once (one host thread); OpenMP ones at
+ * each thread count; distributed ones at each rank count and, per rank,
  * each thread count. */
 static int kernel_runs(const spb_kernel *kernel, const spb_run_opts *opts)
 {
+    if (kernel->backend == SPB_BACKEND_MPI) return opts->rank_counts * opts->thread_counts;
     return kernel->backend == SPB_BACKEND_OPENMP ? opts->thread_counts : 1;
 }
 
 static int kernel_threads(const spb_kernel *kernel, const spb_run_opts *opts, int c)
 {
+    if (kernel->backend == SPB_BACKEND_MPI) return opts->threads[c % opts->thread_counts];
     return kernel->backend == SPB_BACKEND_OPENMP ? opts->threads[c] : 1;
+}
+
+static int kernel_ranks(const spb_kernel *kernel, const spb_run_opts *opts, int c)
+{
+    return kernel->backend == SPB_BACKEND_MPI ? opts->ranks[c / opts->thread_counts] : 1;
 }
 
 /* The precisions each kernel runs in, and the p-th of them. */
@@ -381,11 +397,12 @@ static spb_precision run_precision(const spb_run_opts *opts, int p)
 
 /* The row --resume found already measured, or NULL. */
 static const spb_done_row *stored_row(const spb_run_opts *opts, const char *matrix,
-                                      const char *kernel, spb_precision precision, int threads)
+                                      const char *kernel, spb_precision precision, int threads,
+                                      int ranks)
 {
     char key[1024];
-    spb_row_key row = {matrix,  opts->op->name, kernel, spb_precision_str(precision),
-                       threads, opts->settings};
+    spb_row_key row = {matrix,  opts->op->name, kernel,        spb_precision_str(precision),
+                       threads, ranks,          opts->settings};
     resume_key(key, sizeof key, &row);
     return resume_find(opts->done, key);
 }
@@ -396,7 +413,7 @@ static int replayed_whole(const char *name, const spb_run_opts *opts, spb_run_to
                           spb_status *csv_status, char *msg)
 {
     if (!opts->done) return 0;
-    const spb_done_row *failed = stored_row(opts, name, "", run_precision(opts, 0), 0);
+    const spb_done_row *failed = stored_row(opts, name, "", run_precision(opts, 0), 0, 1);
     if (failed) {
         replay(opts, totals, failed, NULL, csv_status, msg);
         return 1;
@@ -404,12 +421,12 @@ static int replayed_whole(const char *name, const spb_run_opts *opts, spb_run_to
     for (int pass = 0; pass < 2; pass++) /* all there? then replay them all */
         for (int k = 0; k < opts->op->kernel_count; k++) {
             const spb_kernel *kernel = opts->op->kernels[k];
-            if (!kernel_selected(kernel->name, opts->kernels)) continue;
+            if (!kernel_chosen(kernel, opts->kernels, opts->distributed)) continue;
             for (int p = 0; p < run_precision_count(opts); p++)
                 for (int c = 0; c < kernel_runs(kernel, opts) && *csv_status == SPB_OK; c++) {
                     const spb_done_row *row =
                         stored_row(opts, name, kernel->name, run_precision(opts, p),
-                                   kernel_threads(kernel, opts, c));
+                                   kernel_threads(kernel, opts, c), kernel_ranks(kernel, opts, c));
                     if (pass == 0 && !row) return 0;
                     if (pass == 1) replay(opts, totals, row, NULL, csv_status, msg);
                 }
@@ -424,7 +441,8 @@ static unsigned formats_needed_after(const spb_run_opts *opts, int k)
     for (k++; k < opts->op->kernel_count; k++) {
         const spb_kernel *kernel = opts->op->kernels[k];
         int kind = format_kind_of(kernel->format);
-        if (kind >= 0 && kernel_selected(kernel->name, opts->kernels)) mask |= 1u << kind;
+        if (kind >= 0 && kernel_chosen(kernel, opts->kernels, opts->distributed))
+            mask |= 1u << kind;
     }
     return mask;
 }
@@ -457,8 +475,8 @@ static void baseline_from_done(spb_case *c, const spb_run_opts *opts)
     const spb_kernel *baseline = opts->op->baseline;
     for (int p = 0; p < run_precision_count(opts); p++) {
         spb_precision precision = run_precision(opts, p);
-        const spb_done_row *row =
-            stored_row(opts, c->name, baseline->name, precision, kernel_threads(baseline, opts, 0));
+        const spb_done_row *row = stored_row(opts, c->name, baseline->name, precision,
+                                             kernel_threads(baseline, opts, 0), 1);
         spb_result r;
         if (!row) continue;
         result_from_csv(&r, row->fields, row->count);
@@ -466,48 +484,86 @@ static void baseline_from_done(spb_case *c, const spb_run_opts *opts)
     }
 }
 
-/* Every selected kernel (at each of its thread counts) on one case. */
+/* What the progress line says a row measures: an OpenMP kernel at its
+ * thread count, a distributed one at its ranks (and threads per rank). */
+static void describe_run(char *doing, size_t size, const spb_kernel *kernel,
+                         const spb_kernel_config *config)
+{
+    int threads = config->threads;
+    if (kernel->backend == SPB_BACKEND_MPI)
+        snprintf(doing, size, "%s at %d rank%s x %d thread%s", kernel->name, config->ranks,
+                 config->ranks == 1 ? "" : "s", threads, threads == 1 ? "" : "s");
+    else if (kernel->backend == SPB_BACKEND_OPENMP)
+        snprintf(doing, size, "%s at %d thread%s", kernel->name, threads, threads == 1 ? "" : "s");
+    else
+        snprintf(doing, size, "%s", kernel->name);
+}
+
+/* A distributed row's speedup over the same row at one rank (its time at
+ * one rank per thread count, kept in one_rank as rows come: ranks ascend). */
+#define MAX_SCALING_THREADS 64
+static void scale_over_ranks(spb_result *r, int thread_index, double *one_rank)
+{
+    if (strcmp(r->backend, "mpi") != 0 || thread_index >= MAX_SCALING_THREADS) return;
+    if (r->status != SPB_ROW_OK) return;
+    if (r->ranks == 1) one_rank[thread_index] = r->timing.median;
+    if (one_rank[thread_index] > 0) {
+        r->rank_speedup = one_rank[thread_index] / r->timing.median;
+        r->rank_efficiency = r->rank_speedup / r->ranks;
+    }
+}
+
+/* One row: kernel at config on the case, or its stored row replayed. */
+static void run_row(spb_case *c, const spb_kernel *kernel, const spb_kernel_config *config,
+                    const spb_run_opts *opts, spb_run_totals *totals, double *one_rank,
+                    int thread_index, spb_status *csv_status, char *msg)
+{
+    char row_msg[SPB_MSG_LEN] = "", doing[160];
+    spb_result r;
+    const spb_done_row *stored =
+        stored_row(opts, c->name, kernel->name, config->precision, config->threads, config->ranks);
+    if (stored) {
+        replay(opts, totals, stored, c, csv_status, msg);
+        result_from_csv(&r, stored->fields, stored->count);
+        scale_over_ranks(&r, thread_index, one_rank);
+        return;
+    }
+    describe_run(doing, sizeof doing, kernel, config);
+    progress_show(opts->progress, c->name, doing);
+    row_start(&r, opts, config->precision, c, kernel, row_msg);
+    r.threads = config->threads;
+    r.ranks = config->ranks;
+    r.stats = c->stats;
+    r.products = c->products;
+    r.nnz_c = c->nnz_c;
+    c->precision = config->precision;
+    run_kernel(kernel, c, opts, config, &r, row_msg);
+    scale_over_ranks(&r, thread_index, one_rank);
+    emit(opts, totals, &r, csv_status, msg);
+    note_best(totals, &r);
+}
+
+/* Every selected kernel (at each of its thread and rank counts) on one case. */
 static spb_status run_case(spb_case *c, const spb_run_opts *opts, spb_run_totals *totals, char *msg)
 {
-    char row_msg[SPB_MSG_LEN];
     spb_status csv_status = SPB_OK;
     baseline_from_done(c, opts);
     for (int k = 0; k < opts->op->kernel_count && csv_status == SPB_OK && !stop_signal; k++) {
         const spb_kernel *kernel = opts->op->kernels[k];
-        if (!kernel_selected(kernel->name, opts->kernels)) continue;
-        for (int p = 0; p < run_precision_count(opts); p++)
+        if (!kernel_chosen(kernel, opts->kernels, opts->distributed)) continue;
+        for (int p = 0; p < run_precision_count(opts); p++) {
+            double one_rank[MAX_SCALING_THREADS] = {0};
             for (int t = 0; t < kernel_runs(kernel, opts) && csv_status == SPB_OK && !stop_signal;
                  t++) {
                 spb_kernel_config config = opts->config;
                 config.threads = kernel_threads(kernel, opts, t);
+                config.ranks = kernel_ranks(kernel, opts, t);
                 config.precision = run_precision(opts, p);
                 if (opts->roofline) config.cache_bytes = opts->roofline->cpu_llc_bytes;
-                const spb_done_row *stored =
-                    stored_row(opts, c->name, kernel->name, config.precision, config.threads);
-                if (stored) {
-                    replay(opts, totals, stored, c, &csv_status, msg);
-                    continue;
-                }
-                char doing[160]; /* an OpenMP kernel runs once per thread count: say which */
-                int omp = kernel->backend == SPB_BACKEND_OPENMP;
-                snprintf(doing, sizeof doing, "%s%s%.0d%s", kernel->name, omp ? " at " : "",
-                         omp ? config.threads : 0,
-                         !omp                  ? ""
-                         : config.threads == 1 ? " thread"
-                                               : " threads");
-                progress_show(opts->progress, c->name, doing);
-                spb_result r;
-                row_msg[0] = '\0';
-                row_start(&r, opts, config.precision, c, kernel, row_msg);
-                r.threads = config.threads;
-                r.stats = c->stats;
-                r.products = c->products;
-                r.nnz_c = c->nnz_c;
-                c->precision = config.precision;
-                run_kernel(kernel, c, opts, &config, &r, row_msg);
-                emit(opts, totals, &r, &csv_status, msg);
-                note_best(totals, &r);
+                int thread_index = opts->thread_counts ? t % opts->thread_counts : 0;
+                run_row(c, kernel, &config, opts, totals, one_rank, thread_index, &csv_status, msg);
             }
+        }
         format_set_keep(&c->formats, formats_needed_after(opts, k));
     }
     return csv_status;

@@ -38,8 +38,11 @@ typedef struct {
     spb_kernel_config config;        /* hack size, block size (threads and precision set per row) */
     const spb_precision *precisions; /* each kernel runs in each (NULL: config.precision only) */
     int precision_count;
-    const int *threads; /* thread counts for OpenMP kernels, ascending */
+    const int *threads; /* thread counts for OpenMP kernels (and per rank), ascending */
     int thread_counts;
+    const int *ranks; /* rank counts for distributed kernels, ascending */
+    int rank_counts;
+    int distributed;              /* a distributed study: its rows are chosen by default */
     const spb_roofline *roofline; /* the bounds and cache sizes (NULL: none) */
     FILE *csv;                    /* NULL: no CSV */
     const char *csv_path;
@@ -67,7 +70,8 @@ typedef struct {
 typedef struct {
     char matrix[128];
     const char *kernel, *precision;
-    int threads;
+    int threads, ranks;
+    int distributed; /* an MPI row: named kernel@ranks */
     double seconds, speedup;
     int noisy; /* a row it was ranked among is noisy: the ranking may not hold */
 } spb_best;

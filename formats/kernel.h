@@ -7,11 +7,18 @@
 
 #include "format_set.h"
 
-typedef enum { SPB_BACKEND_SERIAL, SPB_BACKEND_OPENMP, SPB_BACKEND_CUDA } spb_backend;
+/* MPI rows run at each rank count (and thread count per rank). */
+typedef enum {
+    SPB_BACKEND_SERIAL,
+    SPB_BACKEND_OPENMP,
+    SPB_BACKEND_CUDA,
+    SPB_BACKEND_MPI
+} spb_backend;
 
 typedef struct {
     spb_index hack_size;     /* HLL rows per hack, SELL rows per slice */
-    int threads;             /* CPU threads (OpenMP kernels) */
+    int threads;             /* CPU threads (OpenMP kernels; per rank for MPI ones) */
+    int ranks;               /* MPI ranks (distributed kernels; 1 otherwise) */
     int block_size;          /* GPU threads per block; 0 = the kernel's default */
     spb_precision precision; /* what the kernel computes in */
     double cache_bytes;      /* the CPU's last-level cache (0: unknown), for cache blocking */

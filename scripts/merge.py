@@ -21,10 +21,10 @@ import math
 import os
 import sys
 
-KEY = ("matrix", "operation", "kernel", "precision", "threads", "settings")
+KEY = ("matrix", "operation", "kernel", "precision", "threads", "ranks", "settings")
 TEXT = {"matrix", "kernel", "format", "backend", "status", "message", "settings", "operation",
         "precision", "host", "source_id"}
-INTEGER = {"threads"}
+INTEGER = {"threads", "ranks"}
 STATUSES = {"ok", "wrong", "skipped", "error"}
 
 

@@ -1,0 +1,42 @@
+/* dist_internal.h — what the distributed rows share inside dist/: the
+ * layouts and exchanges a row combines (rows.c names them), and the
+ * operations rows.c calls, made by the MPI files (runtime.c, layout.c,
+ * exchange.c, petsc.c) or, without MPI, by stub.c. */
+#ifndef SPB_DIST_INTERNAL_H
+#define SPB_DIST_INTERNAL_H
+
+#include "dist.h"
+
+/* Who owns which rows of A (and entries of y): */
+typedef enum {
+    DIST_ROWS,   /* contiguous blocks of equal row counts */
+    DIST_NNZ,    /* contiguous blocks of equal stored entries (the CPU partition rule) */
+    DIST_CYCLIC, /* row i on rank i mod P */
+    DIST_GRID    /* 2-D blocks on a p x q grid of ranks */
+} dist_layout;
+
+/* How a rank gets the entries of x its rows need: */
+typedef enum {
+    DIST_GHOST,     /* only the ghost entries, from their owners, overlapped with the local block */
+    DIST_ALLGATHER, /* all of x on every rank */
+    DIST_GRID_COMM, /* 2-D: x's column block along the grid column, y summed along the grid row */
+    DIST_PETSC      /* PETSc's MatMult on an MPIAIJ matrix */
+} dist_exchange;
+
+typedef struct {
+    dist_layout layout;
+    dist_exchange exchange;
+} dist_variant;
+
+/* The row's operations on rank 0 (the other ranks follow its commands). */
+spb_status dist_prepare(const dist_variant *variant, int kernel_index, const spb_csr *A,
+                        const spb_kernel_config *config, spb_kernel_plan *plan, char *msg);
+spb_status dist_product(const void *state, const spb_value *x, spb_value *y, char *msg);
+double dist_time_calls(void *state, int calls);
+spb_status dist_check(const void *state, char *msg);
+void dist_release(void *state);
+
+/* The variant of table row k (rows.c), for the ranks that serve rank 0. */
+const dist_variant *dist_variant_of(int kernel_index);
+
+#endif

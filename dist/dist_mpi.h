@@ -1,0 +1,111 @@
+/* dist_mpi.h — the MPI side of the distributed rows (built only with MPI):
+ * rank 0's commands to the others, index ownership, a rank's part of the
+ * matrix and its exchange plan. */
+#ifndef SPB_DIST_MPI_H
+#define SPB_DIST_MPI_H
+
+#include <mpi.h>
+
+#include "../cpu/partition.h"
+#include "dist_internal.h"
+
+/* ---- commands (runtime.c) ---- */
+
+typedef enum { CMD_QUIT, CMD_PREPARE, CMD_PRODUCT, CMD_TIME, CMD_RELEASE } dist_op;
+
+typedef struct {
+    int op;
+    int kernel; /* the row's index in dist_spmv_kernels */
+    int ranks;  /* the first `ranks` ranks of the world take part */
+    int threads;
+    int calls; /* CMD_TIME: products to time */
+} dist_command;
+
+/* Rank 0: the command to every rank of the world. */
+void dist_send_command(const dist_command *cmd);
+
+/* The world rank of this process. */
+int dist_world_rank(void);
+
+/* Every rank of comm learns whether all succeeded; the first rank that
+ * failed passes its status and message to rank 0, which prefixes "rank R
+ * of P: ". Returns that status on every rank (SPB_OK when none failed). */
+spb_status dist_agree(MPI_Comm comm, spb_status st, char *msg);
+
+/* ---- who owns which index (layout.c) ---- */
+
+/* An index space of `count` entries over `ranks` ranks: rank p owns the
+ * range [begin[p], end[p]) (ranges may come in any rank order), or under
+ * `cyclic` every index i with i mod ranks == p. */
+typedef struct {
+    int ranks, cyclic;
+    spb_index count;
+    spb_index *begin, *end; /* size ranks (NULL when cyclic) */
+} dist_map;
+
+spb_index map_owned(const dist_map *map, int p);               /* how many p owns */
+spb_index map_global(const dist_map *map, int p, spb_index l); /* p's l-th index */
+int map_owner(const dist_map *map, spb_index i);               /* ranges in rank order */
+spb_index map_local(const dist_map *map, spb_index i);         /* i's place at its owner */
+void map_free(dist_map *map);
+
+/* ---- a rank's part (layout.c, exchange.c) ---- */
+
+typedef struct {
+    const dist_variant *variant;
+    MPI_Comm comm; /* the first `size` ranks of the world */
+    int rank, size, threads;
+    MPI_Comm grid_row, grid_col; /* 2-D: the ranks of this rank's grid row and column */
+    int grid_p, grid_q;
+    dist_map rows, cols; /* ownership of y (and A's rows) and of x */
+    spb_csr part;        /* this rank's rows, global columns as received (freed once planned) */
+    /* ghost exchange: the columns this rank owns (diag) and the ghosts, in
+     * compressed rows (off rows listed in off_rows) */
+    spb_csr diag, off;
+    spb_index *off_rows;
+    spb_csr whole; /* all-gather and 2-D: every entry, columns in the gathered x's order */
+    spb_row_partition diag_part, whole_part;      /* rows per thread */
+    spb_value *x_own, *x_other, *y_own, *y_block; /* x_other: ghosts, gathered x or column block */
+    /* ghost exchange plan: neighbour k receives send_idx[send_start[k] ..
+     * send_start[k+1]) of x_own; ghosts of neighbour k arrive at
+     * x_other[recv_start[k]] */
+    int sends, recvs;
+    int *send_rank, *send_start, *recv_rank, *recv_start;
+    spb_index *send_idx;
+    spb_value *send_buf;
+    MPI_Request *requests;
+    int *counts, *displs; /* all-gather and 2-D collectives (per rank of the communicator) */
+    int *rs_counts;       /* 2-D: y's pieces along the grid row */
+    void *petsc;          /* petsc.c's objects */
+    /* rank 0: the slowest rank's compute and exposed communication, summed
+     * over timed samples, and the products they cover */
+    double compute_sum, comm_sum, timed_products;
+    double local_compute, local_comm; /* this rank, over the current TIME command */
+    spb_dist_stats stats;
+    spb_value *scatter_buf; /* rank 0: x and y in rank order for scatter and gather */
+    int *scatter_counts, *scatter_displs;
+} dist_state;
+
+/* Makes the ownership maps and sends each rank its rows (rank 0 reads A);
+ * every rank ends with s->part. Collective over s->comm. */
+spb_status layout_distribute(dist_state *s, const spb_csr *A, char *msg);
+void layout_free(dist_state *s);
+
+/* The plan of the row's exchange from s->part (collective), its
+ * statistics into s->stats (on rank 0), and one product on distributed
+ * data (x in s->x_own, y into s->y_own). */
+spb_status exchange_plan(dist_state *s, char *msg);
+void exchange_product(dist_state *s);
+void exchange_free(dist_state *s);
+
+/* x from rank 0 to its owners, y from its owners to rank 0 (collective). */
+void exchange_scatter_x(dist_state *s, const spb_value *x);
+void exchange_gather_y(dist_state *s, spb_value *y);
+
+/* PETSc's MPIAIJ (petsc.c; without PETSc these say so). */
+spb_status petsc_prepare(dist_state *s, char *msg);
+void petsc_product(dist_state *s);
+void petsc_free(dist_state *s);
+void petsc_finish(void); /* PetscFinalize where it was initialised */
+
+#endif

@@ -1,0 +1,381 @@
+/* exchange.c — how a rank gets the entries of x its rows need, planned once
+ * in prepare, and its product: the ghost exchange (neighbours' entries by
+ * point-to-point messages while the local block is multiplied: PETSc's
+ * MPIAIJ design), the all-gather of x (the naive reference) and the 2-D
+ * grid's gather along grid columns and sum along grid rows. Local blocks
+ * are multiplied by cpu/'s nnz-balanced OpenMP kernel. */
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../cpu/spmv_cpu.h"
+#include "dist_mpi.h"
+
+#define TAG_GHOST 21
+#define TAG_WANT  22
+
+/* A ghost column keyed by its owner first, so that sorted keys list each
+ * neighbour's ghosts together, in column order. */
+static int64_t ghost_key(const dist_map *cols, spb_index j)
+{
+    return (int64_t)map_owner(cols, j) << 32 | (uint32_t)j;
+}
+
+static int compare_keys(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The sorted distinct keys of the part's columns owned by other ranks. */
+static spb_status ghost_keys(const dist_state *s, int64_t **keys, spb_index *count, char *msg)
+{
+    const spb_csr *P = &s->part;
+    spb_index n = 0;
+    *keys = spb_malloc((size_t)P->nnz, sizeof **keys);
+    if (!*keys) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for ghost columns");
+    for (spb_index k = 0; k < P->nnz; k++)
+        if (map_owner(&s->cols, P->col_idx[k]) != s->rank)
+            (*keys)[n++] = ghost_key(&s->cols, P->col_idx[k]);
+    qsort(*keys, (size_t)n, sizeof **keys, compare_keys);
+    spb_index distinct = 0;
+    for (spb_index k = 0; k < n; k++)
+        if (distinct == 0 || (*keys)[k] != (*keys)[distinct - 1]) (*keys)[distinct++] = (*keys)[k];
+    *count = distinct;
+    return SPB_OK;
+}
+
+static spb_index ghost_index(const int64_t *keys, spb_index count, int64_t key)
+{
+    const int64_t *hit = bsearch(&key, keys, (size_t)count, sizeof *keys, compare_keys);
+    return (spb_index)(hit - keys);
+}
+
+/* The part split into the block of owned columns (local numbering) and the
+ * ghost block (ghost numbering), the latter keeping only rows with ghosts. */
+static spb_status split_part(dist_state *s, const int64_t *keys, spb_index ghosts, char *msg)
+{
+    const spb_csr *P = &s->part;
+    spb_index off_nnz = 0, off_rows = 0;
+    for (spb_index i = 0; i < P->m; i++) {
+        spb_index before = off_nnz;
+        for (spb_index k = P->row_ptr[i]; k < P->row_ptr[i + 1]; k++)
+            off_nnz += map_owner(&s->cols, P->col_idx[k]) != s->rank;
+        off_rows += off_nnz > before;
+    }
+    spb_index owned = map_owned(&s->cols, s->rank);
+    spb_status st = csr_alloc(&s->diag, P->m, owned, P->nnz - off_nnz, msg);
+    if (st == SPB_OK) st = csr_alloc(&s->off, off_rows, ghosts, off_nnz, msg);
+    s->off_rows = spb_malloc((size_t)off_rows, sizeof *s->off_rows);
+    if (st != SPB_OK || !s->off_rows)
+        return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for a rank's blocks");
+    spb_index d = 0, o = 0, r = 0;
+    for (spb_index i = 0; i < P->m; i++) {
+        spb_index before = o;
+        for (spb_index k = P->row_ptr[i]; k < P->row_ptr[i + 1]; k++) {
+            spb_index j = P->col_idx[k];
+            if (map_owner(&s->cols, j) == s->rank) {
+                s->diag.col_idx[d] = map_local(&s->cols, j);
+                s->diag.val[d++] = P->val[k];
+            } else {
+                s->off.col_idx[o] = ghost_index(keys, ghosts, ghost_key(&s->cols, j));
+                s->off.val[o++] = P->val[k];
+            }
+        }
+        s->diag.row_ptr[i + 1] = d;
+        if (o > before) {
+            s->off_rows[r] = i;
+            s->off.row_ptr[++r] = o;
+        }
+    }
+    return SPB_OK;
+}
+
+/* Neighbours from counts per rank: ranks[k] and start[k] for the ranks
+ * with a nonzero count (arrays of size + 1 made before). */
+static int neighbours_of(const int *counts, int size, int *ranks, int *start)
+{
+    int found = 0;
+    start[0] = 0;
+    for (int p = 0; p < size; p++)
+        if (counts[p] > 0) {
+            ranks[found] = p;
+            start[found + 1] = start[found] + counts[p];
+            found++;
+        }
+    return found;
+}
+
+/* Which ghosts each neighbour sends: every rank tells each owner the
+ * columns it needs (setup only; the products send values alone). Every
+ * allocation a rank may fail is agreed on before the collective after it. */
+static spb_status plan_messages(dist_state *s, const int64_t *keys, spb_index ghosts, char *msg)
+{
+    int size = s->size, *want = spb_calloc((size_t)size * 4, sizeof *want);
+    spb_index *asked = spb_malloc((size_t)ghosts, sizeof *asked);
+    s->recv_rank = spb_malloc((size_t)size, sizeof *s->recv_rank);
+    s->send_rank = spb_malloc((size_t)size, sizeof *s->send_rank);
+    s->recv_start = spb_malloc((size_t)size + 1, sizeof *s->recv_start);
+    s->send_start = spb_malloc((size_t)size + 1, sizeof *s->send_start);
+    spb_status st = want && asked && s->recv_rank && s->send_rank && s->recv_start && s->send_start
+                        ? SPB_OK
+                        : spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the exchange plan");
+    if ((st = dist_agree(s->comm, st, msg)) != SPB_OK) {
+        spb_free(want);
+        spb_free(asked);
+        return st;
+    }
+    int *give = want + size, *want_at = want + 2 * size, *give_at = want + 3 * size;
+    for (spb_index g = 0; g < ghosts; g++) want[keys[g] >> 32]++;
+    MPI_Alltoall(want, 1, MPI_INT, give, 1, MPI_INT, s->comm);
+    s->recvs = neighbours_of(want, size, s->recv_rank, s->recv_start);
+    s->sends = neighbours_of(give, size, s->send_rank, s->send_start);
+    int total = s->send_start[s->sends];
+    s->send_idx = spb_malloc((size_t)total, sizeof *s->send_idx);
+    s->send_buf = spb_malloc((size_t)total, sizeof *s->send_buf);
+    size_t pending = (size_t)s->sends + (size_t)s->recvs;
+    s->requests = spb_malloc(pending, sizeof(MPI_Request));
+    if (!s->send_idx || !s->send_buf || !s->requests)
+        st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the exchange plan");
+    st = dist_agree(s->comm, st, msg);
+    if (st == SPB_OK) {
+        for (int p = 1; p < size; p++) {
+            want_at[p] = want_at[p - 1] + want[p - 1];
+            give_at[p] = give_at[p - 1] + give[p - 1];
+        }
+        for (spb_index g = 0; g < ghosts; g++) asked[g] = (spb_index)(uint32_t)keys[g];
+        MPI_Alltoallv(asked, want, want_at, MPI_INT, s->send_idx, give, give_at, MPI_INT, s->comm);
+        for (int t = 0; t < total; t++) s->send_idx[t] = map_local(&s->cols, s->send_idx[t]);
+    }
+    spb_free(asked);
+    spb_free(want);
+    return st;
+}
+
+/* Rank 0's figures: bytes each rank sends per product, neighbours, and
+ * stored entries per rank (max over mean). */
+static void plan_stats(dist_state *s, double bytes_sent, int neighbours)
+{
+    double mine[3] = {bytes_sent, neighbours, s->part.nnz}, most[3], sum[3];
+    MPI_Reduce(mine, most, 3, MPI_DOUBLE, MPI_MAX, 0, s->comm);
+    MPI_Reduce(mine, sum, 3, MPI_DOUBLE, MPI_SUM, 0, s->comm);
+    if (s->rank != 0) return;
+    s->stats.bytes_max = most[0];
+    s->stats.bytes_mean = sum[0] / s->size;
+    s->stats.neighbours = most[1];
+    s->stats.imbalance = sum[2] > 0 ? most[2] / (sum[2] / s->size) : 1.0;
+}
+
+/* x's owned entries and y's, for every exchange, and `other` entries of x
+ * from other ranks; on rank 0 also x and y in rank order (whole products
+ * scatter x from it and gather y to it). */
+static spb_status own_vectors(dist_state *s, spb_index other, char *msg)
+{
+    s->x_own = spb_calloc((size_t)map_owned(&s->cols, s->rank), sizeof *s->x_own);
+    s->y_own = spb_calloc((size_t)map_owned(&s->rows, s->rank), sizeof *s->y_own);
+    s->x_other = spb_calloc((size_t)other, sizeof *s->x_other);
+    int ok = s->x_own && s->y_own && s->x_other;
+    if (s->rank == 0) {
+        spb_index most = s->rows.count > s->cols.count ? s->rows.count : s->cols.count;
+        s->scatter_buf = spb_malloc((size_t)most, sizeof *s->scatter_buf);
+        s->scatter_counts = spb_malloc((size_t)s->size, sizeof *s->scatter_counts);
+        s->scatter_displs = spb_malloc((size_t)s->size, sizeof *s->scatter_displs);
+        ok = ok && s->scatter_buf && s->scatter_counts && s->scatter_displs;
+    }
+    return ok ? SPB_OK : spb_fail(msg, SPB_ERR_NOMEM, "out of memory for a rank's vectors");
+}
+
+static spb_status ghost_plan(dist_state *s, char *msg)
+{
+    int64_t *keys = NULL;
+    spb_index ghosts = 0;
+    spb_status st = ghost_keys(s, &keys, &ghosts, msg);
+    if (st == SPB_OK) st = split_part(s, keys, ghosts, msg);
+    if (st == SPB_OK) st = own_vectors(s, ghosts, msg);
+    if (st == SPB_OK) st = partition_rows_by_nnz(&s->diag, s->threads, &s->diag_part, msg);
+    if ((st = dist_agree(s->comm, st, msg)) == SPB_OK) st = plan_messages(s, keys, ghosts, msg);
+    spb_free(keys);
+    if (st != SPB_OK) return st;
+    int neighbours = s->sends > s->recvs ? s->sends : s->recvs;
+    plan_stats(s, 8.0 * s->send_start[s->sends], neighbours);
+    return SPB_OK;
+}
+
+/* Counts and displacements of a collective over a communicator of `size`
+ * ranks: made before the ranks agree, filled (collectively) after. */
+static int *alloc_counts(int size, int **displs)
+{
+    int *counts = spb_malloc((size_t)size, sizeof *counts);
+    *displs = spb_malloc((size_t)size, sizeof **displs);
+    return counts;
+}
+
+static void fill_counts(MPI_Comm comm, int count, int *counts, int *displs)
+{
+    int size;
+    MPI_Comm_size(comm, &size);
+    MPI_Allgather(&count, 1, MPI_INT, counts, 1, MPI_INT, comm);
+    displs[0] = 0;
+    for (int p = 1; p < size; p++) displs[p] = displs[p - 1] + counts[p - 1];
+}
+
+/* The row-per-thread partition of the block a rank multiplies whole (the
+ * all-gather and 2-D exchanges): s->part becomes s->whole. */
+static spb_status whole_block(dist_state *s, char *msg)
+{
+    spb_status st = partition_rows_by_nnz(&s->part, s->threads, &s->whole_part, msg);
+    if (st != SPB_OK) return st;
+    s->whole = s->part;
+    memset(&s->part, 0, sizeof s->part);
+    return SPB_OK;
+}
+
+/* All of x on every rank, in rank order: the block's columns renumbered to
+ * their place in the gathered x. */
+static spb_status allgather_plan(dist_state *s, char *msg)
+{
+    spb_index owned = map_owned(&s->cols, s->rank);
+    s->counts = alloc_counts(s->size, &s->displs);
+    spb_status st =
+        s->counts && s->displs ? SPB_OK : spb_fail(msg, SPB_ERR_NOMEM, "out of memory for counts");
+    if (st == SPB_OK) st = own_vectors(s, s->cols.count, msg);
+    if (st == SPB_OK) st = whole_block(s, msg);
+    if ((st = dist_agree(s->comm, st, msg)) != SPB_OK) return st;
+    fill_counts(s->comm, owned, s->counts, s->displs);
+    spb_csr *W = &s->whole;
+    for (spb_index k = 0; k < W->nnz; k++) {
+        spb_index j = W->col_idx[k];
+        W->col_idx[k] = s->displs[map_owner(&s->cols, j)] + map_local(&s->cols, j);
+    }
+    plan_stats(s, 8.0 * owned * (s->size - 1), s->size - 1);
+    return SPB_OK;
+}
+
+/* 2-D: x's column block gathered along the grid column, the block's
+ * partial y summed along the grid row into each rank's piece. */
+static spb_status grid_plan(dist_state *s, char *msg)
+{
+    spb_index owned_x = map_owned(&s->cols, s->rank), owned_y = map_owned(&s->rows, s->rank);
+    int *row_displs = NULL;
+    s->counts = alloc_counts(s->grid_p, &s->displs);
+    s->rs_counts = alloc_counts(s->grid_q, &row_displs);
+    s->y_block = spb_calloc((size_t)s->part.m, sizeof *s->y_block);
+    spb_status st = s->counts && s->displs && s->rs_counts && row_displs && s->y_block
+                        ? SPB_OK
+                        : spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the grid's vectors");
+    if (st == SPB_OK) st = own_vectors(s, s->part.n, msg);
+    if (st == SPB_OK) st = whole_block(s, msg);
+    if ((st = dist_agree(s->comm, st, msg)) == SPB_OK) {
+        fill_counts(s->grid_col, owned_x, s->counts, s->displs);
+        fill_counts(s->grid_row, owned_y, s->rs_counts, row_displs);
+        double sent = 8.0 * owned_x * (s->grid_p - 1) + 8.0 * (s->whole.m - owned_y);
+        plan_stats(s, sent, (s->grid_p - 1) + (s->grid_q - 1));
+    }
+    spb_free(row_displs);
+    return st;
+}
+
+spb_status exchange_plan(dist_state *s, char *msg)
+{
+    spb_status st;
+    switch (s->variant->exchange) {
+    case DIST_ALLGATHER: st = allgather_plan(s, msg); break;
+    case DIST_GRID_COMM: st = grid_plan(s, msg); break;
+    default: st = ghost_plan(s, msg); break;
+    }
+    if (st == SPB_OK && s->variant->exchange != DIST_PETSC) csr_free(&s->part);
+    return st;
+}
+
+/* y += O * ghosts over the rows that have ghosts. */
+static void off_block_add(const dist_state *s)
+{
+    const spb_csr *O = &s->off;
+#pragma omp parallel for num_threads(s->threads) schedule(static)
+    for (spb_index r = 0; r < O->m; r++)
+        s->y_own[s->off_rows[r]] +=
+            csr_row_dot(O->col_idx, O->val, O->row_ptr[r], O->row_ptr[r + 1], s->x_other);
+}
+
+static void ghost_product(dist_state *s)
+{
+    for (int k = 0; k < s->recvs; k++)
+        MPI_Irecv(s->x_other + s->recv_start[k], s->recv_start[k + 1] - s->recv_start[k],
+                  MPI_DOUBLE, s->recv_rank[k], TAG_GHOST, s->comm, &s->requests[k]);
+    for (int t = 0; t < s->send_start[s->sends]; t++) s->send_buf[t] = s->x_own[s->send_idx[t]];
+    for (int k = 0; k < s->sends; k++)
+        MPI_Isend(s->send_buf + s->send_start[k], s->send_start[k + 1] - s->send_start[k],
+                  MPI_DOUBLE, s->send_rank[k], TAG_GHOST, s->comm, &s->requests[s->recvs + k]);
+    double start = MPI_Wtime();
+    csr_omp_nnz_spmv(&s->diag, s->diag.val, &s->diag_part, s->x_own, s->y_own);
+    s->local_compute += MPI_Wtime() - start;
+    MPI_Waitall(s->recvs, s->requests, MPI_STATUSES_IGNORE);
+    start = MPI_Wtime();
+    off_block_add(s);
+    s->local_compute += MPI_Wtime() - start;
+    MPI_Waitall(s->sends, s->requests + s->recvs, MPI_STATUSES_IGNORE);
+}
+
+void exchange_product(dist_state *s)
+{
+    if (s->variant->exchange == DIST_GHOST) {
+        ghost_product(s);
+        return;
+    }
+    int grid = s->variant->exchange == DIST_GRID_COMM;
+    MPI_Allgatherv(s->x_own, map_owned(&s->cols, s->rank), MPI_DOUBLE, s->x_other, s->counts,
+                   s->displs, MPI_DOUBLE, grid ? s->grid_col : s->comm);
+    double start = MPI_Wtime();
+    csr_omp_nnz_spmv(&s->whole, s->whole.val, &s->whole_part, s->x_other,
+                     grid ? s->y_block : s->y_own);
+    s->local_compute += MPI_Wtime() - start;
+    if (grid)
+        MPI_Reduce_scatter(s->y_block, s->y_own, s->rs_counts, MPI_DOUBLE, MPI_SUM, s->grid_row);
+}
+
+void exchange_free(dist_state *s)
+{
+    csr_free(&s->diag);
+    csr_free(&s->off);
+    csr_free(&s->whole);
+    partition_free(&s->diag_part);
+    partition_free(&s->whole_part);
+    void *arrays[] = {s->off_rows,       s->x_own,         s->x_other,    s->y_own,
+                      s->y_block,        s->send_rank,     s->send_start, s->recv_rank,
+                      s->recv_start,     s->send_idx,      s->send_buf,   s->requests,
+                      s->counts,         s->displs,        s->rs_counts,  s->scatter_buf,
+                      s->scatter_counts, s->scatter_displs};
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) spb_free(arrays[k]);
+}
+
+/* Rank 0's counts and displacements of a map in rank order. */
+static void scatter_layout(dist_state *s, const dist_map *map)
+{
+    for (int p = 0; p < s->size; p++) {
+        s->scatter_counts[p] = map_owned(map, p);
+        s->scatter_displs[p] = p ? s->scatter_displs[p - 1] + s->scatter_counts[p - 1] : 0;
+    }
+}
+
+void exchange_scatter_x(dist_state *s, const spb_value *x)
+{
+    if (s->rank == 0) {
+        scatter_layout(s, &s->cols);
+        for (int p = 0; p < s->size; p++)
+            for (spb_index l = 0; l < s->scatter_counts[p]; l++)
+                s->scatter_buf[s->scatter_displs[p] + l] = x[map_global(&s->cols, p, l)];
+    }
+    MPI_Scatterv(s->scatter_buf, s->scatter_counts, s->scatter_displs, MPI_DOUBLE, s->x_own,
+                 map_owned(&s->cols, s->rank), MPI_DOUBLE, 0, s->comm);
+}
+
+void exchange_gather_y(dist_state *s, spb_value *y)
+{
+    if (s->rank == 0) scatter_layout(s, &s->rows);
+    MPI_Gatherv(s->y_own, map_owned(&s->rows, s->rank), MPI_DOUBLE, s->scatter_buf,
+                s->scatter_counts, s->scatter_displs, MPI_DOUBLE, 0, s->comm);
+    if (s->rank != 0) return;
+    for (int p = 0; p < s->size; p++)
+        for (spb_index l = 0; l < s->scatter_counts[p]; l++)
+            y[map_global(&s->rows, p, l)] = s->scatter_buf[s->scatter_displs[p] + l];
+}

@@ -1,0 +1,90 @@
+/* rows.c — the distributed SpMV rows of the kernel table: a layout of the
+ * rows over the ranks and an exchange of x, each rank's block multiplied by
+ * the OpenMP kernels of cpu/ at the row's thread count. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dist_internal.h"
+
+static const dist_variant rows_allgather = {DIST_ROWS, DIST_ALLGATHER};
+static const dist_variant rows_ghost = {DIST_ROWS, DIST_GHOST};
+static const dist_variant nnz_ghost = {DIST_NNZ, DIST_GHOST};
+static const dist_variant cyclic_ghost = {DIST_CYCLIC, DIST_GHOST};
+static const dist_variant grid = {DIST_GRID, DIST_GRID_COMM};
+static const dist_variant petsc = {DIST_ROWS, DIST_PETSC};
+
+static int dist_supports(const spb_kernel *self, const spb_csr *A, char *why)
+{
+    (void)A;
+    const dist_variant *v = self->variant;
+    const char *reason = dist_unavailable();
+    if (!*reason && v->exchange == DIST_PETSC && !dist_petsc_compiled())
+        reason = "spbench was built without PETSc (pkg-config found no PETSc)";
+    if (!*reason) return 1;
+    snprintf(why, SPB_MSG_LEN, "%s", reason);
+    return 0;
+}
+
+static int kernel_index_of(const spb_kernel *self)
+{
+    for (int k = 0; k < dist_spmv_kernel_count; k++)
+        if (&dist_spmv_kernels[k].kernel == self) return k;
+    return -1;
+}
+
+static spb_status dist_row_prepare(const spb_kernel *self, spb_format_set *formats,
+                                   const spb_kernel_config *config, spb_kernel_plan *plan,
+                                   char *msg)
+{
+    return dist_prepare(self->variant, kernel_index_of(self), formats->csr, config, plan, msg);
+}
+
+static spb_status dist_row_spmv(const void *state, const void *x, void *y, char *msg)
+{
+    return dist_product(state, x, y, msg);
+}
+
+const dist_variant *dist_variant_of(int kernel_index)
+{
+    if (kernel_index < 0 || kernel_index >= dist_spmv_kernel_count) return NULL;
+    return dist_spmv_kernels[kernel_index].kernel.variant;
+}
+
+#define DIST_ROW(row_name, row_variant, text)                                                      \
+    {                                                                                              \
+        .kernel = {.name = (row_name),                                                             \
+                   .format = "csr",                                                                \
+                   .backend = SPB_BACKEND_MPI,                                                     \
+                   .description = (text),                                                          \
+                   .variant = &(row_variant),                                                      \
+                   .supports = dist_supports,                                                      \
+                   .prepare = dist_row_prepare,                                                    \
+                   .release = dist_release,                                                        \
+                   .time_calls = dist_time_calls,                                                  \
+                   .check = dist_check},                                                           \
+        .spmv = dist_row_spmv                                                                      \
+    }
+
+const spb_spmv_kernel dist_spmv_kernels[] = {
+    DIST_ROW("mpi.rows.allgather", rows_allgather,
+             "MPI: equal row blocks, all of x gathered on every rank (the naive reference)"),
+    DIST_ROW("mpi.rows", rows_ghost,
+             "MPI: equal row blocks, ghost entries of x from their owners, local block "
+             "overlapped (PETSc's MPIAIJ design)"),
+    DIST_ROW("mpi.nnz", nnz_ghost, "MPI: nnz-balanced row blocks, ghost exchange as mpi.rows"),
+    DIST_ROW("mpi.cyclic", cyclic_ghost,
+             "MPI: row i on rank i mod P, ghost exchange as mpi.rows (no locality)"),
+    DIST_ROW("mpi.grid2d", grid,
+             "MPI: 2-D blocks on a p x q grid, x gathered along grid columns, y summed "
+             "along grid rows"),
+    DIST_ROW("petsc.mpiaij", petsc,
+             "PETSc MatMult on an MPIAIJ matrix, rows owned as in mpi.rows (one thread per rank)"),
+};
+const int dist_spmv_kernel_count = (int)(sizeof dist_spmv_kernels / sizeof dist_spmv_kernels[0]);
+
+void dist_stats_init(spb_dist_stats *s)
+{
+    memset(s, 0, sizeof *s);
+    s->compute_s = s->comm_s = s->bytes_max = s->bytes_mean = s->neighbours = s->imbalance = NAN;
+}

@@ -1,0 +1,329 @@
+/* runtime.c — MPI start and end, each rank's place on its node's cores, and
+ * the commands by which rank 0 drives the other ranks through a row's
+ * prepare, products, timing and release (see dist.h). */
+#include <math.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dist_mpi.h"
+
+static int world_rank, world_size = 1, launched, mpi_running;
+
+int dist_compiled(void) { return 1; }
+int dist_launched(void) { return launched; }
+int dist_world_size(void) { return world_size; }
+int dist_world_rank(void) { return world_rank; }
+
+const char *dist_unavailable(void)
+{
+    return launched ? "" : "not under MPI: run --ranks LIST starts mpirun";
+}
+
+const char *dist_placement(void)
+{
+    const char *placed = getenv("SPB_PLACEMENT");
+    return placed ? placed : "as started";
+}
+
+/* Whether a launcher started this process: Open MPI's, or a PMI/PMIx one (srun). */
+static int under_launcher(void)
+{
+    return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_RANK");
+}
+
+/* The node's cores shared among its ranks: rank r of L on the node takes
+ * the r-th L-th of the CPUs it was given, when the launcher left it
+ * unbound; with more ranks than cores none is bound (they must float). The
+ * choice is kept in SPB_PLACEMENT for the run's header. */
+void dist_place_rank(void)
+{
+    if (!under_launcher() || getenv("SPB_PLACEMENT")) return; /* placed before a re-exec */
+    const char *local = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+    const char *local_size = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+    cpu_set_t given;
+    char text[160];
+    if (!local || !local_size || sched_getaffinity(0, sizeof given, &given) != 0) return;
+    int rank = atoi(local), size = atoi(local_size), cpus = CPU_COUNT(&given);
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cpus < online) {
+        snprintf(text, sizeof text, "%d CPUs, as the launcher bound this rank", cpus);
+    } else if (size < 1 || cpus / size < 1) {
+        setenv("OMP_PROC_BIND", "false", 1);
+        snprintf(text, sizeof text, "unbound: %d ranks share %d CPUs", size, cpus);
+    } else {
+        int share = cpus / size, seen = 0, first = -1, last = -1;
+        cpu_set_t mine;
+        CPU_ZERO(&mine);
+        for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+            if (!CPU_ISSET(cpu, &given)) continue;
+            if (seen / share == rank) {
+                CPU_SET(cpu, &mine);
+                if (first < 0) first = cpu;
+                last = cpu;
+            }
+            seen++;
+        }
+        if (sched_setaffinity(0, sizeof mine, &mine) != 0) return;
+        snprintf(text, sizeof text, "CPUs %d-%d: local rank %d's share of %d CPUs", first, last,
+                 rank, cpus);
+    }
+    setenv("SPB_PLACEMENT", text, 1);
+}
+
+/* Waits for rank 0's next command without spinning: a rank outside the
+ * rank count being measured must not take a core from those inside it. */
+static void wait_command(dist_command *cmd)
+{
+    MPI_Request request;
+    MPI_Ibcast(cmd, (int)sizeof *cmd, MPI_BYTE, 0, MPI_COMM_WORLD, &request);
+    int done = 0;
+    struct timespec nap = {0, 200000};
+    for (MPI_Test(&request, &done, MPI_STATUS_IGNORE); !done;
+         MPI_Test(&request, &done, MPI_STATUS_IGNORE))
+        nanosleep(&nap, NULL);
+}
+
+void dist_send_command(const dist_command *cmd)
+{
+    dist_command copy = *cmd;
+    MPI_Request request;
+    MPI_Ibcast(&copy, (int)sizeof copy, MPI_BYTE, 0, MPI_COMM_WORLD, &request);
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+}
+
+spb_status dist_agree(MPI_Comm comm, spb_status st, char *msg)
+{
+    int rank, size, first;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int mine = st == SPB_OK ? size : rank;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+    if (first == size) return SPB_OK;
+    struct {
+        int status;
+        char text[SPB_MSG_LEN];
+    } failure = {(int)st, ""};
+    if (rank == first) snprintf(failure.text, sizeof failure.text, "%s", msg ? msg : "");
+    MPI_Bcast(&failure, (int)sizeof failure, MPI_BYTE, first, comm);
+    if (rank == 0 && msg) {
+        msg[0] = '\0';
+        spb_fail(msg, (spb_status)failure.status, "rank %d of %d: %s", first, size, failure.text);
+    }
+    return (spb_status)failure.status;
+}
+
+/* ---- a row's part on every rank ---- */
+
+static void state_free(dist_state *s)
+{
+    if (!s) return;
+    petsc_free(s);
+    exchange_free(s);
+    layout_free(s);
+    if (s->grid_row != MPI_COMM_NULL) MPI_Comm_free(&s->grid_row);
+    if (s->grid_col != MPI_COMM_NULL) MPI_Comm_free(&s->grid_col);
+    if (s->comm != MPI_COMM_NULL) MPI_Comm_free(&s->comm);
+    spb_free(s);
+}
+
+/* Every rank of the world: the first cmd->ranks ranks make their part of
+ * the row (rank 0 sends each its rows of A); the others only take part in
+ * making the communicator. *out is NULL outside it or on failure. */
+static spb_status prepare_part(const dist_command *cmd, const spb_csr *A, dist_state **out,
+                               char *msg)
+{
+    *out = NULL;
+    MPI_Comm comm;
+    MPI_Comm_split(MPI_COMM_WORLD, world_rank < cmd->ranks ? 0 : MPI_UNDEFINED, world_rank, &comm);
+    if (comm == MPI_COMM_NULL) return SPB_OK;
+    dist_state *s = spb_calloc(1, sizeof *s);
+    spb_status st = s ? SPB_OK : spb_fail(msg, SPB_ERR_NOMEM, "out of memory for a rank's state");
+    if (s) {
+        s->comm = comm;
+        s->grid_row = s->grid_col = MPI_COMM_NULL;
+        s->variant = dist_variant_of(cmd->kernel);
+        s->threads = cmd->threads;
+        MPI_Comm_rank(comm, &s->rank);
+        MPI_Comm_size(comm, &s->size);
+        dist_stats_init(&s->stats);
+        s->stats.ranks = s->size;
+    }
+    /* each step ends with the ranks agreed on its outcome */
+    st = dist_agree(comm, st, msg);
+    if (st == SPB_OK) st = layout_distribute(s, A, msg);
+    if (st == SPB_OK && s->variant->exchange == DIST_PETSC)
+        st = petsc_prepare(s, msg);
+    else if (st == SPB_OK)
+        st = exchange_plan(s, msg);
+    if (st != SPB_OK) {
+        if (s)
+            state_free(s);
+        else
+            MPI_Comm_free(&comm);
+        return st;
+    }
+    *out = s;
+    return SPB_OK;
+}
+
+static void product_once(dist_state *s)
+{
+    if (s->variant->exchange == DIST_PETSC)
+        petsc_product(s);
+    else
+        exchange_product(s);
+}
+
+/* calls products, a barrier before each; rank 0 gets the slowest rank's
+ * time (returned), compute and exposed communication (summed into s). */
+static double time_products(dist_state *s, int calls)
+{
+    double total = 0;
+    s->local_compute = 0;
+    for (int c = 0; c < calls; c++) {
+        MPI_Barrier(s->comm);
+        double start = MPI_Wtime();
+        product_once(s);
+        total += MPI_Wtime() - start;
+    }
+    double mine[3] = {total, s->local_compute, total - s->local_compute}, slowest[3];
+    MPI_Reduce(mine, slowest, 3, MPI_DOUBLE, MPI_MAX, 0, s->comm);
+    if (s->rank != 0) return 0;
+    s->compute_sum += slowest[1];
+    s->comm_sum += slowest[2];
+    s->timed_products += calls;
+    return slowest[0];
+}
+
+/* One whole product: x from rank 0, y back to it (NULL on the others). */
+static void whole_product(dist_state *s, const spb_value *x, spb_value *y)
+{
+    exchange_scatter_x(s, x);
+    product_once(s);
+    exchange_gather_y(s, y);
+}
+
+/* The other ranks: rank 0's commands until it ends. */
+static void serve(void)
+{
+    dist_state *current = NULL;
+    for (;;) {
+        dist_command cmd;
+        char msg[SPB_MSG_LEN] = "";
+        wait_command(&cmd);
+        switch ((dist_op)cmd.op) {
+        case CMD_QUIT: state_free(current); return;
+        case CMD_PREPARE: prepare_part(&cmd, NULL, &current, msg); break;
+        case CMD_PRODUCT:
+            if (current) whole_product(current, NULL, NULL);
+            break;
+        case CMD_TIME:
+            if (current) time_products(current, cmd.calls);
+            break;
+        case CMD_RELEASE:
+            state_free(current);
+            current = NULL;
+            break;
+        }
+    }
+}
+
+static void dist_finish(void)
+{
+    if (!mpi_running) return;
+    mpi_running = 0;
+    dist_send_command(&(dist_command){.op = CMD_QUIT});
+    petsc_finish();
+    MPI_Finalize();
+}
+
+void dist_start(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    if (!under_launcher()) return;
+    launched = 1;
+    int provided;
+    MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
+    mpi_running = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    if (world_rank == 0) {
+        atexit(dist_finish);
+        return;
+    }
+    serve();
+    petsc_finish();
+    MPI_Finalize();
+    exit(0);
+}
+
+/* ---- rank 0's side of a row (dist_internal.h) ---- */
+
+spb_status dist_prepare(const dist_variant *variant, int kernel_index, const spb_csr *A,
+                        const spb_kernel_config *config, spb_kernel_plan *plan, char *msg)
+{
+    int ranks = config->ranks > 0 ? config->ranks : 1;
+    if (ranks > world_size)
+        return spb_fail(msg, SPB_ERR_DECLINED, "%d ranks asked for; the launch has %d", ranks,
+                        world_size);
+    if (variant->exchange == DIST_PETSC && config->threads > 1)
+        return spb_fail(msg, SPB_ERR_DECLINED,
+                        "PETSc's MatMult runs one thread per rank (measured at --threads 1)");
+    if (config->precision != SPB_FP64)
+        return spb_fail(msg, SPB_ERR_DECLINED, "distributed rows run in fp64 only");
+    dist_command cmd = {
+        .op = CMD_PREPARE, .kernel = kernel_index, .ranks = ranks, .threads = config->threads};
+    dist_send_command(&cmd);
+    dist_state *s;
+    spb_status st = prepare_part(&cmd, A, &s, msg);
+    if (st != SPB_OK) return st;
+    plan->state = s;
+    plan->stored_entries = A->nnz;
+    plan->bytes = csr_spmv_bytes(A, SPB_FP64) + s->stats.bytes_mean * s->size;
+    return SPB_OK;
+}
+
+spb_status dist_product(const void *state, const spb_value *x, spb_value *y, char *msg)
+{
+    (void)msg;
+    dist_state *s = (dist_state *)state;
+    dist_send_command(&(dist_command){.op = CMD_PRODUCT, .ranks = s->size});
+    whole_product(s, x, y);
+    return SPB_OK;
+}
+
+double dist_time_calls(void *state, int calls)
+{
+    dist_state *s = state;
+    dist_send_command(&(dist_command){.op = CMD_TIME, .ranks = s->size, .calls = calls});
+    return time_products(s, calls);
+}
+
+spb_status dist_check(const void *state, char *msg)
+{
+    (void)state;
+    (void)msg;
+    return SPB_OK; /* MPI errors end the job (MPI_ERRORS_ARE_FATAL): none is left to report */
+}
+
+void dist_release(void *state)
+{
+    if (!state) return;
+    dist_send_command(&(dist_command){.op = CMD_RELEASE});
+    state_free(state);
+}
+
+void dist_kernel_stats(const void *state, spb_dist_stats *out)
+{
+    const dist_state *s = state;
+    *out = s->stats;
+    if (s->timed_products > 0 && s->variant->exchange != DIST_PETSC) {
+        out->compute_s = s->compute_sum / s->timed_products;
+        out->comm_s = s->comm_sum / s->timed_products;
+    }
+}
