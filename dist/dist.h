@@ -46,7 +46,7 @@ typedef struct {
     double comm_s;     /* exposed communication: the product's time less compute */
     double bytes_max;  /* bytes of x (and y for 2-D) a rank sends per product, max */
     double bytes_mean; /* and mean over ranks */
-    double neighbours; /* ranks a rank exchanges with, max */
+    double neighbours; /* ranks a rank sends to or receives from, max */
     double imbalance;  /* stored entries per rank, max over mean */
 } spb_dist_stats;
 

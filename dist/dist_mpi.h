@@ -69,7 +69,7 @@ typedef struct {
     /* ghost exchange plan: neighbour k receives send_idx[send_start[k] ..
      * send_start[k+1]) of x_own; ghosts of neighbour k arrive at
      * x_other[recv_start[k]] */
-    int sends, recvs;
+    int sends, recvs, links; /* links: ranks sent to or received from */
     int *send_rank, *send_start, *recv_rank, *recv_start;
     spb_index *send_idx;
     spb_value *send_buf;

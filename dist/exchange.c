@@ -130,6 +130,8 @@ static spb_status plan_messages(dist_state *s, const int64_t *keys, spb_index gh
     MPI_Alltoall(want, 1, MPI_INT, give, 1, MPI_INT, s->comm);
     s->recvs = neighbours_of(want, size, s->recv_rank, s->recv_start);
     s->sends = neighbours_of(give, size, s->send_rank, s->send_start);
+    s->links = 0;
+    for (int p = 0; p < size; p++) s->links += want[p] > 0 || give[p] > 0;
     int total = s->send_start[s->sends];
     s->send_idx = spb_malloc((size_t)total, sizeof *s->send_idx);
     s->send_buf = spb_malloc((size_t)total, sizeof *s->send_buf);
@@ -196,8 +198,7 @@ static spb_status ghost_plan(dist_state *s, char *msg)
     if ((st = dist_agree(s->comm, st, msg)) == SPB_OK) st = plan_messages(s, keys, ghosts, msg);
     spb_free(keys);
     if (st != SPB_OK) return st;
-    int neighbours = s->sends > s->recvs ? s->sends : s->recvs;
-    plan_stats(s, 8.0 * s->send_start[s->sends], neighbours);
+    plan_stats(s, 8.0 * s->send_start[s->sends], s->links);
     return SPB_OK;
 }
 

@@ -1,0 +1,282 @@
+"""The distributed rows under real MPI (Open MPI's mpirun, oversubscribed on
+small machines): every distribution at 1 to 4 ranks validated on a bundled
+matrix, a rectangular one with empty rows, one with fewer rows than ranks
+and a pattern matrix; hybrid ranks x threads; the bytes each exchange moves
+against an independent count of the ghost entries; a rank that fails
+(memory refused on one rank), a rank that is killed, and a file that cannot
+be read, each ending in rows or an error and never in a hang; the rows
+without MPI saying why.
+
+Skipped (exit 77) without mpirun or a spbench built without MPI; with
+SPB_REQUIRE_MPI=1 (CI) a skip is a failure.
+
+usage: e2e_mpi.py SPBENCH SOURCE_DIR
+"""
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+from spbtest import SPBENCH, SOURCE, check, finish, read_mtx, read_rows
+
+KERNELS = ["mpi.rows.allgather", "mpi.rows", "mpi.nnz", "mpi.cyclic", "mpi.grid2d",
+           "petsc.mpiaij"]
+FAST = ["--reps", "3", "--min-time", "0", "--warmup", "1", "--quiet"]
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+           OMPI_MCA_rmaps_base_oversubscribe="1",
+           ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0")  # Open MPI's own
+
+
+def run(args, timeout=300):
+    return subprocess.run(args, capture_output=True, text=True, env=ENV, timeout=timeout)
+
+
+def cannot_run():
+    if not shutil.which("mpirun"):
+        return "no mpirun (scripts/deps.sh installs Open MPI)"
+    listing = run([SPBENCH, "--list"]).stdout
+    if "built without MPI" in listing:
+        return "spbench was built without MPI"
+    return None
+
+
+def write_mtx(path, m, n, entries, field="real"):
+    with open(path, "w") as f:
+        f.write("%%%%MatrixMarket matrix coordinate %s general\n%d %d %d\n" % (field, m, n,
+                                                                             len(entries)))
+        for (i, j), v in sorted(entries.items()):
+            f.write("%d %d\n" % (i + 1, j + 1) if field == "pattern" else
+                    "%d %d %.17g\n" % (i + 1, j + 1, v))
+
+
+def test_matrices(tmp):
+    """A rectangular matrix with empty rows, one with fewer rows than ranks,
+    a pattern matrix, and a bundled one."""
+    rng = random.Random(7)
+    rect = {(i, rng.randrange(13)): rng.uniform(-1, 1) for i in range(9) if i % 3 != 1}
+    write_mtx(os.path.join(tmp, "rect.mtx"), 9, 13, rect)
+    write_mtx(os.path.join(tmp, "tiny.mtx"), 3, 3, {(0, 0): 2.0, (1, 2): -1.5, (2, 1): 0.5})
+    pattern = {(i, rng.randrange(60)): 1.0 for i in range(60) for _ in range(3)}
+    write_mtx(os.path.join(tmp, "graph.mtx"), 60, 60, pattern, field="pattern")
+    return [os.path.join(SOURCE, "matrices", "west0479.mtx.gz"),
+            os.path.join(tmp, "rect.mtx"), os.path.join(tmp, "tiny.mtx"),
+            os.path.join(tmp, "graph.mtx")]
+
+
+def test_every_distribution(tmp, matrices):
+    """--ranks 1-4 starts mpirun itself; each row validated on rank 0."""
+    csv_path = os.path.join(tmp, "scaling.csv")
+    bad = os.path.join(tmp, "bad.mtx")
+    with open(bad, "w") as f:
+        f.write("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 9 1.0\n")
+    r = run([SPBENCH, "run", "--ranks", "1-4", "--threads", "1", *FAST, "--csv", csv_path,
+             *matrices, bad])
+    rows = read_rows(csv_path)
+    check(r.returncode == 1, "the unreadable file makes the exit status 1: %d %s" %
+          (r.returncode, r.stderr[-2000:]))
+    bad_rows = [x for x in rows if x["matrix"] == "bad"]
+    check(len(bad_rows) == 1 and bad_rows[0]["status"] == "error",
+          "a file rank 0 cannot read is one error row, and the study goes on")
+    for path in matrices:
+        name = os.path.basename(path).split(".")[0]
+        mine = [x for x in rows if x["matrix"] == name]
+        got = sorted((x["kernel"], int(x["ranks"])) for x in mine)
+        check(got == sorted((k, p) for k in KERNELS for p in range(1, 5)),
+              "%s: one row per distributed kernel and rank count 1-4" % name)
+        wrong = [(x["kernel"], x["ranks"], x["status"], x["message"]) for x in mine
+                 if x["status"] != "ok"]
+        check(not wrong, "%s: every distributed row validated ok: %s" % (name, wrong[:4]))
+        one = [x for x in mine if x["ranks"] == "1" and x["status"] == "ok"]
+        check(all(float(x["rank_speedup"]) == 1.0 for x in one),
+              "%s: rank_speedup is 1 at one rank" % name)
+    return rows
+
+
+def owners_by_rule(kernel, count, ranks, row_lengths=None):
+    """Each index's rank under the kernel's layout, computed here from the rule."""
+    if kernel == "mpi.cyclic":
+        return [i % ranks for i in range(count)]
+    if kernel == "mpi.nnz" and row_lengths is not None:
+        starts, total = [0], 0
+        for length in row_lengths:
+            total += length
+            starts.append(total)
+        bounds = []
+        for p in range(ranks + 1):
+            target = total * p // ranks
+            bounds.append(count if p == ranks else
+                          next(r for r in range(count + 1) if starts[r] >= target))
+    else:
+        bounds = [count * p // ranks for p in range(ranks + 1)]
+    owner = [0] * count
+    for p in range(ranks):
+        for i in range(bounds[p], bounds[p + 1]):
+            owner[i] = p
+    return owner
+
+
+def expected_exchange(kernel, m, n, entries, ranks):
+    """Bytes each rank sends per product (max, mean) and the most neighbours,
+    counted from the matrix: the ghost entries each rank's rows need."""
+    lengths = [0] * m
+    for (i, _j) in entries:
+        lengths[i] += 1
+    row_owner = owners_by_rule(kernel, m, ranks, lengths)
+    col_owner = row_owner if m == n else owners_by_rule("mpi.cyclic" if kernel == "mpi.cyclic"
+                                                        else "mpi.rows", n, ranks)
+    if kernel == "mpi.rows.allgather":
+        owned = [col_owner.count(p) for p in range(ranks)]
+        return (8 * max(owned) * (ranks - 1), 8 * n * (ranks - 1) / ranks, ranks - 1)
+    ghosts = [set() for _ in range(ranks)]
+    for (i, j) in entries:
+        if col_owner[j] != row_owner[i]:
+            ghosts[row_owner[i]].add(j)
+    sent = [0] * ranks
+    links = [set() for _ in range(ranks)]
+    for p in range(ranks):
+        for j in ghosts[p]:
+            sent[col_owner[j]] += 1
+            links[p].add(col_owner[j])
+            links[col_owner[j]].add(p)
+    return (8 * max(sent), 8 * sum(sent) / ranks, max(len(x) for x in links))
+
+
+def test_exchange_counts(rows, matrices):
+    """The plan moves exactly the ghost entries; the all-gather all of x."""
+    for path in matrices[:2]:
+        name = os.path.basename(path).split(".")[0]
+        m, n, entries = read_mtx(path)
+        for kernel in ("mpi.rows", "mpi.nnz", "mpi.cyclic", "mpi.rows.allgather"):
+            for ranks in (2, 3, 4):
+                row = [x for x in rows if x["matrix"] == name and x["kernel"] == kernel and
+                       x["ranks"] == str(ranks)]
+                if not row or row[0]["status"] != "ok":
+                    check(False, "%s %s@%d measured" % (name, kernel, ranks))
+                    continue
+                most, mean, neighbours = expected_exchange(kernel, m, n, entries, ranks)
+                got = (float(row[0]["bytes_sent_max"]), float(row[0]["bytes_sent_mean"]),
+                       float(row[0]["neighbours"]))
+                check(abs(got[0] - most) < 0.5 and abs(got[1] - mean) < 1e-3 * max(mean, 1) and
+                      got[2] == neighbours,
+                      "%s %s@%d moves what the matrix needs: %s, counted %s" %
+                      (name, kernel, ranks, got, (most, mean, neighbours)))
+
+
+def test_hybrid(tmp, matrices):
+    """2 ranks x 2 threads: every row but PETSc's (one thread per rank) ok."""
+    csv_path = os.path.join(tmp, "hybrid.csv")
+    r = run([SPBENCH, "run", "--ranks", "2", "--threads", "2", *FAST, "--csv", csv_path,
+             matrices[0]])
+    rows = read_rows(csv_path)
+    check(r.returncode == 0, "a hybrid study runs: %s" % r.stderr[-1000:])
+    ok = sorted(x["kernel"] for x in rows if x["status"] == "ok" and x["threads"] == "2")
+    check(ok == sorted(KERNELS[:-1]), "each mpi.* row ok at 2 ranks x 2 threads: %s" % ok)
+    petsc = [x for x in rows if x["kernel"] == "petsc.mpiaij"]
+    check(len(petsc) == 1 and petsc[0]["status"] == "skipped" and
+          "one thread per rank" in petsc[0]["message"], "PETSc's row says why it is skipped")
+
+
+def test_failing_rank(tmp, matrices):
+    """One rank refuses its part (a memory limit on rank 1 alone): the rows
+    at 2 ranks are errors naming the rank; the study ends."""
+    csv_path = os.path.join(tmp, "failing.csv")
+    args = ["run", "--ranks", "1,2", "--kernels", "mpi.rows,mpi.grid2d", *FAST, "--csv",
+            csv_path, matrices[0]]
+    r = run(["mpirun", "--oversubscribe", "-np", "1", SPBENCH, *args, ":", "-np", "1", "-x",
+             "SPB_MEMORY_LIMIT=1000", SPBENCH, *args], timeout=120)
+    rows = read_rows(csv_path)
+    at_two = [x for x in rows if x["ranks"] == "2"]
+    check(r.returncode == 1, "rank 1's failure makes the exit status 1: %d" % r.returncode)
+    check(len(at_two) == 2 and all(x["status"] == "error" and "rank 1 of 2" in x["message"] and
+                                   "SPB_MEMORY_LIMIT" in x["message"] for x in at_two),
+          "the rows at 2 ranks are errors naming rank 1 and its limit: %s" %
+          [x["message"] for x in at_two])
+    check(all(x["status"] == "ok" for x in rows if x["ranks"] == "1"),
+          "the rows at 1 rank are ok")
+
+
+def rank_pid(rank):
+    """The process id of world rank `rank` of a running spbench job."""
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/environ" % pid, "rb") as f:
+                env = f.read().split(b"\0")
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                cmd = f.read()
+        except OSError:
+            continue
+        if b"OMPI_COMM_WORLD_RANK=%d" % rank in env and b"spbench" in cmd:
+            return int(pid)
+    return None
+
+
+def test_killed_rank(tmp, matrices):
+    """A rank killed mid-study ends the job (no hang); the rows written stay
+    whole and --resume measures the rest."""
+    csv_path = os.path.join(tmp, "killed.csv")
+    args = [SPBENCH, "run", "--ranks", "2", "--kernels", "mpi.rows", "--reps", "3",
+            "--min-time", "0.5", "--quiet", "--csv", csv_path, *matrices]
+    job = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           env=ENV)
+    deadline, victim = time.time() + 60, None
+    while time.time() < deadline and victim is None:
+        time.sleep(0.2)
+        if os.path.exists(csv_path) and len(read_rows(csv_path)) >= 1:
+            victim = rank_pid(1)
+    check(victim is not None, "rank 1 found while the study runs")
+    if victim:
+        os.kill(victim, signal.SIGKILL)
+    try:
+        job.communicate(timeout=60)
+        check(job.returncode != 0, "a killed rank ends the study with a failure status")
+    except subprocess.TimeoutExpired:
+        job.kill()
+        check(False, "a killed rank must not hang the study")
+    before = read_rows(csv_path)
+    r = run(args + ["--resume"])
+    after = read_rows(csv_path)
+    check(r.returncode == 0 and len(before) < len(matrices) and len(after) == len(matrices) and
+          len({x["matrix"] for x in after}) == len(matrices),
+          "--resume measures what the killed study left: %d rows, then %d: %s" %
+          (len(before), len(after), r.stderr[-500:]))
+
+
+def test_usage(matrices):
+    r = run([SPBENCH, "run", "--kernels", "mpi.rows", *FAST, matrices[2]])
+    check(r.returncode == 0 and "skipped" in r.stdout and "not under MPI" in r.stdout,
+          "outside MPI a distributed row is skipped, saying why: %s" % r.stdout[-500:])
+    r = run(["mpirun", "-np", "2", SPBENCH, "run", "--ranks", "4", *FAST, matrices[2]],
+            timeout=60)
+    check(r.returncode == 2 and "the launcher started 2" in r.stderr,
+          "--ranks beyond the ranks started is a usage error: %s" % r.stderr[-500:])
+
+
+def main():
+    why = cannot_run()
+    if why:
+        print("SKIPPED: %s" % why)
+        if os.environ.get("SPB_REQUIRE_MPI") == "1":
+            print("FAILED: SPB_REQUIRE_MPI=1, so a skip is a failure", file=sys.stderr)
+            sys.exit(1)
+        sys.exit(77)
+    tmp = tempfile.mkdtemp(prefix="spb_e2e_mpi_")
+    try:
+        matrices = test_matrices(tmp)
+        rows = test_every_distribution(tmp, matrices)
+        test_exchange_counts(rows, matrices)
+        test_hybrid(tmp, matrices)
+        test_failing_rank(tmp, matrices)
+        test_killed_rank(tmp, matrices)
+        test_usage(matrices)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    finish()
+
+
+main()
