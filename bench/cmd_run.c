@@ -1,6 +1,7 @@
 /* cmd_run.c — spbench run: options, outputs, the rooflines, then every
  * matrix through the run protocol (run.c), and the closing summary. */
 #include <errno.h>
+#include <fcntl.h>
 #include <omp.h>
 #include <sched.h>
 #include <signal.h>
@@ -504,6 +505,14 @@ static void on_stop_signal(int signo)
     (void)ignored;
 }
 
+/* run --ranks passes a Ctrl-C on to the ranks as SIGUSR1, which mpirun
+ * forwards (it would end the job at once on SIGINT): a stop as by SIGINT. */
+static void on_forwarded_stop(int signo)
+{
+    (void)signo;
+    on_stop_signal(SIGINT);
+}
+
 static void catch_stop_signals(void)
 {
     struct sigaction sa;
@@ -513,6 +522,8 @@ static void catch_stop_signals(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sa.sa_handler = on_forwarded_stop;
+    if (dist_launched()) sigaction(SIGUSR1, &sa, NULL);
 }
 
 /* How to continue an interrupted run: its own command with --resume. */
@@ -566,6 +577,18 @@ static void start_ranks_unplaced(void)
     unsetenv("SPB_OMP_PLACED");
 }
 
+/* The launcher's mpirun, and the stops asked of the launcher so far. */
+static volatile sig_atomic_t launched_mpirun, launcher_stops;
+
+/* Ctrl-C or SIGTERM to the launcher: the first asks rank 0 to stop after
+ * the row in flight (SIGUSR1, forwarded by mpirun to the ranks), the next
+ * ends the job (mpirun's own SIGTERM). */
+static void forward_stop(int signo)
+{
+    (void)signo;
+    if (launched_mpirun > 0) kill((pid_t)launched_mpirun, launcher_stops++ ? SIGTERM : SIGUSR1);
+}
+
 /* --ranks outside MPI: this run again under mpirun with the most ranks
  * asked for (each rank count is the first P of them), unbound (spbench
  * gives each rank its share of the cores), oversubscribed when there are
@@ -598,12 +621,21 @@ static int launch_ranks(int argc, char **argv, const run_args *a)
     pid_t child = fork();
     if (child == 0) {
         start_ranks_unplaced();
+        setpgid(0, 0); /* the terminal's Ctrl-C reaches the launcher alone, which forwards it */
+        int null = open("/dev/null", O_RDONLY); /* mpirun would read stdin for rank 0 */
+        if (null >= 0) dup2(null, STDIN_FILENO);
         execvp("mpirun", args);
         fprintf(stderr, "spbench: cannot run mpirun: %s (Open MPI: scripts/deps.sh)\n",
                 strerror(errno));
         _exit(EXIT_USAGE);
     }
-    signal(SIGINT, SIG_IGN); /* the ranks get the terminal's Ctrl-C and stop cleanly */
+    launched_mpirun = child;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = forward_stop;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
     int status = 0;
     while (child > 0 && waitpid(child, &status, 0) < 0 && errno == EINTR) continue;
     spb_free(args);

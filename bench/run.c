@@ -241,6 +241,18 @@ static double bound_for(const spb_kernel *kernel, const spb_run_opts *opts, int 
     return gpu ? roofline_gpu(roof) : roofline_cpu(roof, threads);
 }
 
+/* A distributed row's exchange figures, and the medians over its samples
+ * of compute and exposed communication. */
+static void distributed_figures(const void *state, spb_result *r)
+{
+    double *compute, *comm;
+    int samples = dist_kernel_stats(state, &r->dist, &compute, &comm);
+    if (samples > 0) {
+        r->dist.compute_s = timing_median(compute, samples);
+        r->dist.comm_s = timing_median(comm, samples);
+    }
+}
+
 /* Measures one kernel into r (status and message included). */
 static void run_kernel(const spb_kernel *kernel, spb_case *c, const spb_run_opts *opts,
                        const spb_kernel_config *config, spb_result *r, char *row_msg)
@@ -252,7 +264,7 @@ static void run_kernel(const spb_kernel *kernel, spb_case *c, const spb_run_opts
     measure_kernel(kernel, plan.state, c, opts, r, row_msg);
     if (r->status == SPB_ROW_OK && opts->op->kernel_seconds)
         r->kernel_ms = opts->op->kernel_seconds(kernel, plan.state) * 1e3;
-    if (kernel->backend == SPB_BACKEND_MPI) dist_kernel_stats(plan.state, &r->dist);
+    if (kernel->backend == SPB_BACKEND_MPI) distributed_figures(plan.state, r);
     kernel->release(plan.state);
     if (r->status == SPB_ROW_OK) fill_metrics(kernel, c, opts, bytes, bound, r);
 }

@@ -60,7 +60,10 @@ void dist_stats_init(spb_dist_stats *s);
 extern const spb_spmv_kernel dist_spmv_kernels[];
 extern const int dist_spmv_kernel_count;
 
-/* The prepared row's figures after its timing (state from prepare). */
-void dist_kernel_stats(const void *state, spb_dist_stats *out);
+/* The prepared row's figures after its timing (state from prepare), and
+ * per timed sample the most compute and exposed communication of any rank,
+ * per product: returns the samples (the caller takes their medians into
+ * out->compute_s, comm_s; 0 when the row cannot split its time). */
+int dist_kernel_stats(const void *state, spb_dist_stats *out, double **compute, double **comm);
 
 #endif

@@ -77,9 +77,10 @@ typedef struct {
     int *counts, *displs; /* all-gather and 2-D collectives (per rank of the communicator) */
     int *rs_counts;       /* 2-D: y's pieces along the grid row */
     void *petsc;          /* petsc.c's objects */
-    /* rank 0: the slowest rank's compute and exposed communication, summed
-     * over timed samples, and the products they cover */
-    double compute_sum, comm_sum, timed_products;
+    /* rank 0: per timed sample, the most compute and exposed communication
+     * of any rank, per product (medians reported) */
+    double *sample_compute, *sample_comm;
+    int samples, sample_cap;
     double local_compute, local_comm; /* this rank, over the current TIME command */
     spb_dist_stats stats;
     spb_value *scatter_buf; /* rank 0: x and y in rank order for scatter and gather */

@@ -3,6 +3,7 @@
  * prepare, products, timing and release (see dist.h). */
 #include <math.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +122,8 @@ spb_status dist_agree(MPI_Comm comm, spb_status st, char *msg)
 static void state_free(dist_state *s)
 {
     if (!s) return;
+    spb_free(s->sample_compute);
+    spb_free(s->sample_comm);
     petsc_free(s);
     exchange_free(s);
     layout_free(s);
@@ -193,9 +196,18 @@ static double time_products(dist_state *s, int calls)
     double mine[3] = {total, s->local_compute, total - s->local_compute}, slowest[3];
     MPI_Reduce(mine, slowest, 3, MPI_DOUBLE, MPI_MAX, 0, s->comm);
     if (s->rank != 0) return 0;
-    s->compute_sum += slowest[1];
-    s->comm_sum += slowest[2];
-    s->timed_products += calls;
+    if (s->samples == s->sample_cap) { /* a record lost to memory only loses the split */
+        int cap = s->sample_cap ? 2 * s->sample_cap : 64;
+        double *compute = spb_realloc(s->sample_compute, (size_t)cap, sizeof *compute);
+        if (compute) s->sample_compute = compute;
+        double *comm = spb_realloc(s->sample_comm, (size_t)cap, sizeof *comm);
+        if (comm) s->sample_comm = comm;
+        if (compute && comm) s->sample_cap = cap;
+    }
+    if (s->samples < s->sample_cap && calls > 0) {
+        s->sample_compute[s->samples] = slowest[1] / calls;
+        s->sample_comm[s->samples++] = slowest[2] / calls;
+    }
     return slowest[0];
 }
 
@@ -256,6 +268,11 @@ void dist_start(int argc, char **argv)
         atexit(dist_finish);
         return;
     }
+    /* a stop (Ctrl-C reaches every rank) is rank 0's to make: it finishes
+     * the row in flight with the others, then tells them to quit */
+    signal(SIGINT, SIG_IGN);
+    signal(SIGTERM, SIG_IGN);
+    signal(SIGUSR1, SIG_IGN); /* run --ranks forwards a stop as SIGUSR1 (see cmd_run.c) */
     serve();
     petsc_finish();
     MPI_Finalize();
@@ -318,12 +335,11 @@ void dist_release(void *state)
     state_free(state);
 }
 
-void dist_kernel_stats(const void *state, spb_dist_stats *out)
+int dist_kernel_stats(const void *state, spb_dist_stats *out, double **compute, double **comm)
 {
     const dist_state *s = state;
     *out = s->stats;
-    if (s->timed_products > 0 && s->variant->exchange != DIST_PETSC) {
-        out->compute_s = s->compute_sum / s->timed_products;
-        out->comm_s = s->comm_sum / s->timed_products;
-    }
+    *compute = s->sample_compute;
+    *comm = s->sample_comm;
+    return s->variant->exchange == DIST_PETSC ? 0 : s->samples; /* PETSc's split is its own */
 }

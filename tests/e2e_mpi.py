@@ -4,14 +4,15 @@ matrix, a rectangular one with empty rows, one with fewer rows than ranks
 and a pattern matrix; hybrid ranks x threads; the bytes each exchange moves
 against an independent count of the ghost entries; a rank that fails
 (memory refused on one rank), a rank that is killed, and a file that cannot
-be read, each ending in rows or an error and never in a hang; the rows
-without MPI saying why.
+be read, each ending in rows or an error and never in a hang; Ctrl-C
+stopping every rank cleanly; the rows without MPI saying why.
 
 Skipped (exit 77) without mpirun or a spbench built without MPI; with
 SPB_REQUIRE_MPI=1 (CI) a skip is a failure.
 
 usage: e2e_mpi.py SPBENCH SOURCE_DIR
 """
+import json
 import os
 import random
 import shutil
@@ -247,6 +248,33 @@ def test_killed_rank(tmp, matrices):
           (len(before), len(after), r.stderr[-500:]))
 
 
+def test_stop(tmp, matrices):
+    """Ctrl-C (SIGINT to the terminal's process group) under run --ranks: the
+    row in flight finishes on every rank, the JSON closes, exit 130."""
+    csv_path, json_path = os.path.join(tmp, "stop.csv"), os.path.join(tmp, "stop.json")
+    args = [SPBENCH, "run", "--ranks", "1,2", "--kernels", "mpi.rows", "--reps", "3",
+            "--min-time", "0.5", "--quiet", "--csv", csv_path, "--json", json_path, *matrices]
+    job = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           env=ENV, start_new_session=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and not (os.path.exists(csv_path) and read_rows(csv_path)):
+        time.sleep(0.2)
+    os.killpg(job.pid, signal.SIGINT)
+    try:
+        _out, err = job.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        job.kill()
+        err = "hung"
+    with open(json_path) as f:
+        closed = json.load(f)
+    check(job.returncode == 130 and closed.get("interrupted", {}).get("signal") == 2 and
+          "--resume" in err, "Ctrl-C stops the ranks cleanly: %s %s" % (job.returncode, err[-800:]))
+    r = run(args + ["--resume"])
+    rows = read_rows(csv_path)
+    check(r.returncode == 0 and len(rows) == 2 * len(matrices),
+          "the resumed study completes: %d rows" % len(rows))
+
+
 def test_usage(matrices):
     r = run([SPBENCH, "run", "--kernels", "mpi.rows", *FAST, matrices[2]])
     check(r.returncode == 0 and "skipped" in r.stdout and "not under MPI" in r.stdout,
@@ -273,6 +301,7 @@ def main():
         test_hybrid(tmp, matrices)
         test_failing_rank(tmp, matrices)
         test_killed_rank(tmp, matrices)
+        test_stop(tmp, matrices)
         test_usage(matrices)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
