@@ -156,6 +156,8 @@ static int parse_output_option(int argc, char **argv, int *i, run_args *a)
         a->resume = 1;
     else if (strcmp(argv[*i], "--quiet") == 0)
         a->quiet = 1;
+    else if (strcmp(argv[*i], "--weak") == 0)
+        a->opts.weak = 1;
     else if (strcmp(argv[*i], "--force") == 0)
         a->force = 1;
     else
@@ -445,6 +447,10 @@ static spb_status run_all(run_args *a, const spb_source_list *list, spb_run_tota
             progress_show(&progress, list->names[k], "measuring the bandwidth again");
             st = roofline_measure(&a->roofline, SPB_PASSES_AGAIN, msg);
         }
+        if (list->ranks) { /* a weak-scaling item: its own rank count alone */
+            o->ranks = &list->ranks[k];
+            o->rank_counts = 1;
+        }
         if (st == SPB_OK) st = run_matrix(list->items[k], list->names[k], o, totals, msg);
     }
     progress_finish(&progress);
@@ -544,14 +550,23 @@ static void print_resume_hint(int argc, char **argv, const run_args *a, int rows
     fprintf(stderr, "%s\n", a->resume ? "" : " --resume");
 }
 
-/* The matrices to measure: expanded, then this shard's share; exits on a
- * usage error. */
+/* The matrices to measure: expanded (for --weak, one per spec and rank
+ * count), then this shard's share; exits on a usage error. */
 static spb_source_list matrices_or_exit(run_args *a)
 {
     spb_source_list list = expand_or_exit(a->count, a->items);
     spb_free(a->items);
     a->items = NULL;
     char msg[SPB_MSG_LEN] = "";
+    if (a->opts.weak && !a->opts.distributed) {
+        fprintf(stderr, "spbench: --weak grows each matrix with the rank count: give --ranks\n");
+        exit(EXIT_USAGE);
+    }
+    if (a->opts.weak && sources_weak(&list, a->ranks, a->opts.rank_counts, msg) != SPB_OK) {
+        fprintf(stderr, "spbench: %s\n", msg);
+        sources_free(&list);
+        exit(EXIT_USAGE);
+    }
     if (a->shards && sources_shard(&list, a->shard, a->shards, msg) != SPB_OK) {
         fprintf(stderr, "spbench: %s\n", msg);
         sources_free(&list);

@@ -42,26 +42,30 @@ static spb_status too_large(const char *spec, double rows, double nnz, char *msg
                     rows, nnz, SPB_INDEX_MAX);
 }
 
-/* Stencil Laplacian on a grid of `dims` dimensions with `side` points each:
- * diagonal 2*dims, -1 for each neighbour inside the grid; columns ascend. */
-static spb_status gen_laplacian(const char *spec, long long side, int dims, spb_csr *A, char *msg)
+/* Stencil Laplacian on a grid of `dims` dimensions, `side` points along
+ * each but the slowest, `layers` along the slowest (the grid a weak-scaling
+ * study grows: each rank's slab keeps its size): diagonal 2*dims, -1 for
+ * each neighbour inside the grid; columns ascend. */
+static spb_status gen_laplacian(const char *spec, long long side, long long layers, int dims,
+                                spb_csr *A, char *msg)
 {
-    double rows_estimate = dims == 3 ? (double)side * side * side : (double)side * side;
+    double rows_estimate = (double)layers * side * (dims == 3 ? side : 1);
     if (rows_estimate * (2 * dims + 1) > SPB_INDEX_MAX)
         return too_large(spec, rows_estimate, rows_estimate * (2 * dims + 1), msg);
-    long long plane = side * side, rows = dims == 3 ? plane * side : plane;
+    long long plane = dims == 3 ? side * side : side, rows = plane * layers;
     long long nnz_bound = rows * (2 * dims + 1);
     spb_status st = csr_alloc(A, (spb_index)rows, (spb_index)rows, (spb_index)nnz_bound, msg);
     if (st != SPB_OK) return st;
-    long long strides[3] = {dims == 3 ? plane : side, dims == 3 ? side : 1, 1};
+    long long strides[3] = {plane, dims == 3 ? side : 1, 1};
+    long long extent[3] = {layers, side, side};
     int nstrides = dims == 3 ? 3 : 2;
     spb_index k = 0;
     for (long long r = 0; r < rows; r++) {
         long long coord[3] = {0, 0, 0};
         long long rest = r;
         for (int d = nstrides - 1; d >= 0; d--) {
-            coord[d] = rest % side;
-            rest /= side;
+            coord[d] = rest % extent[d];
+            rest /= extent[d];
         }
         for (int d = 0; d < nstrides; d++)
             if (coord[d] > 0) {
@@ -71,7 +75,7 @@ static spb_status gen_laplacian(const char *spec, long long side, int dims, spb_
         A->col_idx[k] = (spb_index)r;
         A->val[k++] = 2.0 * dims;
         for (int d = nstrides - 1; d >= 0; d--)
-            if (coord[d] < side - 1) {
+            if (coord[d] < extent[d] - 1) {
                 A->col_idx[k] = (spb_index)(r + strides[d]);
                 A->val[k++] = -1.0;
             }
@@ -156,9 +160,9 @@ spb_status gen_matrix(const char *spec, spb_csr *A, char *msg)
     long long v[2];
     int count = parse_spec(spec, name, sizeof name, v, 2);
     static const char *const names[] = {"lap2d", "lap3d", "random", "rmat"};
-    static const int arity[] = {1, 1, 2, 2};
+    static const int least[] = {1, 1, 2, 2}; /* the Laplacians take an optional layer count */
     for (int k = 0; k < 4; k++)
-        if (strcmp(name, names[k]) == 0 && count == arity[k] && (v[0] <= 0 || v[count - 1] <= 0))
+        if (strcmp(name, names[k]) == 0 && count >= least[k] && (v[0] <= 0 || v[count - 1] <= 0))
             return spb_fail(msg, SPB_ERR_INVALID,
                             "%s: the sizes of gen:%s must be positive integers", spec, name);
     double entries = gen_estimate_nnz(spec);
@@ -168,13 +172,15 @@ spb_status gen_matrix(const char *spec, spb_csr *A, char *msg)
         spb_status fits = spb_memory_check(28.0 * entries, spec, detail, msg);
         if (fits != SPB_OK) return fits;
     }
-    if (count == 1 && strcmp(name, "lap2d") == 0) return gen_laplacian(spec, v[0], 2, A, msg);
-    if (count == 1 && strcmp(name, "lap3d") == 0) return gen_laplacian(spec, v[0], 3, A, msg);
+    int dims = strcmp(name, "lap2d") == 0 ? 2 : strcmp(name, "lap3d") == 0 ? 3 : 0;
+    if (dims && (count == 1 || count == 2))
+        return gen_laplacian(spec, v[0], v[count - 1], dims, A, msg);
     if (count == 2 && strcmp(name, "random") == 0) return gen_random(spec, v[0], v[1], A, msg);
     if (count == 2 && strcmp(name, "rmat") == 0) return gen_rmat(spec, v[0], v[1], A, msg);
     return spb_fail(msg, SPB_ERR_INVALID,
-                    "%s: unknown generator spec (expected gen:lap2d:N, gen:lap3d:N, "
-                    "gen:random:ROWS:PER_ROW or gen:rmat:SCALE:EDGE_FACTOR, positive integers)",
+                    "%s: unknown generator spec (expected gen:lap2d:N[:LAYERS], "
+                    "gen:lap3d:N[:LAYERS], gen:random:ROWS:PER_ROW or "
+                    "gen:rmat:SCALE:EDGE_FACTOR, positive integers)",
                     spec);
 }
 
@@ -185,10 +191,37 @@ double gen_estimate_nnz(const char *spec)
     int count = parse_spec(spec, name, sizeof name, v, 2);
     if (count < 1 || v[0] <= 0 || v[count - 1] <= 0) return 0;
     double a = (double)v[0];
-    if (count == 1 && strcmp(name, "lap2d") == 0) return 5.0 * a * a;
-    if (count == 1 && strcmp(name, "lap3d") == 0) return 7.0 * a * a * a;
+    double layers = (double)v[count - 1];
+    if (count <= 2 && strcmp(name, "lap2d") == 0) return 5.0 * a * layers;
+    if (count <= 2 && strcmp(name, "lap3d") == 0) return 7.0 * a * a * layers;
     if (count == 2 && strcmp(name, "random") == 0) return a * (double)v[1];
     if (count == 2 && strcmp(name, "rmat") == 0)
         return ldexp((double)v[1], (int)(a < 1000 ? a : 1000));
     return 0;
+}
+
+spb_status gen_spec_for_ranks(const char *spec, int ranks, char *out, size_t size, char *msg)
+{
+    char name[32];
+    long long v[2];
+    int count = gen_is_spec(spec) ? parse_spec(spec, name, sizeof name, v, 2) : -1;
+    if (count < 1 || v[0] <= 0 || v[count - 1] <= 0)
+        return spb_fail(msg, SPB_ERR_INVALID,
+                        "--weak: %s is not a generator spec (a weak-scaling study grows gen: "
+                        "matrices with the rank count)",
+                        spec);
+    int power = 0;
+    while ((1 << power) < ranks) power++;
+    if (strcmp(name, "lap2d") == 0 || strcmp(name, "lap3d") == 0)
+        snprintf(out, size, "gen:%s:%lld:%lld", name, v[0], v[count - 1] * ranks);
+    else if (strcmp(name, "random") == 0 && count == 2)
+        snprintf(out, size, "gen:random:%lld:%lld", v[0] * ranks, v[1]);
+    else if (strcmp(name, "rmat") == 0 && count == 2 && (1 << power) == ranks)
+        snprintf(out, size, "gen:rmat:%lld:%lld", v[0] + power, v[1]);
+    else
+        return spb_fail(msg, SPB_ERR_INVALID,
+                        "--weak: %s cannot grow to %d ranks (gen:rmat doubles its rows per "
+                        "scale step: give rank counts that are powers of 2)",
+                        spec, ranks);
+    return SPB_OK;
 }

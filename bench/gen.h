@@ -1,7 +1,8 @@
 /* gen.h — matrices generated in memory from a spec string, with a fixed
  * seed, so large inputs need no file:
- *   gen:lap2d:N              5-point Laplacian on an N x N grid (N^2 rows)
- *   gen:lap3d:N              7-point Laplacian on an N^3 grid
+ *   gen:lap2d:N[:L]          5-point Laplacian on an N x N grid (N^2 rows), or N x L
+ *   gen:lap3d:N[:L]          7-point Laplacian on an N^3 grid, or N x N x L
+ *                            (L layers along the slowest axis: rows N*L, N*N*L)
  *   gen:random:ROWS:PER_ROW  square, PER_ROW distinct random columns per row
  *   gen:rmat:SCALE:EF        R-MAT power-law graph, 2^SCALE rows, EF*2^SCALE edges */
 #ifndef SPB_GEN_H
@@ -17,5 +18,11 @@ spb_status gen_matrix(const char *spec, spb_csr *A, char *msg);
 /* The entries a spec would generate, without generating it (0 when the
  * spec is malformed): the weight of a spec when a batch is split. */
 double gen_estimate_nnz(const char *spec);
+
+/* A weak-scaling study's spec for `ranks` ranks: the spec's matrix per
+ * rank, grown along the rows (Laplacian layers, random rows, R-MAT scale:
+ * ranks a power of 2). SPB_ERR_INVALID, saying why, for a spec that does
+ * not grow so. */
+spb_status gen_spec_for_ranks(const char *spec, int ranks, char *out, size_t size, char *msg);
 
 #endif

@@ -36,8 +36,8 @@ static void print_commands(FILE *out)
             "  spbench COMMAND --help            that command's options\n"
             "\n"
             "MATRIX: a .mtx or .mtx.gz file, a directory (every matrix in it), @list.txt\n"
-            "(one path or spec per line), or a generator spec: gen:lap2d:N, gen:lap3d:N,\n"
-            "gen:random:ROWS:PER_ROW, gen:rmat:SCALE:EDGE_FACTOR.\n");
+            "(one path or spec per line), or a generator spec: gen:lap2d:N[:LAYERS],\n"
+            "gen:lap3d:N[:LAYERS], gen:random:ROWS:PER_ROW, gen:rmat:SCALE:EDGE_FACTOR.\n");
 }
 
 static void print_run_options(FILE *out)
@@ -61,6 +61,13 @@ static void print_run_options(FILE *out)
         "  --tile T            GPU SpGEMM accumulator columns per tile (default: the kernel's)\n"
         "  --threads LIST      thread counts for OpenMP kernels: 1,2,4 or 1-8 or max\n"
         "                      (default max); serial kernels run once at 1 thread\n"
+        "  --ranks LIST        a distributed study: the mpi.* and petsc.* rows (unless\n"
+        "                      --kernels says otherwise) at each rank count, --threads\n"
+        "                      per rank; spbench starts mpirun -np MAX itself (inside a\n"
+        "                      Slurm allocation too); under mpirun or srun, at most the\n"
+        "                      ranks started (default: all of them)\n"
+        "  --weak              with --ranks: each gen: spec is the matrix per rank, grown\n"
+        "                      with the rank count (weak scaling)\n"
         "  --csv FILE          write result rows to FILE (flushed row by row)\n"
         "  --resume            keep FILE's rows and measure only what is missing\n"
         "  --force             overwrite a --csv or --json file that holds results\n"
@@ -99,7 +106,8 @@ static const struct {
                "  B: a file, a gen: spec or thin:K[:PER_ROW] (default A, or A^T when A is\n"
                "  not square)\n"},
     {"gen", "usage: spbench gen SPEC -o FILE.mtx[.gz]\n"
-            "  writes a generated matrix: gen:lap2d:N, gen:lap3d:N, gen:random:ROWS:PER_ROW,\n"
+            "  writes a generated matrix: gen:lap2d:N[:LAYERS] (N x N, or N x LAYERS),\n"
+            "  gen:lap3d:N[:LAYERS] (N^3, or N x N x LAYERS), gen:random:ROWS:PER_ROW,\n"
             "  gen:rmat:SCALE:EDGE_FACTOR (fixed seeds); .gz is written compressed\n"},
     {"plot", "usage: spbench plot RESULTS.csv OUTDIR\n"
              "  charts of a results CSV as PNG and SVG (gnuplot): gflops, cpu_vs_gpu, scaling,\n"

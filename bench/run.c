@@ -371,6 +371,9 @@ void run_print_summary(FILE *out, const spb_run_totals *totals, const char *base
 
 void run_totals_free(spb_run_totals *totals)
 {
+    spb_free(totals->one_rank);
+    totals->one_rank = NULL;
+    totals->one_rank_count = totals->one_rank_cap = 0;
     spb_free(totals->best);
     totals->best = NULL;
     totals->best_count = totals->best_cap = 0;
@@ -511,24 +514,51 @@ static void describe_run(char *doing, size_t size, const spb_kernel *kernel,
         snprintf(doing, size, "%s", kernel->name);
 }
 
-/* A distributed row's speedup over the same row at one rank (its time at
- * one rank per thread count, kept in one_rank as rows come: ranks ascend). */
-#define MAX_SCALING_THREADS 64
-static void scale_over_ranks(spb_result *r, int thread_index, double *one_rank)
+/* The one-rank time of r's matrix, kernel, threads and precision, or
+ * NULL; with `add`, a new entry when there is none. */
+static spb_one_rank *one_rank_of(spb_run_totals *totals, const spb_result *r, int add)
 {
-    if (strcmp(r->backend, "mpi") != 0 || thread_index >= MAX_SCALING_THREADS) return;
-    if (r->status != SPB_ROW_OK) return;
-    if (r->ranks == 1) one_rank[thread_index] = r->timing.median;
-    if (one_rank[thread_index] > 0) {
-        r->rank_speedup = one_rank[thread_index] / r->timing.median;
-        r->rank_efficiency = r->rank_speedup / r->ranks;
+    for (int k = 0; k < totals->one_rank_count; k++) {
+        spb_one_rank *o = &totals->one_rank[k];
+        if (o->threads == r->threads && strcmp(o->matrix, r->matrix) == 0 &&
+            strcmp(o->kernel, r->kernel) == 0 && strcmp(o->precision, r->precision) == 0)
+            return o;
     }
+    if (!add) return NULL;
+    if (totals->one_rank_count == totals->one_rank_cap) {
+        int cap = totals->one_rank_cap ? 2 * totals->one_rank_cap : 32;
+        spb_one_rank *grown = spb_realloc(totals->one_rank, (size_t)cap, sizeof *grown);
+        if (!grown) return NULL; /* the rows stay right; only their scaling is left empty */
+        totals->one_rank = grown;
+        totals->one_rank_cap = cap;
+    }
+    spb_one_rank *o = &totals->one_rank[totals->one_rank_count++];
+    snprintf(o->matrix, sizeof o->matrix, "%s", r->matrix);
+    snprintf(o->kernel, sizeof o->kernel, "%s", r->kernel);
+    snprintf(o->precision, sizeof o->precision, "%s", r->precision);
+    o->threads = r->threads;
+    return o;
+}
+
+/* A distributed row against the same row at one rank (measured before it:
+ * ranks ascend). Strong scaling: speedup t1/tP, efficiency speedup / P.
+ * Weak scaling (the matrix grows with P): efficiency t1/tP, speedup P times
+ * it (the scaled speedup). */
+static void scale_over_ranks(spb_run_totals *totals, const spb_run_opts *opts, spb_result *r)
+{
+    if (strcmp(r->backend, "mpi") != 0 || r->status != SPB_ROW_OK) return;
+    spb_one_rank *one = one_rank_of(totals, r, r->ranks == 1);
+    if (!one) return;
+    if (r->ranks == 1) one->seconds = r->timing.median;
+    double ratio = one->seconds / r->timing.median;
+    r->rank_speedup = opts->weak ? ratio * r->ranks : ratio;
+    r->rank_efficiency = opts->weak ? ratio : ratio / r->ranks;
 }
 
 /* One row: kernel at config on the case, or its stored row replayed. */
 static void run_row(spb_case *c, const spb_kernel *kernel, const spb_kernel_config *config,
-                    const spb_run_opts *opts, spb_run_totals *totals, double *one_rank,
-                    int thread_index, spb_status *csv_status, char *msg)
+                    const spb_run_opts *opts, spb_run_totals *totals, spb_status *csv_status,
+                    char *msg)
 {
     char row_msg[SPB_MSG_LEN] = "", doing[160];
     spb_result r;
@@ -537,7 +567,7 @@ static void run_row(spb_case *c, const spb_kernel *kernel, const spb_kernel_conf
     if (stored) {
         replay(opts, totals, stored, c, csv_status, msg);
         result_from_csv(&r, stored->fields, stored->count);
-        scale_over_ranks(&r, thread_index, one_rank);
+        scale_over_ranks(totals, opts, &r);
         return;
     }
     describe_run(doing, sizeof doing, kernel, config);
@@ -550,7 +580,7 @@ static void run_row(spb_case *c, const spb_kernel *kernel, const spb_kernel_conf
     r.nnz_c = c->nnz_c;
     c->precision = config->precision;
     run_kernel(kernel, c, opts, config, &r, row_msg);
-    scale_over_ranks(&r, thread_index, one_rank);
+    scale_over_ranks(totals, opts, &r);
     emit(opts, totals, &r, csv_status, msg);
     note_best(totals, &r);
 }
@@ -563,8 +593,7 @@ static spb_status run_case(spb_case *c, const spb_run_opts *opts, spb_run_totals
     for (int k = 0; k < opts->op->kernel_count && csv_status == SPB_OK && !stop_signal; k++) {
         const spb_kernel *kernel = opts->op->kernels[k];
         if (!kernel_chosen(kernel, opts->kernels, opts->distributed)) continue;
-        for (int p = 0; p < run_precision_count(opts); p++) {
-            double one_rank[MAX_SCALING_THREADS] = {0};
+        for (int p = 0; p < run_precision_count(opts); p++)
             for (int t = 0; t < kernel_runs(kernel, opts) && csv_status == SPB_OK && !stop_signal;
                  t++) {
                 spb_kernel_config config = opts->config;
@@ -572,10 +601,8 @@ static spb_status run_case(spb_case *c, const spb_run_opts *opts, spb_run_totals
                 config.ranks = kernel_ranks(kernel, opts, t);
                 config.precision = run_precision(opts, p);
                 if (opts->roofline) config.cache_bytes = opts->roofline->cpu_llc_bytes;
-                int thread_index = opts->thread_counts ? t % opts->thread_counts : 0;
-                run_row(c, kernel, &config, opts, totals, one_rank, thread_index, &csv_status, msg);
+                run_row(c, kernel, &config, opts, totals, &csv_status, msg);
             }
-        }
         format_set_keep(&c->formats, formats_needed_after(opts, k));
     }
     return csv_status;

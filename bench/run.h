@@ -43,6 +43,7 @@ typedef struct {
     const int *ranks; /* rank counts for distributed kernels, ascending */
     int rank_counts;
     int distributed;              /* a distributed study: its rows are chosen by default */
+    int weak;                     /* a weak-scaling study: each matrix grows with the ranks */
     const spb_roofline *roofline; /* the bounds and cache sizes (NULL: none) */
     FILE *csv;                    /* NULL: no CSV */
     const char *csv_path;
@@ -76,6 +77,13 @@ typedef struct {
     int noisy; /* a row it was ranked among is noisy: the ranking may not hold */
 } spb_best;
 
+/* A distributed row's time at one rank. */
+typedef struct {
+    char matrix[128], kernel[64], precision[8];
+    int threads;
+    double seconds;
+} spb_one_rank;
+
 typedef struct {
     int rows, ok, wrong, skipped, errors;
     int resumed;     /* rows found already measured and not redone */
@@ -89,6 +97,10 @@ typedef struct {
     char folded_matrix[256];
     spb_best *best; /* grows as matrices are measured */
     int best_count, best_cap;
+    /* distributed rows at one rank: the time each later rank count is
+     * scaled against (per matrix, kernel, threads and precision) */
+    spb_one_rank *one_rank;
+    int one_rank_count, one_rank_cap;
 } spb_run_totals;
 
 /* A stop asked for by a signal (SIGINT, SIGTERM): the row in flight is

@@ -180,6 +180,36 @@ spb_status sources_expand(int argc, char **argv, spb_source_list *list, char *ms
     return st;
 }
 
+spb_status sources_weak(spb_source_list *list, const int *ranks, int rank_counts, char *msg)
+{
+    spb_source_list grown = {0};
+    size_t total = (size_t)list->count * (size_t)rank_counts;
+    grown.items = spb_calloc(total, sizeof *grown.items);
+    grown.names = spb_calloc(total, sizeof *grown.names);
+    grown.ranks = spb_calloc(total, sizeof *grown.ranks);
+    spb_status st = grown.items && grown.names && grown.ranks
+                        ? SPB_OK
+                        : spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the matrix list");
+    for (int k = 0; k < list->count && st == SPB_OK; k++)
+        for (int r = 0; r < rank_counts && st == SPB_OK; r++) {
+            char spec[SPB_NAME_LEN];
+            st = gen_spec_for_ranks(list->items[k], ranks[r], spec, sizeof spec, msg);
+            grown.items[grown.count] = spb_malloc(SPB_NAME_LEN, 1);
+            grown.names[grown.count] = spb_malloc(SPB_NAME_LEN, 1);
+            grown.ranks[grown.count] = ranks[r];
+            if (st == SPB_OK && (!grown.items[grown.count] || !grown.names[grown.count]))
+                st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the matrix list");
+            if (st == SPB_OK) {
+                snprintf(grown.items[grown.count], SPB_NAME_LEN, "%s", spec);
+                snprintf(grown.names[grown.count], SPB_NAME_LEN, "%s/rank", list->names[k]);
+            }
+            grown.count++;
+        }
+    sources_free(st == SPB_OK ? list : &grown);
+    if (st == SPB_OK) *list = grown;
+    return st;
+}
+
 void sources_free(spb_source_list *list)
 {
     for (int k = 0; k < list->count; k++) {
@@ -188,6 +218,7 @@ void sources_free(spb_source_list *list)
     }
     spb_free(list->items);
     spb_free(list->names);
+    spb_free(list->ranks);
     memset(list, 0, sizeof *list);
 }
 
@@ -290,6 +321,7 @@ spb_status sources_shard(spb_source_list *list, int index, int count, char *msg)
         load[lightest] += weight > 1 ? weight : 1; /* a missing file still counts once */
         if (lightest == index - 1) {
             list->names[kept] = list->names[k];
+            if (list->ranks) list->ranks[kept] = list->ranks[k];
             list->items[kept++] = item;
         } else {
             spb_free(list->items[k]);

@@ -11,6 +11,7 @@
 typedef struct {
     char **items;
     char **names; /* each item's name in rows and tables, distinct within the list */
+    int *ranks;   /* a weak-scaling list: the one rank count each item is for (else NULL) */
     int count, cap;
 } spb_source_list;
 
@@ -23,6 +24,12 @@ typedef struct {
  * name never stands for two files. */
 spb_status sources_expand(int argc, char **argv, spb_source_list *list, char *msg);
 void sources_free(spb_source_list *list);
+
+/* A weak-scaling study: each generator spec of the list becomes one item
+ * per rank count, its matrix grown with the ranks (gen_spec_for_ranks), all
+ * named "NAME/rank" (the rows tell them apart by ranks); list->ranks gives
+ * each item's count. SPB_ERR_INVALID for an item that is not a spec. */
+spb_status sources_weak(spb_source_list *list, const int *ranks, int rank_counts, char *msg);
 
 /* Loads a file or generates a spec into CSR (checked). info may be NULL;
  * for generated matrices it is zeroed. */

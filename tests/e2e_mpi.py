@@ -5,7 +5,8 @@ and a pattern matrix; hybrid ranks x threads; the bytes each exchange moves
 against an independent count of the ghost entries; a rank that fails
 (memory refused on one rank), a rank that is killed, and a file that cannot
 be read, each ending in rows or an error and never in a hang; Ctrl-C
-stopping every rank cleanly; the rows without MPI saying why.
+stopping every rank cleanly; weak scaling's growing matrices; the rows
+without MPI saying why.
 
 Skipped (exit 77) without mpirun or a spbench built without MPI; with
 SPB_REQUIRE_MPI=1 (CI) a skip is a failure.
@@ -275,6 +276,33 @@ def test_stop(tmp, matrices):
           "the resumed study completes: %d rows" % len(rows))
 
 
+def test_weak(tmp):
+    """--weak: each spec is the matrix per rank, grown with the rank count."""
+    csv_path = os.path.join(tmp, "weak.csv")
+    r = run([SPBENCH, "run", "--ranks", "1-3", "--weak", "--kernels", "mpi.rows", *FAST,
+             "--csv", csv_path, "gen:lap3d:5", "gen:random:50:3"])
+    rows = read_rows(csv_path)
+    check(r.returncode == 0 and len(rows) == 6, "a weak-scaling study runs: %s" % r.stderr[-500:])
+    for spec, per_rank in (("gen:lap3d:5", 125), ("gen:random:50:3", 50)):
+        mine = sorted((int(x["ranks"]), int(x["rows"])) for x in rows
+                      if x["matrix"] == spec + "/rank" and x["status"] == "ok")
+        check(mine == [(p, per_rank * p) for p in (1, 2, 3)],
+              "%s grows with the ranks, %d rows per rank: %s" % (spec, per_rank, mine))
+    for x in rows:
+        t1 = [float(y["time_ms_median"]) for y in rows
+              if y["matrix"] == x["matrix"] and y["ranks"] == "1"][0]
+        eff = t1 / float(x["time_ms_median"])
+        check(abs(float(x["rank_efficiency"]) - eff) < 1e-3 * eff + 1e-4 and
+              abs(float(x["rank_speedup"]) - eff * int(x["ranks"])) < 1e-3 * eff * 4 + 1e-4,
+              "weak efficiency t1/tP and scaled speedup P*t1/tP: %s" % x["rank_efficiency"])
+    r = run([SPBENCH, "run", "--ranks", "1,3", "--weak", *FAST, "gen:rmat:4:2"])
+    check(r.returncode == 2 and "powers of 2" in r.stderr, "R-MAT grows by powers of 2 only")
+    r = run([SPBENCH, "run", "--ranks", "1,2", "--weak", *FAST,
+             os.path.join(SOURCE, "matrices", "west0479.mtx.gz")])
+    check(r.returncode == 2 and "not a generator spec" in r.stderr,
+          "--weak refuses a file: %s" % r.stderr[-300:])
+
+
 def test_usage(matrices):
     r = run([SPBENCH, "run", "--kernels", "mpi.rows", *FAST, matrices[2]])
     check(r.returncode == 0 and "skipped" in r.stdout and "not under MPI" in r.stdout,
@@ -302,6 +330,7 @@ def main():
         test_failing_rank(tmp, matrices)
         test_killed_rank(tmp, matrices)
         test_stop(tmp, matrices)
+        test_weak(tmp)
         test_usage(matrices)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -31,6 +31,10 @@ int main(void)
     check_generated("gen:lap2d:10", 100, 5 * 100 - 4 * 10);
     check_generated("gen:lap3d:2", 8, 7 * 8 - 6 * 4);
     check_generated("gen:lap3d:9", 729, 7 * 729 - 6 * 81);
+    /* layered grids (weak scaling): each axis of extent e adds 2 (e - 1) entries per line of it */
+    check_generated("gen:lap2d:4:6", 24, 5 * 24 - 2 * 6 - 2 * 4);
+    check_generated("gen:lap3d:3:5", 45, 7 * 45 - 2 * (9 + 15 + 15));
+    check_generated("gen:lap3d:9:9", 729, 7 * 729 - 6 * 81);
     check_generated("gen:random:500:7", 500, 3500);
     check_generated("gen:random:5:5", 5, 25);
     check_generated("gen:rmat:8:4", 256, -1);
@@ -44,8 +48,9 @@ int main(void)
     csr_free(&A);
     static const char *const bad[] = {"gen:lap2d",     "gen:lap2d:0",    "gen:lap2d:-3",
                                       "gen:cube:4",    "gen:random:10",  "gen:random:5:6",
-                                      "gen:lap2d:10x", "gen:rmat:40:16", "gen:lap3d:2000"};
-    for (int k = 0; k < 9; k++) {
+                                      "gen:lap2d:10x", "gen:rmat:40:16", "gen:lap3d:2000",
+                                      "gen:lap3d:4:0", "gen:lap2d:3:4:5"};
+    for (int k = 0; k < 11; k++) {
         msg[0] = '\0';
         spb_status st = gen_matrix(bad[k], &A, msg);
         CHECK(st != SPB_OK, "%s accepted", bad[k]);
