@@ -29,7 +29,8 @@ typedef struct {
     spb_run_opts opts;
     int threads[MAX_THREAD_COUNTS];
     int ranks[MAX_THREAD_COUNTS];
-    int ranks_given; /* --ranks LIST */
+    int ranks_given;   /* --ranks LIST */
+    int threads_given; /* --threads LIST (a distributed study's default is 1 per rank) */
     spb_roofline roofline;
     int resume, quiet, force;
     int shard, shards; /* --shard I/N (0/0: the whole list) */
@@ -122,9 +123,10 @@ static int parse_measure_option(int argc, char **argv, int *i, run_args *a)
         o->tolerance = parse_double("--tol", v, 0);
     else if (option_value(argc, argv, i, "--hack-size", &v))
         o->config.hack_size = (spb_index)parse_long("--hack-size", v, 1);
-    else if (option_value(argc, argv, i, "--threads", &v))
+    else if (option_value(argc, argv, i, "--threads", &v)) {
         o->thread_counts = parse_count_list("--threads", v, a->threads, MAX_THREAD_COUNTS);
-    else if (option_value(argc, argv, i, "--ranks", &v)) {
+        a->threads_given = 1;
+    } else if (option_value(argc, argv, i, "--ranks", &v)) {
         o->rank_counts = parse_count_list("--ranks", v, a->ranks, MAX_THREAD_COUNTS);
         a->ranks_given = 1;
     } else if (option_value(argc, argv, i, "--block-size", &v))
@@ -200,6 +202,10 @@ static void parse_run_args(int argc, char **argv, run_args *a)
             continue;
         if (argv[i][0] == '-' && argv[i][1] == '-') unknown_option(argv[i]);
         a->items[a->count++] = argv[i];
+    }
+    if (!a->threads_given && (a->ranks_given || dist_launched())) { /* MPI alone, unless asked */
+        a->threads[0] = 1;
+        o->thread_counts = 1;
     }
     o->threads = a->threads;
     o->ranks = a->ranks;
@@ -623,6 +629,13 @@ static int launch_ranks(int argc, char **argv, const run_args *a)
     }
     self[len] = '\0';
     int most = a->ranks[a->opts.rank_counts - 1], k = 0;
+    int threads = a->threads[a->opts.thread_counts - 1];
+    if (most * threads > omp_get_num_procs())
+        fprintf(stderr,
+                "spbench: warning: %d ranks x %d threads ask for %d cores; this machine has %d: "
+                "rank counts beyond %d share cores and time the contention\n",
+                most, threads, most * threads, omp_get_num_procs(),
+                omp_get_num_procs() / threads > 0 ? omp_get_num_procs() / threads : 1);
     snprintf(ranks, sizeof ranks, "%d", most);
     char **args = spb_calloc((size_t)argc + 10, sizeof *args);
     if (!args) return EXIT_RESULTS_BAD;

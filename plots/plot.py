@@ -12,7 +12,15 @@ Charts (each OUTDIR/NAME.png and OUTDIR/NAME.svg):
                out-of-cache matrices, bars from the lowest to the highest;
                in-cache rows drawn apart)
   csr_vs_hll   best CSR, HLL row-major and HLL column-major kernel per matrix
-SpMV rows feed those; SpGEMM rows (operation spgemm), when there are any:
+SpMV rows of one process feed those; distributed rows (backend mpi: spbench
+run --ranks), when there are any:
+  strong_scaling  speedup over one rank and parallel efficiency against ranks
+                  per distributed kernel, PETSc beside (geometric mean over the
+                  matrices)
+  weak_scaling    weak-scaling efficiency t1/tP against ranks (--weak rows)
+  comm_split      exposed communication's share of the product's time against
+                  ranks per kernel (median over the matrices)
+SpGEMM rows (operation spgemm), when there are any:
   spgemm_gflops  GFLOPS (2 products / time) of every SpGEMM kernel per matrix
   spgemm_time    median time per kernel and matrix on a log axis (the
                  progression from the sequential kernels to the parallel ones)
@@ -31,8 +39,8 @@ import tempfile
 
 REQUIRED = ("matrix", "kernel", "format", "backend", "threads", "gflops", "roofline_frac",
             "speedup", "efficiency", "status")
-CHARTS = ("gflops", "cpu_vs_gpu", "scaling", "roofline", "csr_vs_hll", "spgemm_gflops",
-          "spgemm_time")
+CHARTS = ("gflops", "cpu_vs_gpu", "scaling", "roofline", "csr_vs_hll", "strong_scaling",
+          "weak_scaling", "comm_split", "spgemm_gflops", "spgemm_time")
 
 
 class CsvError(Exception):
@@ -100,7 +108,7 @@ PALETTE = ("#1f77b4", "#dcd300", "#be0032", "#008856", "#000080", "#000000", "#e
 FILLS = ("solid 0.85", "pattern 4", "pattern 5", "pattern 2")
 DASHES = (1, 2, 4, 5)
 POINTS = (7, 5, 9, 11, 13, 3)
-BACKENDS = ("serial", "openmp", "cuda")
+BACKENDS = ("serial", "openmp", "cuda", "mpi")
 KERNEL_INDEX = {}
 
 
@@ -362,6 +370,99 @@ def chart_scaling(rows, workdir):
     return chart
 
 
+def rank_series(r):
+    """A distributed row's series: its kernel, and its threads per rank when more than one."""
+    return r["kernel"] if r["threads_v"] == 1 else "%s_x%dt" % (r["kernel"], r["threads_v"])
+
+
+def rank_lines(chart, workdir, rows, panels, summary):
+    """Lines against the rank count, one per series, in one panel per
+    (column, ylabel, title, ideal) of panels; summary: geomean or median
+    of the column over the matrices."""
+    ranks = sorted({int(r["ranks"]) for r in rows})
+    series = ordered(rank_series(r) for r in rows)
+    noisy = {rank_series(r) for r in rows if r["noisy_v"]}
+    chart.mark_noisy(sum(r["noisy_v"] for r in rows))
+    table = []
+    for p in ranks:
+        line = [p]
+        for column, _, _, _ in panels:
+            for s in series:
+                mine = [float(r[column]) for r in rows if rank_series(r) == s and
+                        int(r["ranks"]) == p and r.get(column, "") != ""]
+                line.append(summary(mine) if mine else "NaN")
+        table.append(line)
+    path = chart.datafile(workdir, table)
+    chart.lines += ["set datafile missing 'NaN'", "set grid", "set xlabel 'ranks'",
+                    "set xtics (%s)" % ", ".join(str(p) for p in ranks),
+                    "set key outside below horizontal maxcols 3"]
+    if len(panels) > 1:
+        chart.lines.append("set multiplot layout 1,%d title %s" % (len(panels),
+                                                                   chart.quoted_title()))
+    for k, (_column, ylabel, title, ideal) in enumerate(panels):
+        plots = ["%s using 1:%d with linespoints %s %s"
+                 % (quote(path) if i == 0 else "''", 2 + k * len(series) + i,
+                    "title " + quote(marked(s, s in noisy)) if k == 0 else "notitle",
+                    line_style(s.split("_x")[0], i)) for i, s in enumerate(series)]
+        if ideal:
+            plots.append("%s title 'ideal' with lines dashtype 2 lc 'gray'" % ideal)
+        chart.lines += ["set ylabel %s" % quote(ylabel), "set yrange [0:*]"]
+        if len(panels) > 1:  # one panel keeps the chart's title
+            chart.lines.append("set title %s" % quote(title))
+        chart.lines.append("plot " + ", ".join(plots))
+    if len(panels) > 1:
+        chart.lines.append("unset multiplot")
+
+
+def median(values):
+    values = sorted(values)
+    half = len(values) // 2
+    return values[half] if len(values) % 2 else (values[half - 1] + values[half]) / 2
+
+
+def chart_strong_scaling(rows, workdir):
+    strong = [r for r in rows if not r["matrix"].endswith("/rank")]
+    chart = Chart("strong_scaling", "Strong scaling of the distributed rows (geometric mean over "
+                  "the matrices; _xNt: N threads per rank)", 1100, 620)
+    if len({r["ranks"] for r in strong}) < 2:
+        chart.no_data("No strong-scaling data: needs distributed rows at two or more rank "
+                      "counts, 1 among them (spbench run --ranks 1,2,4 MATRIX)")
+        return chart
+    rank_lines(chart, workdir, strong,
+               [("rank_speedup", "speedup over one rank", "speedup", "x"),
+                ("rank_efficiency", "efficiency (speedup / ranks)", "efficiency", None)], geomean)
+    return chart
+
+
+def chart_weak_scaling(rows, workdir):
+    weak = [r for r in rows if r["matrix"].endswith("/rank")]
+    chart = Chart("weak_scaling", "Weak scaling: each rank keeps its share of a matrix that "
+                  "grows with the ranks (efficiency t1/tP, geometric mean over the specs)", 900)
+    if len({r["ranks"] for r in weak}) < 2:
+        chart.no_data("No weak-scaling data: needs rows of spbench run --ranks 1,2,4 --weak "
+                      "gen:SPEC")
+        return chart
+    rank_lines(chart, workdir, weak,
+               [("rank_efficiency", "efficiency t1 / tP", "weak-scaling efficiency", "1")],
+               geomean)
+    return chart
+
+
+def chart_comm_split(rows, workdir):
+    split = [dict(r, comm_share=float(r["comm_ms"]) / float(r["time_ms_median"]))
+             for r in rows if r.get("comm_ms", "") != "" and int(r["ranks"]) > 1]
+    chart = Chart("comm_split", "Exposed communication: its share of the product's time (the "
+                  "slowest rank's, median over the matrices)", 900)
+    if not split:
+        chart.no_data("No communication data: needs distributed rows (other than PETSc's, "
+                      "which does not split its time) at two or more ranks")
+        return chart
+    rank_lines(chart, workdir, split,
+               [("comm_share", "exposed communication / time", "communication share", None)],
+               median)
+    return chart
+
+
 def chart_roofline(rows, workdir):
     """Boxes: median and range of the roofline fraction over the matrices whose
     working set does not fit in the last-level cache; crosses: the rows that
@@ -454,10 +555,15 @@ def main():
         if b and b != "self":
             r["matrix"] = "%s*%s" % (r["matrix"], b)  # no spaces: gnuplot splits on them
     spmv = [r for r in rows if r.get("operation", "spmv") in ("spmv", "")]
+    dist = [r for r in spmv if r["backend"] == "mpi"]  # their own charts: ranks, not threads
+    spmv = [r for r in spmv if r["backend"] != "mpi"]
     builders = []
-    if spmv or not spgemm:
+    if spmv or not (spgemm or dist):
         builders += [(build, spmv) for build in (chart_gflops, chart_cpu_vs_gpu, chart_scaling,
                                                  chart_roofline, chart_csr_vs_hll)]
+    if dist:
+        builders += [(build, dist) for build in (chart_strong_scaling, chart_weak_scaling,
+                                                 chart_comm_split)]
     if spgemm:
         builders += [(chart_spgemm_gflops, spgemm), (chart_spgemm_time, spgemm)]
     number_kernels(rows)

@@ -95,6 +95,18 @@ def test_every_distribution(tmp, matrices):
         one = [x for x in mine if x["ranks"] == "1" and x["status"] == "ok"]
         check(all(float(x["rank_speedup"]) == 1.0 for x in one),
               "%s: rank_speedup is 1 at one rank" % name)
+        for x in mine:
+            if x["status"] != "ok" or x["ranks"] == "1":
+                continue
+            t1 = [float(y["time_ms_median"]) for y in one if y["kernel"] == x["kernel"]][0]
+            check(abs(float(x["rank_speedup"]) - t1 / float(x["time_ms_median"])) <
+                  1e-3 * float(x["rank_speedup"]) + 1e-4,
+                  "%s %s@%s: speedup over its own one-rank row" % (name, x["kernel"], x["ranks"]))
+    charts = os.path.join(tmp, "charts")
+    r = run([SPBENCH, "plot", csv_path, charts])
+    check(r.returncode == 0 and all(os.path.getsize(os.path.join(charts, c + ".png")) > 0
+                                    for c in ("strong_scaling", "comm_split")),
+          "plot draws strong scaling and the communication split: %s" % r.stderr)
     return rows
 
 
@@ -295,6 +307,11 @@ def test_weak(tmp):
         check(abs(float(x["rank_efficiency"]) - eff) < 1e-3 * eff + 1e-4 and
               abs(float(x["rank_speedup"]) - eff * int(x["ranks"])) < 1e-3 * eff * 4 + 1e-4,
               "weak efficiency t1/tP and scaled speedup P*t1/tP: %s" % x["rank_efficiency"])
+    charts = os.path.join(tmp, "weak_charts")
+    r = run([SPBENCH, "plot", csv_path, charts])
+    check(r.returncode == 0 and os.path.getsize(os.path.join(charts, "weak_scaling.png")) > 0 and
+          not os.path.exists(os.path.join(charts, "gflops.png")),
+          "plot draws the distributed charts, not the one-process ones: %s" % r.stderr)
     r = run([SPBENCH, "run", "--ranks", "1,3", "--weak", *FAST, "gen:rmat:4:2"])
     check(r.returncode == 2 and "powers of 2" in r.stderr, "R-MAT grows by powers of 2 only")
     r = run([SPBENCH, "run", "--ranks", "1,2", "--weak", *FAST,
