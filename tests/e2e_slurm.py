@@ -85,7 +85,8 @@ class Cluster:
                 "NodeName=%s CPUs=%d State=UNKNOWN" % (host, os.cpu_count() or 1),
                 "PartitionName=spbtest Nodes=%s Default=YES MaxTime=INFINITE State=UP" % host,
                 ""]))
-        self.env = dict(os.environ, SLURM_CONF=self.conf)
+        self.env = dict(os.environ, SLURM_CONF=self.conf, OMPI_ALLOW_RUN_AS_ROOT="1",
+                        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")  # the jobs run as root
 
     def start(self):
         munge = os.path.join(self.root, "munge")
@@ -160,6 +161,31 @@ def test_study(cluster, tmp, single):
         check(os.path.exists(os.path.join(out, "charts", "gflops.png")), "charts drawn")
 
 
+def test_ranks(cluster, tmp):
+    """A 2-rank study through submit.sh --ranks: one allocation of 2 tasks in
+    which spbench's mpirun measures 1 and 2 ranks, merged and charted."""
+    if shutil.which("mpirun") is None:
+        check(False, "mpirun is installed (scripts/deps.sh): the distributed study needs it")
+        return
+    out = os.path.join(tmp, "ranks")
+    r = cluster.run(SUBMIT, "--shards", "1", "--ranks", "1,2", "--spbench", SPBENCH, out,
+                    "gen:lap2d:40", os.path.join(BUNDLED, "west0479.mtx.gz"), "--",
+                    "--kernels", "mpi.rows,petsc.mpiaij", "--reps", "2", "--min-time", "0")
+    check(r.returncode == 0, "submit.sh --ranks: %s %s" % (r.stdout, r.stderr))
+    check(cluster.wait_idle(240), "the distributed study finished within 4 minutes")
+    results = os.path.join(out, "results.csv")
+    rows = read_rows(results) if os.path.exists(results) else []
+    got = sorted((x["matrix"], x["kernel"], x["ranks"], x["status"]) for x in rows)
+    want = sorted((m, k, p, "ok") for m in ("gen:lap2d:40", "west0479")
+                  for k in ("mpi.rows", "petsc.mpiaij") for p in ("1", "2"))
+    log = os.path.join(out, "shard-1.log")
+    check(got == want, "every distributed row at 1 and 2 ranks, ok: %s %s" %
+          (got, open(log).read()[-800:] if os.path.exists(log) else ""))
+    if shutil.which("gnuplot"):
+        check(os.path.exists(os.path.join(out, "charts", "strong_scaling.png")),
+              "the strong-scaling chart drawn")
+
+
 def test_cancel_and_resubmit(cluster, tmp, single):
     out = os.path.join(tmp, "cancelled")
     r = submit(cluster, out, SLOW)
@@ -207,6 +233,7 @@ def main():
             spbench("run", *FAST, "--quiet", "--csv", single_csv, *STUDY)
             single = read_rows(single_csv)
             test_study(cluster, tmp, single)
+            test_ranks(cluster, tmp)
             test_cancel_and_resubmit(cluster, tmp, single)
     finally:
         cluster.stop()
