@@ -64,7 +64,13 @@ typedef struct {
     spb_csr diag, off;
     spb_index *off_rows;
     spb_csr whole; /* all-gather and 2-D: every entry, columns in the gathered x's order */
-    spb_row_partition diag_part, whole_part;      /* rows per thread */
+    spb_row_partition whole_part; /* rows per thread */
+    /* the diagonal block in row chunks (rows chunk_first[c] ..
+     * chunk_first[c+1]), each with its rows per thread: between chunks the
+     * rank lets MPI progress the exchange in flight */
+    int chunks;
+    spb_index *chunk_first;
+    spb_row_partition *chunk_part;
     spb_value *x_own, *x_other, *y_own, *y_block; /* x_other: ghosts, gathered x or column block */
     /* ghost exchange plan: neighbour k receives send_idx[send_start[k] ..
      * send_start[k+1]) of x_own; ghosts of neighbour k arrive at

@@ -12,7 +12,12 @@
 #include "dist_mpi.h"
 
 #define TAG_GHOST 21
-#define TAG_WANT  22
+
+/* Chunks of the diagonal block while ghosts are in flight: Open MPI moves
+ * a large message (its rendezvous) only inside MPI calls, so a rank that
+ * multiplied its whole block at once would expose the transfer after it;
+ * testing between chunks lets it travel meanwhile. */
+#define DIAG_CHUNKS 8
 
 /* A ghost column keyed by its owner first, so that sorted keys list each
  * neighbour's ghosts together, in column order. */
@@ -187,6 +192,37 @@ static spb_status own_vectors(dist_state *s, spb_index other, char *msg)
     return ok ? SPB_OK : spb_fail(msg, SPB_ERR_NOMEM, "out of memory for a rank's vectors");
 }
 
+/* The diagonal block's row view over rows [first, last) (row_ptr offsets
+ * stay absolute, so entries are shared). */
+static spb_csr diag_rows(const dist_state *s, spb_index first, spb_index last)
+{
+    spb_csr view = s->diag;
+    view.row_ptr = s->diag.row_ptr + first;
+    view.m = last - first;
+    return view;
+}
+
+/* DIAG_CHUNKS nnz-balanced row chunks of the diagonal block when messages
+ * travel during it (one chunk otherwise), each partitioned over the threads. */
+static spb_status chunk_diag(dist_state *s, char *msg)
+{
+    int chunks = s->sends + s->recvs > 0 && s->diag.m >= DIAG_CHUNKS ? DIAG_CHUNKS : 1;
+    spb_row_partition bounds = {0};
+    spb_status st = partition_rows_by_nnz(&s->diag, chunks, &bounds, msg);
+    s->chunk_first = spb_malloc((size_t)chunks + 1, sizeof *s->chunk_first);
+    s->chunk_part = spb_calloc((size_t)chunks, sizeof *s->chunk_part);
+    if (st == SPB_OK && (!s->chunk_first || !s->chunk_part))
+        st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the block's chunks");
+    s->chunks = st == SPB_OK ? bounds.parts : 0;
+    for (int c = 0; c <= s->chunks && st == SPB_OK; c++) s->chunk_first[c] = bounds.first[c];
+    for (int c = 0; c < s->chunks && st == SPB_OK; c++) {
+        spb_csr view = diag_rows(s, s->chunk_first[c], s->chunk_first[c + 1]);
+        st = partition_rows_by_nnz(&view, s->threads, &s->chunk_part[c], msg);
+    }
+    partition_free(&bounds);
+    return st;
+}
+
 static spb_status ghost_plan(dist_state *s, char *msg)
 {
     int64_t *keys = NULL;
@@ -194,8 +230,8 @@ static spb_status ghost_plan(dist_state *s, char *msg)
     spb_status st = ghost_keys(s, &keys, &ghosts, msg);
     if (st == SPB_OK) st = split_part(s, keys, ghosts, msg);
     if (st == SPB_OK) st = own_vectors(s, ghosts, msg);
-    if (st == SPB_OK) st = partition_rows_by_nnz(&s->diag, s->threads, &s->diag_part, msg);
     if ((st = dist_agree(s->comm, st, msg)) == SPB_OK) st = plan_messages(s, keys, ghosts, msg);
+    if (st == SPB_OK) st = dist_agree(s->comm, chunk_diag(s, msg), msg);
     spb_free(keys);
     if (st != SPB_OK) return st;
     plan_stats(s, 8.0 * s->send_start[s->sends], s->links);
@@ -307,11 +343,19 @@ static void ghost_product(dist_state *s)
     for (int k = 0; k < s->sends; k++)
         MPI_Isend(s->send_buf + s->send_start[k], s->send_start[k + 1] - s->send_start[k],
                   MPI_DOUBLE, s->send_rank[k], TAG_GHOST, s->comm, &s->requests[s->recvs + k]);
-    double start = MPI_Wtime();
-    csr_omp_nnz_spmv(&s->diag, s->diag.val, &s->diag_part, s->x_own, s->y_own);
-    s->local_compute += MPI_Wtime() - start;
+    int pending = s->recvs + s->sends;
+    for (int c = 0; c < s->chunks; c++) {
+        double start = MPI_Wtime();
+        spb_csr view = diag_rows(s, s->chunk_first[c], s->chunk_first[c + 1]);
+        csr_omp_nnz_spmv(&view, view.val, &s->chunk_part[c], s->x_own,
+                         s->y_own + s->chunk_first[c]);
+        s->local_compute += MPI_Wtime() - start;
+        int done = 0; /* completes none unless all are: the waits below still see them */
+        if (pending) MPI_Testall(pending, s->requests, &done, MPI_STATUSES_IGNORE);
+        if (done) pending = 0;
+    }
     MPI_Waitall(s->recvs, s->requests, MPI_STATUSES_IGNORE);
-    start = MPI_Wtime();
+    double start = MPI_Wtime();
     off_block_add(s);
     s->local_compute += MPI_Wtime() - start;
     MPI_Waitall(s->sends, s->requests + s->recvs, MPI_STATUSES_IGNORE);
@@ -339,13 +383,14 @@ void exchange_free(dist_state *s)
     csr_free(&s->diag);
     csr_free(&s->off);
     csr_free(&s->whole);
-    partition_free(&s->diag_part);
+    for (int c = 0; c < s->chunks; c++) partition_free(&s->chunk_part[c]);
+    s->chunks = 0;
     partition_free(&s->whole_part);
-    void *arrays[] = {s->off_rows,       s->x_own,         s->x_other,    s->y_own,
-                      s->y_block,        s->send_rank,     s->send_start, s->recv_rank,
-                      s->recv_start,     s->send_idx,      s->send_buf,   s->requests,
-                      s->counts,         s->displs,        s->rs_counts,  s->scatter_buf,
-                      s->scatter_counts, s->scatter_displs};
+    void *arrays[] = {s->chunk_first, s->chunk_part,  s->off_rows,       s->x_own,
+                      s->x_other,     s->y_own,       s->y_block,        s->send_rank,
+                      s->send_start,  s->recv_rank,   s->recv_start,     s->send_idx,
+                      s->send_buf,    s->requests,    s->counts,         s->displs,
+                      s->rs_counts,   s->scatter_buf, s->scatter_counts, s->scatter_displs};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) spb_free(arrays[k]);
 }
 
