@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The main job: build (Release), measure every SpMV and SpGEMM kernel on the
-# bundled matrices (SpMV also on gen:lap3d:100, out of cache) (tables on stdout; rows of both in results/bundled.csv,
-# results/bundled.json and results/bundled-spgemm.json), and draw the charts
+# bundled matrices (SpMV also on gen:lap3d:100, out of cache), then the
+# distributed rows at 1, 2, 4, ... MPI ranks (tables on stdout; rows of all
+# in results/bundled.csv, results/bundled.json, results/bundled-spgemm.json
+# and results/bundled-mpi.json), and draw the charts
 # into results/charts/. Extra arguments are passed to the SpMV run (e.g.
 # --kernels 'csr.*', or --threads 1,2 instead of the default 1 to max).
 set -euo pipefail
@@ -20,7 +22,17 @@ status=0
 # SpGEMM rows join the same CSV (rows are keyed by operation)
 ./build/spbench run --op spgemm --threads 1-max --resume --csv results/bundled.csv \
   --json results/bundled-spgemm.json matrices/ || status=$?
+# a strong-scaling study over MPI ranks (1, 2, 4, ... up to the cores), PETSc beside; its
+# rows join the CSV too (keyed by ranks) and get their own charts
+ranks=1
+for ((p = 2; p < $(nproc); p *= 2)); do ranks+=",$p"; done
+[ "$(nproc)" -gt 1 ] && ranks+=",$(nproc)"
+if [ "$(id -u)" -eq 0 ]; then # Open MPI refuses root unless told
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+./build/spbench run --ranks "$ranks" --resume --csv results/bundled.csv \
+  --json results/bundled-mpi.json matrices/ gen:lap3d:100 || status=$?
 ./build/spbench plot results/bundled.csv results/charts
 echo "results: results/bundled.csv, results/bundled.json, results/bundled-spgemm.json," \
-  "charts in results/charts/"
+  "results/bundled-mpi.json, charts in results/charts/"
 exit $status
