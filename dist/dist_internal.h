@@ -20,7 +20,9 @@ typedef enum {
     DIST_GHOST,     /* only the ghost entries, from their owners, overlapped with the local block */
     DIST_ALLGATHER, /* all of x on every rank */
     DIST_GRID_COMM, /* 2-D: x's column block along the grid column, y summed along the grid row */
-    DIST_PETSC      /* PETSc's MatMult on an MPIAIJ matrix */
+    DIST_PETSC,     /* PETSc's MatMult on an MPIAIJ matrix */
+    DIST_GPU_STAGED, /* a GPU per rank: ghosts through host memory by MPI */
+    DIST_GPU_NCCL    /* a GPU per rank: ghosts by NCCL between the GPUs */
 } dist_exchange;
 
 typedef struct {

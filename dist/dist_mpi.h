@@ -80,9 +80,12 @@ typedef struct {
     spb_index *send_idx;
     spb_value *send_buf;
     MPI_Request *requests;
-    int *counts, *displs; /* all-gather and 2-D collectives (per rank of the communicator) */
-    int *rs_counts;       /* 2-D: y's pieces along the grid row */
-    void *petsc;          /* petsc.c's objects */
+    int *counts, *displs;  /* all-gather and 2-D collectives (per rank of the communicator) */
+    int *rs_counts;        /* 2-D: y's pieces along the grid row */
+    void *petsc;           /* petsc.c's objects */
+    struct gpu_block *gpu; /* the GPU rows: this rank's blocks on its GPU */
+    spb_status gpu_status; /* the first failure of its products */
+    char gpu_msg[SPB_MSG_LEN];
     /* rank 0: per timed sample, the most compute and exposed communication
      * of any rank, per product (medians reported) */
     double *sample_compute, *sample_comm;

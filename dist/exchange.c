@@ -5,10 +5,12 @@
  * grid's gather along grid columns and sum along grid rows. Local blocks
  * are multiplied by cpu/'s nnz-balanced OpenMP kernel. */
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../cpu/spmv_cpu.h"
+#include "../gpu/gpu.h"
 #include "dist_mpi.h"
 
 #define TAG_GHOST 21
@@ -312,12 +314,75 @@ static spb_status grid_plan(dist_state *s, char *msg)
     return st;
 }
 
+/* The device row that multiplies a GPU rank's diagonal block. */
+static const spb_kernel *diag_kernel(void)
+{
+    for (int k = 0; k < gpu_spmv_kernel_count(); k++)
+        if (strcmp(gpu_spmv_kernel(k)->name, "auto.cuda") == 0) return gpu_spmv_kernel(k);
+    return NULL;
+}
+
+/* This rank's GPU: its place among the row's ranks on its node, modulo
+ * the node's GPUs (NCCL needs one per rank). */
+static spb_status pick_device(const dist_state *s, int *device, char *msg)
+{
+    MPI_Comm node;
+    int local, local_size, devices = gpu_device_count();
+    MPI_Comm_split_type(s->comm, MPI_COMM_TYPE_SHARED, s->rank, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &local);
+    MPI_Comm_size(node, &local_size);
+    MPI_Comm_free(&node);
+    *device = devices > 0 ? local % devices : 0;
+    if (devices < 1 || !diag_kernel())
+        return spb_fail(msg, SPB_ERR_DECLINED, "no GPU on this rank's node");
+    if (s->variant->exchange == DIST_GPU_NCCL && local_size > devices)
+        return spb_fail(msg, SPB_ERR_DECLINED,
+                        "%d ranks share %d GPU%s on a node: NCCL needs a GPU per rank", local_size,
+                        devices, devices == 1 ? "" : "s");
+    return SPB_OK;
+}
+
+/* NCCL over the row's ranks: rank 0's unique id to all, a communicator each. */
+static spb_status nccl_plan(dist_state *s, char *msg)
+{
+    unsigned char id[GPU_NCCL_ID_BYTES] = {0};
+    spb_status st = dist_agree(s->comm, s->rank == 0 ? gpu_nccl_id(id, msg) : SPB_OK, msg);
+    if (st != SPB_OK) return st;
+    MPI_Bcast(id, GPU_NCCL_ID_BYTES, MPI_BYTE, 0, s->comm);
+    return dist_agree(s->comm, gpu_block_nccl_init(s->gpu, id, s->size, s->rank, msg), msg);
+}
+
+/* The GPU rows: the ghost plan as mpi.rows, the blocks on the rank's GPU. */
+static spb_status gpu_plan(dist_state *s, char *msg)
+{
+    spb_status st = ghost_plan(s, msg);
+    if (st != SPB_OK) return st;
+    int device;
+    st = pick_device(s, &device, msg);
+    if (st == SPB_OK) {
+        gpu_block_spec spec = {diag_kernel(),
+                               &s->diag,
+                               &s->off,
+                               s->off_rows,
+                               s->send_idx,
+                               s->send_start[s->sends],
+                               s->recv_start[s->recvs],
+                               device};
+        st = gpu_block_create(&spec, &s->gpu, msg);
+    }
+    st = dist_agree(s->comm, st, msg);
+    if (st == SPB_OK && s->variant->exchange == DIST_GPU_NCCL) st = nccl_plan(s, msg);
+    return st;
+}
+
 spb_status exchange_plan(dist_state *s, char *msg)
 {
     spb_status st;
     switch (s->variant->exchange) {
     case DIST_ALLGATHER: st = allgather_plan(s, msg); break;
     case DIST_GRID_COMM: st = grid_plan(s, msg); break;
+    case DIST_GPU_STAGED:
+    case DIST_GPU_NCCL: st = gpu_plan(s, msg); break;
     default: st = ghost_plan(s, msg); break;
     }
     if (st == SPB_OK && s->variant->exchange != DIST_PETSC) csr_free(&s->part);
@@ -361,10 +426,49 @@ static void ghost_product(dist_state *s)
     MPI_Waitall(s->sends, s->requests + s->recvs, MPI_STATUSES_IGNORE);
 }
 
+/* The first failure of a GPU rank's device calls, for the row's check. */
+static void keep_gpu_failure(dist_state *s, spb_status st, const char *msg)
+{
+    if (st == SPB_OK || s->gpu_status != SPB_OK) return;
+    s->gpu_status = st;
+    snprintf(s->gpu_msg, sizeof s->gpu_msg, "%s", msg);
+}
+
+/* A GPU rank's product: its exchange beside its diagonal block; the
+ * messages are posted even after a device failure, so that no neighbour
+ * waits forever (the failure is kept for the row's check). */
+static void gpu_product(dist_state *s)
+{
+    char msg[SPB_MSG_LEN] = "";
+    double compute = 0;
+    spb_status st;
+    if (s->variant->exchange == DIST_GPU_NCCL) {
+        gpu_exchange_plan plan = {s->sends,      s->recvs,     s->send_rank,
+                                  s->send_start, s->recv_rank, s->recv_start};
+        st = gpu_block_nccl_product(s->gpu, &plan, &compute, msg);
+    } else {
+        st = gpu_block_start(s->gpu, s->send_buf, msg);
+        for (int k = 0; k < s->recvs; k++)
+            MPI_Irecv(s->x_other + s->recv_start[k], s->recv_start[k + 1] - s->recv_start[k],
+                      MPI_DOUBLE, s->recv_rank[k], TAG_GHOST, s->comm, &s->requests[k]);
+        for (int k = 0; k < s->sends; k++)
+            MPI_Isend(s->send_buf + s->send_start[k], s->send_start[k + 1] - s->send_start[k],
+                      MPI_DOUBLE, s->send_rank[k], TAG_GHOST, s->comm, &s->requests[s->recvs + k]);
+        MPI_Waitall(s->recvs + s->sends, s->requests, MPI_STATUSES_IGNORE);
+        if (st == SPB_OK) st = gpu_block_finish(s->gpu, s->x_other, &compute, msg);
+    }
+    s->local_compute += compute;
+    keep_gpu_failure(s, st, msg);
+}
+
 void exchange_product(dist_state *s)
 {
     if (s->variant->exchange == DIST_GHOST) {
         ghost_product(s);
+        return;
+    }
+    if (s->gpu) {
+        gpu_product(s);
         return;
     }
     int grid = s->variant->exchange == DIST_GRID_COMM;
@@ -380,6 +484,8 @@ void exchange_product(dist_state *s)
 
 void exchange_free(dist_state *s)
 {
+    gpu_block_free(s->gpu);
+    s->gpu = NULL;
     csr_free(&s->diag);
     csr_free(&s->off);
     csr_free(&s->whole);
@@ -413,10 +519,14 @@ void exchange_scatter_x(dist_state *s, const spb_value *x)
     }
     MPI_Scatterv(s->scatter_buf, s->scatter_counts, s->scatter_displs, MPI_DOUBLE, s->x_own,
                  map_owned(&s->cols, s->rank), MPI_DOUBLE, 0, s->comm);
+    char msg[SPB_MSG_LEN] = "";
+    if (s->gpu) keep_gpu_failure(s, gpu_block_set_x(s->gpu, s->x_own, msg), msg);
 }
 
 void exchange_gather_y(dist_state *s, spb_value *y)
 {
+    char msg[SPB_MSG_LEN] = "";
+    if (s->gpu) keep_gpu_failure(s, gpu_block_get_y(s->gpu, s->y_own, msg), msg);
     if (s->rank == 0) scatter_layout(s, &s->rows);
     MPI_Gatherv(s->y_own, map_owned(&s->rows, s->rank), MPI_DOUBLE, s->scatter_buf,
                 s->scatter_counts, s->scatter_displs, MPI_DOUBLE, 0, s->comm);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../gpu/gpu.h"
 #include "dist_internal.h"
 
 static const dist_variant rows_allgather = {DIST_ROWS, DIST_ALLGATHER};
@@ -13,6 +14,8 @@ static const dist_variant nnz_ghost = {DIST_NNZ, DIST_GHOST};
 static const dist_variant cyclic_ghost = {DIST_CYCLIC, DIST_GHOST};
 static const dist_variant grid = {DIST_GRID, DIST_GRID_COMM};
 static const dist_variant petsc = {DIST_ROWS, DIST_PETSC};
+static const dist_variant gpu_staged = {DIST_ROWS, DIST_GPU_STAGED};
+static const dist_variant gpu_nccl = {DIST_ROWS, DIST_GPU_NCCL};
 
 static int dist_supports(const spb_kernel *self, const spb_csr *A, char *why)
 {
@@ -21,6 +24,10 @@ static int dist_supports(const spb_kernel *self, const spb_csr *A, char *why)
     const char *reason = dist_unavailable();
     if (!*reason && v->exchange == DIST_PETSC && !dist_petsc_compiled())
         reason = "spbench was built without PETSc (pkg-config found no PETSc)";
+    int gpu = v->exchange == DIST_GPU_STAGED || v->exchange == DIST_GPU_NCCL;
+    if (!*reason && gpu && !gpu_available(why)) return 0;
+    if (!*reason && v->exchange == DIST_GPU_NCCL && !gpu_nccl_compiled())
+        reason = "spbench was built without NCCL (CMake found no nccl.h; -DSPB_NCCL_DIR=...)";
     if (!*reason) return 1;
     snprintf(why, SPB_MSG_LEN, "%s", reason);
     return 0;
@@ -80,6 +87,12 @@ const spb_spmv_kernel dist_spmv_kernels[] = {
              "along grid rows"),
     DIST_ROW("petsc.mpiaij", petsc,
              "PETSc MatMult on an MPIAIJ matrix, rows owned as in mpi.rows (one thread per rank)"),
+    DIST_ROW("mpi.cuda.staged", gpu_staged,
+             "MPI, a GPU per rank: rows as mpi.rows, auto.cuda on the diagonal block while the "
+             "ghosts travel through host memory by MPI"),
+    DIST_ROW("mpi.cuda.nccl", gpu_nccl,
+             "MPI, a GPU per rank: rows as mpi.rows, auto.cuda on the diagonal block while NCCL "
+             "sends the ghosts GPU to GPU on a stream beside it"),
 };
 const int dist_spmv_kernel_count = (int)(sizeof dist_spmv_kernels / sizeof dist_spmv_kernels[0]);
 

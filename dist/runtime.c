@@ -291,6 +291,10 @@ spb_status dist_prepare(const dist_variant *variant, int kernel_index, const spb
     if (variant->exchange == DIST_PETSC && config->threads > 1)
         return spb_fail(msg, SPB_ERR_DECLINED,
                         "PETSc's MatMult runs one thread per rank (measured at --threads 1)");
+    if ((variant->exchange == DIST_GPU_STAGED || variant->exchange == DIST_GPU_NCCL) &&
+        config->threads > 1)
+        return spb_fail(msg, SPB_ERR_DECLINED,
+                        "a GPU rank runs no OpenMP threads (measured at --threads 1)");
     if (config->precision != SPB_FP64)
         return spb_fail(msg, SPB_ERR_DECLINED, "distributed rows run in fp64 only");
     dist_command cmd = {
@@ -323,9 +327,11 @@ double dist_time_calls(void *state, int calls)
 
 spb_status dist_check(const void *state, char *msg)
 {
-    (void)state;
-    (void)msg;
-    return SPB_OK; /* MPI errors end the job (MPI_ERRORS_ARE_FATAL): none is left to report */
+    /* MPI errors end the job (MPI_ERRORS_ARE_FATAL); a GPU rank's device
+     * failure is kept: rank 0's here, another rank's shows in validation */
+    const dist_state *s = state;
+    if (s->gpu_status == SPB_OK) return SPB_OK;
+    return spb_fail(msg, s->gpu_status, "%s", s->gpu_msg);
 }
 
 void dist_release(void *state)

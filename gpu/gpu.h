@@ -46,6 +46,55 @@ const spb_kernel *gpu_spmv_kernel(int index); /* 0 <= index < count */
 int gpu_spgemm_kernel_count(void);
 const spb_kernel *gpu_spgemm_kernel(int index); /* 0 <= index < count */
 
+/* ---- a distributed rank's block on its GPU (dist_block.cu) ---- */
+
+/* One MPI rank's rows on a GPU: its diagonal block multiplied by a device
+ * row of the table (auto.cuda), the ghost block (only the rows that have
+ * ghosts: off_rows) by a kernel of its own, and the exchange's device side:
+ * the owned entries neighbours need packed (send_idx), the ghosts received
+ * in place. x (owned entries), the ghosts and y stay on the device. */
+typedef struct gpu_block gpu_block;
+
+typedef struct {
+    const spb_kernel *kernel; /* the device row for the diagonal block */
+    const spb_csr *diag;      /* rows x owned columns */
+    const spb_csr *off;       /* rows with ghosts x ghosts */
+    const spb_index *off_rows;
+    const spb_index *send_idx; /* owned entries to send, neighbour after neighbour */
+    int sends_total, ghosts;
+    int device; /* the GPU this rank uses */
+} gpu_block_spec;
+
+spb_status gpu_block_create(const gpu_block_spec *spec, gpu_block **out, char *msg);
+void gpu_block_free(gpu_block *b); /* accepts NULL */
+spb_status gpu_block_set_x(gpu_block *b, const double *x_own, char *msg);
+spb_status gpu_block_get_y(gpu_block *b, double *y_own, char *msg);
+/* The GPUs this process sees (0 without a device or CUDA). */
+int gpu_device_count(void);
+
+/* The host-staged exchange: start packs the entries to send, copies them to
+ * `send` (host) and launches the diagonal block; finish copies the ghosts
+ * from `ghosts` (host) up and adds the ghost block. Seconds of the two
+ * blocks' kernels of the last product in *compute_s (after finish). */
+spb_status gpu_block_start(gpu_block *b, double *send, char *msg);
+spb_status gpu_block_finish(gpu_block *b, const double *ghosts, double *compute_s, char *msg);
+
+/* The NCCL exchange (built when NCCL is found): a communicator over the
+ * row's ranks from a unique id made on its rank 0, then products whose
+ * ghosts travel by grouped ncclSend/ncclRecv on a stream of their own while
+ * the diagonal block runs. */
+int gpu_nccl_compiled(void);
+#define GPU_NCCL_ID_BYTES 128
+spb_status gpu_nccl_id(unsigned char id[GPU_NCCL_ID_BYTES], char *msg);
+spb_status gpu_block_nccl_init(gpu_block *b, const unsigned char id[GPU_NCCL_ID_BYTES], int ranks,
+                               int rank, char *msg);
+typedef struct {
+    int sends, recvs;
+    const int *send_rank, *send_start, *recv_rank, *recv_start;
+} gpu_exchange_plan;
+spb_status gpu_block_nccl_product(gpu_block *b, const gpu_exchange_plan *plan, double *compute_s,
+                                  char *msg);
+
 #ifdef __cplusplus
 }
 #endif

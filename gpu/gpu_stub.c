@@ -43,3 +43,69 @@ const spb_kernel *gpu_spgemm_kernel(int index)
     (void)index;
     return NULL;
 }
+
+int gpu_device_count(void) { return 0; }
+int gpu_nccl_compiled(void) { return 0; }
+
+spb_status gpu_block_create(const gpu_block_spec *spec, gpu_block **out, char *msg)
+{
+    (void)spec;
+    *out = NULL;
+    return spb_fail(msg, SPB_ERR_DEVICE, NOT_BUILT);
+}
+
+void gpu_block_free(gpu_block *b) { (void)b; }
+
+spb_status gpu_block_set_x(gpu_block *b, const double *x_own, char *msg)
+{
+    (void)b;
+    (void)x_own;
+    return spb_fail(msg, SPB_ERR_DEVICE, NOT_BUILT);
+}
+
+spb_status gpu_block_get_y(gpu_block *b, double *y_own, char *msg)
+{
+    (void)b;
+    (void)y_own;
+    return spb_fail(msg, SPB_ERR_DEVICE, NOT_BUILT);
+}
+
+spb_status gpu_block_start(gpu_block *b, double *send, char *msg)
+{
+    (void)b;
+    (void)send;
+    return spb_fail(msg, SPB_ERR_DEVICE, NOT_BUILT);
+}
+
+spb_status gpu_block_finish(gpu_block *b, const double *ghosts, double *compute_s, char *msg)
+{
+    (void)b;
+    (void)ghosts;
+    (void)compute_s;
+    return spb_fail(msg, SPB_ERR_DEVICE, NOT_BUILT);
+}
+
+spb_status gpu_nccl_id(unsigned char id[GPU_NCCL_ID_BYTES], char *msg)
+{
+    (void)id;
+    return spb_fail(msg, SPB_ERR_DEVICE, NOT_BUILT);
+}
+
+spb_status gpu_block_nccl_init(gpu_block *b, const unsigned char id[GPU_NCCL_ID_BYTES], int ranks,
+                               int rank, char *msg)
+{
+    (void)b;
+    (void)id;
+    (void)ranks;
+    (void)rank;
+    return spb_fail(msg, SPB_ERR_DEVICE, NOT_BUILT);
+}
+
+spb_status gpu_block_nccl_product(gpu_block *b, const gpu_exchange_plan *plan, double *compute_s,
+                                  char *msg)
+{
+    (void)b;
+    (void)plan;
+    (void)compute_s;
+    return spb_fail(msg, SPB_ERR_DEVICE, NOT_BUILT);
+}

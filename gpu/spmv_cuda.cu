@@ -214,7 +214,7 @@ spb_status gpu_spmv_prepare(const spb_kernel *self, spb_format_set *formats,
 /* ---- run, time, check, release ------------------------------------------------- */
 
 /* Launches one product of the state's kernel (no synchronisation). */
-static void launch(gpu_state *s)
+void gpu_spmv_launch(gpu_state *s)
 {
     if (s->m == 0) return;
     s->variant->launch[s->precision](s);
@@ -244,7 +244,7 @@ spb_status gpu_spmv_run(const void *state, const void *x, void *y, char *msg)
                 "cudaMemcpy x");
     /* all bits set: a NaN in every y entry the kernel fails to write (either type) */
     GPU_TRY(s, cudaMemset(s->d_y, 0xff, s->value_bytes * ((size_t)s->m + 1)), "cudaMemset y");
-    launch(s);
+    gpu_spmv_launch(s);
     GPU_TRY(s, cudaDeviceSynchronize(), "kernel execution");
     if (s->error != SPB_OK) goto fail;
     if (s->m > 0)
@@ -264,7 +264,7 @@ double gpu_spmv_time_calls(void *state, int calls)
     float ms = 0;
     if (s->error != SPB_OK) return -1.0;
     GPU_TRY(s, cudaEventRecord(s->start), "cudaEventRecord");
-    for (int k = 0; k < calls && s->error == SPB_OK; k++) launch(s);
+    for (int k = 0; k < calls && s->error == SPB_OK; k++) gpu_spmv_launch(s);
     GPU_TRY(s, cudaEventRecord(s->stop), "cudaEventRecord");
     GPU_TRY(s, cudaEventSynchronize(s->stop), "kernel execution");
     GPU_TRY(s, cudaEventElapsedTime(&ms, s->start, s->stop), "cudaEventElapsedTime");

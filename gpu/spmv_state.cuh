@@ -122,6 +122,10 @@ static inline unsigned gpu_blocks_for(long long items, int block)
 /* Blocks for `per_row` threads per row over the state's rows. */
 unsigned gpu_grid(const gpu_state *s, long long per_row);
 
+/* One product of the state's kernel on d_x -> d_y, on the default stream,
+ * not synchronised (spmv_cuda.cu; the distributed block's diagonal). */
+void gpu_spmv_launch(gpu_state *s);
+
 /* The entry points every device row shares (spmv_cuda.cu). */
 int gpu_kernel_supports(const spb_kernel *self, const spb_csr *A, char *why);
 spb_status gpu_spmv_prepare(const spb_kernel *self, spb_format_set *formats,
