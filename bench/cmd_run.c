@@ -517,14 +517,6 @@ static void on_stop_signal(int signo)
     (void)ignored;
 }
 
-/* run --ranks passes a Ctrl-C on to the ranks as SIGUSR1, which mpirun
- * forwards (it would end the job at once on SIGINT): a stop as by SIGINT. */
-static void on_forwarded_stop(int signo)
-{
-    (void)signo;
-    on_stop_signal(SIGINT);
-}
-
 static void catch_stop_signals(void)
 {
     struct sigaction sa;
@@ -534,8 +526,7 @@ static void catch_stop_signals(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    sa.sa_handler = on_forwarded_stop;
-    if (dist_launched()) sigaction(SIGUSR1, &sa, NULL);
+    if (dist_launched() && getenv("SPB_STOP_FILE")) run_watch_stop_file(getenv("SPB_STOP_FILE"));
 }
 
 /* How to continue an interrupted run: its own command with --resume. */
@@ -598,16 +589,23 @@ static void start_ranks_unplaced(void)
     unsetenv("SPB_OMP_PLACED");
 }
 
-/* The launcher's mpirun, and the stops asked of the launcher so far. */
+/* The launcher's mpirun, the stops asked of the launcher so far, and the
+ * file whose appearing asks rank 0 to stop. */
 static volatile sig_atomic_t launched_mpirun, launcher_stops;
+static char stop_file[64];
 
 /* Ctrl-C or SIGTERM to the launcher: the first asks rank 0 to stop after
- * the row in flight (SIGUSR1, forwarded by mpirun to the ranks), the next
- * ends the job (mpirun's own SIGTERM). */
+ * the row in flight (the stop file: mpirun does not pass every signal on
+ * alike in every version), the next ends the job (mpirun's own SIGTERM). */
 static void forward_stop(int signo)
 {
     (void)signo;
-    if (launched_mpirun > 0) kill((pid_t)launched_mpirun, launcher_stops++ ? SIGTERM : SIGUSR1);
+    if (launcher_stops++ == 0) {
+        int fd = open(stop_file, O_CREAT | O_WRONLY, 0600);
+        if (fd >= 0) close(fd);
+    } else if (launched_mpirun > 0) {
+        kill((pid_t)launched_mpirun, SIGTERM);
+    }
 }
 
 /* --ranks outside MPI: this run again under mpirun with the most ranks
@@ -646,6 +644,9 @@ static int launch_ranks(int argc, char **argv, const run_args *a)
     fprintf(stderr, "spbench: starting %d ranks: mpirun -np %d%s ... run ...\n", most, most,
             most > omp_get_num_procs() ? " --oversubscribe" : "");
     fflush(NULL);
+    snprintf(stop_file, sizeof stop_file, "/tmp/spbench-stop.%ld", (long)getpid());
+    unlink(stop_file);
+    setenv("SPB_STOP_FILE", stop_file, 1);
     pid_t child = fork();
     if (child == 0) {
         start_ranks_unplaced();
@@ -667,6 +668,7 @@ static int launch_ranks(int argc, char **argv, const run_args *a)
     int status = 0;
     while (child > 0 && waitpid(child, &status, 0) < 0 && errno == EINTR) continue;
     spb_free(args);
+    unlink(stop_file);
     if (child < 0) return EXIT_RESULTS_BAD;
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }

@@ -7,14 +7,22 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sources.h"
 
 static volatile sig_atomic_t stop_signal;
+static const char *stop_file; /* run --ranks: the launcher creates it to stop the ranks */
 
 void run_request_stop(int signo) { stop_signal = signo; }
 
-int run_stop_requested(void) { return stop_signal; }
+void run_watch_stop_file(const char *path) { stop_file = path; }
+
+int run_stop_requested(void)
+{
+    if (!stop_signal && stop_file && access(stop_file, F_OK) == 0) stop_signal = SIGINT;
+    return stop_signal;
+}
 
 /* Prints the folded GPU rows as one table line. */
 /* Prints the matrix's folded skips, a line per reason. */
@@ -590,11 +598,13 @@ static spb_status run_case(spb_case *c, const spb_run_opts *opts, spb_run_totals
 {
     spb_status csv_status = SPB_OK;
     baseline_from_done(c, opts);
-    for (int k = 0; k < opts->op->kernel_count && csv_status == SPB_OK && !stop_signal; k++) {
+    for (int k = 0; k < opts->op->kernel_count && csv_status == SPB_OK && !run_stop_requested();
+         k++) {
         const spb_kernel *kernel = opts->op->kernels[k];
         if (!kernel_chosen(kernel, opts->kernels, opts->distributed)) continue;
         for (int p = 0; p < run_precision_count(opts); p++)
-            for (int t = 0; t < kernel_runs(kernel, opts) && csv_status == SPB_OK && !stop_signal;
+            for (int t = 0;
+                 t < kernel_runs(kernel, opts) && csv_status == SPB_OK && !run_stop_requested();
                  t++) {
                 spb_kernel_config config = opts->config;
                 config.threads = kernel_threads(kernel, opts, t);

@@ -108,6 +108,10 @@ typedef struct {
  * run_stop_requested gives the signal, or 0. */
 void run_request_stop(int signo);
 int run_stop_requested(void);
+/* A stop asked for by a file's appearing (the launcher of run --ranks
+ * creates it: signals do not reach the ranks alike under every launcher),
+ * taken as SIGINT; checked between rows. */
+void run_watch_stop_file(const char *path);
 
 /* Prints, per matrix, the best kernel and its speedup over `baseline` (the
  * operation's baseline kernel) at each thread count. */

@@ -272,7 +272,6 @@ void dist_start(int argc, char **argv)
      * the row in flight with the others, then tells them to quit */
     signal(SIGINT, SIG_IGN);
     signal(SIGTERM, SIG_IGN);
-    signal(SIGUSR1, SIG_IGN); /* run --ranks forwards a stop as SIGUSR1 (see cmd_run.c) */
     serve();
     petsc_finish();
     MPI_Finalize();
