@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../dist/dist.h"
@@ -214,6 +215,7 @@ static void parse_run_args(int argc, char **argv, run_args *a)
         o->rank_counts = 1;
     }
     o->distributed = a->ranks_given || dist_launched();
+    if (dist_launched()) o->in_flight = getenv("SPB_IN_FLIGHT_FILE"); /* run --ranks's */
     o->roofline = &a->roofline;
     snprintf(a->precision_names, sizeof a->precision_names, "%s%s%s",
              spb_precision_str(o->config.precision), o->precision_count == 2 ? "," : "",
@@ -589,10 +591,15 @@ static void start_ranks_unplaced(void)
     unsetenv("SPB_OMP_PLACED");
 }
 
-/* The launcher's mpirun, the stops asked of the launcher so far, and the
- * file whose appearing asks rank 0 to stop. */
+/* The launcher's mpirun, the stops asked of the launcher so far, the file
+ * whose appearing asks rank 0 to stop, and the file where rank 0 keeps the
+ * error row of the distributed row in flight. */
 static volatile sig_atomic_t launched_mpirun, launcher_stops;
-static char stop_file[64];
+static char stop_file[64], in_flight_file[64];
+
+/* Jobs a dying rank ended that the launcher starts again (each after
+ * recording one error row, so a study always ends). */
+#define SPB_MAX_RESTARTS 16
 
 /* Ctrl-C or SIGTERM to the launcher: the first asks rank 0 to stop after
  * the row in flight (the stop file: mpirun does not pass every signal on
@@ -608,45 +615,11 @@ static void forward_stop(int signo)
     }
 }
 
-/* --ranks outside MPI: this run again under mpirun with the most ranks
- * asked for (each rank count is the first P of them), unbound (spbench
- * gives each rank its share of the cores), oversubscribed when there are
- * more ranks than cores. Inside a Slurm allocation mpirun takes its nodes.
- * Returns the run's exit status. */
-static int launch_ranks(int argc, char **argv, const run_args *a)
+/* mpirun with this run's arguments (and --resume when `resume`), in its
+ * own process group; its exit status (128 + the signal that ended it). */
+static int run_mpirun(char **args)
 {
-    if (!dist_compiled()) {
-        fprintf(stderr, "spbench: --ranks: %s\n", dist_unavailable());
-        return EXIT_USAGE;
-    }
-    char self[4096], ranks[16];
-    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (len <= 0) {
-        fprintf(stderr, "spbench: cannot find this program's path: %s\n", strerror(errno));
-        return EXIT_USAGE;
-    }
-    self[len] = '\0';
-    int most = a->ranks[a->opts.rank_counts - 1], k = 0;
-    int threads = a->threads[a->opts.thread_counts - 1];
-    if (most * threads > omp_get_num_procs())
-        fprintf(stderr,
-                "spbench: warning: %d ranks x %d threads ask for %d cores; this machine has %d: "
-                "rank counts beyond %d share cores and time the contention\n",
-                most, threads, most * threads, omp_get_num_procs(),
-                omp_get_num_procs() / threads > 0 ? omp_get_num_procs() / threads : 1);
-    snprintf(ranks, sizeof ranks, "%d", most);
-    char **args = spb_calloc((size_t)argc + 10, sizeof *args);
-    if (!args) return EXIT_RESULTS_BAD;
-    char *launch[] = {"mpirun", "-np", ranks, "--bind-to", "none", "--oversubscribe", self, "run"};
-    for (int i = 0; i < 8; i++)
-        if (i != 5 || most > omp_get_num_procs()) args[k++] = launch[i];
-    for (int i = 0; i < argc; i++) args[k++] = argv[i];
-    fprintf(stderr, "spbench: starting %d ranks: mpirun -np %d%s ... run ...\n", most, most,
-            most > omp_get_num_procs() ? " --oversubscribe" : "");
     fflush(NULL);
-    snprintf(stop_file, sizeof stop_file, "/tmp/spbench-stop.%ld", (long)getpid());
-    unlink(stop_file);
-    setenv("SPB_STOP_FILE", stop_file, 1);
     pid_t child = fork();
     if (child == 0) {
         start_ranks_unplaced();
@@ -658,19 +631,106 @@ static int launch_ranks(int argc, char **argv, const run_args *a)
                 strerror(errno));
         _exit(EXIT_USAGE);
     }
+    if (child < 0) return EXIT_RESULTS_BAD;
     launched_mpirun = child;
+    int status = 0;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR) continue;
+    launched_mpirun = 0;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        kill(-child, SIGKILL); /* ranks mpirun left behind when it aborted (their group) */
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* After a job that ended during a row (a rank killed or crashed, so mpirun
+ * aborted it): the error row rank 0 prepared for that row appended to the
+ * CSV, so the study records it and --resume goes past it. 1 when one was. */
+static int record_aborted_row(const run_args *a, int status)
+{
+    char line[1 << 14], msg[SPB_MSG_LEN] = "";
+    FILE *f = fopen(in_flight_file, "r");
+    if (!f) return 0;
+    size_t got = fread(line, 1, sizeof line - 1, f);
+    fclose(f);
+    unlink(in_flight_file);
+    line[got] = '\0';
+    spb_output csv = {.fd = -1};
+    FILE *out = NULL;
+    spb_status claimed = SPB_ERR_IO;
+    /* rank 0 holds the CSV until the kill reaches it: wait for it, bounded */
+    for (int tries = 0; got > 0 && a->opts.csv_path && claimed != SPB_OK && tries < 100; tries++) {
+        msg[0] = '\0';
+        claimed = output_claim(&csv, a->opts.csv_path, "--csv", 1, msg);
+        if (claimed != SPB_OK) nanosleep(&(struct timespec){0, 100000000}, NULL);
+    }
+    if (claimed == SPB_OK) out = output_stream(&csv, 0, msg);
+    int written = out && fputs(line, out) >= 0;
+    if (out && fclose(out) != 0) written = 0;
+    if (!out) output_abandon(&csv);
+    if (!a->opts.csv_path) snprintf(msg, sizeof msg, "without --csv it is not recorded");
+    fprintf(stderr, "spbench: the job ended (status %d) during a distributed row: %s\n", status,
+            written ? "its error row is in the CSV; measuring the rest" : msg);
+    return written;
+}
+
+/* The files the ranks watch and write (their names in their environment),
+ * and the launcher's stop signals forwarded through the stop file. */
+static void watch_launched_job(void)
+{
+    snprintf(stop_file, sizeof stop_file, "/tmp/spbench-stop.%ld", (long)getpid());
+    snprintf(in_flight_file, sizeof in_flight_file, "/tmp/spbench-row.%ld", (long)getpid());
+    unlink(stop_file);
+    unlink(in_flight_file);
+    setenv("SPB_STOP_FILE", stop_file, 1);
+    setenv("SPB_IN_FLIGHT_FILE", in_flight_file, 1);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = forward_stop;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    int status = 0;
-    while (child > 0 && waitpid(child, &status, 0) < 0 && errno == EINTR) continue;
+}
+
+/* --ranks outside MPI: this run again under mpirun with the most ranks
+ * asked for (each rank count is the first P of them), unbound (spbench
+ * gives each rank its share of the cores), oversubscribed when there are
+ * more ranks than cores. Inside a Slurm allocation mpirun takes its nodes.
+ * A job that a dying rank ends gets that row's error row and is started
+ * again with --resume. Returns the run's exit status. */
+static int launch_ranks(int argc, char **argv, const run_args *a)
+{
+    char self[4096], ranks[16], resume[] = "--resume";
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (!dist_compiled() || len <= 0) {
+        fprintf(stderr, "spbench: --ranks: %s\n",
+                len <= 0 ? "cannot find this program's path" : dist_unavailable());
+        return EXIT_USAGE;
+    }
+    self[len] = '\0';
+    int most = a->ranks[a->opts.rank_counts - 1], k = 0, procs = omp_get_num_procs();
+    int threads = a->threads[a->opts.thread_counts - 1];
+    if (most * threads > procs)
+        fprintf(stderr,
+                "spbench: warning: %d ranks x %d threads ask for %d cores; this machine has %d: "
+                "rank counts beyond %d share cores and time the contention\n",
+                most, threads, most * threads, procs, procs / threads > 0 ? procs / threads : 1);
+    snprintf(ranks, sizeof ranks, "%d", most);
+    char **args = spb_calloc((size_t)argc + 10, sizeof *args);
+    if (!args) return EXIT_RESULTS_BAD;
+    char *launch[] = {"mpirun", "-np", ranks, "--bind-to", "none", "--oversubscribe", self, "run"};
+    for (int i = 0; i < 8; i++)
+        if (i != 5 || most > procs) args[k++] = launch[i];
+    for (int i = 0; i < argc; i++) args[k++] = argv[i];
+    fprintf(stderr, "spbench: starting %d ranks: mpirun -np %d%s ... run ...\n", most, most,
+            most > procs ? " --oversubscribe" : "");
+    watch_launched_job();
+    int status, restarts = 0;
+    while ((status = run_mpirun(args)) != 0 && launcher_stops == 0 &&
+           record_aborted_row(a, status) && restarts++ < SPB_MAX_RESTARTS)
+        if (!a->resume) args[k] = resume; /* the rows so far stay; the rest is measured */
     spb_free(args);
     unlink(stop_file);
-    if (child < 0) return EXIT_RESULTS_BAD;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    unlink(in_flight_file);
+    return status;
 }
 
 /* The closing lines: best kernels, totals, noise; the exit status. */

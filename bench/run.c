@@ -563,6 +563,21 @@ static void scale_over_ranks(spb_run_totals *totals, const spb_run_opts *opts, s
     r->rank_efficiency = opts->weak ? ratio : ratio / r->ranks;
 }
 
+/* The error row of a distributed row about to be measured, kept in
+ * opts->in_flight until its own row is written (see run.h). */
+static void keep_in_flight(const spb_run_opts *opts, const spb_result *r)
+{
+    if (!opts->in_flight || strcmp(r->backend, "mpi") != 0) return;
+    char msg[SPB_MSG_LEN] = "";
+    spb_result e = *r;
+    e.status = SPB_ROW_ERROR;
+    e.message = "a rank ended the job during this row (killed or crashed; mpirun aborted it)";
+    FILE *f = fopen(opts->in_flight, "w");
+    if (!f) return;
+    report_csv_row(f, opts->in_flight, &e, msg);
+    fclose(f);
+}
+
 /* One row: kernel at config on the case, or its stored row replayed. */
 static void run_row(spb_case *c, const spb_kernel *kernel, const spb_kernel_config *config,
                     const spb_run_opts *opts, spb_run_totals *totals, spb_status *csv_status,
@@ -587,9 +602,11 @@ static void run_row(spb_case *c, const spb_kernel *kernel, const spb_kernel_conf
     r.products = c->products;
     r.nnz_c = c->nnz_c;
     c->precision = config->precision;
+    keep_in_flight(opts, &r);
     run_kernel(kernel, c, opts, config, &r, row_msg);
     scale_over_ranks(totals, opts, &r);
     emit(opts, totals, &r, csv_status, msg);
+    if (opts->in_flight) unlink(opts->in_flight);
     note_best(totals, &r);
 }
 

@@ -44,6 +44,10 @@ typedef struct {
     int rank_counts;
     int distributed;              /* a distributed study: its rows are chosen by default */
     int weak;                     /* a weak-scaling study: each matrix grows with the ranks */
+    /* run --ranks: where the error row of the distributed row in flight is
+     * kept while it is measured, for the launcher to record should a rank
+     * end the job (NULL: not kept) */
+    const char *in_flight;
     const spb_roofline *roofline; /* the bounds and cache sizes (NULL: none) */
     FILE *csv;                    /* NULL: no CSV */
     const char *csv_path;
