@@ -116,6 +116,8 @@ static int parse_measure_option(int argc, char **argv, int *i, run_args *a)
         o->timing.min_samples = (int)parse_long("--reps", v, 1);
     else if (option_value(argc, argv, i, "--min-time", &v))
         o->timing.min_time = parse_double("--min-time", v, 0);
+    else if (option_value(argc, argv, i, "--max-kernel-ms", &v))
+        o->max_kernel_ms = parse_double("--max-kernel-ms", v, 0);
     else if (option_value(argc, argv, i, "--warmup", &v))
         o->timing.warmup = (int)parse_long("--warmup", v, 0);
     else if (option_value(argc, argv, i, "--seed", &v))
@@ -179,6 +181,9 @@ static void compose_settings(run_args *a)
     if (o->config.tile && used < (int)sizeof a->settings)
         used += snprintf(a->settings + used, sizeof a->settings - (size_t)used, " tile=%d",
                          o->config.tile);
+    if (o->max_kernel_ms > 0 && used < (int)sizeof a->settings)
+        used += snprintf(a->settings + used, sizeof a->settings - (size_t)used, " max_kernel_ms=%g",
+                         o->max_kernel_ms);
     if (o->op == operation_spgemm() &&
         used < (int)sizeof a->settings) /* B is part of what was measured */
         snprintf(a->settings + used, sizeof a->settings - (size_t)used, " b=%s",

@@ -153,15 +153,49 @@ static spb_status gen_rmat(const char *spec, long long scale, long long edge_fac
     return st;
 }
 
+/* Symmetric: PER_ROW / 2 random entries per row mirrored (about PER_ROW a
+ * row), and HUBS rows, spread evenly, of HUB_LEN random columns each,
+ * mirrored too (so HUB_LEN-long columns): the shape of meshes and circuits
+ * with a few rows thousands of times the mean, where one thread or warp per
+ * row waits on the longest row, and of low compression in A*A (a product
+ * row meeting a hub column gets HUB_LEN products). Duplicates are summed. */
+static spb_status gen_hubs(const char *spec, const long long *v, spb_csr *A, char *msg)
+{
+    long long rows = v[0], per_row = v[1], hubs = v[2], hub_len = v[3];
+    long long half = (per_row + 1) / 2, entries = 2 * (rows * half + hubs * hub_len);
+    if (hubs > rows || hub_len > rows)
+        return spb_fail(msg, SPB_ERR_INVALID,
+                        "%s: %lld hubs of %lld entries do not fit in %lld rows", spec, hubs,
+                        hub_len, rows);
+    if (rows > SPB_INDEX_MAX || entries > SPB_INDEX_MAX)
+        return too_large(spec, (double)rows, (double)entries, msg);
+    spb_coo coo;
+    spb_status st = coo_alloc(&coo, (spb_index)rows, (spb_index)rows, (spb_index)entries, msg);
+    if (st != SPB_OK) return st;
+    spb_rng rng;
+    spb_rng_seed(&rng, GEN_SEED);
+    long long e = 0;
+    for (long long k = 0; k < rows * half + hubs * hub_len; k++) {
+        long long r = k < rows * half ? k / half : (k - rows * half) / hub_len * (rows / hubs);
+        spb_index c = (spb_index)spb_rng_below(&rng, (uint64_t)rows);
+        double value = spb_rng_value(&rng);
+        coo.row[e] = (spb_index)r, coo.col[e] = c, coo.val[e++] = value;
+        coo.row[e] = c, coo.col[e] = (spb_index)r, coo.val[e++] = value;
+    }
+    st = csr_from_coo(&coo, A, msg);
+    coo_free(&coo);
+    return st;
+}
+
 spb_status gen_matrix(const char *spec, spb_csr *A, char *msg)
 {
     memset(A, 0, sizeof *A);
     char name[32];
-    long long v[2];
-    int count = parse_spec(spec, name, sizeof name, v, 2);
-    static const char *const names[] = {"lap2d", "lap3d", "random", "rmat"};
-    static const int least[] = {1, 1, 2, 2}; /* the Laplacians take an optional layer count */
-    for (int k = 0; k < 4; k++)
+    long long v[4];
+    int count = parse_spec(spec, name, sizeof name, v, 4);
+    static const char *const names[] = {"lap2d", "lap3d", "random", "rmat", "hubs"};
+    static const int least[] = {1, 1, 2, 2, 4}; /* the Laplacians take an optional layer count */
+    for (int k = 0; k < 5; k++)
         if (strcmp(name, names[k]) == 0 && count >= least[k] && (v[0] <= 0 || v[count - 1] <= 0))
             return spb_fail(msg, SPB_ERR_INVALID,
                             "%s: the sizes of gen:%s must be positive integers", spec, name);
@@ -177,18 +211,20 @@ spb_status gen_matrix(const char *spec, spb_csr *A, char *msg)
         return gen_laplacian(spec, v[0], v[count - 1], dims, A, msg);
     if (count == 2 && strcmp(name, "random") == 0) return gen_random(spec, v[0], v[1], A, msg);
     if (count == 2 && strcmp(name, "rmat") == 0) return gen_rmat(spec, v[0], v[1], A, msg);
+    if (count == 4 && strcmp(name, "hubs") == 0) return gen_hubs(spec, v, A, msg);
     return spb_fail(msg, SPB_ERR_INVALID,
                     "%s: unknown generator spec (expected gen:lap2d:N[:LAYERS], "
-                    "gen:lap3d:N[:LAYERS], gen:random:ROWS:PER_ROW or "
-                    "gen:rmat:SCALE:EDGE_FACTOR, positive integers)",
+                    "gen:lap3d:N[:LAYERS], gen:random:ROWS:PER_ROW, "
+                    "gen:rmat:SCALE:EDGE_FACTOR or gen:hubs:ROWS:PER_ROW:HUBS:HUB_LEN, positive "
+                    "integers)",
                     spec);
 }
 
 double gen_estimate_nnz(const char *spec)
 {
     char name[32];
-    long long v[2];
-    int count = parse_spec(spec, name, sizeof name, v, 2);
+    long long v[4];
+    int count = parse_spec(spec, name, sizeof name, v, 4);
     if (count < 1 || v[0] <= 0 || v[count - 1] <= 0) return 0;
     double a = (double)v[0];
     double layers = (double)v[count - 1];
@@ -197,14 +233,16 @@ double gen_estimate_nnz(const char *spec)
     if (count == 2 && strcmp(name, "random") == 0) return a * (double)v[1];
     if (count == 2 && strcmp(name, "rmat") == 0)
         return ldexp((double)v[1], (int)(a < 1000 ? a : 1000));
+    if (count == 4 && strcmp(name, "hubs") == 0)
+        return 2.0 * (a * (double)((v[1] + 1) / 2) + (double)v[2] * (double)v[3]);
     return 0;
 }
 
 spb_status gen_spec_for_ranks(const char *spec, int ranks, char *out, size_t size, char *msg)
 {
     char name[32];
-    long long v[2];
-    int count = gen_is_spec(spec) ? parse_spec(spec, name, sizeof name, v, 2) : -1;
+    long long v[4];
+    int count = gen_is_spec(spec) ? parse_spec(spec, name, sizeof name, v, 4) : -1;
     if (count < 1 || v[0] <= 0 || v[count - 1] <= 0)
         return spb_fail(msg, SPB_ERR_INVALID,
                         "--weak: %s is not a generator spec (a weak-scaling study grows gen: "

@@ -37,7 +37,8 @@ static void print_commands(FILE *out)
             "\n"
             "MATRIX: a .mtx or .mtx.gz file, a directory (every matrix in it), @list.txt\n"
             "(one path or spec per line), or a generator spec: gen:lap2d:N[:LAYERS],\n"
-            "gen:lap3d:N[:LAYERS], gen:random:ROWS:PER_ROW, gen:rmat:SCALE:EDGE_FACTOR.\n");
+            "gen:lap3d:N[:LAYERS], gen:random:ROWS:PER_ROW, gen:rmat:SCALE:EDGE_FACTOR,\n"
+            "gen:hubs:ROWS:PER_ROW:HUBS:HUB_LEN.\n");
 }
 
 static void print_run_options(FILE *out)
@@ -52,6 +53,9 @@ static void print_run_options(FILE *out)
         "  --reps N            at least N timed samples (default 10)\n"
         "  --min-time S        and at least S seconds of samples (default 0.1)\n"
         "  --warmup N          untimed calls first (default 2)\n"
+        "  --max-kernel-ms T   a kernel whose first validated call takes over T ms is\n"
+        "                      timed from that call alone (capped column) and the study\n"
+        "                      moves on (default: no cap; scripts/main.sh uses 1000)\n"
         "  --seed S            seed of the random x (default 1)\n"
         "  --tol T             validation tolerance (default %.0e): a product fails when\n"
         "                      ||y - y_ref||_2 > T * || |A| |x| ||_2\n"
@@ -108,7 +112,8 @@ static const struct {
     {"gen", "usage: spbench gen SPEC -o FILE.mtx[.gz]\n"
             "  writes a generated matrix: gen:lap2d:N[:LAYERS] (N x N, or N x LAYERS),\n"
             "  gen:lap3d:N[:LAYERS] (N^3, or N x N x LAYERS), gen:random:ROWS:PER_ROW,\n"
-            "  gen:rmat:SCALE:EDGE_FACTOR (fixed seeds); .gz is written compressed\n"},
+            "  gen:rmat:SCALE:EDGE_FACTOR, gen:hubs:ROWS:PER_ROW:HUBS:HUB_LEN (symmetric,\n"
+            "  HUBS rows of HUB_LEN) (fixed seeds); .gz is written compressed\n"},
     {"plot", "usage: spbench plot RESULTS.csv OUTDIR\n"
              "  charts of a results CSV as PNG and SVG (gnuplot): gflops, cpu_vs_gpu, scaling,\n"
              "  roofline, csr_vs_hll, and spgemm_gflops, spgemm_time for SpGEMM rows\n"},

@@ -35,6 +35,7 @@ void result_init(spb_result *r)
     r->error.abs_l2 = r->error.rel_l2 = r->error.max_abs = NAN;
     r->stats.row_mean = r->stats.row_std = NAN;
     r->in_cache = -1;
+    r->capped = -1;
     r->ranks = 1;
     dist_stats_init(&r->dist);
     r->rank_speedup = r->rank_efficiency = NAN;
@@ -137,6 +138,7 @@ static const column columns[] = {
     COL("bytes_sent_mean", COL_REAL, dist.bytes_mean, 6),
     COL("neighbours", COL_REAL, dist.neighbours, COUNT_DIGITS),
     COL("imbalance", COL_REAL, dist.imbalance, 4),
+    COL("capped", COL_FLAG, capped, COUNT_DIGITS),
 };
 
 #define COLUMN_COUNT ((int)(sizeof columns / sizeof columns[0]))

@@ -39,6 +39,7 @@ typedef struct {
     spb_validation error;
     double tolerance;
     int in_cache;        /* the byte model fits in the last-level cache: 1, 0, or -1 unknown */
+    int capped;          /* timed from its first call alone (--max-kernel-ms); -1: not measured */
     spb_dist_stats dist; /* distributed rows: compute and communication, bytes, balance */
     double rank_speedup, rank_efficiency; /* over the same row at one rank; / ranks */
     spb_row_status status;

@@ -174,6 +174,22 @@ static int prepare_kernel(const spb_kernel *kernel, spb_case *c, const spb_kerne
     return 1;
 }
 
+/* A kernel slower than --max-kernel-ms: the row is its first (validated)
+ * call alone, marked capped, and the study moves on. */
+static void cap_row(spb_result *r, double seconds, double cap_ms, char *row_msg)
+{
+    r->timing.median = r->timing.min = r->timing.max = seconds;
+    r->timing.samples = r->timing.batch = r->timing.attempts = 1;
+    r->timing.spread = 0;
+    r->timing.noisy = 0;
+    r->capped = 1;
+    size_t used = strlen(row_msg);
+    snprintf(row_msg + used, SPB_MSG_LEN - used,
+             "%scapped: its first call took %.0f ms, over --max-kernel-ms %g: timed from that "
+             "call alone",
+             used ? "; " : "", seconds * 1e3, cap_ms);
+}
+
 /* The validated first product, the timing protocol and a validated product
  * after it: host kernels are checked on the last timed product, device
  * kernels on one more whole product of the same state. Fills r's status,
@@ -182,10 +198,17 @@ static void measure_kernel(const spb_kernel *kernel, void *state, spb_case *c,
                            const spb_run_opts *opts, spb_result *r, char *row_msg)
 {
     const spb_operation *op = opts->op;
+    double start = timing_now();
     r->status = op->product(kernel, state, c, r->tolerance, &r->error, row_msg);
+    double first = timing_now() - start;
     if (r->status != SPB_ROW_OK) {
         if (r->status == SPB_ROW_WRONG)
             spb_fail(row_msg, SPB_ERR_INVALID, "first product failed validation");
+        return;
+    }
+    r->capped = 0;
+    if (opts->max_kernel_ms > 0 && first * 1e3 > opts->max_kernel_ms) {
+        cap_row(r, first, opts->max_kernel_ms, row_msg);
         return;
     }
     host_calls call = {op, kernel, state, c, row_msg};

@@ -33,6 +33,7 @@ typedef struct {
     const char *host;        /* this machine's name, in every row (NULL: empty) */
     const char *kernels;     /* selection patterns (NULL: all) */
     spb_timing_opts timing;
+    double max_kernel_ms;            /* a first call slower caps the row at that call (0: no cap) */
     uint64_t seed;                   /* for x */
     double tolerance;                /* see validate.h */
     spb_kernel_config config;        /* hack size, block size (threads and precision set per row) */
@@ -42,8 +43,8 @@ typedef struct {
     int thread_counts;
     const int *ranks; /* rank counts for distributed kernels, ascending */
     int rank_counts;
-    int distributed;              /* a distributed study: its rows are chosen by default */
-    int weak;                     /* a weak-scaling study: each matrix grows with the ranks */
+    int distributed; /* a distributed study: its rows are chosen by default */
+    int weak;        /* a weak-scaling study: each matrix grows with the ranks */
     /* run --ranks: where the error row of the distributed row in flight is
      * kept while it is measured, for the launcher to record should a rank
      * end the job (NULL: not kept) */

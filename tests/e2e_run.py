@@ -409,6 +409,27 @@ def test_help_and_labels(tmp):
               "merge" in r.stderr, "submit.sh without a cluster says so: %s" % r.stderr.strip())
 
 
+def test_time_cap(tmp):
+    """--max-kernel-ms: a kernel whose first validated call is slower is
+    timed from that call alone, marked capped, and the run goes on; a cap it
+    stays under changes nothing but the settings."""
+    capped_csv, free_csv = os.path.join(tmp, "capped.csv"), os.path.join(tmp, "free.csv")
+    r = spbench("run", *FAST, "--kernels", "csr.serial,csr.omp.static", "--threads", "1",
+                "--max-kernel-ms", "0.000001", "--csv", capped_csv, "gen:lap2d:200")
+    rows = read_rows(capped_csv)
+    check(r.returncode == 0 and len(rows) == 2 and
+          all(x["status"] == "ok" and x["capped"] == "1" and x["reps"] == "1" and
+              "capped: its first call took" in x["message"] and
+              "max_kernel_ms=1e-06" in x["settings"] for x in rows),
+          "a first call over the cap: the row is that call, capped: %s" %
+          [(x["capped"], x["reps"], x["message"]) for x in rows])
+    r = spbench("run", *FAST, "--kernels", "csr.serial", "--threads", "1", "--max-kernel-ms",
+                "60000", "--csv", free_csv, "gen:lap2d:200")
+    rows = read_rows(free_csv)
+    check(r.returncode == 0 and len(rows) == 1 and rows[0]["capped"] == "0" and
+          int(rows[0]["reps"]) > 1, "under the cap the row is timed as always")
+
+
 def main():
     if not os.path.isdir(MATRICES):
         print("no matrices found at %s or %s" % (SHARED, BUNDLED))
@@ -424,6 +445,7 @@ def main():
         test_usage_errors(tmp)
         test_precision(tmp)
         test_help_and_labels(tmp)
+        test_time_cap(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     finish()

@@ -24,8 +24,37 @@ static void check_generated(const char *spec, spb_index m, spb_index nnz)
     csr_free(&B);
 }
 
+/* gen:hubs: symmetric (A equal to its transpose), its hub rows as long as
+ * their distinct random columns, the others about PER_ROW. */
+static void check_hubs(void)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_csr A, T;
+    CHECK(gen_matrix("gen:hubs:2000:6:2:500", &A, msg) == SPB_OK, "gen:hubs: %s", msg);
+    CHECK(csr_transpose(&A, &T, msg) == SPB_OK, "transpose: %s", msg);
+    int same = A.nnz == T.nnz && !memcmp(A.row_ptr, T.row_ptr, sizeof *A.row_ptr * 2001) &&
+               !memcmp(A.col_idx, T.col_idx, sizeof *A.col_idx * (size_t)A.nnz) &&
+               !memcmp(A.val, T.val, sizeof *A.val * (size_t)A.nnz);
+    CHECK(same, "gen:hubs is symmetric");
+    spb_index longest = 0, hubs_seen = 0;
+    for (spb_index i = 0; i < A.m; i++) {
+        spb_index len = A.row_ptr[i + 1] - A.row_ptr[i];
+        if (len > longest) longest = len;
+        hubs_seen += len > 400;
+    }
+    /* 500 random columns of 2000: about 2000 (1 - e^-0.25) = 442 distinct, and
+     * the mirrored entries of the other hub */
+    CHECK(longest > 400 && longest < 520 && hubs_seen == 2,
+          "two hub rows of 400-520 entries: longest %d, %d over 400", (int)longest, (int)hubs_seen);
+    CHECK(A.nnz > 2000 * 5 && A.nnz < 2000 * 6 + 2 * 1000, "about 6 a row plus the hubs: %d",
+          (int)A.nnz);
+    csr_free(&A);
+    csr_free(&T);
+}
+
 int main(void)
 {
+    check_hubs();
     /* lap2d: 5 N^2 - 4 N entries; lap3d: 7 N^3 - 6 N^2 */
     check_generated("gen:lap2d:1", 1, 1);
     check_generated("gen:lap2d:10", 100, 5 * 100 - 4 * 10);
@@ -46,11 +75,12 @@ int main(void)
     for (spb_index k = A.row_ptr[12]; k < A.row_ptr[13]; k++) inner += A.val[k];
     CHECK(inner == 0 && A.row_ptr[13] - A.row_ptr[12] == 5, "interior row of lap2d:5");
     csr_free(&A);
-    static const char *const bad[] = {"gen:lap2d",     "gen:lap2d:0",    "gen:lap2d:-3",
-                                      "gen:cube:4",    "gen:random:10",  "gen:random:5:6",
-                                      "gen:lap2d:10x", "gen:rmat:40:16", "gen:lap3d:2000",
-                                      "gen:lap3d:4:0", "gen:lap2d:3:4:5"};
-    for (int k = 0; k < 11; k++) {
+    static const char *const bad[] = {"gen:lap2d",         "gen:lap2d:0",     "gen:lap2d:-3",
+                                      "gen:cube:4",        "gen:random:10",   "gen:random:5:6",
+                                      "gen:lap2d:10x",     "gen:rmat:40:16",  "gen:lap3d:2000",
+                                      "gen:lap3d:4:0",     "gen:lap2d:3:4:5", "gen:hubs:10:2:1",
+                                      "gen:hubs:10:2:20:5"};
+    for (int k = 0; k < 13; k++) {
         msg[0] = '\0';
         spb_status st = gen_matrix(bad[k], &A, msg);
         CHECK(st != SPB_OK, "%s accepted", bad[k]);
