@@ -13,6 +13,13 @@
 #define AUTO_LARGE_NNZ 1000000 /* below: launch-bound on an H100, a one-launch row kernel */
 #define AUTO_LONG_ROW  64      /* small matrices: a longer row wants a warp */
 #define AUTO_WARP_MEAN 16.0    /* small matrices: rows this long on average want a warp */
+/* The longest row against the rest (H100 figures): one warp walks about 32
+ * entries per 88 ns (gen:hubs:45000:8:1:17663: its row of 14604 entries took
+ * csr.cuda.warp 42 us), the rest of a product streams at about 2.5 TB/s
+ * after a 5 us launch. */
+#define AUTO_WARP_NS_PER_32 88.0
+#define AUTO_STREAM_BPS     2.5e12
+#define AUTO_LAUNCH_S       5e-6
 
 /* What the rule reads. */
 struct matrix_shape {
@@ -22,12 +29,32 @@ struct matrix_shape {
 
 #define WHY_LEN (SPB_MSG_LEN / 2) /* the reason, behind the kernel's name in the message */
 
+/* Seconds one warp takes over the longest row, and the rest of the product
+ * at the bandwidth: a row kernel cannot finish before its longest row. */
+static double longest_row_seconds(const spb_csr_stats *st)
+{
+    return st->row_max / 32.0 * AUTO_WARP_NS_PER_32 * 1e-9;
+}
+static double streaming_seconds(const matrix_shape *f)
+{
+    return (f->value_bytes + 4.0) * f->csr.stats.nnz / AUTO_STREAM_BPS + AUTO_LAUNCH_S;
+}
+
 /* The rule: the kernel's name, and why in `why` (WHY_LEN bytes). */
 static const char *choose(const matrix_shape *f, char *why)
 {
     const spb_csr_stats *st = &f->csr.stats;
     const double mean = st->row_mean, cv = f->csr.cv;
     const int large = st->nnz >= AUTO_LARGE_NNZ;
+    /* a few rows thousands of times the mean (hubs), at any size: every row
+     * kernel here waits on them; cuSPARSE splits the entries evenly */
+    if (st->row_max > AUTO_LONG_ROW && longest_row_seconds(st) > streaming_seconds(f)) {
+        snprintf(why, WHY_LEN,
+                 "one row of %d entries (mean %.1f) would keep a warp %.0f us, longer than the "
+                 "rest of the product (about %.0f us): cuSPARSE's even split of the entries",
+                 (int)st->row_max, mean, longest_row_seconds(st) * 1e6, streaming_seconds(f) * 1e6);
+        return "cusparse.csr";
+    }
     /* x beyond half the L2, each row's gathers spread over it, rows alike
      * (skewed rows: the L2 keeps their hot columns, panels only add traffic) */
     if (large && f->x_bytes > f->l2_bytes / 2 && f->value_bytes * f->csr.span > f->l2_bytes / 2 &&
