@@ -233,8 +233,10 @@ double gen_estimate_nnz(const char *spec)
     if (count == 2 && strcmp(name, "random") == 0) return a * (double)v[1];
     if (count == 2 && strcmp(name, "rmat") == 0)
         return ldexp((double)v[1], (int)(a < 1000 ? a : 1000));
-    if (count == 4 && strcmp(name, "hubs") == 0)
-        return 2.0 * (a * (double)((v[1] + 1) / 2) + (double)v[2] * (double)v[3]);
+    if (count == 4 && strcmp(name, "hubs") == 0) {
+        long long half_row = (v[1] + 1) / 2; /* gen:hubs mirrors half a row */
+        return 2.0 * (a * (double)half_row + (double)v[2] * (double)v[3]);
+    }
     return 0;
 }
 
