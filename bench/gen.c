@@ -187,15 +187,51 @@ static spb_status gen_hubs(const char *spec, const long long *v, spb_csr *A, cha
     return st;
 }
 
+/* A road network's shape: an N x N grid graph whose edges (to the right and
+ * down) are each kept with probability KEEP_PERCENT %, symmetric, every
+ * value 1 (a pattern matrix): short rows alike (mean 4 * KEEP / 100, at
+ * most 4, a few empty), numbered along the grid, as road graphs come
+ * numbered by their geography. */
+static spb_status gen_road(const char *spec, long long side, long long keep_percent, spb_csr *A,
+                           char *msg)
+{
+    double nodes = (double)side * side;
+    if (keep_percent > 100)
+        return spb_fail(msg, SPB_ERR_INVALID, "%s: keeps %lld%% of the edges (at most 100)", spec,
+                        keep_percent);
+    if (nodes * 4 > SPB_INDEX_MAX) return too_large(spec, nodes, nodes * 4, msg);
+    spb_coo coo;
+    spb_status st =
+        coo_alloc(&coo, (spb_index)nodes, (spb_index)nodes, (spb_index)(nodes * 4), msg);
+    if (st != SPB_OK) return st;
+    spb_rng rng;
+    spb_rng_seed(&rng, GEN_SEED);
+    spb_index e = 0;
+    for (long long r = 0; r < side; r++)
+        for (long long c = 0; c < side; c++)
+            for (int down = 0; down < 2; down++) {
+                if ((down ? r : c) + 1 >= side ||
+                    spb_rng_below(&rng, 100) >= (uint64_t)keep_percent)
+                    continue;
+                spb_index a = (spb_index)(r * side + c), b = a + (spb_index)(down ? side : 1);
+                coo.row[e] = a, coo.col[e] = b, coo.val[e++] = 1.0;
+                coo.row[e] = b, coo.col[e] = a, coo.val[e++] = 1.0;
+            }
+    coo.nnz = e;
+    st = csr_from_coo(&coo, A, msg);
+    coo_free(&coo);
+    return st;
+}
+
 spb_status gen_matrix(const char *spec, spb_csr *A, char *msg)
 {
     memset(A, 0, sizeof *A);
     char name[32];
     long long v[4];
     int count = parse_spec(spec, name, sizeof name, v, 4);
-    static const char *const names[] = {"lap2d", "lap3d", "random", "rmat", "hubs"};
-    static const int least[] = {1, 1, 2, 2, 4}; /* the Laplacians take an optional layer count */
-    for (int k = 0; k < 5; k++)
+    static const char *const names[] = {"lap2d", "lap3d", "random", "rmat", "hubs", "road"};
+    static const int least[] = {1, 1, 2, 2, 4, 2}; /* the Laplacians take an optional layer count */
+    for (int k = 0; k < 6; k++)
         if (strcmp(name, names[k]) == 0 && count >= least[k] && (v[0] <= 0 || v[count - 1] <= 0))
             return spb_fail(msg, SPB_ERR_INVALID,
                             "%s: the sizes of gen:%s must be positive integers", spec, name);
@@ -212,11 +248,12 @@ spb_status gen_matrix(const char *spec, spb_csr *A, char *msg)
     if (count == 2 && strcmp(name, "random") == 0) return gen_random(spec, v[0], v[1], A, msg);
     if (count == 2 && strcmp(name, "rmat") == 0) return gen_rmat(spec, v[0], v[1], A, msg);
     if (count == 4 && strcmp(name, "hubs") == 0) return gen_hubs(spec, v, A, msg);
+    if (count == 2 && strcmp(name, "road") == 0) return gen_road(spec, v[0], v[1], A, msg);
     return spb_fail(msg, SPB_ERR_INVALID,
                     "%s: unknown generator spec (expected gen:lap2d:N[:LAYERS], "
                     "gen:lap3d:N[:LAYERS], gen:random:ROWS:PER_ROW, "
-                    "gen:rmat:SCALE:EDGE_FACTOR or gen:hubs:ROWS:PER_ROW:HUBS:HUB_LEN, positive "
-                    "integers)",
+                    "gen:rmat:SCALE:EDGE_FACTOR, gen:hubs:ROWS:PER_ROW:HUBS:HUB_LEN or "
+                    "gen:road:N:KEEP_PERCENT, positive integers)",
                     spec);
 }
 
@@ -233,6 +270,7 @@ double gen_estimate_nnz(const char *spec)
     if (count == 2 && strcmp(name, "random") == 0) return a * (double)v[1];
     if (count == 2 && strcmp(name, "rmat") == 0)
         return ldexp((double)v[1], (int)(a < 1000 ? a : 1000));
+    if (count == 2 && strcmp(name, "road") == 0) return 4.0 * a * a * (double)v[1] / 100.0;
     if (count == 4 && strcmp(name, "hubs") == 0) {
         long long half_row = (v[1] + 1) / 2; /* gen:hubs mirrors half a row */
         return 2.0 * (a * (double)half_row + (double)v[2] * (double)v[3]);

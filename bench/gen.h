@@ -8,7 +8,10 @@
  *   gen:hubs:ROWS:PER_ROW:HUBS:HUB_LEN
  *                            symmetric, about PER_ROW random entries a row, and HUBS
  *                            rows (and columns) of HUB_LEN: a few rows thousands of
- *                            times the mean */
+ *                            times the mean
+ *   gen:road:N:KEEP_PERCENT  an N x N grid graph keeping each edge with that
+ *                            chance, symmetric pattern: a road network's short,
+ *                            alike rows */
 #ifndef SPB_GEN_H
 #define SPB_GEN_H
 

@@ -38,7 +38,7 @@ static void print_commands(FILE *out)
             "MATRIX: a .mtx or .mtx.gz file, a directory (every matrix in it), @list.txt\n"
             "(one path or spec per line), or a generator spec: gen:lap2d:N[:LAYERS],\n"
             "gen:lap3d:N[:LAYERS], gen:random:ROWS:PER_ROW, gen:rmat:SCALE:EDGE_FACTOR,\n"
-            "gen:hubs:ROWS:PER_ROW:HUBS:HUB_LEN.\n");
+            "gen:hubs:ROWS:PER_ROW:HUBS:HUB_LEN, gen:road:N:KEEP_PERCENT.\n");
 }
 
 static void print_run_options(FILE *out)
@@ -113,7 +113,8 @@ static const struct {
             "  writes a generated matrix: gen:lap2d:N[:LAYERS] (N x N, or N x LAYERS),\n"
             "  gen:lap3d:N[:LAYERS] (N^3, or N x N x LAYERS), gen:random:ROWS:PER_ROW,\n"
             "  gen:rmat:SCALE:EDGE_FACTOR, gen:hubs:ROWS:PER_ROW:HUBS:HUB_LEN (symmetric,\n"
-            "  HUBS rows of HUB_LEN) (fixed seeds); .gz is written compressed\n"},
+            "  HUBS rows of HUB_LEN), gen:road:N:KEEP_PERCENT (a grid graph keeping that\n"
+            "  share of its edges) (fixed seeds); .gz is written compressed\n"},
     {"plot", "usage: spbench plot RESULTS.csv OUTDIR\n"
              "  charts of a results CSV as PNG and SVG (gnuplot): gflops, cpu_vs_gpu, scaling,\n"
              "  roofline, csr_vs_hll, and spgemm_gflops, spgemm_time for SpGEMM rows\n"},

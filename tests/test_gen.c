@@ -52,9 +52,34 @@ static void check_hubs(void)
     csr_free(&T);
 }
 
+/* gen:road: a symmetric pattern of at most 4 a row, about 4 * KEEP / 100. */
+static void check_road(void)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_csr A, T;
+    CHECK(gen_matrix("gen:road:100:65", &A, msg) == SPB_OK, "gen:road: %s", msg);
+    CHECK(csr_transpose(&A, &T, msg) == SPB_OK, "transpose: %s", msg);
+    CHECK(A.m == 10000 && A.nnz == T.nnz &&
+              !memcmp(A.col_idx, T.col_idx, sizeof *A.col_idx * (size_t)A.nnz),
+          "gen:road is a symmetric 10000-node graph");
+    spb_index longest = 0;
+    int ones = 1;
+    for (spb_index i = 0; i < A.m; i++) {
+        spb_index len = A.row_ptr[i + 1] - A.row_ptr[i];
+        if (len > longest) longest = len;
+    }
+    for (spb_index k = 0; k < A.nnz; k++) ones &= A.val[k] == 1.0;
+    double mean = (double)A.nnz / A.m;
+    CHECK(longest <= 4 && ones && mean > 2.4 && mean < 2.8,
+          "at most 4 a row (%d), every value 1, mean 2.6 (%.2f)", (int)longest, mean);
+    csr_free(&A);
+    csr_free(&T);
+}
+
 int main(void)
 {
     check_hubs();
+    check_road();
     /* lap2d: 5 N^2 - 4 N entries; lap3d: 7 N^3 - 6 N^2 */
     check_generated("gen:lap2d:1", 1, 1);
     check_generated("gen:lap2d:10", 100, 5 * 100 - 4 * 10);
