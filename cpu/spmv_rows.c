@@ -441,6 +441,13 @@ static spb_status graphblas_prepare(const spb_kernel *self, spb_format_set *F,
 
 /* Its rule's thresholds (README, under "Kernels": the data behind them). */
 #define AUTO_WHY_LEN (SPB_MSG_LEN / 2)
+/* A pattern matrix of short rows alike (road networks, meshes' graphs):
+ * CSR's loop pays a mispredicted exit every few entries, HLL's hack columns
+ * run 32 rows at once. Below AUTO_HLL_ROWS rows the matrix sits in cache
+ * and CSR's loop is as fast (barth, bcspwr10, jagmesh7). */
+#define AUTO_SHORT_MEAN 8.0
+#define AUTO_SHORT_MAX  32
+#define AUTO_HLL_ROWS   32768
 
 typedef struct {
     const spb_kernel *kernel; /* the row chosen */
@@ -459,6 +466,14 @@ static const char *auto_choose(const spb_csr_shape *f, double x_bytes, double ll
                  "(rows span %.0f columns), rows alike (cv %.2f): column panels",
                  x_bytes / 1048576.0, llc / 1048576.0, f->span, f->cv);
         return "csr.omp.colblock";
+    }
+    if (f->pattern && f->stats.row_mean <= AUTO_SHORT_MEAN && f->stats.row_max <= AUTO_SHORT_MAX &&
+        f->stats.rows >= AUTO_HLL_ROWS) {
+        snprintf(why, AUTO_WHY_LEN,
+                 "a pattern matrix of short rows alike (mean %.1f, max %d, %d rows): "
+                 "column-major hacks, 32 rows at a time, not a loop exit every few entries",
+                 f->stats.row_mean, (int)f->stats.row_max, (int)f->stats.rows);
+        return "hll.omp.col";
     }
     /* before HLL: on a pattern Laplacian csr.omp.pattern matched hll.omp.col.pattern (README) */
     if (f->pattern) {

@@ -323,6 +323,13 @@ static void check_auto_rule(spb_rng *rng)
     for (spb_index k = 0; k < A.nnz; k++) A.val[k] = 1.0;
     check_auto_choice("lap2d pattern", &A, 0, "csr.omp.pattern");
     csr_free(&A);
+    /* a road network's shape: pattern, short rows alike, past the row count */
+    CHECK(gen_matrix("gen:road:200:65", &A, msg) == SPB_OK, "%s", msg);
+    check_auto_choice("road graph", &A, 0, "hll.omp.col");
+    csr_free(&A);
+    CHECK(gen_matrix("gen:road:100:65", &A, msg) == SPB_OK, "%s", msg); /* 10000 rows */
+    check_auto_choice("small road graph", &A, 0, "csr.omp.pattern");
+    csr_free(&A);
     /* rows of random length (cv about 0.35, HLL padding well past 15%)
      * over columns far wider than the pretend cache */
     random_csr(rng, 3000, 3000, 24000, -1, 0, &A);
