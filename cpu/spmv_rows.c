@@ -441,13 +441,16 @@ static spb_status graphblas_prepare(const spb_kernel *self, spb_format_set *F,
 
 /* Its rule's thresholds (README, under "Kernels": the data behind them). */
 #define AUTO_WHY_LEN (SPB_MSG_LEN / 2)
-/* A pattern matrix of short rows alike (road networks, meshes' graphs):
- * CSR's loop pays a mispredicted exit every few entries, HLL's hack columns
- * run 32 rows at once. Below AUTO_HLL_ROWS rows the matrix sits in cache
- * and CSR's loop is as fast (barth, bcspwr10, jagmesh7). */
+/* A pattern matrix of short rows alike (road networks): CSR's loop pays a
+ * mispredicted exit every few entries, HLL's hack columns run 32 rows at
+ * once. Where that wins depends on the CPU: on the 2-core AMD EPYC
+ * hll.omp.col beat csr.omp.pattern 2.3x on gen:road:360:65 (129,600 rows)
+ * but lost 1.6x on gen:road:200:80 (40,000) and split delaunay_n16 (65,536:
+ * won at 1 thread, lost at 2); on a 16-core Intel host it won on all
+ * three. From 100,000 rows it won on both. */
 #define AUTO_SHORT_MEAN 8.0
 #define AUTO_SHORT_MAX  32
-#define AUTO_HLL_ROWS   32768
+#define AUTO_HLL_ROWS   100000
 
 typedef struct {
     const spb_kernel *kernel; /* the row chosen */

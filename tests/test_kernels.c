@@ -324,11 +324,11 @@ static void check_auto_rule(spb_rng *rng)
     check_auto_choice("lap2d pattern", &A, 0, "csr.omp.pattern");
     csr_free(&A);
     /* a road network's shape: pattern, short rows alike, past the row count */
-    CHECK(gen_matrix("gen:road:200:65", &A, msg) == SPB_OK, "%s", msg);
+    CHECK(gen_matrix("gen:road:330:65", &A, msg) == SPB_OK, "%s", msg); /* 108900 rows */
     check_auto_choice("road graph", &A, 0, "hll.omp.col");
     csr_free(&A);
-    CHECK(gen_matrix("gen:road:100:65", &A, msg) == SPB_OK, "%s", msg); /* 10000 rows */
-    check_auto_choice("small road graph", &A, 0, "csr.omp.pattern");
+    CHECK(gen_matrix("gen:road:300:65", &A, msg) == SPB_OK, "%s", msg); /* 90000 rows */
+    check_auto_choice("smaller road graph", &A, 0, "csr.omp.pattern");
     csr_free(&A);
     /* rows of random length (cv about 0.35, HLL padding well past 15%)
      * over columns far wider than the pretend cache */
