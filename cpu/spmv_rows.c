@@ -446,7 +446,7 @@ static spb_status graphblas_prepare(const spb_kernel *self, spb_format_set *F,
  * once. Where that wins depends on the CPU: on the 2-core AMD EPYC
  * hll.omp.col beat csr.omp.pattern 2.3x on gen:road:360:65 (129,600 rows)
  * but lost 1.6x on gen:road:200:80 (40,000) and split delaunay_n16 (65,536:
- * won at 1 thread, lost at 2); on a 16-core Intel host it won on all
+ * won at 1 thread, lost at 2); on the H100 machine's 16-core host it won on all
  * three. From 100,000 rows it won on both. */
 #define AUTO_SHORT_MEAN 8.0
 #define AUTO_SHORT_MAX  32
