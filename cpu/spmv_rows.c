@@ -447,7 +447,12 @@ static spb_status graphblas_prepare(const spb_kernel *self, spb_format_set *F,
  * hll.omp.col beat csr.omp.pattern 2.3x on gen:road:360:65 (129,600 rows)
  * but lost 1.6x on gen:road:200:80 (40,000) and split delaunay_n16 (65,536:
  * won at 1 thread, lost at 2); on the H100 machine's 16-core host it won on all
- * three. From 100,000 rows it won on both. */
+ * three. From 100,000 rows it won on both. The same line holds for HLL
+ * with values: on the 2-core machine hll.omp.col trailed csr.omp.nnz by
+ * 1.2-1.4x on every matrix of padding <= 15% below 40,000 rows (cage10,
+ * cage11, bratu3d, epb1, 2dcyl: a cache-resident matrix, where the hack
+ * loop costs more than CSR's) and led it by 1.16-1.42x on the 10^6-row
+ * Laplacians. */
 #define AUTO_SHORT_MEAN 8.0
 #define AUTO_SHORT_MAX  32
 #define AUTO_HLL_ROWS   100000
@@ -483,11 +488,18 @@ static const char *auto_choose(const spb_csr_shape *f, double x_bytes, double ll
         snprintf(why, AUTO_WHY_LEN, "a pattern matrix (cv %.2f): no values read", f->cv);
         return "csr.omp.pattern";
     }
-    if (f->padding <= SPB_SHAPE_HLL_PADDING) {
+    if (f->padding <= SPB_SHAPE_HLL_PADDING && f->stats.rows >= AUTO_HLL_ROWS) {
         snprintf(why, AUTO_WHY_LEN,
                  "rows alike (HLL pads %.0f%%): column-major hacks, a hack column at a time",
                  100.0 * (f->padding - 1.0));
         return "hll.omp.col";
+    }
+    if (f->padding <= SPB_SHAPE_HLL_PADDING) {
+        snprintf(why, AUTO_WHY_LEN,
+                 "rows alike (HLL pads %.0f%%) but %d rows, under %d: cache-resident, CSR's "
+                 "loop is faster than HLL's hacks: nnz-balanced rows",
+                 100.0 * (f->padding - 1.0), (int)f->stats.rows, AUTO_HLL_ROWS);
+        return "csr.omp.nnz";
     }
     snprintf(why, AUTO_WHY_LEN, "rows unlike (cv %.2f, HLL would pad %.0f%%): nnz-balanced rows",
              f->cv, 100.0 * (f->padding - 1.0));
