@@ -441,20 +441,21 @@ static spb_status graphblas_prepare(const spb_kernel *self, spb_format_set *F,
 
 /* Its rule's thresholds (README, under "Kernels": the data behind them). */
 #define AUTO_WHY_LEN (SPB_MSG_LEN / 2)
-/* A pattern matrix of short rows alike (road networks): CSR's loop pays a
- * mispredicted exit every few entries, HLL's hack columns run 32 rows at
- * once. Where that wins depends on the CPU: on the 2-core AMD EPYC
- * hll.omp.col beat csr.omp.pattern 2.3x on gen:road:360:65 (129,600 rows)
- * but lost 1.6x on gen:road:200:80 (40,000) and split delaunay_n16 (65,536:
- * won at 1 thread, lost at 2); on the H100 machine's 16-core host it won on all
- * three. From 100,000 rows it won on both. The same line holds for HLL
- * with values: on the 2-core machine hll.omp.col trailed csr.omp.nnz by
- * 1.2-1.4x on every matrix of padding <= 15% below 40,000 rows (cage10,
- * cage11, bratu3d, epb1, 2dcyl: a cache-resident matrix, where the hack
- * loop costs more than CSR's) and led it by 1.16-1.42x on the 10^6-row
- * Laplacians. */
+/* A pattern matrix of short rows of varying length (road networks: 0-4,
+ * cv 0.37): CSR's loop pays a mispredicted exit every few entries, HLL's
+ * hack columns run 32 rows at once. Rows of one length (a pattern
+ * Laplacian, cv 0.01) exit predictably: there csr.omp.pattern ran 1.9x
+ * faster than hll.omp.col (docs/MEASUREMENTS.md). Where that wins depends on the CPU: on the 2-core
+ * AMD EPYC hll.omp.col beat csr.omp.pattern 2.3x on gen:road:360:65 (129,600 rows) but lost 1.6x on
+ * gen:road:200:80 (40,000) and split delaunay_n16 (65,536: won at 1 thread, lost at 2); on the H100
+ * machine's 16-core host it won on all three. From 100,000 rows it won on both. The same line holds
+ * for HLL with values: on the 2-core machine hll.omp.col trailed csr.omp.nnz by 1.2-1.4x on every
+ * matrix of padding <= 15% below 40,000 rows (cage10, cage11, bratu3d, epb1, 2dcyl: a
+ * cache-resident matrix, where the hack loop costs more than CSR's) and led it by 1.16-1.42x on the
+ * 10^6-row Laplacians. */
 #define AUTO_SHORT_MEAN 8.0
 #define AUTO_SHORT_MAX  32
+#define AUTO_SHORT_CV   0.25
 #define AUTO_HLL_ROWS   100000
 
 typedef struct {
@@ -476,11 +477,12 @@ static const char *auto_choose(const spb_csr_shape *f, double x_bytes, double ll
         return "csr.omp.colblock";
     }
     if (f->pattern && f->stats.row_mean <= AUTO_SHORT_MEAN && f->stats.row_max <= AUTO_SHORT_MAX &&
-        f->stats.rows >= AUTO_HLL_ROWS) {
+        f->cv >= AUTO_SHORT_CV && f->stats.rows >= AUTO_HLL_ROWS) {
         snprintf(why, AUTO_WHY_LEN,
-                 "a pattern matrix of short rows alike (mean %.1f, max %d, %d rows): "
-                 "column-major hacks, 32 rows at a time, not a loop exit every few entries",
-                 f->stats.row_mean, (int)f->stats.row_max, (int)f->stats.rows);
+                 "a pattern matrix of short rows varying in length (mean %.1f, max %d, cv %.2f, "
+                 "%d rows): column-major hacks, 32 rows at a time, not a mispredicted loop exit "
+                 "every few entries",
+                 f->stats.row_mean, (int)f->stats.row_max, f->cv, (int)f->stats.rows);
         return "hll.omp.col";
     }
     /* before HLL: on a pattern Laplacian csr.omp.pattern matched hll.omp.col.pattern (README) */

@@ -320,6 +320,8 @@ static void check_auto_rule(spb_rng *rng)
     char msg[SPB_MSG_LEN] = "";
     CHECK(gen_matrix("gen:lap2d:320", &A, msg) == SPB_OK, "%s", msg); /* 102400 rows */
     check_auto_choice("lap2d (no padding)", &A, 0, "hll.omp.col");
+    for (spb_index k = 0; k < A.nnz; k++) A.val[k] = 1.0; /* short rows, one length */
+    check_auto_choice("large lap2d pattern", &A, 0, "csr.omp.pattern");
     csr_free(&A);
     CHECK(gen_matrix("gen:lap2d:40", &A, msg) == SPB_OK, "%s", msg);
     check_auto_choice("small lap2d (no padding, cache-resident)", &A, 0, "csr.omp.nnz");
