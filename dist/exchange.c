@@ -399,15 +399,27 @@ static void off_block_add(const dist_state *s)
             csr_row_dot(O->col_idx, O->val, O->row_ptr[r], O->row_ptr[r + 1], s->x_other);
 }
 
-static void ghost_product(dist_state *s)
+/* The exchange's messages: the ghosts' receives (requests 0 .. recvs-1),
+ * and the sends of the packed send_buf (requests recvs ..). */
+static void post_receives(dist_state *s)
 {
     for (int k = 0; k < s->recvs; k++)
         MPI_Irecv(s->x_other + s->recv_start[k], s->recv_start[k + 1] - s->recv_start[k],
                   MPI_DOUBLE, s->recv_rank[k], TAG_GHOST, s->comm, &s->requests[k]);
-    for (int t = 0; t < s->send_start[s->sends]; t++) s->send_buf[t] = s->x_own[s->send_idx[t]];
+}
+
+static void post_sends(dist_state *s)
+{
     for (int k = 0; k < s->sends; k++)
         MPI_Isend(s->send_buf + s->send_start[k], s->send_start[k + 1] - s->send_start[k],
                   MPI_DOUBLE, s->send_rank[k], TAG_GHOST, s->comm, &s->requests[s->recvs + k]);
+}
+
+static void ghost_product(dist_state *s)
+{
+    post_receives(s);
+    for (int t = 0; t < s->send_start[s->sends]; t++) s->send_buf[t] = s->x_own[s->send_idx[t]];
+    post_sends(s);
     int pending = s->recvs + s->sends;
     for (int c = 0; c < s->chunks; c++) {
         double start = MPI_Wtime();
@@ -448,12 +460,8 @@ static void gpu_product(dist_state *s)
         st = gpu_block_nccl_product(s->gpu, &plan, &compute, msg);
     } else {
         st = gpu_block_start(s->gpu, s->send_buf, msg);
-        for (int k = 0; k < s->recvs; k++)
-            MPI_Irecv(s->x_other + s->recv_start[k], s->recv_start[k + 1] - s->recv_start[k],
-                      MPI_DOUBLE, s->recv_rank[k], TAG_GHOST, s->comm, &s->requests[k]);
-        for (int k = 0; k < s->sends; k++)
-            MPI_Isend(s->send_buf + s->send_start[k], s->send_start[k + 1] - s->send_start[k],
-                      MPI_DOUBLE, s->send_rank[k], TAG_GHOST, s->comm, &s->requests[s->recvs + k]);
+        post_receives(s);
+        post_sends(s);
         MPI_Waitall(s->recvs + s->sends, s->requests, MPI_STATUSES_IGNORE);
         if (st == SPB_OK) st = gpu_block_finish(s->gpu, s->x_other, &compute, msg);
     }

@@ -17,11 +17,10 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 
-from spbtest import SOURCE, SPBENCH, check, finish, read_rows, spbench
+from spbtest import SOURCE, SPBENCH, check, finish, read_rows, skip_whole_test, spbench
 
 BUNDLED = os.path.join(SOURCE, "matrices")
 SUBMIT = os.path.join(SOURCE, "scripts", "slurm", "submit.sh")
@@ -215,13 +214,7 @@ def test_cancel_and_resubmit(cluster, tmp, single):
 
 
 def main():
-    why = cannot_run()
-    if why:
-        print("SKIPPED: %s" % why)
-        if os.environ.get("SPB_REQUIRE_SLURM") == "1":
-            print("FAILED: SPB_REQUIRE_SLURM=1, so a skip is a failure", file=sys.stderr)
-            sys.exit(1)
-        sys.exit(77)
+    skip_whole_test(cannot_run(), "SPB_REQUIRE_SLURM")
     tmp = tempfile.mkdtemp(prefix="spb_e2e_slurm_")
     os.chmod(tmp, 0o755)
     cluster = Cluster(os.path.join(tmp, "cluster"))
