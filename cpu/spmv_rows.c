@@ -2,9 +2,11 @@
  * kernels and the CPU library baselines, each a row of data whose variant
  * (a layout, a partition rule) is read by a shared prepare. */
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "../formats/kernel_trial.h"
 #include "baselines.h"
 #include "spmv_cpu.h"
 
@@ -439,34 +441,37 @@ static spb_status graphblas_prepare(const spb_kernel *self, spb_format_set *F,
 
 /* ---- auto.omp: the OpenMP kernel chosen for the matrix ------------------------- */
 
-/* Its rule's thresholds (README, under "Kernels": the data behind them). */
-#define AUTO_WHY_LEN (SPB_MSG_LEN / 2)
-/* A pattern matrix of short rows of varying length (road networks: 0-4,
- * cv 0.37): CSR's loop pays a mispredicted exit every few entries, HLL's
- * hack columns run 32 rows at once. Rows of one length (a pattern
- * Laplacian, cv 0.01) exit predictably: there csr.omp.pattern ran 1.9x
- * faster than hll.omp.col (docs/MEASUREMENTS.md). Where that wins depends on the CPU: on the 2-core
- * AMD EPYC hll.omp.col beat csr.omp.pattern 2.3x on gen:road:360:65 (129,600 rows) but lost 1.6x on
- * gen:road:200:80 (40,000) and split delaunay_n16 (65,536: won at 1 thread, lost at 2); on the H100
- * machine's 16-core host it won on all three. From 100,000 rows it won on both. The same line holds
- * for HLL with values: on the 2-core machine hll.omp.col trailed csr.omp.nnz by 1.2-1.4x on every
- * matrix of padding <= 15% below 40,000 rows (cage10, cage11, bratu3d, epb1, 2dcyl: a
- * cache-resident matrix, where the hack loop costs more than CSR's) and led it by 1.16-1.42x on the
- * 10^6-row Laplacians. */
-#define AUTO_SHORT_MEAN 8.0
+/* The rule names the candidates a matrix's shape allows, best guess first;
+ * prepare times them on the matrix (kernel_trial) and keeps the fastest.
+ * Which of them wins depends on the CPU as much as on the matrix: on the
+ * 2-core AMD EPYC hll.omp.col beat csr.omp.pattern 2.3x on gen:road:360:65
+ * but lost 1.6x on gen:road:200:80, where the H100 machine's 16-core host
+ * had it win 3.4x; hll.omp.row beat hll.omp.col 1.3x on gen:random:2000000:8
+ * and lost 1.2-1.3x on the Laplacians; the CSR schedules trade places by
+ * a few percent (docs/MEASUREMENTS.md). */
+#define AUTO_WHY_LEN    (SPB_MSG_LEN / 2)
+#define AUTO_SHORT_MEAN 8.0 /* short rows: HLL's hack columns against CSR's per-row exit */
 #define AUTO_SHORT_MAX  32
-#define AUTO_SHORT_CV   0.25
-#define AUTO_HLL_ROWS   100000
+
+static const char *const auto_panels[] = {"csr.omp.colblock", "csr.omp.nnz", NULL};
+static const char *const auto_short_pattern[] = {"hll.omp.col", "hll.omp.row", "csr.omp.pattern",
+                                                 NULL};
+static const char *const auto_pattern[] = {"csr.omp.pattern", NULL};
+static const char *const auto_pattern_alike[] = {"csr.omp.pattern", "hll.omp.col.pattern", NULL};
+static const char *const auto_alike[] = {"hll.omp.col",    "hll.omp.row",     "csr.omp.nnz",
+                                         "csr.omp.static", "csr.omp.dynamic", NULL};
+static const char *const auto_unlike[] = {"csr.omp.nnz", "csr.omp.static", "csr.omp.dynamic",
+                                          "csr.omp.guided", NULL};
 
 typedef struct {
     const spb_kernel *kernel; /* the row chosen */
     void *state;              /* its prepared state */
 } auto_state;
 
-/* The rule: the chosen row's name, and why. llc: the last-level cache's
- * bytes (0: unknown); x_bytes in the run's precision. */
-static const char *auto_choose(const spb_csr_shape *f, double x_bytes, double llc,
-                               spb_precision precision, char *why)
+/* The rule: the candidates (NULL-terminated), and why. llc: the last-level
+ * cache's bytes (0: unknown); x_bytes in the run's precision. */
+static const char *const *auto_choose(const spb_csr_shape *f, double x_bytes, double llc,
+                                      spb_precision precision, char *why)
 {
     double value = (double)spb_precision_bytes(precision);
     if (llc > 0 && x_bytes > llc / 2 && value * f->span > llc / 2 && f->cv < SPB_SHAPE_SKEWED_CV) {
@@ -474,38 +479,29 @@ static const char *auto_choose(const spb_csr_shape *f, double x_bytes, double ll
                  "x (%.1f MiB) exceeds half the last-level cache (%.0f MiB), gathered at random "
                  "(rows span %.0f columns), rows alike (cv %.2f): column panels",
                  x_bytes / 1048576.0, llc / 1048576.0, f->span, f->cv);
-        return "csr.omp.colblock";
+        return auto_panels;
     }
-    if (f->pattern && f->stats.row_mean <= AUTO_SHORT_MEAN && f->stats.row_max <= AUTO_SHORT_MAX &&
-        f->cv >= AUTO_SHORT_CV && f->stats.rows >= AUTO_HLL_ROWS) {
+    if (f->pattern && f->stats.row_mean <= AUTO_SHORT_MEAN && f->stats.row_max <= AUTO_SHORT_MAX) {
         snprintf(why, AUTO_WHY_LEN,
-                 "a pattern matrix of short rows varying in length (mean %.1f, max %d, cv %.2f, "
-                 "%d rows): column-major hacks, 32 rows at a time, not a mispredicted loop exit "
-                 "every few entries",
-                 f->stats.row_mean, (int)f->stats.row_max, f->cv, (int)f->stats.rows);
-        return "hll.omp.col";
+                 "a pattern matrix of short rows (mean %.1f, max %d, cv %.2f): HLL's hacks, "
+                 "32 rows at a time, or CSR without values",
+                 f->stats.row_mean, (int)f->stats.row_max, f->cv);
+        return auto_short_pattern;
     }
-    /* before HLL: on a pattern Laplacian csr.omp.pattern matched hll.omp.col.pattern (README) */
     if (f->pattern) {
-        snprintf(why, AUTO_WHY_LEN, "a pattern matrix (cv %.2f): no values read", f->cv);
-        return "csr.omp.pattern";
-    }
-    if (f->padding <= SPB_SHAPE_HLL_PADDING && f->stats.rows >= AUTO_HLL_ROWS) {
-        snprintf(why, AUTO_WHY_LEN,
-                 "rows alike (HLL pads %.0f%%): column-major hacks, a hack column at a time",
-                 100.0 * (f->padding - 1.0));
-        return "hll.omp.col";
+        snprintf(why, AUTO_WHY_LEN, "a pattern matrix (cv %.2f, HLL pads %.0f%%): no values read",
+                 f->cv, 100.0 * (f->padding - 1.0));
+        return f->padding <= SPB_SHAPE_HLL_PADDING ? auto_pattern_alike : auto_pattern;
     }
     if (f->padding <= SPB_SHAPE_HLL_PADDING) {
-        snprintf(why, AUTO_WHY_LEN,
-                 "rows alike (HLL pads %.0f%%) but %d rows, under %d: cache-resident, CSR's "
-                 "loop is faster than HLL's hacks: nnz-balanced rows",
-                 100.0 * (f->padding - 1.0), (int)f->stats.rows, AUTO_HLL_ROWS);
-        return "csr.omp.nnz";
+        snprintf(why, AUTO_WHY_LEN, "rows alike (HLL pads %.0f%%): HLL's hacks or CSR's rows",
+                 100.0 * (f->padding - 1.0));
+        return auto_alike;
     }
-    snprintf(why, AUTO_WHY_LEN, "rows unlike (cv %.2f, HLL would pad %.0f%%): nnz-balanced rows",
-             f->cv, 100.0 * (f->padding - 1.0));
-    return "csr.omp.nnz";
+    snprintf(why, AUTO_WHY_LEN,
+             "rows unlike (cv %.2f, HLL would pad %.0f%%): CSR, its thread schedules", f->cv,
+             100.0 * (f->padding - 1.0));
+    return auto_unlike;
 }
 
 static const spb_kernel *cpu_spmv_kernel_named(const char *name)
@@ -527,6 +523,39 @@ static void auto_release(void *state)
     spb_free(s);
 }
 
+/* The trial's input and output, in the run's precision (x nonzero). */
+typedef struct {
+    void *x, *y;
+} auto_trial_buffers;
+
+static double auto_time_calls(const spb_kernel *kernel, void *state, void *ctx, int calls)
+{
+    const auto_trial_buffers *b = ctx;
+    char msg[SPB_MSG_LEN];
+    double t0 = omp_get_wtime();
+    for (int c = 0; c < calls; c++)
+        if (spmv_kernel_of(kernel)->spmv(state, b->x, b->y, msg) != SPB_OK) return -1;
+    return omp_get_wtime() - t0;
+}
+
+static spb_status auto_trial_buffers_make(const spb_csr *A, spb_precision precision,
+                                          auto_trial_buffers *b)
+{
+    size_t bytes = spb_precision_bytes(precision);
+    b->x = spb_malloc((size_t)A->n, bytes);
+    b->y = spb_malloc((size_t)A->m, bytes);
+    if (!b->x || !b->y) return SPB_ERR_NOMEM;
+    for (spb_index j = 0; j < A->n; j++) {
+        double v = 1.0 + (double)(j % 7) / 8.0;
+        if (precision == SPB_FP32)
+            ((float *)b->x)[j] = (float)v;
+        else
+            ((double *)b->x)[j] = v;
+    }
+    return SPB_OK;
+}
+
+/* Prepare: the rule's candidates, timed; the fastest kept. */
 static spb_status auto_prepare(const spb_kernel *self, spb_format_set *F,
                                const spb_kernel_config *config, spb_kernel_plan *plan, char *msg)
 {
@@ -535,19 +564,33 @@ static spb_status auto_prepare(const spb_kernel *self, spb_format_set *F,
     csr_shape(F->csr, config->hack_size, &shape);
     double x_bytes = (double)spb_precision_bytes(config->precision) * F->csr->n;
     char why[AUTO_WHY_LEN];
-    const spb_kernel *chosen = cpu_spmv_kernel_named(
-        auto_choose(&shape, x_bytes, config->cache_bytes, config->precision, why));
+    const char *const *names =
+        auto_choose(&shape, x_bytes, config->cache_bytes, config->precision, why);
+    spb_trial trial = {.count = 0};
+    for (int i = 0; names[i] && trial.count < SPB_TRIAL_MAX; i++)
+        trial.candidates[trial.count++] = cpu_spmv_kernel_named(names[i]);
     auto_state *s = spb_calloc(1, sizeof *s);
-    if (!s) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
-    s->kernel = chosen;
-    spb_status st = chosen->prepare(chosen, F, config, plan, msg);
+    auto_trial_buffers buffers = {0};
+    spb_status st =
+        s ? auto_trial_buffers_make(F->csr, config->precision, &buffers) : SPB_ERR_NOMEM;
+    if (st == SPB_OK)
+        st = kernel_trial(&trial, F, config, auto_time_calls, &buffers, plan, msg);
+    else
+        spb_fail(msg, st, "out of memory");
+    spb_free(buffers.x);
+    spb_free(buffers.y);
     if (st != SPB_OK) {
         spb_free(s);
         return st;
     }
+    s->kernel = trial.candidates[trial.chosen];
     s->state = plan->state;
     plan->state = s;
-    snprintf(msg, SPB_MSG_LEN, "%s: %s", chosen->name, why);
+    char timed[AUTO_WHY_LEN];
+    kernel_trial_describe(&trial, timed, sizeof timed);
+    if (snprintf(msg, SPB_MSG_LEN, "%s: %s; timed (us) %s", s->kernel->name, why, timed) >=
+        SPB_MSG_LEN)
+        msg[SPB_MSG_LEN - 2] = '.'; /* cut short: shown as such */
     return SPB_OK;
 }
 

@@ -1,25 +1,34 @@
 /* spmv_auto.cu — auto.cuda: one row that picks the device kernel for the
- * matrix in prepare, from the matrix's statistics by a fixed rule (no
- * timing), prepares that kernel and hands its state on. The row's message
- * names the kernel chosen and why; the rule and the measurements behind it
- * are in the README ("Choosing a GPU kernel"). */
+ * matrix in prepare. A fixed rule reads the matrix's statistics and names
+ * the candidates its shape allows; each is prepared and timed on the
+ * device for a few calls (kernel_trial) and the fastest is kept. The row's
+ * message names the kernel chosen, why the candidates, and their times; the
+ * rule and the measurements behind it are in the README ("Choosing a GPU
+ * kernel"). */
 #include <stdio.h>
 #include <string.h>
 
+#include "../formats/kernel_trial.h"
 #include "gpu.h"
 #include "spmv_state.cuh"
 
 /* The rule's thresholds (README: the measurements behind them). */
 #define AUTO_LARGE_NNZ 1000000 /* below: launch-bound on an H100, a one-launch row kernel */
-#define AUTO_LONG_ROW  64      /* small matrices: a longer row wants a warp */
-#define AUTO_WARP_MEAN 16.0    /* small matrices: rows this long on average want a warp */
 /* The longest row against the rest (H100 figures): one warp walks about 32
  * entries per 88 ns (gen:hubs:45000:8:1:17663: its row of 14604 entries took
  * csr.cuda.warp 42 us), the rest of a product streams at about 2.5 TB/s
- * after a 5 us launch. */
+ * after a 5 us launch. From half of the rest on, cuSPARSE's even split of
+ * the entries is a candidate (gen:hubs:2000000:4:64:20000 sat at 0.98 of the
+ * line and ran 1.35x faster on it). */
 #define AUTO_WARP_NS_PER_32 88.0
 #define AUTO_STREAM_BPS     2.5e12
 #define AUTO_LAUNCH_S       5e-6
+#define AUTO_HUB_SHARE      0.5
+/* Large matrices of rows this short pad little in absolute terms: HLL's
+ * column-major hacks are a candidate even past 15% padding
+ * (gen:road:1000:65, rows of 0-4: hll.cuda.col.pattern ran 1.26x faster
+ * than csr.cuda.stream.pattern). */
+#define AUTO_SHORT_MAX 8
 
 /* What the rule reads. */
 struct matrix_shape {
@@ -40,54 +49,80 @@ static double streaming_seconds(const matrix_shape *f)
     return (f->value_bytes + 4.0) * f->csr.stats.nnz / AUTO_STREAM_BPS + AUTO_LAUNCH_S;
 }
 
-/* The rule: the kernel's name, and why in `why` (WHY_LEN bytes). */
-static const char *choose(const matrix_shape *f, char *why)
+typedef struct {
+    const char *names[SPB_TRIAL_MAX];
+    int count;
+} shortlist;
+
+static void add(shortlist *list, const char *name)
+{
+    if (list->count < SPB_TRIAL_MAX) list->names[list->count++] = name;
+}
+
+/* The rule: the candidates into `list`, and why in `why` (WHY_LEN bytes).
+ * Large matrices always have cusparse.csr among them; small ones, which
+ * one launch of a row kernel serves in 3-8 us, the row kernels that won
+ * one or more of them on the H100 (README: 0.3-1.5 us apart, in an order
+ * no statistic predicted). */
+static void choose(const matrix_shape *f, shortlist *list, char *why)
 {
     const spb_csr_stats *st = &f->csr.stats;
     const double mean = st->row_mean, cv = f->csr.cv;
-    const int large = st->nnz >= AUTO_LARGE_NNZ;
-    /* a few rows thousands of times the mean (hubs), at any size: every row
-     * kernel here waits on them; cuSPARSE splits the entries evenly */
-    if (st->row_max > AUTO_LONG_ROW && longest_row_seconds(st) > streaming_seconds(f)) {
-        snprintf(why, WHY_LEN,
-                 "one row of %d entries (mean %.1f) would keep a warp %.0f us, longer than the "
-                 "rest of the product (about %.0f us): cuSPARSE's even split of the entries",
-                 (int)st->row_max, mean, longest_row_seconds(st) * 1e6, streaming_seconds(f) * 1e6);
-        return "cusparse.csr";
+    const int large = st->nnz >= AUTO_LARGE_NNZ, pattern = f->csr.pattern;
+    const int hubs = longest_row_seconds(st) > AUTO_HUB_SHARE * streaming_seconds(f);
+    int used = 0;
+    if (hubs) {
+        /* a few rows thousands of times the mean, at any size: every row
+         * kernel waits on them; cuSPARSE and the merge split the entries */
+        add(list, "cusparse.csr");
+        add(list, pattern ? "csr.cuda.merge.pattern" : "csr.cuda.merge");
+        used = snprintf(why, WHY_LEN,
+                        "one row of %d entries (mean %.1f) would keep a warp %.0f us, against "
+                        "%.0f us for the rest: an even split of the entries; ",
+                        (int)st->row_max, mean, longest_row_seconds(st) * 1e6,
+                        streaming_seconds(f) * 1e6);
     }
+    char *rest = why + used;
+    const int left = WHY_LEN - used;
+    if (!large) {
+        snprintf(rest, left, "small (launch-bound: %d entries): the one-launch row kernels",
+                 (int)st->nnz);
+        add(list, "csr.cuda.warp");
+        add(list, pattern ? "csr.cuda.adaptive.pattern" : "csr.cuda.adaptive");
+        add(list, pattern ? "csr.cuda.stream.pattern" : "csr.cuda.stream");
+        add(list, pattern ? "csr.cuda.binned.pattern" : "csr.cuda.binned");
+        add(list, "csr.cuda.ldg");
+        add(list, "csr.cuda.warp_shared2d");
+        if (f->csr.padding <= SPB_SHAPE_HLL_PADDING) add(list, "hll.cuda.warp_shared");
+        return;
+    }
+    if (!hubs) add(list, "cusparse.csr");
     /* x beyond half the L2, each row's gathers spread over it, rows alike
      * (skewed rows: the L2 keeps their hot columns, panels only add traffic) */
-    if (large && f->x_bytes > f->l2_bytes / 2 && f->value_bytes * f->csr.span > f->l2_bytes / 2 &&
+    if (f->x_bytes > f->l2_bytes / 2 && f->value_bytes * f->csr.span > f->l2_bytes / 2 &&
         cv < SPB_SHAPE_SKEWED_CV) {
-        snprintf(why, WHY_LEN,
-                 "x (%.0f MiB) exceeds half the L2 (%.0f MiB), gathered at random (rows span "
-                 "%.0f columns), rows alike (cv %.2f): column panels",
+        snprintf(rest, left,
+                 "x (%.0f MiB) exceeds half the L2 (%.0f MiB), gathered at random (rows span %.0f "
+                 "columns), rows alike (cv %.2f): column panels or not",
                  f->x_bytes / 1048576.0, f->l2_bytes / 1048576.0, f->csr.span, cv);
-        return "csr.cuda.colblock";
-    }
-    if (large && f->csr.padding <= SPB_SHAPE_HLL_PADDING) {
-        snprintf(why, WHY_LEN,
-                 "rows alike (HLL pads %.0f%%): column-major hacks read at the bandwidth%s",
-                 100.0 * (f->csr.padding - 1.0), f->csr.pattern ? ", pattern: no values read" : "");
-        return f->csr.pattern ? "hll.cuda.col.pattern" : "hll.cuda.col";
-    }
-    if (large) {
-        snprintf(why, WHY_LEN,
-                 "rows unlike (cv %.2f, max %d, mean %.1f)%s: tiles of rows streamed through "
-                 "shared memory",
-                 cv, (int)st->row_max, mean, f->csr.pattern ? ", pattern: no values read" : "");
-        return f->csr.pattern ? "csr.cuda.stream.pattern" : "csr.cuda.stream";
-    }
-    if (st->row_max > AUTO_LONG_ROW || mean >= AUTO_WARP_MEAN) {
-        snprintf(why, WHY_LEN,
-                 "small (launch-bound), rows long (max %d, mean %.1f): a warp per row",
+        add(list, "csr.cuda.colblock");
+    } else if (f->csr.padding <= SPB_SHAPE_HLL_PADDING) {
+        snprintf(rest, left, "rows alike (HLL pads %.0f%%): column-major hacks or sliced ELL",
+                 100.0 * (f->csr.padding - 1.0));
+        add(list, pattern ? "hll.cuda.col.pattern" : "hll.cuda.col");
+        add(list, "cusparse.sell");
+    } else if (st->row_max <= AUTO_SHORT_MAX) {
+        snprintf(rest, left,
+                 "rows short (max %d, mean %.1f; HLL pads %.0f%%): column-major hacks or CSR's "
+                 "row tiles",
+                 (int)st->row_max, mean, 100.0 * (f->csr.padding - 1.0));
+        add(list, pattern ? "hll.cuda.col.pattern" : "hll.cuda.col");
+    } else {
+        snprintf(rest, left, "rows unlike (cv %.2f, max %d, mean %.1f): CSR's row tiles", cv,
                  (int)st->row_max, mean);
-        return "csr.cuda.warp";
     }
-    snprintf(why, WHY_LEN,
-             "small (launch-bound), rows short (max %d, mean %.1f): a thread group per row",
-             (int)st->row_max, mean);
-    return "csr.cuda.adaptive";
+    add(list, pattern ? "csr.cuda.stream.pattern" : "csr.cuda.stream");
+    if (!hubs) add(list, pattern ? "csr.cuda.merge.pattern" : "csr.cuda.merge");
 }
 
 static const spb_kernel *device_row(const char *name)
@@ -95,6 +130,12 @@ static const spb_kernel *device_row(const char *name)
     for (int i = 0; i < gpu_spmv_kernel_count(); i++)
         if (strcmp(gpu_spmv_kernel(i)->name, name) == 0) return gpu_spmv_kernel(i);
     return NULL;
+}
+
+static double time_on_device(const spb_kernel *kernel, void *state, void *ctx, int calls)
+{
+    (void)ctx;
+    return kernel->time_calls(state, calls);
 }
 
 static spb_status auto_prepare(const spb_kernel *self, spb_format_set *formats,
@@ -107,19 +148,33 @@ static spb_status auto_prepare(const spb_kernel *self, spb_format_set *formats,
     shape.x_bytes = shape.value_bytes * formats->csr->n;
     shape.l2_bytes = gpu_l2_bytes(config);
     char why[WHY_LEN];
-    const spb_kernel *chosen = device_row(choose(&shape, why));
-    if (!chosen) return spb_fail(msg, SPB_ERR_DEVICE, "auto.cuda: its choice is not in the table");
-    spb_status st = chosen->prepare(chosen, formats, config, plan, msg);
-    if (st == SPB_OK) snprintf(msg, SPB_MSG_LEN, "%s: %s", chosen->name, why);
-    return st;
+    shortlist list = {{NULL}, 0};
+    choose(&shape, &list, why);
+    spb_trial trial = {};
+    for (int i = 0; i < list.count; i++) {
+        const spb_kernel *row = device_row(list.names[i]);
+        if (!row)
+            return spb_fail(msg, SPB_ERR_DEVICE, "auto.cuda: %s is not in the table",
+                            list.names[i]);
+        trial.candidates[trial.count++] = row;
+    }
+    spb_status st = kernel_trial(&trial, formats, config, time_on_device, NULL, plan, msg);
+    if (st != SPB_OK) return st;
+    char timed[WHY_LEN];
+    kernel_trial_describe(&trial, timed, sizeof timed);
+    if (snprintf(msg, SPB_MSG_LEN, "%s: %s; timed (us) %s", trial.candidates[trial.chosen]->name,
+                 why, timed) >= SPB_MSG_LEN)
+        msg[SPB_MSG_LEN - 2] = '.'; /* cut short: shown as such */
+    return SPB_OK;
 }
 
 extern const spb_spmv_kernel gpu_auto_kernels[] = {
     {.kernel = {.name = "auto.cuda",
                 .format = "csr",
                 .backend = SPB_BACKEND_CUDA,
-                .description = "the device kernel for this matrix, chosen in prepare from its "
-                               "statistics (rule in the README); the message says which and why",
+                .description =
+                    "the device kernel for this matrix: a rule on its statistics names the "
+                    "candidates, prepare times them and keeps the fastest (README)",
                 .supports = gpu_kernel_supports,
                 .prepare = auto_prepare,
                 .release = gpu_spmv_release,

@@ -11,6 +11,7 @@
 #include "../bench/run.h"
 #include "../bench/validate.h"
 #include "../cpu/spmv_cpu.h"
+#include "../formats/kernel_trial.h"
 #include "check.h"
 
 /* A pretend last-level cache (CPU) and L2 (GPU) of 4 KiB: column-blocked
@@ -126,12 +127,15 @@ static void check_kernel(const spb_kernel *kernel, spb_case *c, const spb_value 
         CHECK(st == SPB_OK, "%s on %s (block %d): prepare failed: %s", kernel->name, c->name, block,
               msg);
         if (st != SPB_OK) continue;
+        const int chose_library = strncmp(msg, "cusparse", 8) == 0; /* auto.cuda's choice */
         spb_validation v;
         spb_row_status status = op->product(kernel, plan.state, c, tolerance, &v, msg);
-        /* spbench's device kernels use no float atomics: the same bits every call */
+        /* spbench's device kernels use no float atomics: the same bits every
+         * call (cuSPARSE's may differ, also where auto.cuda's message says it
+         * chose one) */
         spb_value *first = NULL;
         if (status == SPB_ROW_OK && kernel->backend == SPB_BACKEND_CUDA &&
-            strncmp(kernel->name, "cusparse", 8) != 0 &&
+            strncmp(kernel->name, "cusparse", 8) != 0 && !chose_library &&
             (first = malloc(sizeof *first * (size_t)(c->A->m + 1))))
             memcpy(first, spmv_case_y(c), sizeof *first * (size_t)c->A->m);
         if (kernel->time_calls) /* a few device-resident products, then a whole one */
@@ -290,62 +294,226 @@ static void check_run_converts_once(void)
     fclose(opts.table);
 }
 
-/* auto.omp's rule, branch by branch: the kernel its message names. */
-static void check_auto_choice(const char *label, const spb_csr *A, double cache_bytes,
-                              const char *expected)
+/* kernel_trial on made-up rows: each says how long a call takes, or
+ * declines, or fails when timed. The fastest is kept, every other state is
+ * released, and a trial where none ran fails with the first one's reason. */
+typedef struct {
+    double seconds; /* per call; negative: fails when timed */
+    spb_status prepare_status;
+} trial_row;
+
+static int trial_prepared, trial_released;
+
+static spb_status trial_prepare(const spb_kernel *self, spb_format_set *formats,
+                                const spb_kernel_config *config, spb_kernel_plan *plan, char *msg)
+{
+    (void)formats, (void)config;
+    const trial_row *row = self->variant;
+    if (row->prepare_status != SPB_OK)
+        return spb_fail(msg, row->prepare_status,
+                        row->prepare_status == SPB_ERR_DECLINED ? "declines" : "fails");
+    plan->state = (void *)row;
+    trial_prepared++;
+    return SPB_OK;
+}
+
+static void trial_release(void *state)
+{
+    if (state) trial_released++;
+}
+
+static double trial_time(const spb_kernel *kernel, void *state, void *ctx, int calls)
+{
+    (void)kernel, (void)ctx;
+    const trial_row *row = state;
+    return row->seconds < 0 ? -1.0 : row->seconds * calls;
+}
+
+static void check_trial(void)
+{
+    static const trial_row rows[] = {{3e-6, SPB_OK}, {0, SPB_ERR_DECLINED}, {1e-6, SPB_OK},
+                                     {2e-6, SPB_OK}, {-1, SPB_OK},          {0, SPB_ERR_NOMEM}};
+    spb_kernel kernels[6];
+    for (int i = 0; i < 6; i++)
+        kernels[i] = (spb_kernel){.name = "trial.row",
+                                  .variant = &rows[i],
+                                  .prepare = trial_prepare,
+                                  .release = trial_release};
+    spb_csr A = {0};
+    spb_format_set formats;
+    format_set_init(&formats, &A);
+    spb_kernel_config config = {.threads = 1};
+    spb_kernel_plan plan = {0};
+    char msg[SPB_MSG_LEN] = "";
+    spb_trial trial = {.candidates = {&kernels[0], &kernels[1], &kernels[2], &kernels[3]},
+                       .count = 4};
+    spb_status st = kernel_trial(&trial, &formats, &config, trial_time, NULL, &plan, msg);
+    CHECK(st == SPB_OK && trial.chosen == 2 && plan.state == &rows[2],
+          "trial kept candidate %d (status %d), expected the fastest, 2", trial.chosen, (int)st);
+    CHECK(isnan(trial.seconds[1]) && trial.seconds[3] == 2e-6,
+          "a declined candidate has no time, the others theirs");
+    CHECK(trial_prepared == 3 && trial_released == 2,
+          "%d prepared, %d released: all but the kept one must be", trial_prepared, trial_released);
+    /* a failure that is not a decline is the trial's, nothing left held */
+    for (int failing = 4; failing <= 5; failing++) {
+        trial_prepared = trial_released = 0;
+        trial =
+            (spb_trial){.candidates = {&kernels[2], &kernels[failing], &kernels[3]}, .count = 3};
+        st = kernel_trial(&trial, &formats, &config, trial_time, NULL, &plan, msg);
+        CHECK(st == (failing == 4 ? SPB_ERR_DEVICE : SPB_ERR_NOMEM) && trial.chosen == -1 &&
+                  trial_prepared == trial_released,
+              "a failing candidate: status %d, %d prepared, %d released", (int)st, trial_prepared,
+              trial_released);
+    }
+    trial = (spb_trial){.candidates = {&kernels[1]}, .count = 1};
+    st = kernel_trial(&trial, &formats, &config, trial_time, NULL, &plan, msg);
+    CHECK(st == SPB_ERR_DECLINED && trial.chosen == -1 && strstr(msg, "declines"),
+          "a trial where none ran: status %d, message %s", (int)st, msg);
+    format_set_free(&formats);
+}
+
+/* An auto row's rule, branch by branch: the candidates its message says
+ * were timed (in the rule's order), and the kernel it kept the fastest of
+ * them. cache_bytes stands for the CPU's last-level cache and the GPU's L2
+ * (0: the machine's own). */
+static void check_auto_choice(const char *row, const char *label, const spb_csr *A,
+                              double cache_bytes, const char *expected)
 {
     const spb_operation *op = operation_spmv();
     const spb_kernel *kernel = NULL;
     for (int k = 0; k < op->kernel_count; k++)
-        if (strcmp(op->kernels[k]->name, "auto.omp") == 0) kernel = op->kernels[k];
-    CHECK(kernel != NULL, "auto.omp is not in the table");
+        if (strcmp(op->kernels[k]->name, row) == 0) kernel = op->kernels[k];
+    CHECK(kernel != NULL, "%s is not in the table", row);
     if (!kernel) return;
     spb_format_set formats;
     format_set_init(&formats, A);
-    spb_kernel_config config = {
-        .hack_size = 32, .threads = 2, .precision = SPB_FP64, .cache_bytes = cache_bytes};
+    spb_kernel_config config = {.hack_size = 32,
+                                .threads = 2,
+                                .precision = SPB_FP64,
+                                .cache_bytes = cache_bytes,
+                                .device_cache_bytes = cache_bytes};
     spb_kernel_plan plan = {0};
     char msg[SPB_MSG_LEN] = "";
     spb_status st = kernel->prepare(kernel, &formats, &config, &plan, msg);
-    CHECK(st == SPB_OK && strncmp(msg, expected, strlen(expected)) == 0 &&
-              msg[strlen(expected)] == ':',
-          "auto.omp on %s: %s, expected %s", label, msg, expected);
-    if (st == SPB_OK) kernel->release(plan.state);
+    CHECK(st == SPB_OK, "%s on %s: %s", row, label, msg);
+    if (st != SPB_OK) {
+        format_set_free(&formats);
+        return;
+    }
+    kernel->release(plan.state);
     format_set_free(&formats);
+    /* "chosen: why; timed (us) a 1.2, b 3.4, c -" */
+    const char *timed = strstr(msg, "; timed (us) ");
+    CHECK(timed != NULL, "%s on %s: no trial in %s", row, label, msg);
+    if (!timed) return;
+    timed += strlen("; timed (us) ");
+    char names[SPB_MSG_LEN] = "", chosen[64] = "", fastest[64] = "";
+    sscanf(msg, "%63[^:]", chosen);
+    double best = INFINITY;
+    for (const char *p = timed; *p;) {
+        char name[64] = "";
+        double us = NAN;
+        int used = 0;
+        if (sscanf(p, "%63s %n", name, &used) < 1 || !used) break;
+        if (sscanf(p + used, "%lf", &us) < 1) us = INFINITY; /* "-": did not run */
+        while (p[used] && p[used] != ',') used++;
+        if (us < best) {
+            best = us;
+            snprintf(fastest, sizeof fastest, "%s", name);
+        }
+        size_t len = strlen(names);
+        snprintf(names + len, sizeof names - len, "%s%s", len ? "," : "", name);
+        p += used;
+        if (*p == ',') p++;
+        while (*p == ' ') p++;
+    }
+    CHECK(strcmp(names, expected) == 0, "%s on %s timed %s, expected %s (%s)", row, label, names,
+          expected, msg);
+    CHECK(strcmp(chosen, fastest) == 0, "%s on %s kept %s, the trial's fastest was %s", row, label,
+          chosen, fastest);
+}
+
+/* auto.cuda's rule, branch by branch (on the device only). */
+static void check_auto_cuda_rule(spb_rng *rng)
+{
+    static const char small[] = "csr.cuda.warp,csr.cuda.adaptive,csr.cuda.stream,csr.cuda.binned,"
+                                "csr.cuda.ldg,csr.cuda.warp_shared2d";
+    static const char unlike[] = "cusparse.csr,csr.cuda.stream,csr.cuda.merge";
+    spb_csr A;
+    char msg[SPB_MSG_LEN] = "";
+    random_csr(rng, 3000, 3000, 24000, -1, 0, &A);
+    check_auto_choice("auto.cuda", "small, rows unlike", &A, 0, small);
+    csr_free(&A);
+    CHECK(gen_matrix("gen:lap2d:40", &A, msg) == SPB_OK, "%s", msg);
+    for (spb_index k = 0; k < A.nnz; k++) A.val[k] = 1.0;
+    check_auto_choice("auto.cuda", "small pattern, rows alike", &A, 0,
+                      "csr.cuda.warp,csr.cuda.adaptive.pattern,csr.cuda.stream.pattern,"
+                      "csr.cuda.binned.pattern,csr.cuda.ldg,csr.cuda.warp_shared2d,"
+                      "hll.cuda.warp_shared");
+    csr_free(&A);
+    CHECK(gen_matrix("gen:hubs:45000:8:1:17663", &A, msg) == SPB_OK, "%s", msg);
+    check_auto_choice("auto.cuda", "small with a hub row", &A, 0,
+                      "cusparse.csr,csr.cuda.merge,csr.cuda.warp,csr.cuda.adaptive,csr.cuda.stream,"
+                      "csr.cuda.binned,csr.cuda.ldg,csr.cuda.warp_shared2d");
+    csr_free(&A);
+    CHECK(gen_matrix("gen:lap2d:500", &A, msg) == SPB_OK, "%s", msg); /* 1.25M entries */
+    check_auto_choice("auto.cuda", "large, rows alike", &A, 0,
+                      "cusparse.csr,hll.cuda.col,cusparse.sell,csr.cuda.stream,csr.cuda.merge");
+    csr_free(&A);
+    CHECK(gen_matrix("gen:road:700:65", &A, msg) == SPB_OK, "%s", msg); /* rows of 0-4 */
+    check_auto_choice("auto.cuda", "large pattern, rows short", &A, 0,
+                      "cusparse.csr,hll.cuda.col.pattern,csr.cuda.stream.pattern,"
+                      "csr.cuda.merge.pattern");
+    csr_free(&A);
+    random_csr(rng, 200000, 200000, 1200000, -1, 0, &A);
+    check_auto_choice("auto.cuda", "large, rows unlike", &A, 0, unlike);
+    check_auto_choice("auto.cuda", "large, x beyond the L2", &A, TEST_CACHE_BYTES,
+                      "cusparse.csr,csr.cuda.colblock,csr.cuda.stream,csr.cuda.merge");
+    csr_free(&A);
+    CHECK(gen_matrix("gen:hubs:300000:6:1:100000", &A, msg) == SPB_OK, "%s", msg);
+    check_auto_choice("auto.cuda", "large with a hub row", &A, TEST_CACHE_BYTES,
+                      "cusparse.csr,csr.cuda.merge,csr.cuda.stream");
+    csr_free(&A);
 }
 
 static void check_auto_rule(spb_rng *rng)
 {
+    static const char alike[] =
+        "hll.omp.col,hll.omp.row,csr.omp.nnz,csr.omp.static,csr.omp.dynamic";
+    static const char short_pattern[] = "hll.omp.col,hll.omp.row,csr.omp.pattern";
+    static const char unlike[] = "csr.omp.nnz,csr.omp.static,csr.omp.dynamic,csr.omp.guided";
     spb_csr A;
     char msg[SPB_MSG_LEN] = "";
-    CHECK(gen_matrix("gen:lap2d:320", &A, msg) == SPB_OK, "%s", msg); /* 102400 rows */
-    check_auto_choice("lap2d (no padding)", &A, 0, "hll.omp.col");
-    for (spb_index k = 0; k < A.nnz; k++) A.val[k] = 1.0; /* short rows, one length */
-    check_auto_choice("large lap2d pattern", &A, 0, "csr.omp.pattern");
-    csr_free(&A);
     CHECK(gen_matrix("gen:lap2d:40", &A, msg) == SPB_OK, "%s", msg);
-    check_auto_choice("small lap2d (no padding, cache-resident)", &A, 0, "csr.omp.nnz");
-    for (spb_index k = 0; k < A.nnz; k++) A.val[k] = 1.0;
-    check_auto_choice("lap2d pattern", &A, 0, "csr.omp.pattern");
+    check_auto_choice("auto.omp", "lap2d (no padding)", &A, 0, alike);
+    for (spb_index k = 0; k < A.nnz; k++) A.val[k] = 1.0; /* short rows, one length */
+    check_auto_choice("auto.omp", "lap2d pattern", &A, 0, short_pattern);
     csr_free(&A);
-    /* a road network's shape: pattern, short rows alike, past the row count */
-    CHECK(gen_matrix("gen:road:330:65", &A, msg) == SPB_OK, "%s", msg); /* 108900 rows */
-    check_auto_choice("road graph", &A, 0, "hll.omp.col");
-    csr_free(&A);
-    CHECK(gen_matrix("gen:road:300:65", &A, msg) == SPB_OK, "%s", msg); /* 90000 rows */
-    check_auto_choice("smaller road graph", &A, 0, "csr.omp.pattern");
+    CHECK(gen_matrix("gen:road:30:65", &A, msg) == SPB_OK, "%s", msg);
+    check_auto_choice("auto.omp", "road graph", &A, 0, short_pattern);
     csr_free(&A);
     /* rows of random length (cv about 0.35, HLL padding well past 15%)
      * over columns far wider than the pretend cache */
     random_csr(rng, 3000, 3000, 24000, -1, 0, &A);
-    check_auto_choice("random, x beyond the cache", &A, TEST_CACHE_BYTES, "csr.omp.colblock");
-    check_auto_choice("random, cache unknown", &A, 0, "csr.omp.nnz");
+    check_auto_choice("auto.omp", "random, x beyond the cache", &A, TEST_CACHE_BYTES,
+                      "csr.omp.colblock,csr.omp.nnz");
+    check_auto_choice("auto.omp", "random, cache unknown", &A, 0, unlike);
+    csr_free(&A);
+    random_csr(rng, 3000, 3000, 21000, -1, 0, &A); /* mean 7, the longest far under 32 */
     for (spb_index k = 0; k < A.nnz; k++) A.val[k] = 1.0;
-    check_auto_choice("random pattern", &A, 0, "csr.omp.pattern");
+    check_auto_choice("auto.omp", "random pattern, short rows", &A, 0, short_pattern);
+    csr_free(&A);
+    /* rows of 40, alike: CSR or HLL without values */
+    CHECK(gen_matrix("gen:random:500:40", &A, msg) == SPB_OK, "%s", msg);
+    for (spb_index k = 0; k < A.nnz; k++) A.val[k] = 1.0;
+    check_auto_choice("auto.omp", "pattern, long rows alike", &A, 0,
+                      "csr.omp.pattern,hll.omp.col.pattern");
     csr_free(&A);
     /* one long row: skewed, so no panels even with x beyond the cache */
     random_csr(rng, 400, 3000, 2000, 7, 2500, &A);
-    check_auto_choice("skewed", &A, TEST_CACHE_BYTES, "csr.omp.nnz");
+    check_auto_choice("auto.omp", "skewed", &A, TEST_CACHE_BYTES, unlike);
+    for (spb_index k = 0; k < A.nnz; k++) A.val[k] = 1.0;
+    check_auto_choice("auto.omp", "skewed pattern", &A, 0, "csr.omp.pattern");
     csr_free(&A);
 }
 
@@ -453,7 +621,9 @@ int main(int argc, char **argv)
         CHECK(!kernel->fp32 || ran32_by_kernel[k] > 0, "%s never ran in fp32", kernel->name);
     }
     check_fp32_overflow_declined();
+    if (want_cuda && ran > 0) check_auto_cuda_rule(&rng);
     if (!want_cuda) {
+        check_trial();
         check_auto_rule(&rng);
         check_run_converts_once();
         check_failure_is_error();

@@ -1,0 +1,43 @@
+/* kernel_trial.h — what the auto rows share: each candidate row the rule
+ * allows is prepared in turn, timed on this matrix for a few calls, and the
+ * fastest is kept (the others released at once, so at most two are held).
+ * The cost is the auto row's prepare time. */
+#ifndef SPB_KERNEL_TRIAL_H
+#define SPB_KERNEL_TRIAL_H
+
+#ifdef __cplusplus
+extern "C" { /* the CUDA rows include this as C++ */
+#endif
+
+#include "kernel.h"
+
+#define SPB_TRIAL_MAX 10 /* candidates a rule may name */
+
+/* Seconds for `calls` back-to-back products with a prepared state, or a
+ * negative value when they failed. */
+typedef double (*spb_trial_time_fn)(const spb_kernel *kernel, void *state, void *ctx, int calls);
+
+typedef struct {
+    const spb_kernel *candidates[SPB_TRIAL_MAX];
+    int count;
+    double seconds[SPB_TRIAL_MAX]; /* median per call; NAN: declined or failed */
+    int chosen;                    /* index of the fastest; -1 when none ran */
+} spb_trial;
+
+/* Prepares and times trial->candidates[0..count) and hands back the
+ * fastest's plan. A candidate that does not support A or declines it is
+ * passed over (SPB_ERR_DECLINED, with the first one's reason, when all
+ * are); any other failure (out of memory, the device) is the trial's,
+ * with every state released. */
+spb_status kernel_trial(spb_trial *trial, spb_format_set *formats, const spb_kernel_config *config,
+                        spb_trial_time_fn time_calls, void *ctx, spb_kernel_plan *plan, char *msg);
+
+/* "name 1.23, name 2.5, name -" (microseconds per call; -: did not run) into out (len bytes): what
+ * the message shows of the trial. */
+void kernel_trial_describe(const spb_trial *trial, char *out, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
