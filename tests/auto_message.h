@@ -1,0 +1,46 @@
+/* auto_message.h — what the auto rows' tests read from a prepare message,
+ * "chosen: why; timed (us) a 1.2, b 3.4, c -": the candidates timed must be
+ * the rule's (in its order), and the row kept must be the fastest of them. */
+#ifndef SPB_AUTO_MESSAGE_H
+#define SPB_AUTO_MESSAGE_H
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+
+static inline void check_trial_message(const char *row, const char *label, const char *msg,
+                                       const char *expected)
+{
+    const char *timed = strstr(msg, "; timed (us) ");
+    CHECK(timed != NULL, "%s on %s: no trial in %s", row, label, msg);
+    if (!timed) return;
+    timed += strlen("; timed (us) ");
+    char names[512] = "", chosen[64] = "", fastest[64] = "";
+    sscanf(msg, "%63[^:]", chosen);
+    double best = INFINITY;
+    for (const char *p = timed; *p;) {
+        char name[64] = "";
+        double us = NAN;
+        int used = 0;
+        if (sscanf(p, "%63s %n", name, &used) < 1 || !used) break;
+        if (sscanf(p + used, "%lf", &us) < 1) us = INFINITY; /* "-": did not run */
+        while (p[used] && p[used] != ',') used++;
+        if (us < best) {
+            best = us;
+            snprintf(fastest, sizeof fastest, "%s", name);
+        }
+        size_t len = strlen(names);
+        snprintf(names + len, sizeof names - len, "%s%s", len ? "," : "", name);
+        p += used;
+        if (*p == ',') p++;
+        while (*p == ' ') p++;
+    }
+    CHECK(strcmp(names, expected) == 0, "%s on %s timed %s, expected %s (%s)", row, label, names,
+          expected, msg);
+    CHECK(strcmp(chosen, fastest) == 0, "%s on %s kept %s, the trial's fastest was %s", row, label,
+          chosen, fastest);
+}
+
+#endif
