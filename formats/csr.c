@@ -224,6 +224,47 @@ int64_t csr_spgemm_products(const spb_csr *A, const spb_csr *B)
     return products;
 }
 
+/* Products and distinct columns of row i of A*B (marker: B->n entries,
+ * stamped with the row). */
+static void row_products(const spb_csr *A, const spb_csr *B, spb_index i, spb_index *marker,
+                         int64_t *products, int64_t *distinct)
+{
+    for (spb_index ka = A->row_ptr[i]; ka < A->row_ptr[i + 1]; ka++) {
+        spb_index r = A->col_idx[ka];
+        *products += B->row_ptr[r + 1] - B->row_ptr[r];
+        for (spb_index kb = B->row_ptr[r]; kb < B->row_ptr[r + 1]; kb++)
+            if (marker[B->col_idx[kb]] != i) {
+                marker[B->col_idx[kb]] = i;
+                ++*distinct;
+            }
+    }
+}
+
+spb_status csr_spgemm_shape(const spb_csr *A, const spb_csr *B, spb_index sample,
+                            spb_spgemm_shape *shape, char *msg)
+{
+    shape->products = shape->row_products_max = 0;
+    for (spb_index i = 0; i < A->m; i++) {
+        int64_t row = 0;
+        for (spb_index ka = A->row_ptr[i]; ka < A->row_ptr[i + 1]; ka++)
+            row += B->row_ptr[A->col_idx[ka] + 1] - B->row_ptr[A->col_idx[ka]];
+        shape->products += row;
+        if (row > shape->row_products_max) shape->row_products_max = row;
+    }
+    shape->compression = 1.0;
+    if (A->m == 0 || B->n == 0) return SPB_OK;
+    spb_index *marker = spb_malloc((size_t)B->n, sizeof *marker);
+    if (!marker) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
+    for (spb_index j = 0; j < B->n; j++) marker[j] = -1;
+    if (sample > A->m) sample = A->m;
+    int64_t products = 0, distinct = 0;
+    for (spb_index s = 0; s < sample; s++)
+        row_products(A, B, (spb_index)((int64_t)s * A->m / sample), marker, &products, &distinct);
+    spb_free(marker);
+    if (distinct > 0) shape->compression = (double)products / (double)distinct;
+    return SPB_OK;
+}
+
 double csr_spgemm_bytes(const spb_csr *A, double products, double nnz_c, spb_precision precision)
 {
     double value = (double)spb_precision_bytes(precision), index = sizeof(spb_index);

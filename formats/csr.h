@@ -48,6 +48,18 @@ spb_status csr_transpose(const spb_csr *A, spb_csr *T, char *msg);
  * of B's matching row (the multiply-adds a product does). */
 int64_t csr_spgemm_products(const spb_csr *A, const spb_csr *B);
 
+/* What the SpGEMM auto row reads before the product: the products of A*B,
+ * the most in one row of A, and the compression (products over entries of
+ * C) counted exactly on `sample` rows of A spread evenly (all rows when
+ * sample >= m; 1 when those rows make no product). SPB_ERR_NOMEM when B's
+ * column markers cannot be had. */
+typedef struct {
+    int64_t products, row_products_max;
+    double compression;
+} spb_spgemm_shape;
+spb_status csr_spgemm_shape(const spb_csr *A, const spb_csr *B, spb_index sample,
+                            spb_spgemm_shape *shape, char *msg);
+
 /* Bytes one C = A*B moves: A read once, for each entry of A its row of B
  * (row_ptr pair, then column and value per product), C written once. */
 double csr_spgemm_bytes(const spb_csr *A, double products, double nnz_c, spb_precision precision);

@@ -113,7 +113,7 @@ void kernel_trial_describe(const spb_trial *trial, char *out, size_t len)
         const char *sep = used ? ", " : "";
         int n = isnan(trial->seconds[i])
                     ? snprintf(out + used, len - used, "%s%s -", sep, trial->candidates[i]->name)
-                    : snprintf(out + used, len - used, "%s%s %.3g", sep, trial->candidates[i]->name,
+                    : snprintf(out + used, len - used, "%s%s %.4g", sep, trial->candidates[i]->name,
                                trial->seconds[i] * 1e6);
         if (n < 0) break;
         used += (size_t)n;

@@ -334,7 +334,7 @@ void gpu_spgemm_release(void *state)
 extern "C" int gpu_spgemm_kernel_count(void)
 {
     return gpu_spgemm_tiled_kernel_count + gpu_spgemm_esc_kernel_count +
-           gpu_spgemm_cusparse_kernel_count;
+           gpu_spgemm_cusparse_kernel_count + gpu_spgemm_auto_kernel_count;
 }
 
 extern "C" const spb_kernel *gpu_spgemm_kernel(int index)
@@ -343,5 +343,7 @@ extern "C" const spb_kernel *gpu_spgemm_kernel(int index)
     index -= gpu_spgemm_tiled_kernel_count;
     if (index < gpu_spgemm_esc_kernel_count) return &gpu_spgemm_esc_kernels[index].kernel;
     index -= gpu_spgemm_esc_kernel_count;
-    return &gpu_spgemm_cusparse_kernels[index].kernel;
+    if (index < gpu_spgemm_cusparse_kernel_count) return &gpu_spgemm_cusparse_kernels[index].kernel;
+    index -= gpu_spgemm_cusparse_kernel_count;
+    return &gpu_spgemm_auto_kernels[index].kernel;
 }

@@ -94,6 +94,8 @@ extern const spb_spgemm_kernel gpu_spgemm_esc_kernels[];
 extern const int gpu_spgemm_esc_kernel_count;
 extern const spb_spgemm_kernel gpu_spgemm_cusparse_kernels[];
 extern const int gpu_spgemm_cusparse_kernel_count;
+extern const spb_spgemm_kernel gpu_spgemm_auto_kernels[];
+extern const int gpu_spgemm_auto_kernel_count;
 
 /* The entry points every device SpGEMM row shares (spgemm_cuda.cu). */
 spb_status gpu_spgemm_prepare(const spb_kernel *self, spb_format_set *formats,

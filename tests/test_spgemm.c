@@ -8,11 +8,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../bench/gen.h"
 #include "../bench/op_spgemm.h"
 #include "../bench/rng.h"
 #include "../bench/validate.h"
 #include "../cpu/spgemm_cpu.h"
 #include "../formats/mm.h"
+#include "auto_message.h"
 #include "check.h"
 
 /* A CSR matrix from a dense array in which NAN means "not stored" (so
@@ -271,6 +273,106 @@ static void check_long_rows(spb_rng *rng)
     }
 }
 
+/* A band of `width` entries per row (columns i..i+width-1, wrapped): A*A
+ * makes width^2 products per row into about 2*width entries. */
+static void band_csr(spb_index m, spb_index width, spb_csr *A)
+{
+    char msg[SPB_MSG_LEN] = "";
+    csr_alloc(A, m, m, m * width, msg);
+    for (spb_index i = 0; i < m; i++) {
+        A->row_ptr[i + 1] = (i + 1) * width;
+        spb_index wrapped = i + width > m ? i + width - m : 0; /* columns 0.. come first */
+        for (spb_index w = 0; w < width; w++) {
+            A->col_idx[i * width + w] = w < wrapped ? w : i + (w - wrapped);
+            A->val[i * width + w] = 1.0 + (double)(w % 3);
+        }
+    }
+}
+
+/* csr_spgemm_shape against the product itself: products, the most in a
+ * row and, on every row, the exact compression; on a sample, near it. */
+static void check_spgemm_shape(spb_rng *rng)
+{
+    spb_csr A, B, C;
+    char msg[SPB_MSG_LEN] = "";
+    random_csr(rng, 50, 40, 0.2, &A);
+    random_csr(rng, 40, 70, 0.2, &B);
+    CHECK(csr_spgemm_gustavson(&A, &B, 0, &C, msg) == SPB_OK, "%s", msg);
+    int64_t most = 0;
+    for (spb_index i = 0; i < A.m; i++) {
+        int64_t row = 0;
+        for (spb_index k = A.row_ptr[i]; k < A.row_ptr[i + 1]; k++)
+            row += B.row_ptr[A.col_idx[k] + 1] - B.row_ptr[A.col_idx[k]];
+        if (row > most) most = row;
+    }
+    spb_spgemm_shape shape;
+    CHECK(csr_spgemm_shape(&A, &B, A.m, &shape, msg) == SPB_OK, "%s", msg);
+    double exact = C.nnz ? (double)csr_spgemm_products(&A, &B) / C.nnz : 1.0;
+    CHECK(shape.products == csr_spgemm_products(&A, &B) && shape.row_products_max == most &&
+              fabs(shape.compression - exact) < 1e-12 * exact,
+          "shape: %lld products (%lld), row max %lld (%lld), compression %g (%g)",
+          (long long)shape.products, (long long)csr_spgemm_products(&A, &B),
+          (long long)shape.row_products_max, (long long)most, shape.compression, exact);
+    csr_free(&A);
+    csr_free(&B);
+    csr_free(&C);
+    band_csr(5000, 30, &A);
+    CHECK(csr_spgemm_gustavson(&A, &A, 0, &C, msg) == SPB_OK, "%s", msg);
+    exact = (double)csr_spgemm_products(&A, &A) / C.nnz;
+    CHECK(csr_spgemm_shape(&A, &A, 100, &shape, msg) == SPB_OK &&
+              fabs(shape.compression - exact) < 0.05 * exact,
+          "band: sampled compression %g, exact %g", shape.compression, exact);
+    csr_free(&A);
+    csr_free(&C);
+}
+
+/* spgemm.cuda.auto's rule, branch by branch (on the device only). */
+static void check_auto_choice(const char *label, const spb_csr *A, const char *expected)
+{
+    const spb_operation *op = operation_spgemm();
+    const spb_kernel *kernel = NULL;
+    for (int k = 0; k < op->kernel_count; k++)
+        if (strcmp(op->kernels[k]->name, "spgemm.cuda.auto") == 0) kernel = op->kernels[k];
+    CHECK(kernel != NULL, "spgemm.cuda.auto is not in the table");
+    if (!kernel) return;
+    spb_format_set F;
+    format_set_init(&F, A);
+    F.b = A;
+    spb_kernel_config config = {.hack_size = 32, .threads = 1, .precision = SPB_FP64};
+    spb_kernel_plan plan = {0};
+    char msg[SPB_MSG_LEN] = "";
+    spb_status st = kernel->prepare(kernel, &F, &config, &plan, msg);
+    CHECK(st == SPB_OK, "spgemm.cuda.auto on %s: %s", label, msg);
+    if (st == SPB_OK) {
+        kernel->release(plan.state);
+        check_trial_message("spgemm.cuda.auto", label, msg, expected);
+    }
+    format_set_free(&F);
+}
+
+static void check_auto_rule(void)
+{
+    static const char tiled[] = "spgemm.cuda.esc,spgemm.cuda.warp,spgemm.cuda.block,"
+                                "spgemm.cuda.block.reserve";
+    char expected[256];
+    spb_csr A;
+    band_csr(2000, 4, &A); /* 16 products per row */
+    snprintf(expected, sizeof expected, "%s,spgemm.cuda.thread.hoisted", tiled);
+    check_auto_choice("few products per row", &A, expected);
+    csr_free(&A);
+    band_csr(600, 130, &A); /* rows of 130: long */
+    snprintf(expected, sizeof expected, "%s,cusparse.spgemm", tiled);
+    check_auto_choice("a long row", &A, expected);
+    csr_free(&A);
+    band_csr(3000, 40, &A); /* 4.8 million products, compression about 20 */
+    check_auto_choice("many products, high compression", &A, expected);
+    csr_free(&A);
+    char gen_msg[SPB_MSG_LEN] = "";
+    CHECK(gen_matrix("gen:random:100000:5", &A, gen_msg) == SPB_OK, "%s", gen_msg);
+    check_auto_choice("many products, low compression", &A, "spgemm.cuda.esc,cusparse.spgemm");
+    csr_free(&A);
+}
+
 /* Mismatched shapes and the thin: spec are refused by name. */
 static void check_refusals(void)
 {
@@ -303,6 +405,8 @@ int main(int argc, char **argv)
     check_random(&rng);
     check_long_rows(&rng);
     check_refusals();
+    check_spgemm_shape(&rng);
+    if (want_cuda && kernels_run > 0) check_auto_rule();
     printf("%d kernel runs\n", kernels_run);
     if (want_cuda && kernels_run == 0) {
         printf("skipped: no device kernel can run here\n");

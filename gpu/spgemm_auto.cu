@@ -1,0 +1,127 @@
+/* spgemm_auto.cu — spgemm.cuda.auto: the device SpGEMM row for this
+ * product. A rule reads what is known before the product (its products,
+ * the most in one row, A's longest row, a compression counted on sampled
+ * rows) and names the candidate rows; prepare times each on the device for
+ * a few whole products (kernel_trial) and keeps the fastest. The message
+ * names the row chosen, why the candidates, and their times; README
+ * ("Choosing a GPU SpGEMM row") has the rule and the data behind it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../formats/kernel_trial.h"
+#include "gpu.h"
+#include "spgemm_state.cuh"
+
+/* The rule's lines (README: the H100 measurements behind them). Rows of
+ * few products: the thread-per-row kernel (G67, Pd) is a candidate; past
+ * them its one thread per row stalls (0.01-0.05x the best on long rows). */
+#define AUTO_THREAD_PRODUCTS 32
+/* Products of low compression in the millions: ESC or cuSPARSE; the tiled
+ * kernels sweep their accumulator over B's width and ran 0.12-0.35x ESC
+ * (cage11, kmnist_norm_10NN, gen:lap2d:1000, cond-mat-2005). */
+#define AUTO_LARGE_PRODUCTS  2000000
+#define AUTO_LOW_COMPRESSION 3.0
+/* A row this long in A (circuits, graphs): cuSPARSE is a candidate too
+ * (a circuit matrix with rows of ~570 entries ran ESC at 0.81x of it). */
+#define AUTO_LONG_ROW 128
+/* Rows of A whose products are counted for the compression. */
+#define AUTO_SAMPLE_ROWS 1024
+
+#define WHY_LEN (SPB_MSG_LEN / 2)
+
+typedef struct {
+    const char *names[SPB_TRIAL_MAX];
+    int count;
+} shortlist;
+
+static void add(shortlist *list, const char *name)
+{
+    if (list->count < SPB_TRIAL_MAX) list->names[list->count++] = name;
+}
+
+/* The rule: the candidates into `list`, and why. */
+static void choose(const spb_spgemm_shape *f, int longest_row, shortlist *list, char *why)
+{
+    const int low = f->products >= AUTO_LARGE_PRODUCTS && f->compression < AUTO_LOW_COMPRESSION;
+    const int few = f->row_products_max <= AUTO_THREAD_PRODUCTS;
+    const int library = f->products >= AUTO_LARGE_PRODUCTS || longest_row >= AUTO_LONG_ROW;
+    add(list, "spgemm.cuda.esc");
+    if (!low) {
+        add(list, "spgemm.cuda.warp");
+        add(list, "spgemm.cuda.block");
+        add(list, "spgemm.cuda.block.reserve");
+        if (few) add(list, "spgemm.cuda.thread.hoisted");
+    }
+    if (library) add(list, "cusparse.spgemm");
+    snprintf(why, WHY_LEN,
+             "%lld products (at most %lld in a row), compression about %.2f, A's longest row %d: "
+             "%s%s%s",
+             (long long)f->products, (long long)f->row_products_max, f->compression, longest_row,
+             low ? "millions of products of low compression, no tiled kernel"
+                 : "ESC and the tiled kernels",
+             few && !low ? "; few products per row, a thread per row" : "",
+             library ? "; cuSPARSE for the long rows or the many products" : "");
+}
+
+static const spb_kernel *device_row(const char *name)
+{
+    for (int i = 0; i < gpu_spgemm_kernel_count(); i++)
+        if (strcmp(gpu_spgemm_kernel(i)->name, name) == 0) return gpu_spgemm_kernel(i);
+    return NULL;
+}
+
+static double time_on_device(const spb_kernel *kernel, void *state, void *ctx, int calls)
+{
+    (void)ctx;
+    return kernel->time_calls(state, calls);
+}
+
+static spb_status auto_prepare(const spb_kernel *self, spb_format_set *formats,
+                               const spb_kernel_config *config, spb_kernel_plan *plan, char *msg)
+{
+    (void)self;
+    spb_spgemm_shape shape;
+    spb_status st = csr_spgemm_shape(formats->csr, formats->b, AUTO_SAMPLE_ROWS, &shape, msg);
+    if (st != SPB_OK) return st;
+    spb_csr_stats stats;
+    csr_stats(formats->csr, &stats);
+    char why[WHY_LEN];
+    shortlist list = {{NULL}, 0};
+    choose(&shape, (int)stats.row_max, &list, why);
+    spb_trial trial = {};
+    for (int i = 0; i < list.count; i++) {
+        const spb_kernel *row = device_row(list.names[i]);
+        if (!row)
+            return spb_fail(msg, SPB_ERR_DEVICE, "spgemm.cuda.auto: %s is not in the table",
+                            list.names[i]);
+        trial.candidates[trial.count++] = row;
+    }
+    st = kernel_trial(&trial, formats, config, time_on_device, NULL, plan, msg);
+    if (st != SPB_OK) return st;
+    /* the row's kernel time counts its own products, not the trial's */
+    ((gpu_spgemm_state *)plan->state)->kernel_count = 0;
+    char timed[WHY_LEN];
+    kernel_trial_describe(&trial, timed, sizeof timed);
+    if (snprintf(msg, SPB_MSG_LEN, "%s: %s; timed (us) %s", trial.candidates[trial.chosen]->name,
+                 why, timed) >= SPB_MSG_LEN)
+        msg[SPB_MSG_LEN - 2] = '.'; /* cut short: shown as such */
+    return SPB_OK;
+}
+
+const spb_spgemm_kernel gpu_spgemm_auto_kernels[] = {
+    {.kernel = {.name = "spgemm.cuda.auto",
+                .format = "csr",
+                .backend = SPB_BACKEND_CUDA,
+                .description = "the device SpGEMM row for this product: a rule on what is known "
+                               "before it names the candidates, prepare times them and keeps the "
+                               "fastest (README)",
+                .supports = gpu_kernel_supports,
+                .prepare = auto_prepare,
+                .release = gpu_spgemm_release,
+                .time_calls = gpu_spgemm_time_calls,
+                .check = gpu_spgemm_check},
+     .spgemm = gpu_spgemm_run,
+     .kernel_seconds = gpu_spgemm_kernel_seconds},
+};
+const int gpu_spgemm_auto_kernel_count =
+    (int)(sizeof gpu_spgemm_auto_kernels / sizeof gpu_spgemm_auto_kernels[0]);
