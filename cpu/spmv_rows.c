@@ -566,7 +566,7 @@ static spb_status auto_prepare(const spb_kernel *self, spb_format_set *F,
     char why[AUTO_WHY_LEN];
     const char *const *names =
         auto_choose(&shape, x_bytes, config->cache_bytes, config->precision, why);
-    spb_trial trial = {.count = 0};
+    spb_trial trial = {.count = 0, .interleave = 1}; /* the states share the format set */
     for (int i = 0; names[i] && trial.count < SPB_TRIAL_MAX; i++)
         trial.candidates[trial.count++] = cpu_spmv_kernel_named(names[i]);
     auto_state *s = spb_calloc(1, sizeof *s);

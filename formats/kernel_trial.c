@@ -18,90 +18,167 @@
 #define TRIAL_MIN_SAMPLES 3
 #define TRIAL_MAX_CALLS   (1 << 16)
 
+/* One candidate in the trial. */
+typedef struct {
+    spb_kernel_plan plan;
+    int calls;                     /* per sample */
+    double samples[TRIAL_SAMPLES]; /* seconds per call */
+    int taken;
+    double spent; /* seconds of samples */
+} candidate;
+
 static int by_value(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
-/* Median seconds per call of a prepared candidate; negative on failure. */
-static double time_candidate(const spb_kernel *kernel, void *state, spb_trial_time_fn time_calls,
-                             void *ctx)
+/* Prepares candidate i (why: the reason it did not, if so). */
+static spb_status prepare(const spb_trial *trial, int i, spb_format_set *formats,
+                          const spb_kernel_config *config, candidate *c, char *why)
 {
-    int calls = 1;
-    double t = time_calls(kernel, state, ctx, calls);
-    while (t >= 0 && t < TRIAL_WARMUP_S && calls < TRIAL_MAX_CALLS) {
-        calls *= 2;
-        t = time_calls(kernel, state, ctx, calls);
+    const spb_kernel *k = trial->candidates[i];
+    *c = (candidate){.calls = 1};
+    if (config->precision == SPB_FP32 && !k->fp32)
+        return spb_fail(why, SPB_ERR_DECLINED, "no fp32 version");
+    if (k->supports && !k->supports(k, formats->csr, why)) return SPB_ERR_DECLINED;
+    spb_status st = k->prepare(k, formats, config, &c->plan, why);
+    if (st != SPB_OK && c->plan.state) k->release(c->plan.state);
+    if (st != SPB_OK) c->plan.state = NULL;
+    return st;
+}
+
+/* The warm-up, which also sizes a sample's batch; 0 or -1 on failure. */
+static int warm_up(const spb_kernel *k, candidate *c, spb_trial_time_fn time_calls, void *ctx)
+{
+    double t = time_calls(k, c->plan.state, ctx, c->calls);
+    while (t >= 0 && t < TRIAL_WARMUP_S && c->calls < TRIAL_MAX_CALLS) {
+        c->calls *= 2;
+        t = time_calls(k, c->plan.state, ctx, c->calls);
     }
-    if (t < 0) return -1;
-    /* the last warm-up batch lasted about twice a sample or more */
-    while (calls > 1 && t / 2 >= TRIAL_SAMPLE_S) {
-        calls /= 2;
+    while (c->calls > 1 && t / 2 >= TRIAL_SAMPLE_S) { /* the last batch: twice a sample or more */
+        c->calls /= 2;
         t /= 2;
     }
-    t = time_calls(kernel, state, ctx, calls);
+    return t < 0 ? -1 : 0;
+}
+
+static int sample(const spb_kernel *k, candidate *c, spb_trial_time_fn time_calls, void *ctx)
+{
+    double t = time_calls(k, c->plan.state, ctx, c->calls);
     if (t < 0) return -1;
-    double per_call[TRIAL_SAMPLES];
-    per_call[0] = t / calls;
-    double spent = t;
-    int n = 1;
-    while (n < TRIAL_SAMPLES && (n < TRIAL_MIN_SAMPLES || spent < TRIAL_BUDGET_S)) {
-        t = time_calls(kernel, state, ctx, calls);
-        if (t < 0) return -1;
-        per_call[n++] = t / calls;
-        spent += t;
+    c->samples[c->taken++] = t / c->calls;
+    c->spent += t;
+    return 0;
+}
+
+static int wants_more(const candidate *c)
+{
+    return c->taken < TRIAL_SAMPLES && (c->taken < TRIAL_MIN_SAMPLES || c->spent < TRIAL_BUDGET_S);
+}
+
+static double median_of(candidate *c)
+{
+    qsort(c->samples, (size_t)c->taken, sizeof c->samples[0], by_value);
+    return c->samples[c->taken / 2];
+}
+
+/* Samples every prepared candidate in turns, each round starting one
+ * further on: drift and bursts of other work fall on all of them alike. */
+static int sample_in_turns(const spb_trial *trial, candidate *c, spb_trial_time_fn time_calls,
+                           void *ctx)
+{
+    const int n = trial->count;
+    for (int round = 0, more = 1; more; round++) {
+        more = 0;
+        for (int j = 0; j < n; j++) {
+            int i = (j + round) % n;
+            if (!c[i].plan.state || !wants_more(&c[i])) continue;
+            if (sample(trial->candidates[i], &c[i], time_calls, ctx)) return -1;
+            more = 1;
+        }
     }
-    qsort(per_call, (size_t)n, sizeof per_call[0], by_value);
-    return per_call[n / 2];
+    return 0;
+}
+
+static void release_all(const spb_trial *trial, candidate *c)
+{
+    for (int i = 0; i < trial->count; i++)
+        if (c[i].plan.state) trial->candidates[i]->release(c[i].plan.state);
+}
+
+/* Candidate i, sampled: kept if the fastest so far (the one it beats
+ * released), else released. */
+static void keep_fastest(spb_trial *trial, candidate *c, int i)
+{
+    trial->seconds[i] = median_of(&c[i]);
+    int *best = &trial->chosen;
+    int loser = *best >= 0 && trial->seconds[i] >= trial->seconds[*best] ? i : *best;
+    if (loser != i) *best = i;
+    if (loser >= 0) {
+        trial->candidates[loser]->release(c[loser].plan.state);
+        c[loser].plan.state = NULL;
+    }
+}
+
+/* Prepares and warms up candidate i; a decline is noted in first_msg, any
+ * other failure in msg. */
+static spb_status ready(const spb_trial *trial, int i, spb_format_set *formats,
+                        const spb_kernel_config *config, spb_trial_time_fn time_calls, void *ctx,
+                        candidate *c, char *first_msg, char *msg)
+{
+    const spb_kernel *k = trial->candidates[i];
+    char why[SPB_MSG_LEN] = "";
+    spb_status st = prepare(trial, i, formats, config, &c[i], why);
+    if (st == SPB_OK && warm_up(k, &c[i], time_calls, ctx)) {
+        k->release(c[i].plan.state);
+        c[i].plan.state = NULL;
+        st = spb_fail(why, SPB_ERR_DEVICE, "its products failed in the trial");
+    }
+    if (st == SPB_ERR_DECLINED && !first_msg[0])
+        snprintf(first_msg, SPB_MSG_LEN, "%s: %.400s", k->name, why);
+    else if (st != SPB_OK && st != SPB_ERR_DECLINED)
+        snprintf(msg, SPB_MSG_LEN, "%s: %.400s", k->name, why);
+    return st;
 }
 
 spb_status kernel_trial(spb_trial *trial, spb_format_set *formats, const spb_kernel_config *config,
                         spb_trial_time_fn time_calls, void *ctx, spb_kernel_plan *plan, char *msg)
 {
+    candidate c[SPB_TRIAL_MAX];
+    for (int i = 0; i < SPB_TRIAL_MAX; i++) c[i] = (candidate){.calls = 1};
     char first_msg[SPB_MSG_LEN] = "";
-    spb_kernel_plan best = {0};
     trial->chosen = -1;
-    for (int i = 0; i < trial->count; i++) {
-        const spb_kernel *k = trial->candidates[i];
-        spb_kernel_plan p = {0};
-        char why[SPB_MSG_LEN] = "";
-        spb_status st = SPB_ERR_DECLINED;
+    int failed = 0;
+    for (int i = 0; i < trial->count && !failed; i++) {
         trial->seconds[i] = NAN;
-        if (config->precision == SPB_FP32 && !k->fp32)
-            snprintf(why, sizeof why, "no fp32 version");
-        else if (!k->supports || k->supports(k, formats->csr, why))
-            st = k->prepare(k, formats, config, &p, why);
-        double s = -1;
-        if (st == SPB_OK) {
-            s = time_candidate(k, p.state, time_calls, ctx);
-            if (s < 0) st = spb_fail(why, SPB_ERR_DEVICE, "its products failed in the trial");
-        }
-        if (st != SPB_OK && p.state) k->release(p.state);
-        if (st == SPB_ERR_DECLINED) {
-            if (!first_msg[0]) snprintf(first_msg, sizeof first_msg, "%s: %s", k->name, why);
-            continue;
-        }
-        if (st != SPB_OK) { /* out of memory, a device failure: the row's error, as anywhere */
-            if (trial->chosen >= 0) trial->candidates[trial->chosen]->release(best.state);
+        spb_status st = ready(trial, i, formats, config, time_calls, ctx, c, first_msg, msg);
+        if (st == SPB_ERR_DECLINED) continue;
+        if (st != SPB_OK) { /* out of memory, the device: the row's error, as anywhere */
+            release_all(trial, c);
             trial->chosen = -1;
-            snprintf(msg, SPB_MSG_LEN, "%s: %s", k->name, why);
             return st;
         }
-        trial->seconds[i] = s;
-        if (trial->chosen < 0 || s < trial->seconds[trial->chosen]) {
-            if (trial->chosen >= 0) trial->candidates[trial->chosen]->release(best.state);
-            best = p;
-            trial->chosen = i;
-        } else {
-            k->release(p.state);
-        }
+        if (trial->interleave) continue;
+        while (!failed && wants_more(&c[i]))
+            failed = sample(trial->candidates[i], &c[i], time_calls, ctx);
+        if (!failed) keep_fastest(trial, c, i);
+    }
+    if (!failed && trial->interleave) {
+        failed = sample_in_turns(trial, c, time_calls, ctx);
+        for (int i = 0; i < trial->count && !failed; i++)
+            if (c[i].plan.state) keep_fastest(trial, c, i);
+    }
+    if (failed) {
+        release_all(trial, c);
+        trial->chosen = -1;
+        return spb_fail(msg, SPB_ERR_DEVICE, "a candidate's products failed in the trial");
     }
     if (trial->chosen < 0) {
         snprintf(msg, SPB_MSG_LEN, "%s", trial->count ? first_msg : "no candidate");
         return SPB_ERR_DECLINED;
     }
-    *plan = best;
+    *plan = c[trial->chosen].plan;
     return SPB_OK;
 }
 

@@ -1,7 +1,7 @@
 /* kernel_trial.h — what the auto rows share: each candidate row the rule
- * allows is prepared in turn, timed on this matrix for a few calls, and the
- * fastest is kept (the others released at once, so at most two are held).
- * The cost is the auto row's prepare time. */
+ * allows is prepared, timed on this matrix for a few calls, and the
+ * fastest is kept, the others released. The cost is the auto row's
+ * prepare time. */
 #ifndef SPB_KERNEL_TRIAL_H
 #define SPB_KERNEL_TRIAL_H
 
@@ -20,15 +20,19 @@ typedef double (*spb_trial_time_fn)(const spb_kernel *kernel, void *state, void 
 typedef struct {
     const spb_kernel *candidates[SPB_TRIAL_MAX];
     int count;
+    /* 1: every candidate held prepared and sampled in turns, so drift and
+     * bursts of other work fall on all alike (the CPU rows, whose states
+     * share the format set's arrays; small device operands); 0: one after
+     * the other, at most two held (large device operands). */
+    int interleave;
     double seconds[SPB_TRIAL_MAX]; /* median per call; NAN: declined or failed */
     int chosen;                    /* index of the fastest; -1 when none ran */
 } spb_trial;
 
 /* Prepares and times trial->candidates[0..count) and hands back the
- * fastest's plan. A candidate that does not support A or declines it is
- * passed over (SPB_ERR_DECLINED, with the first one's reason, when all
- * are); any other failure (out of memory, the device) is the trial's,
- * with every state released. */
+ * fastest's plan (its median per call the least). A candidate that does not support A or declines
+ * it is passed over (SPB_ERR_DECLINED, with the first one's reason, when all are); any other
+ * failure (out of memory, the device) is the trial's, with every state released. */
 spb_status kernel_trial(spb_trial *trial, spb_format_set *formats, const spb_kernel_config *config,
                         spb_trial_time_fn time_calls, void *ctx, spb_kernel_plan *plan, char *msg);
 

@@ -89,6 +89,7 @@ static spb_status auto_prepare(const spb_kernel *self, spb_format_set *formats,
     shortlist list = {{NULL}, 0};
     choose(&shape, (int)stats.row_max, &list, why);
     spb_trial trial = {};
+    trial.interleave = shape.products < AUTO_LARGE_PRODUCTS; /* small: copies cost little */
     for (int i = 0; i < list.count; i++) {
         const spb_kernel *row = device_row(list.names[i]);
         if (!row)

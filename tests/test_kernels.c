@@ -392,28 +392,35 @@ static void check_trial(void)
     spb_kernel_config config = {.threads = 1};
     spb_kernel_plan plan = {0};
     char msg[SPB_MSG_LEN] = "";
-    spb_trial trial = {.candidates = {&kernels[0], &kernels[1], &kernels[2], &kernels[3]},
-                       .count = 4};
-    spb_status st = kernel_trial(&trial, &formats, &config, trial_time, NULL, &plan, msg);
-    CHECK(st == SPB_OK && trial.chosen == 2 && plan.state == &rows[2],
-          "trial kept candidate %d (status %d), expected the fastest, 2", trial.chosen, (int)st);
-    CHECK(isnan(trial.seconds[1]) && trial.seconds[3] == 2e-6,
-          "a declined candidate has no time, the others theirs");
-    CHECK(trial_prepared == 3 && trial_released == 2,
-          "%d prepared, %d released: all but the kept one must be", trial_prepared, trial_released);
-    /* a failure that is not a decline is the trial's, nothing left held */
-    for (int failing = 4; failing <= 5; failing++) {
+    for (int interleave = 0; interleave <= 1; interleave++) {
         trial_prepared = trial_released = 0;
-        trial =
-            (spb_trial){.candidates = {&kernels[2], &kernels[failing], &kernels[3]}, .count = 3};
-        st = kernel_trial(&trial, &formats, &config, trial_time, NULL, &plan, msg);
-        CHECK(st == (failing == 4 ? SPB_ERR_DEVICE : SPB_ERR_NOMEM) && trial.chosen == -1 &&
-                  trial_prepared == trial_released,
-              "a failing candidate: status %d, %d prepared, %d released", (int)st, trial_prepared,
+        spb_trial trial = {.candidates = {&kernels[0], &kernels[1], &kernels[2], &kernels[3]},
+                           .count = 4,
+                           .interleave = interleave};
+        spb_status st = kernel_trial(&trial, &formats, &config, trial_time, NULL, &plan, msg);
+        CHECK(st == SPB_OK && trial.chosen == 2 && plan.state == &rows[2],
+              "trial (interleave %d) kept candidate %d (status %d), expected the fastest, 2",
+              interleave, trial.chosen, (int)st);
+        CHECK(isnan(trial.seconds[1]) && trial.seconds[3] == 2e-6,
+              "a declined candidate has no time, the others theirs");
+        CHECK(trial_prepared == 3 && trial_released == 2,
+              "%d prepared, %d released: all but the kept one must be", trial_prepared,
               trial_released);
+        /* a failure that is not a decline is the trial's, nothing left held */
+        for (int failing = 4; failing <= 5; failing++) {
+            trial_prepared = trial_released = 0;
+            trial = (spb_trial){.candidates = {&kernels[2], &kernels[failing], &kernels[3]},
+                                .count = 3,
+                                .interleave = interleave};
+            st = kernel_trial(&trial, &formats, &config, trial_time, NULL, &plan, msg);
+            CHECK(st == (failing == 4 ? SPB_ERR_DEVICE : SPB_ERR_NOMEM) && trial.chosen == -1 &&
+                      trial_prepared == trial_released,
+                  "a failing candidate: status %d, %d prepared, %d released", (int)st,
+                  trial_prepared, trial_released);
+        }
     }
-    trial = (spb_trial){.candidates = {&kernels[1]}, .count = 1};
-    st = kernel_trial(&trial, &formats, &config, trial_time, NULL, &plan, msg);
+    spb_trial trial = {.candidates = {&kernels[1]}, .count = 1};
+    spb_status st = kernel_trial(&trial, &formats, &config, trial_time, NULL, &plan, msg);
     CHECK(st == SPB_ERR_DECLINED && trial.chosen == -1 && strstr(msg, "declines"),
           "a trial where none ran: status %d, message %s", (int)st, msg);
     format_set_free(&formats);
