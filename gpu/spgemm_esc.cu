@@ -6,9 +6,11 @@
  * in registers (up to 16 products), a warp with a merge sort of 1, 2, 4 or
  * 8 items per lane (up to 256), a block with a radix sort in shared memory
  * (up to 2048); longer rows accumulate into a dense row in shared memory
- * when B has at most 4096 columns, else they are expanded into global
- * memory and sorted there by segment, so no row is too long. Rows compress into their own
- * product range; a last pass packs them into C in the original row order. */
+ * when B has at most 4096 columns (past 8192 products shared out among
+ * blocks, their sums added in global memory), else they are expanded into
+ * global memory and sorted there by segment, so no row is too long. Rows
+ * compress into their own product range; a last pass packs them into C in
+ * the original row order. */
 #include <limits.h>
 
 #include <cub/block/block_radix_sort.cuh>
@@ -29,9 +31,11 @@
 #define BLOCK      256  /* threads of the block and global tiers */
 #define DENSE_COLS 4096 /* B at most this wide: rows too long to sort accumulate densely */
 /* The first class of each tier: thread; warp with 1, 2, 4, 8 items per
- * lane; block with 2, 4, 8; global. TIERS bounds in the class-sorted rows. */
-#define TIERS 9
-__constant__ int tier_first_class[TIERS] = {1, 6, 7, 8, 9, 10, 11, 12, 13};
+ * lane; block with 2, 4, 8; dense or global; and, past SLICE_PRODUCTS
+ * (class 15: more than 8192), dense in slices or global. TIERS bounds in
+ * the class-sorted rows. */
+#define TIERS 10
+__constant__ int tier_first_class[TIERS] = {1, 6, 7, 8, 9, 10, 11, 12, 13, 15};
 
 struct esc_args {
     const int *a_rp, *a_ci;
@@ -222,12 +226,11 @@ struct store_products {
  * ...: neighbouring threads read neighbouring entries of B, and one long
  * row of B is shared out, not left to one thread. */
 template <class Sink>
-__device__ static void expand_row(const esc_args &g, int row, int t, int width, int *warp_sums,
-                                  int *prefix, const Sink &sink)
+__device__ static void expand_entries(const esc_args &g, int a_begin, int a_end, int t, int width,
+                                      int *warp_sums, int *prefix, const Sink &sink)
 {
-    const int a_end = g.a_rp[row + 1];
     int placed = 0;
-    for (int first = g.a_rp[row]; first < a_end; first += width) {
+    for (int first = a_begin; first < a_end; first += width) {
         const int k = first + t;
         int length = 0;
         if (k < a_end) length = g.b_rp[g.a_ci[k] + 1] - g.b_rp[g.a_ci[k]];
@@ -250,6 +253,14 @@ __device__ static void expand_row(const esc_args &g, int row, int t, int width, 
         placed += total;
         group_sync(warp_sums); /* prefix is rewritten by the next chunk */
     }
+}
+
+/* The products of a whole row (see expand_entries). */
+template <class Sink>
+__device__ static void expand_row(const esc_args &g, int row, int t, int width, int *warp_sums,
+                                  int *prefix, const Sink &sink)
+{
+    expand_entries(g, g.a_rp[row], g.a_rp[row + 1], t, width, warp_sums, prefix, sink);
 }
 
 /* Sorted key/val[0..p) of the row compressed into its range of the output,
@@ -381,19 +392,12 @@ struct accumulate_products {
     }
 };
 
-/* A row too long to sort on chip, when B has at most DENSE_COLS columns:
- * accumulated by column, then written out in column order (sorted as it
- * stands) at offsets from a block scan of the touched columns. */
-__global__ void __launch_bounds__(BLOCK) dense_rows_kernel(esc_args g, const int *rows, int n)
+/* The touched columns of a dense row (acc and flags in shared or global
+ * memory) written out in column order at offsets from a block scan. */
+__device__ static void write_dense_row(const esc_args &g, int row, int n, const double *acc,
+                                       const unsigned *flags, int *warp_sums)
 {
-    __shared__ double acc[DENSE_COLS];
-    __shared__ unsigned flags[DENSE_COLS / WARP];
-    __shared__ int warp_sums[BLOCK / WARP], prefix[BLOCK + 1];
-    const int row = rows[blockIdx.x], t = threadIdx.x, out = g.offset[row];
-    for (int c = t; c < n; c += BLOCK) acc[c] = 0.0;
-    for (int w = t; w * WARP < n; w += BLOCK) flags[w] = 0;
-    __syncthreads();
-    expand_row(g, row, t, BLOCK, warp_sums, prefix, accumulate_products{acc, flags});
+    const int t = threadIdx.x, out = g.offset[row];
     int written = 0;
     for (int first = 0; first < n; first += BLOCK) {
         const int c = first + t, has = c < n && (flags[c / WARP] >> (c % WARP) & 1u);
@@ -406,6 +410,69 @@ __global__ void __launch_bounds__(BLOCK) dense_rows_kernel(esc_args g, const int
         written += total;
     }
     if (t == 0) g.c_count[row] = written;
+}
+
+/* A row too long to sort on chip, when B has at most DENSE_COLS columns:
+ * accumulated by column, then written out in column order (sorted as it
+ * stands). */
+__global__ void __launch_bounds__(BLOCK) dense_rows_kernel(esc_args g, const int *rows, int n)
+{
+    __shared__ double acc[DENSE_COLS];
+    __shared__ unsigned flags[DENSE_COLS / WARP];
+    __shared__ int warp_sums[BLOCK / WARP], prefix[BLOCK + 1];
+    const int row = rows[blockIdx.x], t = threadIdx.x;
+    for (int c = t; c < n; c += BLOCK) acc[c] = 0.0;
+    for (int w = t; w * WARP < n; w += BLOCK) flags[w] = 0;
+    __syncthreads();
+    expand_row(g, row, t, BLOCK, warp_sums, prefix, accumulate_products{acc, flags});
+    write_dense_row(g, row, n, acc, flags, warp_sums);
+}
+
+/* Past SLICE_PRODUCTS a dense row is shared out among blocks, one per
+ * SLICE_PRODUCTS of its products (at most MAX_SLICES), each taking a slice
+ * of its entries of A: one block over a hub row of 3x10^6 products kept
+ * one SM of 132 busy for 1.7 ms (0.08% of the GPU's issue, Nsight
+ * Compute). */
+#define SLICE_PRODUCTS 8192
+#define MAX_SLICES     64
+
+/* Slice blockIdx.y of the dense row blockIdx.x: accumulated on chip, then
+ * added into the row's accumulator in global memory (zeroed before). */
+__global__ void __launch_bounds__(BLOCK)
+    dense_slices_kernel(esc_args g, const int *rows, int n, double *acc_all, unsigned *flags_all)
+{
+    __shared__ double acc[DENSE_COLS];
+    __shared__ unsigned flags[DENSE_COLS / WARP];
+    __shared__ int warp_sums[BLOCK / WARP], prefix[BLOCK + 1];
+    const int row = rows[blockIdx.x], slice = blockIdx.y, t = threadIdx.x;
+    const int words = (n + WARP - 1) / WARP, p = g.offset[row + 1] - g.offset[row];
+    const int slices = min(MAX_SLICES, (p + SLICE_PRODUCTS - 1) / SLICE_PRODUCTS);
+    if (slice >= slices) return;
+    const int a0 = g.a_rp[row], entries = g.a_rp[row + 1] - a0;
+    const int begin = a0 + (int)((long long)entries * slice / slices);
+    const int end = a0 + (int)((long long)entries * (slice + 1) / slices);
+    for (int c = t; c < n; c += BLOCK) acc[c] = 0.0;
+    for (int w = t; w < words; w += BLOCK) flags[w] = 0;
+    __syncthreads();
+    expand_entries(g, begin, end, t, BLOCK, warp_sums, prefix, accumulate_products{acc, flags});
+    __syncthreads();
+    double *acc_row = acc_all + (size_t)blockIdx.x * n;
+    unsigned *flags_row = flags_all + (size_t)blockIdx.x * words;
+    for (int c = t; c < n; c += BLOCK)
+        if (flags[c / WARP] >> (c % WARP) & 1u) atomicAdd(&acc_row[c], acc[c]);
+    for (int w = t; w < words; w += BLOCK)
+        if (flags[w]) atomicOr(&flags_row[w], flags[w]);
+}
+
+/* A sliced dense row, its slices summed: written out in column order. */
+__global__ void __launch_bounds__(BLOCK)
+    dense_gather_kernel(esc_args g, const int *rows, int n, const double *acc_all,
+                        const unsigned *flags_all)
+{
+    __shared__ int warp_sums[BLOCK / WARP];
+    const int words = (n + WARP - 1) / WARP;
+    write_dense_row(g, rows[blockIdx.x], n, acc_all + (size_t)blockIdx.x * n,
+                    flags_all + (size_t)blockIdx.x * words, warp_sums);
 }
 
 /* ---- rows beyond shared memory: expanded, sorted and compressed in global memory ---------- */
@@ -448,7 +515,8 @@ __global__ void pack_rows_kernel(esc_args g, int m, const int *c_row_ptr, int *c
 struct esc_work {
     int *products, *classes, *rows, *sorted_classes, *order, *bounds;
     int *offset, *c_count, *out_col, *sorted_col, *segments;
-    double *out_val, *sorted_val;
+    double *out_val, *sorted_val, *dense_acc;
+    unsigned *dense_flags;
     void *temp;
     size_t temp_bytes;
 };
@@ -535,6 +603,29 @@ fail:
     return 1;
 }
 
+/* The dense rows past SLICE_PRODUCTS: their slices, then each row written
+ * out from its accumulator (one per such row, so the memory is theirs). */
+static int esc_sliced_rows(gpu_spgemm_state *s, esc_work *w, const esc_args &g, const int *rows,
+                           int count)
+{
+    const int n = s->B.n, words = (n + WARP - 1) / WARP;
+    if (count == 0) return 0;
+    if (spgemm_alloc(s, (void **)&w->dense_acc, sizeof(double) * (size_t)count * n) ||
+        spgemm_alloc(s, (void **)&w->dense_flags, sizeof(unsigned) * (size_t)count * words))
+        return 1;
+    GPU_TRY(&s->core, cudaMemsetAsync(w->dense_acc, 0, sizeof(double) * (size_t)count * n, 0),
+            "cudaMemsetAsync");
+    GPU_TRY(&s->core,
+            cudaMemsetAsync(w->dense_flags, 0, sizeof(unsigned) * (size_t)count * words, 0),
+            "cudaMemsetAsync");
+    dense_slices_kernel<<<dim3(count, MAX_SLICES), BLOCK>>>(g, rows, n, w->dense_acc,
+                                                            w->dense_flags);
+    dense_gather_kernel<<<count, BLOCK>>>(g, rows, n, w->dense_acc, w->dense_flags);
+    return gpu_cuda_failed(&s->core, cudaGetLastError(), "kernel launch");
+fail:
+    return 1;
+}
+
 template <int ITEMS> static void launch_warp_rows(const esc_args &g, const int *rows, int count)
 {
     if (count > 0)
@@ -563,12 +654,11 @@ static int esc_rows(gpu_spgemm_state *s, esc_work *w, const esc_args &g, const i
     launch_block_rows<4>(g, order + bounds[6], bounds[7] - bounds[6], key_bits);
     launch_block_rows<8>(g, order + bounds[7], bounds[8] - bounds[7], key_bits);
     if (gpu_cuda_failed(&s->core, cudaGetLastError(), "kernel launch")) return 1;
-    if (s->B.n <= DENSE_COLS) {
-        count = bounds[9] - bounds[8];
-        if (count > 0) dense_rows_kernel<<<count, BLOCK>>>(g, order + bounds[8], s->B.n);
-        return gpu_cuda_failed(&s->core, cudaGetLastError(), "kernel launch");
-    }
-    return esc_global_rows(s, w, g, bounds[8], bounds[9]);
+    if (s->B.n > DENSE_COLS) return esc_global_rows(s, w, g, bounds[8], bounds[10]);
+    count = bounds[9] - bounds[8];
+    if (count > 0) dense_rows_kernel<<<count, BLOCK>>>(g, order + bounds[8], s->B.n);
+    if (gpu_cuda_failed(&s->core, cudaGetLastError(), "kernel launch")) return 1;
+    return esc_sliced_rows(s, w, g, order + bounds[9], bounds[10] - bounds[9]);
 }
 
 /* C's row pointers from the counts, then its arrays, packed in row order. */
@@ -637,6 +727,8 @@ done:
     spgemm_free(w.sorted_col);
     spgemm_free(w.sorted_val);
     spgemm_free(w.segments);
+    spgemm_free(w.dense_acc);
+    spgemm_free(w.dense_flags);
     spgemm_free(w.temp);
 }
 

@@ -260,7 +260,7 @@ static void check_long_rows(spb_rng *rng)
                   {20, 200, 3000, 0.15},
                   {12, 400, 2000, 0.5},
                   {6, 300, 5000, 0.2},  /* B wider than an on-chip dense row */
-                  {4, 3000, 300, 0.5}}; /* 10^5 products a row, B narrow */
+                  {4, 3000, 300, 0.5}}; /* 10^5 products a row, B narrow: sliced */
     for (int s = 0; s < (int)(sizeof shapes / sizeof shapes[0]); s++) {
         spb_csr A, B;
         random_csr(rng, shapes[s].m, shapes[s].n, shapes[s].density, &A);
