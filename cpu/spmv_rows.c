@@ -504,16 +504,7 @@ static const char *const *auto_choose(const spb_csr_shape *f, double x_bytes, do
     return auto_unlike;
 }
 
-static const spb_kernel *cpu_spmv_kernel_named(const char *name)
-{
-    for (int k = 0; k < cpu_spmv_kernel_count; k++) { /* lengths first: GCC 12's
-        -Wstring-compare misreads a strcmp against the constant table */
-        const char *row_name = cpu_spmv_kernels[k].kernel.name;
-        if (strlen(row_name) == strlen(name) && memcmp(row_name, name, strlen(name)) == 0)
-            return &cpu_spmv_kernels[k].kernel;
-    }
-    return NULL;
-}
+static const spb_kernel *cpu_spmv_row(int index) { return &cpu_spmv_kernels[index].kernel; }
 
 static void auto_release(void *state)
 {
@@ -566,13 +557,15 @@ static spb_status auto_prepare(const spb_kernel *self, spb_format_set *F,
     char why[AUTO_WHY_LEN];
     const char *const *names =
         auto_choose(&shape, x_bytes, config->cache_bytes, config->precision, why);
+    spb_trial_names list = {.count = 0};
+    for (int i = 0; names[i]; i++) kernel_trial_name(&list, names[i]);
     spb_trial trial = {.count = 0, .interleave = 1}; /* the states share the format set */
-    for (int i = 0; names[i] && trial.count < SPB_TRIAL_MAX; i++)
-        trial.candidates[trial.count++] = cpu_spmv_kernel_named(names[i]);
+    spb_status st =
+        kernel_trial_candidates(&trial, &list, cpu_spmv_row, cpu_spmv_kernel_count, msg);
+    if (st != SPB_OK) return st;
     auto_state *s = spb_calloc(1, sizeof *s);
     auto_trial_buffers buffers = {0};
-    spb_status st =
-        s ? auto_trial_buffers_make(F->csr, config->precision, &buffers) : SPB_ERR_NOMEM;
+    st = s ? auto_trial_buffers_make(F->csr, config->precision, &buffers) : SPB_ERR_NOMEM;
     if (st == SPB_OK)
         st = kernel_trial(&trial, F, config, auto_time_calls, &buffers, plan, msg);
     else
@@ -586,11 +579,7 @@ static spb_status auto_prepare(const spb_kernel *self, spb_format_set *F,
     s->kernel = trial.candidates[trial.chosen];
     s->state = plan->state;
     plan->state = s;
-    char timed[AUTO_WHY_LEN];
-    kernel_trial_describe(&trial, timed, sizeof timed);
-    if (snprintf(msg, SPB_MSG_LEN, "%s: %s; timed (us) %s", s->kernel->name, why, timed) >=
-        SPB_MSG_LEN)
-        msg[SPB_MSG_LEN - 2] = '.'; /* cut short: shown as such */
+    kernel_trial_message(&trial, why, msg);
     return SPB_OK;
 }
 

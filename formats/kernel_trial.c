@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Calls are doubled until a batch lasts TRIAL_WARMUP_S (the warm-up: caches
  * filled, a GPU's clocks raised after the candidate's upload), then timed
@@ -195,4 +196,32 @@ void kernel_trial_describe(const spb_trial *trial, char *out, size_t len)
         if (n < 0) break;
         used += (size_t)n;
     }
+}
+
+void kernel_trial_message(const spb_trial *trial, const char *why, char *msg)
+{
+    char timed[SPB_MSG_LEN / 2];
+    kernel_trial_describe(trial, timed, sizeof timed);
+    if (snprintf(msg, SPB_MSG_LEN, "%s: %.300s; timed (us) %s",
+                 trial->candidates[trial->chosen]->name, why, timed) >= SPB_MSG_LEN)
+        msg[SPB_MSG_LEN - 2] = '.'; /* cut short: shown as such */
+}
+
+void kernel_trial_name(spb_trial_names *list, const char *name)
+{
+    if (list->count < SPB_TRIAL_MAX) list->names[list->count++] = name;
+}
+
+spb_status kernel_trial_candidates(spb_trial *trial, const spb_trial_names *list,
+                                   const spb_kernel *(*row)(int), int rows, char *msg)
+{
+    trial->count = 0;
+    for (int i = 0; i < list->count; i++) {
+        const spb_kernel *found = NULL;
+        for (int r = 0; r < rows && !found; r++)
+            if (strcmp(row(r)->name, list->names[i]) == 0) found = row(r);
+        if (!found) return spb_fail(msg, SPB_ERR_INVALID, "%s is not in the table", list->names[i]);
+        trial->candidates[trial->count++] = found;
+    }
+    return SPB_OK;
 }

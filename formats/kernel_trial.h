@@ -17,6 +17,15 @@ extern "C" { /* the CUDA rows include this as C++ */
  * negative value when they failed. */
 typedef double (*spb_trial_time_fn)(const spb_kernel *kernel, void *state, void *ctx, int calls);
 
+/* The rows a rule names, best guess first. */
+typedef struct {
+    const char *names[SPB_TRIAL_MAX];
+    int count;
+} spb_trial_names;
+
+/* Appends a name (past SPB_TRIAL_MAX it is dropped). */
+void kernel_trial_name(spb_trial_names *list, const char *name);
+
 typedef struct {
     const spb_kernel *candidates[SPB_TRIAL_MAX];
     int count;
@@ -29,16 +38,26 @@ typedef struct {
     int chosen;                    /* index of the fastest; -1 when none ran */
 } spb_trial;
 
+/* trial->candidates: the rows named, from a table of `rows` rows (row(i)
+ * the i-th). SPB_ERR_INVALID, naming it, for a name not in the table. */
+spb_status kernel_trial_candidates(spb_trial *trial, const spb_trial_names *list,
+                                   const spb_kernel *(*row)(int), int rows, char *msg);
+
 /* Prepares and times trial->candidates[0..count) and hands back the
- * fastest's plan (its median per call the least). A candidate that does not support A or declines
- * it is passed over (SPB_ERR_DECLINED, with the first one's reason, when all are); any other
- * failure (out of memory, the device) is the trial's, with every state released. */
+ * fastest's plan (its median per call the least). A candidate that does not support A
+ * or declines it is passed over (SPB_ERR_DECLINED, with the first one's
+ * reason, when all are); any other failure (out of memory, the device) is
+ * the trial's, with every state released. */
 spb_status kernel_trial(spb_trial *trial, spb_format_set *formats, const spb_kernel_config *config,
                         spb_trial_time_fn time_calls, void *ctx, spb_kernel_plan *plan, char *msg);
 
-/* "name 1.23, name 2.5, name -" (microseconds per call; -: did not run) into out (len bytes): what
- * the message shows of the trial. */
+/* "a 1.23, b 2.5, c -" (microseconds per call; c did not run) into out
+ * (len bytes): what the message shows of the trial. */
 void kernel_trial_describe(const spb_trial *trial, char *out, size_t len);
+
+/* The auto row's message: "kept: why; timed (us) " and the description,
+ * cut short visibly when it does not fit SPB_MSG_LEN. */
+void kernel_trial_message(const spb_trial *trial, const char *why, char *msg);
 
 #ifdef __cplusplus
 }
