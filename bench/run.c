@@ -174,9 +174,9 @@ static int prepare_kernel(const spb_kernel *kernel, spb_case *c, const spb_kerne
     return 1;
 }
 
-/* A kernel slower than --max-kernel-ms: the row is its first (validated)
- * call alone, marked capped, and the study moves on. */
-static void cap_row(spb_result *r, double seconds, double cap_ms, char *row_msg)
+/* A kernel slower than --max-kernel-ms: the row is that one call alone
+ * (`what` took `seconds`), marked capped, and the study moves on. */
+static void cap_row(spb_result *r, const char *what, double seconds, double cap_ms, char *row_msg)
 {
     r->timing.median = r->timing.min = r->timing.max = seconds;
     r->timing.samples = r->timing.batch = r->timing.attempts = 1;
@@ -185,9 +185,8 @@ static void cap_row(spb_result *r, double seconds, double cap_ms, char *row_msg)
     r->capped = 1;
     size_t used = strlen(row_msg);
     snprintf(row_msg + used, SPB_MSG_LEN - used,
-             "%scapped: its first call took %.0f ms, over --max-kernel-ms %g: timed from that "
-             "call alone",
-             used ? "; " : "", seconds * 1e3, cap_ms);
+             "%scapped: %s took %.0f ms, over --max-kernel-ms %g: timed from that call alone",
+             used ? "; " : "", what, seconds * 1e3, cap_ms);
 }
 
 /* The validated first product, the timing protocol and a validated product
@@ -220,7 +219,8 @@ static void measure_kernel(const spb_kernel *kernel, void *state, spb_case *c,
         first = alone;
     }
     if (opts->max_kernel_ms > 0 && first * 1e3 > opts->max_kernel_ms) {
-        cap_row(r, first, opts->max_kernel_ms, row_msg);
+        cap_row(r, kernel->time_calls ? "one whole product on the device" : "its first call", first,
+                opts->max_kernel_ms, row_msg);
         return;
     }
     host_calls call = {op, kernel, state, c, row_msg};
