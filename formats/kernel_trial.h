@@ -17,6 +17,10 @@ extern "C" { /* the CUDA rows include this as C++ */
  * negative value when they failed. */
 typedef double (*spb_trial_time_fn)(const spb_kernel *kernel, void *state, void *ctx, int calls);
 
+/* A spb_trial_time_fn for rows that time themselves (the device rows:
+ * kernel->time_calls, events around the launches). */
+double kernel_trial_own_time(const spb_kernel *kernel, void *state, void *ctx, int calls);
+
 /* The rows a rule names, best guess first. */
 typedef struct {
     const char *names[SPB_TRIAL_MAX];

@@ -6,7 +6,6 @@
  * names the row chosen, why the candidates, and their times; README
  * ("Choosing a GPU SpGEMM row") has the rule and the data behind it. */
 #include <stdio.h>
-#include <string.h>
 
 #include "../formats/kernel_trial.h"
 #include "gpu.h"
@@ -29,30 +28,20 @@
 
 #define WHY_LEN (SPB_MSG_LEN / 2)
 
-typedef struct {
-    const char *names[SPB_TRIAL_MAX];
-    int count;
-} shortlist;
-
-static void add(shortlist *list, const char *name)
-{
-    if (list->count < SPB_TRIAL_MAX) list->names[list->count++] = name;
-}
-
 /* The rule: the candidates into `list`, and why. */
-static void choose(const spb_spgemm_shape *f, int longest_row, shortlist *list, char *why)
+static void choose(const spb_spgemm_shape *f, int longest_row, spb_trial_names *list, char *why)
 {
     const int low = f->products >= AUTO_LARGE_PRODUCTS && f->compression < AUTO_LOW_COMPRESSION;
     const int few = f->row_products_max <= AUTO_THREAD_PRODUCTS;
     const int library = f->products >= AUTO_LARGE_PRODUCTS || longest_row >= AUTO_LONG_ROW;
-    add(list, "spgemm.cuda.esc");
+    kernel_trial_name(list, "spgemm.cuda.esc");
     if (!low) {
-        add(list, "spgemm.cuda.warp");
-        add(list, "spgemm.cuda.block");
-        add(list, "spgemm.cuda.block.reserve");
-        if (few) add(list, "spgemm.cuda.thread.hoisted");
+        kernel_trial_name(list, "spgemm.cuda.warp");
+        kernel_trial_name(list, "spgemm.cuda.block");
+        kernel_trial_name(list, "spgemm.cuda.block.reserve");
+        if (few) kernel_trial_name(list, "spgemm.cuda.thread.hoisted");
     }
-    if (library) add(list, "cusparse.spgemm");
+    if (library) kernel_trial_name(list, "cusparse.spgemm");
     snprintf(why, WHY_LEN,
              "%lld products (at most %lld in a row), compression about %.2f, A's longest row %d: "
              "%s%s%s",
@@ -61,19 +50,6 @@ static void choose(const spb_spgemm_shape *f, int longest_row, shortlist *list, 
                  : "ESC and the tiled kernels",
              few && !low ? "; few products per row, a thread per row" : "",
              library ? "; cuSPARSE for the long rows or the many products" : "");
-}
-
-static const spb_kernel *device_row(const char *name)
-{
-    for (int i = 0; i < gpu_spgemm_kernel_count(); i++)
-        if (strcmp(gpu_spgemm_kernel(i)->name, name) == 0) return gpu_spgemm_kernel(i);
-    return NULL;
-}
-
-static double time_on_device(const spb_kernel *kernel, void *state, void *ctx, int calls)
-{
-    (void)ctx;
-    return kernel->time_calls(state, calls);
 }
 
 static spb_status auto_prepare(const spb_kernel *self, spb_format_set *formats,
@@ -86,26 +62,17 @@ static spb_status auto_prepare(const spb_kernel *self, spb_format_set *formats,
     spb_csr_stats stats;
     csr_stats(formats->csr, &stats);
     char why[WHY_LEN];
-    shortlist list = {{NULL}, 0};
+    spb_trial_names list = {{NULL}, 0};
     choose(&shape, (int)stats.row_max, &list, why);
     spb_trial trial = {};
     trial.interleave = shape.products < AUTO_LARGE_PRODUCTS; /* small: copies cost little */
-    for (int i = 0; i < list.count; i++) {
-        const spb_kernel *row = device_row(list.names[i]);
-        if (!row)
-            return spb_fail(msg, SPB_ERR_DEVICE, "spgemm.cuda.auto: %s is not in the table",
-                            list.names[i]);
-        trial.candidates[trial.count++] = row;
-    }
-    st = kernel_trial(&trial, formats, config, time_on_device, NULL, plan, msg);
+    st = kernel_trial_candidates(&trial, &list, gpu_spgemm_kernel, gpu_spgemm_kernel_count(), msg);
+    if (st != SPB_OK) return st;
+    st = kernel_trial(&trial, formats, config, kernel_trial_own_time, NULL, plan, msg);
     if (st != SPB_OK) return st;
     /* the row's kernel time counts its own products, not the trial's */
     ((gpu_spgemm_state *)plan->state)->kernel_count = 0;
-    char timed[WHY_LEN];
-    kernel_trial_describe(&trial, timed, sizeof timed);
-    if (snprintf(msg, SPB_MSG_LEN, "%s: %s; timed (us) %s", trial.candidates[trial.chosen]->name,
-                 why, timed) >= SPB_MSG_LEN)
-        msg[SPB_MSG_LEN - 2] = '.'; /* cut short: shown as such */
+    kernel_trial_message(&trial, why, msg);
     return SPB_OK;
 }
 

@@ -6,7 +6,6 @@
  * rule and the measurements behind it are in the README ("Choosing a GPU
  * kernel"). */
 #include <stdio.h>
-#include <string.h>
 
 #include "../formats/kernel_trial.h"
 #include "gpu.h"
@@ -49,22 +48,12 @@ static double streaming_seconds(const matrix_shape *f)
     return (f->value_bytes + 4.0) * f->csr.stats.nnz / AUTO_STREAM_BPS + AUTO_LAUNCH_S;
 }
 
-typedef struct {
-    const char *names[SPB_TRIAL_MAX];
-    int count;
-} shortlist;
-
-static void add(shortlist *list, const char *name)
-{
-    if (list->count < SPB_TRIAL_MAX) list->names[list->count++] = name;
-}
-
 /* The rule: the candidates into `list`, and why in `why` (WHY_LEN bytes).
  * Large matrices always have cusparse.csr among them; small ones, which
  * one launch of a row kernel serves in 3-8 us, the row kernels that won
  * one or more of them on the H100 (README: 0.3-1.5 us apart, in an order
  * no statistic predicted). */
-static void choose(const matrix_shape *f, shortlist *list, char *why)
+static void choose(const matrix_shape *f, spb_trial_names *list, char *why)
 {
     const spb_csr_stats *st = &f->csr.stats;
     const double mean = st->row_mean, cv = f->csr.cv;
@@ -74,8 +63,8 @@ static void choose(const matrix_shape *f, shortlist *list, char *why)
     if (hubs) {
         /* a few rows thousands of times the mean, at any size: every row
          * kernel waits on them; cuSPARSE and the merge split the entries */
-        add(list, "cusparse.csr");
-        add(list, pattern ? "csr.cuda.merge.pattern" : "csr.cuda.merge");
+        kernel_trial_name(list, "cusparse.csr");
+        kernel_trial_name(list, pattern ? "csr.cuda.merge.pattern" : "csr.cuda.merge");
         used = snprintf(why, WHY_LEN,
                         "one row of %d entries (mean %.1f) would keep a warp %.0f us, against "
                         "%.0f us for the rest: an even split of the entries; ",
@@ -87,16 +76,17 @@ static void choose(const matrix_shape *f, shortlist *list, char *why)
     if (!large) {
         snprintf(rest, left, "small (launch-bound: %d entries): the one-launch row kernels",
                  (int)st->nnz);
-        add(list, "csr.cuda.warp");
-        add(list, pattern ? "csr.cuda.adaptive.pattern" : "csr.cuda.adaptive");
-        add(list, pattern ? "csr.cuda.stream.pattern" : "csr.cuda.stream");
-        add(list, pattern ? "csr.cuda.binned.pattern" : "csr.cuda.binned");
-        add(list, "csr.cuda.ldg");
-        add(list, "csr.cuda.warp_shared2d");
-        if (f->csr.padding <= SPB_SHAPE_HLL_PADDING) add(list, "hll.cuda.warp_shared");
+        kernel_trial_name(list, "csr.cuda.warp");
+        kernel_trial_name(list, pattern ? "csr.cuda.adaptive.pattern" : "csr.cuda.adaptive");
+        kernel_trial_name(list, pattern ? "csr.cuda.stream.pattern" : "csr.cuda.stream");
+        kernel_trial_name(list, pattern ? "csr.cuda.binned.pattern" : "csr.cuda.binned");
+        kernel_trial_name(list, "csr.cuda.ldg");
+        kernel_trial_name(list, "csr.cuda.warp_shared2d");
+        if (f->csr.padding <= SPB_SHAPE_HLL_PADDING)
+            kernel_trial_name(list, "hll.cuda.warp_shared");
         return;
     }
-    if (!hubs) add(list, "cusparse.csr");
+    if (!hubs) kernel_trial_name(list, "cusparse.csr");
     /* x beyond half the L2, each row's gathers spread over it, rows alike
      * (skewed rows: the L2 keeps their hot columns, panels only add traffic) */
     if (f->x_bytes > f->l2_bytes / 2 && f->value_bytes * f->csr.span > f->l2_bytes / 2 &&
@@ -105,37 +95,24 @@ static void choose(const matrix_shape *f, shortlist *list, char *why)
                  "x (%.0f MiB) exceeds half the L2 (%.0f MiB), gathered at random (rows span %.0f "
                  "columns), rows alike (cv %.2f): column panels or not",
                  f->x_bytes / 1048576.0, f->l2_bytes / 1048576.0, f->csr.span, cv);
-        add(list, "csr.cuda.colblock");
+        kernel_trial_name(list, "csr.cuda.colblock");
     } else if (f->csr.padding <= SPB_SHAPE_HLL_PADDING) {
         snprintf(rest, left, "rows alike (HLL pads %.0f%%): column-major hacks or sliced ELL",
                  100.0 * (f->csr.padding - 1.0));
-        add(list, pattern ? "hll.cuda.col.pattern" : "hll.cuda.col");
-        add(list, "cusparse.sell");
+        kernel_trial_name(list, pattern ? "hll.cuda.col.pattern" : "hll.cuda.col");
+        kernel_trial_name(list, "cusparse.sell");
     } else if (st->row_max <= AUTO_SHORT_MAX) {
         snprintf(rest, left,
                  "rows short (max %d, mean %.1f; HLL pads %.0f%%): column-major hacks or CSR's "
                  "row tiles",
                  (int)st->row_max, mean, 100.0 * (f->csr.padding - 1.0));
-        add(list, pattern ? "hll.cuda.col.pattern" : "hll.cuda.col");
+        kernel_trial_name(list, pattern ? "hll.cuda.col.pattern" : "hll.cuda.col");
     } else {
         snprintf(rest, left, "rows unlike (cv %.2f, max %d, mean %.1f): CSR's row tiles", cv,
                  (int)st->row_max, mean);
     }
-    add(list, pattern ? "csr.cuda.stream.pattern" : "csr.cuda.stream");
-    if (!hubs) add(list, pattern ? "csr.cuda.merge.pattern" : "csr.cuda.merge");
-}
-
-static const spb_kernel *device_row(const char *name)
-{
-    for (int i = 0; i < gpu_spmv_kernel_count(); i++)
-        if (strcmp(gpu_spmv_kernel(i)->name, name) == 0) return gpu_spmv_kernel(i);
-    return NULL;
-}
-
-static double time_on_device(const spb_kernel *kernel, void *state, void *ctx, int calls)
-{
-    (void)ctx;
-    return kernel->time_calls(state, calls);
+    kernel_trial_name(list, pattern ? "csr.cuda.stream.pattern" : "csr.cuda.stream");
+    if (!hubs) kernel_trial_name(list, pattern ? "csr.cuda.merge.pattern" : "csr.cuda.merge");
 }
 
 static spb_status auto_prepare(const spb_kernel *self, spb_format_set *formats,
@@ -148,24 +125,16 @@ static spb_status auto_prepare(const spb_kernel *self, spb_format_set *formats,
     shape.x_bytes = shape.value_bytes * formats->csr->n;
     shape.l2_bytes = gpu_l2_bytes(config);
     char why[WHY_LEN];
-    shortlist list = {{NULL}, 0};
+    spb_trial_names list = {{NULL}, 0};
     choose(&shape, &list, why);
     spb_trial trial = {};
     trial.interleave = shape.csr.stats.nnz < AUTO_LARGE_NNZ; /* small: copies cost little */
-    for (int i = 0; i < list.count; i++) {
-        const spb_kernel *row = device_row(list.names[i]);
-        if (!row)
-            return spb_fail(msg, SPB_ERR_DEVICE, "auto.cuda: %s is not in the table",
-                            list.names[i]);
-        trial.candidates[trial.count++] = row;
-    }
-    spb_status st = kernel_trial(&trial, formats, config, time_on_device, NULL, plan, msg);
+    spb_status st =
+        kernel_trial_candidates(&trial, &list, gpu_spmv_kernel, gpu_spmv_kernel_count(), msg);
     if (st != SPB_OK) return st;
-    char timed[WHY_LEN];
-    kernel_trial_describe(&trial, timed, sizeof timed);
-    if (snprintf(msg, SPB_MSG_LEN, "%s: %s; timed (us) %s", trial.candidates[trial.chosen]->name,
-                 why, timed) >= SPB_MSG_LEN)
-        msg[SPB_MSG_LEN - 2] = '.'; /* cut short: shown as such */
+    st = kernel_trial(&trial, formats, config, kernel_trial_own_time, NULL, plan, msg);
+    if (st != SPB_OK) return st;
+    kernel_trial_message(&trial, why, msg);
     return SPB_OK;
 }
 
