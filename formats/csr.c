@@ -244,7 +244,10 @@ spb_status csr_spgemm_shape(const spb_csr *A, const spb_csr *B, spb_index sample
                             spb_spgemm_shape *shape, char *msg)
 {
     shape->products = shape->row_products_max = 0;
+    shape->a_row_max = 0;
     for (spb_index i = 0; i < A->m; i++) {
+        if (A->row_ptr[i + 1] - A->row_ptr[i] > shape->a_row_max)
+            shape->a_row_max = A->row_ptr[i + 1] - A->row_ptr[i];
         int64_t row = 0;
         for (spb_index ka = A->row_ptr[i]; ka < A->row_ptr[i + 1]; ka++)
             row += B->row_ptr[A->col_idx[ka] + 1] - B->row_ptr[A->col_idx[ka]];

@@ -49,12 +49,12 @@ spb_status csr_transpose(const spb_csr *A, spb_csr *T, char *msg);
 int64_t csr_spgemm_products(const spb_csr *A, const spb_csr *B);
 
 /* What the SpGEMM auto row reads before the product: the products of A*B,
- * the most in one row of A, and the compression (products over entries of
- * C) counted exactly on `sample` rows of A spread evenly (all rows when
- * sample >= m; 1 when those rows make no product). SPB_ERR_NOMEM when B's
- * column markers cannot be had. */
+ * the most in one row of A, A's longest row (entries), and the compression (products over entries
+ * of C) counted exactly on `sample` rows of A spread evenly (all rows when sample >= m; 1 when
+ * those rows make no product). SPB_ERR_NOMEM when B's column markers cannot be had. */
 typedef struct {
     int64_t products, row_products_max;
+    spb_index a_row_max;
     double compression;
 } spb_spgemm_shape;
 spb_status csr_spgemm_shape(const spb_csr *A, const spb_csr *B, spb_index sample,

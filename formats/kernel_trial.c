@@ -183,7 +183,8 @@ spb_status kernel_trial(spb_trial *trial, spb_format_set *formats, const spb_ker
     return SPB_OK;
 }
 
-void kernel_trial_describe(const spb_trial *trial, char *out, size_t len)
+/* What the message shows of the trial, into out (len bytes). */
+static void describe(const spb_trial *trial, char *out, size_t len)
 {
     size_t used = 0;
     out[0] = '\0';
@@ -201,7 +202,7 @@ void kernel_trial_describe(const spb_trial *trial, char *out, size_t len)
 void kernel_trial_message(const spb_trial *trial, const char *why, char *msg)
 {
     char timed[SPB_MSG_LEN / 2];
-    kernel_trial_describe(trial, timed, sizeof timed);
+    describe(trial, timed, sizeof timed);
     if (snprintf(msg, SPB_MSG_LEN, "%s: %.300s; timed (us) %s",
                  trial->candidates[trial->chosen]->name, why, timed) >= SPB_MSG_LEN)
         msg[SPB_MSG_LEN - 2] = '.'; /* cut short: shown as such */

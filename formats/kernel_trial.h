@@ -55,12 +55,9 @@ spb_status kernel_trial_candidates(spb_trial *trial, const spb_trial_names *list
 spb_status kernel_trial(spb_trial *trial, spb_format_set *formats, const spb_kernel_config *config,
                         spb_trial_time_fn time_calls, void *ctx, spb_kernel_plan *plan, char *msg);
 
-/* "a 1.23, b 2.5, c -" (microseconds per call; c did not run) into out
- * (len bytes): what the message shows of the trial. */
-void kernel_trial_describe(const spb_trial *trial, char *out, size_t len);
-
-/* The auto row's message: "kept: why; timed (us) " and the description,
- * cut short visibly when it does not fit SPB_MSG_LEN. */
+/* The auto row's message: "kept: why; timed (us) a 1.23, b 2.5, c -"
+ * (microseconds per call; c did not run), cut short visibly when it does
+ * not fit SPB_MSG_LEN. */
 void kernel_trial_message(const spb_trial *trial, const char *why, char *msg);
 
 #ifdef __cplusplus

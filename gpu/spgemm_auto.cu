@@ -29,8 +29,9 @@
 #define WHY_LEN (SPB_MSG_LEN / 2)
 
 /* The rule: the candidates into `list`, and why. */
-static void choose(const spb_spgemm_shape *f, int longest_row, spb_trial_names *list, char *why)
+static void choose(const spb_spgemm_shape *f, spb_trial_names *list, char *why)
 {
+    const int longest_row = (int)f->a_row_max;
     const int low = f->products >= AUTO_LARGE_PRODUCTS && f->compression < AUTO_LOW_COMPRESSION;
     const int few = f->row_products_max <= AUTO_THREAD_PRODUCTS;
     const int library = f->products >= AUTO_LARGE_PRODUCTS || longest_row >= AUTO_LONG_ROW;
@@ -59,11 +60,9 @@ static spb_status auto_prepare(const spb_kernel *self, spb_format_set *formats,
     spb_spgemm_shape shape;
     spb_status st = csr_spgemm_shape(formats->csr, formats->b, AUTO_SAMPLE_ROWS, &shape, msg);
     if (st != SPB_OK) return st;
-    spb_csr_stats stats;
-    csr_stats(formats->csr, &stats);
     char why[WHY_LEN];
     spb_trial_names list = {{NULL}, 0};
-    choose(&shape, (int)stats.row_max, &list, why);
+    choose(&shape, &list, why);
     spb_trial trial = {};
     trial.interleave = shape.products < AUTO_LARGE_PRODUCTS; /* small: copies cost little */
     st = kernel_trial_candidates(&trial, &list, gpu_spgemm_kernel, gpu_spgemm_kernel_count(), msg);

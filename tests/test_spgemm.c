@@ -300,7 +300,9 @@ static void check_spgemm_shape(spb_rng *rng)
     random_csr(rng, 40, 70, 0.2, &B);
     CHECK(csr_spgemm_gustavson(&A, &B, 0, &C, msg) == SPB_OK, "%s", msg);
     int64_t most = 0;
+    spb_index longest = 0;
     for (spb_index i = 0; i < A.m; i++) {
+        if (A.row_ptr[i + 1] - A.row_ptr[i] > longest) longest = A.row_ptr[i + 1] - A.row_ptr[i];
         int64_t row = 0;
         for (spb_index k = A.row_ptr[i]; k < A.row_ptr[i + 1]; k++)
             row += B.row_ptr[A.col_idx[k] + 1] - B.row_ptr[A.col_idx[k]];
@@ -310,10 +312,12 @@ static void check_spgemm_shape(spb_rng *rng)
     CHECK(csr_spgemm_shape(&A, &B, A.m, &shape, msg) == SPB_OK, "%s", msg);
     double exact = C.nnz ? (double)csr_spgemm_products(&A, &B) / C.nnz : 1.0;
     CHECK(shape.products == csr_spgemm_products(&A, &B) && shape.row_products_max == most &&
-              fabs(shape.compression - exact) < 1e-12 * exact,
-          "shape: %lld products (%lld), row max %lld (%lld), compression %g (%g)",
+              shape.a_row_max == longest && fabs(shape.compression - exact) < 1e-12 * exact,
+          "shape: %lld products (%lld), row max %lld (%lld), A's longest row %d (%d), "
+          "compression %g (%g)",
           (long long)shape.products, (long long)csr_spgemm_products(&A, &B),
-          (long long)shape.row_products_max, (long long)most, shape.compression, exact);
+          (long long)shape.row_products_max, (long long)most, (int)shape.a_row_max, (int)longest,
+          shape.compression, exact);
     csr_free(&A);
     csr_free(&B);
     csr_free(&C);
