@@ -33,70 +33,163 @@ static double quantile(const double *sorted, int count, double q)
     return sorted[below] + (at - below) * (sorted[below + 1] - sorted[below]);
 }
 
-spb_status timing_measure(spb_time_calls_fn time_calls, void *ctx, const spb_timing_opts *opts,
-                          spb_timing *out, char *msg)
+/* One row's attempt in progress: its batch and the samples taken. */
+typedef struct {
+    int batch;
+    double *samples; /* seconds per call */
+    int count, cap;
+    double total;        /* seconds of samples */
+    double call_seconds; /* one call, as the batch's sizing found it */
+} attempt;
+
+/* Warm-up, then the batch grown until one sample lasts long enough to time
+ * reliably; 0, or -1 when the calls failed. */
+static int size_batch(spb_timed_row *row, const spb_timing_opts *opts, attempt *a)
 {
-    if (opts->warmup > 0) time_calls(ctx, opts->warmup);
-    /* Grow the batch until one sample lasts long enough to time reliably. */
-    int batch = 1;
+    if (opts->warmup > 0) row->time_calls(row->ctx, opts->warmup);
+    a->batch = 1;
     double t = 0;
-    while (batch < SPB_MAX_BATCH && (t = time_calls(ctx, batch)) >= 0 && t < SPB_MIN_SAMPLE_SECONDS)
-        batch *= 2;
-    if (t < 0) return spb_fail(msg, SPB_ERR_DEVICE, "timed calls failed");
-    int cap = opts->min_samples > 16 ? opts->min_samples : 16;
-    double *samples = spb_malloc((size_t)cap, sizeof *samples);
-    if (!samples) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for timing samples");
-    int count = 0;
-    double total = 0.0;
-    while (count < SPB_MAX_SAMPLES && (count < opts->min_samples || total < opts->min_time)) {
-        if (count == cap) {
-            double *bigger = spb_realloc(samples, (size_t)cap * 2, sizeof *samples);
-            if (!bigger) {
-                spb_free(samples);
-                return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for timing samples");
-            }
-            samples = bigger;
-            cap *= 2;
-        }
-        t = time_calls(ctx, batch);
-        if (t < 0) {
-            spb_free(samples);
-            return spb_fail(msg, SPB_ERR_DEVICE, "timed calls failed");
-        }
-        total += t;
-        samples[count++] = t / batch;
-    }
-    out->samples = count;
-    out->batch = batch;
-    out->median = timing_median(samples, count); /* sorts them */
-    out->min = samples[0];
-    out->max = samples[count - 1];
-    out->spread =
-        out->median > 0
-            ? (quantile(samples, count, 0.75) - quantile(samples, count, 0.25)) / out->median
-            : 0.0;
-    out->noisy = timing_is_noisy(out);
-    out->attempts = 1;
-    spb_free(samples);
-    return SPB_OK;
+    while (a->batch < SPB_MAX_BATCH && (t = row->time_calls(row->ctx, a->batch)) >= 0 &&
+           t < SPB_MIN_SAMPLE_SECONDS)
+        a->batch *= 2;
+    a->call_seconds = t / a->batch;
+    return t < 0 ? -1 : 0;
 }
 
-int timing_is_noisy(const spb_timing *t)
+static int wants_more(const attempt *a, const spb_timing_opts *opts)
 {
-    return t->spread > SPB_NOISY_SPREAD || t->max > SPB_NOISY_OUTLIER * t->median;
+    return a->count < SPB_MAX_SAMPLES &&
+           (a->count < opts->min_samples || a->total < opts->min_time);
+}
+
+/* One sample of the row, into a (grown as needed); 0, or -1 when the calls
+ * failed or memory ran out (the row's status says which). */
+static int take_sample(spb_timed_row *row, attempt *a)
+{
+    if (a->count == a->cap) {
+        int cap = a->cap ? 2 * a->cap : 16;
+        double *bigger = spb_realloc(a->samples, (size_t)cap, sizeof *bigger);
+        if (!bigger) {
+            row->status = spb_fail(row->msg, SPB_ERR_NOMEM, "out of memory for timing samples");
+            return -1;
+        }
+        a->samples = bigger;
+        a->cap = cap;
+    }
+    double t = row->time_calls(row->ctx, a->batch);
+    if (t < 0) {
+        row->status = spb_fail(row->msg, SPB_ERR_DEVICE, "timed calls failed");
+        return -1;
+    }
+    a->total += t;
+    a->samples[a->count++] = t / a->batch;
+    return 0;
+}
+
+/* The attempt's figures (sorts its samples). */
+static void summarize(attempt *a, spb_timing *out)
+{
+    double *s = a->samples;
+    int count = a->count;
+    out->samples = count;
+    out->batch = a->batch;
+    out->median = timing_median(s, count);
+    out->min = s[0];
+    out->max = s[count - 1];
+    out->spread =
+        out->median > 0 ? (quantile(s, count, 0.75) - quantile(s, count, 0.25)) / out->median : 0.0;
+    out->noisy = timing_is_noisy(out);
+    out->attempts = 1;
+}
+
+/* One attempt of the rows picked (which[0..count)), sampled in turns; each
+ * row's status says whether it failed, and every row that did not is
+ * summarized into got[]. */
+static void attempt_in_turns(spb_timed_row *rows, const int *which, int count,
+                             const spb_timing_opts *opts, spb_timing *got)
+{
+    attempt *a = spb_calloc((size_t)count, sizeof *a);
+    if (!a) {
+        for (int j = 0; j < count; j++)
+            rows[which[j]].status =
+                spb_fail(rows[which[j]].msg, SPB_ERR_NOMEM, "out of memory for timing samples");
+        return;
+    }
+    for (int j = 0; j < count; j++) {
+        spb_timed_row *row = &rows[which[j]];
+        if (size_batch(row, opts, &a[j]))
+            row->status = spb_fail(row->msg, SPB_ERR_DEVICE, "timed calls failed");
+    }
+    int last = count - 1; /* the row whose calls ran last */
+    for (int round = 0, more = 1; more; round++) {
+        more = 0;
+        for (int k = 0; k < count; k++) {
+            int j = (k + round) % count;
+            spb_timed_row *row = &rows[which[j]];
+            if (row->status != SPB_OK || !wants_more(&a[j], opts)) continue;
+            /* after another row's calls, one untimed call brings this row's
+             * data back into the caches, as when it is timed alone */
+            if (j != last && a[j].call_seconds < SPB_TURN_WARM_SECONDS)
+                row->time_calls(row->ctx, 1);
+            last = j;
+            more |= take_sample(row, &a[j]) == 0;
+        }
+    }
+    for (int j = 0; j < count; j++) {
+        if (rows[which[j]].status == SPB_OK) summarize(&a[j], &got[j]);
+        spb_free(a[j].samples);
+    }
+    spb_free(a);
+}
+
+void timing_measure_in_turns(spb_timed_row *rows, int count, const spb_timing_opts *opts)
+{
+    int *which = spb_malloc((size_t)count + 1, sizeof *which);
+    spb_timing *got = spb_malloc((size_t)count + 1, sizeof *got);
+    for (int i = 0; i < count; i++) {
+        rows[i].status =
+            which && got ? SPB_OK
+                         : spb_fail(rows[i].msg, SPB_ERR_NOMEM, "out of memory for timing samples");
+        if (which) which[i] = i;
+    }
+    if (!which || !got) {
+        spb_free(which);
+        spb_free(got);
+        return;
+    }
+    attempt_in_turns(rows, which, count, opts, got);
+    for (int i = 0; i < count; i++)
+        if (rows[i].status == SPB_OK) rows[i].timing = got[i];
+    for (int again = 1; again <= SPB_NOISY_RETRIES; again++) {
+        int noisy = 0; /* the rows still noisy, taken again in turns among themselves */
+        for (int i = 0; i < count; i++)
+            if (rows[i].status == SPB_OK && rows[i].timing.noisy) which[noisy++] = i;
+        if (!noisy) break;
+        attempt_in_turns(rows, which, noisy, opts, got);
+        for (int j = 0; j < noisy; j++) {
+            spb_timed_row *row = &rows[which[j]];
+            row->timing.attempts = 1 + again;
+            if (row->status != SPB_OK) continue;
+            if (!got[j].noisy || got[j].spread < row->timing.spread) {
+                got[j].attempts = row->timing.attempts;
+                row->timing = got[j];
+            }
+        }
+    }
+    spb_free(which);
+    spb_free(got);
 }
 
 spb_status timing_measure_steady(spb_time_calls_fn time_calls, void *ctx,
                                  const spb_timing_opts *opts, spb_timing *out, char *msg)
 {
-    spb_status st = timing_measure(time_calls, ctx, opts, out, msg);
-    int attempts = 1;
-    while (st == SPB_OK && out->noisy && attempts <= SPB_NOISY_RETRIES) {
-        spb_timing again;
-        st = timing_measure(time_calls, ctx, opts, &again, msg);
-        attempts++;
-        if (st == SPB_OK && (!again.noisy || again.spread < out->spread)) *out = again;
-    }
-    out->attempts = attempts;
-    return st;
+    spb_timed_row row = {.time_calls = time_calls, .ctx = ctx, .msg = msg};
+    timing_measure_in_turns(&row, 1, opts);
+    *out = row.timing;
+    return row.status;
+}
+
+int timing_is_noisy(const spb_timing *t)
+{
+    return t->spread > SPB_NOISY_SPREAD || t->max > SPB_NOISY_OUTLIER * t->median;
 }

@@ -41,12 +41,30 @@ typedef struct {
  * negative value when they failed (the protocol then stops with an error). */
 typedef double (*spb_time_calls_fn)(void *ctx, int calls);
 
-/* One measurement: warm-up, batch sizing, then the samples. */
-spb_status timing_measure(spb_time_calls_fn time_calls, void *ctx, const spb_timing_opts *opts,
-                          spb_timing *out, char *msg);
+/* A row to be timed: its calls, and what the measurement gave it. */
+typedef struct {
+    spb_time_calls_fn time_calls;
+    void *ctx;
+    char *msg;         /* the row's failure, if any */
+    spb_status status; /* SPB_OK, or why this row's timing failed */
+    spb_timing timing; /* when status is SPB_OK */
+} spb_timed_row;
 
-/* timing_measure, again while noisy (see SPB_NOISY_RETRIES): the attempt
- * with the least spread is kept, with the count of attempts. */
+/* Measures rows together: each is warmed up and its batch sized, then
+ * the rows take samples in turns, one each per round (each round starting
+ * one row further on), until every row has its samples; so drift in the
+ * machine's speed, and a stall, fall on all of them alike. A turn that
+ * follows another row's, for calls shorter than SPB_TURN_WARM_SECONDS,
+ * starts with one untimed call (the row's data back in the caches). Rows
+ * still noisy are measured again, in turns among themselves (see
+ * SPB_NOISY_RETRIES), the steadiest attempt kept. One row alone takes
+ * its samples back to back, with no untimed calls between them. A row
+ * whose calls fail stops there (its status and msg say so); the others go
+ * on. */
+#define SPB_TURN_WARM_SECONDS 0.05
+void timing_measure_in_turns(spb_timed_row *rows, int count, const spb_timing_opts *opts);
+
+/* One row measured alone (timing_measure_in_turns of one row). */
 spb_status timing_measure_steady(spb_time_calls_fn time_calls, void *ctx,
                                  const spb_timing_opts *opts, spb_timing *out, char *msg);
 

@@ -3,7 +3,9 @@
  * into the first measurement makes it noisy and it is taken again; noise
  * in every attempt is reported after SPB_NOISY_RETRIES re-measurements,
  * with the steadiest attempt kept; a wide interquartile range is noisy
- * even without an outlier. */
+ * even without an outlier. Rows measured in turns: a machine that slows
+ * down halfway slows every row alike; a row's turn after another's finds
+ * its data warm; a row whose calls fail is an error alone. */
 #include "../bench/timing.h"
 #include "check.h"
 
@@ -39,8 +41,87 @@ static spb_timing measure(fake_clock *c)
     return t;
 }
 
+/* A machine shared by rows timed in turns: every call takes the row's
+ * `base` seconds, times `slow_factor` once `slow_after` calls (of all rows)
+ * have run; a row's first call after another row's calls costs `cold`
+ * seconds more (its data left the caches). */
+typedef struct {
+    long calls, slow_after;
+    double slow_factor, cold;
+    int last_row;
+    long fail_after; /* row 1's calls fail once this many have run (0: never) */
+} shared_machine;
+
+typedef struct {
+    shared_machine *machine;
+    int id;
+    double base;
+} machine_row;
+
+static double machine_calls(void *ctx, int calls)
+{
+    machine_row *row = ctx;
+    shared_machine *m = row->machine;
+    if (m->fail_after && row->id == 1 && m->calls >= m->fail_after) return -1.0;
+    double t = m->last_row == row->id ? 0.0 : m->cold;
+    for (int k = 0; k < calls; k++, m->calls++)
+        t += row->base * (m->calls >= m->slow_after ? m->slow_factor : 1.0);
+    m->last_row = row->id;
+    return t;
+}
+
+/* Three rows of equal base time on one shared machine, measured in turns. */
+static void measure_three(shared_machine *m, machine_row *rows, spb_timed_row *timed,
+                          const spb_timing_opts *opts)
+{
+    char msgs[3][SPB_MSG_LEN] = {"", "", ""};
+    for (int i = 0; i < 3; i++) {
+        rows[i] = (machine_row){m, i, 1e-3};
+        timed[i] = (spb_timed_row){.time_calls = machine_calls, .ctx = &rows[i], .msg = msgs[i]};
+    }
+    timing_measure_in_turns(timed, 3, opts);
+}
+
+static void check_in_turns(void)
+{
+    spb_timing_opts opts = {.warmup = 0, .min_samples = 40, .min_time = 0.0};
+    machine_row rows[3];
+    spb_timed_row timed[3];
+
+    /* halfway through, every call takes 3x: one after the other, the first
+     * row would be fast and the last slow; in turns they agree */
+    shared_machine drifting = {.slow_after = 60, .slow_factor = 3.0, .last_row = -1};
+    measure_three(&drifting, rows, timed, &opts);
+    for (int i = 0; i < 3; i++)
+        CHECK(timed[i].status == SPB_OK && timed[i].timing.median == timed[0].timing.median,
+              "drift in turns: row %d median %g, row 0 %g", i, timed[i].timing.median,
+              timed[0].timing.median);
+
+    /* a cold first call after another row's would add 0.5 ms to a sample:
+     * the untimed call before each turn takes it */
+    shared_machine caches = {
+        .slow_after = 1L << 40, .slow_factor = 1.0, .cold = 5e-4, .last_row = -1};
+    measure_three(&caches, rows, timed, &opts);
+    for (int i = 0; i < 3; i++)
+        CHECK(timed[i].status == SPB_OK && timed[i].timing.median == 1e-3 &&
+                  timed[i].timing.max == 1e-3,
+              "turns after another row's: row %d median %g max %g (1e-3 each)", i,
+              timed[i].timing.median, timed[i].timing.max);
+
+    /* the middle row's calls fail part-way: it alone is an error */
+    shared_machine failing = {
+        .slow_after = 1L << 40, .slow_factor = 1.0, .last_row = -1, .fail_after = 30};
+    measure_three(&failing, rows, timed, &opts);
+    CHECK(timed[1].status == SPB_ERR_DEVICE && timed[0].status == SPB_OK &&
+              timed[2].status == SPB_OK && timed[0].timing.samples == 40,
+          "a failing row among three: statuses %d %d %d, row 0 with %d samples", timed[0].status,
+          timed[1].status, timed[2].status, timed[0].timing.samples);
+}
+
 int main(void)
 {
+    check_in_turns();
+
     const int none[] = {-1};
     fake_clock quiet = {1e-3, 1, none, 0, 0};
     spb_timing t = measure(&quiet);
