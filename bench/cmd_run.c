@@ -508,8 +508,8 @@ static void print_noise_summary(const spb_run_totals *totals, const spb_machine_
                why);
 }
 
-/* The first SIGINT or SIGTERM lets the row in flight finish and the
- * outputs close validly; a second one ends the process at once. */
+/* The first SIGINT or SIGTERM stops the run between turns (run.h) and
+ * lets the outputs close validly; a second one ends the process at once. */
 static void on_stop_signal(int signo)
 {
     if (run_stop_requested()) {
@@ -518,8 +518,8 @@ static void on_stop_signal(int signo)
         return;
     }
     run_request_stop(signo);
-    static const char note[] = "\nspbench: stopping after the row in flight (again to stop at "
-                               "once)\n";
+    static const char note[] = "\nspbench: stopping; rows not finished are left to --resume "
+                               "(again to stop at once)\n";
     ssize_t ignored = write(STDERR_FILENO, note, sizeof note - 1);
     (void)ignored;
 }

@@ -163,13 +163,6 @@ static double spgemm_bytes(const spb_case *c, const spb_kernel_plan *plan, spb_p
     return csr_spgemm_bytes(c->A, c->products, c->nnz_c, precision);
 }
 
-static void spgemm_validate_output(const spb_case *c, double tolerance, spb_validation *v)
-{
-    const spgemm_data *d = c->data;
-    char where[SPB_MSG_LEN];
-    validate_csr(&d->C, &d->ref, d->scale.val, tolerance, v, where, sizeof where);
-}
-
 static spb_row_status spgemm_product(const spb_kernel *kernel, void *state, spb_case *c,
                                      double tolerance, spb_validation *v, char *msg)
 {
@@ -214,7 +207,6 @@ const spb_operation *operation_spgemm(void)
         .bytes = spgemm_bytes,
         .product = spgemm_product,
         .host_calls = spgemm_host_calls,
-        .validate_output = spgemm_validate_output,
         .kernel_seconds = spgemm_kernel_seconds,
     };
     if (op.kernel_count == 0) {

@@ -167,7 +167,6 @@ const spb_operation *operation_spmv(void)
         .bytes = spmv_bytes,
         .product = spmv_product,
         .host_calls = spmv_host_calls,
-        .validate_output = spmv_validate_output,
     };
     if (op.kernel_count == 0) { /* the host rows, the device rows, the distributed rows */
         for (int k = 0; k < cpu_spmv_kernel_count && op.kernel_count < MAX_KERNELS; k++)

@@ -44,8 +44,6 @@ typedef struct {
     /* `calls` back-to-back host products (the timed part of host kernels). */
     spb_status (*host_calls)(const spb_kernel *kernel, void *state, spb_case *c, int calls,
                              char *msg);
-    /* Validation of the output the last host call left. */
-    void (*validate_output)(const spb_case *c, double tolerance, spb_validation *v);
     /* Seconds of the product kernels alone, for rows that report them apart
      * from the whole product (NAN otherwise); NULL: the operation has none. */
     double (*kernel_seconds)(const spb_kernel *kernel, const void *state);

@@ -127,18 +127,21 @@ static void replay(const spb_run_opts *opts, spb_run_totals *totals, const spb_d
             r.timing.median;
 }
 
-/* The timed host calls: `calls` products through the operation. */
+/* The timed host calls: `calls` products through the operation, on the
+ * inputs of the row's precision (rows of both precisions take turns). */
 typedef struct {
     const spb_operation *op;
     const spb_kernel *kernel;
     void *state;
     spb_case *c;
+    spb_precision precision;
     char *msg;
 } host_calls;
 
 static double time_host_calls(void *ctx, int calls)
 {
     host_calls *h = ctx;
+    h->c->precision = h->precision;
     double start = timing_now();
     spb_status st = h->op->host_calls(h->kernel, h->state, h->c, calls, h->msg);
     double elapsed = timing_now() - start;
@@ -189,12 +192,11 @@ static void cap_row(spb_result *r, const char *what, double seconds, double cap_
              used ? "; " : "", what, seconds * 1e3, cap_ms);
 }
 
-/* The validated first product, the timing protocol and a validated product
- * after it: host kernels are checked on the last timed product, device
- * kernels on one more whole product of the same state. Fills r's status,
- * timing and error. */
-static void measure_kernel(const spb_kernel *kernel, void *state, spb_case *c,
-                           const spb_run_opts *opts, spb_result *r, char *row_msg)
+/* The validated first product, then the cap: 1 when the row is to be
+ * timed, 0 when it ends here (r's status and message say how: failed,
+ * wrong, or capped and timed from that call alone). */
+static int first_product(const spb_kernel *kernel, void *state, spb_case *c,
+                         const spb_run_opts *opts, spb_result *r, char *row_msg)
 {
     const spb_operation *op = opts->op;
     double start = timing_now();
@@ -203,7 +205,7 @@ static void measure_kernel(const spb_kernel *kernel, void *state, spb_case *c,
     if (r->status != SPB_ROW_OK) {
         if (r->status == SPB_ROW_WRONG)
             spb_fail(row_msg, SPB_ERR_INVALID, "first product failed validation");
-        return;
+        return 0;
     }
     r->capped = 0;
     if (opts->max_kernel_ms > 0 && first * 1e3 > opts->max_kernel_ms && kernel->time_calls) {
@@ -214,33 +216,31 @@ static void measure_kernel(const spb_kernel *kernel, void *state, spb_case *c,
         if (alone < 0) {
             if (kernel->check) kernel->check(state, row_msg);
             r->status = SPB_ROW_ERROR;
-            return;
+            return 0;
         }
         first = alone;
     }
     if (opts->max_kernel_ms > 0 && first * 1e3 > opts->max_kernel_ms) {
         cap_row(r, kernel->time_calls ? "one whole product on the device" : "its first call", first,
                 opts->max_kernel_ms, row_msg);
-        return;
+        return 0;
     }
-    host_calls call = {op, kernel, state, c, row_msg};
-    spb_status st =
-        kernel->time_calls
-            ? timing_measure_steady(kernel->time_calls, state, &opts->timing, &r->timing, row_msg)
-            : timing_measure_steady(time_host_calls, &call, &opts->timing, &r->timing, row_msg);
-    if (st != SPB_OK) {
+    return 1;
+}
+
+/* After the timed calls: their outcome (`timed`, and r->timing when it is
+ * SPB_OK), then one more whole product of the same state, validated. Fills
+ * r's status and error. */
+static void after_timing(const spb_kernel *kernel, void *state, spb_case *c,
+                         const spb_run_opts *opts, spb_status timed, spb_result *r, char *row_msg)
+{
+    if (timed != SPB_OK) {
         if (kernel->check) kernel->check(state, row_msg);
         r->status = SPB_ROW_ERROR;
         return;
     }
     spb_validation last;
-    spb_row_status after = SPB_ROW_OK;
-    if (kernel->time_calls) {
-        after = op->product(kernel, state, c, r->tolerance, &last, row_msg);
-    } else {
-        op->validate_output(c, r->tolerance, &last);
-        after = last.passed ? SPB_ROW_OK : SPB_ROW_WRONG;
-    }
+    spb_row_status after = opts->op->product(kernel, state, c, r->tolerance, &last, row_msg);
     if (after == SPB_ROW_ERROR) {
         r->status = SPB_ROW_ERROR;
         return;
@@ -294,22 +294,6 @@ static void distributed_figures(const void *state, spb_result *r)
         r->dist.compute_s = timing_median(compute, samples);
         r->dist.comm_s = timing_median(comm, samples);
     }
-}
-
-/* Measures one kernel into r (status and message included). */
-static void run_kernel(const spb_kernel *kernel, spb_case *c, const spb_run_opts *opts,
-                       const spb_kernel_config *config, spb_result *r, char *row_msg)
-{
-    spb_kernel_plan plan;
-    if (!prepare_kernel(kernel, c, config, &plan, r, row_msg)) return;
-    double bytes = opts->op->bytes(c, &plan, config->precision);
-    double bound = bound_for(kernel, opts, config->threads, bytes, &r->in_cache);
-    measure_kernel(kernel, plan.state, c, opts, r, row_msg);
-    if (r->status == SPB_ROW_OK && opts->op->kernel_seconds)
-        r->kernel_ms = opts->op->kernel_seconds(kernel, plan.state) * 1e3;
-    if (kernel->backend == SPB_BACKEND_MPI) distributed_figures(plan.state, r);
-    kernel->release(plan.state);
-    if (r->status == SPB_ROW_OK) fill_metrics(kernel, c, opts, bytes, bound, r);
 }
 
 spb_status run_single_product(const spb_operation *op, const spb_kernel *kernel, spb_case *c,
@@ -613,43 +597,179 @@ static void keep_in_flight(const spb_run_opts *opts, const spb_result *r)
     fclose(f);
 }
 
-/* One row: kernel at config on the case, or its stored row replayed. */
-static void run_row(spb_case *c, const spb_kernel *kernel, const spb_kernel_config *config,
-                    const spb_run_opts *opts, spb_run_totals *totals, spb_status *csv_status,
-                    char *msg)
-{
-    char row_msg[SPB_MSG_LEN] = "", doing[160];
+/* A row of the matrix in hand. Rows are prepared and validated one by one
+ * and held; then the held rows are timed together, in turns (timing.h), and
+ * every row is written in table order. */
+typedef struct {
+    const spb_kernel *kernel;
+    spb_kernel_config config;
+    const spb_done_row *stored; /* --resume: replayed, not measured */
     spb_result r;
-    const spb_done_row *stored =
-        stored_row(opts, c->name, kernel->name, config->precision, config->threads, config->ranks);
-    if (stored) {
-        replay(opts, totals, stored, c, csv_status, msg);
-        result_from_csv(&r, stored->fields, stored->count);
-        scale_over_ranks(totals, opts, &r);
-        return;
-    }
-    describe_run(doing, sizeof doing, kernel, config);
-    progress_show(opts->progress, c->name, doing);
-    row_start(&r, opts, config->precision, c, kernel, row_msg);
-    r.threads = config->threads;
-    r.ranks = config->ranks;
-    r.stats = c->stats;
-    r.products = c->products;
-    r.nnz_c = c->nnz_c;
-    c->precision = config->precision;
-    keep_in_flight(opts, &r);
-    run_kernel(kernel, c, opts, config, &r, row_msg);
-    scale_over_ranks(totals, opts, &r);
-    emit(opts, totals, &r, csv_status, msg);
-    if (opts->in_flight) unlink(opts->in_flight);
-    note_best(totals, &r);
+    char msg[SPB_MSG_LEN];
+    void *state;     /* prepared, validated once, waiting to be timed (NULL: none) */
+    int dropped;     /* its timing stopped by a signal: not written (--resume redoes it) */
+    host_calls call; /* its timed calls, when it has no time_calls of its own */
+    double bytes, bound;
+} held_row;
+
+typedef struct {
+    held_row *rows; /* room for every row of the matrix: r.message points into it */
+    int count, cap;
+    int waiting; /* rows holding a state */
+} held_rows;
+
+/* The rows each selected kernel makes on one matrix. */
+static int rows_per_matrix(const spb_run_opts *opts)
+{
+    int rows = 0;
+    for (int k = 0; k < opts->op->kernel_count; k++)
+        if (kernel_chosen(opts->op->kernels[k], opts->kernels, opts->distributed))
+            rows += kernel_runs(opts->op->kernels[k], opts) * run_precision_count(opts);
+    return rows;
 }
 
-/* Every selected kernel (at each of its thread and rank counts) on one case. */
-static spb_status run_case(spb_case *c, const spb_run_opts *opts, spb_run_totals *totals, char *msg)
+/* Whether the kernel is timed alone, never in turns with other rows: a
+ * distributed row takes the ranks' processors and its own launcher's
+ * bookkeeping (keep_in_flight). */
+static int timed_alone(const spb_kernel *kernel) { return kernel->backend == SPB_BACKEND_MPI; }
+
+/* Bounds, figures from the state, then the state released. */
+static void release_held(const spb_run_opts *opts, held_row *h)
+{
+    if (h->r.status == SPB_ROW_OK && opts->op->kernel_seconds)
+        h->r.kernel_ms = opts->op->kernel_seconds(h->kernel, h->state) * 1e3;
+    if (h->kernel->backend == SPB_BACKEND_MPI) distributed_figures(h->state, &h->r);
+    h->kernel->release(h->state);
+    h->state = NULL;
+}
+
+/* The row's prepare and first product; its state is held when it is to be
+ * timed, else released. */
+static void start_row(spb_case *c, held_rows *held, held_row *h, const spb_run_opts *opts)
+{
+    char doing[160];
+    describe_run(doing, sizeof doing, h->kernel, &h->config);
+    progress_show(opts->progress, c->name, doing);
+    row_start(&h->r, opts, h->config.precision, c, h->kernel, h->msg);
+    h->r.threads = h->config.threads;
+    h->r.ranks = h->config.ranks;
+    h->r.stats = c->stats;
+    h->r.products = c->products;
+    h->r.nnz_c = c->nnz_c;
+    c->precision = h->config.precision;
+    keep_in_flight(opts, &h->r);
+    spb_kernel_plan plan;
+    if (!prepare_kernel(h->kernel, c, &h->config, &plan, &h->r, h->msg)) return;
+    h->bytes = opts->op->bytes(c, &plan, h->config.precision);
+    h->bound = bound_for(h->kernel, opts, h->config.threads, h->bytes, &h->r.in_cache);
+    h->state = plan.state;
+    if (first_product(h->kernel, h->state, c, opts, &h->r, h->msg)) {
+        held->waiting++;
+        h->call = (host_calls){opts->op, h->kernel, h->state, c, h->config.precision, h->msg};
+    } else {
+        release_held(opts, h);
+    }
+}
+
+/* Times the waiting rows in turns, validates each once more and releases
+ * it; then writes every held row, in table order, and empties the list. */
+static void flush_held(spb_case *c, held_rows *held, const spb_run_opts *opts,
+                       spb_run_totals *totals, spb_status *csv_status, char *msg)
+{
+    spb_timed_row *timed = held->waiting ? spb_calloc((size_t)held->waiting, sizeof *timed) : NULL;
+    if (held->waiting && !timed) { /* no room to time them: each row says so */
+        for (int i = 0; i < held->count; i++) {
+            held_row *h = &held->rows[i];
+            if (!h->state) continue;
+            h->r.status = SPB_ROW_ERROR;
+            spb_fail(h->msg, SPB_ERR_NOMEM, "out of memory for timing samples");
+            release_held(opts, h);
+        }
+    } else if (held->waiting) {
+        if (held->waiting > 1) {
+            char doing[64];
+            snprintf(doing, sizeof doing, "timing %d rows in turns", held->waiting);
+            progress_show(opts->progress, c->name, doing);
+        }
+        for (int i = 0, j = 0; i < held->count; i++) {
+            held_row *h = &held->rows[i];
+            if (!h->state) continue;
+            timed[j++] = h->kernel->time_calls
+                             ? (spb_timed_row){.time_calls = h->kernel->time_calls,
+                                               .ctx = h->state,
+                                               .msg = h->msg}
+                             : (spb_timed_row){
+                                   .time_calls = time_host_calls, .ctx = &h->call, .msg = h->msg};
+        }
+        int stopped =
+            timing_measure_in_turns(timed, held->waiting, &opts->timing, run_stop_requested);
+        for (int i = 0, j = 0; i < held->count; i++) {
+            held_row *h = &held->rows[i];
+            if (!h->state) continue;
+            if (stopped) {
+                h->dropped = 1;
+                release_held(opts, h);
+                continue;
+            }
+            h->r.timing = timed[j].timing;
+            c->precision = h->config.precision;
+            after_timing(h->kernel, h->state, c, opts, timed[j++].status, &h->r, h->msg);
+            release_held(opts, h);
+        }
+    }
+    spb_free(timed);
+    for (int i = 0; i < held->count; i++) {
+        held_row *h = &held->rows[i];
+        if (h->stored) {
+            replay(opts, totals, h->stored, c, csv_status, msg);
+            result_from_csv(&h->r, h->stored->fields, h->stored->count);
+            scale_over_ranks(totals, opts, &h->r);
+            continue;
+        }
+        if (h->dropped) continue;
+        c->precision = h->config.precision;
+        if (h->r.status == SPB_ROW_OK) fill_metrics(h->kernel, c, opts, h->bytes, h->bound, &h->r);
+        scale_over_ranks(totals, opts, &h->r);
+        emit(opts, totals, &h->r, csv_status, msg);
+        if (opts->in_flight && timed_alone(h->kernel)) unlink(opts->in_flight);
+        note_best(totals, &h->r);
+    }
+    held->count = held->waiting = 0;
+}
+
+/* One row: kernel at config on the case, held (see held_row). A row that
+ * fails while other rows hold their states may have failed for want of the
+ * memory they hold: they are timed and written first, and the row is tried
+ * again alone. */
+static void hold_row(spb_case *c, held_rows *held, const spb_kernel *kernel,
+                     const spb_kernel_config *config, const spb_run_opts *opts,
+                     spb_run_totals *totals, spb_status *csv_status, char *msg)
+{
+    if (timed_alone(kernel) && held->count) flush_held(c, held, opts, totals, csv_status, msg);
+    held_row *h = &held->rows[held->count++];
+    *h = (held_row){.kernel = kernel, .config = *config};
+    h->stored =
+        stored_row(opts, c->name, kernel->name, config->precision, config->threads, config->ranks);
+    if (!h->stored) start_row(c, held, h, opts);
+    if (!h->stored && h->r.status == SPB_ROW_ERROR && held->waiting > 0) {
+        held->count--;
+        flush_held(c, held, opts, totals, csv_status, msg);
+        h = &held->rows[held->count++];
+        *h = (held_row){.kernel = kernel, .config = *config};
+        start_row(c, held, h, opts);
+    }
+    if (timed_alone(kernel)) flush_held(c, held, opts, totals, csv_status, msg);
+}
+
+/* Every selected kernel (at each of its thread and rank counts) on one
+ * case. Formats are freed after the last kernel that needs them, once no
+ * held row refers to them. */
+static spb_status run_case(spb_case *c, held_rows *held, const spb_run_opts *opts,
+                           spb_run_totals *totals, char *msg)
 {
     spb_status csv_status = SPB_OK;
     baseline_from_done(c, opts);
+    unsigned formats_after = ~0u; /* the formats the rows still to start need */
     for (int k = 0; k < opts->op->kernel_count && csv_status == SPB_OK && !run_stop_requested();
          k++) {
         const spb_kernel *kernel = opts->op->kernels[k];
@@ -663,10 +783,15 @@ static spb_status run_case(spb_case *c, const spb_run_opts *opts, spb_run_totals
                 config.ranks = kernel_ranks(kernel, opts, t);
                 config.precision = run_precision(opts, p);
                 if (opts->roofline) config.cache_bytes = opts->roofline->cpu_llc_bytes;
-                run_row(c, kernel, &config, opts, totals, &csv_status, msg);
+                hold_row(c, held, kernel, &config, opts, totals, &csv_status, msg);
             }
-        format_set_keep(&c->formats, formats_needed_after(opts, k));
+        formats_after = formats_needed_after(opts, k);
+        if (!held->waiting) format_set_keep(&c->formats, formats_after);
     }
+    /* after a stop asked for, no row starts, and the rows held are dropped
+     * as their timing stops (flush_held): --resume measures them */
+    flush_held(c, held, opts, totals, &csv_status, msg);
+    format_set_keep(&c->formats, formats_after);
     return csv_status;
 }
 
@@ -715,6 +840,9 @@ spb_status run_matrix(const char *source, const char *name, const spb_run_opts *
         fprintf(stderr, "spbench: warning: cache: %s\n", cache.text);
     format_set_init(&c.formats, &A);
     if (st == SPB_OK) st = opts->op->case_setup(&c, opts->seed, row_msg);
+    held_rows held = {.cap = rows_per_matrix(opts)};
+    if (st == SPB_OK && !(held.rows = spb_calloc((size_t)held.cap + 1, sizeof *held.rows)))
+        st = spb_fail(row_msg, SPB_ERR_NOMEM, "%s: out of memory for its rows", name);
     spb_status csv_status = SPB_OK;
     if (st != SPB_OK) { /* one error row for the matrix; the batch goes on */
         spb_result r;
@@ -722,9 +850,10 @@ spb_status run_matrix(const char *source, const char *name, const spb_run_opts *
         emit(opts, totals, &r, &csv_status, msg);
     } else {
         csr_stats(&A, &c.stats);
-        csv_status = run_case(&c, opts, totals, msg);
+        csv_status = run_case(&c, &held, opts, totals, msg);
         totals->conversions += c.formats.conversions;
     }
+    spb_free(held.rows);
     format_set_free(&c.formats);
     opts->op->case_free(&c);
     csr_free(&A);

@@ -1,7 +1,8 @@
-/* run.h — measuring every selected kernel on one matrix: prepare (timed on
- * its own), a first product on a NaN-poisoned y validated against the
- * reference, the timing protocol, a second validation of the last product,
- * metrics, and one flushed row per kernel. */
+/* run.h — measuring every selected kernel on one matrix: per row, prepare
+ * (timed on its own) and a first product on a NaN-poisoned y validated
+ * against the reference; then the rows timed together, in turns (timing.h);
+ * per row, one more validated product, metrics, and one flushed row, in
+ * table order. */
 #ifndef SPB_RUN_H
 #define SPB_RUN_H
 
@@ -108,8 +109,9 @@ typedef struct {
     int one_rank_count, one_rank_cap;
 } spb_run_totals;
 
-/* A stop asked for by a signal (SIGINT, SIGTERM): the row in flight is
- * finished, then no other starts. run_request_stop is async-signal-safe;
+/* A stop asked for by a signal (SIGINT, SIGTERM): no other row starts, and
+ * the rows being timed in turns are dropped at their next turn (--resume
+ * measures them); a row being prepared is finished. run_request_stop is async-signal-safe;
  * run_stop_requested gives the signal, or 0. */
 void run_request_stop(int signo);
 int run_stop_requested(void);

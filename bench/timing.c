@@ -104,16 +104,17 @@ static void summarize(attempt *a, spb_timing *out)
 
 /* One attempt of the rows picked (which[0..count)), sampled in turns; each
  * row's status says whether it failed, and every row that did not is
- * summarized into got[]. */
-static void attempt_in_turns(spb_timed_row *rows, const int *which, int count,
-                             const spb_timing_opts *opts, spb_timing *got)
+ * summarized into got[]. 1 when stop() asked to stop first (nothing is
+ * summarized). */
+static int attempt_in_turns(spb_timed_row *rows, const int *which, int count,
+                            const spb_timing_opts *opts, int (*stop)(void), spb_timing *got)
 {
     attempt *a = spb_calloc((size_t)count, sizeof *a);
     if (!a) {
         for (int j = 0; j < count; j++)
             rows[which[j]].status =
                 spb_fail(rows[which[j]].msg, SPB_ERR_NOMEM, "out of memory for timing samples");
-        return;
+        return 0;
     }
     for (int j = 0; j < count; j++) {
         spb_timed_row *row = &rows[which[j]];
@@ -121,12 +122,14 @@ static void attempt_in_turns(spb_timed_row *rows, const int *which, int count,
             row->status = spb_fail(row->msg, SPB_ERR_DEVICE, "timed calls failed");
     }
     int last = count - 1; /* the row whose calls ran last */
-    for (int round = 0, more = 1; more; round++) {
+    int stopped = 0;
+    for (int round = 0, more = 1; more && !stopped; round++) {
         more = 0;
-        for (int k = 0; k < count; k++) {
+        for (int k = 0; k < count && !stopped; k++) {
             int j = (k + round) % count;
             spb_timed_row *row = &rows[which[j]];
             if (row->status != SPB_OK || !wants_more(&a[j], opts)) continue;
+            if ((stopped = stop && stop())) break;
             /* after another row's calls, one untimed call brings this row's
              * data back into the caches, as when it is timed alone */
             if (j != last && a[j].call_seconds < SPB_TURN_WARM_SECONDS)
@@ -136,13 +139,15 @@ static void attempt_in_turns(spb_timed_row *rows, const int *which, int count,
         }
     }
     for (int j = 0; j < count; j++) {
-        if (rows[which[j]].status == SPB_OK) summarize(&a[j], &got[j]);
+        if (rows[which[j]].status == SPB_OK && !stopped) summarize(&a[j], &got[j]);
         spb_free(a[j].samples);
     }
     spb_free(a);
+    return stopped;
 }
 
-void timing_measure_in_turns(spb_timed_row *rows, int count, const spb_timing_opts *opts)
+int timing_measure_in_turns(spb_timed_row *rows, int count, const spb_timing_opts *opts,
+                            int (*stop)(void))
 {
     int *which = spb_malloc((size_t)count + 1, sizeof *which);
     spb_timing *got = spb_malloc((size_t)count + 1, sizeof *got);
@@ -152,21 +157,22 @@ void timing_measure_in_turns(spb_timed_row *rows, int count, const spb_timing_op
                          : spb_fail(rows[i].msg, SPB_ERR_NOMEM, "out of memory for timing samples");
         if (which) which[i] = i;
     }
+    int stopped = 0;
     if (!which || !got) {
         spb_free(which);
         spb_free(got);
-        return;
+        return stopped;
     }
-    attempt_in_turns(rows, which, count, opts, got);
+    stopped = attempt_in_turns(rows, which, count, opts, stop, got);
     for (int i = 0; i < count; i++)
         if (rows[i].status == SPB_OK) rows[i].timing = got[i];
-    for (int again = 1; again <= SPB_NOISY_RETRIES; again++) {
+    for (int again = 1; again <= SPB_NOISY_RETRIES && !stopped; again++) {
         int noisy = 0; /* the rows still noisy, taken again in turns among themselves */
         for (int i = 0; i < count; i++)
             if (rows[i].status == SPB_OK && rows[i].timing.noisy) which[noisy++] = i;
         if (!noisy) break;
-        attempt_in_turns(rows, which, noisy, opts, got);
-        for (int j = 0; j < noisy; j++) {
+        stopped = attempt_in_turns(rows, which, noisy, opts, stop, got);
+        for (int j = 0; j < noisy && !stopped; j++) {
             spb_timed_row *row = &rows[which[j]];
             row->timing.attempts = 1 + again;
             if (row->status != SPB_OK) continue;
@@ -178,13 +184,14 @@ void timing_measure_in_turns(spb_timed_row *rows, int count, const spb_timing_op
     }
     spb_free(which);
     spb_free(got);
+    return stopped;
 }
 
 spb_status timing_measure_steady(spb_time_calls_fn time_calls, void *ctx,
                                  const spb_timing_opts *opts, spb_timing *out, char *msg)
 {
     spb_timed_row row = {.time_calls = time_calls, .ctx = ctx, .msg = msg};
-    timing_measure_in_turns(&row, 1, opts);
+    timing_measure_in_turns(&row, 1, opts, NULL);
     *out = row.timing;
     return row.status;
 }

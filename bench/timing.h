@@ -60,9 +60,11 @@ typedef struct {
  * SPB_NOISY_RETRIES), the steadiest attempt kept. One row alone takes
  * its samples back to back, with no untimed calls between them. A row
  * whose calls fail stops there (its status and msg say so); the others go
- * on. */
+ * on. stop (NULL: none) is asked before each turn: 1 is returned when it
+ * stopped the measurement, and no row's timing is then to be used. */
 #define SPB_TURN_WARM_SECONDS 0.05
-void timing_measure_in_turns(spb_timed_row *rows, int count, const spb_timing_opts *opts);
+int timing_measure_in_turns(spb_timed_row *rows, int count, const spb_timing_opts *opts,
+                            int (*stop)(void));
 
 /* One row measured alone (timing_measure_in_turns of one row). */
 spb_status timing_measure_steady(spb_time_calls_fn time_calls, void *ctx,

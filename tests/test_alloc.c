@@ -1,11 +1,14 @@
 /* test_alloc.c — allocation failures: the reader, the conversions and each
  * kernel's prepare are rerun with the 1st, 2nd, 3rd ... allocation failing;
  * every run must return out-of-memory (never crash, never succeed with a
- * partial result) until enough allocations succeed. Leaks are caught by the
- * sanitizer build, where this test also runs. */
+ * partial result) until enough allocations succeed. The run of one matrix,
+ * with any one allocation failing, writes every row once; a row whose
+ * prepare fails while earlier rows hold their states is tried again alone.
+ * Leaks are caught by the sanitizer build, where this test also runs. */
 #include <string.h>
 
 #include "../bench/operation.h"
+#include "../bench/run.h"
 #include "../formats/hll.h"
 #include "../formats/mm.h"
 #include "check.h"
@@ -105,6 +108,70 @@ static spb_status sell_step(void *ctx, char *msg)
     return st;
 }
 
+/* run_matrix with allocation `at` failing (-1: none): its tallies, and in
+ * *lost the error rows of the second and third kernels that did not fail
+ * in their timing: rows that would have run, had they been tried again
+ * alone (their first try held the rows before them). */
+static spb_run_totals run_failing_at(long at, long *made, int *lost)
+{
+    static const int one_thread[] = {1};
+    FILE *table = fopen("/dev/null", "w"), *csv = tmpfile();
+    spb_run_opts opts = {.op = operation_spmv(),
+                         .kernels = "csr.serial,csr.omp.static,hll.omp.row",
+                         .timing = {.warmup = 0, .min_samples = 2, .min_time = 0},
+                         .seed = 7,
+                         .tolerance = SPB_DEFAULT_TOLERANCE,
+                         .config = {.hack_size = 32, .precision = SPB_FP64},
+                         .threads = one_thread,
+                         .thread_counts = 1,
+                         .csv = csv,
+                         .csv_path = "rows.csv",
+                         .table = table,
+                         .settings = ""};
+    spb_run_totals totals = {0};
+    char msg[SPB_MSG_LEN] = "";
+    spb_alloc_fail_at(at);
+    spb_status st = run_matrix(matrix_path, "plskz362", &opts, &totals, msg);
+    *made = spb_alloc_count();
+    spb_alloc_fail_at(-1);
+    CHECK(st == SPB_OK, "run_matrix, allocation %ld failing: %s", at, msg);
+    char line[4096];
+    *lost = 0;
+    rewind(csv);
+    while (fgets(line, sizeof line, csv))
+        *lost += strstr(line, ",error,") && !strstr(line, "timing samples") &&
+                 (strstr(line, ",csr.omp.static,") || strstr(line, ",hll.omp.row,"));
+    run_totals_free(&totals);
+    fclose(csv);
+    fclose(table);
+    return totals;
+}
+
+/* Every failure point of a run of three rows: three rows written, or the
+ * matrix's one error row; a failure in the prepare or first product of
+ * the second or third row, while the rows before it hold their states, is
+ * absorbed by its retry alone. */
+static void sweep_run(void)
+{
+    long made = 0;
+    int lost = 0;
+    spb_run_totals clean = run_failing_at(-1, &made, &lost);
+    CHECK(clean.rows == 3 && clean.ok == 3, "the run without failures: %d rows, %d ok", clean.rows,
+          clean.ok);
+    int absorbed = 0;
+    for (long at = 0; at < made; at++) {
+        long seen = 0;
+        spb_run_totals t = run_failing_at(at, &seen, &lost);
+        int whole = t.rows == 3 && t.ok + t.errors == 3;
+        int matrix_failed = t.rows == 1 && t.errors == 1;
+        CHECK(whole || matrix_failed, "allocation %ld failing: %d rows (%d ok, %d errors)", at,
+              t.rows, t.ok, t.errors);
+        CHECK(lost == 0, "allocation %ld failing: %d rows failed while others were held", at, lost);
+        absorbed += t.ok == 3;
+    }
+    printf("run_matrix: %ld failure points, %d absorbed\n", made, absorbed);
+}
+
 int main(int argc, char **argv)
 {
     char path[512];
@@ -151,5 +218,6 @@ int main(int argc, char **argv)
     }
     csr_free(&A);
     csr_free(&pattern);
+    sweep_run();
     return check_done();
 }

@@ -70,17 +70,23 @@ static double machine_calls(void *ctx, int calls)
     return t;
 }
 
-/* Three rows of equal base time on one shared machine, measured in turns. */
-static void measure_three(shared_machine *m, machine_row *rows, spb_timed_row *timed,
-                          const spb_timing_opts *opts)
+/* Three rows of equal base time on one shared machine, measured in turns;
+ * what timing_measure_in_turns returns. */
+static int measure_three(shared_machine *m, machine_row *rows, spb_timed_row *timed,
+                         const spb_timing_opts *opts, int (*stop)(void))
 {
-    char msgs[3][SPB_MSG_LEN] = {"", "", ""};
+    static char msgs[3][SPB_MSG_LEN];
     for (int i = 0; i < 3; i++) {
         rows[i] = (machine_row){m, i, 1e-3};
+        msgs[i][0] = '\0';
         timed[i] = (spb_timed_row){.time_calls = machine_calls, .ctx = &rows[i], .msg = msgs[i]};
     }
-    timing_measure_in_turns(timed, 3, opts);
+    return timing_measure_in_turns(timed, 3, opts, stop);
 }
+
+/* Asks to stop on its 25th question. */
+static int questions;
+static int stop_at_25(void) { return ++questions >= 25; }
 
 static void check_in_turns(void)
 {
@@ -91,7 +97,7 @@ static void check_in_turns(void)
     /* halfway through, every call takes 3x: one after the other, the first
      * row would be fast and the last slow; in turns they agree */
     shared_machine drifting = {.slow_after = 60, .slow_factor = 3.0, .last_row = -1};
-    measure_three(&drifting, rows, timed, &opts);
+    measure_three(&drifting, rows, timed, &opts, NULL);
     for (int i = 0; i < 3; i++)
         CHECK(timed[i].status == SPB_OK && timed[i].timing.median == timed[0].timing.median,
               "drift in turns: row %d median %g, row 0 %g", i, timed[i].timing.median,
@@ -101,7 +107,7 @@ static void check_in_turns(void)
      * the untimed call before each turn takes it */
     shared_machine caches = {
         .slow_after = 1L << 40, .slow_factor = 1.0, .cold = 5e-4, .last_row = -1};
-    measure_three(&caches, rows, timed, &opts);
+    measure_three(&caches, rows, timed, &opts, NULL);
     for (int i = 0; i < 3; i++)
         CHECK(timed[i].status == SPB_OK && timed[i].timing.median == 1e-3 &&
                   timed[i].timing.max == 1e-3,
@@ -111,11 +117,18 @@ static void check_in_turns(void)
     /* the middle row's calls fail part-way: it alone is an error */
     shared_machine failing = {
         .slow_after = 1L << 40, .slow_factor = 1.0, .last_row = -1, .fail_after = 30};
-    measure_three(&failing, rows, timed, &opts);
+    measure_three(&failing, rows, timed, &opts, NULL);
     CHECK(timed[1].status == SPB_ERR_DEVICE && timed[0].status == SPB_OK &&
               timed[2].status == SPB_OK && timed[0].timing.samples == 40,
           "a failing row among three: statuses %d %d %d, row 0 with %d samples", timed[0].status,
           timed[1].status, timed[2].status, timed[0].timing.samples);
+
+    /* a stop asked for part-way: the measurement ends there and says so */
+    shared_machine stopping = {.slow_after = 1L << 40, .slow_factor = 1.0, .last_row = -1};
+    int stopped = measure_three(&stopping, rows, timed, &opts, stop_at_25);
+    CHECK(stopped && stopping.calls < 60 && questions == 25,
+          "a stop part-way: stopped %d after %ld calls and %d questions", stopped, stopping.calls,
+          questions);
 }
 
 int main(void)
