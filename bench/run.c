@@ -607,6 +607,7 @@ typedef struct {
     spb_result r;
     char msg[SPB_MSG_LEN];
     void *state;     /* prepared, validated once, waiting to be timed (NULL: none) */
+    int timing;      /* taken into its group's turns */
     int dropped;     /* its timing stopped by a signal: not written (--resume redoes it) */
     host_calls call; /* its timed calls, when it has no time_calls of its own */
     double bytes, bound;
@@ -671,52 +672,82 @@ static void start_row(spb_case *c, held_rows *held, held_row *h, const spb_run_o
     }
 }
 
-/* Times the waiting rows in turns, validates each once more and releases
- * it; then writes every held row, in table order, and empties the list. */
+/* Rows that run on the same processors take turns together: the device
+ * rows, and the CPU rows at each thread count (a wider row's idle workers,
+ * still spinning, would slow a narrower row timed after it). */
+static int turn_group(const held_row *h)
+{
+    return h->kernel->backend == SPB_BACKEND_CUDA ? 0 : h->config.threads;
+}
+
+/* Times the waiting rows of h's turn group in turns (timed[] and slot[]:
+ * room for them); each is validated once more and released, or dropped
+ * when a stop cuts the timing short. 1 when it did. */
+static int time_group(spb_case *c, held_rows *held, int first, spb_timed_row *timed, int *slot,
+                      const spb_run_opts *opts)
+{
+    int group = turn_group(&held->rows[first]), n = 0;
+    for (int i = first; i < held->count; i++) {
+        held_row *h = &held->rows[i];
+        if (!h->state || h->timing || turn_group(h) != group) continue;
+        h->timing = 1;
+        slot[n] = i;
+        timed[n++] =
+            h->kernel->time_calls
+                ? (spb_timed_row){.time_calls = h->kernel->time_calls,
+                                  .ctx = h->state,
+                                  .msg = h->msg}
+                : (spb_timed_row){.time_calls = time_host_calls, .ctx = &h->call, .msg = h->msg};
+    }
+    if (n > 1) {
+        char doing[96];
+        if (group == 0)
+            snprintf(doing, sizeof doing, "timing %d device rows in turns", n);
+        else
+            snprintf(doing, sizeof doing, "timing %d rows at %d thread%s in turns", n, group,
+                     group == 1 ? "" : "s");
+        progress_show(opts->progress, c->name, doing);
+    }
+    int stopped = timing_measure_in_turns(timed, n, &opts->timing, run_stop_requested);
+    for (int k = 0; k < n; k++) {
+        held_row *h = &held->rows[slot[k]];
+        if (stopped) {
+            h->dropped = 1;
+        } else {
+            h->r.timing = timed[k].timing;
+            c->precision = h->config.precision;
+            after_timing(h->kernel, h->state, c, opts, timed[k].status, &h->r, h->msg);
+        }
+        release_held(opts, h);
+    }
+    return stopped;
+}
+
+/* Times the waiting rows, group by group (turn_group), validates each once
+ * more and releases it; then writes every held row, in table order, and
+ * empties the list. */
 static void flush_held(spb_case *c, held_rows *held, const spb_run_opts *opts,
                        spb_run_totals *totals, spb_status *csv_status, char *msg)
 {
-    spb_timed_row *timed = held->waiting ? spb_calloc((size_t)held->waiting, sizeof *timed) : NULL;
-    if (held->waiting && !timed) { /* no room to time them: each row says so */
-        for (int i = 0; i < held->count; i++) {
-            held_row *h = &held->rows[i];
-            if (!h->state) continue;
+    size_t n = (size_t)held->waiting;
+    spb_timed_row *timed = n ? spb_calloc(n, sizeof *timed) : NULL;
+    int *slot = n ? spb_calloc(n, sizeof *slot) : NULL;
+    int stopped = 0;
+    for (int i = 0; i < held->count; i++) {
+        held_row *h = &held->rows[i];
+        if (!h->state) continue;
+        if (!timed || !slot) { /* no room to time them: each row says so */
             h->r.status = SPB_ROW_ERROR;
             spb_fail(h->msg, SPB_ERR_NOMEM, "out of memory for timing samples");
             release_held(opts, h);
-        }
-    } else if (held->waiting) {
-        if (held->waiting > 1) {
-            char doing[64];
-            snprintf(doing, sizeof doing, "timing %d rows in turns", held->waiting);
-            progress_show(opts->progress, c->name, doing);
-        }
-        for (int i = 0, j = 0; i < held->count; i++) {
-            held_row *h = &held->rows[i];
-            if (!h->state) continue;
-            timed[j++] = h->kernel->time_calls
-                             ? (spb_timed_row){.time_calls = h->kernel->time_calls,
-                                               .ctx = h->state,
-                                               .msg = h->msg}
-                             : (spb_timed_row){
-                                   .time_calls = time_host_calls, .ctx = &h->call, .msg = h->msg};
-        }
-        int stopped =
-            timing_measure_in_turns(timed, held->waiting, &opts->timing, run_stop_requested);
-        for (int i = 0, j = 0; i < held->count; i++) {
-            held_row *h = &held->rows[i];
-            if (!h->state) continue;
-            if (stopped) {
-                h->dropped = 1;
-                release_held(opts, h);
-                continue;
-            }
-            h->r.timing = timed[j].timing;
-            c->precision = h->config.precision;
-            after_timing(h->kernel, h->state, c, opts, timed[j++].status, &h->r, h->msg);
+        } else if (stopped) {
+            h->dropped = 1;
             release_held(opts, h);
+        } else {
+            stopped = time_group(c, held, i, timed, slot, opts);
         }
     }
+    spb_free(slot);
     spb_free(timed);
     for (int i = 0; i < held->count; i++) {
         held_row *h = &held->rows[i];

@@ -1,6 +1,7 @@
 /* run.h — measuring every selected kernel on one matrix: per row, prepare
  * (timed on its own) and a first product on a NaN-poisoned y validated
- * against the reference; then the rows timed together, in turns (timing.h);
+ * against the reference; then the rows on the same processors (the device
+ * rows; the CPU rows at one thread count) timed together, in turns (timing.h);
  * per row, one more validated product, metrics, and one flushed row, in
  * table order. */
 #ifndef SPB_RUN_H

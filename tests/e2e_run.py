@@ -386,9 +386,10 @@ def test_help_and_labels(tmp):
     check("csr.omp.nnz at 2 threads" in r.stderr, "progress names the thread count")
     order = [line.split()[1] + "@" + line.split()[2] for line in r.stdout.splitlines()
              if line.startswith("cage4 ") and line.endswith(" ok")]
-    turns = re.findall(r"cage4: timing (\d+) rows in turns", r.stderr)
-    check(turns == [str(len(order))] and len(order) == 12,
-          "a matrix's rows are timed together, in turns: %s for %d ok rows" % (turns, len(order)))
+    turns = re.findall(r"cage4: timing (\d+) rows at (\d+) threads? in turns", r.stderr)
+    check(turns == [("6", "1"), ("6", "2")] and len(order) == 12,
+          "a matrix's rows at one thread count are timed together, in turns: %s for %d ok rows"
+          % (turns, len(order)))
     check(order[:4] == ["csr.omp.nnz@1", "csr.omp.nnz@2", "csr.omp.guided@1", "csr.omp.guided@2"],
           "and written in the table's order: %s" % order[:4])
     skips = [line for line in r.stdout.splitlines() if "skipped" in line and "cage4" in line]
