@@ -325,15 +325,19 @@ def test_too_large_for_memory(tmp):
 
 
 def test_interrupt(tmp):
-    """Ctrl-C finishes the row in flight, closes the JSON validly with a
-    trailer that says so, exits 130 and prints the command that resumes;
-    that command then completes the study with every row once."""
+    """Ctrl-C drops the rows being timed, keeps those written, closes the
+    JSON validly with a trailer that says so, exits 130 and prints the
+    command that resumes; that command then completes the study with every
+    row once."""
     csv_path, json_path = os.path.join(tmp, "int.csv"), os.path.join(tmp, "int.json")
     args = ["run", "--reps", "2", "--min-time", "0.2", "--warmup", "0", "--threads", "1",
             "--kernels", KERNELS, "--csv", csv_path, "--json", json_path, *THREE]
     p = subprocess.Popen([SPBENCH, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True)
-    time.sleep(1.5)
+    deadline = time.time() + 120  # a matrix's rows are written together: wait for the first
+    while time.time() < deadline and p.poll() is None and (
+            not os.path.exists(csv_path) or sum(1 for _ in open(csv_path)) < 2):
+        time.sleep(0.05)
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=120)
     check(p.returncode == 130, "exit status 130 after SIGINT (got %d)" % p.returncode)
