@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../formats/memory.h"
 #include "sources.h"
 
 static volatile sig_atomic_t stop_signal;
@@ -768,15 +769,31 @@ static void flush_held(spb_case *c, held_rows *held, const spb_run_opts *opts,
     held->count = held->waiting = 0;
 }
 
-/* One row: kernel at config on the case, held (see held_row). A row that
- * fails while other rows hold their states may have failed for want of the
+/* Whether the memory left can take one more row beside those held: room
+ * for a kernel's copy of A in another format, a workspace as large, and
+ * its vectors. Held rows take memory page by page as they touch it, and
+ * the kernel of this system does not refuse an allocation it cannot back
+ * but ends the process later: a run that holds its rows must stop adding
+ * to them before that. */
+static int room_for_another_row(const spb_case *c)
+{
+    spb_memory_room room = spb_memory_room_now();
+    double m = c->A->m, n = c->A->n, nnz = c->A->nnz;
+    double need = 2.0 * (12.0 * nnz + 4.0 * (m + 1)) + 16.0 * (m + n);
+    return room.bytes < 0 || room.bytes >= need;
+}
+
+/* One row: kernel at config on the case, held (see held_row). When memory
+ * runs short, the rows held are timed and written first. A row that fails
+ * while other rows hold their states may have failed for want of the
  * memory they hold: they are timed and written first, and the row is tried
  * again alone. */
 static void hold_row(spb_case *c, held_rows *held, const spb_kernel *kernel,
                      const spb_kernel_config *config, const spb_run_opts *opts,
                      spb_run_totals *totals, spb_status *csv_status, char *msg)
 {
-    if (timed_alone(kernel) && held->count) flush_held(c, held, opts, totals, csv_status, msg);
+    if (held->count && (timed_alone(kernel) || (held->waiting && !room_for_another_row(c))))
+        flush_held(c, held, opts, totals, csv_status, msg);
     held_row *h = &held->rows[held->count++];
     *h = (held_row){.kernel = kernel, .config = *config};
     h->stored =

@@ -392,6 +392,15 @@ def test_help_and_labels(tmp):
           % (turns, len(order)))
     check(order[:4] == ["csr.omp.nnz@1", "csr.omp.nnz@2", "csr.omp.guided@1", "csr.omp.guided@2"],
           "and written in the table's order: %s" % order[:4])
+    # room for the matrix and one row's copies, not two: the rows are timed one at a time
+    tight = dict(os.environ, SPB_MEMORY_LIMIT="6000000")
+    short = spbench("run", "--reps", "1", "--min-time", "0", "--threads", "1", "--kernels",
+                    "csr.omp.*,hll.omp.*", "gen:lap2d:200", env=tight)
+    ok = [line for line in short.stdout.splitlines() if line.startswith("gen:lap2d:200 ") and
+          line.endswith(" ok")]
+    check(short.returncode == 0 and len(ok) == 6 and "in turns" not in short.stderr,
+          "short of memory, no row is held beside another: %d ok, %s" %
+          (len(ok), re.findall(r"timing \d+ rows[^(]*", short.stderr)))
     skips = [line for line in r.stdout.splitlines() if "skipped" in line and "cage4" in line]
     check(len(skips) == 2 and "4 kernels skipped (csr.omp.pattern, hll.omp.col.pattern)" in
           r.stdout, "a matrix's skips fold into a line per reason: %s" % skips)
