@@ -608,7 +608,6 @@ typedef struct {
     spb_result r;
     char msg[SPB_MSG_LEN];
     void *state;     /* prepared, validated once, waiting to be timed (NULL: none) */
-    int timing;      /* taken into its group's turns */
     int dropped;     /* its timing stopped by a signal: not written (--resume redoes it) */
     host_calls call; /* its timed calls, when it has no time_calls of its own */
     double bytes, bound;
@@ -616,7 +615,7 @@ typedef struct {
 
 typedef struct {
     held_row *rows; /* room for every row of the matrix: r.message points into it */
-    int count, cap;
+    int count;
     int waiting; /* rows holding a state */
 } held_rows;
 
@@ -690,8 +689,7 @@ static int time_group(spb_case *c, held_rows *held, int first, spb_timed_row *ti
     int group = turn_group(&held->rows[first]), n = 0;
     for (int i = first; i < held->count; i++) {
         held_row *h = &held->rows[i];
-        if (!h->state || h->timing || turn_group(h) != group) continue;
-        h->timing = 1;
+        if (!h->state || turn_group(h) != group) continue;
         slot[n] = i;
         timed[n++] =
             h->kernel->time_calls
@@ -888,8 +886,9 @@ spb_status run_matrix(const char *source, const char *name, const spb_run_opts *
         fprintf(stderr, "spbench: warning: cache: %s\n", cache.text);
     format_set_init(&c.formats, &A);
     if (st == SPB_OK) st = opts->op->case_setup(&c, opts->seed, row_msg);
-    held_rows held = {.cap = rows_per_matrix(opts)};
-    if (st == SPB_OK && !(held.rows = spb_calloc((size_t)held.cap + 1, sizeof *held.rows)))
+    held_rows held = {0};
+    if (st == SPB_OK &&
+        !(held.rows = spb_calloc((size_t)rows_per_matrix(opts) + 1, sizeof *held.rows)))
         st = spb_fail(row_msg, SPB_ERR_NOMEM, "%s: out of memory for its rows", name);
     spb_status csv_status = SPB_OK;
     if (st != SPB_OK) { /* one error row for the matrix; the batch goes on */

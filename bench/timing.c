@@ -187,15 +187,6 @@ int timing_measure_in_turns(spb_timed_row *rows, int count, const spb_timing_opt
     return stopped;
 }
 
-spb_status timing_measure_steady(spb_time_calls_fn time_calls, void *ctx,
-                                 const spb_timing_opts *opts, spb_timing *out, char *msg)
-{
-    spb_timed_row row = {.time_calls = time_calls, .ctx = ctx, .msg = msg};
-    timing_measure_in_turns(&row, 1, opts, NULL);
-    *out = row.timing;
-    return row.status;
-}
-
 int timing_is_noisy(const spb_timing *t)
 {
     return t->spread > SPB_NOISY_SPREAD || t->max > SPB_NOISY_OUTLIER * t->median;

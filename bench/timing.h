@@ -66,10 +66,6 @@ typedef struct {
 int timing_measure_in_turns(spb_timed_row *rows, int count, const spb_timing_opts *opts,
                             int (*stop)(void));
 
-/* One row measured alone (timing_measure_in_turns of one row). */
-spb_status timing_measure_steady(spb_time_calls_fn time_calls, void *ctx,
-                                 const spb_timing_opts *opts, spb_timing *out, char *msg);
-
 /* Whether a timing breaks the noise rule. */
 int timing_is_noisy(const spb_timing *t);
 

@@ -34,11 +34,11 @@ static spb_timing measure(fake_clock *c)
     /* no warm-up, one invocation to size the batch (1 ms: batch 1), then
      * ten samples: invocations 1..10 are the first attempt's samples */
     spb_timing_opts opts = {.warmup = 0, .min_samples = 10, .min_time = 0.0};
-    spb_timing t;
     char msg[SPB_MSG_LEN] = "";
-    spb_status st = timing_measure_steady(fake_calls, c, &opts, &t, msg);
-    CHECK(st == SPB_OK, "timing: %s", msg);
-    return t;
+    spb_timed_row row = {.time_calls = fake_calls, .ctx = c, .msg = msg};
+    timing_measure_in_turns(&row, 1, &opts, NULL);
+    CHECK(row.status == SPB_OK, "timing: %s", msg);
+    return row.timing;
 }
 
 /* A machine shared by rows timed in turns: every call takes the row's
