@@ -151,36 +151,39 @@ int timing_measure_in_turns(spb_timed_row *rows, int count, const spb_timing_opt
 {
     int *which = spb_malloc((size_t)count + 1, sizeof *which);
     spb_timing *got = spb_malloc((size_t)count + 1, sizeof *got);
-    for (int i = 0; i < count; i++) {
+    for (int i = 0; i < count; i++)
         rows[i].status =
             which && got ? SPB_OK
                          : spb_fail(rows[i].msg, SPB_ERR_NOMEM, "out of memory for timing samples");
-        if (which) which[i] = i;
-    }
     int stopped = 0;
-    if (!which || !got) {
-        spb_free(which);
-        spb_free(got);
-        return stopped;
-    }
-    stopped = attempt_in_turns(rows, which, count, opts, stop, got);
-    for (int i = 0; i < count; i++)
-        if (rows[i].status == SPB_OK) rows[i].timing = got[i];
-    for (int again = 1; again <= SPB_NOISY_RETRIES && !stopped; again++) {
-        int noisy = 0; /* the rows still noisy, taken again in turns among themselves */
+    int kept_noisy = 0;       /* noisy rows in the attempt kept */
+    double kept_spread = 0.0; /* and the sum of its rows' spreads */
+    for (int taken = 1; which && got && taken <= 1 + SPB_NOISY_RETRIES; taken++) {
+        int live = 0;
         for (int i = 0; i < count; i++)
-            if (rows[i].status == SPB_OK && rows[i].timing.noisy) which[noisy++] = i;
-        if (!noisy) break;
-        stopped = attempt_in_turns(rows, which, noisy, opts, stop, got);
-        for (int j = 0; j < noisy && !stopped; j++) {
-            spb_timed_row *row = &rows[which[j]];
-            row->timing.attempts = 1 + again;
-            if (row->status != SPB_OK) continue;
-            if (!got[j].noisy || got[j].spread < row->timing.spread) {
-                got[j].attempts = row->timing.attempts;
-                row->timing = got[j];
+            if (rows[i].status == SPB_OK) which[live++] = i;
+        if (!live || (stopped = attempt_in_turns(rows, which, live, opts, stop, got))) break;
+        int noisy = 0;
+        double spread = 0.0;
+        for (int j = 0; j < live; j++)
+            if (rows[which[j]].status == SPB_OK) {
+                noisy += got[j].noisy;
+                spread += got[j].spread;
             }
+        /* every row keeps the same attempt, so rows are only ever compared
+         * within one stretch of the machine's time */
+        int steadier = noisy < kept_noisy || (noisy == kept_noisy && spread < kept_spread);
+        for (int j = 0; j < live; j++) {
+            spb_timed_row *row = &rows[which[j]];
+            if (row->status != SPB_OK) continue;
+            if (taken == 1 || steadier) row->timing = got[j];
+            row->timing.attempts = taken;
         }
+        if (taken == 1 || steadier) {
+            kept_noisy = noisy;
+            kept_spread = spread;
+        }
+        if (!kept_noisy) break;
     }
     spb_free(which);
     spb_free(got);

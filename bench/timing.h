@@ -20,10 +20,11 @@ typedef struct {
 /* A row is noisy when its samples disagree: the interquartile range above
  * SPB_NOISY_SPREAD of the median (the bulk of the samples, so the median
  * itself is uncertain), or a sample above SPB_NOISY_OUTLIER times the
- * median (something else held the CPU or device for a whole sample). A
- * noisy measurement is taken again, up to SPB_NOISY_RETRIES more times,
- * and the steadiest attempt kept; it is reported noisy only when every
- * attempt was. */
+ * median (something else held the CPU or device for a whole sample). While
+ * a row is noisy its rows are measured again, all of them, up to
+ * SPB_NOISY_RETRIES more times, and all keep the steadiest attempt (the
+ * fewest noisy rows, then the least spread): a row is reported noisy when
+ * it was in that attempt. */
 #define SPB_NOISY_SPREAD  0.10
 #define SPB_NOISY_OUTLIER 2.0
 #define SPB_NOISY_RETRIES 2
@@ -55,9 +56,9 @@ typedef struct {
  * one row further on), until every row has its samples; so drift in the
  * machine's speed, and a stall, fall on all of them alike. A turn that
  * follows another row's, for calls shorter than SPB_TURN_WARM_SECONDS,
- * starts with one untimed call (the row's data back in the caches). Rows
- * still noisy are measured again, in turns among themselves (see
- * SPB_NOISY_RETRIES), the steadiest attempt kept. One row alone takes
+ * starts with one untimed call (the row's data back in the caches). While
+ * a row is noisy all are measured again in turns (see SPB_NOISY_RETRIES),
+ * each keeping the same attempt. One row alone takes
  * its samples back to back, with no untimed calls between them. A row
  * whose calls fail stops there (its status and msg say so); the others go
  * on. stop (NULL: none) is asked before each turn: 1 is returned when it

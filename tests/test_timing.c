@@ -5,7 +5,8 @@
  * with the steadiest attempt kept; a wide interquartile range is noisy
  * even without an outlier. Rows measured in turns: a machine that slows
  * down halfway slows every row alike; a row's turn after another's finds
- * its data warm; a row whose calls fail is an error alone. */
+ * its data warm; a noisy row has every row measured again, all keeping one
+ * attempt; a row whose calls fail is an error alone. */
 #include "../bench/timing.h"
 #include "check.h"
 
@@ -56,6 +57,8 @@ typedef struct {
     shared_machine *machine;
     int id;
     double base;
+    int invocations;
+    int stall_at; /* this row's invocation stall_at - 1 takes 10x (0: none) */
 } machine_row;
 
 static double machine_calls(void *ctx, int calls)
@@ -67,7 +70,7 @@ static double machine_calls(void *ctx, int calls)
     for (int k = 0; k < calls; k++, m->calls++)
         t += row->base * (m->calls >= m->slow_after ? m->slow_factor : 1.0);
     m->last_row = row->id;
-    return t;
+    return ++row->invocations == row->stall_at ? 10 * t : t;
 }
 
 /* Three rows of equal base time on one shared machine, measured in turns;
@@ -77,7 +80,7 @@ static int measure_three(shared_machine *m, machine_row *rows, spb_timed_row *ti
 {
     static char msgs[3][SPB_MSG_LEN];
     for (int i = 0; i < 3; i++) {
-        rows[i] = (machine_row){m, i, 1e-3};
+        rows[i] = (machine_row){.machine = m, .id = i, .base = 1e-3};
         msgs[i][0] = '\0';
         timed[i] = (spb_timed_row){.time_calls = machine_calls, .ctx = &rows[i], .msg = msgs[i]};
     }
@@ -122,6 +125,26 @@ static void check_in_turns(void)
               timed[2].status == SPB_OK && timed[0].timing.samples == 40,
           "a failing row among three: statuses %d %d %d, row 0 with %d samples", timed[0].status,
           timed[1].status, timed[2].status, timed[0].timing.samples);
+
+    /* row 0 stalls in its second sample, and then the machine turns twice as
+     * fast: re-measured alone, row 0 would come out twice as fast as row 1;
+     * both are measured again and keep the same attempt */
+    shared_machine speeding = {.slow_after = 33, .slow_factor = 0.5, .last_row = -1};
+    static char msgs2[2][SPB_MSG_LEN];
+    spb_timing_opts ten = {.warmup = 0, .min_samples = 10, .min_time = 0.0};
+    for (int i = 0; i < 2; i++) {
+        /* invocations: 1 sizes the batch, then an untimed call before a turn that
+         * follows the other row's, and a sample; the first attempt makes 33 calls */
+        rows[i] = (machine_row){.machine = &speeding, .id = i, .base = 1e-3, .stall_at = i ? 0 : 5};
+        timed[i] = (spb_timed_row){.time_calls = machine_calls, .ctx = &rows[i], .msg = msgs2[i]};
+    }
+    timing_measure_in_turns(timed, 2, &ten, NULL);
+    CHECK(timed[0].status == SPB_OK && timed[1].status == SPB_OK && timed[0].timing.attempts == 2 &&
+              timed[1].timing.attempts == 2 && !timed[0].timing.noisy &&
+              timed[0].timing.median == timed[1].timing.median,
+          "a noisy row among two: attempts %d and %d, medians %g and %g (noisy %d)",
+          timed[0].timing.attempts, timed[1].timing.attempts, timed[0].timing.median,
+          timed[1].timing.median, timed[0].timing.noisy);
 
     /* a stop asked for part-way: the measurement ends there and says so */
     shared_machine stopping = {.slow_after = 1L << 40, .slow_factor = 1.0, .last_row = -1};
