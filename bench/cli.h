@@ -13,6 +13,10 @@
  * tree had changes, "unknown" outside git): captured at every build. */
 const char *spb_git_commit(void);
 
+/* How the binary was built: "Release (-O3 -DNDEBUG)", the build type and
+ * the C flags the kernels were compiled with. */
+const char *spb_build(void);
+
 enum { EXIT_RESULTS_BAD = 1, EXIT_USAGE = 2 };
 
 /* Matches "--name VALUE" or "--name=VALUE" at argv[*i]; advances *i. */

@@ -24,6 +24,8 @@
 
 const char *spb_git_commit(void) { return SPB_GIT_COMMIT; }
 
+const char *spb_build(void) { return SPB_BUILD_TYPE " (" SPB_BUILD_C_FLAGS ")"; }
+
 #define MAX_THREAD_COUNTS 64
 
 typedef struct {
@@ -390,6 +392,12 @@ static void print_run_header(const run_args *a, int matrices, int selected)
            SPB_VERSION, o->op->name, matrices, selected, a->precision_names,
            (unsigned long long)o->seed, o->host);
     if (a->shards) printf("# shard %d of %d of the matrix list\n", a->shard, a->shards);
+    /* other build types compile the kernels otherwise: figures do not compare */
+    printf("# build: %s, commit %s%s\n", spb_build(), spb_git_commit(),
+           strcmp(SPB_BUILD_TYPE, "Release") == 0
+               ? ""
+               : "; not a Release build: its kernels' times do not compare with a Release "
+                 "build's (cmake -DCMAKE_BUILD_TYPE=Release)");
     static const char *const binds[] = {"false", "true", "primary", "close", "spread"};
     int bind = (int)omp_get_proc_bind(); /* the runtime's own, not the environment's */
     printf("# OpenMP: %d processors, binding %s, OMP_PLACES=%s\n", omp_get_num_procs(),
@@ -431,6 +439,7 @@ static spb_status json_begin(const run_args *a, int matrices, char *msg)
     const spb_run_opts *o = &a->opts;
     spb_json_header h = {.version = SPB_VERSION,
                          .git_commit = spb_git_commit(),
+                         .build = spb_build(),
                          .operation = o->op->name,
                          .precision = a->precision_names,
                          .roofline = &a->roofline,

@@ -265,8 +265,8 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(cmd, "--version") == 0) {
-        printf("spbench %s (commit %s; CUDA %s; MPI %s; PETSc %s; NCCL %s)\n", SPB_VERSION,
-               spb_git_commit(), gpu_compiled() ? "compiled in" : "not built",
+        printf("spbench %s (commit %s; %s; CUDA %s; MPI %s; PETSc %s; NCCL %s)\n", SPB_VERSION,
+               spb_git_commit(), spb_build(), gpu_compiled() ? "compiled in" : "not built",
                dist_compiled() ? "compiled in" : "not built",
                dist_petsc_compiled() ? "compiled in" : "not built",
                gpu_nccl_compiled() ? "compiled in" : "not built");

@@ -416,6 +416,8 @@ static void json_build(FILE *j, const spb_json_header *h)
     fprintf(j, "  \"spbench\": {\"version\": \"%s\", \"git_commit\": \"%s\", \"compiler\": ",
             h->version, h->git_commit);
     report_json_string(j, SPB_COMPILER_NAME " " __VERSION__);
+    fprintf(j, ", \"build\": ");
+    report_json_string(j, h->build);
     fprintf(j, ", \"cuda_compiled\": %s},\n", gpu_compiled() ? "true" : "false");
 }
 

@@ -66,7 +66,7 @@ void report_json_string(FILE *f, const char *s);
 /* What the JSON header records: the build, the machine with its measured
  * bandwidths, and the settings of the run. */
 typedef struct {
-    const char *version, *git_commit;
+    const char *version, *git_commit, *build;
     const char *operation, *precision;
     const spb_roofline *roofline; /* every bandwidth measured, with its spread */
     const spb_gpu_info *gpu;      /* NULL: none, gpu_reason says why */
