@@ -452,6 +452,12 @@ static spb_status graphblas_prepare(const spb_kernel *self, spb_format_set *F,
 #define AUTO_WHY_LEN    (SPB_MSG_LEN / 2)
 #define AUTO_SHORT_MEAN 8.0 /* short rows: HLL's hack columns against CSR's per-row exit */
 #define AUTO_SHORT_MAX  32
+/* HLL's column kernel stays a candidate for rows unlike up to this padding:
+ * in a Release build on the 2-core EPYC it was the best row at 1 and 2
+ * threads on 6 of the 11 matrices padding 15-50% (Journals 1.18x
+ * csr.omp.static) and at one of them on 2 more; it lost on all 34 padding
+ * more (1.13-5.4x) */
+#define AUTO_HLL_MAX_PADDING 1.5
 
 static const char *const auto_panels[] = {"csr.omp.colblock", "csr.omp.nnz", NULL};
 static const char *const auto_short_pattern[] = {"hll.omp.col", "hll.omp.row", "csr.omp.pattern",
@@ -460,6 +466,8 @@ static const char *const auto_pattern[] = {"csr.omp.pattern", NULL};
 static const char *const auto_pattern_alike[] = {"csr.omp.pattern", "hll.omp.col.pattern", NULL};
 static const char *const auto_alike[] = {"hll.omp.col",    "hll.omp.row",     "csr.omp.nnz",
                                          "csr.omp.static", "csr.omp.dynamic", NULL};
+static const char *const auto_padded[] = {"csr.omp.nnz",     "hll.omp.col",    "csr.omp.static",
+                                          "csr.omp.dynamic", "csr.omp.guided", NULL};
 static const char *const auto_unlike[] = {"csr.omp.nnz", "csr.omp.static", "csr.omp.dynamic",
                                           "csr.omp.guided", NULL};
 
@@ -497,6 +505,12 @@ static const char *const *auto_choose(const spb_csr_shape *f, double x_bytes, do
         snprintf(why, AUTO_WHY_LEN, "rows alike (HLL pads %.0f%%): HLL's hacks or CSR's rows",
                  100.0 * (f->padding - 1.0));
         return auto_alike;
+    }
+    if (f->padding <= AUTO_HLL_MAX_PADDING) {
+        snprintf(why, AUTO_WHY_LEN,
+                 "rows unlike (cv %.2f, HLL would pad %.0f%%): CSR's schedules or HLL's hacks",
+                 f->cv, 100.0 * (f->padding - 1.0));
+        return auto_padded;
     }
     snprintf(why, AUTO_WHY_LEN,
              "rows unlike (cv %.2f, HLL would pad %.0f%%): CSR, its thread schedules", f->cv,

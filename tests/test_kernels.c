@@ -49,6 +49,29 @@ static void random_csr(spb_rng *rng, spb_index m, spb_index n, spb_index nnz, sp
     coo_free(&coo);
 }
 
+/* Rows of two lengths, short and long in turn, on distinct random columns:
+ * every hack of 32 rows pads its short rows to the long length, so HLL's
+ * padding is 2 long / (short + long). */
+static void two_length_csr(spb_rng *rng, spb_index m, spb_index n, spb_index short_len,
+                           spb_index long_len, spb_csr *A)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_coo coo;
+    coo_alloc(&coo, m, n, (m / 2 + 1) * (short_len + long_len), msg);
+    spb_index k = 0;
+    for (spb_index i = 0; i < m; i++) {
+        spb_index start = (spb_index)spb_rng_below(rng, (uint64_t)n);
+        for (spb_index j = 0; j < (i % 2 ? long_len : short_len); j++, k++) {
+            coo.row[k] = i;
+            coo.col[k] = (start + 7 * j) % n; /* distinct while 7 * len < n */
+            coo.val[k] = spb_rng_value(rng);
+        }
+    }
+    coo.nnz = k;
+    csr_from_coo(&coo, A, msg);
+    coo_free(&coo);
+}
+
 static int kernel_index(const spb_kernel *kernel)
 {
     const spb_operation *op = operation_spmv();
@@ -518,6 +541,19 @@ static void check_auto_rule(spb_rng *rng)
     check_auto_choice("auto.omp", "random, x beyond the cache", &A, TEST_CACHE_BYTES,
                       "csr.omp.colblock,csr.omp.nnz");
     check_auto_choice("auto.omp", "random, cache unknown", &A, 0, unlike);
+    csr_free(&A);
+    /* rows unlike: HLL padding 17% and 40% keep hll.omp.col among the
+     * candidates, 56% does not */
+    static const char padded[] =
+        "csr.omp.nnz,hll.omp.col,csr.omp.static,csr.omp.dynamic,csr.omp.guided";
+    two_length_csr(rng, 640, 3000, 10, 14, &A);
+    check_auto_choice("auto.omp", "rows of 10 and 14 (pads 17%)", &A, 0, padded);
+    csr_free(&A);
+    two_length_csr(rng, 640, 3000, 6, 14, &A);
+    check_auto_choice("auto.omp", "rows of 6 and 14 (pads 40%)", &A, 0, padded);
+    csr_free(&A);
+    two_length_csr(rng, 640, 3000, 4, 14, &A);
+    check_auto_choice("auto.omp", "rows of 4 and 14 (pads 56%)", &A, 0, unlike);
     csr_free(&A);
     random_csr(rng, 3000, 3000, 21000, -1, 0, &A); /* mean 7, the longest far under 32 */
     for (spb_index k = 0; k < A.nnz; k++) A.val[k] = 1.0;
