@@ -12,11 +12,7 @@
  * launch-bound product is timed as a batch. */
 #define TRIAL_WARMUP_S 2e-3
 #define TRIAL_SAMPLE_S 1e-3
-/* Fifteen samples: with five, launch-bound candidates 15% apart in kernel
- * time (Nsight Compute: csr.cuda.binned 3.6 us, csr.cuda.stream 4.2 us on
- * dw4096) were ranked the wrong way round now and then, a burst on the host
- * moving the median of five */
-#define TRIAL_SAMPLES 15
+#define TRIAL_SAMPLES  5
 /* Fewer samples (never under TRIAL_MIN_SAMPLES) once a candidate has
  * taken this long: a slow product needs no more to be told apart. */
 #define TRIAL_BUDGET_S    0.05
