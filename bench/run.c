@@ -776,8 +776,7 @@ static void flush_held(spb_case *c, held_rows *held, const spb_run_opts *opts,
 static int room_for_another_row(const spb_case *c)
 {
     spb_memory_room room = spb_memory_room_now();
-    double m = c->A->m, n = c->A->n, nnz = c->A->nnz;
-    double need = 2.0 * (12.0 * nnz + 4.0 * (m + 1)) + 16.0 * (m + n);
+    double need = 2.0 * csr_bytes(c->A) + (double)sizeof(spb_value) * 2.0 * (c->A->m + c->A->n);
     return room.bytes < 0 || room.bytes >= need;
 }
 
