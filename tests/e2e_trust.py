@@ -406,17 +406,18 @@ def test_provenance(tmp):
     show in the header it writes (it was once taken at configure only)."""
     json_path = os.path.join(tmp, "prov.json")
     out = spbench("run", *FAST, "--kernels", "csr.serial", "--json", json_path, THREE[0])
-    recorded = json.load(open(json_path))["spbench"]["git_commit"]
+    header = json.load(open(json_path))["spbench"]
+    recorded = header["git_commit"]
     # the build type and C flags the kernels were compiled with, as the
     # binary's own build directory configured them (-O2 and -O3 time some
     # kernels 30% apart)
     cache = os.path.join(os.path.dirname(SPBENCH), "CMakeCache.txt")
     if os.path.exists(cache):
-        build_type = re.search(r"^CMAKE_BUILD_TYPE:STRING=(.*)$", open(cache).read(), re.M)
+        settings = open(cache).read()
+        build_type = re.search(r"^CMAKE_BUILD_TYPE:STRING=(.*)$", settings, re.M)
         build_type = build_type.group(1) if build_type else ""
-        opt = re.search(r"^CMAKE_C_FLAGS_%s:STRING=(.*)$" % build_type.upper(),
-                        open(cache).read(), re.M)
-        built = json.load(open(json_path))["spbench"].get("build", "")
+        opt = re.search(r"^CMAKE_C_FLAGS_%s:STRING=(.*)$" % build_type.upper(), settings, re.M)
+        built = header.get("build", "")
         check(built.startswith(build_type + " (") and opt and opt.group(1).strip() in built,
               "the JSON names the build type %s and its flags: %r" % (build_type, built))
         check(("# build: %s (" % build_type) in out.stdout and
