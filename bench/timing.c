@@ -172,14 +172,15 @@ int timing_measure_in_turns(spb_timed_row *rows, int count, const spb_timing_opt
             }
         /* every row keeps the same attempt, so rows are only ever compared
          * within one stretch of the machine's time */
-        int steadier = noisy < kept_noisy || (noisy == kept_noisy && spread < kept_spread);
+        int keep =
+            taken == 1 || noisy < kept_noisy || (noisy == kept_noisy && spread < kept_spread);
         for (int j = 0; j < live; j++) {
             spb_timed_row *row = &rows[which[j]];
             if (row->status != SPB_OK) continue;
-            if (taken == 1 || steadier) row->timing = got[j];
+            if (keep) row->timing = got[j];
             row->timing.attempts = taken;
         }
-        if (taken == 1 || steadier) {
+        if (keep) {
             kept_noisy = noisy;
             kept_spread = spread;
         }
