@@ -27,6 +27,7 @@ struct gpu_block : gpu_record {
     double *d_off_val, *d_send, *d_ghosts;
     cudaStream_t comm; /* the exchange, beside the default stream's diagonal block */
     cudaEvent_t arrived, diag_start, diag_stop, off_start, off_stop;
+    cudaEvent_t x_landed; /* x's upload done, for the exchange's stream */
 #ifdef SPB_HAVE_NCCL
     ncclComm_t nccl;
 #endif
@@ -98,7 +99,8 @@ static spb_status upload_exchange(gpu_block *b, const gpu_block_spec *spec, char
             "cudaMalloc");
     GPU_TRY(b, cudaMalloc(&b->d_ghosts, sizeof(double) * ((size_t)spec->ghosts + 1)), "cudaMalloc");
     GPU_TRY(b, cudaStreamCreateWithFlags(&b->comm, cudaStreamNonBlocking), "cudaStreamCreate");
-    for (cudaEvent_t *e : {&b->arrived, &b->diag_start, &b->diag_stop, &b->off_start, &b->off_stop})
+    for (cudaEvent_t *e :
+         {&b->arrived, &b->diag_start, &b->diag_stop, &b->off_start, &b->off_stop, &b->x_landed})
         GPU_TRY(b, cudaEventCreate(e), "cudaEventCreate");
     return SPB_OK;
 fail:
@@ -135,17 +137,25 @@ extern "C" void gpu_block_free(gpu_block *b)
                       b->d_send_idx, b->d_send,    b->d_ghosts};
     for (void *p : arrays) cudaFree(p);
     if (b->comm) cudaStreamDestroy(b->comm);
-    for (cudaEvent_t e : {b->arrived, b->diag_start, b->diag_stop, b->off_start, b->off_stop})
+    for (cudaEvent_t e :
+         {b->arrived, b->diag_start, b->diag_stop, b->off_start, b->off_stop, b->x_landed})
         if (e) cudaEventDestroy(e);
     delete b;
 }
 
+/* x's owned entries up. A copy from pageable memory returns once the data
+ * is staged, before its last transfer lands; the default stream's kernels
+ * are ordered after it, the exchange's (non-blocking) stream only by the
+ * event: without it, the packing read what d_x held before, and the
+ * neighbours got ghosts of another x (a wrong y in one run of two). */
 extern "C" spb_status gpu_block_set_x(gpu_block *b, const double *x_own, char *msg)
 {
     GPU_TRY(b,
             cudaMemcpy(b->diag->d_x, x_own, sizeof(double) * (size_t)b->diag->n,
                        cudaMemcpyHostToDevice),
             "x to the device");
+    GPU_TRY(b, cudaEventRecord(b->x_landed, 0), "event");
+    GPU_TRY(b, cudaStreamWaitEvent(b->comm, b->x_landed, 0), "stream wait");
     return SPB_OK;
 fail:
     return gpu_state_fail(b, msg);

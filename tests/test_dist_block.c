@@ -1,0 +1,146 @@
+/* test_dist_block.c — a distributed rank's block on its GPU (gpu/dist_block.cu)
+ * driven as the host-staged exchange drives it, without MPI: product after
+ * product with a new x each time, the entries packed for the neighbours are
+ * the new x's (its upload from pageable memory lands after cudaMemcpy
+ * returns, and the packing runs on a stream of its own), and y is the
+ * diagonal block times x plus the ghost block times the ghosts. Skipped
+ * without a device. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../bench/rng.h"
+#include "../formats/memory.h"
+#include "../gpu/gpu.h"
+#include "check.h"
+
+#define GHOSTS    64
+#define TAIL      4096 /* packed entries at x's end: the part of x's upload that lands last */
+#define SCATTERED 4096 /* packed entries anywhere */
+
+static const spb_kernel *device_row(const char *name)
+{
+    for (int k = 0; k < gpu_spmv_kernel_count(); k++)
+        if (strcmp(gpu_spmv_kernel(k)->name, name) == 0) return gpu_spmv_kernel(k);
+    return NULL;
+}
+
+/* The diagonal block: each row its diagonal entry and one at random. */
+static int make_diag(spb_rng *rng, spb_index rows, spb_csr *D, char *msg)
+{
+    if (csr_alloc(D, rows, rows, 2 * (spb_index)rows, msg) != SPB_OK) return 0;
+    for (spb_index i = 0; i < rows; i++) {
+        D->row_ptr[i + 1] = 2 * (i + 1);
+        D->col_idx[2 * i] = i;
+        D->col_idx[2 * i + 1] = (spb_index)spb_rng_below(rng, rows);
+        D->val[2 * i] = spb_rng_value(rng);
+        D->val[2 * i + 1] = spb_rng_value(rng);
+    }
+    return 1;
+}
+
+/* The ghost block: every 1000th row has two ghost entries. */
+static int make_off(spb_rng *rng, spb_index rows, spb_csr *O, spb_index **off_rows, char *msg)
+{
+    spb_index count = (rows + 999) / 1000;
+    *off_rows = spb_malloc((size_t)count, sizeof **off_rows);
+    if (!*off_rows || csr_alloc(O, count, GHOSTS, 2 * count, msg) != SPB_OK) return 0;
+    for (spb_index r = 0; r < count; r++) {
+        (*off_rows)[r] = r * 1000;
+        O->row_ptr[r + 1] = 2 * (r + 1);
+        for (int k = 0; k < 2; k++) {
+            O->col_idx[2 * r + k] = (spb_index)spb_rng_below(rng, GHOSTS);
+            O->val[2 * r + k] = spb_rng_value(rng);
+        }
+    }
+    return 1;
+}
+
+/* The largest error of y against D x + O ghosts, relative to |D| |x| + |O| |ghosts|. */
+static double y_error(const spb_csr *D, const spb_csr *O, const spb_index *off_rows,
+                      const double *x, const double *ghosts, const double *y)
+{
+    double worst = 0;
+    spb_index r = 0;
+    for (spb_index i = 0; i < D->m; i++) {
+        double sum = 0, scale = 0;
+        for (spb_index k = D->row_ptr[i]; k < D->row_ptr[i + 1]; k++) {
+            sum += D->val[k] * x[D->col_idx[k]];
+            scale += fabs(D->val[k] * x[D->col_idx[k]]);
+        }
+        if (r < O->m && off_rows[r] == i) {
+            for (spb_index k = O->row_ptr[r]; k < O->row_ptr[r + 1]; k++) {
+                sum += O->val[k] * ghosts[O->col_idx[k]];
+                scale += fabs(O->val[k] * ghosts[O->col_idx[k]]);
+            }
+            r++;
+        }
+        double err = fabs(y[i] - sum) / (scale > 0 ? scale : 1);
+        if (!(err <= worst)) worst = err; /* a NaN is the worst */
+    }
+    return worst;
+}
+
+/* `products` products of a block of `rows` rows, each with a new x. */
+static void check_products(spb_rng *rng, spb_index rows, int products)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_csr D = {0}, O = {0};
+    spb_index *off_rows = NULL, send_idx[TAIL + SCATTERED];
+    for (int t = 0; t < TAIL; t++) send_idx[t] = rows - TAIL + t;
+    for (int t = TAIL; t < TAIL + SCATTERED; t++) send_idx[t] = (spb_index)spb_rng_below(rng, rows);
+    double *x = spb_malloc((size_t)rows, sizeof *x), *y = spb_malloc((size_t)rows, sizeof *y);
+    double send[TAIL + SCATTERED], ghosts[GHOSTS];
+    int made = x && y && make_diag(rng, rows, &D, msg) && make_off(rng, rows, &O, &off_rows, msg);
+    CHECK(made, "test matrices: %s", msg);
+    const spb_kernel *kernel = device_row("csr.cuda.warp");
+    CHECK(kernel != NULL, "the device table has csr.cuda.warp");
+    gpu_block *b = NULL;
+    if (made && kernel) {
+        gpu_block_spec spec = {kernel, &D, &O, off_rows, send_idx, TAIL + SCATTERED, GHOSTS, 0};
+        CHECK(gpu_block_create(&spec, &b, msg) == SPB_OK, "gpu_block_create: %s", msg);
+    }
+    int stale_products = 0, wrong_products = 0;
+    for (int p = 0; b && p < products; p++) {
+        for (spb_index i = 0; i < rows; i++) x[i] = (p % 2 ? -1 : 1) * spb_rng_value(rng);
+        for (int g = 0; g < GHOSTS; g++) ghosts[g] = spb_rng_value(rng);
+        double compute = 0;
+        spb_status st = gpu_block_set_x(b, x, msg);
+        if (st == SPB_OK) st = gpu_block_start(b, send, msg);
+        int stale = 0;
+        for (int t = 0; st == SPB_OK && t < TAIL + SCATTERED; t++)
+            stale += send[t] != x[send_idx[t]];
+        if (st == SPB_OK) st = gpu_block_finish(b, ghosts, &compute, msg);
+        if (st == SPB_OK) st = gpu_block_get_y(b, y, msg);
+        CHECK(st == SPB_OK, "%d rows, product %d: %s", (int)rows, p, msg);
+        if (st != SPB_OK) break;
+        if (stale)
+            fprintf(stderr, "%d rows, product %d: %d of %d packed entries not x's\n", (int)rows, p,
+                    stale, TAIL + SCATTERED);
+        stale_products += stale > 0;
+        wrong_products += !(y_error(&D, &O, off_rows, x, ghosts, y) < 1e-13);
+    }
+    CHECK(stale_products == 0, "%d rows: %d of %d products packed entries of an earlier x",
+          (int)rows, stale_products, products);
+    CHECK(wrong_products == 0, "%d rows: %d of %d products gave a wrong y", (int)rows,
+          wrong_products, products);
+    gpu_block_free(b);
+    csr_free(&D);
+    csr_free(&O);
+    spb_free(off_rows);
+    spb_free(x);
+    spb_free(y);
+}
+
+int main(void)
+{
+    if (gpu_device_count() < 1) {
+        printf("skipped: no CUDA device\n");
+        return CHECK_SKIP_CODE;
+    }
+    spb_rng rng;
+    spb_rng_seed(&rng, check_seed());
+    check_products(&rng, 1 << 17, 400); /* a rank's block of cnr-2000 at 3 ranks: 1 MB of x */
+    check_products(&rng, 1 << 23, 12);  /* 64 MB of x */
+    return check_done();
+}
