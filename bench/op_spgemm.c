@@ -174,6 +174,7 @@ static spb_row_status spgemm_product(const spb_kernel *kernel, void *state, spb_
     char where[SPB_MSG_LEN];
     validate_csr(&d->C, &d->ref, d->scale.val, tolerance, v, where, sizeof where);
     if (!v->passed) spb_fail(msg, SPB_ERR_INVALID, "%s", where);
+    if (v->reference_overflow) return SPB_ROW_ERROR;
     return v->passed ? SPB_ROW_OK : SPB_ROW_WRONG;
 }
 

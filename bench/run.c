@@ -308,7 +308,12 @@ spb_status run_single_product(const spb_operation *op, const spb_kernel *kernel,
     if (st != SPB_OK) return st;
     spb_row_status status = op->product(kernel, plan.state, c, tolerance, v, msg);
     kernel->release(plan.state);
-    if (status == SPB_ROW_ERROR) return spb_fail(msg, SPB_ERR_DEVICE, "%s failed", kernel->name);
+    if (status == SPB_ROW_ERROR) {
+        char why[SPB_MSG_LEN];
+        snprintf(why, sizeof why, "%s", msg);
+        return spb_fail(msg, SPB_ERR_DEVICE, "%s failed%s%s", kernel->name, why[0] ? ": " : "",
+                        why);
+    }
     return status == SPB_ROW_WRONG ? SPB_ERR_INVALID : SPB_OK;
 }
 
@@ -875,7 +880,7 @@ spb_status run_matrix(const char *source, const char *name, const spb_run_opts *
         return replay_status;
     }
     progress_show(opts->progress, name, "loading");
-    spb_csr A;
+    spb_csr A = {0};
     char id[SPB_SOURCE_ID_LEN];
     source_id(source, id, sizeof id);
     spb_case c = {.name = name, .source_id = id, .A = &A, .operand = opts->operand};

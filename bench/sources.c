@@ -224,6 +224,7 @@ void sources_free(spb_source_list *list)
 
 spb_status source_load(const char *item, spb_csr *A, spb_mm_info *info, char *msg)
 {
+    memset(A, 0, sizeof *A); /* empty, so a caller may free it on any return */
     if (info) memset(info, 0, sizeof *info);
     spb_status st = gen_is_spec(item) ? gen_matrix(item, A, msg) : mm_read_csr(item, A, info, msg);
     if (st == SPB_OK) st = csr_check(A, msg);
@@ -253,6 +254,7 @@ static void note_cache(spb_cache_note *note, spb_cache_outcome outcome, const ch
 spb_status source_load_cached(const char *item, const char *cache_dir, spb_csr *A,
                               spb_cache_note *note, char *msg)
 {
+    memset(A, 0, sizeof *A); /* empty, so a caller may free it on any return */
     note_cache(note, SPB_CACHE_UNUSED, "", "");
     if (!cache_dir || gen_is_spec(item)) return source_load(item, A, NULL, msg);
     struct stat sb; /* a pipe read to fingerprint it would lose its first bytes */

@@ -32,7 +32,8 @@ void sources_free(spb_source_list *list);
 spb_status sources_weak(spb_source_list *list, const int *ranks, int rank_counts, char *msg);
 
 /* Loads a file or generates a spec into CSR (checked). info may be NULL;
- * for generated matrices it is zeroed. */
+ * for generated matrices it is zeroed. On failure A is empty (csr_free
+ * takes it), as with source_load_cached. */
 spb_status source_load(const char *item, spb_csr *A, spb_mm_info *info, char *msg);
 
 /* What the cache did for one load, and in words ("stored (rebuilt)", why

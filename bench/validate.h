@@ -11,6 +11,9 @@ typedef struct {
     double rel_l2;  /* ||y - y_ref||_2 / ||y_ref||_2 (0 when both are 0) */
     double max_abs; /* max_i |y_i - y_ref_i| */
     int passed;     /* abs_l2 <= tolerance * scale (NaN never passes) */
+    /* the exact result (or its bound) is not finite in fp64: nothing to
+     * judge against, never passed */
+    int reference_overflow;
 } spb_validation;
 
 /* Rounding errors of a length-k dot product are bounded by about
@@ -20,6 +23,7 @@ typedef struct {
 void validate_vector(spb_index len, const spb_value *y, const spb_value *y_ref, double scale,
                      double tolerance, spb_validation *out);
 
+/* ||v||_2, without overflow for entries near the largest double. */
 double vector_norm2(spb_index len, const spb_value *v);
 
 /* A sparse result C against its reference: the pattern must be the same

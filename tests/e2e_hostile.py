@@ -1,0 +1,95 @@
+"""End-to-end tests of the second hostile trial's findings: each case lost,
+duplicated, mixed or garbled results, called a wrong answer right, or
+crashed a batch; each test fails on the code before its fix.
+
+usage: e2e_hostile.py SPBENCH SOURCE_DIR
+"""
+import json
+import os
+import shutil
+import tempfile
+
+from spbtest import SOURCE, check, finish, read_rows, spbench
+
+BUNDLED = os.path.join(SOURCE, "matrices")
+FAST = ["--reps", "1", "--min-time", "0", "--warmup", "0", "--quiet", "--threads", "1"]
+CAGE4 = os.path.join(BUNDLED, "cage4.mtx.gz")
+WEST = os.path.join(BUNDLED, "west0479.mtx.gz")
+
+
+def json_doc(path):
+    """The parsed JSON file, or None when it does not parse."""
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def write_mtx(path, rows, cols, entries):
+    with open(path, "w") as f:
+        f.write("%%%%MatrixMarket matrix coordinate real general\n%d %d %d\n" %
+                (rows, cols, len(entries)))
+        for i, j, v in entries:
+            f.write("%d %d %r\n" % (i, j, v))
+
+
+def test_cache_unreadable_source(tmp):
+    """Item 3: with --cache, a missing file is an error row and the batch
+    goes on (it once freed an uninitialised matrix and crashed)."""
+    csv_path, json_path = os.path.join(tmp, "c3.csv"), os.path.join(tmp, "c3.json")
+    r = spbench("run", *FAST, "--kernels", "csr.serial", "--cache", os.path.join(tmp, "cache"),
+                "--csv", csv_path, "--json", json_path, os.path.join(tmp, "missing.mtx"), CAGE4)
+    rows = read_rows(csv_path) if os.path.exists(csv_path) else []
+    check(r.returncode == 1, "a missing matrix under --cache exits 1, not a crash: %d %s" %
+          (r.returncode, r.stderr.strip()[-300:]))
+    check([(x["matrix"], x["status"]) for x in rows] == [("missing", "error"), ("cage4", "ok")],
+          "the missing matrix is an error row and cage4 is measured: %s" %
+          [(x["matrix"], x["status"]) for x in rows])
+    doc = json_doc(json_path)
+    check(doc is not None and len(doc["rows"]) == 2, "the JSON is whole, with both rows")
+
+
+def test_huge_values(tmp):
+    """Item 8: entries near 1e200 validate with finite norms (they once
+    overflowed, and every row was ok with abs_l2_err inf); a product whose
+    exact result overflows is an error saying so, never ok."""
+    big = os.path.join(tmp, "big200.mtx")
+    write_mtx(big, 3, 3, [(1, 1, 1e200), (2, 2, 2e200), (3, 1, 1e200), (3, 3, -1e200)])
+    over = os.path.join(tmp, "over.mtx")
+    write_mtx(over, 2, 20, [(1, 1, 1.0)] + [(2, j, 1.7e308) for j in range(1, 21)])
+    csv_path = os.path.join(tmp, "c8.csv")
+    r = spbench("run", *FAST, "--kernels", "csr.serial,csr.omp.nnz", "--csv", csv_path, big, over)
+    rows = {(x["matrix"], x["kernel"]): x for x in read_rows(csv_path)}
+    for kernel in ("csr.serial", "csr.omp.nnz"):
+        b = rows.get(("big200", kernel), {})
+        finite = all(b.get(k, "") not in ("", "inf", "nan", "-nan") for k in
+                     ("abs_l2_err", "rel_l2_err"))
+        check(b.get("status") == "ok" and finite and float(b["rel_l2_err"]) < 1e-12,
+              "%s on entries near 1e200: ok with finite errors: %s" %
+              (kernel, [b.get(k) for k in ("status", "abs_l2_err", "rel_l2_err")]))
+        o = rows.get(("over", kernel), {})
+        check(o.get("status") == "error" and "overflows" in o.get("message", ""),
+              "%s on a product that overflows: an error saying so: %s" %
+              (kernel, [o.get("status"), o.get("message")]))
+    check(r.returncode == 1, "the run with an overflowing product exits 1: %d" % r.returncode)
+    x_path = os.path.join(tmp, "x308.mtx")
+    with open(x_path, "w") as f:
+        f.write("%%MatrixMarket matrix array real general\n3 1\n1e308\n1e308\n1\n")
+    r = spbench("spmv", big, "--kernel", "csr.serial", "--x", x_path, "-o",
+                os.path.join(tmp, "y.mtx"))
+    check(r.returncode != 0 and "overflows" in r.stderr and ", ok" not in r.stderr,
+          "spmv with x near 1e308: refused as overflowing, not ok: %s" % r.stderr.strip())
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="spb_e2e_hostile_")
+    try:
+        test_cache_unreadable_source(tmp)
+        test_huge_values(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    finish()
+
+
+main()
