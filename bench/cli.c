@@ -3,6 +3,7 @@
  * so that each command reads as a list of options. */
 #include "cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <omp.h>
@@ -29,13 +30,15 @@ int option_value(int argc, char **argv, int *i, const char *name, const char **v
     return 1;
 }
 
-long parse_long(const char *name, const char *text, long min)
+long parse_long(const char *name, const char *text, long min, long max)
 {
     char *end;
     errno = 0;
     long v = strtol(text, &end, 10);
-    if (errno || end == text || *end || v < min) {
-        fprintf(stderr, "spbench: %s expects an integer >= %ld, not '%s'\n", name, min, text);
+    int digits = text[0] == '-' ? isdigit((unsigned char)text[1]) : isdigit((unsigned char)text[0]);
+    if (!digits || errno || *end || v < min || v > max) {
+        fprintf(stderr, "spbench: %s expects an integer from %ld to %ld, not '%s'\n", name, min,
+                max, text);
         exit(EXIT_USAGE);
     }
     return v;
@@ -104,7 +107,7 @@ int parse_count_list(const char *option, const char *text, int *counts, int cap)
         if (dash) *dash = '\0';
         long lo = strcmp(item, "max") == 0 ? max : parse_count_or(item, -1);
         long hi = !dash ? lo : strcmp(dash + 1, "max") == 0 ? max : parse_count_or(dash + 1, -1);
-        if (lo < 1 || hi < lo || hi > 4096) goto bad;
+        if (lo < 1 || hi < lo || hi > SPB_MAX_THREADS) goto bad;
         for (long t = lo; t <= hi; t++) {
             int seen = 0;
             for (int k = 0; k < count; k++) seen |= counts[k] == t;
@@ -123,8 +126,8 @@ int parse_count_list(const char *option, const char *text, int *counts, int cap)
     return count;
 bad:
     fprintf(stderr,
-            "spbench: %s '%s': give counts from 1 to 4096 (this machine has %d "
+            "spbench: %s '%s': give counts from 1 to %d (this machine has %d "
             "processors), at most %d of them, like 1,2,4 or 1-8 or max\n",
-            option, text, max, cap);
+            option, text, SPB_MAX_THREADS, max, cap);
     exit(EXIT_USAGE);
 }

@@ -21,7 +21,11 @@ enum { EXIT_RESULTS_BAD = 1, EXIT_USAGE = 2 };
 
 /* Matches "--name VALUE" or "--name=VALUE" at argv[*i]; advances *i. */
 int option_value(int argc, char **argv, int *i, const char *name, const char **value);
-long parse_long(const char *name, const char *text, long min);
+/* The most threads a count may ask for (every command). */
+#define SPB_MAX_THREADS 4096
+/* An option's integer in [min, max] (what it is stored in allows), or a
+ * usage error naming the range. */
+long parse_long(const char *name, const char *text, long min, long max);
 double parse_double(const char *name, const char *text, double min);
 void unknown_option(const char *arg);
 /* The MATRIX arguments expanded; exits when none is left. */

@@ -108,7 +108,7 @@ int cmd_info(int argc, char **argv)
     for (int i = 0; i < argc; i++) {
         const char *value;
         if (option_value(argc, argv, &i, "--hack-size", &value))
-            hack_size = (spb_index)parse_long("--hack-size", value, 1);
+            hack_size = (spb_index)parse_long("--hack-size", value, 1, SPB_INDEX_MAX);
         else if (option_value(argc, argv, &i, "--cache", &value))
             cache_dir = value;
         else if (argv[i][0] == '-' && argv[i][1] == '-')

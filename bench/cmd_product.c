@@ -2,6 +2,7 @@
  * through the run protocol's single product, written as Matrix Market so
  * that any other tool can check it. One runner; each command says what
  * differs (its operation, operand option, report and writer). */
+#include <limits.h>
 #include <stdlib.h>
 
 #include "bandwidth.h"
@@ -44,11 +45,11 @@ static product_args parse_product_args(const product_command *pc, int argc, char
         else if (option_value(argc, argv, &i, pc->operand_option, &value))
             a.operand = value;
         else if (option_value(argc, argv, &i, "--seed", &value))
-            a.seed = (uint64_t)parse_long("--seed", value, 0);
+            a.seed = (uint64_t)parse_long("--seed", value, 0, LONG_MAX);
         else if (option_value(argc, argv, &i, "--hack-size", &value))
-            a.config.hack_size = (spb_index)parse_long("--hack-size", value, 1);
+            a.config.hack_size = (spb_index)parse_long("--hack-size", value, 1, SPB_INDEX_MAX);
         else if (option_value(argc, argv, &i, "--threads", &value))
-            a.config.threads = (int)parse_long("--threads", value, 1);
+            a.config.threads = (int)parse_long("--threads", value, 1, SPB_MAX_THREADS);
         else if (option_value(argc, argv, &i, "--tol", &value))
             a.tolerance = parse_double("--tol", value, 0);
         else if (option_value(argc, argv, &i, "-o", &value))

@@ -2,6 +2,7 @@
  * matrix through the run protocol (run.c), and the closing summary. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <omp.h>
 #include <sched.h>
 #include <signal.h>
@@ -115,19 +116,19 @@ static int parse_measure_option(int argc, char **argv, int *i, run_args *a)
     else if (option_value(argc, argv, i, "--b", &v))
         o->operand = v;
     else if (option_value(argc, argv, i, "--reps", &v))
-        o->timing.min_samples = (int)parse_long("--reps", v, 1);
+        o->timing.min_samples = (int)parse_long("--reps", v, 1, SPB_MAX_SAMPLES);
     else if (option_value(argc, argv, i, "--min-time", &v))
         o->timing.min_time = parse_double("--min-time", v, 0);
     else if (option_value(argc, argv, i, "--max-kernel-ms", &v))
         o->max_kernel_ms = parse_double("--max-kernel-ms", v, 0);
     else if (option_value(argc, argv, i, "--warmup", &v))
-        o->timing.warmup = (int)parse_long("--warmup", v, 0);
+        o->timing.warmup = (int)parse_long("--warmup", v, 0, INT_MAX);
     else if (option_value(argc, argv, i, "--seed", &v))
-        o->seed = (uint64_t)parse_long("--seed", v, 0);
+        o->seed = (uint64_t)parse_long("--seed", v, 0, LONG_MAX);
     else if (option_value(argc, argv, i, "--tol", &v))
         o->tolerance = parse_double("--tol", v, 0);
     else if (option_value(argc, argv, i, "--hack-size", &v))
-        o->config.hack_size = (spb_index)parse_long("--hack-size", v, 1);
+        o->config.hack_size = (spb_index)parse_long("--hack-size", v, 1, SPB_INDEX_MAX);
     else if (option_value(argc, argv, i, "--threads", &v)) {
         o->thread_counts = parse_count_list("--threads", v, a->threads, MAX_THREAD_COUNTS);
         a->threads_given = 1;
@@ -135,11 +136,11 @@ static int parse_measure_option(int argc, char **argv, int *i, run_args *a)
         o->rank_counts = parse_count_list("--ranks", v, a->ranks, MAX_THREAD_COUNTS);
         a->ranks_given = 1;
     } else if (option_value(argc, argv, i, "--block-size", &v))
-        o->config.block_size = (int)parse_long("--block-size", v, 1);
+        o->config.block_size = (int)parse_long("--block-size", v, 1, INT_MAX);
     else if (option_value(argc, argv, i, "--precision", &v))
         parse_precision(a, v);
     else if (option_value(argc, argv, i, "--tile", &v))
-        o->config.tile = (int)parse_long("--tile", v, 1);
+        o->config.tile = (int)parse_long("--tile", v, 1, INT_MAX);
     else
         return 0;
     return 1;

@@ -1,6 +1,8 @@
 /* gen.c — matrix generators (see gen.h). */
 #include "gen.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,8 +28,12 @@ static int parse_spec(const char *spec, char *name, size_t name_size, long long 
     while (colon) {
         char *end;
         if (count == max) return -1;
+        /* digits only: "+10", " 10" or a value past 64 bits would name the
+         * same matrix differently, or another one */
+        if (!isdigit((unsigned char)colon[1])) return -1;
+        errno = 0;
         long long v = strtoll(colon + 1, &end, 10);
-        if (end == colon + 1 || (*end != '\0' && *end != ':')) return -1;
+        if (errno || (*end != '\0' && *end != ':')) return -1;
         values[count++] = v;
         colon = *end == ':' ? end : NULL;
     }

@@ -3,6 +3,7 @@
  * (cli.c's parsers, and cmd_run.c's options, shard and matrix list), with
  * EXIT_USAGE. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,6 +251,21 @@ static void place_threads(char **argv)
     /* no /proc: go on unbound, as the header will say */
 }
 
+/* SPB_MEMORY_LIMIT, when set, is a byte count above 0 (formats/memory.c
+ * reads it): a typo there would silently cap every allocation at 0. */
+static int memory_limit_valid(void)
+{
+    const char *limit = getenv("SPB_MEMORY_LIMIT");
+    if (!limit || !*limit) return 1;
+    char *end;
+    errno = 0;
+    double bytes = strtod(limit, &end);
+    if (!errno && end != limit && !*end && bytes > 0 && isfinite(bytes)) return 1;
+    fprintf(stderr, "spbench: SPB_MEMORY_LIMIT='%s': expects a byte count above 0, like 8e9\n",
+            limit);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     dist_place_rank(); /* under an MPI launcher: this rank's share of the cores */
@@ -272,6 +288,7 @@ int main(int argc, char **argv)
                gpu_nccl_compiled() ? "compiled in" : "not built");
         return 0;
     }
+    if (!memory_limit_valid()) return EXIT_USAGE;
     if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0) &&
         print_command_help(cmd))
         return 0;

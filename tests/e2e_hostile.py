@@ -82,11 +82,46 @@ def test_huge_values(tmp):
           "spmv with x near 1e308: refused as overflowing, not ok: %s" % r.stderr.strip())
 
 
+def test_option_ranges(tmp):
+    """Items 9, 10 and 18: every integer option is range-checked against
+    what it is stored in (values past it once wrapped: --reps 4294967297
+    took 1 sample), --threads has one cap in every command, and a malformed
+    SPB_MEMORY_LIMIT or generator size is refused, never read as another."""
+    out = os.path.join(tmp, "o9.csv")
+    run = ["run", *FAST, "--kernels", "csr.serial", "--csv", out, "--force"]
+    for option, value in (("--reps", "2147483648"), ("--reps", "4294967297"),
+                          ("--warmup", "4294967296"), ("--hack-size", "2147483648"),
+                          ("--reps", "99999999999999999999999"), ("--block-size", "1e3")):
+        r = spbench(*run, option, value, "gen:lap2d:4")
+        check(r.returncode == 2 and option in r.stderr and "from" in r.stderr,
+              "%s %s is a usage error naming the range: %d %s" %
+              (option, value, r.returncode, r.stderr.strip()))
+    for command, flag in (("spmv", "--kernel"), ("spgemm", "--kernel")):
+        kernel = "csr.omp.nnz" if command == "spmv" else "spgemm.omp"
+        r = spbench(command, "gen:lap2d:10", flag, kernel, "--threads", "100000", "-o",
+                    os.path.join(tmp, "p.mtx"))
+        check(r.returncode == 2 and "--threads" in r.stderr and "4096" in r.stderr,
+              "%s --threads 100000 is refused with run's cap: %d %s" %
+              (command, r.returncode, r.stderr.strip()))
+    for limit in ("abc", "-5", "0"):
+        env = dict(os.environ, SPB_MEMORY_LIMIT=limit)
+        r = spbench(*run, "gen:lap2d:4", env=env)
+        check(r.returncode == 2 and "SPB_MEMORY_LIMIT" in r.stderr,
+              "SPB_MEMORY_LIMIT=%s is refused: %d %s" % (limit, r.returncode, r.stderr.strip()))
+    for spec in ("gen:lap2d:+10", "gen:lap2d: 10", "gen:lap2d:99999999999999999999999"):
+        r = spbench(*run, spec)
+        rows = read_rows(out) if os.path.exists(out) else []
+        check(r.returncode == 1 and [x["status"] for x in rows] == ["error"],
+              "%r is not a spec (an error row), not gen:lap2d:10 under another name: %s" %
+              (spec, [(x["matrix"], x["status"]) for x in rows]))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="spb_e2e_hostile_")
     try:
         test_cache_unreadable_source(tmp)
         test_huge_values(tmp)
+        test_option_ranges(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     finish()
