@@ -16,6 +16,7 @@
 #include "../dist/dist.h"
 #include "../gpu/gpu.h"
 #include "cli.h"
+#include "gen.h"
 #include "op_spgemm.h"
 #include "output_file.h"
 #include "run.h"
@@ -280,12 +281,23 @@ static int is_results_json(const char *path)
     return strstr(head, "\"format\": \"spbench-results\"") != NULL;
 }
 
-/* Claims the CSV and JSON (locked for this run alone) and checks every
- * output before any is emptied, reads back the rows to resume, then opens
- * the streams and the cache folder; 0 after saying why not. */
+/* An output that is one of the input matrices would be overwritten by the
+ * rows (--force) or called a results file; it is refused as what it is. */
+static spb_status refuse_input(const spb_output *out, const spb_source_list *list, char *msg)
+{
+    for (int k = 0; k < list->count; k++)
+        if (!gen_is_spec(list->items[k]) && output_is_file(out, list->items[k]))
+            return spb_fail(msg, SPB_ERR_INVALID,
+                            "%s %s is one of the input matrices (%s): the results would "
+                            "overwrite it; name another file",
+                            out->option, out->path, list->items[k]);
+    return SPB_OK;
+}
+
 /* Claims the CSV and the JSON, then checks that they may be written as
  * asked, before anything is emptied. */
-static spb_status claim_outputs(run_args *a, spb_output *csv, spb_output *json, char *msg)
+static spb_status claim_outputs(run_args *a, const spb_source_list *list, spb_output *csv,
+                                spb_output *json, char *msg)
 {
     const spb_run_opts *o = &a->opts;
     struct stat sb;
@@ -297,6 +309,8 @@ static spb_status claim_outputs(run_args *a, spb_output *csv, spb_output *json, 
         st = spb_fail(msg, SPB_ERR_INVALID,
                       "--csv and --json name one file (%s): give each its own", o->csv_path);
     if (st == SPB_OK && o->json_path) st = output_claim(json, o->json_path, "--json", 0, msg);
+    if (st == SPB_OK && o->csv_path) st = refuse_input(csv, list, msg);
+    if (st == SPB_OK && o->json_path) st = refuse_input(json, list, msg);
     if (st == SPB_OK && !a->resume && !a->force) st = refuse_overwrite(o->csv_path, "--csv", msg);
     if (st == SPB_OK && !a->resume && !a->force) st = refuse_overwrite(o->json_path, "--json", msg);
     if (st == SPB_OK && a->resume && !a->force && json->regular && stat(o->json_path, &sb) == 0 &&
@@ -317,7 +331,7 @@ static int open_outputs(run_args *a, const spb_source_list *list, spb_done_set *
     spb_run_opts *o = &a->opts;
     spb_output csv = {.fd = -1}, json = {.fd = -1};
     char msg[SPB_MSG_LEN] = "";
-    spb_status st = claim_outputs(a, &csv, &json, msg);
+    spb_status st = claim_outputs(a, list, &csv, &json, msg);
     if (st == SPB_OK && a->resume) st = resume_load(o->csv_path, done, csv_has_header, msg);
     if (st == SPB_OK && a->resume) st = run_check_sources(list, done, o->csv_path, msg);
     if (st == SPB_OK && o->cache_dir && mkdir(o->cache_dir, 0777) != 0 && errno != EEXIST)

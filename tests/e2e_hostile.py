@@ -116,12 +116,28 @@ def test_option_ranges(tmp):
               (spec, [(x["matrix"], x["status"]) for x in rows]))
 
 
+def test_output_is_an_input(tmp):
+    """Item 12: --csv or --json naming an input matrix is refused as such,
+    with --force too (it once overwrote the matrix), and the matrix is kept."""
+    matrix = os.path.join(tmp, "in.mtx")
+    write_mtx(matrix, 2, 2, [(1, 1, 2.0), (2, 2, 3.0)])
+    before = open(matrix, "rb").read()
+    for option in ("--csv", "--json"):
+        for force in ([], ["--force"]):
+            r = spbench("run", *FAST, "--kernels", "csr.serial", option, matrix, *force, matrix)
+            check(r.returncode == 2 and "one of the input matrices" in r.stderr,
+                  "run %s %s on its own input%s: refused as an input: %s" %
+                  (option, matrix, " --force" if force else "", r.stderr.strip()))
+    check(open(matrix, "rb").read() == before, "the input matrix is untouched")
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="spb_e2e_hostile_")
     try:
         test_cache_unreadable_source(tmp)
         test_huge_values(tmp)
         test_option_ranges(tmp)
+        test_output_is_an_input(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     finish()
