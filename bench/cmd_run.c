@@ -491,6 +491,7 @@ static spb_status run_all(run_args *a, const spb_source_list *list, spb_run_tota
         if (st == SPB_OK) st = run_matrix(list->items[k], list->names[k], o, totals, msg);
     }
     progress_finish(&progress);
+    if (st == SPB_OK) st = run_replay_rest(o, totals, msg);
     spb_row_counts counts = {.rows = totals->rows,
                              .ok = totals->ok,
                              .wrong = totals->wrong,
@@ -499,8 +500,15 @@ static spb_status run_all(run_args *a, const spb_source_list *list, spb_run_tota
                              .resumed = totals->resumed,
                              .interrupted_by = run_stop_requested(),
                              .noisy = totals->noisy};
-    if (st == SPB_OK)
-        st = report_json_end(o->json, o->json_path, &counts, &a->roofline, o->machine, msg);
+    /* the JSON ends whole on every path: after an error it says which */
+    char end_msg[SPB_MSG_LEN] = "";
+    counts.failed = st == SPB_OK ? NULL : msg;
+    spb_status ended =
+        report_json_end(o->json, o->json_path, &counts, &a->roofline, o->machine, end_msg);
+    if (st == SPB_OK && ended != SPB_OK) {
+        snprintf(msg, SPB_MSG_LEN, "%s", end_msg);
+        st = ended;
+    }
     return st;
 }
 
@@ -823,8 +831,12 @@ int cmd_run(int argc, char **argv)
     machine_load_start(&a.machine, &a.roofline);
     a.opts.machine = &a.machine;
     if (st == SPB_OK) print_run_header(&a, list.count, selected);
-    if (st == SPB_OK) st = json_begin(&a, list.count, msg);
+    if (st == SPB_OK)
+        st = json_begin(&a, list.count, msg);
+    else
+        report_json_failed(a.opts.json, msg); /* the JSON is whole on every path */
     spb_run_totals totals = {0};
+    if (st == SPB_OK) st = run_totals_begin(&a.opts, &totals, msg);
     if (st == SPB_OK) st = run_all(&a, &list, &totals, msg);
     st = close_outputs(&a.opts, st, msg);
     sources_free(&list);

@@ -546,6 +546,17 @@ static void json_noise(FILE *j, const spb_row_counts *n, const spb_machine_load 
     fputs("},\n  ", j);
 }
 
+void report_json_failed(FILE *json, const char *error)
+{
+    if (!json) return;
+    fprintf(json,
+            "{\n  \"format\": \"spbench-results\",\n  \"format_version\": %d,\n  \"rows\": [],\n"
+            "  \"interrupted\": {\"error\": ",
+            SPB_JSON_FORMAT_VERSION);
+    report_json_string(json, error);
+    fputs(", \"note\": \"ended by the error before any row\"}\n}\n", json);
+}
+
 spb_status report_json_end(FILE *json, const char *path, const spb_row_counts *n,
                            const spb_roofline *roofline, const spb_machine_load *load, char *msg)
 {
@@ -554,12 +565,18 @@ spb_status report_json_end(FILE *json, const char *path, const spb_row_counts *n
             "\n  ],\n  \"totals\": {\"rows\": %d, \"ok\": %d, \"wrong\": %d, \"skipped\": %d, "
             "\"error\": %d, \"already_in_csv\": %d},\n  \"interrupted\": ",
             n->rows, n->ok, n->wrong, n->skipped, n->errors, n->resumed);
-    if (n->interrupted_by)
+    if (n->interrupted_by) {
         fprintf(json,
                 "{\"signal\": %d, \"note\": \"stopped early: the rows are those measured "
                 "before it; --resume continues\"},\n  ",
                 n->interrupted_by);
-    else
+    } else if (n->failed) {
+        fputs("{\"error\": ", json);
+        report_json_string(json, n->failed);
+        fputs(", \"note\": \"ended early by the error: the rows are those measured before it; "
+              "--resume continues\"},\n  ",
+              json);
+    } else
         fputs("false,\n  ", json);
     json_noise(json, n, load);
     json_bandwidth(json, roofline); /* after the re-measurements of a long run */

@@ -82,6 +82,7 @@ typedef struct {
 typedef struct {
     int rows, ok, wrong, skipped, errors, resumed;
     int interrupted_by; /* the signal that stopped the run early, or 0 */
+    const char *failed; /* the error that ended the run early, or NULL */
     int noisy;          /* ok rows that broke the noise rule */
 } spb_row_counts;
 
@@ -90,6 +91,10 @@ typedef struct {
 spb_status report_json_begin(FILE *json, const char *path, const spb_json_header *h, char *msg);
 spb_status report_json_end(FILE *json, const char *path, const spb_row_counts *counts,
                            const spb_roofline *roofline, const spb_machine_load *load, char *msg);
+
+/* The whole JSON of a run that failed before its header was written: no
+ * rows, and the error. */
+void report_json_failed(FILE *json, const char *error);
 
 void report_table_header(FILE *out);
 void report_table_row(FILE *out, const spb_result *r);

@@ -120,6 +120,7 @@ static void replay(const spb_run_opts *opts, spb_run_totals *totals, const spb_d
 {
     spb_result r;
     result_from_csv(&r, row->fields, row->count);
+    totals->replayed[row - opts->done->rows] = 1;
     emit_row(opts, totals, &r, 1, csv_status, msg);
     note_best(totals, &r);
     if (c && r.status == SPB_ROW_OK && strcmp(r.kernel, opts->op->baseline->name) == 0)
@@ -402,8 +403,33 @@ void run_print_summary(FILE *out, const spb_run_totals *totals, const char *base
                 totals->best_count);
 }
 
+spb_status run_totals_begin(const spb_run_opts *opts, spb_run_totals *totals, char *msg)
+{
+    memset(totals, 0, sizeof *totals);
+    if (!opts->done || opts->done->count == 0) return SPB_OK;
+    totals->replayed = spb_calloc((size_t)opts->done->count, 1);
+    return totals->replayed ? SPB_OK
+                            : spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the resumed rows");
+}
+
+spb_status run_replay_rest(const spb_run_opts *opts, spb_run_totals *totals, char *msg)
+{
+    spb_status st = SPB_OK;
+    int kept = 0;
+    for (int k = 0; opts->done && k < opts->done->count && st == SPB_OK; k++) {
+        if (totals->replayed[k]) continue;
+        if (kept++ == 0 && opts->table)
+            fprintf(opts->table, "# rows of %s this run did not select, kept as they are:\n",
+                    opts->csv_path);
+        replay(opts, totals, &opts->done->rows[k], NULL, &st, msg);
+    }
+    return st;
+}
+
 void run_totals_free(spb_run_totals *totals)
 {
+    spb_free(totals->replayed);
+    totals->replayed = NULL;
     spb_free(totals->one_rank);
     totals->one_rank = NULL;
     totals->one_rank_count = totals->one_rank_cap = 0;

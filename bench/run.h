@@ -108,6 +108,8 @@ typedef struct {
      * scaled against (per matrix, kernel, threads and precision) */
     spb_one_rank *one_rank;
     int one_rank_count, one_rank_cap;
+    /* --resume: which rows of opts->done went out again (NULL: none read) */
+    unsigned char *replayed;
 } spb_run_totals;
 
 /* A stop asked for by a signal (SIGINT, SIGTERM): no other row starts, and
@@ -125,6 +127,14 @@ void run_watch_stop_file(const char *path);
  * operation's baseline kernel) at each thread count. */
 void run_print_summary(FILE *out, const spb_run_totals *totals, const char *baseline);
 void run_totals_free(spb_run_totals *totals);
+
+/* --resume: the rows of the CSV this run did not report (other matrices,
+ * kernels, precisions or thread counts than it selected) into the JSON,
+ * the table and the tallies, so that the JSON keeps every row the CSV
+ * keeps. totals->replayed must have been made (run_totals_begin). */
+spb_status run_replay_rest(const spb_run_opts *opts, spb_run_totals *totals, char *msg);
+/* The totals of a run, with what --resume needs. */
+spb_status run_totals_begin(const spb_run_opts *opts, spb_run_totals *totals, char *msg);
 
 /* With --resume: refuses (naming file and CSV) a source whose rows in the
  * CSV were measured from another file, or from this one before it changed

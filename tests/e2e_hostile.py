@@ -7,7 +7,9 @@ usage: e2e_hostile.py SPBENCH SOURCE_DIR
 import json
 import os
 import shutil
+import signal
 import tempfile
+import threading
 
 from spbtest import SOURCE, check, finish, read_rows, spbench
 
@@ -131,6 +133,74 @@ def test_output_is_an_input(tmp):
     check(open(matrix, "rb").read() == before, "the input matrix is untouched")
 
 
+def json_keys(path):
+    doc = json_doc(path)
+    return None if doc is None else sorted(
+        (x["matrix"], x["kernel"], str(x["precision"]), str(x["threads"])) for x in doc["rows"])
+
+
+def csv_keys(path):
+    return sorted((x["matrix"], x["kernel"], x["precision"], x["threads"])
+                  for x in read_rows(path))
+
+
+def test_narrow_resume_keeps_json(tmp):
+    """Item 2: a --resume that selects fewer kernels, matrices, precisions
+    or thread counts than the file holds keeps every row in the JSON (it
+    once rewrote the JSON with the selected rows alone)."""
+    for label, narrower in (("kernels", ["--kernels", "csr.serial"]),
+                            ("precision", ["--kernels", "csr.serial,hll.serial.row",
+                                           "--precision", "fp32"]),
+                            ("threads", ["--kernels", "csr.omp.nnz", "--threads", "2"])):
+        csv_path = os.path.join(tmp, "q-%s.csv" % label)
+        json_path = os.path.join(tmp, "q-%s.json" % label)
+        first = [*FAST, "--kernels", "csr.serial,hll.serial.row,csr.omp.nnz"]
+        r = spbench("run", *first, "--csv", csv_path, "--json", json_path, CAGE4, WEST)
+        check(r.returncode == 0, "the first study: %s" % r.stderr.strip())
+        args = FAST[:-2]  # without --threads 1
+        r = spbench("run", *args, *narrower, "--resume", "--csv", csv_path, "--json", json_path,
+                    CAGE4)
+        check(r.returncode == 0, "the narrower resume (%s): %s" % (label, r.stderr.strip()))
+        check(json_keys(json_path) == csv_keys(csv_path),
+              "after a resume with other %s the JSON keeps every row of the CSV: %d in the "
+              "CSV, %s in the JSON" % (label, len(csv_keys(csv_path)),
+                                       len(json_keys(json_path) or [])))
+
+
+def test_failed_write_closes_json(tmp):
+    """Item 5: a CSV write that fails in the middle of a run (its reader
+    went away) ends the run with an error, and the JSON still parses,
+    with the rows before it and the error named."""
+    fifo = os.path.join(tmp, "csv.fifo")
+    os.mkfifo(fifo)
+    json_path = os.path.join(tmp, "j5.json")
+    got = []
+
+    def reader():
+        with open(fifo, "rb") as f:
+            got.append(f.read(2500))  # the header and a row or two, then gone
+
+    t = threading.Thread(target=reader)
+    t.start()
+    r = spbench("run", *FAST, "--kernels", "csr.serial,hll.serial.row", "--csv", fifo, "--json",
+                json_path, CAGE4, WEST, os.path.join(BUNDLED, "1138_bus.mtx.gz"),
+                "gen:lap2d:30", "gen:lap2d:31", "gen:lap2d:32", "gen:lap2d:33",
+                preexec_fn=lambda: signal.signal(signal.SIGPIPE, signal.SIG_IGN))
+    t.join()
+    doc = json_doc(json_path)
+    check(r.returncode != 0 and "write failed" in r.stderr,
+          "the failed CSV write ends the run with an error: %d %s" %
+          (r.returncode, r.stderr.strip()))
+    check(doc is not None and "error" in (doc.get("interrupted") or {}),
+          "the JSON parses and names the error: %s" % (doc and doc.get("interrupted")))
+    bad_path = os.path.join(tmp, "j5b.json")
+    r = spbench("run", *FAST, "--kernels", "csr.serial", "--csv", "/dev/full", "--json", bad_path,
+                CAGE4)
+    doc = json_doc(bad_path)
+    check(r.returncode != 0 and doc is not None and doc["rows"] == [],
+          "a CSV that fails before the first row still leaves a JSON that parses")
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="spb_e2e_hostile_")
     try:
@@ -138,6 +208,8 @@ def main():
         test_huge_values(tmp)
         test_option_ranges(tmp)
         test_output_is_an_input(tmp)
+        test_narrow_resume_keeps_json(tmp)
+        test_failed_write_closes_json(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     finish()
