@@ -684,25 +684,30 @@ static int run_mpirun(char **args)
 static int record_aborted_row(const run_args *a, int status)
 {
     char line[1 << 14], msg[SPB_MSG_LEN] = "";
-    FILE *f = fopen(in_flight_file, "r");
-    if (!f) return 0;
-    size_t got = fread(line, 1, sizeof line - 1, f);
-    fclose(f);
-    unlink(in_flight_file);
-    line[got] = '\0';
     spb_output csv = {.fd = -1};
-    FILE *out = NULL;
     spb_status claimed = SPB_ERR_IO;
-    /* rank 0 holds the CSV until the kill reaches it: wait for it, bounded */
-    for (int tries = 0; got > 0 && a->opts.csv_path && claimed != SPB_OK && tries < 100; tries++) {
+    /* rank 0 holds the CSV until it is gone: only then does the in-flight
+     * file say whether its row was written (it removes the file first) */
+    for (int tries = 0; a->opts.csv_path && claimed != SPB_OK && tries < 100; tries++) {
         msg[0] = '\0';
         claimed = output_claim(&csv, a->opts.csv_path, "--csv", 1, msg);
         if (claimed != SPB_OK) nanosleep(&(struct timespec){0, 100000000}, NULL);
     }
-    if (claimed == SPB_OK) out = output_stream(&csv, 0, msg);
+    FILE *f = claimed == SPB_OK || !a->opts.csv_path ? fopen(in_flight_file, "r") : NULL;
+    size_t got = f ? fread(line, 1, sizeof line - 1, f) : 0;
+    if (f) fclose(f);
+    if (f) unlink(in_flight_file);
+    line[got] = '\0';
+    if (got == 0) { /* no row in flight, or rank 0 still holds the CSV */
+        if (claimed == SPB_OK) output_abandon(&csv);
+        if (claimed != SPB_OK && a->opts.csv_path)
+            fprintf(stderr, "spbench: the job ended (status %d) but %s\n", status, msg);
+        return 0;
+    }
+    FILE *out = claimed == SPB_OK ? output_stream(&csv, 0, msg) : NULL;
     int written = out && fputs(line, out) >= 0;
     if (out && fclose(out) != 0) written = 0;
-    if (!out) output_abandon(&csv);
+    if (!out && claimed == SPB_OK) output_abandon(&csv);
     if (!a->opts.csv_path) snprintf(msg, sizeof msg, "without --csv it is not recorded");
     fprintf(stderr, "spbench: the job ended (status %d) during a distributed row: %s\n", status,
             written ? "its error row is in the CSV; measuring the rest" : msg);

@@ -791,8 +791,10 @@ static void flush_held(spb_case *c, held_rows *held, const spb_run_opts *opts,
         c->precision = h->config.precision;
         if (h->r.status == SPB_ROW_OK) fill_metrics(h->kernel, c, opts, h->bytes, h->bound, &h->r);
         scale_over_ranks(totals, opts, &h->r);
-        emit(opts, totals, &h->r, csv_status, msg);
+        /* the error row goes before the row is written: a job ended in
+         * between loses the row (--resume measures it), never doubles it */
         if (opts->in_flight && timed_alone(h->kernel)) unlink(opts->in_flight);
+        emit(opts, totals, &h->r, csv_status, msg);
         note_best(totals, &h->r);
     }
     held->count = held->waiting = 0;

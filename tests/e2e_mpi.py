@@ -280,6 +280,55 @@ def test_killed_rank(tmp, matrices):
           [(x["matrix"], x["status"], x["message"]) for x in rows])
 
 
+def child_named(parent, name):
+    """The process id of `parent`'s child called `name`, or None."""
+    for pid in os.listdir("/proc"):
+        try:
+            with open("/proc/%s/stat" % pid) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            with open("/proc/%s/comm" % pid) as f:
+                comm = f.read().strip()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == parent and comm == name:
+            return int(pid)
+    return None
+
+
+def test_killed_mpirun(tmp, matrices):
+    """mpirun itself killed mid-row (kill -9): the ranks end with it, the
+    launcher records the row in flight once and measures the rest; no row
+    is written twice (rank 0 once wrote on after the launcher had recorded
+    its row's error row), and the JSON holds the CSV's rows."""
+    csv_path, json_path = os.path.join(tmp, "mpirun.csv"), os.path.join(tmp, "mpirun.json")
+    args = [SPBENCH, "run", "--ranks", "1,2", "--kernels", "mpi.rows,mpi.nnz", "--reps", "3",
+            "--min-time", "0.3", "--quiet", "--csv", csv_path, "--json", json_path, *matrices]
+    job = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           env=ENV, start_new_session=True)
+    deadline, victim = time.time() + 60, None
+    while time.time() < deadline and victim is None:
+        time.sleep(0.2)
+        if os.path.exists(csv_path) and len(read_rows(csv_path)) >= 2:
+            victim = child_named(job.pid, "mpirun")
+    check(victim is not None, "mpirun found while the study runs")
+    if victim:
+        os.kill(victim, signal.SIGKILL)
+    try:
+        _out, err = job.communicate(timeout=180)
+    except subprocess.TimeoutExpired:
+        job.kill()
+        _out, err = job.communicate()
+        check(False, "a killed mpirun must not hang the study")
+    rows = read_rows(csv_path)
+    keys = [(x["matrix"], x["kernel"], x["ranks"]) for x in rows]
+    check(len(keys) == len(set(keys)) == 4 * len(matrices),
+          "every row once after mpirun was killed: %d rows, %d keys, %d expected: %s" %
+          (len(keys), len(set(keys)), 4 * len(matrices), err[-600:]))
+    with open(json_path) as f:
+        json_keys = sorted((x["matrix"], x["kernel"], str(x["ranks"])) for x in json.load(f)["rows"])
+    check(json_keys == sorted(keys), "the JSON holds the CSV's rows, once each")
+
+
 def test_stop(tmp, matrices):
     """Ctrl-C (SIGINT to the terminal's process group) under run --ranks: the
     row in flight finishes on every rank, the JSON closes, exit 130."""
@@ -364,6 +413,7 @@ def main():
         test_hybrid(tmp, matrices)
         test_failing_rank(tmp, matrices)
         test_killed_rank(tmp, matrices)
+        test_killed_mpirun(tmp, matrices)
         test_stop(tmp, matrices)
         test_weak(tmp)
         test_usage(matrices)
