@@ -325,14 +325,14 @@ static spb_status claim_outputs(run_args *a, const spb_source_list *list, spb_ou
 /* Claims and checks every output before any is emptied, reads back the
  * rows to resume, then opens the streams and the cache folder; 0 after
  * saying why not. */
-static int open_outputs(run_args *a, const spb_source_list *list, spb_done_set *done,
-                        int *csv_has_header)
+static int open_outputs(run_args *a, spb_source_list *list, spb_done_set *done, int *csv_has_header)
 {
     spb_run_opts *o = &a->opts;
     spb_output csv = {.fd = -1}, json = {.fd = -1};
     char msg[SPB_MSG_LEN] = "";
     spb_status st = claim_outputs(a, list, &csv, &json, msg);
     if (st == SPB_OK && a->resume) st = resume_load(o->csv_path, done, csv_has_header, msg);
+    if (st == SPB_OK && a->resume) st = run_adopt_names(list, done, msg);
     if (st == SPB_OK && a->resume) st = run_check_sources(list, done, o->csv_path, msg);
     if (st == SPB_OK && o->cache_dir && mkdir(o->cache_dir, 0777) != 0 && errno != EEXIST)
         st = spb_fail(msg, SPB_ERR_IO, "--cache %s: cannot create: %s", o->cache_dir,

@@ -6,10 +6,12 @@
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "../formats/memory.h"
+#include "gen.h"
 #include "sources.h"
 
 static volatile sig_atomic_t stop_signal;
@@ -871,6 +873,54 @@ static spb_status run_case(spb_case *c, held_rows *held, const spb_run_opts *opt
     flush_held(c, held, opts, totals, &csv_status, msg);
     format_set_keep(&c->formats, formats_after);
     return csv_status;
+}
+
+typedef struct {
+    const char *source_id, *matrix;
+} named_source;
+
+static int cmp_named_source(const void *a, const void *b)
+{
+    return strcmp(((const named_source *)a)->source_id, ((const named_source *)b)->source_id);
+}
+
+spb_status run_adopt_names(spb_source_list *list, const spb_done_set *done, char *msg)
+{
+    if (done->count == 0 || list->count == 0) return SPB_OK;
+    named_source *known = spb_malloc((size_t)done->count, sizeof *known);
+    const char **pinned = spb_calloc((size_t)list->count, sizeof *pinned);
+    char(*ids)[SPB_SOURCE_ID_LEN] = spb_malloc((size_t)list->count, sizeof *ids);
+    if (!known || !pinned || !ids) {
+        spb_free(known);
+        spb_free(pinned);
+        spb_free(ids);
+        return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the resumed names");
+    }
+    int count = 0, adopted = 0;
+    for (int j = 0; j < done->count; j++) {
+        spb_result r;
+        result_from_csv(&r, done->rows[j].fields, done->rows[j].count);
+        if (r.source_id[0] && strcmp(r.source_id, "generated") != 0)
+            known[count++] = (named_source){r.source_id, r.matrix};
+    }
+    if (count > 0) qsort(known, (size_t)count, sizeof *known, cmp_named_source);
+    for (int k = 0; k < list->count && count > 0; k++) {
+        if (gen_is_spec(list->items[k])) continue;
+        source_id(list->items[k], ids[k], sizeof ids[k]);
+        named_source key = {ids[k], NULL};
+        const named_source *hit =
+            ids[k][0] ? bsearch(&key, known, (size_t)count, sizeof *known, cmp_named_source) : NULL;
+        if (hit && strcmp(hit->matrix, list->names[k]) != 0 &&
+            source_can_be_named(list->items[k], hit->matrix)) {
+            pinned[k] = hit->matrix;
+            adopted++;
+        }
+    }
+    spb_status st = adopted ? sources_pin_names(list, pinned, msg) : SPB_OK;
+    spb_free(known);
+    spb_free(pinned);
+    spb_free(ids);
+    return st;
 }
 
 spb_status run_check_sources(const spb_source_list *list, const spb_done_set *done,

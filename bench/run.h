@@ -136,6 +136,12 @@ spb_status run_replay_rest(const spb_run_opts *opts, spb_run_totals *totals, cha
 /* The totals of a run, with what --resume needs. */
 spb_status run_totals_begin(const spb_run_opts *opts, spb_run_totals *totals, char *msg);
 
+/* With --resume: each source whose rows the CSV holds under another of
+ * its names (a study grown by a file of the same base name: "m", now
+ * "a/m" beside "b/m") keeps that name, so no matrix is measured twice
+ * under two names; the others are named around it. */
+spb_status run_adopt_names(spb_source_list *list, const spb_done_set *done, char *msg);
+
 /* With --resume: refuses (naming file and CSV) a source whose rows in the
  * CSV were measured from another file, or from this one before it changed
  * (its source_id differs), so no stored row is ever replayed for it. */

@@ -31,6 +31,14 @@ void sources_free(spb_source_list *list);
  * each item's count. SPB_ERR_INVALID for an item that is not a spec. */
 spb_status sources_weak(spb_source_list *list, const int *ranks, int rank_counts, char *msg);
 
+/* Names the list again, item k keeping pinned[k] when that is not NULL
+ * (--resume: the name its rows already have), the others lengthened
+ * around them as sources_expand does. */
+spb_status sources_pin_names(spb_source_list *list, const char *const *pinned, char *msg);
+/* Whether `name` is one the item can be given: its last 1, 2, ... path
+ * components without .mtx/.mtx.gz, or the item as given. */
+int source_can_be_named(const char *item, const char *name);
+
 /* Loads a file or generates a spec into CSR (checked). info may be NULL;
  * for generated matrices it is zeroed. On failure A is empty (csr_free
  * takes it), as with source_load_cached. */

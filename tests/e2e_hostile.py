@@ -201,6 +201,24 @@ def test_failed_write_closes_json(tmp):
           "a CSV that fails before the first row still leaves a JSON that parses")
 
 
+def test_grown_by_same_name(tmp):
+    """Item 17: a study grown by a file of the same base name keeps the
+    name its rows have ("m" for a/m), naming the new one around it ("b/m");
+    a/m was once measured again as "a/m"."""
+    for d, src in (("a", CAGE4), ("b", WEST)):
+        os.makedirs(os.path.join(tmp, "g17", d), exist_ok=True)
+        shutil.copy(src, os.path.join(tmp, "g17", d, "m.mtx.gz"))
+    a_m, b_m = (os.path.join(tmp, "g17", d, "m.mtx.gz") for d in ("a", "b"))
+    csv_path = os.path.join(tmp, "g17.csv")
+    spbench("run", *FAST, "--kernels", "csr.serial", "--csv", csv_path, a_m)
+    r = spbench("run", *FAST, "--kernels", "csr.serial", "--resume", "--csv", csv_path, a_m, b_m)
+    rows = read_rows(csv_path)
+    check(r.returncode == 0 and sorted(x["matrix"] for x in rows) == ["b/m", "m"] and
+          len({x["source_id"] for x in rows}) == 2,
+          "a/m keeps its name m, b/m is new: %s %s" %
+          ([(x["matrix"], x["source_id"][:24]) for x in rows], r.stderr.strip()))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="spb_e2e_hostile_")
     try:
@@ -210,6 +228,7 @@ def main():
         test_output_is_an_input(tmp)
         test_narrow_resume_keeps_json(tmp)
         test_failed_write_closes_json(tmp)
+        test_grown_by_same_name(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     finish()
