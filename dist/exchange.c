@@ -367,7 +367,9 @@ static spb_status gpu_plan(dist_state *s, char *msg)
                                s->send_idx,
                                s->send_start[s->sends],
                                s->recv_start[s->recvs],
-                               device};
+                               device,
+                               s->send_buf,
+                               s->x_other};
         st = gpu_block_create(&spec, &s->gpu, msg);
     }
     st = dist_agree(s->comm, st, msg);
@@ -459,11 +461,11 @@ static void gpu_product(dist_state *s)
                                   s->send_start, s->recv_rank, s->recv_start};
         st = gpu_block_nccl_product(s->gpu, &plan, &compute, msg);
     } else {
-        st = gpu_block_start(s->gpu, s->send_buf, msg);
+        st = gpu_block_start(s->gpu, msg);
         post_receives(s);
         post_sends(s);
         MPI_Waitall(s->recvs + s->sends, s->requests, MPI_STATUSES_IGNORE);
-        if (st == SPB_OK) st = gpu_block_finish(s->gpu, s->x_other, &compute, msg);
+        if (st == SPB_OK) st = gpu_block_finish(s->gpu, &compute, msg);
     }
     s->local_compute += compute;
     keep_gpu_failure(s, st, msg);

@@ -14,8 +14,8 @@ static const dist_variant nnz_ghost = {DIST_NNZ, DIST_GHOST};
 static const dist_variant cyclic_ghost = {DIST_CYCLIC, DIST_GHOST};
 static const dist_variant grid = {DIST_GRID, DIST_GRID_COMM};
 static const dist_variant petsc = {DIST_ROWS, DIST_PETSC};
-static const dist_variant gpu_staged = {DIST_ROWS, DIST_GPU_STAGED};
-static const dist_variant gpu_nccl = {DIST_ROWS, DIST_GPU_NCCL};
+static const dist_variant gpu_staged = {DIST_NNZ, DIST_GPU_STAGED};
+static const dist_variant gpu_nccl = {DIST_NNZ, DIST_GPU_NCCL};
 
 static int dist_supports(const spb_kernel *self, const spb_csr *A, char *why)
 {
@@ -88,11 +88,13 @@ const spb_spmv_kernel dist_spmv_kernels[] = {
     DIST_ROW("petsc.mpiaij", petsc,
              "PETSc MatMult on an MPIAIJ matrix, rows owned as in mpi.rows (one thread per rank)"),
     DIST_ROW("mpi.cuda.staged", gpu_staged,
-             "MPI, a GPU per rank: rows as mpi.rows, auto.cuda on the diagonal block while the "
-             "ghosts travel through host memory by MPI"),
+             "MPI, a GPU per rank: nnz-balanced rows as mpi.nnz, auto.cuda on the diagonal block "
+             "while the ghosts travel through page-locked host memory by MPI, auto.cuda on the "
+             "ghost block"),
     DIST_ROW("mpi.cuda.nccl", gpu_nccl,
-             "MPI, a GPU per rank: rows as mpi.rows, auto.cuda on the diagonal block while NCCL "
-             "sends the ghosts GPU to GPU on a stream beside it"),
+             "MPI, a GPU per rank: nnz-balanced rows as mpi.nnz, auto.cuda on the diagonal block "
+             "while NCCL sends the ghosts GPU to GPU on a stream beside it, auto.cuda on the "
+             "ghost block"),
 };
 const int dist_spmv_kernel_count = (int)(sizeof dist_spmv_kernels / sizeof dist_spmv_kernels[0]);
 

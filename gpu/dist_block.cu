@@ -1,8 +1,9 @@
 /* dist_block.cu — one MPI rank's rows on its GPU (see gpu.h): the diagonal
- * block prepared and launched as a device row of the table (auto.cuda),
- * the ghost block by a kernel of its own, the entries neighbours need
- * packed on the device, and the exchange through host memory or through
- * NCCL on a stream beside the diagonal block. */
+ * block and the ghost block each prepared and launched as a device row of
+ * the table (auto.cuda: each block's own shape picks its kernel; the ghost
+ * block's rows are added into y by a scatter), the entries neighbours need
+ * packed on the device, and the exchange through page-locked host memory
+ * or through NCCL on a stream beside the diagonal block. */
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -18,13 +19,22 @@ extern "C" {
 
 #define BLOCK_THREADS 256
 
+/* A block of a rank's rows as a device row of the table: its formats and
+ * the host copy they point at, kept while its state lives. */
+struct device_block {
+    spb_format_set formats;
+    spb_csr host;
+    gpu_state *state;
+};
+
 struct gpu_block : gpu_record {
-    spb_format_set formats; /* the diagonal block's formats, kept while its state lives */
-    spb_csr diag_host;      /* a copy the format set points at */
-    gpu_state *diag;        /* the device row's state: d_x is x's owned entries, d_y is y */
+    device_block diag; /* d_x is x's owned entries, d_y is y */
+    device_block off;  /* the ghost block (rows with ghosts): d_x the ghosts, d_y their sums */
     int off_rows, sends_total, ghosts;
-    int *d_off_ptr, *d_off_col, *d_off_row, *d_send_idx;
-    double *d_off_val, *d_send, *d_ghosts;
+    int *d_off_row, *d_send_idx;
+    double *d_send, *d_ghosts;       /* d_ghosts: the ghost block's x (NULL: no ghosts) */
+    double *send_host, *ghosts_host; /* the staged exchange's host buffers, page-locked */
+    int registered_send, registered_ghosts;
     cudaStream_t comm; /* the exchange, beside the default stream's diagonal block */
     cudaEvent_t arrived, diag_start, diag_stop, off_start, off_stop;
     cudaEvent_t x_landed; /* x's upload done, for the exchange's stream */
@@ -41,17 +51,12 @@ __global__ void pack_kernel(const double *__restrict__ x, const int *__restrict_
     if (t < count) out[t] = x[idx[t]];
 }
 
-/* y[row[r]] += (ghost block row r) . ghosts: a thread per row with ghosts. */
-__global__ void ghost_rows_kernel(int rows, const int *__restrict__ ptr,
-                                  const int *__restrict__ col, const double *__restrict__ val,
-                                  const int *__restrict__ row, const double *__restrict__ ghosts,
-                                  double *__restrict__ y)
+/* y[row[r]] += the ghost block's row r, computed by its own device row. */
+__global__ void scatter_add_kernel(int rows, const int *__restrict__ row,
+                                   const double *__restrict__ sums, double *__restrict__ y)
 {
     int r = blockIdx.x * blockDim.x + threadIdx.x;
-    if (r >= rows) return;
-    double sum = 0;
-    for (int k = ptr[r]; k < ptr[r + 1]; k++) sum += val[k] * ghosts[col[k]];
-    y[row[r]] += sum;
+    if (r < rows) y[row[r]] += sums[r];
 }
 
 extern "C" int gpu_device_count(void)
@@ -60,49 +65,81 @@ extern "C" int gpu_device_count(void)
     return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
 }
 
-/* The diagonal block as a device row prepares any matrix. */
-static spb_status prepare_diag(gpu_block *b, const gpu_block_spec *spec, char *msg)
+/* A block of rows as the device row `kernel` prepares any matrix; its
+ * message (the auto row's choice) into msg. */
+static spb_status prepare_block(device_block *b, const spb_kernel *kernel, const spb_csr *A,
+                                char *msg)
 {
-    spb_status st = csr_alloc(&b->diag_host, spec->diag->m, spec->diag->n, spec->diag->nnz, msg);
+    spb_status st = csr_alloc(&b->host, A->m, A->n, A->nnz, msg);
     if (st != SPB_OK) return st;
-    memcpy(b->diag_host.row_ptr, spec->diag->row_ptr, sizeof(int) * ((size_t)spec->diag->m + 1));
-    memcpy(b->diag_host.col_idx, spec->diag->col_idx, sizeof(int) * (size_t)spec->diag->nnz);
-    memcpy(b->diag_host.val, spec->diag->val, sizeof(double) * (size_t)spec->diag->nnz);
-    format_set_init(&b->formats, &b->diag_host);
+    memcpy(b->host.row_ptr, A->row_ptr, sizeof(int) * ((size_t)A->m + 1));
+    memcpy(b->host.col_idx, A->col_idx, sizeof(int) * (size_t)A->nnz);
+    memcpy(b->host.val, A->val, sizeof(double) * (size_t)A->nnz);
+    format_set_init(&b->formats, &b->host);
     spb_kernel_config config = {};
     config.hack_size = HLL_DEFAULT_HACK_SIZE;
     config.threads = 1;
     config.ranks = 1;
     config.precision = SPB_FP64;
     spb_kernel_plan plan = {};
-    st = spec->kernel->prepare(spec->kernel, &b->formats, &config, &plan, msg);
-    b->diag = (gpu_state *)plan.state;
+    st = kernel->prepare(kernel, &b->formats, &config, &plan, msg);
+    b->state = (gpu_state *)plan.state;
     return st;
 }
 
-/* The ghost block, the packing list and the exchange buffers. */
+static void release_block(device_block *b)
+{
+    if (b->state) gpu_spmv_release(b->state);
+    b->state = NULL;
+    format_set_free(&b->formats);
+    csr_free(&b->host);
+}
+
+/* The staged exchange's host buffers page-locked, so that their copies
+ * run asynchronously on the exchange's stream. */
+static spb_status lock_host_buffers(gpu_block *b, const gpu_block_spec *spec, char *msg)
+{
+    b->send_host = spec->send_host;
+    b->ghosts_host = spec->ghosts_host;
+    if (spec->send_host && spec->sends_total > 0) {
+        GPU_TRY(b,
+                cudaHostRegister(spec->send_host, sizeof(double) * (size_t)spec->sends_total,
+                                 cudaHostRegisterDefault),
+                "page-locking the send buffer");
+        b->registered_send = 1;
+    }
+    if (spec->ghosts_host && spec->ghosts > 0) {
+        GPU_TRY(b,
+                cudaHostRegister(spec->ghosts_host, sizeof(double) * (size_t)spec->ghosts,
+                                 cudaHostRegisterDefault),
+                "page-locking the ghost buffer");
+        b->registered_ghosts = 1;
+    }
+    return SPB_OK;
+fail:
+    return gpu_state_fail(b, msg);
+}
+
+/* The ghost block's rows, the packing list, the send buffer and the stream
+ * and events of the exchange. */
 static spb_status upload_exchange(gpu_block *b, const gpu_block_spec *spec, char *msg)
 {
-    const spb_csr *off = spec->off;
-    b->off_rows = off->m;
+    b->off_rows = spec->off->m;
     b->sends_total = spec->sends_total;
     b->ghosts = spec->ghosts;
+    b->d_ghosts = b->off.state ? (double *)b->off.state->d_x : NULL;
     /* gpu_upload: nonzero on a failure */
-    if (gpu_upload(b, (void **)&b->d_off_ptr, off->row_ptr, (size_t)off->m + 1, sizeof(int)) ||
-        gpu_upload(b, (void **)&b->d_off_col, off->col_idx, (size_t)off->nnz, sizeof(int)) ||
-        gpu_upload(b, (void **)&b->d_off_val, off->val, (size_t)off->nnz, sizeof(double)) ||
-        gpu_upload(b, (void **)&b->d_off_row, spec->off_rows, (size_t)off->m, sizeof(int)) ||
+    if (gpu_upload(b, (void **)&b->d_off_row, spec->off_rows, (size_t)spec->off->m, sizeof(int)) ||
         gpu_upload(b, (void **)&b->d_send_idx, spec->send_idx, (size_t)spec->sends_total,
                    sizeof(int)))
         return gpu_state_fail(b, msg);
     GPU_TRY(b, cudaMalloc(&b->d_send, sizeof(double) * ((size_t)spec->sends_total + 1)),
             "cudaMalloc");
-    GPU_TRY(b, cudaMalloc(&b->d_ghosts, sizeof(double) * ((size_t)spec->ghosts + 1)), "cudaMalloc");
     GPU_TRY(b, cudaStreamCreateWithFlags(&b->comm, cudaStreamNonBlocking), "cudaStreamCreate");
     for (cudaEvent_t *e :
          {&b->arrived, &b->diag_start, &b->diag_stop, &b->off_start, &b->off_stop, &b->x_landed})
         GPU_TRY(b, cudaEventCreate(e), "cudaEventCreate");
-    return SPB_OK;
+    return lock_host_buffers(b, spec, msg);
 fail:
     return gpu_state_fail(b, msg);
 }
@@ -114,7 +151,19 @@ extern "C" spb_status gpu_block_create(const gpu_block_spec *spec, gpu_block **o
         return spb_fail(msg, SPB_ERR_DEVICE, "cannot use GPU %d", spec->device);
     gpu_block *b = new (std::nothrow) gpu_block();
     if (!b) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
-    spb_status st = prepare_diag(b, spec, msg);
+    spb_status st = prepare_block(&b->diag, spec->kernel, spec->diag, msg);
+    char off_msg[SPB_MSG_LEN] = "";
+    if (st == SPB_OK && spec->off->m > 0)
+        st = prepare_block(&b->off, spec->kernel, spec->off, off_msg);
+    if (st != SPB_OK && off_msg[0]) snprintf(msg, SPB_MSG_LEN, "ghost block: %.400s", off_msg);
+    /* the row's message: the ghost block's kernel, then the diagonal's choice */
+    if (st == SPB_OK && off_msg[0]) {
+        char diag_msg[SPB_MSG_LEN];
+        snprintf(diag_msg, sizeof diag_msg, "%s", msg);
+        int name = (int)strcspn(off_msg, ":");
+        snprintf(msg, SPB_MSG_LEN, "ghost block %.*s; diagonal %.*s", name < 64 ? name : 64,
+                 off_msg, SPB_MSG_LEN - 100, diag_msg);
+    }
     if (st == SPB_OK) st = upload_exchange(b, spec, msg);
     if (st != SPB_OK) {
         gpu_block_free(b);
@@ -130,11 +179,11 @@ extern "C" void gpu_block_free(gpu_block *b)
 #ifdef SPB_HAVE_NCCL
     if (b->has_nccl) ncclCommDestroy(b->nccl);
 #endif
-    if (b->diag) gpu_spmv_release(b->diag);
-    format_set_free(&b->formats);
-    csr_free(&b->diag_host);
-    void *arrays[] = {b->d_off_ptr,  b->d_off_col, b->d_off_val, b->d_off_row,
-                      b->d_send_idx, b->d_send,    b->d_ghosts};
+    if (b->registered_send) cudaHostUnregister(b->send_host);
+    if (b->registered_ghosts) cudaHostUnregister(b->ghosts_host);
+    release_block(&b->diag);
+    release_block(&b->off);
+    void *arrays[] = {b->d_off_row, b->d_send_idx, b->d_send};
     for (void *p : arrays) cudaFree(p);
     if (b->comm) cudaStreamDestroy(b->comm);
     for (cudaEvent_t e :
@@ -151,7 +200,7 @@ extern "C" void gpu_block_free(gpu_block *b)
 extern "C" spb_status gpu_block_set_x(gpu_block *b, const double *x_own, char *msg)
 {
     GPU_TRY(b,
-            cudaMemcpy(b->diag->d_x, x_own, sizeof(double) * (size_t)b->diag->n,
+            cudaMemcpy(b->diag.state->d_x, x_own, sizeof(double) * (size_t)b->diag.state->n,
                        cudaMemcpyHostToDevice),
             "x to the device");
     GPU_TRY(b, cudaEventRecord(b->x_landed, 0), "event");
@@ -164,7 +213,7 @@ fail:
 extern "C" spb_status gpu_block_get_y(gpu_block *b, double *y_own, char *msg)
 {
     GPU_TRY(b,
-            cudaMemcpy(y_own, b->diag->d_y, sizeof(double) * (size_t)b->diag->m,
+            cudaMemcpy(y_own, b->diag.state->d_y, sizeof(double) * (size_t)b->diag.state->m,
                        cudaMemcpyDeviceToHost),
             "y from the device");
     return SPB_OK;
@@ -177,13 +226,13 @@ static void pack(gpu_block *b)
 {
     if (b->sends_total == 0) return;
     pack_kernel<<<gpu_blocks_for(b->sends_total, BLOCK_THREADS), BLOCK_THREADS, 0, b->comm>>>(
-        (const double *)b->diag->d_x, b->d_send_idx, b->sends_total, b->d_send);
+        (const double *)b->diag.state->d_x, b->d_send_idx, b->sends_total, b->d_send);
 }
 
 static void launch_diag(gpu_block *b)
 {
     cudaEventRecord(b->diag_start, 0);
-    if (b->diag->m > 0) gpu_spmv_launch(b->diag);
+    if (b->diag.state->m > 0) gpu_spmv_launch(b->diag.state);
     cudaEventRecord(b->diag_stop, 0);
 }
 
@@ -193,27 +242,31 @@ static spb_status finish_product(gpu_block *b, double *compute_s, char *msg)
 {
     float diag_ms = 0, off_ms = 0;
     cudaEventRecord(b->off_start, 0);
-    if (b->off_rows > 0)
-        ghost_rows_kernel<<<gpu_blocks_for(b->off_rows, BLOCK_THREADS), BLOCK_THREADS>>>(
-            b->off_rows, b->d_off_ptr, b->d_off_col, b->d_off_val, b->d_off_row, b->d_ghosts,
-            (double *)b->diag->d_y);
+    if (b->off.state) {
+        gpu_spmv_launch(b->off.state);
+        scatter_add_kernel<<<gpu_blocks_for(b->off_rows, BLOCK_THREADS), BLOCK_THREADS>>>(
+            b->off_rows, b->d_off_row, (const double *)b->off.state->d_y,
+            (double *)b->diag.state->d_y);
+    }
     cudaEventRecord(b->off_stop, 0);
     GPU_TRY(b, cudaGetLastError(), "kernel launch");
     GPU_TRY(b, cudaStreamSynchronize(0), "the product");
     GPU_TRY(b, cudaEventElapsedTime(&diag_ms, b->diag_start, b->diag_stop), "event time");
     GPU_TRY(b, cudaEventElapsedTime(&off_ms, b->off_start, b->off_stop), "event time");
     *compute_s = (diag_ms + off_ms) * 1e-3;
-    return b->diag->error != SPB_OK ? gpu_state_fail(b->diag, msg) : SPB_OK;
+    if (b->diag.state->error != SPB_OK) return gpu_state_fail(b->diag.state, msg);
+    return b->off.state && b->off.state->error != SPB_OK ? gpu_state_fail(b->off.state, msg)
+                                                         : SPB_OK;
 fail:
     return gpu_state_fail(b, msg);
 }
 
-extern "C" spb_status gpu_block_start(gpu_block *b, double *send, char *msg)
+extern "C" spb_status gpu_block_start(gpu_block *b, char *msg)
 {
     pack(b);
     if (b->sends_total > 0)
         GPU_TRY(b,
-                cudaMemcpyAsync(send, b->d_send, sizeof(double) * (size_t)b->sends_total,
+                cudaMemcpyAsync(b->send_host, b->d_send, sizeof(double) * (size_t)b->sends_total,
                                 cudaMemcpyDeviceToHost, b->comm),
                 "ghosts to the host");
     launch_diag(b);
@@ -223,14 +276,16 @@ fail:
     return gpu_state_fail(b, msg);
 }
 
-extern "C" spb_status gpu_block_finish(gpu_block *b, const double *ghosts, double *compute_s,
-                                       char *msg)
+extern "C" spb_status gpu_block_finish(gpu_block *b, double *compute_s, char *msg)
 {
-    if (b->ghosts > 0)
+    if (b->ghosts > 0) {
         GPU_TRY(b,
-                cudaMemcpyAsync(b->d_ghosts, ghosts, sizeof(double) * (size_t)b->ghosts,
-                                cudaMemcpyHostToDevice, 0),
+                cudaMemcpyAsync(b->d_ghosts, b->ghosts_host, sizeof(double) * (size_t)b->ghosts,
+                                cudaMemcpyHostToDevice, b->comm),
                 "ghosts to the device");
+        GPU_TRY(b, cudaEventRecord(b->arrived, b->comm), "event");
+        GPU_TRY(b, cudaStreamWaitEvent(0, b->arrived, 0), "stream wait");
+    }
     return finish_product(b, compute_s, msg);
 fail:
     return gpu_state_fail(b, msg);

@@ -48,11 +48,12 @@ const spb_kernel *gpu_spgemm_kernel(int index); /* 0 <= index < count */
 
 /* ---- a distributed rank's block on its GPU (dist_block.cu) ---- */
 
-/* One MPI rank's rows on a GPU: its diagonal block multiplied by a device
- * row of the table (auto.cuda), the ghost block (only the rows that have
- * ghosts: off_rows) by a kernel of its own, and the exchange's device side:
- * the owned entries neighbours need packed (send_idx), the ghosts received
- * in place. x (owned entries), the ghosts and y stay on the device. */
+/* One MPI rank's rows on a GPU: its diagonal block and its ghost block
+ * (only the rows that have ghosts: off_rows) each multiplied by a device
+ * row of the table (auto.cuda, chosen for each block's shape), the ghost
+ * rows' sums added into y; and the exchange's device side: the owned
+ * entries neighbours need packed (send_idx), the ghosts received in place.
+ * x (owned entries), the ghosts and y stay on the device. */
 typedef struct gpu_block gpu_block;
 
 typedef struct {
@@ -63,6 +64,9 @@ typedef struct {
     const spb_index *send_idx; /* owned entries to send, neighbour after neighbour */
     int sends_total, ghosts;
     int device; /* the GPU this rank uses */
+    /* the staged exchange's host buffers (sends_total and ghosts entries;
+     * NULL: none), page-locked while the block lives */
+    double *send_host, *ghosts_host;
 } gpu_block_spec;
 
 spb_status gpu_block_create(const gpu_block_spec *spec, gpu_block **out, char *msg);
@@ -73,11 +77,11 @@ spb_status gpu_block_get_y(gpu_block *b, double *y_own, char *msg);
 int gpu_device_count(void);
 
 /* The host-staged exchange: start packs the entries to send, copies them to
- * `send` (host) and launches the diagonal block; finish copies the ghosts
- * from `ghosts` (host) up and adds the ghost block. Seconds of the two
- * blocks' kernels of the last product in *compute_s (after finish). */
-spb_status gpu_block_start(gpu_block *b, double *send, char *msg);
-spb_status gpu_block_finish(gpu_block *b, const double *ghosts, double *compute_s, char *msg);
+ * the spec's send_host and launches the diagonal block; finish copies the
+ * ghosts up from its ghosts_host and adds the ghost block. Seconds of the
+ * two blocks' kernels of the last product in *compute_s (after finish). */
+spb_status gpu_block_start(gpu_block *b, char *msg);
+spb_status gpu_block_finish(gpu_block *b, double *compute_s, char *msg);
 
 /* The NCCL exchange (built when NCCL is found): a communicator over the
  * row's ranks from a unique id made on its rank 0, then products whose

@@ -70,17 +70,15 @@ spb_status gpu_block_get_y(gpu_block *b, double *y_own, char *msg)
     return spb_fail(msg, SPB_ERR_DEVICE, NOT_BUILT);
 }
 
-spb_status gpu_block_start(gpu_block *b, double *send, char *msg)
+spb_status gpu_block_start(gpu_block *b, char *msg)
 {
     (void)b;
-    (void)send;
     return spb_fail(msg, SPB_ERR_DEVICE, NOT_BUILT);
 }
 
-spb_status gpu_block_finish(gpu_block *b, const double *ghosts, double *compute_s, char *msg)
+spb_status gpu_block_finish(gpu_block *b, double *compute_s, char *msg)
 {
     (void)b;
-    (void)ghosts;
     (void)compute_s;
     return spb_fail(msg, SPB_ERR_DEVICE, NOT_BUILT);
 }

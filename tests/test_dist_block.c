@@ -90,14 +90,17 @@ static void check_products(spb_rng *rng, spb_index rows, int products)
     for (int t = 0; t < TAIL; t++) send_idx[t] = rows - TAIL + t;
     for (int t = TAIL; t < TAIL + SCATTERED; t++) send_idx[t] = (spb_index)spb_rng_below(rng, rows);
     double *x = spb_malloc((size_t)rows, sizeof *x), *y = spb_malloc((size_t)rows, sizeof *y);
-    double send[TAIL + SCATTERED], ghosts[GHOSTS];
-    int made = x && y && make_diag(rng, rows, &D, msg) && make_off(rng, rows, &O, &off_rows, msg);
+    double *send = spb_malloc(TAIL + SCATTERED, sizeof *send);
+    double *ghosts = spb_malloc(GHOSTS, sizeof *ghosts);
+    int made = x && y && send && ghosts && make_diag(rng, rows, &D, msg) &&
+               make_off(rng, rows, &O, &off_rows, msg);
     CHECK(made, "test matrices: %s", msg);
     const spb_kernel *kernel = device_row("csr.cuda.warp");
     CHECK(kernel != NULL, "the device table has csr.cuda.warp");
     gpu_block *b = NULL;
     if (made && kernel) {
-        gpu_block_spec spec = {kernel, &D, &O, off_rows, send_idx, TAIL + SCATTERED, GHOSTS, 0};
+        gpu_block_spec spec = {kernel,           &D,     &O, off_rows, send_idx,
+                               TAIL + SCATTERED, GHOSTS, 0,  send,     ghosts};
         CHECK(gpu_block_create(&spec, &b, msg) == SPB_OK, "gpu_block_create: %s", msg);
     }
     int stale_products = 0, wrong_products = 0;
@@ -106,11 +109,11 @@ static void check_products(spb_rng *rng, spb_index rows, int products)
         for (int g = 0; g < GHOSTS; g++) ghosts[g] = spb_rng_value(rng);
         double compute = 0;
         spb_status st = gpu_block_set_x(b, x, msg);
-        if (st == SPB_OK) st = gpu_block_start(b, send, msg);
+        if (st == SPB_OK) st = gpu_block_start(b, msg);
         int stale = 0;
         for (int t = 0; st == SPB_OK && t < TAIL + SCATTERED; t++)
             stale += send[t] != x[send_idx[t]];
-        if (st == SPB_OK) st = gpu_block_finish(b, ghosts, &compute, msg);
+        if (st == SPB_OK) st = gpu_block_finish(b, &compute, msg);
         if (st == SPB_OK) st = gpu_block_get_y(b, y, msg);
         CHECK(st == SPB_OK, "%d rows, product %d: %s", (int)rows, p, msg);
         if (st != SPB_OK) break;
@@ -130,6 +133,8 @@ static void check_products(spb_rng *rng, spb_index rows, int products)
     spb_free(off_rows);
     spb_free(x);
     spb_free(y);
+    spb_free(send);
+    spb_free(ghosts);
 }
 
 int main(void)
