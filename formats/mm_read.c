@@ -6,8 +6,10 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <float.h>
 #include <math.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,14 +36,41 @@ typedef struct {
     double bytes;     /* uncompressed bytes read so far */
 } line_reader;
 
+/* The file opened without blocking: a FIFO named directly used to block
+ * in open() until a writer came, past SIGTERM. Its first data (or its
+ * writer's end) is waited for in poll(), which a signal interrupts. */
+static int open_waiting(const char *path, char *msg)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        spb_fail(msg, SPB_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat sb;
+    if (fstat(fd, &sb) == 0 && S_ISFIFO(sb.st_mode)) {
+        struct pollfd p = {fd, POLLIN, 0};
+        if (poll(&p, 1, -1) < 0) {
+            spb_fail(msg, SPB_ERR_IO, "%s: waiting for its writer: %s", path,
+                     errno == EINTR ? "interrupted by a signal" : strerror(errno));
+            close(fd);
+            return -1;
+        }
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    return fd;
+}
+
 static spb_status reader_open(line_reader *lr, const char *path, char *msg)
 {
     memset(lr, 0, sizeof *lr);
     lr->path = path;
-    lr->gz = gzopen(path, "rb");
-    if (!lr->gz)
-        return spb_fail(msg, SPB_ERR_IO, "%s: cannot open: %s", path,
-                        errno ? strerror(errno) : "out of memory");
+    int fd = open_waiting(path, msg);
+    if (fd < 0) return SPB_ERR_IO;
+    lr->gz = gzdopen(fd, "rb");
+    if (!lr->gz) {
+        close(fd);
+        return spb_fail(msg, SPB_ERR_NOMEM, "%s: out of memory for the reader", path);
+    }
     gzbuffer(lr->gz, 1u << 18);
     lr->cap = READ_CHUNK;
     lr->buf = spb_malloc(lr->cap, 1);

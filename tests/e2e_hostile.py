@@ -4,14 +4,17 @@ crashed a batch; each test fails on the code before its fix.
 
 usage: e2e_hostile.py SPBENCH SOURCE_DIR
 """
+import gzip
 import json
 import os
 import shutil
 import signal
+import subprocess
 import tempfile
 import threading
+import time
 
-from spbtest import SOURCE, check, finish, read_rows, spbench
+from spbtest import SOURCE, SPBENCH, check, finish, read_rows, spbench
 
 BUNDLED = os.path.join(SOURCE, "matrices")
 FAST = ["--reps", "1", "--min-time", "0", "--warmup", "0", "--quiet", "--threads", "1"]
@@ -219,6 +222,42 @@ def test_grown_by_same_name(tmp):
           ([(x["matrix"], x["source_id"][:24]) for x in rows], r.stderr.strip()))
 
 
+def test_fifo_named_directly(tmp):
+    """Item 11: a FIFO named as a matrix with no writer yet: SIGTERM ends
+    the wait (open() once blocked past it for minutes); with a writer the
+    matrix streams in and is measured."""
+    fifo = os.path.join(tmp, "pipe.mtx")
+    os.mkfifo(fifo)
+    csv_path = os.path.join(tmp, "f11.csv")
+    job = subprocess.Popen([SPBENCH, "run", *FAST, "--kernels", "csr.serial", "--csv", csv_path,
+                            fifo], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.0)
+    job.send_signal(signal.SIGTERM)
+    try:
+        job.communicate(timeout=10)
+        ended = True
+    except subprocess.TimeoutExpired:
+        job.kill()
+        job.communicate()
+        ended = False
+    check(ended and job.returncode == 128 + signal.SIGTERM,
+          "SIGTERM ends the wait for a FIFO's writer: %s" % job.returncode)
+    text = gzip.open(CAGE4, "rb").read()
+
+    def writer():
+        with open(fifo, "wb") as f:
+            f.write(text)
+
+    t = threading.Thread(target=writer)
+    t.start()
+    r = spbench("run", *FAST, "--kernels", "csr.serial", "--csv", csv_path, "--force", fifo,
+                timeout=60)
+    t.join()
+    rows = read_rows(csv_path)
+    check(r.returncode == 0 and [x["status"] for x in rows] == ["ok"],
+          "a FIFO with a writer is read and measured: %s" % r.stderr.strip())
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="spb_e2e_hostile_")
     try:
@@ -229,6 +268,7 @@ def main():
         test_narrow_resume_keeps_json(tmp)
         test_failed_write_closes_json(tmp)
         test_grown_by_same_name(tmp)
+        test_fifo_named_directly(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     finish()
