@@ -547,7 +547,12 @@ def main():
     except CsvError as e:
         print("spbench plot: %s" % e, file=sys.stderr)
         return 1
-    os.makedirs(outdir, exist_ok=True)
+    try:
+        os.makedirs(outdir, exist_ok=True)
+    except OSError as e:
+        print("spbench plot: %s: cannot make the folder: %s" % (outdir, e.strerror or e),
+              file=sys.stderr)
+        return 1
     # rows of CSVs from before the operation column are SpMV rows
     spgemm = [r for r in rows if r.get("operation") == "spgemm"]
     for r in spgemm:  # a matrix times a B other than itself is its own case
@@ -570,14 +575,44 @@ def main():
     with tempfile.TemporaryDirectory(prefix="spbench_plot_") as workdir:
         for build, chosen in builders:
             chart = build(chosen, workdir)
-            done = subprocess.run(["gnuplot"], input=chart.script(outdir), text=True,
+            done = subprocess.run(["gnuplot"], input=chart.script(workdir), text=True,
                                   capture_output=True)
             if done.returncode != 0:
                 print("spbench plot: gnuplot failed on %s:\n%s" % (chart.name, done.stderr),
                       file=sys.stderr)
                 return 1
+            failed = publish(chart.name, workdir, outdir)
+            if failed:
+                print("spbench plot: %s" % failed, file=sys.stderr)
+                return 1
             print("%s/%s.png, %s/%s.svg" % (outdir, chart.name, outdir, chart.name))
     return 0
+
+
+def publish(name, workdir, outdir):
+    """Moves a chart's PNG and SVG from workdir into outdir, each through a
+    temporary file renamed into place, after checking gnuplot wrote it
+    whole (on a full disk it once left 0-byte files and reported success);
+    the reason as text when it could not, else None."""
+    for ext, ending in (("png", b"IEND\xaeB`\x82"), ("svg", b"</svg>\n")):
+        drawn = os.path.join(workdir, "%s.%s" % (name, ext))
+        final = os.path.join(outdir, "%s.%s" % (name, ext))
+        partial = "%s.tmp.%d" % (final, os.getpid())
+        try:
+            with open(drawn, "rb") as f:
+                whole = f.read()
+            if not whole.rstrip().endswith(ending.rstrip()):
+                return "gnuplot wrote %s.%s incompletely (is %s full?)" % (name, ext, workdir)
+            with open(partial, "wb") as f:
+                f.write(whole)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(partial, final)
+        except OSError as e:
+            if os.path.exists(partial):
+                os.unlink(partial)
+            return "%s: cannot write the chart: %s" % (final, e.strerror or e)
+    return None
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ import tempfile
 import threading
 import time
 
-from spbtest import SOURCE, SPBENCH, check, finish, read_rows, spbench
+from spbtest import SOURCE, SPBENCH, check, finish, read_rows, skip, spbench
 
 BUNDLED = os.path.join(SOURCE, "matrices")
 FAST = ["--reps", "1", "--min-time", "0", "--warmup", "0", "--quiet", "--threads", "1"]
@@ -258,6 +258,35 @@ def test_fifo_named_directly(tmp):
           "a FIFO with a writer is read and measured: %s" % r.stderr.strip())
 
 
+def test_plot_cannot_write(tmp):
+    """Item 13: plot onto a full disk (a 64 KiB tmpfs) fails naming the
+    chart it could not write and leaves no cut or empty chart (it once
+    listed ten charts, exit 0, over 0-byte files and a cut SVG)."""
+    csv_path = os.path.join(tmp, "p13.csv")
+    spbench("run", *FAST, "--kernels", "csr.serial,hll.serial.row,csr.omp.nnz", "--csv", csv_path,
+            CAGE4, WEST)
+    small = os.path.join(tmp, "small_disk")
+    os.mkdir(small)
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", small],
+                             capture_output=True).returncode == 0
+    if not mounted:
+        skip("plot onto a full disk: cannot mount a small tmpfs here (not root?)")
+        return
+    try:
+        outdir = os.path.join(small, "charts")
+        r = spbench("plot", csv_path, outdir)
+        left = sorted(os.listdir(outdir)) if os.path.isdir(outdir) else []
+        cut = [n for n in left if os.path.getsize(os.path.join(outdir, n)) == 0 or ".tmp." in n or
+               (n.endswith(".svg") and not open(os.path.join(outdir, n), "rb").read().rstrip()
+                .endswith(b"</svg>"))]
+        check(r.returncode == 1 and "cannot write the chart" in r.stderr,
+              "plot onto a full disk fails naming the chart: %d %s" %
+              (r.returncode, r.stderr.strip()[-300:]))
+        check(not cut, "no cut or empty chart is left on the full disk: %s" % cut)
+    finally:
+        subprocess.run(["umount", small], capture_output=True)
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="spb_e2e_hostile_")
     try:
@@ -269,6 +298,7 @@ def main():
         test_failed_write_closes_json(tmp)
         test_grown_by_same_name(tmp)
         test_fifo_named_directly(tmp)
+        test_plot_cannot_write(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     finish()
