@@ -294,6 +294,20 @@ static spb_status refuse_input(const spb_output *out, const spb_source_list *lis
     return SPB_OK;
 }
 
+/* An output that is this run's standard output would interleave the table
+ * with its rows (--csv /dev/stdout > out.txt). */
+static spb_status refuse_stdout(const spb_output *out, char *msg)
+{
+    struct stat so, sp;
+    if (out->fd < 0 || fstat(out->fd, &so) != 0 || fstat(STDOUT_FILENO, &sp) != 0 ||
+        so.st_dev != sp.st_dev || so.st_ino != sp.st_ino)
+        return SPB_OK;
+    return spb_fail(msg, SPB_ERR_INVALID,
+                    "%s %s is this run's standard output, where the table goes: the rows would "
+                    "be mixed with it; name a file",
+                    out->option, out->path);
+}
+
 /* Claims the CSV and the JSON, then checks that they may be written as
  * asked, before anything is emptied. */
 static spb_status claim_outputs(run_args *a, const spb_source_list *list, spb_output *csv,
@@ -310,6 +324,8 @@ static spb_status claim_outputs(run_args *a, const spb_source_list *list, spb_ou
                       "--csv and --json name one file (%s): give each its own", o->csv_path);
     if (st == SPB_OK && o->json_path) st = output_claim(json, o->json_path, "--json", 0, msg);
     if (st == SPB_OK && o->csv_path) st = refuse_input(csv, list, msg);
+    if (st == SPB_OK && o->csv_path) st = refuse_stdout(csv, msg);
+    if (st == SPB_OK && o->json_path) st = refuse_stdout(json, msg);
     if (st == SPB_OK && o->json_path) st = refuse_input(json, list, msg);
     if (st == SPB_OK && !a->resume && !a->force) st = refuse_overwrite(o->csv_path, "--csv", msg);
     if (st == SPB_OK && !a->resume && !a->force) st = refuse_overwrite(o->json_path, "--json", msg);

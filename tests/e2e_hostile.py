@@ -287,6 +287,17 @@ def test_plot_cannot_write(tmp):
         subprocess.run(["umount", small], capture_output=True)
 
 
+def test_output_is_stdout(tmp):
+    """Item 15: --csv /dev/stdout with stdout redirected to a file is
+    refused (the table's text was interleaved into the CSV)."""
+    out = os.path.join(tmp, "o15.txt")
+    with open(out, "w") as f:
+        r = subprocess.run([SPBENCH, "run", *FAST, "--kernels", "csr.serial", "--csv",
+                            "/dev/stdout", CAGE4], stdout=f, stderr=subprocess.PIPE, text=True)
+    check(r.returncode == 2 and "standard output" in r.stderr,
+          "--csv /dev/stdout into a file is refused: %d %s" % (r.returncode, r.stderr.strip()))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="spb_e2e_hostile_")
     try:
@@ -299,6 +310,7 @@ def main():
         test_grown_by_same_name(tmp)
         test_fifo_named_directly(tmp)
         test_plot_cannot_write(tmp)
+        test_output_is_stdout(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     finish()
