@@ -561,6 +561,7 @@ static void print_noise_summary(const spb_run_totals *totals, const spb_machine_
 static void on_stop_signal(int signo)
 {
     if (run_stop_requested()) {
+        spb_temp_remove_all();
         signal(signo, SIG_DFL);
         raise(signo);
         return;

@@ -4,6 +4,7 @@
  * EXIT_USAGE. */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -266,6 +267,25 @@ static int memory_limit_valid(void)
     return 0;
 }
 
+/* SIGINT or SIGTERM outside run (which stops between rows itself): the
+ * file being written is removed, then the signal ends the process. */
+static void on_signal_remove_temps(int signo)
+{
+    spb_temp_remove_all();
+    signal(signo, SIG_DFL);
+    raise(signo);
+}
+
+static void remove_temps_on_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal_remove_temps;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
 int main(int argc, char **argv)
 {
     dist_place_rank(); /* under an MPI launcher: this rank's share of the cores */
@@ -289,6 +309,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!memory_limit_valid()) return EXIT_USAGE;
+    remove_temps_on_signals(); /* run sets its own */
     if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0) &&
         print_command_help(cmd))
         return 0;

@@ -119,7 +119,10 @@ spb_status csr_write_binary(const char *path, const spb_csr *A, const spb_finger
     if (spb_temp_path(tmp, sizeof tmp, path) != SPB_OK)
         return spb_fail(msg, SPB_ERR_IO, "%s: path too long", path);
     FILE *f = fopen(tmp, "wb");
-    if (!f) return spb_fail(msg, SPB_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+    if (!f) {
+        spb_temp_done(tmp);
+        return spb_fail(msg, SPB_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+    }
     file_header h;
     memset(&h, 0, sizeof h);
     memcpy(h.magic, magic, sizeof magic);
@@ -136,12 +139,13 @@ spb_status csr_write_binary(const char *path, const spb_csr *A, const spb_finger
              fwrite(A->col_idx, sizeof *A->col_idx, (size_t)A->nnz, f) == (size_t)A->nnz &&
              fwrite(A->val, sizeof *A->val, stored_values, f) == stored_values;
     ok = (fclose(f) == 0) && ok;
+    spb_status st = SPB_OK;
     if (!ok || rename(tmp, path) != 0) {
-        spb_status st = spb_fail(msg, SPB_ERR_IO, "%s: write failed: %s", path, strerror(errno));
+        st = spb_fail(msg, SPB_ERR_IO, "%s: write failed: %s", path, strerror(errno));
         remove(tmp);
-        return st;
     }
-    return SPB_OK;
+    spb_temp_done(tmp);
+    return st;
 }
 
 spb_status csr_read_binary(const char *path, const spb_fingerprint *expected, spb_csr *A, char *msg)

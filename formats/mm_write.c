@@ -39,8 +39,10 @@ static spb_status writer_open(mm_writer *w, const char *path, char *msg)
         w->gz = gzopen(target, "wb6");
     else
         w->plain = fopen(target, "wb");
-    if (!w->gz && !w->plain)
+    if (!w->gz && !w->plain) {
+        if (w->tmp[0]) spb_temp_done(w->tmp);
         return spb_fail(msg, SPB_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
+    }
     return SPB_OK;
 }
 
@@ -78,10 +80,13 @@ static int write_comment(mm_writer *w, const char *comment)
 static spb_status writer_close(mm_writer *w, int ok, char *msg)
 {
     int closed = w->gz ? gzclose(w->gz) == Z_OK : fclose(w->plain) == 0;
-    if (ok && closed && (!w->tmp[0] || rename(w->tmp, w->path) == 0)) return SPB_OK;
-    spb_status st = spb_fail(msg, SPB_ERR_IO, "%s: write failed: %s", w->path,
-                             errno ? strerror(errno) : "unknown error");
-    if (w->tmp[0]) remove(w->tmp);
+    spb_status st = SPB_OK;
+    if (!ok || !closed || (w->tmp[0] && rename(w->tmp, w->path) != 0)) {
+        st = spb_fail(msg, SPB_ERR_IO, "%s: write failed: %s", w->path,
+                      errno ? strerror(errno) : "unknown error");
+        if (w->tmp[0]) remove(w->tmp);
+    }
+    if (w->tmp[0]) spb_temp_done(w->tmp);
     return st;
 }
 

@@ -1,9 +1,13 @@
 /* spb.c — status strings, first-error-wins messages, checked allocation. */
 #include "spb.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 const char *spb_status_str(spb_status status)
@@ -107,8 +111,65 @@ void *spb_realloc(void *ptr, size_t count, size_t size)
 
 void spb_free(void *ptr) { free(ptr); }
 
+/* The temporary files being written now (a process writes one or two). */
+#define TEMP_SLOTS 8
+static char temp_paths[TEMP_SLOTS][4096];
+static volatile sig_atomic_t temp_used[TEMP_SLOTS];
+
+/* Folders already rid of dead processes' leftovers in this run. */
+#define SWEPT_DIRS 16
+static char swept[SWEPT_DIRS][4096];
+static int swept_count;
+
+/* Removes NAME.tmp.PID files in path's folder whose PID no longer runs. */
+static void sweep_stale(const char *path)
+{
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    if (slash == path) snprintf(dir, sizeof dir, "/");
+    for (int k = 0; k < swept_count; k++)
+        if (strcmp(swept[k], dir) == 0) return;
+    if (swept_count < SWEPT_DIRS) snprintf(swept[swept_count++], sizeof swept[0], "%s", dir);
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        const char *mark = strstr(e->d_name, ".tmp.");
+        if (!mark || mark == e->d_name) continue;
+        char *end;
+        long pid = strtol(mark + 5, &end, 10);
+        if (*end || end == mark + 5 || pid <= 0 || pid == (long)getpid()) continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive, or not ours to judge */
+        char stale[4096 + 256];
+        snprintf(stale, sizeof stale, "%s/%s", dir, e->d_name);
+        unlink(stale);
+    }
+    closedir(d);
+}
+
 spb_status spb_temp_path(char *buf, size_t size, const char *path)
 {
     int len = snprintf(buf, size, "%s.tmp.%ld", path, (long)getpid());
-    return len >= 0 && (size_t)len < size ? SPB_OK : SPB_ERR_IO;
+    if (len < 0 || (size_t)len >= size) return SPB_ERR_IO;
+    sweep_stale(path);
+    for (int k = 0; k < TEMP_SLOTS; k++)
+        if (!temp_used[k] && (size_t)len < sizeof temp_paths[k]) {
+            memcpy(temp_paths[k], buf, (size_t)len + 1);
+            temp_used[k] = 1;
+            break;
+        }
+    return SPB_OK;
+}
+
+void spb_temp_done(const char *buf)
+{
+    for (int k = 0; k < TEMP_SLOTS; k++)
+        if (temp_used[k] && strcmp(temp_paths[k], buf) == 0) temp_used[k] = 0;
+}
+
+void spb_temp_remove_all(void)
+{
+    for (int k = 0; k < TEMP_SLOTS; k++)
+        if (temp_used[k]) unlink(temp_paths[k]);
 }

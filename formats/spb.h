@@ -64,8 +64,16 @@ spb_status spb_fail(char *msg, spb_status status, const char *fmt, ...) SPB_PRIN
 
 /* Where a file is written before it is renamed to path, so that it appears
  * whole or not at all: path + ".tmp." + this process's id, in the same
- * folder. SPB_ERR_IO when it does not fit in size. */
+ * folder. SPB_ERR_IO when it does not fit in size. The path is kept until
+ * spb_temp_done, for spb_temp_remove_all; leftovers of processes that no
+ * longer run (killed with -9) are removed from that folder first, once per
+ * folder and run. */
 spb_status spb_temp_path(char *buf, size_t size, const char *path);
+/* The temporary file was renamed into place or removed. */
+void spb_temp_done(const char *buf);
+/* Removes every temporary file still being written (async-signal-safe: the
+ * handlers of SIGINT and SIGTERM call it before the process ends). */
+void spb_temp_remove_all(void);
 
 /* All allocation goes through these: count*size is checked for overflow, a
  * zero-size request returns a valid pointer, and a test build can make the

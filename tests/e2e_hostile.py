@@ -298,6 +298,32 @@ def test_output_is_stdout(tmp):
           "--csv /dev/stdout into a file is refused: %d %s" % (r.returncode, r.stderr.strip()))
 
 
+def test_temp_files_cleaned(tmp):
+    """Item 14: SIGINT during gen -o leaves no temporary file; one left by a
+    process killed with -9 is removed by the next write into that folder."""
+    folder = os.path.join(tmp, "t14")
+    os.mkdir(folder)
+    for signo in (signal.SIGINT, signal.SIGKILL):
+        job = subprocess.Popen([SPBENCH, "gen", "gen:lap3d:300", "-o",
+                                os.path.join(folder, "big.mtx")],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 60
+        while time.time() < deadline and not any(".tmp." in n for n in os.listdir(folder)):
+            time.sleep(0.05)
+        time.sleep(0.3)
+        job.send_signal(signo)
+        job.wait()
+        left = [n for n in os.listdir(folder) if ".tmp." in n]
+        if signo == signal.SIGINT:
+            check(not left, "SIGINT during gen -o leaves no temporary file: %s" % left)
+        else:
+            check(len(left) == 1, "kill -9 during gen -o leaves its temporary file: %s" % left)
+    r = spbench("gen", "gen:lap2d:5", "-o", os.path.join(folder, "small.mtx"))
+    left = [n for n in os.listdir(folder) if ".tmp." in n]
+    check(r.returncode == 0 and not left,
+          "the next write into the folder removes the dead process's file: %s" % left)
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="spb_e2e_hostile_")
     try:
@@ -311,6 +337,7 @@ def main():
         test_fifo_named_directly(tmp)
         test_plot_cannot_write(tmp)
         test_output_is_stdout(tmp)
+        test_temp_files_cleaned(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     finish()
