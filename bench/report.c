@@ -288,14 +288,18 @@ spb_status report_csv_row(FILE *csv, const char *path, const spb_result *r, char
 void report_json_string(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (; *s; s++) {
+    while (*s) {
         unsigned char c = (unsigned char)*s;
+        int len = spb_utf8_len(s);
         if (c == '"' || c == '\\')
             fprintf(f, "\\%c", c);
         else if (c < 0x20)
             fprintf(f, "\\u%04x", c);
+        else if (len == 0) /* not UTF-8 (a file name's raw bytes in a message) */
+            fputc('?', f);
         else
-            fputc(c, f);
+            fwrite(s, 1, (size_t)len, f);
+        s += len > 0 ? len : 1;
     }
     fputc('"', f);
 }

@@ -98,6 +98,7 @@ static int name_from_parts(const char *item, int parts, char *name, size_t size)
     if (len >= size) len = size - 1;
     memcpy(name, start, len);
     name[len] = '\0';
+    spb_clean_name(name); /* a name is data: the same text in every output */
     return start == item;
 }
 
@@ -184,9 +185,16 @@ static int lengthen_clashes(spb_source_list *list, int *order, int *parts, int *
             int i = order[g];
             if (pinned && pinned[i]) continue;
             changed = 1;
-            if (whole[i] && wholes > 1) /* m.mtx and m.mtx.gz: the paths as given */
-                snprintf(list->names[i], SPB_NAME_LEN, "%s", list->items[i]);
-            else if (!whole[i])
+            char given[SPB_NAME_LEN]; /* the path as given, cleaned */
+            snprintf(given, sizeof given, "%s", list->items[i]);
+            spb_clean_name(given);
+            if (whole[i] && wholes > 1 && strcmp(list->names[i], given) != 0) {
+                /* m.mtx and m.mtx.gz: the paths as given */
+                snprintf(list->names[i], SPB_NAME_LEN, "%s", given);
+            } else if (whole[i] && wholes > 1) { /* "a\nb" and "a?b" cleaned alike */
+                size_t len = strlen(list->names[i]);
+                snprintf(list->names[i] + len, SPB_NAME_LEN - len, "#%d", g - first + 1);
+            } else if (!whole[i])
                 whole[i] =
                     name_from_parts(list->items[i], ++parts[i], list->names[i], SPB_NAME_LEN);
         }

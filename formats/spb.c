@@ -111,6 +111,36 @@ void *spb_realloc(void *ptr, size_t count, size_t size)
 
 void spb_free(void *ptr) { free(ptr); }
 
+int spb_utf8_len(const char *s)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    if (u[0] == 0) return 0;
+    if (u[0] < 0x80) return 1;
+    int len = u[0] >= 0xf0 && u[0] <= 0xf4 ? 4 : u[0] >= 0xe0 ? 3 : u[0] >= 0xc2 ? 2 : 0;
+    if (len == 0 || (u[0] >= 0xe0 && len == 2)) return 0;
+    for (int k = 1; k < len; k++)
+        if ((u[k] & 0xc0) != 0x80) return 0;
+    unsigned cp = len == 2   ? (u[0] & 0x1fu) << 6 | (u[1] & 0x3fu)
+                  : len == 3 ? (u[0] & 0x0fu) << 12 | (u[1] & 0x3fu) << 6 | (u[2] & 0x3fu)
+                             : (u[0] & 0x07u) << 18 | (u[1] & 0x3fu) << 12 | (u[2] & 0x3fu) << 6 |
+                                   (u[3] & 0x3fu);
+    int overlong = (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000);
+    if (overlong || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+    return len;
+}
+
+void spb_clean_name(char *name)
+{
+    for (char *p = name; *p;) {
+        int len = spb_utf8_len(p);
+        if (len == 0 || (len == 1 && ((unsigned char)*p < 0x20 || *p == 0x7f))) {
+            *p++ = '?';
+            continue;
+        }
+        p += len;
+    }
+}
+
 /* The temporary files being written now (a process writes one or two). */
 #define TEMP_SLOTS 8
 static char temp_paths[TEMP_SLOTS][4096];

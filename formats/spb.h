@@ -62,6 +62,15 @@ const char *spb_status_str(spb_status status);
 /* Writes the message (if msg is non-NULL and still empty) and returns status. */
 spb_status spb_fail(char *msg, spb_status status, const char *fmt, ...) SPB_PRINTF(3, 4);
 
+/* The length of the valid UTF-8 character at s (1-4), or 0 for a byte that
+ * does not start one (or for the terminating NUL). */
+int spb_utf8_len(const char *s);
+
+/* A name made safe to be data in every output, the same way everywhere:
+ * control characters (a newline in a file name) and bytes that are not
+ * UTF-8 become '?'. */
+void spb_clean_name(char *name);
+
 /* Where a file is written before it is renamed to path, so that it appears
  * whole or not at all: path + ".tmp." + this process's id, in the same
  * folder. SPB_ERR_IO when it does not fit in size. The path is kept until

@@ -324,6 +324,32 @@ def test_temp_files_cleaned(tmp):
           "the next write into the folder removes the dead process's file: %s" % left)
 
 
+def test_names_are_data(tmp):
+    """Item 4: a file name holding a newline, or bytes that are not UTF-8,
+    is named the same way in the CSV, the JSON and resume: three resumes
+    keep one row each (a newline once made every resume measure it again)
+    and the JSON parses (raw bytes once made it invalid); merge and plot
+    take the CSV."""
+    folder = os.path.join(tmp, "n4")
+    os.mkdir(folder)
+    shutil.copy(CAGE4, os.path.join(folder, "a\nb.mtx.gz"))
+    shutil.copy(WEST, os.path.join(folder.encode(), b"c\xffd.mtx.gz"))
+    csv_path, json_path = os.path.join(tmp, "n4.csv"), os.path.join(tmp, "n4.json")
+    for _ in range(3):
+        r = spbench("run", *FAST, "--kernels", "csr.serial", "--resume", "--csv", csv_path,
+                    "--json", json_path, folder)
+    rows = read_rows(csv_path)
+    doc = json_doc(json_path)
+    check(r.returncode == 0 and sorted(x["matrix"] for x in rows) == ["a?b", "c?d"],
+          "one row per file after three resumes, names cleaned: %s" %
+          [x["matrix"] for x in rows])
+    check(doc is not None and sorted(x["matrix"] for x in doc["rows"]) == ["a?b", "c?d"],
+          "the JSON parses and names them as the CSV does")
+    merged = os.path.join(tmp, "n4m.csv")
+    r = spbench("merge", merged, csv_path)
+    check(r.returncode == 0, "merge takes the CSV: %s" % r.stderr.strip())
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="spb_e2e_hostile_")
     try:
@@ -338,6 +364,7 @@ def main():
         test_plot_cannot_write(tmp)
         test_output_is_stdout(tmp)
         test_temp_files_cleaned(tmp)
+        test_names_are_data(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     finish()
