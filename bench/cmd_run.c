@@ -43,6 +43,7 @@ typedef struct {
     char **items; /* MATRIX arguments */
     int count;
     char settings[512];
+    char measured_under[512];
     spb_gpu_info gpu;
     int have_gpu;
     char gpu_msg[SPB_MSG_LEN];
@@ -193,6 +194,10 @@ static void compose_settings(run_args *a)
         snprintf(a->settings + used, sizeof a->settings - (size_t)used, " b=%s",
                  o->operand ? o->operand : "self");
     o->settings = a->settings;
+    snprintf(a->measured_under, sizeof a->measured_under,
+             "tol=%g warmup=%d reps=%d min_time=%g build=%s", o->tolerance, o->timing.warmup,
+             o->timing.min_samples, o->timing.min_time, spb_build());
+    o->measured_under = a->measured_under;
 }
 
 static void parse_run_args(int argc, char **argv, run_args *a)
@@ -348,6 +353,8 @@ static int open_outputs(run_args *a, spb_source_list *list, spb_done_set *done, 
     char msg[SPB_MSG_LEN] = "";
     spb_status st = claim_outputs(a, list, &csv, &json, msg);
     if (st == SPB_OK && a->resume) st = resume_load(o->csv_path, done, csv_has_header, msg);
+    if (st == SPB_OK && a->resume)
+        st = run_check_measured(done, o->measured_under, o->csv_path, msg);
     if (st == SPB_OK && a->resume) st = run_adopt_names(list, done, msg);
     if (st == SPB_OK && a->resume) st = run_check_sources(list, done, o->csv_path, msg);
     if (st == SPB_OK && o->cache_dir && mkdir(o->cache_dir, 0777) != 0 && errno != EEXIST)

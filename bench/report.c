@@ -27,7 +27,7 @@ void result_init(spb_result *r)
 {
     memset(r, 0, sizeof *r);
     r->matrix = r->operation = r->kernel = r->format = r->backend = r->precision = "";
-    r->message = r->settings = r->host = r->source_id = "";
+    r->message = r->settings = r->host = r->source_id = r->measured_under = "";
     r->stored_entries = r->prepare_ms = r->tune_ms = r->gflops = r->gbytes_per_s = NAN;
     r->products = r->nnz_c = r->kernel_ms = NAN;
     r->roofline_frac = r->speedup = r->efficiency = r->bandwidth_gbs = r->tolerance = NAN;
@@ -139,6 +139,7 @@ static const column columns[] = {
     COL("neighbours", COL_REAL, dist.neighbours, COUNT_DIGITS),
     COL("imbalance", COL_REAL, dist.imbalance, 4),
     COL("capped", COL_FLAG, capped, COUNT_DIGITS),
+    COL("measured_under", COL_TEXT, measured_under, 0),
 };
 
 #define COLUMN_COUNT ((int)(sizeof columns / sizeof columns[0]))
@@ -218,6 +219,36 @@ static void set_column(spb_result *r, const column *c, char *text)
         break;
     case COL_COMPRESSION: break; /* derived from products and nnz_c */
     }
+}
+
+int report_csv_row_check(char *const *fields, int count, char *why, size_t size)
+{
+    if (count != COLUMN_COUNT) {
+        snprintf(why, size, "%d fields, the header %d", count, COLUMN_COUNT);
+        return 0;
+    }
+    for (int k = 0; k < count; k++) {
+        const column *c = &columns[k];
+        const char *text = fields[k];
+        if (c->kind == COL_TEXT || (c->kind != COL_STATUS && !*text)) continue;
+        if (c->kind == COL_STATUS) {
+            int known = 0;
+            for (int st = SPB_ROW_OK; st <= SPB_ROW_ERROR; st++)
+                known |= strcmp(text, row_status_str((spb_row_status)st)) == 0;
+            if (known) continue;
+            snprintf(why, size, "status '%.40s' is none of ok, wrong, skipped, error", text);
+            return 0;
+        }
+        char *end;
+        double v = strtod(text, &end);
+        int integral = c->kind == COL_INT || c->kind == COL_COUNT || c->kind == COL_FLAG ||
+                       c->kind == COL_INDEX || c->kind == COL_SAMPLE_INT;
+        if (*end || isinf(v) || (integral && (v != floor(v) || v < -1))) {
+            snprintf(why, size, "%s is '%.40s', not a number", c->name, text);
+            return 0;
+        }
+    }
+    return 1;
 }
 
 void result_from_csv(spb_result *r, char *const *fields, int count)

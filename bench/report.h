@@ -29,6 +29,11 @@ typedef struct {
      * seed=1"); with matrix, operation, kernel, precision, threads and
      * ranks it keys --resume. */
     const char *settings;
+    /* How it was measured, beyond the key: the tolerance, warm-up and
+     * sampling options and the build ("tol=1e-10 warmup=2 reps=10
+     * min_time=0.1 build=Release (-O3 -DNDEBUG)"). Resume and merge refuse
+     * rows measured otherwise than the rest. */
+    const char *measured_under;
     spb_csr_stats stats;        /* rows, cols, nnz, row lengths */
     double stored_entries;      /* padding included */
     double products, nnz_c;     /* SpGEMM: intermediate products and entries of C */
@@ -52,6 +57,10 @@ void result_init(spb_result *r);
 /* A row read back from a results CSV of this version (fields in column
  * order) into r; r's text fields point into fields. */
 void result_from_csv(spb_result *r, char *const *fields, int count);
+
+/* Whether a row read back has this version's fields, numbers where numbers
+ * go and a known status (the verdict merge gives too); why, when not. */
+int report_csv_row_check(char *const *fields, int count, char *why, size_t size);
 
 /* CSV: a NULL file means no CSV. Write failures are reported, never silent. */
 spb_status report_csv_header(FILE *csv, const char *path, char *msg);

@@ -150,8 +150,11 @@ static spb_status read_row(const char *path, long number, char *line, size_t len
     char *fields[MAX_COLUMNS], whole[1 << 16];
     memcpy(whole, line, len + 1); /* csv_split writes into the line */
     int count = csv_split(line, fields, MAX_COLUMNS);
-    if (count <= kc->last)
-        return spb_fail(msg, SPB_ERR_PARSE, "%s:%ld: row has %d fields", path, number, count);
+    char why[SPB_MSG_LEN];
+    if (count <= kc->last || !report_csv_row_check(fields, count, why, sizeof why))
+        return spb_fail(msg, SPB_ERR_PARSE,
+                        "%s:%ld: %s; take the row out, or resume into a new CSV", path, number,
+                        count <= kc->last ? "the row is cut short" : why);
     char key[1024];
     spb_row_key row = {fields[kc->col[MATRIX]],        fields[kc->col[OPERATION]],
                        fields[kc->col[KERNEL]],        fields[kc->col[PRECISION]],
@@ -218,6 +221,14 @@ spb_status resume_load(const char *path, spb_done_set *done, int *has_header, ch
     }
     if (done->count > 0) /* qsort's pointer must not be NULL, even for no rows */
         qsort(done->rows, (size_t)done->count, sizeof *done->rows, cmp_row);
+    for (int k = 1; k < done->count; k++)
+        if (strcmp(done->rows[k - 1].key, done->rows[k].key) == 0) {
+            spb_fail(msg, SPB_ERR_PARSE,
+                     "%s: a row is there twice (%s %s); take one out, or resume into a new CSV",
+                     path, done->rows[k].fields[0], done->rows[k].fields[1]);
+            resume_free(done);
+            return SPB_ERR_PARSE;
+        }
     return SPB_OK;
 }
 

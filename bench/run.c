@@ -533,6 +533,7 @@ static void row_start(spb_result *r, const spb_run_opts *opts, spb_precision pre
     r->operation = opts->op->name;
     r->precision = spb_precision_str(precision);
     r->settings = opts->settings;
+    r->measured_under = opts->measured_under ? opts->measured_under : "";
     r->host = opts->host ? opts->host : "";
     r->message = row_msg;
     if (!kernel) return;
@@ -921,6 +922,22 @@ spb_status run_adopt_names(spb_source_list *list, const spb_done_set *done, char
     spb_free(pinned);
     spb_free(ids);
     return st;
+}
+
+spb_status run_check_measured(const spb_done_set *done, const char *measured_under,
+                              const char *csv_path, char *msg)
+{
+    for (int j = 0; j < done->count; j++) {
+        spb_result r;
+        result_from_csv(&r, done->rows[j].fields, done->rows[j].count);
+        if (strcmp(r.measured_under, measured_under) == 0) continue;
+        return spb_fail(msg, SPB_ERR_INVALID,
+                        "%s: its rows were measured under '%s'; this run is '%s': a file would "
+                        "state one and hold rows of the other; resume with the same options "
+                        "and build, or into a new CSV",
+                        csv_path, r.measured_under, measured_under);
+    }
+    return SPB_OK;
 }
 
 spb_status run_check_sources(const spb_source_list *list, const spb_done_set *done,

@@ -56,10 +56,11 @@ typedef struct {
     const char *csv_path;
     FILE *json; /* NULL: no JSON */
     const char *json_path;
-    FILE *table;              /* human-readable rows */
-    const char *settings;     /* the row key's settings part (see report.h) */
-    const spb_done_set *done; /* --resume: rows already measured (NULL: none) */
-    const char *cache_dir;    /* --cache: parsed matrices kept here (NULL: none) */
+    FILE *table;                /* human-readable rows */
+    const char *settings;       /* the row key's settings part (see report.h) */
+    const char *measured_under; /* the rows' measured_under (see report.h) */
+    const spb_done_set *done;   /* --resume: rows already measured (NULL: none) */
+    const char *cache_dir;      /* --cache: parsed matrices kept here (NULL: none) */
     spb_progress *progress;
     spb_machine_load *machine; /* sampled after every row measured (NULL: not watched) */
 } spb_run_opts;
@@ -141,6 +142,11 @@ spb_status run_totals_begin(const spb_run_opts *opts, spb_run_totals *totals, ch
  * "a/m" beside "b/m") keeps that name, so no matrix is measured twice
  * under two names; the others are named around it. */
 spb_status run_adopt_names(spb_source_list *list, const spb_done_set *done, char *msg);
+
+/* With --resume: refuses rows of the CSV measured under other options or
+ * another build (measured_under) than this run's, naming both. */
+spb_status run_check_measured(const spb_done_set *done, const char *measured_under,
+                              const char *csv_path, char *msg);
 
 /* With --resume: refuses (naming file and CSV) a source whose rows in the
  * CSV were measured from another file, or from this one before it changed

@@ -23,7 +23,7 @@ import sys
 
 KEY = ("matrix", "operation", "kernel", "precision", "threads", "ranks", "settings")
 TEXT = {"matrix", "kernel", "format", "backend", "status", "message", "settings", "operation",
-        "precision", "host", "source_id"}
+        "precision", "host", "source_id", "measured_under"}
 INTEGER = {"threads", "ranks"}
 STATUSES = {"ok", "wrong", "skipped", "error"}
 
@@ -115,12 +115,37 @@ def read_csv(path, header):
     return reader.fieldnames, rows
 
 
+STUDY = ("operation", "precision", "settings")  # what a shard's rows were asked for
+
+
+def check_one_study(rows, where):
+    """Shards of one study: every row measured under the same options and
+    build (measured_under), and every shard with rows asked for the same
+    operations, precisions and settings; else the merged file would state
+    one study and hold rows of others."""
+    under, asked = {}, {}
+    for row, source in rows:
+        under.setdefault(row.get("measured_under", ""), source)
+        asked.setdefault(source, set()).add(tuple(row.get(k, "") for k in STUDY))
+    if len(under) > 1:
+        (a, first), (b, second) = list(under.items())[:2]
+        raise MergeError("%s: the shards were measured under different options or builds ('%s' "
+                         "in %s, '%s' in %s)" % (where, a, first, b, second))
+    kinds = list(asked.items())
+    for source, kind in kinds[1:]:
+        if kind != kinds[0][1]:
+            raise MergeError("%s: %s and %s are not shards of one study (operation, precision or "
+                             "settings differ: %s against %s)" %
+                             (where, kinds[0][0], source, sorted(kinds[0][1]), sorted(kind)))
+
+
 def merge_csv(shards, where):
     header, rows = None, []
     for path in shards:
         header, more = read_csv(path, header)
         rows += more
     check_unique(rows, where)
+    check_one_study(rows, where)
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=header, lineterminator="\n")
     writer.writeheader()
@@ -169,6 +194,24 @@ def merge_json(shards, where):
     return json.dumps(merged, indent=1) + "\n", len(rows)
 
 
+def check_pairs(csv_shards, json_shards):
+    """Each JSON shard holds the rows of the CSV shard in its place, so a
+    CSV and a JSON of different studies are never merged side by side."""
+    if len(csv_shards) != len(json_shards):
+        raise MergeError("%d CSV shards but %d JSON shards: give each CSV's JSON in the same order"
+                         % (len(csv_shards), len(json_shards)))
+    for csv_path, json_path in zip(csv_shards, json_shards):
+        _, rows = read_csv(csv_path, None)
+        try:
+            doc = json.loads(read_text(json_path))
+            json_keys = sorted(key_of(r) for r in doc.get("rows", []))
+        except (ValueError, AttributeError, TypeError):
+            continue  # merge_json names what is wrong with it
+        if sorted(key_of(r) for r, _ in rows) != json_keys:
+            raise MergeError("%s and %s hold different rows: not the CSV and JSON of one shard"
+                             % (csv_path, json_path))
+
+
 def write_all(outputs):
     """Writes every (path, text) through a temporary file and renames them
     into place only when all were written: a failed merge leaves nothing."""
@@ -204,6 +247,7 @@ def main(argv):
         outputs.append((csv_args[0], text))
         said.append("%s: %d rows from %d shards" % (csv_args[0], n, len(csv_args) - 1))
         if json_args:
+            check_pairs(csv_args[1:], json_args[1:])
             text, n = merge_json(json_args[1:], json_args[0])
             outputs.append((json_args[0], text))
             said.append("%s: %d rows from %d shards" % (json_args[0], n, len(json_args) - 1))

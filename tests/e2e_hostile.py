@@ -350,6 +350,70 @@ def test_names_are_data(tmp):
     check(r.returncode == 0, "merge takes the CSV: %s" % r.stderr.strip())
 
 
+def test_studies_not_mixed(tmp):
+    """Item 6: resume refuses rows measured under other --reps, --min-time,
+    --tol or --warmup; merge refuses shards of different studies, and a CSV
+    and a JSON of different shards side by side (each once gave a file
+    stating one study's settings over another's rows)."""
+    base = ["--reps", "1", "--min-time", "0", "--warmup", "0", "--quiet", "--threads", "1",
+            "--kernels", "csr.serial"]
+    csv_path = os.path.join(tmp, "s6.csv")
+    spbench("run", *base, "--csv", csv_path, CAGE4)
+    for option, value in (("--reps", "2"), ("--min-time", "0.01"), ("--tol", "1e-8"),
+                          ("--warmup", "1")):
+        changed = list(base)
+        if option in changed:
+            changed[changed.index(option) + 1] = value
+        else:
+            changed += [option, value]
+        r = spbench("run", *changed, "--resume", "--csv", csv_path, CAGE4, WEST)
+        check(r.returncode == 2 and "measured under" in r.stderr and len(read_rows(csv_path)) == 1,
+              "resume with %s %s is refused, the CSV untouched: %s" %
+              (option, value, r.stderr.strip()[-200:]))
+    shards = {}
+    for label, extra, matrix in (("a", [], CAGE4), ("tol", ["--tol", "1e-8"], WEST),
+                                 ("fp32", ["--precision", "fp32"], WEST), ("b", [], WEST)):
+        c, j = os.path.join(tmp, "m6%s.csv" % label), os.path.join(tmp, "m6%s.json" % label)
+        spbench("run", *base, *extra, "--csv", c, "--json", j, matrix)
+        shards[label] = (c, j)
+    out = os.path.join(tmp, "m6.csv")
+    for other in ("tol", "fp32"):
+        r = spbench("merge", out, shards["a"][0], shards[other][0])
+        check(r.returncode == 1 and not os.path.exists(out),
+              "merge of shards differing in %s is refused: %s" % (other, r.stderr.strip()))
+    r = spbench("merge", out, shards["a"][0], shards["b"][0], "--json",
+                os.path.join(tmp, "m6.json"), shards["b"][1], shards["a"][1])
+    check(r.returncode == 1 and "different rows" in r.stderr,
+          "merge pairing each CSV with another shard's JSON is refused: %s" % r.stderr.strip())
+    r = spbench("merge", out, shards["a"][0], shards["b"][0], "--json",
+                os.path.join(tmp, "m6.json"), shards["a"][1], shards["b"][1])
+    check(r.returncode == 0, "shards of one study merge: %s" % r.stderr.strip())
+
+
+def test_resume_reads_as_merge(tmp):
+    """Item 7: resume gives a row the verdict merge gives it: a row written
+    twice, cut to fewer fields or carrying extra fields is refused by both
+    (resume once kept them)."""
+    base = os.path.join(tmp, "r7.csv")
+    spbench("run", *FAST, "--kernels", "csr.serial,hll.serial.row", "--csv", base, CAGE4)
+    lines = open(base).read().splitlines(True)
+    header, first = lines[0], lines[1]
+    fields = first.rstrip("\n").split(",")
+    cases = {"twice": [header, first, first] + lines[2:],
+             "short": [header, ",".join(fields[:48]) + "\n"] + lines[2:],
+             "long": [header, first.rstrip("\n") + "," * 100 + "\n"] + lines[2:]}
+    for label, content in cases.items():
+        path = os.path.join(tmp, "r7%s.csv" % label)
+        with open(path, "w") as f:
+            f.writelines(content)
+        r = spbench("run", *FAST, "--kernels", "csr.serial,hll.serial.row", "--resume", "--csv",
+                    path, CAGE4)
+        m = spbench("merge", os.path.join(tmp, "r7m.csv"), path)
+        check(r.returncode == 2 and m.returncode == 1,
+              "a row %s: refused by resume (%d: %s) as by merge (%d)" %
+              (label, r.returncode, r.stderr.strip()[-160:], m.returncode))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="spb_e2e_hostile_")
     try:
@@ -365,6 +429,8 @@ def main():
         test_output_is_stdout(tmp)
         test_temp_files_cleaned(tmp)
         test_names_are_data(tmp)
+        test_studies_not_mixed(tmp)
+        test_resume_reads_as_merge(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     finish()
