@@ -83,6 +83,11 @@ spb_source_list expand_or_exit(int count, char **items)
         fprintf(stderr, "spbench: %s\n", msg);
         exit(EXIT_USAGE);
     }
+    if (list.left_out)
+        fprintf(stderr,
+                "spbench: warning: %d entr%s named like matrices left out of the folders listed "
+                "(not readable as files), e.g. %s\n",
+                list.left_out, list.left_out == 1 ? "y" : "ies", list.left_out_example);
     if (list.count == 0) {
         fprintf(stderr, "spbench: no matrix found in the arguments given\n");
         exit(EXIT_USAGE);

@@ -460,10 +460,9 @@ static void print_run_header(const run_args *a, int matrices, int selected)
                o->tolerance);
     else
         printf("# validation: ||y - y_ref||_2 <= %.1e * || |A| |x| ||_2 (fp32 rows: %.1e, the "
-               "bound scaled by the unit roundoff)\n",
-               o->tolerance,
-               o->tolerance * spb_precision_unit_roundoff(SPB_FP32) /
-                   spb_precision_unit_roundoff(SPB_FP64));
+               "bound scaled by the unit roundoff, at most %.1e unless --tol is looser)\n",
+               o->tolerance, validation_bound(o->tolerance, SPB_FP32),
+               validation_bound(SPB_DEFAULT_TOLERANCE, SPB_FP32));
     printf("# settings: %s%s\n", a->settings, a->resume ? "; resuming" : "");
     printf("# timing: %d warm-up calls, >= %d samples and >= %.3g s per kernel\n", o->timing.warmup,
            o->timing.min_samples, o->timing.min_time);

@@ -541,8 +541,7 @@ static void row_start(spb_result *r, const spb_run_opts *opts, spb_precision pre
     r->format = kernel->format;
     r->backend = backend_name(kernel->backend);
     /* the bound scales with the unit roundoff of the precision computed in */
-    r->tolerance = opts->tolerance * spb_precision_unit_roundoff(precision) /
-                   spb_precision_unit_roundoff(SPB_FP64);
+    r->tolerance = validation_bound(opts->tolerance, precision);
 }
 
 /* The baseline's times that --resume found in the CSV, whether or not the

@@ -56,9 +56,18 @@ static spb_status expand_directory(const char *dir, spb_source_list *list, char 
         char path[4096];
         int len = snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         if (len < 0 || (size_t)len >= sizeof path) continue;
-        /* a FIFO or device named like a matrix would block or never end */
+        /* a FIFO or device named like a matrix would block or never end;
+         * a dangling or looping link cannot be read: counted, not read */
         struct stat sb;
-        if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) continue;
+        if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+            if (list->left_out++ == 0)
+                snprintf(list->left_out_example, sizeof list->left_out_example, "%.200s (%s)", path,
+                         errno == ELOOP    ? "a link loop"
+                         : errno == ENOENT ? "a dangling link"
+                                           : "not a regular file");
+            errno = 0;
+            continue;
+        }
         st = push(list, path, (size_t)len, msg);
     }
     closedir(d);

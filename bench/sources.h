@@ -13,6 +13,10 @@ typedef struct {
     char **names; /* each item's name in rows and tables, distinct within the list */
     int *ranks;   /* a weak-scaling list: the one rank count each item is for (else NULL) */
     int count, cap;
+    /* entries of listed folders named like matrices but left out: dangling
+     * or looping links, FIFOs, devices (the first named) */
+    int left_out;
+    char left_out_example[256];
 } spb_source_list;
 
 /* Expands the arguments in order. Fails only for an unreadable directory or

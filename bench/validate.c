@@ -35,6 +35,13 @@ double vector_norm2(spb_index len, const spb_value *v)
     return norm_value(&n);
 }
 
+double validation_bound(double tolerance, spb_precision precision)
+{
+    double ratio = spb_precision_unit_roundoff(precision) / spb_precision_unit_roundoff(SPB_FP64);
+    double scaled = tolerance * ratio, most = SPB_DEFAULT_TOLERANCE * ratio;
+    return fmax(tolerance, fmin(scaled, most));
+}
+
 /* err over ref, 0 when both are 0. */
 static double relative(double err, double ref)
 {

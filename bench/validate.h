@@ -23,6 +23,12 @@ typedef struct {
 void validate_vector(spb_index len, const spb_value *y, const spb_value *y_ref, double scale,
                      double tolerance, spb_validation *out);
 
+/* The bound a row of `precision` is judged by: the tolerance scaled by its
+ * unit roundoff (fp32: 5.4e8 times fp64's), but never above the default
+ * tolerance's scaled bound unless the tolerance itself is (--tol 1e-2
+ * once made the fp32 bound 5.4e6, which passes anything). */
+double validation_bound(double tolerance, spb_precision precision);
+
 /* ||v||_2, without overflow for entries near the largest double. */
 double vector_norm2(spb_index len, const spb_value *v);
 

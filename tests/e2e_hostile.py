@@ -414,6 +414,28 @@ def test_resume_reads_as_merge(tmp):
               (label, r.returncode, r.stderr.strip()[-160:], m.returncode))
 
 
+def test_minor_cases(tmp):
+    """Item 18: links a folder's listing cannot read are counted in a
+    warning (they were skipped without a word); --tol 1e-2 does not make
+    the fp32 bound 5.4e6."""
+    folder = os.path.join(tmp, "l18")
+    os.mkdir(folder)
+    shutil.copy(CAGE4, folder)
+    os.symlink("nowhere.mtx", os.path.join(folder, "gone.mtx"))
+    os.symlink("loop.mtx", os.path.join(folder, "loop.mtx"))
+    r = spbench("run", *FAST, "--kernels", "csr.serial", "--csv", os.path.join(tmp, "l18.csv"),
+                folder)
+    check(r.returncode == 0 and "2 entries named like matrices left out" in r.stderr,
+          "the dangling and looping links are counted: %s" % r.stderr.strip())
+    csv_path = os.path.join(tmp, "t18.csv")
+    r = spbench("run", *FAST, "--kernels", "csr.serial", "--precision", "fp32", "--tol", "1e-2",
+                "--csv", csv_path, CAGE4)
+    rows = read_rows(csv_path)
+    check(r.returncode == 0 and rows and float(rows[0]["tolerance"]) <= 0.06,
+          "--tol 1e-2 keeps the fp32 bound at most 5.4e-2: %s" %
+          [x["tolerance"] for x in rows])
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="spb_e2e_hostile_")
     try:
@@ -431,6 +453,7 @@ def main():
         test_names_are_data(tmp)
         test_studies_not_mixed(tmp)
         test_resume_reads_as_merge(tmp)
+        test_minor_cases(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     finish()
