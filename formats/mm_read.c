@@ -191,6 +191,14 @@ static spb_status parse_banner(line_reader *lr, mm_header *h, char *msg)
     if (st != SPB_OK) return st;
     if (!p)
         return spb_fail(msg, SPB_ERR_PARSE, "%s: empty file (no Matrix Market banner)", lr->path);
+    if (end - p >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0) p += 3; /* a UTF-8 byte-order mark */
+    const char *cr = memchr(p, '\r', (size_t)(end - p));
+    if (cr && cr + 1 < end) /* a CR inside the line: lines end with CR alone */
+        return spb_fail(msg, SPB_ERR_PARSE,
+                        "%s:1: its lines end with a carriage return alone (old Mac style); "
+                        "Matrix Market lines end with LF (or CR LF): convert them, e.g. tr '\\r' "
+                        "'\\n'",
+                        lr->path);
     char word[32];
     p = next_word(p, end, word, sizeof word);
     if (strcmp(word, "%%matrixmarket") != 0)

@@ -231,7 +231,18 @@ def test_fifo_named_directly(tmp):
     csv_path = os.path.join(tmp, "f11.csv")
     job = subprocess.Popen([SPBENCH, "run", *FAST, "--kernels", "csr.serial", "--csv", csv_path,
                             fifo], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.0)
+    deadline = time.time() + 120  # the run's header (bandwidth passes) comes first
+
+    def holds_fifo():
+        try:
+            return any(os.readlink("/proc/%d/fd/%s" % (job.pid, fd)) == fifo
+                       for fd in os.listdir("/proc/%d/fd" % job.pid))
+        except OSError:
+            return False
+
+    while time.time() < deadline and job.poll() is None and not holds_fifo():
+        time.sleep(0.1)
+    time.sleep(0.3)  # into the wait
     job.send_signal(signal.SIGTERM)
     try:
         job.communicate(timeout=10)
@@ -434,6 +445,17 @@ def test_minor_cases(tmp):
     check(r.returncode == 0 and rows and float(rows[0]["tolerance"]) <= 0.06,
           "--tol 1e-2 keeps the fp32 bound at most 5.4e-2: %s" %
           [x["tolerance"] for x in rows])
+    bom, cr = os.path.join(tmp, "bom.mtx"), os.path.join(tmp, "cr.mtx")
+    with open(bom, "wb") as f:
+        f.write(b"\xef\xbb\xbf%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1.5\n")
+    with open(cr, "wb") as f:
+        f.write(b"%%MatrixMarket matrix coordinate real general\r2 2 1\r1 1 1.5\r")
+    r = spbench("info", bom)
+    check(r.returncode == 0, "a UTF-8 byte-order mark before the banner is read past: %s" %
+          r.stderr.strip())
+    r = spbench("info", cr)
+    check(r.returncode != 0 and "carriage return alone" in r.stderr,
+          "CR-only line ends are named as such: %s" % r.stderr.strip())
 
 
 def main():
