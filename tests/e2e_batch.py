@@ -27,6 +27,9 @@ import gzip
 from spbtest import SOURCE, SPBENCH, check, finish, read_rows, skip, spbench
 BUNDLED = os.path.join(SOURCE, "matrices")
 FAST = ["--reps", "2", "--min-time", "0", "--warmup", "0"]
+# slow enough to be killed part-way: many samples per kernel (every run that
+# resumes its file measures as it did: resume refuses other options)
+SLOW = ["--reps", "50", "--min-time", "0.05", "--warmup", "0"]
 KERNELS = ["--kernels", "csr.serial,hll.serial.*,csr.omp.nnz,csr.omp.guided,csr.omp.static",
            "--threads", "1,2"]
 
@@ -59,7 +62,7 @@ def test_kill_and_resume(tmp):
     batch, names = make_batch(tmp)
     out = os.path.join(tmp, "batch.csv")
     # slow enough to be killed in the middle: many samples per kernel
-    proc = subprocess.Popen([SPBENCH, "run", "--reps", "50", "--min-time", "0.05", *KERNELS,
+    proc = subprocess.Popen([SPBENCH, "run", *SLOW, *KERNELS,
                              "--csv", out, batch], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     deadline = time.time() + 120
@@ -73,7 +76,7 @@ def test_kill_and_resume(tmp):
     check(0 < len(before) < len(expected_keys(names)),
           "the run was killed part-way (%d rows)" % len(before))
     resumed_json = os.path.join(tmp, "resumed.json")
-    r = spbench("run", *FAST, *KERNELS, "--csv", out, "--json", resumed_json, "--resume", batch)
+    r = spbench("run", *SLOW, *KERNELS, "--csv", out, "--json", resumed_json, "--resume", batch)
     check(r.returncode == 1, "the resumed batch exits 1 (broken file): %s" % r.stderr[-300:])
     check("already in" in r.stdout, "the resumed run reports the rows it kept")
     full_csv, full_json = os.path.join(tmp, "full.csv"), os.path.join(tmp, "full.json")
@@ -89,7 +92,7 @@ def test_kill_and_resume(tmp):
     broken = [row for row in rows if row["matrix"] == "d_broken"]
     check(len(broken) == 1 and broken[0]["status"] == "error"
           and "too few entries" in broken[0]["message"], "one error row for the broken file")
-    again = spbench("run", *FAST, *KERNELS, "--csv", out, "--resume", batch)
+    again = spbench("run", *SLOW, *KERNELS, "--csv", out, "--resume", batch)
     check(len(read_rows(out)) == len(rows) and "0 measured now" in again.stdout,
           "a second resume measures nothing")
     # a row cut in the middle (a kill during a write) is dropped, then redone
@@ -99,13 +102,13 @@ def test_kill_and_resume(tmp):
     lost = data[-2]
     with open(out, "w") as f:
         f.write("\n".join(data[:-2]) + "\n" + data[-1])  # last full row removed, partial kept
-    spbench("run", *FAST, *KERNELS, "--csv", out, "--resume", batch)
+    spbench("run", *SLOW, *KERNELS, "--csv", out, "--resume", batch)
     rows = read_rows(out)
     keys = [(row["matrix"], row["kernel"], row["threads"]) for row in rows]
     check(set(keys) == expected_keys(names) and len(keys) == len(set(keys)),
           "a partial last row is cut and its row measured again (%s)" % lost[:40])
     # other settings are other rows
-    r = spbench("run", *FAST, *KERNELS, "--seed", "7", "--csv", out, "--resume", batch)
+    r = spbench("run", *SLOW, *KERNELS, "--seed", "7", "--csv", out, "--resume", batch)
     check("0 measured now" not in r.stdout, "a different seed is not taken as already measured")
     wrong = os.path.join(tmp, "other.csv")
     with open(wrong, "w") as f:

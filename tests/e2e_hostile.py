@@ -315,7 +315,7 @@ def test_temp_files_cleaned(tmp):
     folder = os.path.join(tmp, "t14")
     os.mkdir(folder)
     for signo in (signal.SIGINT, signal.SIGKILL):
-        job = subprocess.Popen([SPBENCH, "gen", "gen:lap3d:300", "-o",
+        job = subprocess.Popen([SPBENCH, "gen", "gen:lap3d:150", "-o",
                                 os.path.join(folder, "big.mtx")],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.time() + 60
