@@ -824,6 +824,12 @@ int cmd_run(int argc, char **argv)
     static run_args a; /* large: thread lists, messages */
     memset(&a, 0, sizeof a);
     parse_run_args(argc, argv, &a);
+    char msg_patterns[SPB_MSG_LEN] = "";
+    if (kernel_patterns_check(a.opts.op->kernels, a.opts.op->kernel_count, a.opts.kernels,
+                              msg_patterns) != SPB_OK) {
+        fprintf(stderr, "spbench: %s\n", msg_patterns);
+        return EXIT_USAGE;
+    }
     int selected_cuda, selected = count_selected(&a.opts, &selected_cuda);
     if (!selected) {
         fprintf(stderr, "spbench: --kernels '%s' matches no kernel (see spbench --list)\n",

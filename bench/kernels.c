@@ -46,6 +46,61 @@ int kernel_chosen(const spb_kernel *kernel, const char *patterns, int distribute
     return kernel_selected(kernel->name, patterns);
 }
 
+/* Edit distance (insertions, deletions, substitutions) of two short names. */
+static int edit_distance(const char *a, const char *b)
+{
+    enum { MAX = 64 };
+    int la = (int)strlen(a), lb = (int)strlen(b), row[MAX + 1];
+    if (la > MAX || lb > MAX) return MAX;
+    for (int j = 0; j <= lb; j++) row[j] = j;
+    for (int i = 1; i <= la; i++) {
+        int diagonal = row[0];
+        row[0] = i;
+        for (int j = 1; j <= lb; j++) {
+            int above = row[j];
+            int best = diagonal + (a[i - 1] != b[j - 1]);
+            if (above + 1 < best) best = above + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            row[j] = best;
+            diagonal = above;
+        }
+    }
+    return row[lb];
+}
+
+spb_status kernel_patterns_check(const spb_kernel *const *table, int count, const char *patterns,
+                                 char *msg)
+{
+    char pattern[256];
+    while (patterns && *patterns) {
+        size_t len = strcspn(patterns, ",");
+        snprintf(pattern, sizeof pattern, "%.*s", (int)len, patterns);
+        patterns += len + (patterns[len] == ',');
+        int matched = 0;
+        for (int k = 0; k < count && !matched; k++)
+            matched = fnmatch(pattern, table[k]->name, 0) == 0;
+        if (matched) continue;
+        const char *near[3] = {NULL, NULL, NULL};
+        int dist[3] = {1 << 30, 1 << 30, 1 << 30};
+        for (int k = 0; k < count; k++) {
+            int d = edit_distance(pattern, table[k]->name);
+            for (int n = 0; n < 3; n++)
+                if (d < dist[n]) {
+                    for (int m = 2; m > n; m--) near[m] = near[m - 1], dist[m] = dist[m - 1];
+                    near[n] = table[k]->name;
+                    dist[n] = d;
+                    break;
+                }
+        }
+        return spb_fail(msg, SPB_ERR_INVALID,
+                        "--kernels: '%s' matches no kernel; the nearest names: %s%s%s%s%s "
+                        "(spbench --list names them all)",
+                        pattern, near[0] ? near[0] : "", near[1] ? ", " : "",
+                        near[1] ? near[1] : "", near[2] ? ", " : "", near[2] ? near[2] : "");
+    }
+    return SPB_OK;
+}
+
 int kernel_selected(const char *name, const char *patterns)
 {
     if (!patterns || !*patterns) return 1;

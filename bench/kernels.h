@@ -15,4 +15,11 @@ int kernel_selected(const char *name, const char *patterns);
  * study (--ranks, or under an MPI launcher), every other row otherwise. */
 int kernel_chosen(const spb_kernel *kernel, const char *patterns, int distributed);
 
+/* Every pattern of the list matches a kernel of the table (`count` rows):
+ * SPB_OK, or SPB_ERR_INVALID naming the first that matches none and the
+ * names nearest to it (a typo among good patterns was once dropped in
+ * silence). */
+spb_status kernel_patterns_check(const spb_kernel *const *table, int count, const char *patterns,
+                                 char *msg);
+
 #endif

@@ -447,6 +447,18 @@ def test_time_cap(tmp):
           int(rows[0]["reps"]) > 1, "under the cap the row is timed as always")
 
 
+def test_kernel_typo(tmp):
+    """A pattern of --kernels that matches nothing is an error naming it and
+    the nearest names, also among good patterns (it was dropped in silence
+    and the run went on with '1 kernels selected')."""
+    cage4 = os.path.join(BUNDLED, "cage4.mtx.gz")
+    r = spbench("run", *FAST, "--kernels", "csr.omp.nzz,csr.serial", "--csv",
+                os.path.join(tmp, "typo.csv"), cage4)
+    check(r.returncode == 2 and "'csr.omp.nzz' matches no kernel" in r.stderr and
+          "csr.omp.nnz" in r.stderr, "a typo among good patterns is refused, naming the nearest: %s"
+          % r.stderr.strip())
+
+
 def main():
     if not os.path.isdir(MATRICES):
         print("no matrices found at %s or %s" % (SHARED, BUNDLED))
@@ -463,6 +475,7 @@ def main():
         test_precision(tmp)
         test_help_and_labels(tmp)
         test_time_cap(tmp)
+        test_kernel_typo(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     finish()
