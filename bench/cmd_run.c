@@ -819,23 +819,30 @@ static int finish_run(int argc, char **argv, const run_args *a, spb_run_totals *
     return totals->wrong || totals->errors ? EXIT_RESULTS_BAD : 0;
 }
 
+/* The kernels the patterns select (and how many are CUDA's); a usage error
+ * when a pattern matches none of them, or nothing is selected. */
+static int selected_or_exit(const spb_run_opts *o, int *cuda)
+{
+    char msg[SPB_MSG_LEN] = "";
+    if (kernel_patterns_check(o->op->kernels, o->op->kernel_count, o->kernels, msg) != SPB_OK) {
+        fprintf(stderr, "spbench: %s\n", msg);
+        exit(EXIT_USAGE);
+    }
+    int selected = count_selected(o, cuda);
+    if (!selected) {
+        fprintf(stderr, "spbench: --kernels '%s' matches no kernel (see spbench --list)\n",
+                o->kernels);
+        exit(EXIT_USAGE);
+    }
+    return selected;
+}
+
 int cmd_run(int argc, char **argv)
 {
     static run_args a; /* large: thread lists, messages */
     memset(&a, 0, sizeof a);
     parse_run_args(argc, argv, &a);
-    char msg_patterns[SPB_MSG_LEN] = "";
-    if (kernel_patterns_check(a.opts.op->kernels, a.opts.op->kernel_count, a.opts.kernels,
-                              msg_patterns) != SPB_OK) {
-        fprintf(stderr, "spbench: %s\n", msg_patterns);
-        return EXIT_USAGE;
-    }
-    int selected_cuda, selected = count_selected(&a.opts, &selected_cuda);
-    if (!selected) {
-        fprintf(stderr, "spbench: --kernels '%s' matches no kernel (see spbench --list)\n",
-                a.opts.kernels);
-        return EXIT_USAGE;
-    }
+    int selected_cuda, selected = selected_or_exit(&a.opts, &selected_cuda);
     spb_source_list list = matrices_or_exit(&a);
     if (a.ranks_given && !dist_launched()) {
         sources_free(&list);

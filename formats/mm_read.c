@@ -184,6 +184,22 @@ static const char *next_word(const char *p, const char *end, char *word, size_t 
     return p;
 }
 
+/* The banner line past a UTF-8 byte-order mark; lines ending in CR alone
+ * (the whole file one line) are named as such, not as a bad banner. */
+static spb_status first_line_start(const line_reader *lr, const char **p, const char *end,
+                                   char *msg)
+{
+    if (end - *p >= 3 && memcmp(*p, "\xef\xbb\xbf", 3) == 0) *p += 3;
+    const char *cr = memchr(*p, '\r', (size_t)(end - *p));
+    if (cr && cr + 1 < end)
+        return spb_fail(msg, SPB_ERR_PARSE,
+                        "%s:1: its lines end with a carriage return alone (old Mac style); "
+                        "Matrix Market lines end with LF (or CR LF): convert them, e.g. tr '\\r' "
+                        "'\\n'",
+                        lr->path);
+    return SPB_OK;
+}
+
 static spb_status parse_banner(line_reader *lr, mm_header *h, char *msg)
 {
     const char *p, *end;
@@ -191,14 +207,7 @@ static spb_status parse_banner(line_reader *lr, mm_header *h, char *msg)
     if (st != SPB_OK) return st;
     if (!p)
         return spb_fail(msg, SPB_ERR_PARSE, "%s: empty file (no Matrix Market banner)", lr->path);
-    if (end - p >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0) p += 3; /* a UTF-8 byte-order mark */
-    const char *cr = memchr(p, '\r', (size_t)(end - p));
-    if (cr && cr + 1 < end) /* a CR inside the line: lines end with CR alone */
-        return spb_fail(msg, SPB_ERR_PARSE,
-                        "%s:1: its lines end with a carriage return alone (old Mac style); "
-                        "Matrix Market lines end with LF (or CR LF): convert them, e.g. tr '\\r' "
-                        "'\\n'",
-                        lr->path);
+    if ((st = first_line_start(lr, &p, end, msg)) != SPB_OK) return st;
     char word[32];
     p = next_word(p, end, word, sizeof word);
     if (strcmp(word, "%%matrixmarket") != 0)
