@@ -1,5 +1,5 @@
-/* mm_read.c — Matrix Market reader. The file is streamed through zlib (which
- * reads plain files as they are) in large chunks and parsed line by line with
+/* mm_read.c — Matrix Market reader. The file is streamed (inflated by zlib
+ * when it is gzip) in large chunks and parsed line by line with
  * hand-written number parsers: no fscanf, and memory holds one chunk plus the
  * matrix. Every rejection names the file and line. */
 #include "mm.h"
@@ -25,8 +25,20 @@
 
 /* ---- buffered line reader ------------------------------------------------ */
 
+/* The file's bytes, inflated when it starts with gzip's magic. zlib's gzread
+ * would skip anything after the last gzip member without a word; this
+ * reader refuses it. */
 typedef struct {
-    gzFile gz;
+    int fd;
+    int gzip;       /* 1: gzip members; 0: read as it is */
+    int member_end; /* a member ended; what follows must be another */
+    int file_eof;   /* read() returned 0 */
+    z_stream zs;
+    unsigned char *in; /* compressed bytes read, zs.next_in into it */
+} byte_source;
+
+typedef struct {
+    byte_source src;
     const char *path;
     char *buf;
     size_t cap, len, pos; /* unread data is buf[pos..len) */
@@ -60,23 +72,124 @@ static int open_waiting(const char *path, char *msg)
     return fd;
 }
 
+#define SOURCE_CHUNK (1u << 18)
+
+/* Reads up to `want` raw bytes, retrying on a signal; -1 with errno set. */
+static ssize_t read_raw(int fd, void *dst, size_t want)
+{
+    ssize_t got;
+    do got = read(fd, dst, want);
+    while (got < 0 && errno == EINTR);
+    return got;
+}
+
+/* Fills the compressed input when it is empty; sets *why on failure. */
+static int source_refill(byte_source *src, const char **why)
+{
+    if (src->zs.avail_in > 0 || src->file_eof) return 1;
+    ssize_t got = read_raw(src->fd, src->in, SOURCE_CHUNK);
+    if (got < 0) {
+        *why = strerror(errno);
+        return 0;
+    }
+    if (got == 0) src->file_eof = 1;
+    src->zs.next_in = src->in;
+    src->zs.avail_in = (uInt)got;
+    return 1;
+}
+
+/* Opens fd as a byte source: gzip when its first two bytes are gzip's magic. */
+static int source_open(byte_source *src, int fd)
+{
+    memset(src, 0, sizeof *src);
+    src->fd = fd;
+    src->in = spb_malloc(SOURCE_CHUNK, 1);
+    if (!src->in) return 0;
+    while (src->zs.avail_in < 2 && !src->file_eof) {
+        ssize_t got = read_raw(fd, src->in + src->zs.avail_in, SOURCE_CHUNK - src->zs.avail_in);
+        if (got <= 0) src->file_eof = 1;
+        if (got > 0) src->zs.avail_in += (uInt)got;
+    }
+    src->zs.next_in = src->in;
+    src->gzip = src->zs.avail_in >= 2 && src->in[0] == 0x1f && src->in[1] == 0x8b;
+    if (src->gzip && inflateInit2(&src->zs, 15 + 16) != Z_OK) {
+        spb_free(src->in);
+        src->in = NULL;
+        return 0;
+    }
+    return 1;
+}
+
+static void source_close(byte_source *src)
+{
+    if (src->gzip) inflateEnd(&src->zs);
+    if (src->fd >= 0) close(src->fd);
+    spb_free(src->in);
+    src->in = NULL;
+    src->fd = -1;
+}
+
+/* Moves up to `want` bytes of the file (inflated) to dst. Returns the count,
+ * 0 at the end, -1 with *why set. */
+static ssize_t source_read(byte_source *src, char *dst, size_t want, const char **why)
+{
+    if (!src->gzip) {
+        if (src->zs.avail_in > 0) { /* the bytes looked at for the magic */
+            size_t n = src->zs.avail_in < want ? src->zs.avail_in : want;
+            memcpy(dst, src->zs.next_in, n);
+            src->zs.next_in += n;
+            src->zs.avail_in -= (uInt)n;
+            return (ssize_t)n;
+        }
+        ssize_t got = read_raw(src->fd, dst, want);
+        if (got < 0) *why = strerror(errno);
+        return got;
+    }
+    src->zs.next_out = (Bytef *)dst;
+    src->zs.avail_out = (uInt)(want < UINT32_MAX ? want : UINT32_MAX);
+    while (src->zs.avail_out > 0) {
+        if (!source_refill(src, why)) return -1;
+        if (src->member_end) {
+            if (src->zs.avail_in == 0) break; /* the file ends after a whole member */
+            if (src->zs.next_in[0] != 0x1f) {
+                *why = "data after the end of the gzip stream (not another gzip member)";
+                return -1;
+            }
+            inflateReset(&src->zs);
+            src->member_end = 0;
+        }
+        if (src->zs.avail_in == 0) {
+            *why = "the gzip stream ends early (truncated file)";
+            return -1;
+        }
+        int z = inflate(&src->zs, Z_NO_FLUSH);
+        if (z == Z_STREAM_END) {
+            src->member_end = 1;
+        } else if (z == Z_MEM_ERROR) {
+            *why = "out of memory inflating the gzip stream";
+            return -1;
+        } else if (z != Z_OK && z != Z_BUF_ERROR) {
+            *why = src->zs.msg ? src->zs.msg : "corrupt gzip data";
+            return -1;
+        }
+    }
+    return (ssize_t)((char *)src->zs.next_out - dst);
+}
+
 static spb_status reader_open(line_reader *lr, const char *path, char *msg)
 {
     memset(lr, 0, sizeof *lr);
     lr->path = path;
     int fd = open_waiting(path, msg);
     if (fd < 0) return SPB_ERR_IO;
-    lr->gz = gzdopen(fd, "rb");
-    if (!lr->gz) {
+    if (!source_open(&lr->src, fd)) {
         close(fd);
         return spb_fail(msg, SPB_ERR_NOMEM, "%s: out of memory for the reader", path);
     }
-    gzbuffer(lr->gz, 1u << 18);
     lr->cap = READ_CHUNK;
     lr->buf = spb_malloc(lr->cap, 1);
     if (!lr->buf) {
-        gzclose(lr->gz);
-        lr->gz = NULL;
+        source_close(&lr->src);
         return spb_fail(msg, SPB_ERR_NOMEM, "%s: out of memory for the read buffer", path);
     }
     return SPB_OK;
@@ -84,20 +197,9 @@ static spb_status reader_open(line_reader *lr, const char *path, char *msg)
 
 static void reader_close(line_reader *lr)
 {
-    if (lr->gz) gzclose(lr->gz);
+    if (lr->buf) source_close(&lr->src);
     spb_free(lr->buf);
-    lr->gz = NULL;
     lr->buf = NULL;
-}
-
-/* zlib's reason for a failed read, without the file name it puts first
- * (the message names the file already). */
-static const char *zlib_reason(const line_reader *lr, int *zerr)
-{
-    const char *why = gzerror(lr->gz, zerr);
-    size_t len = strlen(lr->path);
-    if (strncmp(why, lr->path, len) == 0 && strncmp(why + len, ": ", 2) == 0) why += len + 2;
-    return why;
 }
 
 /* Refills the buffer, keeping unread data; grows it for very long lines. */
@@ -116,22 +218,12 @@ static spb_status reader_fill(line_reader *lr, char *msg)
         lr->buf = bigger;
         lr->cap *= 2;
     }
-    int want = (int)(lr->cap - lr->len < (size_t)INT32_MAX ? lr->cap - lr->len : INT32_MAX);
-    int got = gzread(lr->gz, lr->buf + lr->len, (unsigned)want);
-    if (got < 0) {
-        int zerr;
-        const char *why = zlib_reason(lr, &zerr);
+    const char *why = "";
+    ssize_t got = source_read(&lr->src, lr->buf + lr->len, lr->cap - lr->len, &why);
+    if (got < 0)
         return spb_fail(msg, SPB_ERR_IO, "%s:%lld: read failed: %s", lr->path,
-                        (long long)lr->line + 1, zerr == Z_ERRNO ? strerror(errno) : why);
-    }
-    if (got == 0) {
-        int zerr;
-        const char *why = zlib_reason(lr, &zerr);
-        if (zerr != Z_OK && zerr != Z_STREAM_END)
-            return spb_fail(msg, SPB_ERR_IO, "%s:%lld: read failed: %s", lr->path,
-                            (long long)lr->line + 1, why);
-        lr->eof = 1;
-    }
+                        (long long)lr->line + 1, why);
+    if (got == 0) lr->eof = 1;
     lr->len += (size_t)got;
     lr->bytes += got;
     return SPB_OK;
@@ -330,7 +422,7 @@ static spb_status parse_size_line(line_reader *lr, mm_header *h, char *msg)
 static spb_status check_claims(const line_reader *lr, const mm_header *h, char *msg)
 {
     struct stat sb;
-    if (gzdirect(lr->gz) && stat(lr->path, &sb) == 0 && S_ISREG(sb.st_mode)) {
+    if (!lr->src.gzip && stat(lr->path, &sb) == 0 && S_ISREG(sb.st_mode)) {
         double consumed = lr->bytes - (double)(lr->len - lr->pos);
         double left = (double)sb.st_size - consumed;
         double least = (h->is_array ? 2.0 : 4.0) * (double)h->nnz;

@@ -372,6 +372,49 @@ static void test_writer_round_trip(unsigned long long seed)
     coo_free(&coo);
 }
 
+/* Appends raw bytes to a file written by write_file. */
+static void append_bytes(const char *path, const void *bytes, size_t len)
+{
+    FILE *f = fopen(path, "ab");
+    fwrite(bytes, 1, len, f);
+    fclose(f);
+}
+
+/* gzip members may follow one another (gzip -c a b > c); anything else after
+ * the last one is refused, not skipped as zlib's gzread does. */
+static void test_gzip_members(void)
+{
+    const char *head = "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1.5\n";
+    char path[512];
+    snprintf(path, sizeof path, "%s", write_file("two.mtx.gz", head));
+    char tail_path[512];
+    snprintf(tail_path, sizeof tail_path, "%s", write_file("tail.mtx.gz", "2 2 -4\n"));
+    FILE *f = fopen(tail_path, "rb");
+    char member[512];
+    size_t len = fread(member, 1, sizeof member, f);
+    fclose(f);
+    append_bytes(path, member, len);
+    char msg[SPB_MSG_LEN] = "";
+    spb_csr A;
+    CHECK(mm_read_csr(path, &A, NULL, msg) == SPB_OK, "two gzip members: %s", msg);
+    if (A.nnz == 2) CHECK(A.val[1] == -4.0, "second member's entry read: %g", A.val[1]);
+    CHECK(A.nnz == 2, "two gzip members give 2 entries, not %lld", (long long)A.nnz);
+    csr_free(&A);
+    const char *garbage[] = {"junk after the stream\n", "\x1f", "\x1f\x8bnot deflate"};
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s", write_file("garbage.mtx.gz", head));
+        append_bytes(path, member, len);
+        append_bytes(path, garbage[k], strlen(garbage[k]));
+        CHECK(mm_read_csr(path, &A, NULL, msg) != SPB_OK, "trailing bytes %d accepted", k);
+        CHECK(strstr(msg, "garbage.mtx.gz") && strstr(msg, "gzip"), "trailing bytes %d: %s", k,
+              msg);
+    }
+    snprintf(path, sizeof path, "%s", write_file("garbage.mtx", head));
+    append_bytes(path, "2 2 -4\n", 7);
+    CHECK(mm_read_csr(path, &A, NULL, msg) == SPB_OK, "plain file: %s", msg);
+    csr_free(&A);
+}
+
 int main(void)
 {
     unsigned long long seed = check_seed();
@@ -382,6 +425,7 @@ int main(void)
     test_bad_input();
     test_number_conversion(seed);
     test_writer_round_trip(seed);
+    test_gzip_members();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
