@@ -50,6 +50,8 @@ typedef struct {
     spb_precision precisions[2];
     char precision_names[16]; /* "fp64", "fp32" or "fp64,fp32" */
     spb_machine_load machine;
+    spb_output json_claim; /* the JSON's lock, held while its text goes to json_temp */
+    char json_temp[4200];  /* renamed onto --json at the end: whole or not at all */
 } run_args;
 
 /* --precision fp64|fp32|both into the run's list of precisions. */
@@ -343,6 +345,27 @@ static spb_status claim_outputs(run_args *a, const spb_source_list *list, spb_ou
     return st;
 }
 
+/* A regular JSON is written to a temporary file renamed onto it at the
+ * end, so a run killed outright leaves the JSON it had (or none), never a
+ * cut one; the claimed file stays open for its lock. */
+static spb_status open_json(run_args *a, spb_output *json, char *msg)
+{
+    spb_run_opts *o = &a->opts;
+    if (!json->regular) return (o->json = output_stream(json, 1, msg)) ? SPB_OK : SPB_ERR_IO;
+    if (spb_temp_path(a->json_temp, sizeof a->json_temp, o->json_path) != SPB_OK)
+        return spb_fail(msg, SPB_ERR_IO, "--json %s: the path is too long", o->json_path);
+    o->json = fopen(a->json_temp, "w");
+    if (!o->json) {
+        spb_temp_done(a->json_temp);
+        a->json_temp[0] = '\0';
+        return spb_fail(msg, SPB_ERR_IO, "--json %s: cannot write %s: %s", o->json_path,
+                        a->json_temp, strerror(errno));
+    }
+    a->json_claim = *json;
+    json->fd = -1;
+    return SPB_OK;
+}
+
 /* Claims and checks every output before any is emptied, reads back the
  * rows to resume, then opens the streams and the cache folder; 0 after
  * saying why not. */
@@ -350,6 +373,7 @@ static int open_outputs(run_args *a, spb_source_list *list, spb_done_set *done, 
 {
     spb_run_opts *o = &a->opts;
     spb_output csv = {.fd = -1}, json = {.fd = -1};
+    a->json_claim = json;
     char msg[SPB_MSG_LEN] = "";
     spb_status st = claim_outputs(a, list, &csv, &json, msg);
     if (st == SPB_OK && a->resume) st = resume_load(o->csv_path, done, csv_has_header, msg);
@@ -362,7 +386,7 @@ static int open_outputs(run_args *a, spb_source_list *list, spb_done_set *done, 
                       strerror(errno));
     if (st == SPB_OK && o->csv_path && !(o->csv = output_stream(&csv, !a->resume, msg)))
         st = SPB_ERR_IO;
-    if (st == SPB_OK && o->json_path && !(o->json = output_stream(&json, 1, msg))) st = SPB_ERR_IO;
+    if (st == SPB_OK && o->json_path) st = open_json(a, &json, msg);
     output_abandon(&csv);
     output_abandon(&json);
     if (st == SPB_OK) return 1;
@@ -534,11 +558,24 @@ static spb_status run_all(run_args *a, const spb_source_list *list, spb_run_tota
     return st;
 }
 
-/* Closes the outputs; a failed close is a failed write. */
-static spb_status close_outputs(spb_run_opts *o, spb_status st, char *msg)
+/* Closes the outputs; a failed close is a failed write. The JSON's
+ * temporary file takes its place only when it was written whole. */
+static spb_status close_outputs(run_args *a, spb_status st, char *msg)
 {
-    if (o->json && fclose(o->json) != 0 && st == SPB_OK)
+    spb_run_opts *o = &a->opts;
+    int json_failed = o->json && fclose(o->json) != 0;
+    if (json_failed && st == SPB_OK)
         st = spb_fail(msg, SPB_ERR_IO, "%s: write failed: %s", o->json_path, strerror(errno));
+    if (a->json_temp[0] && !json_failed && rename(a->json_temp, o->json_path) != 0) {
+        json_failed = 1;
+        if (st == SPB_OK)
+            st = spb_fail(msg, SPB_ERR_IO, "--json %s: cannot put %s in its place: %s",
+                          o->json_path, a->json_temp, strerror(errno));
+    }
+    if (a->json_temp[0] && json_failed) unlink(a->json_temp);
+    if (a->json_temp[0]) spb_temp_done(a->json_temp);
+    if (json_failed) output_abandon(&a->json_claim); /* a file it created stays only if whole */
+    if (a->json_claim.fd >= 0) close(a->json_claim.fd);
     if (o->csv && fclose(o->csv) != 0 && st == SPB_OK)
         st = spb_fail(msg, SPB_ERR_IO, "%s: write failed: %s", o->csv_path, strerror(errno));
     return st;
@@ -591,11 +628,11 @@ static void catch_stop_signals(void)
     if (dist_launched() && getenv("SPB_STOP_FILE")) run_watch_stop_file(getenv("SPB_STOP_FILE"));
 }
 
-/* How to continue an interrupted run: its own command with --resume. */
-static void print_resume_hint(int argc, char **argv, const run_args *a, int rows, int signo)
+/* How to continue a run that stopped early (`what` says how): its own
+ * command with --resume. */
+static void print_resume_hint(int argc, char **argv, const run_args *a, const char *what)
 {
-    fprintf(stderr, "spbench: interrupted by %s after %d rows",
-            signo == SIGINT ? "SIGINT" : "SIGTERM", rows);
+    fprintf(stderr, "spbench: %s", what);
     if (!a->opts.csv_path) {
         fprintf(stderr, "; without --csv FILE there is nothing to resume\n");
         return;
@@ -652,10 +689,11 @@ static void start_ranks_unplaced(void)
 }
 
 /* The launcher's mpirun, the stops asked of the launcher so far, the file
- * whose appearing asks rank 0 to stop, and the file where rank 0 keeps the
- * error row of the distributed row in flight. */
+ * whose appearing asks rank 0 to stop, the file where rank 0 keeps the
+ * error row of the distributed row in flight, and the one it creates when
+ * it reaches the study's end. */
 static volatile sig_atomic_t launched_mpirun, launcher_stops;
-static char stop_file[64], in_flight_file[64];
+static char stop_file[64], in_flight_file[64], end_file[64];
 
 /* Jobs a dying rank ended that the launcher starts again (each after
  * recording one error row, so a study always ends). */
@@ -743,16 +781,33 @@ static void watch_launched_job(void)
 {
     snprintf(stop_file, sizeof stop_file, "/tmp/spbench-stop.%ld", (long)getpid());
     snprintf(in_flight_file, sizeof in_flight_file, "/tmp/spbench-row.%ld", (long)getpid());
+    snprintf(end_file, sizeof end_file, "/tmp/spbench-end.%ld", (long)getpid());
     unlink(stop_file);
     unlink(in_flight_file);
+    unlink(end_file);
     setenv("SPB_STOP_FILE", stop_file, 1);
     setenv("SPB_IN_FLIGHT_FILE", in_flight_file, 1);
+    setenv("SPB_END_FILE", end_file, 1);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = forward_stop;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+}
+
+/* A job that ended before rank 0 reached the study's end, outside any row
+ * (rank 0 killed between rows): how to go on, and no empty JSON left
+ * behind (rank 0 writes it whole at the end; see open_json). */
+static void report_job_lost(int argc, char **argv, const run_args *a, int status)
+{
+    struct stat sb;
+    if (a->opts.json_path && stat(a->opts.json_path, &sb) == 0 && S_ISREG(sb.st_mode) &&
+        sb.st_size == 0)
+        unlink(a->opts.json_path);
+    char what[96];
+    snprintf(what, sizeof what, "the job ended (status %d) before the study did", status);
+    print_resume_hint(argc, argv, a, what);
 }
 
 /* --ranks outside MPI: this run again under mpirun with the most ranks
@@ -793,8 +848,11 @@ static int launch_ranks(int argc, char **argv, const run_args *a)
            record_aborted_row(a, status) && restarts++ < SPB_MAX_RESTARTS)
         if (!a->resume) args[k] = resume; /* the rows so far stay; the rest is measured */
     spb_free(args);
+    if (status != 0 && launcher_stops == 0 && access(end_file, F_OK) != 0)
+        report_job_lost(argc, argv, a, status);
     unlink(stop_file);
     unlink(in_flight_file);
+    unlink(end_file);
     return status;
 }
 
@@ -813,7 +871,10 @@ static int finish_run(int argc, char **argv, const run_args *a, spb_run_totals *
     int stopped_by = run_stop_requested();
     if (stopped_by) {
         fflush(stdout);
-        print_resume_hint(argc, argv, a, totals->rows - totals->resumed, stopped_by);
+        char what[96];
+        snprintf(what, sizeof what, "interrupted by %s after %d rows",
+                 stopped_by == SIGINT ? "SIGINT" : "SIGTERM", totals->rows - totals->resumed);
+        print_resume_hint(argc, argv, a, what);
         return 128 + stopped_by;
     }
     return totals->wrong || totals->errors ? EXIT_RESULTS_BAD : 0;
@@ -837,10 +898,20 @@ static int selected_or_exit(const spb_run_opts *o, int *cuda)
     return selected;
 }
 
+/* Rank 0 of run --ranks's job, leaving by exit or return: it said itself
+ * how the run ended (see report_job_lost). */
+static void mark_study_end(void)
+{
+    const char *path = getenv("SPB_END_FILE");
+    int fd = path ? open(path, O_CREAT | O_WRONLY, 0600) : -1;
+    if (fd >= 0) close(fd);
+}
+
 int cmd_run(int argc, char **argv)
 {
     static run_args a; /* large: thread lists, messages */
     memset(&a, 0, sizeof a);
+    if (dist_launched()) atexit(mark_study_end);
     parse_run_args(argc, argv, &a);
     int selected_cuda, selected = selected_or_exit(&a.opts, &selected_cuda);
     spb_source_list list = matrices_or_exit(&a);
@@ -879,7 +950,7 @@ int cmd_run(int argc, char **argv)
     spb_run_totals totals = {0};
     if (st == SPB_OK) st = run_totals_begin(&a.opts, &totals, msg);
     if (st == SPB_OK) st = run_all(&a, &list, &totals, msg);
-    st = close_outputs(&a.opts, st, msg);
+    st = close_outputs(&a, st, msg);
     sources_free(&list);
     if (st != SPB_OK)
         fprintf(stderr, "spbench: %s\n", msg);

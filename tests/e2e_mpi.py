@@ -329,6 +329,46 @@ def test_killed_mpirun(tmp, matrices):
     check(json_keys == sorted(keys), "the JSON holds the CSV's rows, once each")
 
 
+def test_killed_rank0_between_rows(tmp, matrices):
+    """Rank 0 killed before its first row (no row in flight): the launcher
+    says how to go on, and leaves no empty or cut JSON (rank 0 writes the
+    JSON whole at the end); the resumed study completes."""
+    csv_path, json_path = os.path.join(tmp, "early.csv"), os.path.join(tmp, "early.json")
+    args = [SPBENCH, "run", "--ranks", "2", "--kernels", "mpi.rows", "--reps", "3",
+            "--min-time", "0.1", "--quiet", "--csv", csv_path, "--json", json_path, *matrices]
+    job = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           env=ENV, start_new_session=True)
+    deadline, victim = time.time() + 60, None
+    while time.time() < deadline and victim is None:
+        time.sleep(0.02)
+        if os.path.exists(csv_path) and os.path.getsize(csv_path) > 0:
+            victim = rank_pid(0)
+    check(victim is not None, "rank 0 found once it wrote the CSV header")
+    if victim:
+        os.kill(victim, signal.SIGKILL)
+    try:
+        _out, err = job.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        job.kill()
+        _out, err = job.communicate()
+        check(False, "a killed rank 0 must not hang the study")
+    check(not read_rows(csv_path), "rank 0 was killed before its first row")
+    check(job.returncode != 0 and "--resume" in err and "ended" in err,
+          "the launcher says the job ended and how to go on: exit %d: %s" %
+          (job.returncode, err[-600:]))
+    if os.path.exists(json_path):
+        with open(json_path) as f:
+            text = f.read()
+        check(text != "", "no empty JSON left behind")
+        if text:
+            json.loads(text)
+    r = run(args + ["--resume"])
+    with open(json_path) as f:
+        rows = json.load(f)["rows"]
+    check(r.returncode == 0 and len(rows) == len(read_rows(csv_path)) == len(matrices),
+          "the resumed study completes: %d rows in the JSON" % len(rows))
+
+
 def test_stop(tmp, matrices):
     """Ctrl-C (SIGINT to the terminal's process group) under run --ranks: the
     row in flight finishes on every rank, the JSON closes, exit 130."""
@@ -414,6 +454,7 @@ def main():
         test_failing_rank(tmp, matrices)
         test_killed_rank(tmp, matrices)
         test_killed_mpirun(tmp, matrices)
+        test_killed_rank0_between_rows(tmp, matrices)
         test_stop(tmp, matrices)
         test_weak(tmp)
         test_usage(matrices)
