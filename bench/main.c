@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "kernels.h"
 #include "operation.h"
+#include "resume.h"
 #include "validate.h"
 
 static void print_commands(FILE *out)
@@ -219,6 +220,15 @@ static int cmd_merge(int argc, char **argv)
         fprintf(stderr, "spbench: usage: spbench merge OUT.csv SHARD.csv... "
                         "[--json OUT.json SHARD.json...]\n");
         return EXIT_USAGE;
+    }
+    /* every shard's rows get resume's verdict (one reader for both) */
+    for (int k = 1; k < argc && strcmp(argv[k], "--json") != 0; k++) {
+        char msg[SPB_MSG_LEN] = "";
+        int rows;
+        if (results_check(argv[k], &rows, msg) != SPB_OK) {
+            fprintf(stderr, "spbench merge: %s; nothing written\n", msg);
+            return EXIT_RESULTS_BAD;
+        }
     }
     return run_python("SPB_MERGE_SCRIPT", SPB_SCRIPTS_DIR, "merge.py", argc, argv);
 }

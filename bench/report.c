@@ -230,6 +230,14 @@ int report_csv_row_check(char *const *fields, int count, char *why, size_t size)
     for (int k = 0; k < count; k++) {
         const column *c = &columns[k];
         const char *text = fields[k];
+        for (const char *p = text; *p;) {
+            int len = spb_utf8_len(p);
+            if (len == 0) {
+                snprintf(why, size, "%s holds bytes that are not UTF-8", c->name);
+                return 0;
+            }
+            p += len;
+        }
         if (c->kind == COL_TEXT || (c->kind != COL_STATUS && !*text)) continue;
         if (c->kind == COL_STATUS) {
             int known = 0;

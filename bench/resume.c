@@ -145,16 +145,15 @@ static void find_key_columns(key_columns *kc)
 
 /* One data line (line number `number`, len bytes) into the set. */
 static spb_status read_row(const char *path, long number, char *line, size_t len,
-                           const key_columns *kc, spb_done_set *done, char *msg)
+                           const key_columns *kc, spb_done_set *done, const char *advice, char *msg)
 {
     char *fields[MAX_COLUMNS], whole[1 << 16];
     memcpy(whole, line, len + 1); /* csv_split writes into the line */
     int count = csv_split(line, fields, MAX_COLUMNS);
     char why[SPB_MSG_LEN];
     if (count <= kc->last || !report_csv_row_check(fields, count, why, sizeof why))
-        return spb_fail(msg, SPB_ERR_PARSE,
-                        "%s:%ld: %s; take the row out, or resume into a new CSV", path, number,
-                        count <= kc->last ? "the row is cut short" : why);
+        return spb_fail(msg, SPB_ERR_PARSE, "%s:%ld: %s; %s", path, number,
+                        count <= kc->last ? "the row is cut short" : why, advice);
     char key[1024];
     spb_row_key row = {fields[kc->col[MATRIX]],        fields[kc->col[OPERATION]],
                        fields[kc->col[KERNEL]],        fields[kc->col[PRECISION]],
@@ -184,16 +183,14 @@ static spb_status open_to_resume(const char *path, FILE **f, char *msg)
     return st;
 }
 
-spb_status resume_load(const char *path, spb_done_set *done, int *has_header, char *msg)
+/* The rows of an open results file (its header this version's), sorted,
+ * no key twice; `advice` ends a refusal. */
+static spb_status read_rows(const char *path, FILE *f, spb_done_set *done, int *has_header,
+                            const char *advice, char *msg)
 {
-    memset(done, 0, sizeof *done);
-    *has_header = 0;
-    FILE *f;
-    spb_status st = open_to_resume(path, &f, msg);
-    if (st != SPB_OK || !f) return st;
     size_t cap = 1 << 16;
     char *line = spb_malloc(cap, 1);
-    if (!line) st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
+    spb_status st = line ? SPB_OK : spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
     key_columns kc;
     find_key_columns(&kc);
     for (long number = 1; st == SPB_OK && fgets(line, (int)cap, f); number++) {
@@ -204,32 +201,62 @@ spb_status resume_load(const char *path, spb_done_set *done, int *has_header, ch
         }
         line[len] = '\0';
         if (number > 1)
-            st = read_row(path, number, line, len, &kc, done, msg);
+            st = read_row(path, number, line, len, &kc, done, advice, msg);
         else if (strcmp(line, report_csv_columns()) == 0)
             *has_header = 1;
         else
             st = spb_fail(msg, SPB_ERR_PARSE,
-                          "%s: its header is not this spbench's results header; resume into a "
-                          "new file",
+                          "%s: its header is not this spbench's results header (another "
+                          "version's, or not a results CSV)",
                           path);
     }
     spb_free(line);
-    fclose(f);
-    if (st != SPB_OK) {
-        resume_free(done);
-        return st;
-    }
+    if (st != SPB_OK) return st;
     if (done->count > 0) /* qsort's pointer must not be NULL, even for no rows */
         qsort(done->rows, (size_t)done->count, sizeof *done->rows, cmp_row);
     for (int k = 1; k < done->count; k++)
-        if (strcmp(done->rows[k - 1].key, done->rows[k].key) == 0) {
-            spb_fail(msg, SPB_ERR_PARSE,
-                     "%s: a row is there twice (%s %s); take one out, or resume into a new CSV",
-                     path, done->rows[k].fields[0], done->rows[k].fields[1]);
-            resume_free(done);
-            return SPB_ERR_PARSE;
-        }
+        if (strcmp(done->rows[k - 1].key, done->rows[k].key) == 0)
+            return spb_fail(msg, SPB_ERR_PARSE, "%s: a row is there twice (%s %s); %s", path,
+                            done->rows[k].fields[0], done->rows[k].fields[1], advice);
     return SPB_OK;
+}
+
+spb_status resume_load(const char *path, spb_done_set *done, int *has_header, char *msg)
+{
+    memset(done, 0, sizeof *done);
+    *has_header = 0;
+    FILE *f;
+    spb_status st = open_to_resume(path, &f, msg);
+    if (st != SPB_OK || !f) return st;
+    st = read_rows(path, f, done, has_header, "take the row out, or resume into a new CSV", msg);
+    fclose(f);
+    if (st != SPB_OK) resume_free(done);
+    return st;
+}
+
+spb_status results_check(const char *path, int *rows, char *msg)
+{
+    spb_done_set done = {0};
+    int has_header = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return spb_fail(msg, SPB_ERR_IO, "%s: %s", path, strerror(errno));
+    long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    int last = size > 0 && fseek(f, -1, SEEK_END) == 0 ? fgetc(f) : '\n';
+    spb_status st = SPB_OK;
+    if (size < 0 || fseek(f, 0, SEEK_SET) != 0)
+        st = spb_fail(msg, SPB_ERR_IO, "%s: not a file that can be read through", path);
+    else if (last != '\n')
+        st = spb_fail(msg, SPB_ERR_PARSE,
+                      "%s: the last row is cut short (no line end): a shard still running or "
+                      "killed mid-row; resume it first",
+                      path);
+    if (st == SPB_OK) st = read_rows(path, f, &done, &has_header, "fix or rerun the shard", msg);
+    fclose(f);
+    if (st == SPB_OK && !has_header)
+        st = spb_fail(msg, SPB_ERR_PARSE, "%s is empty, not a spbench results CSV", path);
+    *rows = done.count;
+    resume_free(&done);
+    return st;
 }
 
 const spb_done_row *resume_find(const spb_done_set *done, const char *key)

@@ -29,6 +29,11 @@ typedef struct {
  * if it had measured them (JSON, summary, speedup baselines). */
 spb_status resume_load(const char *path, spb_done_set *done, int *has_header, char *msg);
 
+/* The check merge makes of a shard's CSV, with resume's reader and
+ * verdict: this version's header, every row whole and well formed, no key
+ * twice; a cut last row is refused (merge cannot measure it again). */
+spb_status results_check(const char *path, int *rows, char *msg);
+
 /* The fields that key a row; a matrix that could not be loaded has kernel
  * "" and threads 0. */
 typedef struct {

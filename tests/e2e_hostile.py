@@ -402,20 +402,29 @@ def test_studies_not_mixed(tmp):
 
 
 def test_resume_reads_as_merge(tmp):
-    """Item 7: resume gives a row the verdict merge gives it: a row written
-    twice, cut to fewer fields or carrying extra fields is refused by both
-    (resume once kept them)."""
+    """Item 7: resume gives a row the verdict merge gives it (one reader,
+    spbench's own): a row written twice, cut to fewer fields or carrying
+    extra fields is refused by both (resume once kept them), and so are a
+    fractional entry count and a message that is not UTF-8 (the two readers
+    once disagreed on them)."""
     base = os.path.join(tmp, "r7.csv")
     spbench("run", *FAST, "--kernels", "csr.serial,hll.serial.row", "--csv", base, CAGE4)
-    lines = open(base).read().splitlines(True)
+    lines = open(base, "rb").read().splitlines(True)
     header, first = lines[0], lines[1]
-    fields = first.rstrip("\n").split(",")
+    fields = first.rstrip(b"\n").split(b",")
+    columns = header.rstrip(b"\n").split(b",")
+    half = list(fields)
+    half[columns.index(b"nnz")] += b".5"
+    latin1 = list(fields)
+    latin1[columns.index(b"message")] = b"caf\xe9"
     cases = {"twice": [header, first, first] + lines[2:],
-             "short": [header, ",".join(fields[:48]) + "\n"] + lines[2:],
-             "long": [header, first.rstrip("\n") + "," * 100 + "\n"] + lines[2:]}
+             "short": [header, b",".join(fields[:48]) + b"\n"] + lines[2:],
+             "long": [header, first.rstrip(b"\n") + b"," * 100 + b"\n"] + lines[2:],
+             "half": [header, b",".join(half) + b"\n"] + lines[2:],
+             "latin1": [header, b",".join(latin1) + b"\n"] + lines[2:]}
     for label, content in cases.items():
         path = os.path.join(tmp, "r7%s.csv" % label)
-        with open(path, "w") as f:
+        with open(path, "wb") as f:
             f.writelines(content)
         r = spbench("run", *FAST, "--kernels", "csr.serial,hll.serial.row", "--resume", "--csv",
                     path, CAGE4)
