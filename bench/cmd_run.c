@@ -241,14 +241,21 @@ static void parse_run_args(int argc, char **argv, run_args *a)
 }
 
 /* How many kernels the patterns select, and how many of them are CUDA's. */
-static int count_selected(const spb_run_opts *o, int *cuda)
+/* A distributed row whose ranks multiply on GPUs (mpi.cuda.*). */
+static int on_gpu_ranks(const spb_kernel *k) { return strncmp(k->name, "mpi.cuda.", 9) == 0; }
+
+/* The selected kernels; *cuda: how many of them run on a GPU (the GPU
+ * ranks' rows included), *gpu_ranks: how many are GPU ranks' rows. */
+static int count_selected(const spb_run_opts *o, int *cuda, int *gpu_ranks)
 {
     int selected = 0;
-    *cuda = 0;
+    *cuda = *gpu_ranks = 0;
     for (int k = 0; k < o->op->kernel_count; k++) {
-        int chosen = kernel_chosen(o->op->kernels[k], o->kernels, o->distributed);
+        const spb_kernel *kernel = o->op->kernels[k];
+        int chosen = kernel_chosen(kernel, o->kernels, o->distributed);
         selected += chosen;
-        *cuda += chosen && o->op->kernels[k]->backend == SPB_BACKEND_CUDA;
+        *gpu_ranks += chosen && on_gpu_ranks(kernel);
+        *cuda += chosen && (kernel->backend == SPB_BACKEND_CUDA || on_gpu_ranks(kernel));
     }
     return selected;
 }
@@ -406,6 +413,11 @@ static spb_status measure_rooflines(run_args *a, int selected_cuda, char *msg)
     a->have_gpu = gpu_query(&a->gpu, a->gpu_msg) == SPB_OK;
     roofline_init(&a->roofline, o->threads, o->thread_counts, a->have_gpu && selected_cuda,
                   a->have_gpu ? a->gpu.l2_bytes : 0);
+    /* GPU ranks: their exchange's bound is the link between two GPUs */
+    int cuda, gpu_ranks;
+    count_selected(o, &cuda, &gpu_ranks);
+    a->roofline.gpu_peer =
+        a->have_gpu && gpu_ranks > 0 && a->ranks[o->rank_counts - 1] > 1 && gpu_device_count() >= 2;
     return roofline_measure(&a->roofline, SPB_PASSES_FIRST, msg);
 }
 
@@ -432,6 +444,12 @@ static void print_rooflines(const spb_roofline *r)
     printf(", ");
     print_stat("copy", &r->gpu_copy);
     printf("; roofline %.1f\n", roofline_gpu(r));
+    if (!r->gpu_peer) return;
+    printf("# GPU link, GB/s one way, GPU 0 to 1 (%.0f MiB copies, %s): ",
+           SPB_PEER_COPY_BYTES / 1048576,
+           r->gpu_peer_direct ? "peer access" : "no peer access: through the host");
+    print_stat("copy", &r->gpu_peer_copy);
+    printf("; the bound of the GPU rows' exchange_gbs\n");
 }
 
 /* How busy the machine is as the study starts. */
@@ -842,6 +860,13 @@ static int launch_ranks(int argc, char **argv, const run_args *a)
     for (int i = 0; i < argc; i++) args[k++] = argv[i];
     fprintf(stderr, "spbench: starting %d ranks: mpirun -np %d%s ... run ...\n", most, most,
             most > procs ? " --oversubscribe" : "");
+    if (geteuid() == 0 && !getenv("OMPI_ALLOW_RUN_AS_ROOT")) {
+        /* Open MPI refuses root unless told twice; spbench's own job is meant */
+        fprintf(stderr, "spbench: running as root: OMPI_ALLOW_RUN_AS_ROOT=1 and "
+                        "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 set for mpirun\n");
+        setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+        setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+    }
     watch_launched_job();
     int status, restarts = 0;
     while ((status = run_mpirun(args)) != 0 && launcher_stops == 0 &&
@@ -889,7 +914,7 @@ static int selected_or_exit(const spb_run_opts *o, int *cuda)
         fprintf(stderr, "spbench: %s\n", msg);
         exit(EXIT_USAGE);
     }
-    int selected = count_selected(o, cuda);
+    int gpu_ranks, selected = count_selected(o, cuda, &gpu_ranks);
     if (!selected) {
         fprintf(stderr, "spbench: --kernels '%s' matches no kernel (see spbench --list)\n",
                 o->kernels);

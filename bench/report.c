@@ -134,6 +134,8 @@ static const column columns[] = {
     COL("rank_efficiency", COL_REAL, rank_efficiency, 4),
     COL("compute_ms", COL_MS, dist.compute_s, 6),
     COL("comm_ms", COL_MS, dist.comm_s, 6),
+    COL("exchange_ms", COL_MS, dist.exchange_s, 6),
+    COL("exchange_gbs", COL_REAL, dist.exchange_gbs, 6),
     COL("bytes_sent_max", COL_REAL, dist.bytes_max, COUNT_DIGITS),
     COL("bytes_sent_mean", COL_REAL, dist.bytes_mean, 6),
     COL("neighbours", COL_REAL, dist.neighbours, COUNT_DIGITS),
@@ -518,9 +520,16 @@ static void json_machine(FILE *j, const spb_json_header *h)
         fprintf(j,
                 ", \"sm_count\": %d, \"compute_capability\": \"%d.%d\", \"memory_bytes\": %.0f, "
                 "\"l2_bytes\": %.0f, \"driver_version\": %d, \"runtime_version\": %d, "
-                "\"copy_bandwidth_gbs\": %.4g, \"roofline_gbs\": %.4g}",
+                "\"copy_bandwidth_gbs\": %.4g, \"roofline_gbs\": %.4g",
                 gpu->sm_count, gpu->cc_major, gpu->cc_minor, gpu->memory_bytes, gpu->l2_bytes,
                 gpu->driver_version, gpu->runtime_version, r->gpu_copy.best, roofline_gpu(r));
+        if (r->gpu_peer) /* the GPU ranks' link: GPU 0 to 1, one way */
+            fprintf(j,
+                    ", \"peer_copy_gbs\": %.4g, \"peer_copy_median_gbs\": %.4g, "
+                    "\"peer_access\": %s",
+                    r->gpu_peer_copy.best, r->gpu_peer_copy.median,
+                    r->gpu_peer_direct ? "true" : "false");
+        fputc('}', j);
     } else {
         fprintf(j, "{\"name\": null, \"reason\": ");
         report_json_string(j, h->gpu_reason);

@@ -33,6 +33,12 @@ spb_status roofline_measure(spb_roofline *r, int passes, char *msg)
             bw_stat_add(&r->gpu_read, read[k]);
         }
     }
+    if (st == SPB_OK && r->gpu_peer) {
+        double gbs[GPU_PASSES_MAX];
+        if (passes > GPU_PASSES_MAX) passes = GPU_PASSES_MAX;
+        st = gpu_peer_bandwidth_samples(passes, SPB_PEER_COPY_BYTES, gbs, &r->gpu_peer_direct, msg);
+        for (int k = 0; k < passes && st == SPB_OK; k++) bw_stat_add(&r->gpu_peer_copy, gbs[k]);
+    }
     if (st != SPB_OK) return st;
     r->last_at = timing_now();
     if (r->measurements++ == 0) r->first_at = r->last_at;

@@ -25,6 +25,10 @@ typedef struct {
     int gpu;                        /* the GPU is measured */
     spb_bw_stat gpu_read, gpu_copy; /* copy counts read + write */
     double cpu_llc_bytes, gpu_l2_bytes;
+    /* distributed GPU rows on two GPUs or more: GPU 0 to GPU 1's copy,
+     * the bound of their exchange (peer_direct: over peer access) */
+    int gpu_peer, gpu_peer_direct;
+    spb_bw_stat gpu_peer_copy;
     int measurements;         /* how many times the whole set was measured */
     double first_at, last_at; /* timing_now() of the first and last */
 } spb_roofline;
@@ -32,7 +36,11 @@ typedef struct {
 /* Sets the thread counts (1 is always measured) and cache sizes. */
 void roofline_init(spb_roofline *r, const int *threads, int count, int gpu, double gpu_l2_bytes);
 
-/* Adds `passes` passes of every kernel at every thread count (and the GPU). */
+/* The bytes of each timed copy between two GPUs. */
+#define SPB_PEER_COPY_BYTES (256.0 * 1048576)
+
+/* Adds `passes` passes of every kernel at every thread count (and the GPU,
+ * and the link between GPUs where gpu_peer is set). */
 spb_status roofline_measure(spb_roofline *r, int passes, char *msg);
 
 /* The bound at a thread count, and on the GPU (0: not measured). */

@@ -289,15 +289,19 @@ static double bound_for(const spb_kernel *kernel, const spb_run_opts *opts, int 
 }
 
 /* A distributed row's exchange figures, and the medians over its samples
- * of compute and exposed communication. */
+ * of compute, exposed communication and (GPU rows) the exchange, whose
+ * bandwidth is the most bytes a rank sends over it. */
 static void distributed_figures(const void *state, spb_result *r)
 {
-    double *compute, *comm;
-    int samples = dist_kernel_stats(state, &r->dist, &compute, &comm);
-    if (samples > 0) {
-        r->dist.compute_s = timing_median(compute, samples);
-        r->dist.comm_s = timing_median(comm, samples);
-    }
+    double *series[DIST_SERIES];
+    int samples = dist_kernel_stats(state, &r->dist, series);
+    if (samples <= 0) return;
+    r->dist.compute_s = timing_median(series[DIST_COMPUTE], samples);
+    r->dist.comm_s = timing_median(series[DIST_COMM], samples);
+    if (!series[DIST_EXCHANGE]) return;
+    r->dist.exchange_s = timing_median(series[DIST_EXCHANGE], samples);
+    if (r->dist.exchange_s > 0 && r->dist.bytes_max > 0)
+        r->dist.exchange_gbs = r->dist.bytes_max / r->dist.exchange_s / 1e9;
 }
 
 spb_status run_single_product(const spb_operation *op, const spb_kernel *kernel, spb_case *c,

@@ -42,12 +42,14 @@ const char *dist_placement(void);
  * apply. Times are per product, the slowest rank's. */
 typedef struct {
     int ranks;
-    double compute_s;  /* local products (diagonal and off-diagonal blocks) */
-    double comm_s;     /* exposed communication: the product's time less compute */
-    double bytes_max;  /* bytes of x (and y for 2-D) a rank sends per product, max */
-    double bytes_mean; /* and mean over ranks */
-    double neighbours; /* ranks a rank sends to or receives from, max */
-    double imbalance;  /* stored entries per rank, max over mean */
+    double compute_s;    /* local products (diagonal and off-diagonal blocks) */
+    double comm_s;       /* exposed communication: the product's time less compute */
+    double exchange_s;   /* GPU rows: the ghost exchange, packing to arrival, exposed or hidden */
+    double exchange_gbs; /* bytes_max over exchange_s */
+    double bytes_max;    /* bytes of x (and y for 2-D) a rank sends per product, max */
+    double bytes_mean;   /* and mean over ranks */
+    double neighbours;   /* ranks a rank sends to or receives from, max */
+    double imbalance;    /* stored entries per rank, max over mean */
 } spb_dist_stats;
 
 void dist_stats_init(spb_dist_stats *s);
@@ -61,9 +63,11 @@ extern const spb_spmv_kernel dist_spmv_kernels[];
 extern const int dist_spmv_kernel_count;
 
 /* The prepared row's figures after its timing (state from prepare), and
- * per timed sample the most compute and exposed communication of any rank,
- * per product: returns the samples (the caller takes their medians into
- * out->compute_s, comm_s; 0 when the row cannot split its time). */
-int dist_kernel_stats(const void *state, spb_dist_stats *out, double **compute, double **comm);
+ * per timed sample the most of any rank, per product, of each series:
+ * returns the samples (the caller takes their medians into out; 0 when the
+ * row cannot split its time); series[DIST_EXCHANGE] is NULL for rows that
+ * do not time their exchange apart (the CPU rows). */
+enum { DIST_COMPUTE, DIST_COMM, DIST_EXCHANGE, DIST_SERIES };
+int dist_kernel_stats(const void *state, spb_dist_stats *out, double *series[DIST_SERIES]);
 
 #endif

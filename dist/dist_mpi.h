@@ -86,11 +86,12 @@ typedef struct {
     struct gpu_block *gpu; /* the GPU rows: this rank's blocks on its GPU */
     spb_status gpu_status; /* the first failure of its products */
     char gpu_msg[SPB_MSG_LEN];
-    /* rank 0: per timed sample, the most compute and exposed communication
-     * of any rank, per product (medians reported) */
-    double *sample_compute, *sample_comm;
+    /* rank 0: per timed sample, the most compute, exposed communication
+     * and (GPU rows) exchange time of any rank, per product (medians
+     * reported) */
+    double *sample[DIST_SERIES];
     int samples, sample_cap;
-    double local_compute, local_comm; /* this rank, over the current TIME command */
+    double local_compute, local_exchange; /* this rank, over the current TIME command */
     spb_dist_stats stats;
     spb_value *scatter_buf; /* rank 0: x and y in rank order for scatter and gather */
     int *scatter_counts, *scatter_displs;

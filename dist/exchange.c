@@ -21,53 +21,57 @@
  * testing between chunks lets it travel meanwhile. */
 #define DIAG_CHUNKS 8
 
-/* A ghost column keyed by its owner first, so that sorted keys list each
- * neighbour's ghosts together, in column order. */
-static int64_t ghost_key(const dist_map *cols, spb_index j)
+/* Whether rank p owns index i (map_owner's answer, without its search). */
+static int owns(const dist_map *map, int p, spb_index i)
 {
-    return (int64_t)map_owner(cols, j) << 32 | (uint32_t)j;
+    return map->cyclic ? i % map->ranks == p : i >= map->begin[p] && i < map->end[p];
 }
 
-static int compare_keys(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* The sorted distinct keys of the part's columns owned by other ranks. */
-static spb_status ghost_keys(const dist_state *s, int64_t **keys, spb_index *count, char *msg)
+/* The ghosts: the part's columns owned by other ranks, numbered by owner
+ * and then column (each neighbour's ghosts together, in column order), as
+ * keys owner << 32 | column; ghost_of[j] is column j's number + 1 (0: not
+ * a ghost). One pass over the entries and one over the columns: a sort of
+ * the entries' keys took most of a large matrix's setup. */
+static spb_status ghost_numbering(const dist_state *s, int64_t **keys, spb_index **ghost_of,
+                                  spb_index *count, char *msg)
 {
     const spb_csr *P = &s->part;
+    const dist_map *cols = &s->cols;
+    *keys = NULL;
+    *ghost_of = spb_calloc((size_t)cols->count, sizeof **ghost_of);
+    if (!*ghost_of) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for ghost columns");
     spb_index n = 0;
-    *keys = spb_malloc((size_t)P->nnz, sizeof **keys);
+    for (spb_index k = 0; k < P->nnz; k++) {
+        spb_index j = P->col_idx[k];
+        if (!(*ghost_of)[j] && !owns(cols, s->rank, j)) {
+            (*ghost_of)[j] = 1;
+            n++;
+        }
+    }
+    *keys = spb_malloc((size_t)n, sizeof **keys);
     if (!*keys) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for ghost columns");
-    for (spb_index k = 0; k < P->nnz; k++)
-        if (map_owner(&s->cols, P->col_idx[k]) != s->rank)
-            (*keys)[n++] = ghost_key(&s->cols, P->col_idx[k]);
-    qsort(*keys, (size_t)n, sizeof **keys, compare_keys);
-    spb_index distinct = 0;
-    for (spb_index k = 0; k < n; k++)
-        if (distinct == 0 || (*keys)[k] != (*keys)[distinct - 1]) (*keys)[distinct++] = (*keys)[k];
-    *count = distinct;
+    spb_index g = 0;
+    for (int p = 0; p < cols->ranks; p++)
+        for (spb_index l = 0, owned = map_owned(cols, p); l < owned && p != s->rank; l++) {
+            spb_index j = map_global(cols, p, l);
+            if (!(*ghost_of)[j]) continue;
+            (*keys)[g] = (int64_t)p << 32 | (uint32_t)j;
+            (*ghost_of)[j] = ++g;
+        }
+    *count = g;
     return SPB_OK;
-}
-
-static spb_index ghost_index(const int64_t *keys, spb_index count, int64_t key)
-{
-    const int64_t *hit = bsearch(&key, keys, (size_t)count, sizeof *keys, compare_keys);
-    return (spb_index)(hit - keys);
 }
 
 /* The part split into the block of owned columns (local numbering) and the
  * ghost block (ghost numbering), the latter keeping only rows with ghosts. */
-static spb_status split_part(dist_state *s, const int64_t *keys, spb_index ghosts, char *msg)
+static spb_status split_part(dist_state *s, const spb_index *ghost_of, spb_index ghosts, char *msg)
 {
     const spb_csr *P = &s->part;
     spb_index off_nnz = 0, off_rows = 0;
     for (spb_index i = 0; i < P->m; i++) {
         spb_index before = off_nnz;
         for (spb_index k = P->row_ptr[i]; k < P->row_ptr[i + 1]; k++)
-            off_nnz += map_owner(&s->cols, P->col_idx[k]) != s->rank;
+            off_nnz += ghost_of[P->col_idx[k]] != 0;
         off_rows += off_nnz > before;
     }
     spb_index owned = map_owned(&s->cols, s->rank);
@@ -81,11 +85,11 @@ static spb_status split_part(dist_state *s, const int64_t *keys, spb_index ghost
         spb_index before = o;
         for (spb_index k = P->row_ptr[i]; k < P->row_ptr[i + 1]; k++) {
             spb_index j = P->col_idx[k];
-            if (map_owner(&s->cols, j) == s->rank) {
+            if (!ghost_of[j]) {
                 s->diag.col_idx[d] = map_local(&s->cols, j);
                 s->diag.val[d++] = P->val[k];
             } else {
-                s->off.col_idx[o] = ghost_index(keys, ghosts, ghost_key(&s->cols, j));
+                s->off.col_idx[o] = ghost_of[j] - 1;
                 s->off.val[o++] = P->val[k];
             }
         }
@@ -228,9 +232,10 @@ static spb_status chunk_diag(dist_state *s, char *msg)
 static spb_status ghost_plan(dist_state *s, char *msg)
 {
     int64_t *keys = NULL;
-    spb_index ghosts = 0;
-    spb_status st = ghost_keys(s, &keys, &ghosts, msg);
-    if (st == SPB_OK) st = split_part(s, keys, ghosts, msg);
+    spb_index ghosts = 0, *ghost_of = NULL;
+    spb_status st = ghost_numbering(s, &keys, &ghost_of, &ghosts, msg);
+    if (st == SPB_OK) st = split_part(s, ghost_of, ghosts, msg);
+    spb_free(ghost_of);
     if (st == SPB_OK) st = own_vectors(s, ghosts, msg);
     if ((st = dist_agree(s->comm, st, msg)) == SPB_OK) st = plan_messages(s, keys, ghosts, msg);
     if (st == SPB_OK) st = dist_agree(s->comm, chunk_diag(s, msg), msg);
@@ -454,20 +459,21 @@ static void keep_gpu_failure(dist_state *s, spb_status st, const char *msg)
 static void gpu_product(dist_state *s)
 {
     char msg[SPB_MSG_LEN] = "";
-    double compute = 0;
+    gpu_product_times times = {0, 0};
     spb_status st;
     if (s->variant->exchange == DIST_GPU_NCCL) {
         gpu_exchange_plan plan = {s->sends,      s->recvs,     s->send_rank,
                                   s->send_start, s->recv_rank, s->recv_start};
-        st = gpu_block_nccl_product(s->gpu, &plan, &compute, msg);
+        st = gpu_block_nccl_product(s->gpu, &plan, &times, msg);
     } else {
         st = gpu_block_start(s->gpu, msg);
         post_receives(s);
         post_sends(s);
         MPI_Waitall(s->recvs + s->sends, s->requests, MPI_STATUSES_IGNORE);
-        if (st == SPB_OK) st = gpu_block_finish(s->gpu, &compute, msg);
+        if (st == SPB_OK) st = gpu_block_finish(s->gpu, &times, msg);
     }
-    s->local_compute += compute;
+    s->local_compute += times.compute_s;
+    s->local_exchange += times.exchange_s;
     keep_gpu_failure(s, st, msg);
 }
 

@@ -123,8 +123,7 @@ spb_status dist_agree(MPI_Comm comm, spb_status st, char *msg)
 static void state_free(dist_state *s)
 {
     if (!s) return;
-    spb_free(s->sample_compute);
-    spb_free(s->sample_comm);
+    for (int k = 0; k < DIST_SERIES; k++) spb_free(s->sample[k]);
     petsc_free(s);
     exchange_free(s);
     layout_free(s);
@@ -182,33 +181,40 @@ static void product_once(dist_state *s)
         exchange_product(s);
 }
 
+/* Room for one more sample of each series on rank 0 (0: none; a record
+ * lost to memory only loses the split). */
+static int sample_room(dist_state *s)
+{
+    if (s->samples < s->sample_cap) return 1;
+    int cap = s->sample_cap ? 2 * s->sample_cap : 64, grown = 0;
+    for (int k = 0; k < DIST_SERIES; k++) {
+        double *more = spb_realloc(s->sample[k], (size_t)cap, sizeof *more);
+        if (more) s->sample[k] = more;
+        grown += more != NULL;
+    }
+    if (grown == DIST_SERIES) s->sample_cap = cap;
+    return s->samples < s->sample_cap;
+}
+
 /* calls products, a barrier before each; rank 0 gets the slowest rank's
- * time (returned), compute and exposed communication (summed into s). */
+ * time (returned), compute, exposed communication and exchange (kept as
+ * one sample of each series). */
 static double time_products(dist_state *s, int calls)
 {
     double total = 0;
-    s->local_compute = 0;
+    s->local_compute = s->local_exchange = 0;
     for (int c = 0; c < calls; c++) {
         MPI_Barrier(s->comm);
         double start = MPI_Wtime();
         product_once(s);
         total += MPI_Wtime() - start;
     }
-    double mine[3] = {total, s->local_compute, total - s->local_compute}, slowest[3];
-    MPI_Reduce(mine, slowest, 3, MPI_DOUBLE, MPI_MAX, 0, s->comm);
-    if (s->rank != 0) return 0;
-    if (s->samples == s->sample_cap) { /* a record lost to memory only loses the split */
-        int cap = s->sample_cap ? 2 * s->sample_cap : 64;
-        double *compute = spb_realloc(s->sample_compute, (size_t)cap, sizeof *compute);
-        if (compute) s->sample_compute = compute;
-        double *comm = spb_realloc(s->sample_comm, (size_t)cap, sizeof *comm);
-        if (comm) s->sample_comm = comm;
-        if (compute && comm) s->sample_cap = cap;
-    }
-    if (s->samples < s->sample_cap && calls > 0) {
-        s->sample_compute[s->samples] = slowest[1] / calls;
-        s->sample_comm[s->samples++] = slowest[2] / calls;
-    }
+    double mine[4] = {total, s->local_compute, total - s->local_compute, s->local_exchange};
+    double slowest[4];
+    MPI_Reduce(mine, slowest, 4, MPI_DOUBLE, MPI_MAX, 0, s->comm);
+    if (s->rank != 0 || calls <= 0 || !sample_room(s)) return s->rank == 0 ? slowest[0] : 0;
+    for (int k = 0; k < DIST_SERIES; k++) s->sample[k][s->samples] = slowest[k + 1] / calls;
+    s->samples++;
     return slowest[0];
 }
 
@@ -354,11 +360,11 @@ void dist_release(void *state)
     state_free(state);
 }
 
-int dist_kernel_stats(const void *state, spb_dist_stats *out, double **compute, double **comm)
+int dist_kernel_stats(const void *state, spb_dist_stats *out, double *series[DIST_SERIES])
 {
     const dist_state *s = state;
     *out = s->stats;
-    *compute = s->sample_compute;
-    *comm = s->sample_comm;
+    for (int k = 0; k < DIST_SERIES; k++) series[k] = s->sample[k];
+    if (!s->gpu) series[DIST_EXCHANGE] = NULL;
     return s->variant->exchange == DIST_PETSC ? 0 : s->samples; /* PETSc's split is its own */
 }

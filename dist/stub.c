@@ -56,10 +56,10 @@ spb_status dist_check(const void *state, char *msg)
 
 void dist_release(void *state) { (void)state; }
 
-int dist_kernel_stats(const void *state, spb_dist_stats *out, double **compute, double **comm)
+int dist_kernel_stats(const void *state, spb_dist_stats *out, double *series[DIST_SERIES])
 {
     (void)state;
     dist_stats_init(out);
-    *compute = *comm = NULL;
+    for (int k = 0; k < DIST_SERIES; k++) series[k] = NULL;
     return 0;
 }

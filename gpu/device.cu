@@ -157,3 +157,65 @@ extern "C" spb_status gpu_bandwidth_samples(int passes, double *copy_gbs, double
     cudaFree(partial);
     return st;
 }
+
+/* One timed pass of the peer copy: events on device 0's stream. */
+static cudaError_t time_peer_pass(void *dst, const void *src, size_t bytes, cudaEvent_t start,
+                                  cudaEvent_t stop, double *seconds)
+{
+    cudaError_t err = cudaEventRecord(start);
+    if (err == cudaSuccess) err = cudaMemcpyPeerAsync(dst, 1, src, 0, bytes);
+    if (err == cudaSuccess) err = cudaEventRecord(stop);
+    if (err == cudaSuccess) err = cudaEventSynchronize(stop);
+    float ms = 0;
+    if (err == cudaSuccess) err = cudaEventElapsedTime(&ms, start, stop);
+    *seconds = ms * 1e-3;
+    return err;
+}
+
+extern "C" spb_status gpu_peer_bandwidth_samples(int passes, double bytes, double *gbs,
+                                                 int *direct, char *msg)
+{
+    int devices = 0, previous = 0;
+    *direct = 0;
+    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices < 2)
+        return spb_fail(msg, SPB_ERR_DECLINED, "fewer than two GPUs");
+    cudaGetDevice(&previous);
+    size_t size = (size_t)bytes;
+    void *src = NULL, *dst = NULL;
+    cudaEvent_t start = NULL, stop = NULL;
+    cudaError_t err = cudaDeviceCanAccessPeer(direct, 0, 1);
+    if (err == cudaSuccess) err = cudaSetDevice(1);
+    if (err == cudaSuccess) err = cudaMalloc(&dst, size);
+    if (err == cudaSuccess) err = cudaSetDevice(0);
+    /* peer access on for the copy to go over the link directly, off after */
+    int enabled = 0;
+    if (err == cudaSuccess && *direct) {
+        err = cudaDeviceEnablePeerAccess(1, 0);
+        enabled = err == cudaSuccess;
+        if (err == cudaErrorPeerAccessAlreadyEnabled) err = cudaSuccess;
+    }
+    if (err == cudaSuccess) err = cudaMalloc(&src, size);
+    if (err == cudaSuccess) err = cudaMemset(src, 1, size);
+    if (err == cudaSuccess) err = cudaEventCreate(&start);
+    if (err == cudaSuccess) err = cudaEventCreate(&stop);
+    for (int k = -1; k < passes && err == cudaSuccess; k++) { /* pass -1: warm-up */
+        double s = 0;
+        err = time_peer_pass(dst, src, size, start, stop, &s);
+        if (err == cudaSuccess && k >= 0) gbs[k] = bytes / s / 1e9;
+    }
+    spb_status st = SPB_OK;
+    if (err != cudaSuccess) {
+        cudaGetLastError();
+        st = spb_fail(msg, err == cudaErrorMemoryAllocation ? SPB_ERR_NOMEM : SPB_ERR_DEVICE,
+                      "peer bandwidth: %s", cudaGetErrorString(err));
+    }
+    if (start) cudaEventDestroy(start);
+    if (stop) cudaEventDestroy(stop);
+    cudaFree(src);
+    if (enabled) cudaDeviceDisablePeerAccess(1);
+    cudaSetDevice(1);
+    cudaFree(dst);
+    if (previous != 1) cudaDeviceReset(); /* device 1 is another rank's: no context left on it */
+    cudaSetDevice(previous);
+    return st;
+}

@@ -37,7 +37,8 @@ struct gpu_block : gpu_record {
     int registered_send, registered_ghosts;
     cudaStream_t comm; /* the exchange, beside the default stream's diagonal block */
     cudaEvent_t arrived, diag_start, diag_stop, off_start, off_stop;
-    cudaEvent_t x_landed; /* x's upload done, for the exchange's stream */
+    cudaEvent_t x_landed;       /* x's upload done, for the exchange's stream */
+    cudaEvent_t exchange_start; /* the packing's start: to `arrived`, the exchange */
 #ifdef SPB_HAVE_NCCL
     ncclComm_t nccl;
 #endif
@@ -137,7 +138,8 @@ static spb_status upload_exchange(gpu_block *b, const gpu_block_spec *spec, char
             "cudaMalloc");
     GPU_TRY(b, cudaStreamCreateWithFlags(&b->comm, cudaStreamNonBlocking), "cudaStreamCreate");
     for (cudaEvent_t *e :
-         {&b->arrived, &b->diag_start, &b->diag_stop, &b->off_start, &b->off_stop, &b->x_landed})
+         {&b->arrived, &b->diag_start, &b->diag_stop, &b->off_start, &b->off_stop, &b->x_landed,
+          &b->exchange_start})
         GPU_TRY(b, cudaEventCreate(e), "cudaEventCreate");
     return lock_host_buffers(b, spec, msg);
 fail:
@@ -186,8 +188,8 @@ extern "C" void gpu_block_free(gpu_block *b)
     void *arrays[] = {b->d_off_row, b->d_send_idx, b->d_send};
     for (void *p : arrays) cudaFree(p);
     if (b->comm) cudaStreamDestroy(b->comm);
-    for (cudaEvent_t e :
-         {b->arrived, b->diag_start, b->diag_stop, b->off_start, b->off_stop, b->x_landed})
+    for (cudaEvent_t e : {b->arrived, b->diag_start, b->diag_stop, b->off_start, b->off_stop,
+                          b->x_landed, b->exchange_start})
         if (e) cudaEventDestroy(e);
     delete b;
 }
@@ -224,6 +226,7 @@ fail:
 /* The owned entries neighbours need, packed on the exchange's stream. */
 static void pack(gpu_block *b)
 {
+    cudaEventRecord(b->exchange_start, b->comm);
     if (b->sends_total == 0) return;
     pack_kernel<<<gpu_blocks_for(b->sends_total, BLOCK_THREADS), BLOCK_THREADS, 0, b->comm>>>(
         (const double *)b->diag.state->d_x, b->d_send_idx, b->sends_total, b->d_send);
@@ -237,10 +240,10 @@ static void launch_diag(gpu_block *b)
 }
 
 /* After the ghosts arrived: the ghost block added on the default stream,
- * then both blocks' kernel time. */
-static spb_status finish_product(gpu_block *b, double *compute_s, char *msg)
+ * then both blocks' kernel time and the exchange's. */
+static spb_status finish_product(gpu_block *b, gpu_product_times *times, char *msg)
 {
-    float diag_ms = 0, off_ms = 0;
+    float diag_ms = 0, off_ms = 0, exchange_ms = 0;
     cudaEventRecord(b->off_start, 0);
     if (b->off.state) {
         gpu_spmv_launch(b->off.state);
@@ -253,7 +256,11 @@ static spb_status finish_product(gpu_block *b, double *compute_s, char *msg)
     GPU_TRY(b, cudaStreamSynchronize(0), "the product");
     GPU_TRY(b, cudaEventElapsedTime(&diag_ms, b->diag_start, b->diag_stop), "event time");
     GPU_TRY(b, cudaEventElapsedTime(&off_ms, b->off_start, b->off_stop), "event time");
-    *compute_s = (diag_ms + off_ms) * 1e-3;
+    if (b->sends_total + b->ghosts > 0)
+        GPU_TRY(b, cudaEventElapsedTime(&exchange_ms, b->exchange_start, b->arrived),
+                "event time");
+    times->compute_s = (diag_ms + off_ms) * 1e-3;
+    times->exchange_s = exchange_ms * 1e-3;
     if (b->diag.state->error != SPB_OK) return gpu_state_fail(b->diag.state, msg);
     return b->off.state && b->off.state->error != SPB_OK ? gpu_state_fail(b->off.state, msg)
                                                          : SPB_OK;
@@ -276,17 +283,16 @@ fail:
     return gpu_state_fail(b, msg);
 }
 
-extern "C" spb_status gpu_block_finish(gpu_block *b, double *compute_s, char *msg)
+extern "C" spb_status gpu_block_finish(gpu_block *b, gpu_product_times *times, char *msg)
 {
-    if (b->ghosts > 0) {
+    if (b->ghosts > 0)
         GPU_TRY(b,
                 cudaMemcpyAsync(b->d_ghosts, b->ghosts_host, sizeof(double) * (size_t)b->ghosts,
                                 cudaMemcpyHostToDevice, b->comm),
                 "ghosts to the device");
-        GPU_TRY(b, cudaEventRecord(b->arrived, b->comm), "event");
-        GPU_TRY(b, cudaStreamWaitEvent(0, b->arrived, 0), "stream wait");
-    }
-    return finish_product(b, compute_s, msg);
+    GPU_TRY(b, cudaEventRecord(b->arrived, b->comm), "event");
+    GPU_TRY(b, cudaStreamWaitEvent(0, b->arrived, 0), "stream wait");
+    return finish_product(b, times, msg);
 fail:
     return gpu_state_fail(b, msg);
 }
@@ -318,7 +324,7 @@ extern "C" spb_status gpu_block_nccl_init(gpu_block *b, const unsigned char id[G
 }
 
 extern "C" spb_status gpu_block_nccl_product(gpu_block *b, const gpu_exchange_plan *plan,
-                                             double *compute_s, char *msg)
+                                             gpu_product_times *times, char *msg)
 {
     pack(b);
     ncclResult_t r = ncclGroupStart();
@@ -336,7 +342,7 @@ extern "C" spb_status gpu_block_nccl_product(gpu_block *b, const gpu_exchange_pl
     launch_diag(b); /* on the default stream while the ghosts travel */
     GPU_TRY(b, cudaEventRecord(b->arrived, b->comm), "event");
     GPU_TRY(b, cudaStreamWaitEvent(0, b->arrived, 0), "stream wait");
-    return finish_product(b, compute_s, msg);
+    return finish_product(b, times, msg);
 fail:
     return gpu_state_fail(b, msg);
 }
@@ -359,9 +365,9 @@ extern "C" spb_status gpu_block_nccl_init(gpu_block *b, const unsigned char id[G
 }
 
 extern "C" spb_status gpu_block_nccl_product(gpu_block *b, const gpu_exchange_plan *plan,
-                                             double *compute_s, char *msg)
+                                             gpu_product_times *times, char *msg)
 {
-    (void)b, (void)plan, (void)compute_s;
+    (void)b, (void)plan, (void)times;
     return spb_fail(msg, SPB_ERR_DECLINED, "spbench was built without NCCL");
 }
 

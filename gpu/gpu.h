@@ -33,6 +33,14 @@ int gpu_available(char *why);
  * written: the traffic of SpMV). The GPU roofline is the best of both. */
 spb_status gpu_bandwidth_samples(int passes, double *copy_gbs, double *read_gbs, char *msg);
 
+/* The link between GPU 0 and GPU 1, as the distributed GPU rows' exchange
+ * uses it: `passes` timed one-way copies (after one untimed) of `bytes`
+ * from device 0 to device 1 with cudaMemcpyPeerAsync, in GB/s; *direct is
+ * 1 when the two have peer access (NVLink or PCIe P2P), 0 when the copy is
+ * staged through the host. SPB_ERR_DECLINED with fewer than two GPUs. */
+spb_status gpu_peer_bandwidth_samples(int passes, double bytes, double *gbs, int *direct,
+                                      char *msg);
+
 /* The device SpMV rows of the kernel table (CUDA kernels, cuSPARSE and
  * auto.cuda, each in fp64 and fp32; see spmv_csr.cu, spmv_merge.cu,
  * spmv_colblock.cu, spmv_hll.cu, spmv_cusparse.cu, spmv_auto.cu): none
@@ -76,12 +84,19 @@ spb_status gpu_block_get_y(gpu_block *b, double *y_own, char *msg);
 /* The GPUs this process sees (0 without a device or CUDA). */
 int gpu_device_count(void);
 
+/* A product's times, in seconds: the two blocks' kernels (compute), and the
+ * exchange from the packing's start to the ghosts' arrival on the device
+ * (exchange: hidden behind the diagonal block or not; 0 without one). */
+typedef struct {
+    double compute_s, exchange_s;
+} gpu_product_times;
+
 /* The host-staged exchange: start packs the entries to send, copies them to
  * the spec's send_host and launches the diagonal block; finish copies the
- * ghosts up from its ghosts_host and adds the ghost block. Seconds of the
- * two blocks' kernels of the last product in *compute_s (after finish). */
+ * ghosts up from its ghosts_host and adds the ghost block, and gives the
+ * product's times. */
 spb_status gpu_block_start(gpu_block *b, char *msg);
-spb_status gpu_block_finish(gpu_block *b, double *compute_s, char *msg);
+spb_status gpu_block_finish(gpu_block *b, gpu_product_times *times, char *msg);
 
 /* The NCCL exchange (built when NCCL is found): a communicator over the
  * row's ranks from a unique id made on its rank 0, then products whose
@@ -96,8 +111,8 @@ typedef struct {
     int sends, recvs;
     const int *send_rank, *send_start, *recv_rank, *recv_start;
 } gpu_exchange_plan;
-spb_status gpu_block_nccl_product(gpu_block *b, const gpu_exchange_plan *plan, double *compute_s,
-                                  char *msg);
+spb_status gpu_block_nccl_product(gpu_block *b, const gpu_exchange_plan *plan,
+                                  gpu_product_times *times, char *msg);
 
 #ifdef __cplusplus
 }

@@ -28,6 +28,15 @@ spb_status gpu_bandwidth_samples(int passes, double *copy_gbs, double *read_gbs,
     return spb_fail(msg, SPB_ERR_DEVICE, NOT_BUILT);
 }
 
+spb_status gpu_peer_bandwidth_samples(int passes, double bytes, double *gbs, int *direct, char *msg)
+{
+    (void)passes;
+    (void)bytes;
+    (void)gbs;
+    *direct = 0;
+    return spb_fail(msg, SPB_ERR_DEVICE, NOT_BUILT);
+}
+
 int gpu_spmv_kernel_count(void) { return 0; }
 
 const spb_kernel *gpu_spmv_kernel(int index)
@@ -76,10 +85,10 @@ spb_status gpu_block_start(gpu_block *b, char *msg)
     return spb_fail(msg, SPB_ERR_DEVICE, NOT_BUILT);
 }
 
-spb_status gpu_block_finish(gpu_block *b, double *compute_s, char *msg)
+spb_status gpu_block_finish(gpu_block *b, gpu_product_times *times, char *msg)
 {
     (void)b;
-    (void)compute_s;
+    (void)times;
     return spb_fail(msg, SPB_ERR_DEVICE, NOT_BUILT);
 }
 
@@ -99,11 +108,11 @@ spb_status gpu_block_nccl_init(gpu_block *b, const unsigned char id[GPU_NCCL_ID_
     return spb_fail(msg, SPB_ERR_DEVICE, NOT_BUILT);
 }
 
-spb_status gpu_block_nccl_product(gpu_block *b, const gpu_exchange_plan *plan, double *compute_s,
-                                  char *msg)
+spb_status gpu_block_nccl_product(gpu_block *b, const gpu_exchange_plan *plan,
+                                  gpu_product_times *times, char *msg)
 {
     (void)b;
     (void)plan;
-    (void)compute_s;
+    (void)times;
     return spb_fail(msg, SPB_ERR_DEVICE, NOT_BUILT);
 }

@@ -107,13 +107,13 @@ static void check_products(spb_rng *rng, spb_index rows, int products)
     for (int p = 0; b && p < products; p++) {
         for (spb_index i = 0; i < rows; i++) x[i] = (p % 2 ? -1 : 1) * spb_rng_value(rng);
         for (int g = 0; g < GHOSTS; g++) ghosts[g] = spb_rng_value(rng);
-        double compute = 0;
+        gpu_product_times times;
         spb_status st = gpu_block_set_x(b, x, msg);
         if (st == SPB_OK) st = gpu_block_start(b, msg);
         int stale = 0;
         for (int t = 0; st == SPB_OK && t < TAIL + SCATTERED; t++)
             stale += send[t] != x[send_idx[t]];
-        if (st == SPB_OK) st = gpu_block_finish(b, &compute, msg);
+        if (st == SPB_OK) st = gpu_block_finish(b, &times, msg);
         if (st == SPB_OK) st = gpu_block_get_y(b, y, msg);
         CHECK(st == SPB_OK, "%d rows, product %d: %s", (int)rows, p, msg);
         if (st != SPB_OK) break;
