@@ -136,7 +136,12 @@ static spb_status upload_exchange(gpu_block *b, const gpu_block_spec *spec, char
         return gpu_state_fail(b, msg);
     GPU_TRY(b, cudaMalloc(&b->d_send, sizeof(double) * ((size_t)spec->sends_total + 1)),
             "cudaMalloc");
-    GPU_TRY(b, cudaStreamCreateWithFlags(&b->comm, cudaStreamNonBlocking), "cudaStreamCreate");
+    /* the exchange's kernels (packing, NCCL's) launched beside the diagonal
+     * block take SMs as its blocks retire, not after its last wave */
+    int least, greatest;
+    GPU_TRY(b, cudaDeviceGetStreamPriorityRange(&least, &greatest), "stream priorities");
+    GPU_TRY(b, cudaStreamCreateWithPriority(&b->comm, cudaStreamNonBlocking, greatest),
+            "cudaStreamCreate");
     for (cudaEvent_t *e :
          {&b->arrived, &b->diag_start, &b->diag_stop, &b->off_start, &b->off_stop, &b->x_landed,
           &b->exchange_start})
@@ -316,7 +321,13 @@ extern "C" spb_status gpu_block_nccl_init(gpu_block *b, const unsigned char id[G
 {
     ncclUniqueId unique;
     memcpy(&unique, id, sizeof unique);
-    ncclResult_t r = ncclCommInitRank(&b->nccl, ranks, unique, rank);
+    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
+    /* the fewest CTAs that keep the exchange's pace: it runs beside the
+     * diagonal block, whose SMs it would otherwise take */
+    config.CTAPolicy = NCCL_CTA_POLICY_EFFICIENCY;
+#endif
+    ncclResult_t r = ncclCommInitRankConfig(&b->nccl, ranks, unique, rank, &config);
     if (r != ncclSuccess)
         return spb_fail(msg, SPB_ERR_DEVICE, "NCCL communicator: %s", ncclGetErrorString(r));
     b->has_nccl = 1;
@@ -327,6 +338,7 @@ extern "C" spb_status gpu_block_nccl_product(gpu_block *b, const gpu_exchange_pl
                                              gpu_product_times *times, char *msg)
 {
     pack(b);
+    launch_diag(b); /* first: NCCL's enqueue costs the host microseconds */
     ncclResult_t r = ncclGroupStart();
     for (int k = 0; k < plan->sends && r == ncclSuccess; k++)
         r = ncclSend(b->d_send + plan->send_start[k], plan->send_start[k + 1] - plan->send_start[k],
@@ -339,7 +351,6 @@ extern "C" spb_status gpu_block_nccl_product(gpu_block *b, const gpu_exchange_pl
     if (r == ncclSuccess) r = ended;
     if (r != ncclSuccess)
         return spb_fail(msg, SPB_ERR_DEVICE, "NCCL exchange: %s", ncclGetErrorString(r));
-    launch_diag(b); /* on the default stream while the ghosts travel */
     GPU_TRY(b, cudaEventRecord(b->arrived, b->comm), "event");
     GPU_TRY(b, cudaStreamWaitEvent(0, b->arrived, 0), "stream wait");
     return finish_product(b, times, msg);
