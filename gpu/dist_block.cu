@@ -31,12 +31,13 @@ struct gpu_block : gpu_record {
     device_block diag; /* d_x is x's owned entries, d_y is y */
     device_block off;  /* the ghost block (rows with ghosts): d_x the ghosts, d_y their sums */
     int off_rows, sends_total, ghosts;
+    int off_beside; /* the ghost block runs on the exchange's stream, beside the diagonal */
     int *d_off_row, *d_send_idx;
     double *d_send, *d_ghosts;       /* d_ghosts: the ghost block's x (NULL: no ghosts) */
     double *send_host, *ghosts_host; /* the staged exchange's host buffers, page-locked */
     int registered_send, registered_ghosts;
     cudaStream_t comm; /* the exchange, beside the default stream's diagonal block */
-    cudaEvent_t arrived, diag_start, diag_stop, off_start, off_stop;
+    cudaEvent_t arrived, diag_start, diag_stop, tail_start, tail_stop, off_done;
     cudaEvent_t x_landed;       /* x's upload done, for the exchange's stream */
     cudaEvent_t exchange_start; /* the packing's start: to `arrived`, the exchange */
 #ifdef SPB_HAVE_NCCL
@@ -142,10 +143,10 @@ static spb_status upload_exchange(gpu_block *b, const gpu_block_spec *spec, char
     GPU_TRY(b, cudaDeviceGetStreamPriorityRange(&least, &greatest), "stream priorities");
     GPU_TRY(b, cudaStreamCreateWithPriority(&b->comm, cudaStreamNonBlocking, greatest),
             "cudaStreamCreate");
-    for (cudaEvent_t *e :
-         {&b->arrived, &b->diag_start, &b->diag_stop, &b->off_start, &b->off_stop, &b->x_landed,
-          &b->exchange_start})
+    for (cudaEvent_t *e : {&b->arrived, &b->diag_start, &b->diag_stop, &b->tail_start,
+                           &b->tail_stop, &b->x_landed, &b->exchange_start, &b->off_done})
         GPU_TRY(b, cudaEventCreate(e), "cudaEventCreate");
+    if (b->off_beside) b->off.state->stream = b->comm;
     return lock_host_buffers(b, spec, msg);
 fail:
     return gpu_state_fail(b, msg);
@@ -163,13 +164,19 @@ extern "C" spb_status gpu_block_create(const gpu_block_spec *spec, gpu_block **o
     if (st == SPB_OK && spec->off->m > 0)
         st = prepare_block(&b->off, spec->kernel, spec->off, off_msg);
     if (st != SPB_OK && off_msg[0]) snprintf(msg, SPB_MSG_LEN, "ghost block: %.400s", off_msg);
-    /* the row's message: the ghost block's kernel, then the diagonal's choice */
+    /* a small ghost block (at most an eighth of the diagonal's entries)
+     * runs beside the diagonal as soon as its ghosts arrive; a large one
+     * after it, where it would take half the diagonal's bandwidth */
+    b->off_beside =
+        st == SPB_OK && b->off.state && (long long)spec->off->nnz * 8 <= (long long)spec->diag->nnz;
+    /* the row's message: the ghost block's kernel and place, then the diagonal's choice */
     if (st == SPB_OK && off_msg[0]) {
         char diag_msg[SPB_MSG_LEN];
         snprintf(diag_msg, sizeof diag_msg, "%s", msg);
         int name = (int)strcspn(off_msg, ":");
-        snprintf(msg, SPB_MSG_LEN, "ghost block %.*s; diagonal %.*s", name < 64 ? name : 64,
-                 off_msg, SPB_MSG_LEN - 100, diag_msg);
+        snprintf(msg, SPB_MSG_LEN, "ghost block %.*s %s the diagonal; diagonal %.*s",
+                 name < 64 ? name : 64, off_msg, b->off_beside ? "beside" : "after",
+                 SPB_MSG_LEN - 120, diag_msg);
     }
     if (st == SPB_OK) st = upload_exchange(b, spec, msg);
     if (st != SPB_OK) {
@@ -193,8 +200,8 @@ extern "C" void gpu_block_free(gpu_block *b)
     void *arrays[] = {b->d_off_row, b->d_send_idx, b->d_send};
     for (void *p : arrays) cudaFree(p);
     if (b->comm) cudaStreamDestroy(b->comm);
-    for (cudaEvent_t e : {b->arrived, b->diag_start, b->diag_stop, b->off_start, b->off_stop,
-                          b->x_landed, b->exchange_start})
+    for (cudaEvent_t e : {b->arrived, b->diag_start, b->diag_stop, b->tail_start, b->tail_stop,
+                          b->x_landed, b->exchange_start, b->off_done})
         if (e) cudaEventDestroy(e);
     delete b;
 }
@@ -244,27 +251,36 @@ static void launch_diag(gpu_block *b)
     cudaEventRecord(b->diag_stop, 0);
 }
 
-/* After the ghosts arrived: the ghost block added on the default stream,
- * then both blocks' kernel time and the exchange's. */
+/* Once the ghosts arrived (`arrived` recorded on the exchange's stream):
+ * the ghost block, beside the diagonal block as soon as they are there
+ * (off_beside) or after it, its sums added into y after the diagonal;
+ * then the times. Compute is what ran on the default stream: the diagonal
+ * block, the additions and the ghost block when it ran there; a ghost block
+ * beside the diagonal counts only where it delays y, as exposed time. */
 static spb_status finish_product(gpu_block *b, gpu_product_times *times, char *msg)
 {
-    float diag_ms = 0, off_ms = 0, exchange_ms = 0;
-    cudaEventRecord(b->off_start, 0);
-    if (b->off.state) {
-        gpu_spmv_launch(b->off.state);
+    float diag_ms = 0, tail_ms = 0, exchange_ms = 0;
+    if (b->off_beside) {
+        gpu_spmv_launch(b->off.state); /* on the exchange's stream, after the ghosts */
+        cudaEventRecord(b->off_done, b->comm);
+        cudaStreamWaitEvent(0, b->off_done, 0);
+    } else {
+        cudaStreamWaitEvent(0, b->arrived, 0);
+    }
+    cudaEventRecord(b->tail_start, 0);
+    if (b->off.state && !b->off_beside) gpu_spmv_launch(b->off.state);
+    if (b->off.state)
         scatter_add_kernel<<<gpu_blocks_for(b->off_rows, BLOCK_THREADS), BLOCK_THREADS>>>(
             b->off_rows, b->d_off_row, (const double *)b->off.state->d_y,
             (double *)b->diag.state->d_y);
-    }
-    cudaEventRecord(b->off_stop, 0);
+    cudaEventRecord(b->tail_stop, 0);
     GPU_TRY(b, cudaGetLastError(), "kernel launch");
     GPU_TRY(b, cudaStreamSynchronize(0), "the product");
     GPU_TRY(b, cudaEventElapsedTime(&diag_ms, b->diag_start, b->diag_stop), "event time");
-    GPU_TRY(b, cudaEventElapsedTime(&off_ms, b->off_start, b->off_stop), "event time");
+    GPU_TRY(b, cudaEventElapsedTime(&tail_ms, b->tail_start, b->tail_stop), "event time");
     if (b->sends_total + b->ghosts > 0)
-        GPU_TRY(b, cudaEventElapsedTime(&exchange_ms, b->exchange_start, b->arrived),
-                "event time");
-    times->compute_s = (diag_ms + off_ms) * 1e-3;
+        GPU_TRY(b, cudaEventElapsedTime(&exchange_ms, b->exchange_start, b->arrived), "event time");
+    times->compute_s = (diag_ms + tail_ms) * 1e-3;
     times->exchange_s = exchange_ms * 1e-3;
     if (b->diag.state->error != SPB_OK) return gpu_state_fail(b->diag.state, msg);
     return b->off.state && b->off.state->error != SPB_OK ? gpu_state_fail(b->off.state, msg)
@@ -296,7 +312,6 @@ extern "C" spb_status gpu_block_finish(gpu_block *b, gpu_product_times *times, c
                                 cudaMemcpyHostToDevice, b->comm),
                 "ghosts to the device");
     GPU_TRY(b, cudaEventRecord(b->arrived, b->comm), "event");
-    GPU_TRY(b, cudaStreamWaitEvent(0, b->arrived, 0), "stream wait");
     return finish_product(b, times, msg);
 fail:
     return gpu_state_fail(b, msg);
@@ -352,7 +367,6 @@ extern "C" spb_status gpu_block_nccl_product(gpu_block *b, const gpu_exchange_pl
     if (r != ncclSuccess)
         return spb_fail(msg, SPB_ERR_DEVICE, "NCCL exchange: %s", ncclGetErrorString(r));
     GPU_TRY(b, cudaEventRecord(b->arrived, b->comm), "event");
-    GPU_TRY(b, cudaStreamWaitEvent(0, b->arrived, 0), "stream wait");
     return finish_product(b, times, msg);
 fail:
     return gpu_state_fail(b, msg);

@@ -87,7 +87,7 @@ template <typename T> static void launch_colblock(gpu_state *s)
     const colblock_data *d = gpu_family<colblock_data>(s);
     for (int p = 0; p < d->panels; p++) {
         const int lanes = d->panel_lanes[p];
-        panel_rows_kernel<T><<<gpu_grid(s, lanes), s->block_size>>>(
+        panel_rows_kernel<T><<<gpu_grid(s, lanes), s->block_size, 0, s->stream>>>(
             s->m, lanes, s->d_row_ptr + (size_t)p * ((size_t)s->m + 1), s->d_col_idx,
             (const T *)s->d_val, (const T *)s->d_x, (T *)s->d_y, p > 0);
     }

@@ -302,40 +302,40 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
 
 template <typename T> static void launch_thread(gpu_state *s)
 {
-    csr_thread_kernel<T>
-        <<<gpu_grid(s, 1), s->block_size>>>(s->m, s->d_row_ptr, s->d_col_idx, VALUES(T));
+    csr_thread_kernel<T><<<gpu_grid(s, 1), s->block_size, 0, s->stream>>>(s->m, s->d_row_ptr,
+                                                                          s->d_col_idx, VALUES(T));
 }
 
 template <typename T> static void launch_warp(gpu_state *s)
 {
-    csr_warp_kernel<T>
-        <<<gpu_grid(s, WARP), s->block_size>>>(s->m, s->d_row_ptr, s->d_col_idx, VALUES(T));
+    csr_warp_kernel<T><<<gpu_grid(s, WARP), s->block_size, 0, s->stream>>>(s->m, s->d_row_ptr,
+                                                                           s->d_col_idx, VALUES(T));
 }
 
 template <typename T> static void launch_warp_shared(gpu_state *s)
 {
     size_t shared = (size_t)s->block_size * sizeof(T);
-    csr_warp_shared_kernel<T>
-        <<<gpu_grid(s, WARP), s->block_size, shared>>>(s->m, s->d_row_ptr, s->d_col_idx, VALUES(T));
+    csr_warp_shared_kernel<T><<<gpu_grid(s, WARP), s->block_size, shared, s->stream>>>(
+        s->m, s->d_row_ptr, s->d_col_idx, VALUES(T));
 }
 
 template <typename T> static void launch_warp_shared2d(gpu_state *s)
 {
     size_t shared = (size_t)s->block_size * sizeof(T);
     dim3 block(WARP, s->block_size / WARP);
-    csr_warp_shared2d_kernel<T>
-        <<<gpu_grid(s, WARP), block, shared>>>(s->m, s->d_row_ptr, s->d_col_idx, VALUES(T));
+    csr_warp_shared2d_kernel<T><<<gpu_grid(s, WARP), block, shared, s->stream>>>(
+        s->m, s->d_row_ptr, s->d_col_idx, VALUES(T));
 }
 
 template <typename T> static void launch_ldg(gpu_state *s)
 {
-    csr_ldg_kernel<T>
-        <<<gpu_grid(s, WARP), s->block_size>>>(s->m, s->d_row_ptr, s->d_col_idx, VALUES(T));
+    csr_ldg_kernel<T><<<gpu_grid(s, WARP), s->block_size, 0, s->stream>>>(s->m, s->d_row_ptr,
+                                                                          s->d_col_idx, VALUES(T));
 }
 
 template <typename T> static void launch_texture(gpu_state *s)
 {
-    csr_texture_kernel<T><<<gpu_grid(s, WARP), s->block_size>>>(
+    csr_texture_kernel<T><<<gpu_grid(s, WARP), s->block_size, 0, s->stream>>>(
         s->m, s->d_row_ptr, s->d_col_idx, (const T *)s->d_val, gpu_family<texture_data>(s)->x_tex,
         (T *)s->d_y);
 }
@@ -345,26 +345,27 @@ template <typename T, bool PATTERN> static void launch_adaptive(gpu_state *s)
     const adaptive_data *d = gpu_family<adaptive_data>(s);
     const T *val = (const T *)s->d_val, *x = (const T *)s->d_x, scale = (T)s->iso_value;
     T *y = (T *)s->d_y;
-    csr_adaptive_kernel<T, PATTERN><<<gpu_grid(s, d->lanes), s->block_size>>>(
+    csr_adaptive_kernel<T, PATTERN><<<gpu_grid(s, d->lanes), s->block_size, 0, s->stream>>>(
         s->m, d->lanes, s->d_row_ptr, s->d_col_idx, val, scale, x, y);
     if (d->long_count > 0)
-        csr_long_row_kernel<T, PATTERN><<<d->long_count, LONG_BLOCK>>>(
+        csr_long_row_kernel<T, PATTERN><<<d->long_count, LONG_BLOCK, 0, s->stream>>>(
             d->d_long_rows, s->d_row_ptr, s->d_col_idx, val, scale, x, y);
 }
 
 template <typename T, bool PATTERN> static void launch_binned(gpu_state *s)
 {
     const binned_data *d = gpu_family<binned_data>(s);
-    csr_binned_kernel<T, PATTERN><<<d->bins.first_block[d->bins.count], s->block_size>>>(
-        d->bins, d->d_bin_rows, s->d_row_ptr, s->d_col_idx, (const T *)s->d_val, (T)s->iso_value,
-        (const T *)s->d_x, (T *)s->d_y);
+    csr_binned_kernel<T, PATTERN>
+        <<<d->bins.first_block[d->bins.count], s->block_size, 0, s->stream>>>(
+            d->bins, d->d_bin_rows, s->d_row_ptr, s->d_col_idx, (const T *)s->d_val,
+            (T)s->iso_value, (const T *)s->d_x, (T *)s->d_y);
 }
 
 template <typename T, bool PATTERN> static void launch_stream(gpu_state *s)
 {
     const stream_data *d = gpu_family<stream_data>(s);
     size_t shared = (size_t)s->block_size * STREAM_ITEMS * sizeof(T);
-    csr_stream_kernel<T, PATTERN><<<d->tiles, s->block_size, shared>>>(
+    csr_stream_kernel<T, PATTERN><<<d->tiles, s->block_size, shared, s->stream>>>(
         d->d_tile_row, s->d_row_ptr, s->d_col_idx, (const T *)s->d_val, (T)s->iso_value,
         (const T *)s->d_x, (T *)s->d_y);
 }

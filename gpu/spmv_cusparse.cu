@@ -91,6 +91,8 @@ static void release_cusparse(gpu_state *s)
 static void launch_cusparse(gpu_state *s)
 {
     const cusparse_data *d = gpu_family<cusparse_data>(s);
+    if (gpu_cusparse_failed(s, cusparseSetStream(d->handle, s->stream), "cusparseSetStream"))
+        return;
     gpu_cusparse_failed(s,
                         cusparseSpMV(d->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha(s), d->mat,
                                      d->vec_x, beta(s), d->vec_y, value_type(s),

@@ -161,7 +161,7 @@ static __global__ void point_padding_at_zero(int m, int n, int hack_size,
 
 template <typename T> static void launch_row(gpu_state *s)
 {
-    hll_row_kernel<T><<<gpu_grid(s, 1), s->block_size>>>(HLL_ARGS(T));
+    hll_row_kernel<T><<<gpu_grid(s, 1), s->block_size, 0, s->stream>>>(HLL_ARGS(T));
 }
 
 /* hll.cuda.col and .pattern: two rows per thread where a step moves few
@@ -173,23 +173,23 @@ template <typename T, bool PATTERN> static void launch_col(gpu_state *s)
     if ((PATTERN || sizeof(T) == 4) && s->hack_size % 2 == 0) {
         unsigned pairs = (unsigned)(((long long)s->m + 1) / 2);
         hll_col_pairs_kernel<T, PATTERN>
-            <<<(pairs + s->block_size - 1) / s->block_size, s->block_size>>>(
+            <<<(pairs + s->block_size - 1) / s->block_size, s->block_size, 0, s->stream>>>(
                 s->m, s->hack_size, s->d_hack_ptr, s->d_hack_width, s->d_col_idx, val, scale, x, y);
     } else {
-        hll_col_kernel<T, PATTERN><<<gpu_grid(s, 1), s->block_size>>>(
+        hll_col_kernel<T, PATTERN><<<gpu_grid(s, 1), s->block_size, 0, s->stream>>>(
             s->m, s->hack_size, s->d_hack_ptr, s->d_hack_width, s->d_col_idx, val, scale, x, y);
     }
 }
 
 template <typename T> static void launch_warp(gpu_state *s)
 {
-    hll_warp_kernel<T><<<gpu_grid(s, WARP), s->block_size>>>(HLL_ARGS(T));
+    hll_warp_kernel<T><<<gpu_grid(s, WARP), s->block_size, 0, s->stream>>>(HLL_ARGS(T));
 }
 
 template <typename T> static void launch_warp_shared(gpu_state *s)
 {
     size_t shared = (size_t)s->block_size * sizeof(T);
-    hll_warp_shared_kernel<T><<<gpu_grid(s, WARP), s->block_size, shared>>>(HLL_ARGS(T));
+    hll_warp_shared_kernel<T><<<gpu_grid(s, WARP), s->block_size, shared, s->stream>>>(HLL_ARGS(T));
 }
 
 /* hll.cuda.col.pattern: no values were uploaded; the padding (value 0 in
@@ -201,7 +201,7 @@ static spb_status setup_col_pattern(gpu_state *s, const spb_csr *A, char *msg)
     GPU_TRY(s, cudaMemset(s->d_x, 0, s->value_bytes * ((size_t)s->n + 1)), "cudaMemset x");
     if (gpu_upload(s, (void **)&d_row_ptr, A->row_ptr, (size_t)A->m + 1, sizeof(int))) goto fail;
     if (s->m > 0)
-        point_padding_at_zero<<<gpu_grid(s, 1), s->block_size>>>(
+        point_padding_at_zero<<<gpu_grid(s, 1), s->block_size, 0, s->stream>>>(
             s->m, s->n, s->hack_size, s->d_hack_ptr, s->d_hack_width, d_row_ptr, s->d_col_idx);
     GPU_TRY(s, cudaGetLastError(), "kernel launch");
     GPU_TRY(s, cudaDeviceSynchronize(), "marking the padding");

@@ -210,7 +210,7 @@ template <typename T, bool PATTERN> static void launch_merge(gpu_state *s)
     merge_data *d = gpu_family<merge_data>(s);
     d->epoch++;
     csr_merge_kernel<T, PATTERN>
-        <<<d->tiles, s->block_size, merge_shared_bytes(s->block_size, sizeof(T))>>>(
+        <<<d->tiles, s->block_size, merge_shared_bytes(s->block_size, sizeof(T)), s->stream>>>(
             s->d_row_ptr, s->d_col_idx, (const T *)s->d_val, (T)s->iso_value, (const T *)s->d_x,
             (T *)s->d_y, d->d_tile_row, d->d_tile_k, d->d_lookback_from, (T *)d->d_carry,
             d->d_carry_epoch, d->epoch);

@@ -71,10 +71,11 @@ struct gpu_state : gpu_record {
     /* CSR (row_ptr), HLL (hack_ptr, hack_width) or SELL (hack_ptr = slice offsets) */
     int *d_row_ptr, *d_hack_ptr, *d_hack_width, *d_col_idx;
     void *d_val, *d_x, *d_y;
-    double iso_value;   /* pattern kernels: every stored value */
-    double cache_bytes; /* the L2 to block x for (gpu_l2_bytes) */
-    double plan_bytes;  /* set by a setup whose traffic is not its format's */
-    void *family;       /* the family's prepared data (gpu_family_new), or NULL */
+    double iso_value;    /* pattern kernels: every stored value */
+    double cache_bytes;  /* the L2 to block x for (gpu_l2_bytes) */
+    double plan_bytes;   /* set by a setup whose traffic is not its format's */
+    void *family;        /* the family's prepared data (gpu_family_new), or NULL */
+    cudaStream_t stream; /* where its products run: the default stream unless set */
 };
 
 /* The family's data of type D in s, made zeroed by its setup (NULL when
@@ -122,8 +123,8 @@ static inline unsigned gpu_blocks_for(long long items, int block)
 /* Blocks for `per_row` threads per row over the state's rows. */
 unsigned gpu_grid(const gpu_state *s, long long per_row);
 
-/* One product of the state's kernel on d_x -> d_y, on the default stream,
- * not synchronised (spmv_cuda.cu; the distributed block's diagonal). */
+/* One product of the state's kernel on d_x -> d_y, on the state's stream,
+ * not synchronised (spmv_cuda.cu; the distributed blocks). */
 void gpu_spmv_launch(gpu_state *s);
 
 /* The entry points every device row shares (spmv_cuda.cu). */

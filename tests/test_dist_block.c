@@ -39,14 +39,15 @@ static int make_diag(spb_rng *rng, spb_index rows, spb_csr *D, char *msg)
     return 1;
 }
 
-/* The ghost block: every 1000th row has two ghost entries. */
-static int make_off(spb_rng *rng, spb_index rows, spb_csr *O, spb_index **off_rows, char *msg)
+/* The ghost block: every `every`-th row has two ghost entries. */
+static int make_off(spb_rng *rng, spb_index rows, spb_index every, spb_csr *O, spb_index **off_rows,
+                    char *msg)
 {
-    spb_index count = (rows + 999) / 1000;
+    spb_index count = (rows + every - 1) / every;
     *off_rows = spb_malloc((size_t)count, sizeof **off_rows);
     if (!*off_rows || csr_alloc(O, count, GHOSTS, 2 * count, msg) != SPB_OK) return 0;
     for (spb_index r = 0; r < count; r++) {
-        (*off_rows)[r] = r * 1000;
+        (*off_rows)[r] = r * every;
         O->row_ptr[r + 1] = 2 * (r + 1);
         for (int k = 0; k < 2; k++) {
             O->col_idx[2 * r + k] = (spb_index)spb_rng_below(rng, GHOSTS);
@@ -81,8 +82,10 @@ static double y_error(const spb_csr *D, const spb_csr *O, const spb_index *off_r
     return worst;
 }
 
-/* `products` products of a block of `rows` rows, each with a new x. */
-static void check_products(spb_rng *rng, spb_index rows, int products)
+/* `products` products of a block of `rows` rows, each with a new x; every
+ * `every`-th row has ghosts: a sparse ghost block runs beside the
+ * diagonal block, one with an entry for each of the diagonal's after it. */
+static void check_products(spb_rng *rng, spb_index rows, spb_index every, int products)
 {
     char msg[SPB_MSG_LEN] = "";
     spb_csr D = {0}, O = {0};
@@ -93,7 +96,7 @@ static void check_products(spb_rng *rng, spb_index rows, int products)
     double *send = spb_malloc(TAIL + SCATTERED, sizeof *send);
     double *ghosts = spb_malloc(GHOSTS, sizeof *ghosts);
     int made = x && y && send && ghosts && make_diag(rng, rows, &D, msg) &&
-               make_off(rng, rows, &O, &off_rows, msg);
+               make_off(rng, rows, every, &O, &off_rows, msg);
     CHECK(made, "test matrices: %s", msg);
     const spb_kernel *kernel = device_row("csr.cuda.warp");
     CHECK(kernel != NULL, "the device table has csr.cuda.warp");
@@ -102,6 +105,9 @@ static void check_products(spb_rng *rng, spb_index rows, int products)
         gpu_block_spec spec = {kernel,           &D,     &O, off_rows, send_idx,
                                TAIL + SCATTERED, GHOSTS, 0,  send,     ghosts};
         CHECK(gpu_block_create(&spec, &b, msg) == SPB_OK, "gpu_block_create: %s", msg);
+        const char *place = every > 1 ? "beside the diagonal" : "after the diagonal";
+        CHECK(strstr(msg, place) != NULL, "ghosts every %d rows: the ghost block %s: %s",
+              (int)every, place, msg);
     }
     int stale_products = 0, wrong_products = 0;
     for (int p = 0; b && p < products; p++) {
@@ -145,7 +151,8 @@ int main(void)
     }
     spb_rng rng;
     spb_rng_seed(&rng, check_seed());
-    check_products(&rng, 1 << 17, 400); /* a rank's block of cnr-2000 at 3 ranks: 1 MB of x */
-    check_products(&rng, 1 << 23, 12);  /* 64 MB of x */
+    check_products(&rng, 1 << 17, 1000, 400); /* a rank's block of cnr-2000 at 3 ranks: 1 MB of x */
+    check_products(&rng, 1 << 23, 1000, 12);  /* 64 MB of x */
+    check_products(&rng, 1 << 17, 1, 100);    /* ghosts on every row */
     return check_done();
 }
