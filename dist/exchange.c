@@ -12,6 +12,9 @@
 #include "../cpu/spmv_cpu.h"
 #include "../gpu/gpu.h"
 #include "dist_mpi.h"
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h> /* Open MPI's extensions: MPIX_Query_cuda_support */
+#endif
 
 #define TAG_GHOST 21
 
@@ -357,6 +360,29 @@ static spb_status nccl_plan(dist_state *s, char *msg)
     return dist_agree(s->comm, gpu_block_nccl_init(s->gpu, id, s->size, s->rank, msg), msg);
 }
 
+/* Whether this MPI moves device buffers itself (Open MPI's extension asks
+ * the library it runs with). The staged row stages through host memory
+ * either way; its message says which MPI it had. */
+static int mpi_cuda_aware(void)
+{
+#if defined(OMPI_HAVE_MPI_EXT_CUDA) && OMPI_HAVE_MPI_EXT_CUDA
+    return MPIX_Query_cuda_support();
+#else
+    return 0;
+#endif
+}
+
+/* The staged row's message: its path first, then the blocks' kernels. */
+static void say_staged_path(char *msg)
+{
+    char blocks[SPB_MSG_LEN];
+    snprintf(blocks, sizeof blocks, "%s", msg);
+    snprintf(msg, SPB_MSG_LEN, "ghosts through page-locked host memory (%s); %.*s",
+             mpi_cuda_aware() ? "this MPI is CUDA-aware, but the row stages by design"
+                              : "this MPI is not CUDA-aware",
+             SPB_MSG_LEN - 120, blocks);
+}
+
 /* The GPU rows: the ghost plan as mpi.rows, the blocks on the rank's GPU. */
 static spb_status gpu_plan(dist_state *s, char *msg)
 {
@@ -376,6 +402,7 @@ static spb_status gpu_plan(dist_state *s, char *msg)
                                s->send_buf,
                                s->x_other};
         st = gpu_block_create(&spec, &s->gpu, msg);
+        if (st == SPB_OK && s->variant->exchange == DIST_GPU_STAGED) say_staged_path(msg);
     }
     st = dist_agree(s->comm, st, msg);
     if (st == SPB_OK && s->variant->exchange == DIST_GPU_NCCL) st = nccl_plan(s, msg);
