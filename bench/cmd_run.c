@@ -655,7 +655,10 @@ static void print_resume_hint(int argc, char **argv, const run_args *a, const ch
         fprintf(stderr, "; without --csv FILE there is nothing to resume\n");
         return;
     }
-    fprintf(stderr, " (in %s); to continue:\n  spbench run", a->opts.csv_path);
+    char self[4096] = "spbench"; /* the path that ran, so the line can be pasted */
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    self[len > 0 ? len : 7] = '\0';
+    fprintf(stderr, " (in %s); to continue:\n  %s run", a->opts.csv_path, self);
     for (int i = 0; i < argc; i++) {
         int plain = strspn(argv[i], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                                     "0123456789-_./:=,@+%") == strlen(argv[i]);
@@ -828,6 +831,17 @@ static void report_job_lost(int argc, char **argv, const run_args *a, int status
     print_resume_hint(argc, argv, a, what);
 }
 
+/* The exit status rank 0 left in the end file (see launched_status), or
+ * -1 when it left none. */
+static int reported_status(void)
+{
+    FILE *f = fopen(end_file, "r");
+    int code = -1;
+    if (f && fscanf(f, "%d", &code) != 1) code = -1;
+    if (f) fclose(f);
+    return code;
+}
+
 /* --ranks outside MPI: this run again under mpirun with the most ranks
  * asked for (each rank count is the first P of them), unbound (spbench
  * gives each rank its share of the cores), oversubscribed when there are
@@ -873,6 +887,8 @@ static int launch_ranks(int argc, char **argv, const run_args *a)
            record_aborted_row(a, status) && restarts++ < SPB_MAX_RESTARTS)
         if (!a->resume) args[k] = resume; /* the rows so far stay; the rest is measured */
     spb_free(args);
+    int reported = reported_status();
+    if (status == 0 && reported > 0) status = reported;
     if (status != 0 && launcher_stops == 0 && access(end_file, F_OK) != 0)
         report_job_lost(argc, argv, a, status);
     unlink(stop_file);
@@ -932,6 +948,35 @@ static void mark_study_end(void)
     if (fd >= 0) close(fd);
 }
 
+/* Rank 0 of run --ranks's job: its exit status goes to the launcher in the
+ * end file and the job ends with 0, so that mpirun adds no banner of its
+ * own to a study that found a wrong row. */
+static int launched_status(int code)
+{
+    const char *path = getenv("SPB_END_FILE");
+    FILE *f = dist_launched() && path ? fopen(path, "w") : NULL;
+    if (!f) return code;
+    fprintf(f, "%d\n", code);
+    return fclose(f) == 0 ? 0 : code;
+}
+
+/* Files named as matrices that cannot be read, said before any rank
+ * starts (a batch of one process gives them error rows instead); how
+ * many. */
+static int refuse_unreadable(const spb_source_list *list)
+{
+    int missing = 0;
+    for (int k = 0; k < list->count; k++)
+        if (strncmp(list->items[k], "gen:", 4) != 0 && access(list->items[k], R_OK) != 0) {
+            fprintf(stderr, "spbench: %s: %s\n", list->items[k], strerror(errno));
+            missing++;
+        }
+    if (missing)
+        fprintf(stderr, "spbench: %d matri%s cannot be read; no rank was started\n", missing,
+                missing == 1 ? "x" : "ces");
+    return missing;
+}
+
 int cmd_run(int argc, char **argv)
 {
     static run_args a; /* large: thread lists, messages */
@@ -941,15 +986,16 @@ int cmd_run(int argc, char **argv)
     int selected_cuda, selected = selected_or_exit(&a.opts, &selected_cuda);
     spb_source_list list = matrices_or_exit(&a);
     if (a.ranks_given && !dist_launched()) {
+        int unreadable = refuse_unreadable(&list);
         sources_free(&list);
-        return launch_ranks(argc, argv, &a);
+        return unreadable ? EXIT_USAGE : launch_ranks(argc, argv, &a);
     }
     int most_ranks = a.ranks[a.opts.rank_counts - 1];
     if (a.opts.distributed && most_ranks > dist_world_size()) {
         fprintf(stderr, "spbench: --ranks asks for %d ranks; the launcher started %d\n", most_ranks,
                 dist_world_size());
         sources_free(&list);
-        return EXIT_USAGE;
+        return launched_status(EXIT_USAGE);
     }
     if (gethostname(a.host, sizeof a.host - 1) != 0) snprintf(a.host, sizeof a.host, "unknown");
     a.opts.host = a.host;
@@ -957,7 +1003,7 @@ int cmd_run(int argc, char **argv)
     int csv_has_header = 0, code = EXIT_RESULTS_BAD;
     if (!open_outputs(&a, &list, &done, &csv_has_header)) {
         sources_free(&list);
-        return EXIT_USAGE;
+        return launched_status(EXIT_USAGE);
     }
     if (a.resume) a.opts.done = &done;
     catch_stop_signals();
@@ -983,5 +1029,5 @@ int cmd_run(int argc, char **argv)
         code = finish_run(argc, argv, &a, &totals);
     run_totals_free(&totals);
     resume_free(&done);
-    return code;
+    return launched_status(code);
 }

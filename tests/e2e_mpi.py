@@ -390,6 +390,8 @@ def test_stop(tmp, matrices):
         closed = json.load(f)
     check(job.returncode == 130 and closed.get("interrupted", {}).get("signal") == 2 and
           "--resume" in err, "Ctrl-C stops the ranks cleanly: %s %s" % (job.returncode, err[-800:]))
+    check("\n  %s run " % os.path.realpath(SPBENCH) in err,
+          "the resume hint names the program that ran, so it can be pasted: %s" % err[-400:])
     r = run(args + ["--resume"])
     rows = read_rows(csv_path)
     check(r.returncode == 0 and len(rows) == 2 * len(matrices),
@@ -438,6 +440,17 @@ def test_usage(matrices):
             timeout=60)
     check(r.returncode == 2 and "the launcher started 2" in r.stderr,
           "--ranks beyond the ranks started is a usage error: %s" % r.stderr[-500:])
+    r = run([SPBENCH, "run", "--ranks", "1,2", "--kernels", "mpi.rows", *FAST,
+             "/no/such/matrix.mtx.gz", matrices[2]], timeout=60)
+    check(r.returncode == 2 and "no rank was started" in r.stderr and
+          "matrix.mtx.gz" in r.stderr and "starting" not in r.stderr,
+          "a matrix that cannot be read is refused before the ranks start: %s" % r.stderr[-500:])
+    r = run([SPBENCH, "run", "--ranks", "1,2", "--kernels", "mpi.rows", *FAST, "--tol", "1e-300",
+             matrices[0]], timeout=120)
+    check(r.returncode == 1 and "wrong" in r.stdout and "Primary job" not in r.stderr and
+          "noticed" not in r.stderr,
+          "a study with wrong rows exits 1 without mpirun's banner: %d %s" %
+          (r.returncode, r.stderr[-500:]))
 
 
 def main():
