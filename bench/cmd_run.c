@@ -480,7 +480,11 @@ static void print_run_header(const run_args *a, int matrices, int selected)
                  "build's (cmake -DCMAKE_BUILD_TYPE=Release)");
     static const char *const binds[] = {"false", "true", "primary", "close", "spread"};
     int bind = (int)omp_get_proc_bind(); /* the runtime's own, not the environment's */
-    printf("# OpenMP: %d processors, binding %s, OMP_PLACES=%s\n", omp_get_num_procs(),
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    char share[64] = "";
+    if (online > omp_get_num_procs()) /* a rank's share, or a bound process */
+        snprintf(share, sizeof share, " of the machine's %ld", online);
+    printf("# OpenMP: %d processors%s, binding %s, OMP_PLACES=%s\n", omp_get_num_procs(), share,
            bind >= 0 && bind < 5 ? binds[bind] : "unknown",
            getenv("OMP_PLACES") ? getenv("OMP_PLACES") : "unset");
     if (o->distributed)

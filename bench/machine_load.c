@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The 1-minute load average and the PSI "some avg10" CPU pressure (-1
  * where the kernel has no PSI). */
@@ -32,7 +33,8 @@ static double stat_spread(const spb_bw_stat *s)
 void machine_load_start(spb_machine_load *m, const spb_roofline *r)
 {
     memset(m, 0, sizeof *m);
-    m->cores = omp_get_num_procs();
+    long online = sysconf(_SC_NPROCESSORS_ONLN); /* the load average is the machine's */
+    m->cores = online > 0 ? (int)online : omp_get_num_procs();
     read_load(&m->load_before, &m->pressure_before);
     m->load_max = m->load_before;
     m->pressure_max = m->pressure_before;

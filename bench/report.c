@@ -506,8 +506,12 @@ static void json_machine(FILE *j, const spb_json_header *h)
     cpu_model(model, sizeof model);
     fprintf(j, "  \"machine\": {\n    \"cpu_model\": ");
     report_json_string(j, model);
-    fprintf(j, ",\n    \"cpu_cores\": %d,\n    \"cpu_llc_bytes\": %.0f,\n", omp_get_num_procs(),
-            r->cpu_llc_bytes);
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    /* the machine's cores, and those this process may use (a rank's share) */
+    fprintf(
+        j,
+        ",\n    \"cpu_cores\": %ld,\n    \"cpu_cores_used\": %d,\n    \"cpu_llc_bytes\": %.0f,\n",
+        online > 0 ? online : (long)omp_get_num_procs(), omp_get_num_procs(), r->cpu_llc_bytes);
     fputs("    \"cpu_bandwidth_gbs\": {", j);
     for (int k = 0; k < r->cpu_count; k++)
         fprintf(j, "%s\"%d\": %.4g", k ? ", " : "", r->cpu[k].threads,

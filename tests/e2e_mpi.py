@@ -390,6 +390,12 @@ def test_stop(tmp, matrices):
         closed = json.load(f)
     check(job.returncode == 130 and closed.get("interrupted", {}).get("signal") == 2 and
           "--resume" in err, "Ctrl-C stops the ranks cleanly: %s %s" % (job.returncode, err[-800:]))
+    online = os.sysconf("SC_NPROCESSORS_ONLN")
+    check(closed["machine"]["cpu_cores"] == online and
+          closed["load_before"]["cores"] == online and
+          1 <= closed["machine"]["cpu_cores_used"] <= online,
+          "the JSON records the machine's cores, and rank 0's share apart: %s %s" %
+          (closed["machine"].get("cpu_cores"), closed["load_before"]))
     check("\n  %s run " % os.path.realpath(SPBENCH) in err,
           "the resume hint names the program that ran, so it can be pasted: %s" % err[-400:])
     r = run(args + ["--resume"])
