@@ -675,6 +675,15 @@ static void print_resume_hint(int argc, char **argv, const run_args *a, const ch
  * count), then this shard's share; exits on a usage error. */
 static spb_source_list matrices_or_exit(run_args *a)
 {
+    const char *outputs[] = {a->opts.csv_path, a->opts.json_path};
+    for (int k = 0; k < 2 && a->count == 0; k++) /* an option took the matrix as its file */
+        if (outputs[k] && (strstr(outputs[k], ".mtx") || strncmp(outputs[k], "gen:", 4) == 0)) {
+            fprintf(stderr,
+                    "spbench: no MATRIX given: %s took %s as its file; name the results file "
+                    "after it, then the matrices\n",
+                    k == 0 ? "--csv" : "--json", outputs[k]);
+            exit(EXIT_USAGE);
+        }
     spb_source_list list = expand_or_exit(a->count, a->items);
     spb_free(a->items);
     a->items = NULL;

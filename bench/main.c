@@ -21,7 +21,7 @@
 static void print_commands(FILE *out)
 {
     fprintf(out,
-            "spbench " SPB_VERSION " — sparse matrix-vector kernels, measured and validated\n"
+            "spbench " SPB_VERSION " — sparse kernels (SpMV, SpGEMM), measured and validated\n"
             "\n"
             "usage:\n"
             "  spbench run [options] MATRIX...   measure every selected kernel on each matrix\n"
@@ -121,7 +121,8 @@ static const struct {
             "  share of its edges) (fixed seeds); .gz is written compressed\n"},
     {"plot", "usage: spbench plot RESULTS.csv OUTDIR\n"
              "  charts of a results CSV as PNG and SVG (gnuplot): gflops, cpu_vs_gpu, scaling,\n"
-             "  roofline, csr_vs_hll, and spgemm_gflops, spgemm_time for SpGEMM rows\n"},
+             "  roofline, csr_vs_hll; strong_scaling, weak_scaling, comm_split for the\n"
+             "  distributed rows; spgemm_gflops, spgemm_time for SpGEMM rows\n"},
     {"merge", "usage: spbench merge OUT.csv SHARD.csv... [--json OUT.json SHARD.json...]\n"
               "  the shards of a study (run --shard I/N) in one results file; every row is\n"
               "  checked, a row measured twice is refused, nothing is written on a failure\n"},

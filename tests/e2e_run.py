@@ -295,6 +295,16 @@ def test_usage_errors(tmp):
     check(r.returncode == 1 and "gen:lap2d:0" in r.stdout, "a bad spec is an error row")
     r = spbench("frobnicate")
     check(r.returncode == 2, "unknown command")
+    empty = os.path.join(tmp, "empty-folder")
+    os.mkdir(empty)
+    r = spbench("run", empty)
+    check(r.returncode == 2 and empty in r.stderr, "an empty folder is named: %s" % r.stderr)
+    r = spbench("run", "--csv", os.path.join(MATRICES, "cage4.mtx.gz"))
+    check(r.returncode == 2 and "--csv took" in r.stderr,
+          "a matrix taken by --csv is said so: %s" % r.stderr)
+    r = spbench("plot", "--help")
+    check(all(c in r.stdout + r.stderr for c in ("strong_scaling", "weak_scaling", "comm_split")),
+          "plot --help names every chart")
     r = spbench("spmv", os.path.join(MATRICES, "cage4.mtx.gz"), "--kernel", "nope", "-o",
                 os.path.join(tmp, "y.mtx"))
     check(r.returncode == 2 and "no kernel named" in r.stderr, "spmv with an unknown kernel")
