@@ -915,8 +915,9 @@ static int finish_run(int argc, char **argv, const run_args *a, spb_run_totals *
 {
     /* rows read back included: it names their kernels */
     run_print_summary(stdout, totals, a->opts.op->baseline->name);
-    printf("# %d rows: %d ok, %d wrong, %d skipped, %d error", totals->rows, totals->ok,
-           totals->wrong, totals->skipped, totals->errors);
+    printf("# %d row%s: %d ok, %d wrong, %d skipped, %d error", totals->rows,
+           totals->rows == 1 ? "" : "s", totals->ok, totals->wrong, totals->skipped,
+           totals->errors);
     if (a->resume)
         printf("; %d were already in %s, %d measured now", totals->resumed, a->opts.csv_path,
                totals->rows - totals->resumed);

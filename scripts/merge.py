@@ -199,6 +199,11 @@ def write_all(outputs):
         raise MergeError("%s: %s" % (e.filename or "output", e.strerror))
 
 
+def counted(path, rows, shards):
+    return "%s: %d row%s from %d shard%s" % (path, rows, "" if rows == 1 else "s", shards,
+                                            "" if shards == 1 else "s")
+
+
 def main(argv):
     if "--json" in argv:
         at = argv.index("--json")
@@ -213,12 +218,12 @@ def main(argv):
         outputs, said = [], []
         text, n = merge_csv(csv_args[1:], csv_args[0])
         outputs.append((csv_args[0], text))
-        said.append("%s: %d rows from %d shards" % (csv_args[0], n, len(csv_args) - 1))
+        said.append(counted(csv_args[0], n, len(csv_args) - 1))
         if json_args:
             check_pairs(csv_args[1:], json_args[1:])
             text, n = merge_json(json_args[1:], json_args[0])
             outputs.append((json_args[0], text))
-            said.append("%s: %d rows from %d shards" % (json_args[0], n, len(json_args) - 1))
+            said.append(counted(json_args[0], n, len(json_args) - 1))
         write_all(outputs)
         print("\n".join(said))
     except MergeError as e:
