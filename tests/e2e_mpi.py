@@ -334,15 +334,19 @@ def test_killed_rank0_between_rows(tmp, matrices):
     says how to go on, and leaves no empty or cut JSON (rank 0 writes the
     JSON whole at the end); the resumed study completes."""
     csv_path, json_path = os.path.join(tmp, "early.csv"), os.path.join(tmp, "early.json")
+    # the first matrix takes rank 0 seconds to generate: its row starts late
+    matrices = ["gen:lap3d:120"] + matrices
     args = [SPBENCH, "run", "--ranks", "2", "--kernels", "mpi.rows", "--reps", "3",
             "--min-time", "0.1", "--quiet", "--csv", csv_path, "--json", json_path, *matrices]
     job = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                            env=ENV, start_new_session=True)
     deadline, victim = time.time() + 60, None
     while time.time() < deadline and victim is None:
+        victim = rank_pid(0)
         time.sleep(0.02)
-        if os.path.exists(csv_path) and os.path.getsize(csv_path) > 0:
-            victim = rank_pid(0)
+    while time.time() < deadline and not (os.path.exists(csv_path) and
+                                           os.path.getsize(csv_path) > 0):
+        time.sleep(0.02)
     check(victim is not None, "rank 0 found once it wrote the CSV header")
     if victim:
         os.kill(victim, signal.SIGKILL)
