@@ -325,14 +325,31 @@ def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
 
 
+def own_speedups(omp):
+    """Each OpenMP row's speedup over the same kernel's row at one thread
+    (same matrix, precision and settings): thread scaling is a kernel
+    against itself. Rows without that one-thread row are left out."""
+    key = lambda r: (r["matrix"], r["kernel"], r.get("precision", ""), r.get("settings", ""))
+    one = {key(r): float(r["time_ms_median"]) for r in omp if r["threads_v"] == 1}
+    out = []
+    for r in omp:
+        t1 = one.get(key(r))
+        if t1 and float(r["time_ms_median"]) > 0:
+            speedup = t1 / float(r["time_ms_median"])
+            out.append(dict(r, own_speedup=speedup, own_efficiency=speedup / r["threads_v"]))
+    return out
+
+
 def chart_scaling(rows, workdir):
-    omp = [r for r in rows if r["backend"] == "openmp" and r["speedup"] != ""]
+    omp = own_speedups([r for r in rows if r["backend"] == "openmp" and r["status"] == "ok" and
+                        r["time_ms_median"] != ""])
     threads = sorted({r["threads_v"] for r in omp})
-    chart = Chart("scaling", "Thread scaling of the OpenMP kernels (geometric mean over the "
-                  "matrices each ran on: their count in brackets)", 1100, 620)
+    chart = Chart("scaling", "Thread scaling of the OpenMP kernels, each against itself at one "
+                  "thread (geometric mean over the matrices each ran on: their count in brackets)",
+                  1100, 620)
     if len(threads) < 2:
-        chart.no_data("No scaling data: needs OpenMP rows at two or more thread counts "
-                      "(spbench run --threads 1,2,4) and csr.serial for the speedup")
+        chart.no_data("No scaling data: needs OpenMP rows at one thread and at least one more "
+                      "thread count (spbench run --threads 1,2,4)")
         return chart
     kernels = ordered(r["kernel"] for r in omp)
     counts = {k: len({r["matrix"] for r in omp if r["kernel"] == k}) for k in kernels}
@@ -345,10 +362,10 @@ def chart_scaling(rows, workdir):
         row = [t]
         for k in kernels:
             mine = [r for r in omp if r["kernel"] == k and r["threads_v"] == t]
-            row.append(geomean([float(r["speedup"]) for r in mine]) if mine else "NaN")
+            row.append(geomean([r["own_speedup"] for r in mine]) if mine else "NaN")
         for k in kernels:
             mine = [r for r in omp if r["kernel"] == k and r["threads_v"] == t]
-            row.append(geomean([float(r["efficiency"]) for r in mine]) if mine else "NaN")
+            row.append(geomean([r["own_efficiency"] for r in mine]) if mine else "NaN")
         table.append(row)
     path = chart.datafile(workdir, table)
     n = len(kernels)
@@ -361,7 +378,7 @@ def chart_scaling(rows, workdir):
                     for i, k in enumerate(kernels))
     chart.lines += [
         "set datafile missing 'NaN'", "set grid", "set xtics (%s)" % ", ".join(str(t) for t in threads),
-        "set multiplot layout 1,2 title %s" % chart.quoted_title(), "set xlabel 'threads'", "set ylabel 'speedup over csr.serial'",
+        "set multiplot layout 1,2 title %s" % chart.quoted_title(), "set xlabel 'threads'", "set ylabel 'speedup over one thread'",
         "set key outside below horizontal maxcols 3", "set title 'speedup'",
         "plot %s, x title 'ideal' with lines dashtype 2 lc 'gray'" % speed,
         "set ylabel 'efficiency (speedup / threads)'", "set title 'efficiency'", "set yrange [0:*]",

@@ -275,11 +275,20 @@ def test_plot(tmp):
     scaling = open(os.path.join(charts, "scaling.svg")).read()
     rows = read_rows(out_csv)
     for kernel in {row["kernel"] for row in rows if row["backend"] == "openmp" and
-                   row["status"] == "ok" and row["speedup"]}:
+                   row["status"] == "ok"}:
         matrices = len({row["matrix"] for row in rows if row["kernel"] == kernel and
-                        row["status"] == "ok" and row["speedup"]})
+                        row["status"] == "ok" and row["threads"] == "1"})
         check(re.search(r"%s\*? \(%d\)" % (re.escape(kernel), matrices), scaling),
               "the scaling chart says how many matrices %s averages (%d)" % (kernel, matrices))
+    # thread scaling is each kernel against itself: no csr.serial needed
+    omp_csv = os.path.join(tmp, "omp.csv")
+    spbench("run", *FAST, "--kernels", "csr.omp.static,csr.omp.nnz", "--threads", "1,2",
+            "--csv", omp_csv, os.path.join(BUNDLED, "cage4.mtx.gz"))
+    r = spbench("plot", omp_csv, os.path.join(tmp, "omp-charts"))
+    omp_scaling = open(os.path.join(tmp, "omp-charts", "scaling.svg")).read()
+    check(r.returncode == 0 and "No scaling data" not in omp_scaling and
+          "csr.omp.nnz" in omp_scaling and "over one thread" in omp_scaling,
+          "an OpenMP-only study gets its scaling chart, against one thread")
     if gpu_rows(out_csv) == 0:
         check("No GPU results" in open(os.path.join(charts, "cpu_vs_gpu.svg")).read(),
               "the CPU/GPU chart says that GPU data is missing")
