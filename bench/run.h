@@ -82,7 +82,9 @@ typedef struct {
     int threads, ranks;
     int distributed; /* an MPI row: named kernel@ranks */
     double seconds, speedup;
-    int noisy; /* a row it was ranked among is noisy: the ranking may not hold */
+    int noisy;           /* a row it was ranked among is noisy: the ranking may not hold */
+    double rank_speedup; /* distributed rows: over the same row at one rank */
+    spb_dist_stats dist; /* and their exchange figures */
 } spb_best;
 
 /* A distributed row's time at one rank. */

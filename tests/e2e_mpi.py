@@ -442,6 +442,29 @@ def test_weak(tmp):
           "--weak refuses a file: %s" % r.stderr[-300:])
 
 
+def test_summary_table(matrices):
+    """A --ranks study's closing table: a line per matrix and rank count with
+    its ranks, rank speedup, time split, bytes, neighbours and balance in
+    columns of their own (it once showed thr 1 and kernel@P)."""
+    r = run([SPBENCH, "run", "--ranks", "1,2", "--kernels", "mpi.rows,mpi.nnz", *FAST,
+             matrices[0], matrices[3]], timeout=120)
+    lines = r.stdout.splitlines()
+    at = [i for i, ln in enumerate(lines) if ln.startswith("# best distributed row")]
+    check(r.returncode == 0 and len(at) == 1, "the distributed summary is printed: %s" %
+          r.stdout[-600:])
+    if at:
+        head = lines[at[0] + 1].split()
+        body = [[t for t in ln.split() if t != "*"] for ln in lines[at[0] + 2:at[0] + 6]]
+        check(head[:4] == ["matrix", "ranks", "thr", "best"] and
+              all(c in head for c in ("rank_spd", "comm_ms", "MB_sent", "nbrs", "imbal")),
+              "its columns: %s" % head)
+        check(sorted(row[1] for row in body) == ["1", "1", "2", "2"] and
+              all("@" not in row[3] for row in body) and
+              all(len(row) == len(head) - 1 for row in body),
+              "a line per matrix and rank count, the kernel without @P, every column "
+              "in line: %s" % body)
+
+
 def test_usage(matrices):
     r = run([SPBENCH, "run", "--kernels", "mpi.rows", *FAST, matrices[2]])
     check(r.returncode == 0 and "skipped" in r.stdout and "not under MPI" in r.stdout,
@@ -480,6 +503,7 @@ def main():
         test_killed_rank0_between_rows(tmp, matrices)
         test_stop(tmp, matrices)
         test_weak(tmp)
+        test_summary_table(matrices)
         test_usage(matrices)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
