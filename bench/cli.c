@@ -9,6 +9,7 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ---- option parsing ----------------------------------------------------------- */
 
@@ -137,5 +138,13 @@ bad:
             "spbench: %s '%s': give counts from 1 to %d (this machine has %d "
             "processors), at most %d of them, like 1,2,4 or 1-8 or max\n",
             option, text, SPB_MAX_THREADS, max, cap);
+    exit(EXIT_USAGE);
+}
+
+void refuse_existing_or_exit(const char *path, int force)
+{
+    struct stat sb;
+    if (force || !path || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) return;
+    fprintf(stderr, "spbench: %s exists; --force replaces it\n", path);
     exit(EXIT_USAGE);
 }

@@ -28,6 +28,10 @@ int option_value(int argc, char **argv, int *i, const char *name, const char **v
 long parse_long(const char *name, const char *text, long min, long max);
 double parse_double(const char *name, const char *text, double min);
 void unknown_option(const char *arg);
+
+/* An output file that exists is replaced only under --force, as run's
+ * results files are: exits with a usage error naming it otherwise. */
+void refuse_existing_or_exit(const char *path, int force);
 /* The MATRIX arguments expanded; exits when none is left. */
 spb_source_list expand_or_exit(int count, char **items);
 /* The value of a count list option (--threads, --ranks): "1,2,4", "1-8",

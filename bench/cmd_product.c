@@ -4,6 +4,7 @@
  * differs (its operation, operand option, report and writer). */
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bandwidth.h"
 #include "cli.h"
@@ -14,6 +15,7 @@
 
 typedef struct {
     const char *matrix, *kernel, *operand, *out;
+    int force; /* --force: -o may replace a file */
     uint64_t seed;
     spb_kernel_config config;
     double tolerance;
@@ -54,6 +56,8 @@ static product_args parse_product_args(const product_command *pc, int argc, char
             a.tolerance = parse_double("--tol", value, 0);
         else if (option_value(argc, argv, &i, "-o", &value))
             a.out = value;
+        else if (strcmp(argv[i], "--force") == 0)
+            a.force = 1;
         else if (argv[i][0] == '-' || a.matrix)
             unknown_option(argv[i]);
         else
@@ -106,6 +110,7 @@ static int product_command_run(const product_command *pc, int argc, char **argv)
         fprintf(stderr, "spbench: usage: %s\n", pc->usage);
         return EXIT_USAGE;
     }
+    refuse_existing_or_exit(a.out, a.force);
     const spb_kernel *kernel = operation_kernel(pc->op(), a.kernel);
     if (!kernel) {
         fprintf(stderr, "spbench: no kernel named '%s' among the %s kernels (see spbench --list)\n",
@@ -151,7 +156,7 @@ int cmd_spmv(int argc, char **argv)
         operation_spmv,
         "SpMV",
         "--x",
-        "spbench spmv MATRIX --kernel NAME [--x X.mtx | --seed S] [--threads N] -o Y.mtx",
+        "spbench spmv MATRIX --kernel NAME [--x X.mtx | --seed S] [--threads N] -o Y.mtx [--force]",
         load_x,
         describe_spmv,
         write_y,
@@ -178,7 +183,7 @@ int cmd_spgemm(int argc, char **argv)
         operation_spgemm,
         "SpGEMM",
         "--b",
-        "spbench spgemm A [--b B] --kernel NAME [--threads N] -o C.mtx",
+        "spbench spgemm A [--b B] --kernel NAME [--threads N] -o C.mtx [--force]",
         NULL,
         describe_spgemm,
         write_c,

@@ -106,19 +106,21 @@ static const struct {
              "  --hack-size H   HLL rows per hack (default 32)\n"
              "  --cache DIR     also time a load from the binary cache in DIR\n"},
     {"spmv", "usage: spbench spmv MATRIX --kernel NAME [--x X.mtx | --seed S] [--threads N]\n"
-             "                    [--hack-size H] [--tol T] -o Y.mtx\n"
+             "                    [--hack-size H] [--tol T] -o Y.mtx [--force]\n"
              "  one validated product y = A*x by kernel NAME, written as Matrix Market;\n"
              "  x from X.mtx (a vector file), else random with seed S (default 1)\n"},
-    {"spgemm", "usage: spbench spgemm A [--b B] --kernel NAME [--threads N] [--tol T] -o C.mtx\n"
-               "  one validated product C = A*B by kernel NAME, written as Matrix Market;\n"
-               "  B: a file, a gen: spec or thin:K[:PER_ROW] (default A, or A^T when A is\n"
-               "  not square)\n"},
-    {"gen", "usage: spbench gen SPEC -o FILE.mtx[.gz]\n"
+    {"spgemm",
+     "usage: spbench spgemm A [--b B] --kernel NAME [--threads N] [--tol T] -o C.mtx [--force]\n"
+     "  one validated product C = A*B by kernel NAME, written as Matrix Market;\n"
+     "  B: a file, a gen: spec or thin:K[:PER_ROW] (default A, or A^T when A is\n"
+     "  not square)\n"},
+    {"gen", "usage: spbench gen SPEC -o FILE.mtx[.gz] [--force]\n"
             "  writes a generated matrix: gen:lap2d:N[:LAYERS] (N x N, or N x LAYERS),\n"
             "  gen:lap3d:N[:LAYERS] (N^3, or N x N x LAYERS), gen:random:ROWS:PER_ROW,\n"
             "  gen:rmat:SCALE:EDGE_FACTOR, gen:hubs:ROWS:PER_ROW:HUBS:HUB_LEN (symmetric,\n"
             "  HUBS rows of HUB_LEN), gen:road:N:KEEP_PERCENT (a grid graph keeping that\n"
-            "  share of its edges) (fixed seeds); .gz is written compressed\n"},
+            "  share of its edges) (fixed seeds); .gz is written compressed; an existing\n"
+            "  FILE is replaced only with --force\n"},
     {"plot", "usage: spbench plot RESULTS.csv OUTDIR\n"
              "  charts of a results CSV as PNG and SVG (gnuplot): gflops, cpu_vs_gpu, scaling,\n"
              "  roofline, csr_vs_hll; strong_scaling, weak_scaling, comm_split for the\n"

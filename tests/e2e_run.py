@@ -230,7 +230,13 @@ def test_spmv_independent(tmp):
 def test_gen_and_info(tmp):
     out = os.path.join(tmp, "lap.mtx.gz")
     r = spbench("gen", "gen:lap2d:30", "-o", out)
-    check(r.returncode == 0 and os.path.getsize(out) > 0, "gen writes a file")
+    check(r.returncode == 0 and os.path.getsize(out) > 0 and "900 x 900" in r.stdout,
+          "gen writes a file and says what: %s" % r.stdout)
+    r = spbench("gen", "gen:lap2d:20", "-o", out)
+    check(r.returncode == 2 and "--force" in r.stderr, "gen refuses to replace a file: %s" %
+          r.stderr)
+    r = spbench("gen", "gen:lap2d:30", "-o", out, "--force")
+    check(r.returncode == 0, "gen --force replaces it: %s" % r.stderr)
     m, n, entries = read_mtx(out)
     check((m, n, len(entries)) == (900, 900, 5 * 900 - 4 * 30), "generated lap2d:30 sizes")
     r = spbench("info", out)
