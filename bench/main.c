@@ -34,6 +34,7 @@ static void print_commands(FILE *out)
             "  spbench plot RESULTS.csv OUTDIR   charts (PNG and SVG) with gnuplot\n"
             "  spbench merge OUT.csv SHARD.csv... [--json OUT.json SHARD.json...]\n"
             "                                    the shards of a study in one results file\n"
+            "  spbench compare BASE NEW          two studies' times, with intervals and verdicts\n"
             "  spbench --list                    the kernel table\n"
             "  spbench --version                 the version and what was built in\n"
             "  spbench COMMAND --help            that command's options\n"
@@ -128,6 +129,17 @@ static const struct {
     {"merge", "usage: spbench merge OUT.csv SHARD.csv... [--json OUT.json SHARD.json...]\n"
               "  the shards of a study (run --shard I/N) in one results file; every row is\n"
               "  checked, a row measured twice is refused, nothing is written on a failure\n"},
+    {"compare", "usage: spbench compare BASE NEW [--strict] [--fail-if-slower PCT] [--csv OUT]\n"
+                "                       [--json OUT]\n"
+                "       spbench compare FILE --kernels A,B\n"
+                "  NEW's time over BASE's for every row both hold (results JSON, or CSV for\n"
+                "  the medians alone): the ratio, its 95% interval (Hodges-Lehmann on the\n"
+                "  samples' logarithms, the Mann-Whitney interval) and a verdict (faster,\n"
+                "  slower, no difference shown, too few samples); the geometric mean per\n"
+                "  kernel and overall. What differs between the studies is named first\n"
+                "  (--strict refuses it); --fail-if-slower PCT exits 1 when a row or a\n"
+                "  geometric mean is slower by more than PCT% with confidence; --kernels\n"
+                "  A,B compares kernel B against kernel A within one file\n"},
     {"list", "usage: spbench --list\n"
              "  the kernel table: name, operation, format, backend, description\n"},
 };
@@ -216,6 +228,12 @@ static int cmd_plot(int argc, char **argv)
     return run_python("SPB_PLOT_SCRIPT", SPB_PLOTS_DIR, "plot.py", argc, argv);
 }
 
+/* Two studies, or two kernels of one, compared with statistics. */
+static int cmd_compare(int argc, char **argv)
+{
+    return run_python("SPB_COMPARE_SCRIPT", SPB_SCRIPTS_DIR, "compare.py", argc, argv);
+}
+
 /* Shards of a study (run --shard I/N) into one results file. */
 static int cmd_merge(int argc, char **argv)
 {
@@ -242,9 +260,9 @@ typedef struct {
 } command;
 
 static const command commands[] = {
-    {"run", cmd_run},       {"info", cmd_info},   {"spmv", cmd_spmv},
-    {"spgemm", cmd_spgemm}, {"gen", cmd_gen},     {"plot", cmd_plot},
-    {"merge", cmd_merge},   {"--list", cmd_list}, {"list", cmd_list},
+    {"run", cmd_run},   {"info", cmd_info},       {"spmv", cmd_spmv},   {"spgemm", cmd_spgemm},
+    {"gen", cmd_gen},   {"plot", cmd_plot},       {"merge", cmd_merge}, {"--list", cmd_list},
+    {"list", cmd_list}, {"compare", cmd_compare},
 };
 
 /* Thread placement is read by the OpenMP runtime as it loads, before

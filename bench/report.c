@@ -360,6 +360,12 @@ spb_status report_json_row(FILE *json, const char *path, const spb_result *r, in
         else
             fprintf(json, "%.*g", fields[k].digits, fields[k].number);
     }
+    if (r->timing.kept > 0) { /* the samples behind the median, for compare */
+        fputs(", \"samples_ms\": [", json);
+        for (int k = 0; k < r->timing.kept; k++)
+            fprintf(json, "%s%.6g", k ? ", " : "", 1e3 * r->timing.kept_s[k]);
+        fputc(']', json);
+    }
     fputc('}', json);
     return flush_checked(json, path, msg);
 }

@@ -189,6 +189,8 @@ static void cap_row(spb_result *r, const char *what, double seconds, double cap_
     r->timing.samples = r->timing.batch = r->timing.attempts = 1;
     r->timing.spread = 0;
     r->timing.noisy = 0;
+    r->timing.kept = 1;
+    r->timing.kept_s[0] = (float)seconds;
     r->capped = 1;
     size_t used = strlen(row_msg);
     snprintf(row_msg + used, SPB_MSG_LEN - used,

@@ -100,6 +100,10 @@ static void summarize(attempt *a, spb_timing *out)
         out->median > 0 ? (quantile(s, count, 0.75) - quantile(s, count, 0.25)) / out->median : 0.0;
     out->noisy = timing_is_noisy(out);
     out->attempts = 1;
+    out->kept = count < SPB_KEPT_SAMPLES ? count : SPB_KEPT_SAMPLES;
+    for (int k = 0; k < out->kept; k++) /* every sample, or evenly spaced ranks of them */
+        out->kept_s[k] =
+            (float)s[out->kept == count ? k : (int)((long long)k * (count - 1) / (out->kept - 1))];
 }
 
 /* One attempt of the rows picked (which[0..count)), sampled in turns; each

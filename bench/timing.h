@@ -29,13 +29,20 @@ typedef struct {
 #define SPB_NOISY_OUTLIER 2.0
 #define SPB_NOISY_RETRIES 2
 
+/* The samples a row keeps for the JSON (spbench compare's statistics):
+ * all of them up to this count, else this many evenly spaced order
+ * statistics of them (their distribution, thinned). */
+#define SPB_KEPT_SAMPLES 256
+
 typedef struct {
-    double median, min, max; /* seconds per call */
-    double spread;           /* interquartile range over the median */
-    int samples;             /* samples taken */
-    int batch;               /* calls per sample */
-    int noisy;               /* the kept attempt broke the rule above */
-    int attempts;            /* measurements taken: 1 + re-measurements */
+    double median, min, max;        /* seconds per call */
+    double spread;                  /* interquartile range over the median */
+    int samples;                    /* samples taken */
+    int batch;                      /* calls per sample */
+    int noisy;                      /* the kept attempt broke the rule above */
+    int attempts;                   /* measurements taken: 1 + re-measurements */
+    int kept;                       /* samples in kept_s (0: none, as for a row read back) */
+    float kept_s[SPB_KEPT_SAMPLES]; /* the kept attempt's samples, ascending, seconds per call */
 } spb_timing;
 
 /* Times `calls` back-to-back calls and returns the elapsed seconds, or a

@@ -1,0 +1,371 @@
+#!/usr/bin/env python3
+"""Compares two studies, or two kernels of one study: what `spbench compare`
+runs.
+
+usage: compare.py BASE NEW [--strict] [--fail-if-slower PCT] [--csv OUT] [--json OUT]
+       compare.py FILE --kernels A,B [...]
+
+Rows are matched by their key (matrix and what it was read from, operation,
+kernel, precision, threads, ranks, settings). For each pair, the ratio of
+NEW's time to BASE's with a 95% interval and a verdict: faster, slower, or
+no difference the samples can show.
+
+The statistics (README, "Comparing studies"): on the logarithms of the
+samples (the JSON's samples_ms), the Hodges-Lehmann estimate of the shift
+(the median of all differences log new - log base) and the interval of the
+Mann-Whitney U test (the differences between the order statistics that
+the U distribution puts at 2.5% and 97.5%; exact for up to 25 samples a
+side, a normal approximation beyond). Rank-based, so one stalled sample
+does not move it, and its coverage does not rest on the times being
+normal; a shift model (NEW's distribution BASE's times a factor) is what
+it estimates. Per kernel and overall, the geometric mean of the ratios,
+its interval from the rows' intervals (rows independent; the matrices are
+the ones measured, not a sample of all matrices).
+
+A CSV has no samples: its pairs get the ratio of medians and no verdict,
+and the output says so. Exit status: 0, 1 when --fail-if-slower found a
+slower row or geometric mean (its interval wholly above 1 + PCT/100) or
+--strict found the studies differ, 2 for a usage error.
+"""
+import csv
+import io
+import json
+import math
+import os
+import sys
+
+KEY = ("matrix", "operation", "kernel", "precision", "threads", "ranks", "settings")
+Z95 = 1.959963984540054
+EXACT_MAX = 25  # the U distribution is counted exactly up to this many samples a side
+
+
+class CompareError(Exception):
+    pass
+
+
+# ---- the statistics ------------------------------------------------------------
+
+_U_COUNTS = {}
+
+
+def u_counts(n, m):
+    """How many arrangements of n and m samples give each U = 0..n*m."""
+    if (n, m) in _U_COUNTS:
+        return _U_COUNTS[(n, m)]
+    if n == 0 or m == 0:
+        counts = [1]
+    else:
+        # U(n, m) = U(n-1, m) + m when the largest sample is one of the n, else U(n, m-1)
+        a, b = u_counts(n - 1, m), u_counts(n, m - 1)
+        counts = [0] * (n * m + 1)
+        for u, c in enumerate(a):
+            counts[u + m] += c
+        for u, c in enumerate(b):
+            counts[u] += c
+    _U_COUNTS[(n, m)] = counts
+    return counts
+
+
+def cut(n, m, alpha=0.05):
+    """The number of the n*m differences left out at each end of the
+    interval: the largest k with P(U <= k - 1) <= alpha / 2 (0: the samples
+    are too few for an interval at this level)."""
+    if n <= EXACT_MAX and m <= EXACT_MAX:
+        counts = u_counts(n, m)
+        total = float(sum(counts))
+        k, below = 0, 0.0
+        while k < len(counts) and (below + counts[k]) / total <= alpha / 2:
+            below += counts[k]
+            k += 1
+        return k
+    mean, sd = n * m / 2.0, math.sqrt(n * m * (n + m + 1) / 12.0)
+    return max(0, int(math.floor(mean - Z95 * sd + 0.5)))
+
+
+def shift(base, new):
+    """(ratio, low, high) of NEW over BASE from their samples, or (ratio,
+    None, None) when they are too few for an interval."""
+    lb = sorted(math.log(v) for v in base if v > 0)
+    ln = sorted(math.log(v) for v in new if v > 0)
+    if not lb or not ln:
+        return None, None, None
+    diffs = sorted(y - x for x in lb for y in ln)
+    count = len(diffs)
+    mid = count // 2
+    estimate = diffs[mid] if count % 2 else 0.5 * (diffs[mid - 1] + diffs[mid])
+    k = cut(len(lb), len(ln))
+    if k < 1:
+        return math.exp(estimate), None, None
+    return math.exp(estimate), math.exp(diffs[k - 1]), math.exp(diffs[count - k])
+
+
+def verdict(ratio, low, high, samples_known):
+    if ratio is None:
+        return "no time"
+    if not samples_known:
+        return "no samples (a CSV): ratio only"
+    if low is None:
+        return "too few samples"
+    if high < 1:
+        return "faster"
+    if low > 1:
+        return "slower"
+    return "no difference shown"
+
+
+def geomean(pairs):
+    """(ratio, low, high) of the geometric mean of the pairs' ratios; the
+    interval from their intervals (None without them)."""
+    logs = [math.log(p["ratio"]) for p in pairs if p["ratio"]]
+    if not logs:
+        return None, None, None
+    mean = sum(logs) / len(logs)
+    with_interval = [p for p in pairs if p["low"] is not None]
+    if len(with_interval) != len(logs):
+        return math.exp(mean), None, None
+    var = sum(((math.log(p["high"]) - math.log(p["low"])) / (2 * Z95)) ** 2 for p in pairs)
+    half = Z95 * math.sqrt(var) / len(logs)
+    return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
+
+
+# ---- reading -------------------------------------------------------------------
+
+def content_of(source_id):
+    return " ".join(t for t in str(source_id).split() if not t.startswith("mtime="))
+
+
+def key_of(row, kernel=True):
+    k = tuple(str(row.get(name, "")) for name in KEY if kernel or name != "kernel")
+    return k + (content_of(row.get("source_id", "")),)
+
+
+def load(path):
+    """(header, rows, samples_known) of a results JSON or CSV."""
+    try:
+        text = open(path, encoding="utf-8").read()
+    except (OSError, UnicodeDecodeError) as e:
+        raise CompareError("%s: %s" % (path, getattr(e, "strerror", None) or e))
+    if path.endswith(".json") or text.lstrip().startswith("{"):
+        try:
+            doc = json.loads(text)
+        except ValueError as e:
+            raise CompareError("%s is not valid JSON: %s" % (path, e))
+        if not isinstance(doc, dict) or doc.get("format") != "spbench-results":
+            raise CompareError("%s is not a spbench results JSON" % path)
+        rows = doc.get("rows", [])
+        return doc, rows, all("samples_ms" in r for r in rows if r.get("status") == "ok")
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    if not reader.fieldnames or reader.fieldnames[:2] != ["matrix", "kernel"]:
+        raise CompareError("%s is neither a spbench results JSON nor CSV" % path)
+    return {}, list(reader), False
+
+
+def samples(row):
+    got = row.get("samples_ms")
+    if got:
+        return [float(v) for v in got]
+    median = row.get("time_ms_median")
+    return [float(median)] if median not in (None, "") else []
+
+
+def time_of(row):
+    v = row.get("time_ms_median")
+    return float(v) if v not in (None, "") else None
+
+
+def differences(base_doc, new_doc, base_rows, new_rows):
+    """What differs between the two studies, in words."""
+    said = []
+
+    def field(doc, *path):
+        for p in path:
+            doc = doc.get(p) if isinstance(doc, dict) else None
+        return doc
+
+    for what, path in (("commit", ("spbench", "git_commit")), ("build", ("spbench", "build")),
+                       ("compiler", ("spbench", "compiler")), ("CPU", ("machine", "cpu_model")),
+                       ("GPU", ("machine", "gpu", "name")),
+                       ("settings", ("settings", "row_key"))):
+        a, b = field(base_doc, *path), field(new_doc, *path)
+        if base_doc and new_doc and a != b:
+            said.append("%s: %s against %s" % (what, a, b))
+    for what in ("host", "measured_under"):
+        a = sorted({r.get(what, "") for r in base_rows})
+        b = sorted({r.get(what, "") for r in new_rows})
+        if a != b:
+            said.append("%s: %s against %s" % (what, ", ".join(a), ", ".join(b)))
+    return said
+
+
+# ---- pairing -------------------------------------------------------------------
+
+def pair_rows(base_rows, new_rows, samples_known, by_kernel=None):
+    """The matched pairs, and the keys found on one side only."""
+    def usable(r):
+        return r.get("status") == "ok" and time_of(r)
+
+    if by_kernel:
+        first, second = by_kernel
+        base = {key_of(r, False): r for r in base_rows if usable(r) and r["kernel"] == first}
+        new = {key_of(r, False): r for r in new_rows if usable(r) and r["kernel"] == second}
+    else:
+        base = {key_of(r): r for r in base_rows if usable(r)}
+        new = {key_of(r): r for r in new_rows if usable(r)}
+    pairs = []
+    for k in sorted(set(base) & set(new)):
+        b, n = base[k], new[k]
+        ratio, low, high = shift(samples(b), samples(n))
+        if not samples_known:
+            ratio, low, high = time_of(n) / time_of(b), None, None
+        pairs.append({"matrix": b["matrix"], "kernel": n["kernel"] if not by_kernel else
+                      "%s/%s" % (second, first), "precision": b.get("precision", ""),
+                      "threads": b.get("threads", ""), "ranks": b.get("ranks", ""),
+                      "base_ms": time_of(b), "new_ms": time_of(n), "ratio": ratio, "low": low,
+                      "high": high, "verdict": verdict(ratio, low, high, samples_known),
+                      "base_samples": len(samples(b)), "new_samples": len(samples(n)),
+                      "noisy": "/".join(x for x, r in (("base", b), ("new", n))
+                                         if str(r.get("noisy", "0")) == "1")})
+    only = sorted(set(base) ^ set(new))
+    return pairs, [("BASE" if k in base else "NEW", k) for k in only]
+
+
+# ---- output --------------------------------------------------------------------
+
+def number(v, digits=3):
+    return "-" if v is None else "%.*f" % (digits, v)
+
+
+def print_table(pairs, summary, only, said, samples_known, out):
+    if said:
+        print("# the studies differ: " + "; ".join(said), file=out)
+    if not samples_known:
+        print("# a CSV keeps no samples: ratios of medians only, no interval or verdict "
+              "(compare the JSONs for them)", file=out)
+    print("%-24s %-24s %4s %5s %11s %11s %7s %17s  %s" % (
+        "matrix", "kernel", "thr", "ranks", "base_ms", "new_ms", "ratio", "95% interval",
+        "verdict"), file=out)
+    for p in pairs:
+        interval = "-" if p["low"] is None else "[%s, %s]" % (number(p["low"]), number(p["high"]))
+        print("%-24.24s %-24.24s %4s %5s %11.4g %11.4g %7s %17s  %s%s" % (
+            p["matrix"], p["kernel"], p["threads"], p["ranks"], p["base_ms"], p["new_ms"],
+            number(p["ratio"]), interval, p["verdict"],
+            " (noisy: %s)" % p["noisy"] if p["noisy"] else ""), file=out)
+    print("\n# geometric mean of new/base (95% interval)", file=out)
+    for name, (ratio, low, high, count) in summary.items():
+        interval = "" if low is None else " [%s, %s]" % (number(low), number(high))
+        print("%-40s %s%s over %d row%s" % (name, number(ratio), interval, count,
+                                             "" if count == 1 else "s"), file=out)
+    counts = {}
+    for p in pairs:
+        counts[p["verdict"]] = counts.get(p["verdict"], 0) + 1
+    print("# %d pairs: %s" % (len(pairs), ", ".join("%d %s" % (c, v) for v, c in
+                                                    sorted(counts.items()))), file=out)
+    for side, k in only[:10]:
+        print("# only in %s: %s" % (side, " ".join(k[:3])), file=out)
+    if len(only) > 10:
+        print("# ... %d more rows in one file only" % (len(only) - 10), file=out)
+
+
+def summarize(pairs):
+    summary = {}
+    for name in sorted({p["kernel"] for p in pairs}):
+        mine = [p for p in pairs if p["kernel"] == name]
+        summary[name] = geomean(mine) + (len(mine),)
+    summary["all"] = geomean(pairs) + (len(pairs),)
+    return summary
+
+
+def write_outputs(pairs, summary, csv_path, json_path):
+    fields = ["matrix", "kernel", "precision", "threads", "ranks", "base_ms", "new_ms", "ratio",
+              "low", "high", "verdict", "base_samples", "new_samples", "noisy"]
+    if csv_path:
+        with open(csv_path, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=fields, lineterminator="\n")
+            w.writeheader()
+            w.writerows(pairs)
+    if json_path:
+        with open(json_path, "w") as f:
+            json.dump({"pairs": pairs, "geomean": {k: dict(zip(("ratio", "low", "high", "rows"),
+                                                               v))
+                                                   for k, v in summary.items()}}, f, indent=1)
+
+
+def gate(pairs, summary, pct):
+    """The rows (and geometric means) slower than 1 + pct/100 with confidence."""
+    bound = 1 + pct / 100.0
+    slow = ["%s %s" % (p["matrix"], p["kernel"]) for p in pairs
+            if p["low"] is not None and p["low"] > bound]
+    slow += ["geometric mean of %s" % k for k, (r, low, high, n) in summary.items()
+             if low is not None and low > bound]
+    return slow
+
+
+def parse(argv):
+    opts = {"files": [], "strict": False, "pct": None, "csv": None, "json": None,
+            "kernels": None}
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--strict":
+            opts["strict"] = True
+        elif a in ("--fail-if-slower", "--csv", "--json", "--kernels") and i + 1 < len(argv):
+            i += 1
+            opts[{"--fail-if-slower": "pct"}.get(a, a[2:])] = argv[i]
+        elif a.startswith("-"):
+            raise CompareError("unknown option %s" % a)
+        else:
+            opts["files"].append(a)
+        i += 1
+    if opts["pct"] is not None:
+        try:
+            opts["pct"] = float(opts["pct"])
+        except ValueError:
+            raise CompareError("--fail-if-slower takes a percentage, not %s" % opts["pct"])
+    want = 1 if opts["kernels"] else 2
+    if len(opts["files"]) != want:
+        raise CompareError("give BASE and NEW, or one FILE with --kernels A,B")
+    if opts["kernels"]:
+        names = opts["kernels"].split(",")
+        if len(names) != 2 or not all(names):
+            raise CompareError("--kernels takes two kernel names: A,B (B against A)")
+        opts["kernels"] = names
+    return opts
+
+
+def main(argv):
+    try:
+        opts = parse(argv)
+    except CompareError as e:
+        print("spbench compare: %s\nusage: spbench compare BASE NEW [--strict] "
+              "[--fail-if-slower PCT] [--csv OUT] [--json OUT]\n"
+              "       spbench compare FILE --kernels A,B" % e, file=sys.stderr)
+        return 2
+    try:
+        base_doc, base_rows, base_samples = load(opts["files"][0])
+        new_doc, new_rows, new_samples = (base_doc, base_rows, base_samples) if opts["kernels"] \
+            else load(opts["files"][1])
+        said = [] if opts["kernels"] else differences(base_doc, new_doc, base_rows, new_rows)
+        if said and opts["strict"]:
+            raise CompareError("the studies differ (--strict): " + "; ".join(said))
+        known = base_samples and new_samples
+        pairs, only = pair_rows(base_rows, new_rows, known, opts["kernels"])
+        if not pairs:
+            raise CompareError("no row of one matches a row of the other (same matrix, "
+                               "kernel, operation, precision, threads, ranks, settings)")
+        summary = summarize(pairs)
+        print_table(pairs, summary, only, said, known, sys.stdout)
+        write_outputs(pairs, summary, opts["csv"], opts["json"])
+    except (CompareError, OSError) as e:
+        print("spbench compare: %s" % e, file=sys.stderr)
+        return 1
+    if opts["pct"] is not None:
+        slow = gate(pairs, summary, opts["pct"])
+        if slow:
+            print("spbench compare: slower by more than %g%% with 95%% confidence: %s" %
+                  (opts["pct"], "; ".join(slow[:5])), file=sys.stderr)
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

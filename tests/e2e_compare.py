@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""spbench compare on synthetic studies whose truth is known (no timing):
+the interval of the ratio covers the true ratio at about its stated rate
+over a few hundred seeds, the verdicts follow (5% apart: slower; the same:
+no difference shown; very noisy: no difference shown), too few samples
+give no verdict, the studies' differences are named (--strict refuses
+them), the gate's exit codes, a CSV gives ratios only and says so, and
+--kernels A,B compares two kernels of one file; then one real pair of
+runs (JSON samples kept by run)."""
+import importlib.util
+import json
+import math
+import os
+import random
+import shutil
+import tempfile
+
+from spbtest import SPBENCH, SOURCE, check, finish, spbench
+
+spec = importlib.util.spec_from_file_location("compare", os.path.join(SOURCE, "scripts",
+                                                                      "compare.py"))
+compare = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(compare)
+
+
+def draws(rng, n, scale, sigma):
+    return [scale * math.exp(rng.gauss(0, sigma)) for _ in range(n)]
+
+
+def test_coverage():
+    """The 95% interval covers the true ratio in 92-99.5% of 400 studies,
+    at 5% apart and at none; the verdicts at both and under heavy noise."""
+    for truth, sigma, expect in ((1.05, 0.03, "slower"), (1.0, 0.03, "no difference shown"),
+                                 (1.05, 0.5, "no difference shown")):
+        rng = random.Random(20261126)
+        covered, verdicts, trials = 0, {}, 400
+        for _ in range(trials):
+            base, new = draws(rng, 12, 1.0, sigma), draws(rng, 12, truth, sigma)
+            ratio, low, high = compare.shift(base, new)
+            covered += low <= truth <= high
+            v = compare.verdict(ratio, low, high, True)
+            verdicts[v] = verdicts.get(v, 0) + 1
+        rate = covered / float(trials)
+        check(0.92 <= rate <= 0.995, "ratio %.2f, sigma %.2f: the interval covers the truth in "
+              "%.1f%% of studies" % (truth, sigma, 100 * rate))
+        check(verdicts.get(expect, 0) >= 0.85 * trials,
+              "ratio %.2f, sigma %.2f: mostly '%s': %s" % (truth, sigma, expect, verdicts))
+    ratio, low, high = compare.shift([1.0, 1.1, 0.9], [2.0, 2.1, 1.9])
+    check(low is None and compare.verdict(ratio, low, high, True) == "too few samples",
+          "three samples a side are too few for a 95% interval")
+    check(abs(compare.shift([1.0] * 30 + [50.0], [2.0] * 30 + [2.1])[0] - 2.0) < 1e-9,
+          "one stalled sample does not move the estimate")
+    big = compare.shift(draws(random.Random(3), 200, 1.0, 0.02), draws(random.Random(4), 200,
+                                                                       1.10, 0.02))
+    check(abs(big[0] - 1.10) < 0.02 and big[2] - big[1] < 0.02,
+          "200 samples a side (the normal approximation): a narrow interval near 1.10: %s"
+          % (big,))
+
+
+def verdicts(stdout, word):
+    """Rows of compare's table whose verdict is `word`."""
+    return sum(1 for ln in stdout.splitlines()
+               if not ln.startswith("#") and " %s" % word in ln)
+
+
+def study(path, commit, scale, sigma, seed, kernels=("csr.a", "csr.b"), matrices=4):
+    rng = random.Random(seed)
+    rows = []
+    for m in range(matrices):
+        for k, kernel in enumerate(kernels):
+            s = draws(rng, 15, (1 + m) * (1 + k) * scale, sigma)
+            rows.append({"matrix": "m%d" % m, "kernel": kernel, "operation": "spmv",
+                         "precision": "fp64", "threads": 1, "ranks": 1,
+                         "settings": "hack_size=32", "source_id": "size=%d crc=1" % m,
+                         "status": "ok", "time_ms_median": sorted(s)[7], "noisy": 0,
+                         "host": "h", "measured_under": "tol=1e-10", "samples_ms": s})
+    doc = {"format": "spbench-results", "format_version": 1,
+           "spbench": {"git_commit": commit, "build": "Release"},
+           "machine": {"cpu_model": "cpu"}, "settings": {"row_key": "hack_size=32"},
+           "rows": rows}
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    return rows
+
+
+def test_command(tmp):
+    base, slow, fast = (os.path.join(tmp, n + ".json") for n in ("base", "slow", "fast"))
+    study(base, "aaa", 1.0, 0.01, 1)
+    study(slow, "aaa", 1.10, 0.01, 2)
+    study(fast, "bbb", 0.80, 0.01, 3)
+    r = spbench("compare", base, slow)
+    check(r.returncode == 0 and verdicts(r.stdout, "slower") == 8 and "the studies differ" not in
+          r.stdout, "10%% slower on every row: eight 'slower' verdicts: %s" % r.stdout[-800:])
+    r = spbench("compare", base, slow, "--fail-if-slower", "5")
+    check(r.returncode == 1 and "slower by more than 5%" in r.stderr, "the gate fails at 5%%: %s"
+          % r.stderr)
+    r = spbench("compare", base, slow, "--fail-if-slower", "20")
+    check(r.returncode == 0, "the gate passes at 20%%: %s" % r.stderr)
+    r = spbench("compare", base, fast, "--fail-if-slower", "0")
+    check(r.returncode == 0 and verdicts(r.stdout, "faster") == 8 and "commit: aaa against bbb" in
+          r.stdout, "faster everywhere, the commits named: %s" % r.stdout[:300])
+    r = spbench("compare", base, fast, "--strict")
+    check(r.returncode == 1 and "commit" in r.stderr, "--strict refuses other commits: %s" %
+          r.stderr)
+    out_json, out_csv = os.path.join(tmp, "cmp.json"), os.path.join(tmp, "cmp.csv")
+    r = spbench("compare", base, slow, "--json", out_json, "--csv", out_csv)
+    doc = json.load(open(out_json))
+    geo = doc["geomean"]["all"]
+    check(r.returncode == 0 and geo["low"] < 1.10 < geo["high"] and len(doc["pairs"]) == 8 and
+          open(out_csv).readline().startswith("matrix,kernel"),
+          "the geometric mean's interval covers 1.10; JSON and CSV written: %s" % geo)
+    r = spbench("compare", base, "--kernels", "csr.a,csr.b")
+    check(r.returncode == 0 and "csr.b/csr.a" in r.stdout and verdicts(r.stdout, "slower") == 4,
+          "--kernels A,B: B twice A's time on each matrix: %s" % r.stdout[-500:])
+    one = os.path.join(tmp, "one.json")
+    study(one, "aaa", 1.0, 0.01, 5, matrices=2)
+    r = spbench("compare", base, one)
+    check(r.returncode == 0 and "only in BASE" in r.stdout, "rows in one file only are listed")
+    r = spbench("compare", base)
+    check(r.returncode == 2, "one file without --kernels is a usage error")
+
+
+def test_real_runs(tmp):
+    """Two runs of the suite itself: JSON rows keep their samples; compare
+    pairs every row; CSVs give ratios only and say so."""
+    paths = []
+    for k in range(2):
+        csv_path, json_path = (os.path.join(tmp, "run%d.%s" % (k, e)) for e in ("csv", "json"))
+        spbench("run", "--kernels", "csr.serial,csr.omp.nnz", "--threads", "1", "--reps", "12",
+                "--min-time", "0", "--quiet", "--csv", csv_path, "--json", json_path,
+                os.path.join(SOURCE, "matrices", "cage4.mtx.gz"))
+        paths.append((csv_path, json_path))
+    rows = json.load(open(paths[0][1]))["rows"]
+    check(all(len(r["samples_ms"]) == int(r["reps"]) for r in rows if r["status"] == "ok"),
+          "each JSON row keeps its samples")
+    r = spbench("compare", paths[0][1], paths[1][1])
+    check(r.returncode == 0 and "# 2 pairs" in r.stdout, "two runs compare: %s" % r.stdout)
+    r = spbench("compare", paths[0][0], paths[1][0])
+    check(r.returncode == 0 and "a CSV keeps no samples" in r.stdout,
+          "CSVs give ratios of medians and say so")
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="spb_e2e_compare_")
+    try:
+        test_coverage()
+        test_command(tmp)
+        test_real_runs(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    finish()
+
+
+main()
