@@ -172,8 +172,8 @@ static cudaError_t time_peer_pass(void *dst, const void *src, size_t bytes, cuda
     return err;
 }
 
-extern "C" spb_status gpu_peer_bandwidth_samples(int passes, double bytes, double *gbs,
-                                                 int *direct, char *msg)
+extern "C" spb_status gpu_peer_bandwidth_samples(int passes, double bytes, double *gbs, int *direct,
+                                                 char *msg)
 {
     int devices = 0, previous = 0;
     *direct = 0;
