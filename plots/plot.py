@@ -392,10 +392,12 @@ def rank_series(r):
     return r["kernel"] if r["threads_v"] == 1 else "%s_x%dt" % (r["kernel"], r["threads_v"])
 
 
-def rank_lines(chart, workdir, rows, panels, summary):
+def rank_lines(chart, workdir, rows, panels, summary, spread_x=False):
     """Lines against the rank count, one per series, in one panel per
     (column, ylabel, title, ideal) of panels; summary: geomean or median
-    of the column over the matrices."""
+    of the column over the matrices. Solid lines, each series its own
+    colour and marker; spread_x shifts each series a little sideways so
+    that markers at one rank count do not hide each other."""
     ranks = sorted({int(r["ranks"]) for r in rows})
     series = ordered(rank_series(r) for r in rows)
     noisy = {rank_series(r) for r in rows if r["noisy_v"]}
@@ -416,14 +418,24 @@ def rank_lines(chart, workdir, rows, panels, summary):
     if len(panels) > 1:
         chart.lines.append("set multiplot layout 1,%d title %s" % (len(panels),
                                                                    chart.quoted_title()))
+    width = 0.04 * (max(ranks) - min(ranks)) / max(1, len(series) - 1) if spread_x else 0
+    if width:  # the shifted markers inside the frame
+        pad = width * len(series)
+        chart.lines.append("set xrange [%g:%g]" % (min(ranks) - pad, max(ranks) + pad))
     for k, (_column, ylabel, title, ideal) in enumerate(panels):
-        plots = ["%s using 1:%d with linespoints %s %s"
-                 % (quote(path) if i == 0 else "''", 2 + k * len(series) + i,
+        plots = ["%s using ($1%+g):%d with linespoints %s lw 2 dt 1 lc rgb '%s' pt %d ps 1.2"
+                 % (quote(path) if i == 0 else "''", (i - (len(series) - 1) / 2.0) * width,
+                    2 + k * len(series) + i,
                     "title " + quote(marked(s, s in noisy)) if k == 0 else "notitle",
-                    line_style(s.split("_x")[0], i)) for i, s in enumerate(series)]
+                    PALETTE[i % len(PALETTE)], POINTS[i % len(POINTS)])
+                 for i, s in enumerate(series)]
+        values = [v for line in table for v in line[1 + k * len(series):1 + (k + 1) * len(series)]
+                  if v != "NaN"]
+        top = max(values + [max(ranks) if ideal == "x" else float(ideal or 0)] or [1])
         if ideal:
-            plots.append("%s title 'ideal' with lines dashtype 2 lc 'gray'" % ideal)
-        chart.lines += ["set ylabel %s" % quote(ylabel), "set yrange [0:*]"]
+            plots.append("%s title 'ideal' with lines dashtype 2 lw 2 lc 'gray'" % ideal)
+        # room above the highest line, the ideal included (at the frame it hid)
+        chart.lines += ["set ylabel %s" % quote(ylabel), "set yrange [0:%g]" % (1.12 * top)]
         if len(panels) > 1:  # one panel keeps the chart's title
             chart.lines.append("set title %s" % quote(title))
         chart.lines.append("plot " + ", ".join(plots))
@@ -439,8 +451,9 @@ def median(values):
 
 def chart_strong_scaling(rows, workdir):
     strong = [r for r in rows if not r["matrix"].endswith("/rank")]
+    hybrid = any(r["threads_v"] > 1 for r in strong)
     chart = Chart("strong_scaling", "Strong scaling of the distributed rows (geometric mean over "
-                  "the matrices; _xNt: N threads per rank)", 1100, 620)
+                  "the matrices%s)" % ("; _xNt: N threads per rank" if hybrid else ""), 1100, 620)
     if len({r["ranks"] for r in strong}) < 2:
         chart.no_data("No strong-scaling data: needs distributed rows at two or more rank "
                       "counts, 1 among them (spbench run --ranks 1,2,4 MATRIX)")
@@ -476,7 +489,7 @@ def chart_comm_split(rows, workdir):
         return chart
     rank_lines(chart, workdir, split,
                [("comm_share", "exposed communication / time", "communication share", None)],
-               median)
+               median, spread_x=True)
     return chart
 
 
@@ -502,7 +515,7 @@ def chart_roofline(rows, workdir):
     table, points = [], []
     for i, k in enumerate(kernels):
         v = sorted(float(r["roofline_frac"]) for r in memory if r["kernel"] == k)
-        label = marked(k, k in noisy)
+        label = quote("%s (%d)" % (marked(k, k in noisy), len(v)))  # one column: quoted
         if v:
             median = v[len(v) // 2] if len(v) % 2 else 0.5 * (v[len(v) // 2 - 1] + v[len(v) // 2])
             table.append([i, median, v[0], v[-1], label])
@@ -511,8 +524,8 @@ def chart_roofline(rows, workdir):
         points += [[i, float(r["roofline_frac"])] for r in cached if r["kernel"] == k]
     path = chart.datafile(workdir, table)
     if memory:
-        plots = ["%s using 1:2:xtic(5) with boxes title 'matrices out of cache: median, bar lowest "
-                 "to highest'" % quote(path),
+        plots = ["%s using 1:2:xtic(5) with boxes title 'matrices out of cache (their "
+                 "count in brackets): median, bar lowest to highest'" % quote(path),
                  "'' using 1:2:3:4 with yerrorbars lc 'black' pt 0 notitle"]
     else:  # no bars to explain: the kernels still name the axis
         plots = ["%s using 1:2:xtic(5) with boxes notitle" % quote(path)]
