@@ -30,51 +30,85 @@ static int owns(const dist_map *map, int p, spb_index i)
     return map->cyclic ? i % map->ranks == p : i >= map->begin[p] && i < map->end[p];
 }
 
+/* Ghost numbers over the window [lo, lo + span) of the columns the part's
+ * ghosts fall in: of[j - lo] is column j's number + 1 (0: not a ghost). A
+ * window, not every column: a rank of a banded matrix reaches a few
+ * columns past its own, and every rank of a node holds one. */
+typedef struct {
+    spb_index lo, span;
+    spb_index *of;
+} ghost_window;
+
+static spb_index ghost_number(const ghost_window *w, spb_index j)
+{
+    return j >= w->lo && j - w->lo < w->span ? w->of[j - w->lo] : 0;
+}
+
+/* Columns p owns inside the window, in order: the first, and the step. */
+static spb_index first_owned(const dist_map *cols, int p, const ghost_window *w, spb_index *step)
+{
+    *step = cols->cyclic ? cols->ranks : 1;
+    if (!cols->cyclic) return w->lo > cols->begin[p] ? w->lo : cols->begin[p];
+    spb_index r = w->lo % cols->ranks;
+    return w->lo + (p - r + cols->ranks) % cols->ranks;
+}
+
 /* The ghosts: the part's columns owned by other ranks, numbered by owner
  * and then column (each neighbour's ghosts together, in column order), as
- * keys owner << 32 | column; ghost_of[j] is column j's number + 1 (0: not
- * a ghost). One pass over the entries and one over the columns: a sort of
- * the entries' keys took most of a large matrix's setup. */
-static spb_status ghost_numbering(const dist_state *s, int64_t **keys, spb_index **ghost_of,
+ * keys owner << 32 | column, and the window that numbers them. Passes over
+ * the entries and the window: a sort of the entries' keys took most of a
+ * large matrix's setup. */
+static spb_status ghost_numbering(const dist_state *s, int64_t **keys, ghost_window *w,
                                   spb_index *count, char *msg)
 {
     const spb_csr *P = &s->part;
     const dist_map *cols = &s->cols;
+    spb_index lo = cols->count, hi = -1;
+    for (spb_index k = 0; k < P->nnz; k++) {
+        spb_index j = P->col_idx[k];
+        if (!owns(cols, s->rank, j)) {
+            lo = j < lo ? j : lo;
+            hi = j > hi ? j : hi;
+        }
+    }
     *keys = NULL;
-    *ghost_of = spb_calloc((size_t)cols->count, sizeof **ghost_of);
-    if (!*ghost_of) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for ghost columns");
+    *w = (ghost_window){hi < 0 ? 0 : lo, hi < 0 ? 0 : hi - lo + 1, NULL};
+    w->of = spb_calloc((size_t)w->span + 1, sizeof *w->of);
+    if (!w->of) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for ghost columns");
     spb_index n = 0;
     for (spb_index k = 0; k < P->nnz; k++) {
         spb_index j = P->col_idx[k];
-        if (!(*ghost_of)[j] && !owns(cols, s->rank, j)) {
-            (*ghost_of)[j] = 1;
+        if (!owns(cols, s->rank, j) && !w->of[j - w->lo]) {
+            w->of[j - w->lo] = 1;
             n++;
         }
     }
     *keys = spb_malloc((size_t)n, sizeof **keys);
     if (!*keys) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for ghost columns");
-    spb_index g = 0;
-    for (int p = 0; p < cols->ranks; p++)
-        for (spb_index l = 0, owned = map_owned(cols, p); l < owned && p != s->rank; l++) {
-            spb_index j = map_global(cols, p, l);
-            if (!(*ghost_of)[j]) continue;
+    spb_index g = 0, step;
+    for (int p = 0; p < cols->ranks && w->span > 0; p++) {
+        spb_index end = cols->cyclic ? cols->count : cols->end[p];
+        for (spb_index j = first_owned(cols, p, w, &step); j < end && j - w->lo < w->span;
+             j += step) {
+            if (p == s->rank || !w->of[j - w->lo]) continue;
             (*keys)[g] = (int64_t)p << 32 | (uint32_t)j;
-            (*ghost_of)[j] = ++g;
+            w->of[j - w->lo] = ++g;
         }
+    }
     *count = g;
     return SPB_OK;
 }
 
 /* The part split into the block of owned columns (local numbering) and the
  * ghost block (ghost numbering), the latter keeping only rows with ghosts. */
-static spb_status split_part(dist_state *s, const spb_index *ghost_of, spb_index ghosts, char *msg)
+static spb_status split_part(dist_state *s, const ghost_window *w, spb_index ghosts, char *msg)
 {
     const spb_csr *P = &s->part;
     spb_index off_nnz = 0, off_rows = 0;
     for (spb_index i = 0; i < P->m; i++) {
         spb_index before = off_nnz;
         for (spb_index k = P->row_ptr[i]; k < P->row_ptr[i + 1]; k++)
-            off_nnz += ghost_of[P->col_idx[k]] != 0;
+            off_nnz += ghost_number(w, P->col_idx[k]) != 0;
         off_rows += off_nnz > before;
     }
     spb_index owned = map_owned(&s->cols, s->rank);
@@ -87,12 +121,12 @@ static spb_status split_part(dist_state *s, const spb_index *ghost_of, spb_index
     for (spb_index i = 0; i < P->m; i++) {
         spb_index before = o;
         for (spb_index k = P->row_ptr[i]; k < P->row_ptr[i + 1]; k++) {
-            spb_index j = P->col_idx[k];
-            if (!ghost_of[j]) {
+            spb_index j = P->col_idx[k], ghost = ghost_number(w, j);
+            if (!ghost) {
                 s->diag.col_idx[d] = map_local(&s->cols, j);
                 s->diag.val[d++] = P->val[k];
             } else {
-                s->off.col_idx[o] = ghost_of[j] - 1;
+                s->off.col_idx[o] = ghost - 1;
                 s->off.val[o++] = P->val[k];
             }
         }
@@ -235,10 +269,11 @@ static spb_status chunk_diag(dist_state *s, char *msg)
 static spb_status ghost_plan(dist_state *s, char *msg)
 {
     int64_t *keys = NULL;
-    spb_index ghosts = 0, *ghost_of = NULL;
-    spb_status st = ghost_numbering(s, &keys, &ghost_of, &ghosts, msg);
-    if (st == SPB_OK) st = split_part(s, ghost_of, ghosts, msg);
-    spb_free(ghost_of);
+    spb_index ghosts = 0;
+    ghost_window window = {0, 0, NULL};
+    spb_status st = ghost_numbering(s, &keys, &window, &ghosts, msg);
+    if (st == SPB_OK) st = split_part(s, &window, ghosts, msg);
+    spb_free(window.of);
     if (st == SPB_OK) st = own_vectors(s, ghosts, msg);
     if ((st = dist_agree(s->comm, st, msg)) == SPB_OK) st = plan_messages(s, keys, ghosts, msg);
     if (st == SPB_OK) st = dist_agree(s->comm, chunk_diag(s, msg), msg);
