@@ -130,7 +130,7 @@ static const struct {
               "  the shards of a study (run --shard I/N) in one results file; every row is\n"
               "  checked, a row measured twice is refused, nothing is written on a failure\n"},
     {"compare", "usage: spbench compare BASE NEW [--strict] [--fail-if-slower PCT] [--csv OUT]\n"
-                "                       [--json OUT]\n"
+                "                       [--json OUT] [--chart OUTDIR]\n"
                 "       spbench compare FILE --kernels A,B\n"
                 "  NEW's time over BASE's for every row both hold (results JSON, or CSV for\n"
                 "  the medians alone): the ratio, its 95% interval (Hodges-Lehmann on the\n"
@@ -139,7 +139,8 @@ static const struct {
                 "  kernel and overall. What differs between the studies is named first\n"
                 "  (--strict refuses it); --fail-if-slower PCT exits 1 when a row or a\n"
                 "  geometric mean is slower by more than PCT% with confidence; --kernels\n"
-                "  A,B compares kernel B against kernel A within one file\n"},
+                "  A,B compares kernel B against kernel A within one file; --chart draws\n"
+                "  OUTDIR/compare.png and .svg (gnuplot)\n"},
     {"list", "usage: spbench --list\n"
              "  the kernel table: name, operation, format, backend, description\n"},
 };

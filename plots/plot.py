@@ -605,18 +605,50 @@ def main():
     with tempfile.TemporaryDirectory(prefix="spbench_plot_") as workdir:
         for build, chosen in builders:
             chart = build(chosen, workdir)
-            done = subprocess.run(["gnuplot"], input=chart.script(workdir), text=True,
-                                  capture_output=True)
-            if done.returncode != 0:
-                print("spbench plot: gnuplot failed on %s:\n%s" % (chart.name, done.stderr),
-                      file=sys.stderr)
-                return 1
-            failed = publish(chart.name, workdir, outdir)
+            failed = draw(chart, workdir, outdir)
             if failed:
                 print("spbench plot: %s" % failed, file=sys.stderr)
                 return 1
             print("%s/%s.png, %s/%s.svg" % (outdir, chart.name, outdir, chart.name))
     return 0
+
+
+def chart_compare(pairs, workdir):
+    """spbench compare's pairs: NEW's time over BASE's per matrix with its
+    95% interval, one panel per kernel (at most six; the rest are in the
+    table), a line at 1 (no change)."""
+    kernels = ordered(p["kernel"] for p in pairs)[:6]
+    chart = Chart("compare", "NEW's time over BASE's per matrix (95% interval; below 1: NEW "
+                  "faster)", 1100, 320 * ((len(kernels) + 1) // 2) + 80)
+    if not pairs:
+        chart.no_data("No pairs to draw")
+        return chart
+    chart.lines += ["set datafile missing 'NaN'", "set grid ytics", "set xtics rotate by -45",
+                    "set multiplot layout %d,%d title %s" % ((len(kernels) + 1) // 2,
+                                                             min(2, len(kernels)),
+                                                             chart.quoted_title())]
+    for k in kernels:
+        mine = [p for p in pairs if p["kernel"] == k]
+        table = [[i, p["ratio"], p["low"] if p["low"] is not None else "NaN",
+                  p["high"] if p["high"] is not None else "NaN", quote(p["matrix"])]
+                 for i, p in enumerate(mine)]
+        path = chart.datafile(workdir, table)
+        chart.lines += ["set title %s" % quote(k), "set ylabel 'new / base'",
+                        "set xrange [-0.7:%f]" % (len(mine) - 0.3),
+                        "plot %s using 1:2:3:4:xtic(5) with yerrorbars pt 7 lc rgb '%s' notitle, "
+                        "1 with lines dashtype 2 lc 'gray' notitle" % (quote(path), PALETTE[0])]
+    chart.lines.append("unset multiplot")
+    return chart
+
+
+def draw(chart, workdir, outdir):
+    """Runs gnuplot on the chart and moves it into outdir; the reason as
+    text when it could not, else None."""
+    done = subprocess.run(["gnuplot"], input=chart.script(workdir), text=True,
+                          capture_output=True)
+    if done.returncode != 0:
+        return "gnuplot failed on %s:\n%s" % (chart.name, done.stderr)
+    return publish(chart.name, workdir, outdir)
 
 
 def publish(name, workdir, outdir):

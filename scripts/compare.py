@@ -3,6 +3,7 @@
 runs.
 
 usage: compare.py BASE NEW [--strict] [--fail-if-slower PCT] [--csv OUT] [--json OUT]
+                  [--chart OUTDIR]
        compare.py FILE --kernels A,B [...]
 
 Rows are matched by their key (matrix and what it was read from, operation,
@@ -28,11 +29,14 @@ slower row or geometric mean (its interval wholly above 1 + PCT/100) or
 --strict found the studies differ, 2 for a usage error.
 """
 import csv
+import importlib.util
 import io
 import json
 import math
 import os
+import shutil
 import sys
+import tempfile
 
 KEY = ("matrix", "operation", "kernel", "precision", "threads", "ranks", "settings")
 Z95 = 1.959963984540054
@@ -300,15 +304,33 @@ def gate(pairs, summary, pct):
     return slow
 
 
+def draw_chart(pairs, outdir):
+    """compare.png and .svg in outdir, drawn by plots/plot.py's helpers."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = os.environ.get("SPB_PLOT_SCRIPT") or os.path.join(here, "..", "plots", "plot.py")
+    spec = importlib.util.spec_from_file_location("spbench_plot", path)
+    plot = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(plot)
+    if shutil.which("gnuplot") is None:
+        raise CompareError("--chart needs gnuplot (sudo apt-get install gnuplot-nox)")
+    os.makedirs(outdir, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="spbench_compare_") as workdir:
+        failed = plot.draw(plot.chart_compare(pairs, workdir), workdir, outdir)
+    if failed:
+        raise CompareError(failed)
+    print("%s/compare.png, %s/compare.svg" % (outdir, outdir))
+
+
 def parse(argv):
     opts = {"files": [], "strict": False, "pct": None, "csv": None, "json": None,
-            "kernels": None}
+            "kernels": None, "chart": None}
     i = 0
     while i < len(argv):
         a = argv[i]
         if a == "--strict":
             opts["strict"] = True
-        elif a in ("--fail-if-slower", "--csv", "--json", "--kernels") and i + 1 < len(argv):
+        elif a in ("--fail-if-slower", "--csv", "--json", "--kernels", "--chart") and \
+                i + 1 < len(argv):
             i += 1
             opts[{"--fail-if-slower": "pct"}.get(a, a[2:])] = argv[i]
         elif a.startswith("-"):
@@ -337,7 +359,7 @@ def main(argv):
         opts = parse(argv)
     except CompareError as e:
         print("spbench compare: %s\nusage: spbench compare BASE NEW [--strict] "
-              "[--fail-if-slower PCT] [--csv OUT] [--json OUT]\n"
+              "[--fail-if-slower PCT] [--csv OUT] [--json OUT] [--chart OUTDIR]\n"
               "       spbench compare FILE --kernels A,B" % e, file=sys.stderr)
         return 2
     try:
@@ -355,6 +377,8 @@ def main(argv):
         summary = summarize(pairs)
         print_table(pairs, summary, only, said, known, sys.stdout)
         write_outputs(pairs, summary, opts["csv"], opts["json"])
+        if opts["chart"]:
+            draw_chart(pairs, opts["chart"])
     except (CompareError, OSError) as e:
         print("spbench compare: %s" % e, file=sys.stderr)
         return 1

@@ -109,6 +109,11 @@ def test_command(tmp):
     check(r.returncode == 0 and geo["low"] < 1.10 < geo["high"] and len(doc["pairs"]) == 8 and
           open(out_csv).readline().startswith("matrix,kernel"),
           "the geometric mean's interval covers 1.10; JSON and CSV written: %s" % geo)
+    if shutil.which("gnuplot"):
+        charts = os.path.join(tmp, "charts")
+        r = spbench("compare", base, slow, "--chart", charts)
+        check(r.returncode == 0 and os.path.getsize(os.path.join(charts, "compare.png")) > 0,
+              "--chart draws the ratios with their intervals: %s" % r.stderr)
     r = spbench("compare", base, "--kernels", "csr.a,csr.b")
     check(r.returncode == 0 and "csr.b/csr.a" in r.stdout and verdicts(r.stdout, "slower") == 4,
           "--kernels A,B: B twice A's time on each matrix: %s" % r.stdout[-500:])
