@@ -240,7 +240,6 @@ static void parse_run_args(int argc, char **argv, run_args *a)
     compose_settings(a);
 }
 
-/* How many kernels the patterns select, and how many of them are CUDA's. */
 /* A distributed row whose ranks multiply on GPUs (mpi.cuda.*). */
 static int on_gpu_ranks(const spb_kernel *k) { return strncmp(k->name, "mpi.cuda.", 9) == 0; }
 
@@ -363,10 +362,11 @@ static spb_status open_json(run_args *a, spb_output *json, char *msg)
         return spb_fail(msg, SPB_ERR_IO, "--json %s: the path is too long", o->json_path);
     o->json = fopen(a->json_temp, "w");
     if (!o->json) {
+        spb_status st = spb_fail(msg, SPB_ERR_IO, "--json %s: cannot write %s: %s", o->json_path,
+                                 a->json_temp, strerror(errno));
         spb_temp_done(a->json_temp);
         a->json_temp[0] = '\0';
-        return spb_fail(msg, SPB_ERR_IO, "--json %s: cannot write %s: %s", o->json_path,
-                        a->json_temp, strerror(errno));
+        return st;
     }
     a->json_claim = *json;
     json->fd = -1;
