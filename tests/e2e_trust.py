@@ -352,7 +352,9 @@ def test_interrupt(tmp):
               "the JSON is valid, says interrupted, and holds the same rows")
     except (ValueError, KeyError, TypeError) as e:
         check(False, "the JSON after SIGINT: %s" % e)
-    hint = [line.strip() for line in err.splitlines() if line.strip().startswith("spbench run")]
+    # the program's own path first, so that the line can be pasted
+    hint = [line.strip() for line in err.splitlines()
+            if line.strip().startswith(os.path.realpath(SPBENCH) + " run")]
     check(hint and hint[0].endswith("--resume"), "the command that resumes is printed: %s" % err)
     if hint:
         r = spbench(*hint[0].split()[1:])
