@@ -35,6 +35,7 @@ import json
 import math
 import os
 import shutil
+import signal
 import sys
 import tempfile
 
@@ -239,9 +240,13 @@ def number(v, digits=3):
     return "-" if v is None else "%.*f" % (digits, v)
 
 
-def print_table(pairs, summary, only, said, samples_known, out):
+def print_table(pairs, summary, only, said, samples_known, out, two_runs=True):
     if said:
         print("# the studies differ: " + "; ".join(said), file=out)
+    if two_runs and samples_known:
+        print("# the intervals come from each run's own samples: they leave out how much two "
+              "runs of one binary differ (2% on a 2-core machine, README); run an A/A "
+              "comparison here before trusting a small verdict", file=out)
     if not samples_known:
         print("# a CSV keeps no samples: ratios of medians only, no interval or verdict "
               "(compare the JSONs for them)", file=out)
@@ -355,6 +360,7 @@ def parse(argv):
 
 
 def main(argv):
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # compare ... | head ends quietly
     try:
         opts = parse(argv)
     except CompareError as e:
@@ -375,7 +381,7 @@ def main(argv):
             raise CompareError("no row of one matches a row of the other (same matrix, "
                                "kernel, operation, precision, threads, ranks, settings)")
         summary = summarize(pairs)
-        print_table(pairs, summary, only, said, known, sys.stdout)
+        print_table(pairs, summary, only, said, known, sys.stdout, not opts["kernels"])
         write_outputs(pairs, summary, opts["csv"], opts["json"])
         if opts["chart"]:
             draw_chart(pairs, opts["chart"])

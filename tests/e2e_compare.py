@@ -114,8 +114,11 @@ def test_command(tmp):
         r = spbench("compare", base, slow, "--chart", charts)
         check(r.returncode == 0 and os.path.getsize(os.path.join(charts, "compare.png")) > 0,
               "--chart draws the ratios with their intervals: %s" % r.stderr)
+    r = spbench("compare", base, slow)
+    check("A/A comparison" in r.stdout, "two runs compared carry the caveat of between-run spread")
     r = spbench("compare", base, "--kernels", "csr.a,csr.b")
-    check(r.returncode == 0 and "csr.b/csr.a" in r.stdout and verdicts(r.stdout, "slower") == 4,
+    check(r.returncode == 0 and "csr.b/csr.a" in r.stdout and verdicts(r.stdout, "slower") == 4 and
+          "A/A comparison" not in r.stdout,
           "--kernels A,B: B twice A's time on each matrix: %s" % r.stdout[-500:])
     one = os.path.join(tmp, "one.json")
     study(one, "aaa", 1.0, 0.01, 5, matrices=2)
