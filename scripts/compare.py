@@ -39,7 +39,10 @@ import signal
 import sys
 import tempfile
 
-KEY = ("matrix", "operation", "kernel", "precision", "threads", "ranks", "settings")
+# a row's key and what a source_id says was read: merge's, so both pair rows alike
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from merge import KEY, content_of  # noqa: E402
+
 Z95 = 1.959963984540054
 EXACT_MAX = 25  # the U distribution is counted exactly up to this many samples a side
 
@@ -134,10 +137,6 @@ def geomean(pairs):
 
 
 # ---- reading -------------------------------------------------------------------
-
-def content_of(source_id):
-    return " ".join(t for t in str(source_id).split() if not t.startswith("mtime="))
-
 
 def key_of(row, kernel=True):
     k = tuple(str(row.get(name, "")) for name in KEY if kernel or name != "kernel")
