@@ -246,6 +246,17 @@ def rank_pid(rank):
     return None
 
 
+def stderr_when_ended(job, timeout, what):
+    """The job's standard error once it ended; a job still running after
+    timeout seconds is killed and the check `what` fails."""
+    try:
+        return job.communicate(timeout=timeout)[1]
+    except subprocess.TimeoutExpired:
+        job.kill()
+        check(False, what)
+        return job.communicate()[1]
+
+
 def test_killed_rank(tmp, matrices):
     """A rank killed mid-row ends the job (no hang); the launcher records that
     row as an error row and measures the rest (--resume): every row once."""
@@ -262,12 +273,7 @@ def test_killed_rank(tmp, matrices):
     check(victim is not None, "rank 1 found while the study runs")
     if victim:
         os.kill(victim, signal.SIGKILL)
-    try:
-        _out, err = job.communicate(timeout=120)
-    except subprocess.TimeoutExpired:
-        job.kill()
-        _out, err = job.communicate()
-        check(False, "a killed rank must not hang the study")
+    err = stderr_when_ended(job, 120, "a killed rank must not hang the study")
     rows = read_rows(csv_path)
     errors = [x for x in rows if x["status"] == "error"]
     check(job.returncode == 1 and len(rows) == len(matrices) and
@@ -313,12 +319,7 @@ def test_killed_mpirun(tmp, matrices):
     check(victim is not None, "mpirun found while the study runs")
     if victim:
         os.kill(victim, signal.SIGKILL)
-    try:
-        _out, err = job.communicate(timeout=180)
-    except subprocess.TimeoutExpired:
-        job.kill()
-        _out, err = job.communicate()
-        check(False, "a killed mpirun must not hang the study")
+    err = stderr_when_ended(job, 180, "a killed mpirun must not hang the study")
     rows = read_rows(csv_path)
     keys = [(x["matrix"], x["kernel"], x["ranks"]) for x in rows]
     check(len(keys) == len(set(keys)) == 4 * len(matrices),
@@ -350,12 +351,7 @@ def test_killed_rank0_between_rows(tmp, matrices):
     check(victim is not None, "rank 0 found once it wrote the CSV header")
     if victim:
         os.kill(victim, signal.SIGKILL)
-    try:
-        _out, err = job.communicate(timeout=120)
-    except subprocess.TimeoutExpired:
-        job.kill()
-        _out, err = job.communicate()
-        check(False, "a killed rank 0 must not hang the study")
+    err = stderr_when_ended(job, 120, "a killed rank 0 must not hang the study")
     check(not read_rows(csv_path), "rank 0 was killed before its first row")
     check(job.returncode != 0 and "--resume" in err and "ended" in err,
           "the launcher says the job ended and how to go on: exit %d: %s" %
