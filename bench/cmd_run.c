@@ -407,15 +407,13 @@ static int open_outputs(run_args *a, spb_source_list *list, spb_done_set *done, 
 /* The bounds at every thread count in use (and the GPU's when GPU kernels
  * are selected): SPB_PASSES_FIRST passes of each kernel now, more between
  * matrices in long runs. */
-static spb_status measure_rooflines(run_args *a, int selected_cuda, char *msg)
+static spb_status measure_rooflines(run_args *a, int selected_cuda, int gpu_ranks, char *msg)
 {
     spb_run_opts *o = &a->opts;
     a->have_gpu = gpu_query(&a->gpu, a->gpu_msg) == SPB_OK;
     roofline_init(&a->roofline, o->threads, o->thread_counts, a->have_gpu && selected_cuda,
                   a->have_gpu ? a->gpu.l2_bytes : 0);
     /* GPU ranks: their exchange's bound is the link between two GPUs */
-    int cuda, gpu_ranks;
-    count_selected(o, &cuda, &gpu_ranks);
     a->roofline.gpu_peer =
         a->have_gpu && gpu_ranks > 0 && a->ranks[o->rank_counts - 1] > 1 && gpu_device_count() >= 2;
     return roofline_measure(&a->roofline, SPB_PASSES_FIRST, msg);
@@ -935,16 +933,17 @@ static int finish_run(int argc, char **argv, const run_args *a, spb_run_totals *
     return totals->wrong || totals->errors ? EXIT_RESULTS_BAD : 0;
 }
 
-/* The kernels the patterns select (and how many are CUDA's); a usage error
+/* The kernels the patterns select (how many run on a GPU, how many are GPU
+ * ranks' rows); a usage error
  * when a pattern matches none of them, or nothing is selected. */
-static int selected_or_exit(const spb_run_opts *o, int *cuda)
+static int selected_or_exit(const spb_run_opts *o, int *cuda, int *gpu_ranks)
 {
     char msg[SPB_MSG_LEN] = "";
     if (kernel_patterns_check(o->op->kernels, o->op->kernel_count, o->kernels, msg) != SPB_OK) {
         fprintf(stderr, "spbench: %s\n", msg);
         exit(EXIT_USAGE);
     }
-    int gpu_ranks, selected = count_selected(o, cuda, &gpu_ranks);
+    int selected = count_selected(o, cuda, gpu_ranks);
     if (!selected) {
         fprintf(stderr, "spbench: --kernels '%s' matches no kernel (see spbench --list)\n",
                 o->kernels);
@@ -997,7 +996,7 @@ int cmd_run(int argc, char **argv)
     memset(&a, 0, sizeof a);
     if (dist_launched()) atexit(mark_study_end);
     parse_run_args(argc, argv, &a);
-    int selected_cuda, selected = selected_or_exit(&a.opts, &selected_cuda);
+    int selected_cuda, gpu_ranks, selected = selected_or_exit(&a.opts, &selected_cuda, &gpu_ranks);
     spb_source_list list = matrices_or_exit(&a);
     if (a.ranks_given && !dist_launched()) {
         int unreadable = refuse_unreadable(&list);
@@ -1024,7 +1023,7 @@ int cmd_run(int argc, char **argv)
     warn_oversubscribed(&a.opts);
     char msg[SPB_MSG_LEN] = "";
     spb_status st = csv_has_header ? SPB_OK : report_csv_header(a.opts.csv, a.opts.csv_path, msg);
-    if (st == SPB_OK) st = measure_rooflines(&a, selected_cuda, msg);
+    if (st == SPB_OK) st = measure_rooflines(&a, selected_cuda, gpu_ranks, msg);
     machine_load_start(&a.machine, &a.roofline);
     a.opts.machine = &a.machine;
     if (st == SPB_OK) print_run_header(&a, list.count, selected);

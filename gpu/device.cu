@@ -110,6 +110,19 @@ static cudaError_t time_pass(int read, void *src, void *dst, size_t bytes, doubl
     return err;
 }
 
+/* A measurement's outcome (its events destroyed): SPB_OK, or the CUDA
+ * error as a status and message naming `what`. */
+static spb_status measured(cudaError_t err, const char *what, cudaEvent_t start, cudaEvent_t stop,
+                           char *msg)
+{
+    if (start) cudaEventDestroy(start);
+    if (stop) cudaEventDestroy(stop);
+    if (err == cudaSuccess) return SPB_OK;
+    cudaGetLastError();
+    return spb_fail(msg, err == cudaErrorMemoryAllocation ? SPB_ERR_NOMEM : SPB_ERR_DEVICE,
+                    "%s: %s", what, cudaGetErrorString(err));
+}
+
 extern "C" spb_status gpu_bandwidth_samples(int passes, double *copy_gbs, double *read_gbs,
                                             char *msg)
 {
@@ -144,14 +157,7 @@ extern "C" spb_status gpu_bandwidth_samples(int passes, double *copy_gbs, double
             read_gbs[k] = 2.0 * PASS_REPEATS * bytes / read_s / 1e9; /* two buffers read */
         }
     }
-    spb_status st = SPB_OK;
-    if (err != cudaSuccess) {
-        cudaGetLastError();
-        st = spb_fail(msg, err == cudaErrorMemoryAllocation ? SPB_ERR_NOMEM : SPB_ERR_DEVICE,
-                      "bandwidth: %s", cudaGetErrorString(err));
-    }
-    if (start) cudaEventDestroy(start);
-    if (stop) cudaEventDestroy(stop);
+    spb_status st = measured(err, "bandwidth", start, stop, msg);
     cudaFree(src);
     cudaFree(dst);
     cudaFree(partial);
@@ -203,14 +209,7 @@ extern "C" spb_status gpu_peer_bandwidth_samples(int passes, double bytes, doubl
         err = time_peer_pass(dst, src, size, start, stop, &s);
         if (err == cudaSuccess && k >= 0) gbs[k] = bytes / s / 1e9;
     }
-    spb_status st = SPB_OK;
-    if (err != cudaSuccess) {
-        cudaGetLastError();
-        st = spb_fail(msg, err == cudaErrorMemoryAllocation ? SPB_ERR_NOMEM : SPB_ERR_DEVICE,
-                      "peer bandwidth: %s", cudaGetErrorString(err));
-    }
-    if (start) cudaEventDestroy(start);
-    if (stop) cudaEventDestroy(stop);
+    spb_status st = measured(err, "peer bandwidth", start, stop, msg);
     cudaFree(src);
     if (enabled) cudaDeviceDisablePeerAccess(1);
     cudaSetDevice(1);
