@@ -934,8 +934,8 @@ static int finish_run(int argc, char **argv, const run_args *a, spb_run_totals *
 }
 
 /* The kernels the patterns select (how many run on a GPU, how many are GPU
- * ranks' rows); a usage error
- * when a pattern matches none of them, or nothing is selected. */
+ * ranks' rows); a usage error when a pattern matches none of them, or
+ * nothing is selected. */
 static int selected_or_exit(const spb_run_opts *o, int *cuda, int *gpu_ranks)
 {
     char msg[SPB_MSG_LEN] = "";
