@@ -515,7 +515,8 @@ def chart_roofline(rows, workdir):
     table, points = [], []
     for i, k in enumerate(kernels):
         v = sorted(float(r["roofline_frac"]) for r in memory if r["kernel"] == k)
-        label = quote("%s (%d)" % (marked(k, k in noisy), len(v)))  # one column: quoted
+        count = " (%d)" % len(v) if memory else ""  # the matrices behind the bar
+        label = quote(marked(k, k in noisy) + count)  # one column: quoted
         if v:
             median = v[len(v) // 2] if len(v) % 2 else 0.5 * (v[len(v) // 2 - 1] + v[len(v) // 2])
             table.append([i, median, v[0], v[-1], label])
