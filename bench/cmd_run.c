@@ -19,6 +19,7 @@
 #include "gen.h"
 #include "op_spgemm.h"
 #include "output_file.h"
+#include "processes.h"
 #include "run.h"
 #include "validate.h"
 
@@ -38,7 +39,9 @@ typedef struct {
     int threads_given; /* --threads LIST (a distributed study's default is 1 per rank) */
     spb_roofline roofline;
     int resume, quiet, force;
-    int shard, shards; /* --shard I/N (0/0: the whole list) */
+    int shard, shards;                /* --shard I/N (0/0: the whole list) */
+    int processes;                    /* --processes N: the study in N fresh processes */
+    int process_index, process_count; /* --process-index K/N: run K of those */
     char host[256];
     char **items; /* MATRIX arguments */
     int count;
@@ -94,13 +97,13 @@ static void check_operand(const spb_run_opts *o)
     }
 }
 
-/* "I/N" with 1 <= I <= N. */
-static void parse_shard(const char *text, int *index, int *count)
+/* The value of `option`, "I/N" with 1 <= I <= N. */
+static void parse_part(const char *option, const char *text, int *index, int *count)
 {
     char *end;
     long i = strtol(text, &end, 10), n = *end == '/' ? strtol(end + 1, &end, 10) : 0;
     if (*end || i < 1 || n < 1 || i > n || n > 100000) {
-        fprintf(stderr, "spbench: --shard expects I/N with 1 <= I <= N (e.g. 2/8), not '%s'\n",
+        fprintf(stderr, "spbench: %s expects I/N with 1 <= I <= N (e.g. 2/8), not '%s'\n", option,
                 text);
         exit(EXIT_USAGE);
     }
@@ -163,7 +166,11 @@ static int parse_output_option(int argc, char **argv, int *i, run_args *a)
     else if (option_value(argc, argv, i, "--cache", &v))
         o->cache_dir = v;
     else if (option_value(argc, argv, i, "--shard", &v))
-        parse_shard(v, &a->shard, &a->shards);
+        parse_part("--shard", v, &a->shard, &a->shards);
+    else if (option_value(argc, argv, i, "--processes", &v))
+        a->processes = (int)parse_long("--processes", v, 1, 1000);
+    else if (option_value(argc, argv, i, "--process-index", &v))
+        parse_part("--process-index", v, &a->process_index, &a->process_count);
     else if (strcmp(argv[*i], "--resume") == 0)
         a->resume = 1;
     else if (strcmp(argv[*i], "--quiet") == 0)
@@ -653,6 +660,10 @@ static void catch_stop_signals(void)
 static void print_resume_hint(int argc, char **argv, const run_args *a, const char *what)
 {
     fprintf(stderr, "spbench: %s", what);
+    if (a->process_count) { /* one of run --processes's runs: that launcher says how */
+        fprintf(stderr, "\n");
+        return;
+    }
     if (!a->opts.csv_path) {
         fprintf(stderr, "; without --csv FILE there is nothing to resume\n");
         return;
@@ -952,6 +963,31 @@ static int selected_or_exit(const spb_run_opts *o, int *cuda, int *gpu_ranks)
     return selected;
 }
 
+/* --processes N: the whole run in N fresh processes, combined into the
+ * files named (see processes.h); a stop gives the command that goes on. */
+static int launch_processes(int argc, char **argv, const run_args *a)
+{
+    char msg[SPB_MSG_LEN] = "";
+    if (!a->opts.csv_path) {
+        fprintf(stderr, "spbench: --processes N keeps each process's rows beside --csv FILE and "
+                        "combines them there: give --csv (and --json for the samples)\n");
+        return EXIT_USAGE;
+    }
+    if (!a->resume && !a->force &&
+        (refuse_overwrite(a->opts.csv_path, "--csv", msg) != SPB_OK ||
+         refuse_overwrite(a->opts.json_path, "--json", msg) != SPB_OK)) {
+        fprintf(stderr, "spbench: %s\n", msg);
+        return EXIT_USAGE;
+    }
+    int status = run_processes(argc, argv, a->processes, a->opts.csv_path, a->opts.json_path);
+    if (status >= 128) {
+        char what[96];
+        snprintf(what, sizeof what, "the study in %d processes stopped", a->processes);
+        print_resume_hint(argc, argv, a, what);
+    }
+    return status;
+}
+
 /* Rank 0 of run --ranks's job, leaving by exit or return: it said itself
  * how the run ended (see report_job_lost). */
 static void mark_study_end(void)
@@ -998,6 +1034,10 @@ int cmd_run(int argc, char **argv)
     parse_run_args(argc, argv, &a);
     int selected_cuda, gpu_ranks, selected = selected_or_exit(&a.opts, &selected_cuda, &gpu_ranks);
     spb_source_list list = matrices_or_exit(&a);
+    if (a.processes > 1 && !dist_launched()) {
+        sources_free(&list);
+        return launch_processes(argc, argv, &a);
+    }
     if (a.ranks_given && !dist_launched()) {
         int unreadable = refuse_unreadable(&list);
         sources_free(&list);

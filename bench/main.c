@@ -84,6 +84,11 @@ static void print_run_options(FILE *out)
         "  --cache DIR         keep parsed matrices in DIR (binary, checked)\n"
         "  --shard I/N         measure only shard I of N of the matrix list (balanced by\n"
         "                      size, stable as the list grows; see scripts/slurm/submit.sh)\n"
+        "  --processes N       the whole run N times, each in a fresh process (its rows in\n"
+        "                      FILE.process-K.csv), combined into --csv/--json: each row\n"
+        "                      the middle run's, the JSON with every run's median, a row\n"
+        "                      whose runs spread over 10%% marked noisy\n"
+        "  --process-index K/N set by --processes on its K-th run\n"
         "  --quiet             no progress on stderr\n"
         "\n"
         "Exit status: 0 when every row is ok or skipped, 1 when any is wrong or error,\n"
@@ -126,9 +131,11 @@ static const struct {
              "  charts of a results CSV as PNG and SVG (gnuplot): gflops, cpu_vs_gpu, scaling,\n"
              "  roofline, csr_vs_hll; strong_scaling, weak_scaling, comm_split for the\n"
              "  distributed rows; spgemm_gflops, spgemm_time for SpGEMM rows\n"},
-    {"merge", "usage: spbench merge OUT.csv SHARD.csv... [--json OUT.json SHARD.json...]\n"
+    {"merge", "usage: spbench merge [--processes] OUT.csv SHARD.csv... [--json OUT.json "
+              "SHARD.json...]\n"
               "  the shards of a study (run --shard I/N) in one results file; every row is\n"
-              "  checked, a row measured twice is refused, nothing is written on a failure\n"},
+              "  checked, a row measured twice is refused, nothing is written on a failure;\n"
+              "  --processes: the inputs are whole runs of one study (run --processes N)\n"},
     {"compare", "usage: spbench compare BASE NEW [--strict] [--fail-if-slower PCT] [--csv OUT]\n"
                 "                       [--json OUT] [--chart OUTDIR]\n"
                 "       spbench compare FILE --kernels A,B\n"
@@ -238,13 +245,14 @@ static int cmd_compare(int argc, char **argv)
 /* Shards of a study (run --shard I/N) into one results file. */
 static int cmd_merge(int argc, char **argv)
 {
-    if (argc < 2 || argv[0][0] == '-') {
-        fprintf(stderr, "spbench: usage: spbench merge OUT.csv SHARD.csv... "
+    int first = argc > 0 && strcmp(argv[0], "--processes") == 0;
+    if (argc < 2 + first || argv[first][0] == '-') {
+        fprintf(stderr, "spbench: usage: spbench merge [--processes] OUT.csv SHARD.csv... "
                         "[--json OUT.json SHARD.json...]\n");
         return EXIT_USAGE;
     }
     /* every shard's rows get resume's verdict (one reader for both) */
-    for (int k = 1; k < argc && strcmp(argv[k], "--json") != 0; k++) {
+    for (int k = first + 1; k < argc && strcmp(argv[k], "--json") != 0; k++) {
         char msg[SPB_MSG_LEN] = "";
         int rows;
         if (results_check(argv[k], &rows, msg) != SPB_OK) {

@@ -107,6 +107,71 @@ def shift(base, new):
     return math.exp(estimate), math.exp(diffs[k - 1]), math.exp(diffs[count - k])
 
 
+def incomplete_beta(a, b, x):
+    """The regularized incomplete beta function I_x(a, b), by its continued
+    fraction (modified Lentz), on the side where it converges fast."""
+    if x <= 0 or x >= 1:
+        return 0.0 if x <= 0 else 1.0
+    if x > (a + 1) / (a + b + 2):
+        return 1.0 - incomplete_beta(b, a, 1 - x)
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x)
+                     + b * math.log(1 - x)) / a
+    tiny, c, d = 1e-300, 1.0, 1.0 - (a + b) * x / (a + 1)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    f = d
+    for m in range(1, 300):
+        for num in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                    -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1.0 + num * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + num / c
+            c = c if abs(c) > tiny else tiny
+            f *= c * d
+        if abs(c * d - 1.0) < 1e-14:
+            break
+    return front * f
+
+
+def t_quantile(p, df):
+    """The p quantile (p > 0.5) of Student's t with df degrees of freedom
+    (df need not be whole: Welch's), by bisection on its distribution."""
+    def upper_tail(t):
+        return 0.5 * incomplete_beta(df / 2.0, 0.5, df / (df + t * t))
+    low, high = 0.0, 1e3
+    for _ in range(200):
+        mid = 0.5 * (low + high)
+        if upper_tail(mid) > 1 - p:
+            low = mid
+        else:
+            high = mid
+    return 0.5 * (low + high)
+
+
+def welch(base, new):
+    """(ratio, low, high) of NEW over BASE from per-process medians: Welch's
+    t interval on their logarithms (the process is the unit that varies);
+    (ratio, None, None) with fewer than 2 processes a side."""
+    lb = [math.log(v) for v in base if v > 0]
+    ln = [math.log(v) for v in new if v > 0]
+    if not lb or not ln:
+        return None, None, None
+    diff = sum(ln) / len(ln) - sum(lb) / len(lb)
+    if len(lb) < 2 or len(ln) < 2:
+        return math.exp(diff), None, None
+
+    def var(xs):
+        mean = sum(xs) / len(xs)
+        return sum((x - mean) ** 2 for x in xs) / (len(xs) - 1)
+
+    vb, vn = var(lb) / len(lb), var(ln) / len(ln)
+    se2 = vb + vn
+    if se2 == 0:
+        return math.exp(diff), math.exp(diff), math.exp(diff)
+    df = se2 ** 2 / (vb ** 2 / (len(lb) - 1) + vn ** 2 / (len(ln) - 1))
+    half = t_quantile(0.975, df) * math.sqrt(se2)
+    return math.exp(diff), math.exp(diff - half), math.exp(diff + half)
+
+
 def verdict(ratio, low, high, samples_known):
     if ratio is None:
         return "no time"
@@ -218,7 +283,12 @@ def pair_rows(base_rows, new_rows, samples_known, by_kernel=None):
     pairs = []
     for k in sorted(set(base) & set(new)):
         b, n = base[k], new[k]
-        ratio, low, high = shift(samples(b), samples(n))
+        by_process = len(b.get("process_medians_ms") or []) >= 2 and \
+            len(n.get("process_medians_ms") or []) >= 2
+        if by_process:
+            ratio, low, high = welch(b["process_medians_ms"], n["process_medians_ms"])
+        else:
+            ratio, low, high = shift(samples(b), samples(n))
         if not samples_known:
             ratio, low, high = time_of(n) / time_of(b), None, None
         pairs.append({"matrix": b["matrix"], "kernel": n["kernel"] if not by_kernel else
@@ -227,6 +297,8 @@ def pair_rows(base_rows, new_rows, samples_known, by_kernel=None):
                       "base_ms": time_of(b), "new_ms": time_of(n), "ratio": ratio, "low": low,
                       "high": high, "verdict": verdict(ratio, low, high, samples_known),
                       "base_samples": len(samples(b)), "new_samples": len(samples(n)),
+                      "processes": "%d/%d" % (len(b["process_medians_ms"]),
+                                              len(n["process_medians_ms"])) if by_process else "",
                       "noisy": "/".join(x for x, r in (("base", b), ("new", n))
                                          if str(r.get("noisy", "0")) == "1")})
     only = sorted(set(base) ^ set(new))
@@ -242,10 +314,16 @@ def number(v, digits=3):
 def print_table(pairs, summary, only, said, samples_known, out, two_runs=True):
     if said:
         print("# the studies differ: " + "; ".join(said), file=out)
-    if two_runs and samples_known:
-        print("# the intervals come from each run's own samples: they leave out how much two "
-              "runs of one binary differ (2% on a 2-core machine, README); run an A/A "
-              "comparison here before trusting a small verdict", file=out)
+    by_process = sum(1 for p in pairs if p["processes"])
+    if by_process:
+        print("# %d of %d pairs: intervals from the spread between processes (run --processes; "
+              "Welch's t on the logarithms of each process's median)" % (by_process, len(pairs)),
+              file=out)
+    if two_runs and samples_known and by_process < len(pairs):
+        print("# %s: intervals from each run's own samples, which leave out how much two "
+              "runs of one binary differ (2%% on a 2-core machine, README); measure with run "
+              "--processes N, or run an A/A comparison here before trusting a small verdict"
+              % ("the other pairs" if by_process else "all pairs"), file=out)
     if not samples_known:
         print("# a CSV keeps no samples: ratios of medians only, no interval or verdict "
               "(compare the JSONs for them)", file=out)
@@ -285,7 +363,7 @@ def summarize(pairs):
 
 def write_outputs(pairs, summary, csv_path, json_path):
     fields = ["matrix", "kernel", "precision", "threads", "ranks", "base_ms", "new_ms", "ratio",
-              "low", "high", "verdict", "base_samples", "new_samples", "noisy"]
+              "low", "high", "verdict", "base_samples", "new_samples", "processes", "noisy"]
     if csv_path:
         with open(csv_path, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=fields, lineterminator="\n")

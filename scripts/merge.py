@@ -3,6 +3,7 @@
 one results file: what `spbench merge` runs.
 
 usage: merge.py OUT.csv SHARD.csv... [--json OUT.json SHARD.json...]
+       merge.py --processes OUT.csv RUN.csv... [--json OUT.json RUN.json...]
 
 The shards' CSVs must share one header (this spbench's); a row measured in
 two shards (same matrix, operation, kernel, precision, threads, settings) is
@@ -13,6 +14,15 @@ by spbench itself, with the reader and verdict of `run --resume`; the
 outputs appear only when everything merged.
 Rows keep their `host` column. The merged JSON keeps every shard's header
 (machine, build, settings, bandwidths, totals) under "shards", and all rows.
+
+With --processes the inputs are not shards but whole runs of one study in
+fresh processes (what `run --processes N` writes): every run must hold the
+same rows. Each row of OUT is the row of the run whose median is the middle
+one (for an even count, the lower of the two middle), so its columns stay
+one measurement's; a row wrong or in error in any run is that run's row.
+The JSON's rows add process_medians_ms (one per run, in run order) and
+process_spread ((largest - smallest) / the kept median); a row whose runs
+spread more than NOISY_SPREAD is marked noisy, like a row whose samples do.
 Exit status 1 with a message for a missing, foreign or broken file or a duplicate.
 """
 import csv
@@ -23,6 +33,9 @@ import sys
 
 KEY = ("matrix", "operation", "kernel", "precision", "threads", "ranks", "settings")
 STATUSES = {"ok", "wrong", "skipped", "error"}
+WORST_FIRST = ("error", "wrong", "skipped", "ok")  # which run's row a mixed row keeps
+NOISY_SPREAD = 0.10  # bench/timing.h's SPB_NOISY_SPREAD, between runs here
+PROCESS_FIELDS = {"process_medians_ms", "process_spread"}  # added by --processes
 
 
 class MergeError(Exception):
@@ -121,7 +134,8 @@ def merge_csv(shards, where):
     return out.getvalue(), len(rows)
 
 
-def merge_json(shards, where):
+def read_json(shards):
+    """[(path, doc)] of results JSONs, each checked: format, rows, fields."""
     docs = []
     for path in shards:
         try:
@@ -135,12 +149,17 @@ def merge_json(shards, where):
             raise MergeError("%s: its rows are not a list of objects" % path)
         columns = str(doc.get("columns", "")).split(",")
         for k, row in enumerate(doc["rows"]):
-            if set(row) - {"samples_ms"} != set(columns):  # samples: the timing's own
+            if set(row) - {"samples_ms"} - PROCESS_FIELDS != set(columns):  # not CSV columns
                 raise MergeError("%s: row %d has other fields than the file's columns"
                                  % (path, k + 1))
             if row.get("status") not in STATUSES:
                 raise MergeError("%s: row %d: status '%s'" % (path, k + 1, row.get("status")))
         docs.append((path, doc))
+    return docs
+
+
+def merge_json(shards, where):
+    docs = read_json(shards)
     rows = [(row, path) for path, doc in docs for row in doc["rows"]]
     check_unique(rows, where)
     totals = {}
@@ -160,6 +179,121 @@ def merge_json(shards, where):
         "totals": totals,
     }
     return json.dumps(merged, indent=1) + "\n", len(rows)
+
+
+def runs_by_key(runs, paths, where):
+    """{key: [row of each run]} in the first run's order; every run must
+    hold the same rows (a run cut short is named: resume it first)."""
+    check_one_study([pair for rows in runs for pair in rows], where)
+    keyed = []
+    for rows in runs:
+        check_unique(rows, where)
+        keyed.append({key_of(row): row for row, _ in rows})
+    for path, mine in zip(paths, keyed):
+        missing = [k for k in keyed[0] if k not in mine] + [k for k in mine if k not in keyed[0]]
+        if missing:
+            raise MergeError("%s: %s and %s hold different rows (e.g. %s): a run that did not "
+                             "finish? resume it first" % (where, paths[0], path,
+                                                           "/".join(missing[0][:3])))
+    return {k: [mine[k] for mine in keyed] for k in keyed[0]}
+
+
+def number(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return float("nan")
+
+
+def kept_run(rows):
+    """The index of the run whose row stands for all: the worst status
+    first, then the middle median (the lower middle for an even count)."""
+    worst = min(WORST_FIRST.index(r.get("status")) for r in rows)
+    if WORST_FIRST[worst] != "ok":
+        return next(i for i, r in enumerate(rows) if r.get("status") == WORST_FIRST[worst])
+    order = sorted(range(len(rows)), key=lambda i: number(rows[i]["time_ms_median"]))
+    return order[(len(rows) - 1) // 2]
+
+
+def process_row(rows):
+    """The kept run's row, with the medians of all runs and their spread."""
+    i = kept_run(rows)
+    row = dict(rows[i])
+    medians = [number(r["time_ms_median"]) for r in rows]
+    kept = medians[i]
+    spread = (max(medians) - min(medians)) / kept if kept > 0 and rows[i]["status"] == "ok" \
+        else 0.0
+    noisy = spread > NOISY_SPREAD or any(str(r.get("noisy")) in ("1", "True") for r in rows)
+    row["noisy"] = (1 if noisy else 0) if isinstance(row.get("noisy"), int) else str(int(noisy))
+    return row, medians, spread
+
+
+def combine_csv(paths, where):
+    header, runs = None, []
+    for path in paths:
+        header, rows = read_csv(path, header)
+        runs.append(rows)
+    combined = [process_row(rows) for rows in runs_by_key(runs, paths, where).values()]
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=header, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(row for row, _, _ in combined)
+    return out.getvalue(), combined
+
+
+def combine_json(paths, where):
+    docs = read_json(paths)
+    by_key = runs_by_key([[(row, path) for row in doc["rows"]] for path, doc in docs],
+                         [path for path, _ in docs], where)
+    rows, totals = [], {s: 0 for s in WORST_FIRST}
+    for runs in by_key.values():
+        row, medians, spread = process_row(runs)
+        row["process_medians_ms"] = medians
+        row["process_spread"] = round(spread, 6)
+        rows.append(row)
+        totals[row["status"]] += 1
+    first = docs[0][1]
+    combined = {k: v for k, v in first.items() if k not in ("rows", "totals", "shards")}
+    combined.update({
+        "processes": [dict({"file": os.path.basename(path)},
+                           **{k: v for k, v in doc.items() if k not in ("rows", "format",
+                                                                        "format_version")})
+                      for path, doc in docs],
+        "rows": rows,
+        "totals": dict(totals, rows=len(rows)),
+    })
+    return json.dumps(combined, indent=1) + "\n", len(rows)
+
+
+def spread_report(combined, runs):
+    """One line on the spread between the runs, for the terminal."""
+    ok = sorted(((spread, row) for row, _, spread in combined if row["status"] == "ok"),
+                key=lambda p: p[0])
+    if not ok:
+        return "no ok row to compare between the %d runs" % runs
+    spread, row = ok[-1]
+    noisy = sum(1 for s, _ in ok if s > NOISY_SPREAD)
+    return ("between the %d runs, the medians of a row spread %.1f%% (median over %d ok rows), "
+            "%.1f%% at most (%s %s); %d row%s spread over %.0f%% (marked noisy)" %
+            (runs, 100 * ok[len(ok) // 2][0], len(ok), 100 * spread, row["matrix"],
+             row["kernel"], noisy, "" if noisy == 1 else "s", 100 * NOISY_SPREAD))
+
+
+def combine_main(csv_args, json_args):
+    """merge.py --processes: the runs of a study in fresh processes as one."""
+    outputs = []
+    text, combined = combine_csv(csv_args[1:], csv_args[0])
+    outputs.append((csv_args[0], text))
+    said = ["%s: %d rows, each the middle of %d runs" % (csv_args[0], len(combined),
+                                                         len(csv_args) - 1)]
+    if json_args:
+        check_pairs(csv_args[1:], json_args[1:])
+        text, n = combine_json(json_args[1:], json_args[0])
+        outputs.append((json_args[0], text))
+        said.append("%s: %d rows, with each run's median" % (json_args[0], n))
+    write_all(outputs)
+    said.append(spread_report(combined, len(csv_args) - 1))
+    print("\n".join("# " + line for line in said))
 
 
 def check_pairs(csv_shards, json_shards):
@@ -205,16 +339,21 @@ def counted(path, rows, shards):
 
 
 def main(argv):
+    processes = bool(argv) and argv[0] == "--processes"
+    argv = argv[1:] if processes else argv
     if "--json" in argv:
         at = argv.index("--json")
         csv_args, json_args = argv[:at], argv[at + 1:]
     else:
         csv_args, json_args = argv, []
     if len(csv_args) < 2 or (json_args and len(json_args) < 2):
-        print("usage: spbench merge OUT.csv SHARD.csv... [--json OUT.json SHARD.json...]",
-              file=sys.stderr)
+        print("usage: spbench merge [--processes] OUT.csv SHARD.csv... [--json OUT.json "
+              "SHARD.json...]", file=sys.stderr)
         return 2
     try:
+        if processes:
+            combine_main(csv_args, json_args)
+            return 0
         outputs, said = [], []
         text, n = merge_csv(csv_args[1:], csv_args[0])
         outputs.append((csv_args[0], text))

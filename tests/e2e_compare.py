@@ -6,16 +6,23 @@ no difference shown; very noisy: no difference shown), too few samples
 give no verdict, the studies' differences are named (--strict refuses
 them), the gate's exit codes, a CSV gives ratios only and says so, and
 --kernels A,B compares two kernels of one file; then one real pair of
-runs (JSON samples kept by run)."""
+runs (JSON samples kept by run). Then run --processes N: the runs'
+rows combined (middle median, spread, noisy, worst status, a missing row
+refused), compared by Welch's interval on the process medians (its
+coverage on synthetic medians), a stop and --resume."""
+import csv
 import importlib.util
 import json
 import math
 import os
 import random
 import shutil
+import signal
+import subprocess
 import tempfile
+import time
 
-from spbtest import SPBENCH, SOURCE, check, finish, spbench
+from spbtest import SPBENCH, SOURCE, check, finish, read_rows, spbench
 
 spec = importlib.util.spec_from_file_location("compare", os.path.join(SOURCE, "scripts",
                                                                       "compare.py"))
@@ -148,12 +155,142 @@ def test_real_runs(tmp):
           "CSVs give ratios of medians and say so")
 
 
+def test_welch():
+    """Student's t quantiles against the table; Welch's interval on three
+    process medians a side covers the truth in 92-99.5% of 400 studies; a
+    10% change is found, none is not invented."""
+    for df, t in ((1, 12.706), (2, 4.303), (4, 2.776), (10, 2.228), (30, 2.042)):
+        check(abs(compare.t_quantile(0.975, df) - t) < 1e-3, "t(0.975, %d) = %.3f" % (df, t))
+    for truth, expect in ((1.10, "slower"), (1.0, "no difference shown")):
+        rng = random.Random(7)
+        covered, hits, trials = 0, 0, 400
+        for _ in range(trials):
+            ratio, low, high = compare.welch(draws(rng, 3, 1.0, 0.02), draws(rng, 3, truth, 0.02))
+            covered += low <= truth <= high
+            hits += compare.verdict(ratio, low, high, True) == expect
+        check(0.92 <= covered / float(trials) <= 0.995, "Welch, ratio %.2f: the interval covers "
+              "the truth in %.1f%% of studies" % (truth, 100.0 * covered / trials))
+        check(hits >= 0.85 * trials, "Welch, ratio %.2f: '%s' in %d of %d" % (truth, expect, hits,
+                                                                           trials))
+    check(compare.welch([1.0], [1.1, 1.2])[1] is None, "one process a side gives no interval")
+
+
+def write_runs(tmp, name, template, medians, statuses=None, drop=None):
+    """Runs of one study as run --processes leaves them (NAME.process-K.csv
+    and .json), made from a real run's files: row r of run k timed
+    medians[k][r], its status statuses[(k, r)], row `drop` (k, r) left out."""
+    header = open(template + ".csv").readline().strip().split(",")
+    doc = json.load(open(template + ".json"))
+    paths = ([], [])
+    for k, times in enumerate(medians):
+        rows = []
+        for r, t in enumerate(times):
+            if drop != (k, r):
+                rows.append(dict(doc["rows"][r], time_ms_median=t,
+                                 status=(statuses or {}).get((k, r), "ok")))
+        base = os.path.join(tmp, "%s.process-%d" % (name, k + 1))
+        with open(base + ".csv", "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=header, extrasaction="ignore", lineterminator="\n")
+            w.writeheader()
+            w.writerows(rows)
+        with open(base + ".json", "w") as f:
+            json.dump(dict(doc, rows=rows), f)
+        paths[0].append(base + ".csv")
+        paths[1].append(base + ".json")
+    return paths
+
+
+def test_combine(tmp):
+    """merge --processes: each row is the middle run's, the JSON keeps every
+    run's median and their spread, a spread over 10% is noisy, a row wrong
+    in one run is wrong, a run missing a row is refused."""
+    template = os.path.join(tmp, "template")
+    spbench("run", "--kernels", "csr.serial,csr.omp.nnz", "--threads", "1", "--reps", "3",
+            "--min-time", "0", "--quiet", "--csv", template + ".csv", "--json",
+            template + ".json", os.path.join(SOURCE, "matrices", "cage4.mtx.gz"))
+    csvs, jsons = write_runs(tmp, "c", template, [[1.0, 2.0], [1.2, 2.02], [1.1, 2.01]],
+                             statuses={(2, 1): "wrong"})
+    out_csv, out_json = os.path.join(tmp, "c.csv"), os.path.join(tmp, "c.json")
+    r = spbench("merge", "--processes", out_csv, *csvs, "--json", out_json, *jsons)
+    rows = json.load(open(out_json))["rows"] if r.returncode == 0 else []
+    check(r.returncode == 0 and len(rows) == 2 and "spread" in r.stdout,
+          "three runs combine: %s %s" % (r.stdout, r.stderr))
+    if len(rows) == 2:
+        check(rows[0]["time_ms_median"] == 1.1 and rows[0]["process_medians_ms"] == [1.0, 1.2, 1.1]
+              and abs(rows[0]["process_spread"] - 0.2 / 1.1) < 1e-6 and rows[0]["noisy"] == 1,
+              "the middle median kept, every run's median listed, 18%% apart is noisy: %s"
+              % rows[0])
+        check(rows[1]["status"] == "wrong", "a row wrong in one run is wrong: %s" % rows[1])
+    check([r_["noisy"] for r_ in read_rows(out_csv)] == ["1", "0"], "the CSV marks it too")
+    csvs, jsons = write_runs(tmp, "d", template, [[1.0, 2.0], [1.0, 2.0]], drop=(1, 1))
+    r = spbench("merge", "--processes", os.path.join(tmp, "d.csv"), *csvs)
+    check(r.returncode == 1 and "resume it first" in r.stderr and
+          not os.path.exists(os.path.join(tmp, "d.csv")),
+          "a run without one of the rows is refused, nothing written: %s" % r.stderr)
+
+
+def test_processes(tmp):
+    """run --processes 3 on a bundled matrix: one row per key, three runs'
+    medians, compare uses them; a stop in the second run and --resume."""
+    cage = os.path.join(SOURCE, "matrices", "cage4.mtx.gz")
+    common = ["--kernels", "csr.serial,csr.omp.nnz", "--threads", "1", "--reps", "5",
+              "--min-time", "0", "--quiet"]
+    r = spbench("run", "--processes", "3", *common, cage)
+    check(r.returncode == 2 and "give --csv" in r.stderr, "--processes needs --csv: %s" % r.stderr)
+    docs = []
+    for k in range(2):
+        out = os.path.join(tmp, "p%d" % k)
+        r = spbench("run", "--processes", "3", *common, "--csv", out + ".csv", "--json",
+                    out + ".json", cage)
+        rows = read_rows(out + ".csv")
+        doc = json.load(open(out + ".json")) if r.returncode == 0 else {"rows": []}
+        docs.append(out + ".json")
+        check(r.returncode == 0 and len(rows) == 2 and len({(x["kernel"]) for x in rows}) == 2
+              and all(len(x["process_medians_ms"]) == 3 for x in doc["rows"]) and
+              os.path.exists(out + ".process-3.json") and "between the 3 runs" in r.stdout,
+              "three processes, one row per kernel with three medians: %s %s" % (r.stdout[-300:],
+                                                                               r.stderr))
+    r = spbench("compare", *docs)
+    check(r.returncode == 0 and "2 of 2 pairs: intervals from the spread between processes" in
+          r.stdout, "compare uses the process medians: %s" % r.stdout)
+    test_processes_stop(tmp)
+
+
+def test_processes_stop(tmp):
+    out = os.path.join(tmp, "stop.csv")
+    args = [SPBENCH, "run", "--processes", "3", "--kernels", "csr.serial", "--reps", "3",
+            "--min-time", "0.25", "--quiet", "--csv", out] + \
+        ["gen:lap2d:%d" % n for n in (100, 101, 102, 103)]
+    job = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           start_new_session=True)
+    second = os.path.join(tmp, "stop.process-2.csv")
+    deadline = time.time() + 120
+    while time.time() < deadline and job.poll() is None and \
+            not (os.path.exists(second) and len(open(second).readlines()) >= 2):
+        time.sleep(0.05)
+    os.killpg(job.pid, signal.SIGINT)  # Ctrl-C reaches the terminal's process group
+    stdout, stderr = job.communicate(timeout=120)
+    hint = [ln.strip() for ln in stderr.splitlines() if " run --processes" in ln]
+    check(job.returncode == 130 and "stopped" in stderr and hint and "--processes 3" in hint[-1]
+          and hint[-1].endswith("--resume") and not os.path.exists(out),
+          "a stop in the second run: 130, nothing combined, the launcher's resume line: %s"
+          % stderr)
+    if hint:
+        r = subprocess.run(hint[-1].split(), capture_output=True, text=True, timeout=300)
+        rows = read_rows(out) if os.path.exists(out) else []
+        check(r.returncode == 0 and len(rows) == 4 and len({x["matrix"] for x in rows}) == 4,
+              "--resume finishes the runs and combines each row once: %s" % r.stderr)
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="spb_e2e_compare_")
     try:
         test_coverage()
         test_command(tmp)
         test_real_runs(tmp)
+        test_welch()
+        test_combine(tmp)
+        test_processes(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     finish()
