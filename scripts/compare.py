@@ -19,7 +19,10 @@ the U distribution puts at 2.5% and 97.5%; exact for up to 25 samples a
 side, a normal approximation beyond). Rank-based, so one stalled sample
 does not move it, and its coverage does not rest on the times being
 normal; a shift model (NEW's distribution BASE's times a factor) is what
-it estimates. Per kernel and overall, the geometric mean of the ratios,
+it estimates. Rows that carry every process's median (run --processes N,
+two or more a side) are compared by those instead: Welch's t interval on
+their logarithms, the process being the unit that varies between runs.
+Per kernel and overall, the geometric mean of the ratios,
 its interval from the rows' intervals (rows independent; the matrices are
 the ones measured, not a sample of all matrices).
 
