@@ -725,7 +725,7 @@ const spb_spmv_kernel cpu_spmv_kernels[] = {
                 .backend = SPB_BACKEND_OPENMP,
                 .description =
                     "the OpenMP kernel for this matrix, chosen in prepare from its statistics "
-                    "(rule in the README); the message says which and why",
+                    "(rule in docs/auto-rows.md); the message says which and why",
                 .prepare = auto_prepare,
                 .release = auto_release,
                 .fp32 = 1},

@@ -11,7 +11,7 @@ kernel, precision, threads, ranks, settings). For each pair, the ratio of
 NEW's time to BASE's with a 95% interval and a verdict: faster, slower, or
 no difference the samples can show.
 
-The statistics (README, "Comparing studies"): on the logarithms of the
+The statistics (docs/guide/comparing.md): on the logarithms of the
 samples (the JSON's samples_ms), the Hodges-Lehmann estimate of the shift
 (the median of all differences log new - log base) and the interval of the
 Mann-Whitney U test (the differences between the order statistics that
@@ -324,7 +324,7 @@ def print_table(pairs, summary, only, said, samples_known, out, two_runs=True):
               file=out)
     if two_runs and samples_known and by_process < len(pairs):
         print("# %s: intervals from each run's own samples, which leave out how much two "
-              "runs of one binary differ (2%% on a 2-core machine, README); measure with run "
+              "runs of one binary differ (2%% on a 2-core machine, docs/results); measure with run "
               "--processes N, or run an A/A comparison here before trusting a small verdict"
               % ("the other pairs" if by_process else "all pairs"), file=out)
     if not samples_known:
