@@ -94,6 +94,8 @@ extern const spb_spgemm_kernel gpu_spgemm_esc_kernels[];
 extern const int gpu_spgemm_esc_kernel_count;
 extern const spb_spgemm_kernel gpu_spgemm_cusparse_kernels[];
 extern const int gpu_spgemm_cusparse_kernel_count;
+extern const spb_spgemm_kernel gpu_spgemm_cusp_kernels[];
+extern const int gpu_spgemm_cusp_kernel_count;
 extern const spb_spgemm_kernel gpu_spgemm_auto_kernels[];
 extern const int gpu_spgemm_auto_kernel_count;
 

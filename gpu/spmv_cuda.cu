@@ -308,6 +308,7 @@ static const struct {
                 {gpu_colblock_kernels, &gpu_colblock_kernel_count},
                 {gpu_hll_kernels, &gpu_hll_kernel_count},
                 {gpu_cusparse_kernels, &gpu_cusparse_kernel_count},
+                {gpu_cusp_kernels, &gpu_cusp_kernel_count},
                 {gpu_auto_kernels, &gpu_auto_kernel_count}};
 
 extern "C" int gpu_spmv_kernel_count(void)

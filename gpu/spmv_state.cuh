@@ -167,5 +167,7 @@ extern const spb_spmv_kernel gpu_hll_kernels[];
 extern const int gpu_hll_kernel_count;
 extern const spb_spmv_kernel gpu_cusparse_kernels[];
 extern const int gpu_cusparse_kernel_count;
+extern const spb_spmv_kernel gpu_cusp_kernels[];
+extern const int gpu_cusp_kernel_count;
 
 #endif
