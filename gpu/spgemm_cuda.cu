@@ -316,6 +316,10 @@ void gpu_spgemm_release(void *state)
     if (!s) return;
     spgemm_free_c(s);
     cudaDeviceSynchronize();
+    /* What the pool kept for this row goes back: the next matrix's fit check
+     * reads the driver's free memory, and CUSP allocates outside the pool. */
+    cudaMemPool_t pool;
+    if (cudaDeviceGetDefaultMemPool(&pool, 0) == cudaSuccess) cudaMemPoolTrimTo(pool, 0);
     free_csr(&s->A);
     free_csr(&s->B);
     if (s->mat_a) cusparseDestroySpMat(s->mat_a);

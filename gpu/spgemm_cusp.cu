@@ -1,6 +1,8 @@
 /* spgemm_cusp.cu — CUSP's cusp::multiply as a SpGEMM baseline row: its
- * expand-sort-compress product on the device CSR of A and B, the product
- * the suite's seed paper compared against. CUSP allocates its C itself (not
+ * expand-sort-compress product on A and B (COO views of the device CSR,
+ * their row indices expanded in the product; see cusp/adapter.cu for why
+ * COO), the product the suite's seed paper compared against. CUSP
+ * allocates its C itself (not
  * from the stream-ordered pool); the whole product includes that, and the
  * device copy of C into the row's arrays (12 bytes an entry and the row
  * offsets), which the kernel time leaves out. The call into CUSP is in
@@ -81,8 +83,8 @@ static const gpu_spgemm_variant cusp_spgemm_v = {0, 0, cusp_product, 0, cusp_set
 
 const spb_spgemm_kernel gpu_spgemm_cusp_kernels[] = {
     GPU_SPGEMM_KERNEL("cusp.spgemm",
-                      "CUSP cusp::multiply on device CSR: expand, sort and compress the "
-                      "products (the seed paper's comparison)",
+                      "CUSP cusp::multiply on COO views of the device CSR: expand, sort and "
+                      "compress the products (the seed paper's comparison)",
                       &cusp_spgemm_v),
 };
 const int gpu_spgemm_cusp_kernel_count =

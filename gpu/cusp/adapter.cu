@@ -12,7 +12,6 @@
 template <typename T> using device_array = cusp::array1d_view<thrust::device_ptr<T>>;
 template <typename T> using ell_matrix = cusp::ell_matrix<int, T, cusp::device_memory>;
 template <typename T> using hyb_matrix = cusp::hyb_matrix<int, T, cusp::device_memory>;
-using csr_matrix = cusp::csr_matrix<int, double, cusp::device_memory>;
 
 template <typename T> static device_array<T> device_view(void *data, int count)
 {
@@ -111,28 +110,51 @@ spb_status cusp_spmv(const cusp_device_csr *A, int fp32, cusp_format format, voi
     return SPB_OK;
 }
 
+/* What cusp_spgemm keeps until cusp_free_product: C in COO and its row
+ * offsets. */
+struct cusp_product {
+    cusp::coo_matrix<int, double, cusp::device_memory> C;
+    cusp::array1d<int, cusp::device_memory> row_offsets;
+};
+
+/* A CSR matrix as a COO view: its row indices expanded into `rows`. */
+static auto coo_view(const cusp_device_csr *A, cusp::array1d<int, cusp::device_memory> &rows)
+{
+    rows.resize(A->nnz);
+    cusp::offsets_to_indices(device_view<int>(A->row_ptr, A->m + 1), rows);
+    return cusp::make_coo_matrix_view(A->m, A->n, A->nnz, cusp::make_array1d_view(rows),
+                                      device_view<int>(A->col_idx, A->nnz),
+                                      device_view<double>(A->val, A->nnz));
+}
+
+/* CUSP's product of COO matrices (its expand-sort-compress kernel): its
+ * CSR interface runs the same and then drops the entries that sum to zero,
+ * which a structural product keeps (explicit zeros, exact cancellation). */
 spb_status cusp_spgemm(const cusp_device_csr *A, const cusp_device_csr *B, void **held,
                        cusp_device_csr *C, char *msg)
 {
-    csr_matrix *made = NULL;
+    cusp_product *made = NULL;
     try {
-        made = new csr_matrix;
-        cusp::multiply(csr_view<double>(A), csr_view<double>(B), *made);
+        made = new cusp_product;
+        cusp::array1d<int, cusp::device_memory> rows_a, rows_b;
+        cusp::multiply(coo_view(A, rows_a), coo_view(B, rows_b), made->C);
+        made->row_offsets.resize(A->m + 1);
+        cusp::indices_to_offsets(made->C.row_indices, made->row_offsets);
     } catch (...) {
         delete made;
         return failed("cusp::multiply", msg);
     }
     *held = made;
-    *C = cusp_device_csr{(int)made->num_rows,
-                         (int)made->num_cols,
-                         (int)made->num_entries,
+    *C = cusp_device_csr{A->m,
+                         B->n,
+                         (int)made->C.num_entries,
                          thrust::raw_pointer_cast(made->row_offsets.data()),
-                         thrust::raw_pointer_cast(made->column_indices.data()),
-                         thrust::raw_pointer_cast(made->values.data())};
+                         thrust::raw_pointer_cast(made->C.column_indices.data()),
+                         thrust::raw_pointer_cast(made->C.values.data())};
     return SPB_OK;
 }
 
-void cusp_free_product(void *held) { delete static_cast<csr_matrix *>(held); }
+void cusp_free_product(void *held) { delete static_cast<cusp_product *>(held); }
 
 const char *cusp_version(void)
 {

@@ -18,9 +18,11 @@ THRUST_NAMESPACE_END
 #endif
 
 #include <cusp/convert.h>
+#include <cusp/coo_matrix.h>
 #include <cusp/csr_matrix.h>
 #include <cusp/ell_matrix.h>
 #include <cusp/exception.h>
+#include <cusp/format_utils.h>
 #include <cusp/hyb_matrix.h>
 #include <cusp/multiply.h>
 #include <cusp/version.h>
