@@ -330,7 +330,7 @@ int main(int argc, char **argv)
 {
     dist_place_rank(); /* under an MPI launcher: this rank's share of the cores */
     place_threads(argv);
-    dist_start(argc, argv); /* ranks other than 0 serve rank 0 and end there */
+    dist_start(); /* ranks other than 0 serve rank 0 and end there */
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;

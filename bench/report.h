@@ -1,5 +1,6 @@
-/* report.h — result rows: one CSV line (written and flushed at once) and
- * one human-readable table line per (matrix, kernel, threads). */
+/* report.h — result rows: one CSV line (written and flushed at once), one
+ * JSON object and one human-readable table line per (matrix, kernel,
+ * precision, threads, ranks), from one column table. */
 #ifndef SPB_REPORT_H
 #define SPB_REPORT_H
 

@@ -27,7 +27,6 @@ int run_stop_requested(void)
     return stop_signal;
 }
 
-/* Prints the folded GPU rows as one table line. */
 /* Prints the matrix's folded skips, a line per reason. */
 static void flush_folded(const spb_run_opts *opts, spb_run_totals *totals)
 {

@@ -272,10 +272,8 @@ static void end_with_launcher(void)
     if (getppid() != parent) _exit(EXIT_FAILURE); /* it died before the call */
 }
 
-void dist_start(int argc, char **argv)
+void dist_start(void)
 {
-    (void)argc;
-    (void)argv;
     if (!under_launcher()) return;
     launched = 1;
     end_with_launcher();
