@@ -7,8 +7,6 @@
 
 #include "sources.h"
 
-#define SPB_VERSION "0.1.0"
-
 /* The commit the binary was built from ("abc123def456", "-dirty" when the
  * tree had changes, "unknown" outside git): captured at every build. */
 const char *spb_git_commit(void);

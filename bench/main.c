@@ -341,11 +341,13 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(cmd, "--version") == 0) {
-        printf("spbench %s (commit %s; %s; CUDA %s; MPI %s; PETSc %s; NCCL %s)\n", SPB_VERSION,
-               spb_git_commit(), spb_build(), gpu_compiled() ? "compiled in" : "not built",
+        const char *cusp = gpu_cusp_version();
+        printf("spbench %s (commit %s; %s; CUDA %s; MPI %s; PETSc %s; NCCL %s; CUSP %s)\n",
+               SPB_VERSION, spb_git_commit(), spb_build(),
+               gpu_compiled() ? "compiled in" : "not built",
                dist_compiled() ? "compiled in" : "not built",
                dist_petsc_compiled() ? "compiled in" : "not built",
-               gpu_nccl_compiled() ? "compiled in" : "not built");
+               gpu_nccl_compiled() ? "compiled in" : "not built", cusp ? cusp : "not built");
         return 0;
     }
     if (!memory_limit_valid()) return EXIT_USAGE;

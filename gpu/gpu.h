@@ -103,6 +103,9 @@ spb_status gpu_block_finish(gpu_block *b, gpu_product_times *times, char *msg);
  * ghosts travel by grouped ncclSend/ncclRecv on a stream of their own while
  * the diagonal block runs. */
 int gpu_nccl_compiled(void);
+
+/* CUSP's version ("0.6.0") when its rows were built with it, else NULL. */
+const char *gpu_cusp_version(void);
 #define GPU_NCCL_ID_BYTES 128
 spb_status gpu_nccl_id(unsigned char id[GPU_NCCL_ID_BYTES], char *msg);
 spb_status gpu_block_nccl_init(gpu_block *b, const unsigned char id[GPU_NCCL_ID_BYTES], int ranks,

@@ -55,6 +55,7 @@ const spb_kernel *gpu_spgemm_kernel(int index)
 
 int gpu_device_count(void) { return 0; }
 int gpu_nccl_compiled(void) { return 0; }
+const char *gpu_cusp_version(void) { return NULL; }
 
 spb_status gpu_block_create(const gpu_block_spec *spec, gpu_block **out, char *msg)
 {

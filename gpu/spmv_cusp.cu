@@ -10,6 +10,15 @@
 #include "cusp/adapter.h"
 #include "spmv_state.cuh"
 
+extern "C" const char *gpu_cusp_version(void)
+{
+#ifdef SPB_HAVE_CUSP
+    return cusp_version();
+#else
+    return NULL;
+#endif
+}
+
 /* What an ELL or HYB row prepares (gpu_state.family): CUSP's matrix. */
 struct cusp_data {
     void *matrix;
