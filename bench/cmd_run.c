@@ -470,6 +470,37 @@ static void print_machine_load(const spb_machine_load *m)
            why);
 }
 
+/* Without --kernels, the kernels this machine cannot run are left out of
+ * the study (their rows would only say "skipped"): one line per reason. */
+static void print_left_out(const spb_run_opts *o)
+{
+    enum { REASONS = 4 };
+    char reasons[REASONS][SPB_MSG_LEN], names[REASONS][160];
+    int counts[REASONS] = {0}, used = 0;
+    for (int k = 0; k < o->op->kernel_count && !(o->kernels && *o->kernels); k++) {
+        const spb_kernel *kernel = o->op->kernels[k];
+        char why[SPB_MSG_LEN] = "";
+        if ((kernel->backend == SPB_BACKEND_MPI) != o->distributed ||
+            !kernel_unavailable(kernel, why))
+            continue;
+        int r = 0;
+        while (r < used && strcmp(reasons[r], why) != 0) r++;
+        if (r == REASONS) continue;
+        if (r == used) {
+            snprintf(reasons[used], SPB_MSG_LEN, "%s", why);
+            names[used++][0] = '\0';
+        }
+        if (counts[r]++ < 3)
+            snprintf(names[r] + strlen(names[r]), sizeof names[r] - strlen(names[r]), "%s%s",
+                     counts[r] > 1 ? ", " : "", kernel->name);
+    }
+    for (int r = 0; r < used; r++)
+        printf("# left out: %d kernel%s (%s%s): %s; --kernels naming them records their "
+               "skipped rows\n",
+               counts[r], counts[r] == 1 ? "" : "s", names[r], counts[r] > 3 ? ", ..." : "",
+               reasons[r]);
+}
+
 static void print_run_header(const run_args *a, int matrices, int selected)
 {
     const spb_run_opts *o = &a->opts;
@@ -477,6 +508,7 @@ static void print_run_header(const run_args *a, int matrices, int selected)
            SPB_VERSION, o->op->name, matrices, selected, a->precision_names,
            (unsigned long long)o->seed, o->host);
     if (a->shards) printf("# shard %d of %d of the matrix list\n", a->shard, a->shards);
+    print_left_out(o);
     /* other build types compile the kernels otherwise: figures do not compare */
     printf("# build: %s, commit %s%s\n", spb_build(), spb_git_commit(),
            strcmp(SPB_BUILD_TYPE, "Release") == 0

@@ -40,10 +40,17 @@ const char *backend_name(spb_backend backend)
     return "unknown";
 }
 
+int kernel_unavailable(const spb_kernel *kernel, char *why)
+{
+    if (kernel->backend == SPB_BACKEND_MPI) return 0; /* "not under MPI" is the launcher's */
+    return kernel->supports && !kernel->supports(kernel, NULL, why);
+}
+
 int kernel_chosen(const spb_kernel *kernel, const char *patterns, int distributed)
 {
-    if (!patterns || !*patterns) return (kernel->backend == SPB_BACKEND_MPI) == distributed;
-    return kernel_selected(kernel->name, patterns);
+    if (patterns && *patterns) return kernel_selected(kernel->name, patterns);
+    char why[SPB_MSG_LEN];
+    return (kernel->backend == SPB_BACKEND_MPI) == distributed && !kernel_unavailable(kernel, why);
 }
 
 /* Edit distance (insertions, deletions, substitutions) of two short names. */

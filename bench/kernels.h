@@ -10,9 +10,16 @@ const char *backend_name(spb_backend backend);
  * ("csr.*,hll.serial.row"); NULL or empty matches everything. */
 int kernel_selected(const char *name, const char *patterns);
 
-/* Whether a run measures kernel: by the patterns when given; without them
- * every kernel of the study's kind: the distributed rows in a distributed
- * study (--ranks, or under an MPI launcher), every other row otherwise. */
+/* Whether this machine cannot run kernel at all (no CUDA device, a library
+ * not built in), and why. The distributed rows are never counted so: the
+ * process that launches their ranks is not under MPI itself. */
+int kernel_unavailable(const spb_kernel *kernel, char *why);
+
+/* Whether a run measures kernel: by the patterns when given (a kernel this
+ * machine cannot run then gets its skipped rows: it was asked for); without
+ * them every kernel of the study's kind that this machine can run: the
+ * distributed rows in a distributed study (--ranks, or under an MPI
+ * launcher), every other row otherwise. */
 int kernel_chosen(const spb_kernel *kernel, const char *patterns, int distributed);
 
 /* Every pattern of the list matches a kernel of the table (`count` rows):

@@ -82,10 +82,10 @@ static spb_status cusp_setup(gpu_spgemm_state *s, char *msg)
 static const gpu_spgemm_variant cusp_spgemm_v = {0, 0, cusp_product, 0, cusp_setup};
 
 const spb_spgemm_kernel gpu_spgemm_cusp_kernels[] = {
-    GPU_SPGEMM_KERNEL("cusp.spgemm",
-                      "CUSP cusp::multiply on COO views of the device CSR: expand, sort and "
-                      "compress the products (the seed paper's comparison)",
-                      &cusp_spgemm_v),
+    GPU_SPGEMM_KERNEL_IF("cusp.spgemm",
+                         "CUSP cusp::multiply on COO views of the device CSR: expand, sort and "
+                         "compress the products (the seed paper's comparison)",
+                         &cusp_spgemm_v, gpu_cusp_supports),
 };
 const int gpu_spgemm_cusp_kernel_count =
     (int)(sizeof gpu_spgemm_cusp_kernels / sizeof gpu_spgemm_cusp_kernels[0]);

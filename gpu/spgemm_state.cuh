@@ -109,13 +109,16 @@ spb_status gpu_spgemm_check(const void *state, char *msg);
 double gpu_spgemm_kernel_seconds(const void *state);
 
 #define GPU_SPGEMM_KERNEL(row_name, row_description, row_variant)                                  \
+    GPU_SPGEMM_KERNEL_IF(row_name, row_description, row_variant, gpu_kernel_supports)
+/* The same for a row that needs more than a device (see GPU_SPMV_KERNEL_IF). */
+#define GPU_SPGEMM_KERNEL_IF(row_name, row_description, row_variant, row_supports)                 \
     {                                                                                              \
         .kernel = {.name = row_name,                                                               \
                    .format = "csr",                                                                \
                    .backend = SPB_BACKEND_CUDA,                                                    \
                    .description = row_description,                                                 \
                    .variant = row_variant,                                                         \
-                   .supports = gpu_kernel_supports,                                                \
+                   .supports = row_supports,                                                       \
                    .prepare = gpu_spgemm_prepare,                                                  \
                    .release = gpu_spgemm_release,                                                  \
                    .time_calls = gpu_spgemm_time_calls,                                            \

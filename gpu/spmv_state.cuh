@@ -139,13 +139,17 @@ spb_status gpu_spmv_check(const void *state, char *msg);
 /* One row of the device table: every device row shares the entry points
  * above and differs in its name, format, description and variant. */
 #define GPU_SPMV_KERNEL(row_name, row_format, row_description, row_variant)                        \
+    GPU_SPMV_KERNEL_IF(row_name, row_format, row_description, row_variant, gpu_kernel_supports)
+/* The same for a row that needs more than a device (a library built in):
+ * `supports` says whether this machine can run it at all (A NULL). */
+#define GPU_SPMV_KERNEL_IF(row_name, row_format, row_description, row_variant, row_supports)       \
     {                                                                                              \
         .kernel = {.name = row_name,                                                               \
                    .format = row_format,                                                           \
                    .backend = SPB_BACKEND_CUDA,                                                    \
                    .description = row_description,                                                 \
                    .variant = row_variant,                                                         \
-                   .supports = gpu_kernel_supports,                                                \
+                   .supports = row_supports,                                                       \
                    .prepare = gpu_spmv_prepare,                                                    \
                    .release = gpu_spmv_release,                                                    \
                    .time_calls = gpu_spmv_time_calls,                                              \
@@ -169,5 +173,7 @@ extern const spb_spmv_kernel gpu_cusparse_kernels[];
 extern const int gpu_cusparse_kernel_count;
 extern const spb_spmv_kernel gpu_cusp_kernels[];
 extern const int gpu_cusp_kernel_count;
+/* The CUSP rows' supports (SpMV and SpGEMM): a device, and CUSP built in. */
+int gpu_cusp_supports(const spb_kernel *self, const spb_csr *A, char *why);
 
 #endif

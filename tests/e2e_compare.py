@@ -186,7 +186,7 @@ def write_runs(tmp, name, template, medians, statuses=None, drop=None):
         rows = []
         for r, t in enumerate(times):
             if drop != (k, r):
-                rows.append(dict(doc["rows"][r], time_ms_median=t,
+                rows.append(dict(doc["rows"][r], time_ms_median=t, noisy=0,  # the runs' own spread
                                  status=(statuses or {}).get((k, r), "ok")))
         base = os.path.join(tmp, "%s.process-%d" % (name, k + 1))
         with open(base + ".csv", "w", newline="") as f:

@@ -145,7 +145,12 @@ def test_run_batch(tmp):
         rows = list(reader)
     check(header[:len(REQUIRED_COLUMNS)] == REQUIRED_COLUMNS, "CSV header starts as specified")
     kernels = runnable_kernels()
-    all_kernels = kernel_names()
+    all_kernels = [k for k in kernel_names() if k in kernels]  # the others are left out
+    left_out = [k for k in kernel_names() if k not in kernels]
+    check(("# left out: " in r.stdout) == bool(left_out) and
+          all(k not in {row["kernel"] for row in read_rows(out_csv)} for k in left_out),
+          "without --kernels the kernels this machine cannot run are left out, and the header "
+          "says so: %s" % [ln for ln in r.stdout.splitlines() if "left out" in ln])
     openmp = openmp_kernels()
     for name in picks:
         mine = [row for row in rows if row["matrix"] == name]
@@ -272,7 +277,8 @@ def test_messages(tmp):
     check(r.returncode == 1 and r.stderr.count("cut.mtx.gz") == 1,
           "a truncated .gz names the file once: %s" % r.stderr.strip())
     out_json = os.path.join(tmp, "gpu.json")
-    r = spbench("run", *FAST, "--json", out_json, os.path.join(BUNDLED, "cage4.mtx.gz"))
+    r = spbench("run", *FAST, "--kernels", "csr.serial,csr.cuda.*,cusparse.*", "--json", out_json,
+                os.path.join(BUNDLED, "cage4.mtx.gz"))
     doc = json.load(open(out_json))
     skipped = [row for row in doc["rows"] if row["backend"] == "cuda" and row["status"] == "skipped"]
     for row in skipped:
