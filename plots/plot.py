@@ -150,17 +150,19 @@ class Chart:
         self.lines = []
         self.data = []
         self.note = ""  # a second title line
+        self.key_right = False  # a key outside on the right narrows the plot the title sits over
 
     def quoted_title(self):
-        title = quote(self.title)
-        if self.note:  # gnuplot's \n, inside the one quoted string
-            title = title[:-1] + "\\n" + quote(self.wrapped(self.note)).replace("\n", "\\n")[1:]
-        return title
+        """The title and the note, wrapped, as one quoted string (gnuplot's \\n)."""
+        text = self.wrapped(self.title) + ("\n" + self.wrapped(self.note) if self.note else "")
+        return quote(text).replace("\n", "\\n")
 
     def wrapped(self, text):
-        """Text in lines that fit the canvas (a 10-point character is up to
-        9 pixels wide, with room to spare at the edges)."""
-        width = max(40, self.width // 9 - 4)
+        """Text in lines that fit over the plot (a 10-point character is up to
+        9 pixels wide, with room to spare at the edges; gnuplot centres the
+        title over the plot, which a key on the right narrows to about half
+        the canvas)."""
+        width = max(40, int(self.width * (0.5 if self.key_right else 1.0)) // 9 - 4)
         lines = []
         for paragraph in text.split("\n"):
             line = ""
@@ -244,6 +246,7 @@ def histogram(chart, workdir, matrices, series, values, ylabel, drawn=None):
         "set xlabel 'matrix'",
         "set key outside right top vertical", "set datafile missing 'NaN'",
     ]
+    chart.key_right = True
     if finite and max(finite) / min(finite) > 100:
         chart.lines.append("set logscale y")
     else:
@@ -294,6 +297,7 @@ def chart_spgemm_time(rows, workdir):
              % (quote(path) if j == 0 else "''", j + 2, len(matrices) + 2,
                 quote(marked(m, m in noisy)), line_style(m, j))
              for j, m in enumerate(matrices)]
+    chart.key_right = True
     chart.lines += [
         "set logscale y", "set grid ytics", "set ylabel 'median time per product (ms)'",
         "set xtics rotate by -30 scale 0", "set key outside right top vertical",
