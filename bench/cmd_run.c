@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../dist/dist.h"
+#include "../mpi/dist.h"
 #include "../gpu/gpu.h"
 #include "cli.h"
 #include "gen.h"

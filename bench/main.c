@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../dist/dist.h"
+#include "../mpi/dist.h"
 #include "../gpu/gpu.h"
 #include "cli.h"
 #include "kernels.h"

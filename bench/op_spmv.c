@@ -10,7 +10,7 @@
 #include "sources.h"
 
 #include "../cpu/spmv_cpu.h"
-#include "../dist/dist.h"
+#include "../mpi/dist.h"
 #include "../gpu/gpu.h"
 #include "rng.h"
 

@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "../dist/dist.h"
+#include "../mpi/dist.h"
 #include "../formats/csr.h"
 #include "../gpu/gpu.h"
 #include "machine_load.h"

@@ -97,27 +97,6 @@ void dist_send_command(const dist_command *cmd)
     MPI_Wait(&request, MPI_STATUS_IGNORE);
 }
 
-spb_status dist_agree(MPI_Comm comm, spb_status st, char *msg)
-{
-    int rank, size, first;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    int mine = st == SPB_OK ? size : rank;
-    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
-    if (first == size) return SPB_OK;
-    struct {
-        int status;
-        char text[SPB_MSG_LEN];
-    } failure = {(int)st, ""};
-    if (rank == first) snprintf(failure.text, sizeof failure.text, "%s", msg ? msg : "");
-    MPI_Bcast(&failure, (int)sizeof failure, MPI_BYTE, first, comm);
-    if (rank == 0 && msg) {
-        msg[0] = '\0';
-        spb_fail(msg, (spb_status)failure.status, "rank %d of %d: %s", first, size, failure.text);
-    }
-    return (spb_status)failure.status;
-}
-
 /* ---- a row's part on every rank ---- */
 
 static void state_free(dist_state *s)

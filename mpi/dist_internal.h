@@ -1,4 +1,4 @@
-/* dist_internal.h — what the distributed rows share inside dist/: the
+/* dist_internal.h — what the distributed rows share inside mpi/: the
  * layouts and exchanges a row combines (rows.c names them), and the
  * operations rows.c calls, made by the MPI files (runtime.c, layout.c,
  * exchange.c, petsc.c) or, without MPI, by stub.c. */
