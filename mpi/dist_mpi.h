@@ -27,6 +27,8 @@ void dist_send_command(const dist_command *cmd);
 /* The world rank of this process. */
 int dist_world_rank(void);
 
+/* ---- agreeing on a failure (agree.c) ---- */
+
 /* Every rank of comm learns whether all succeeded; the first rank that
  * failed passes its status and message to rank 0, which prefixes "rank R
  * of P: ". Returns that status on every rank (SPB_OK when none failed). */
