@@ -8,6 +8,7 @@ usage: e2e_run.py SPBENCH SOURCE_DIR
 import csv
 import fcntl
 import gzip
+import importlib.util
 import json
 import math
 import os
@@ -125,6 +126,26 @@ def test_list():
     for expected in ("csr.serial", "hll.serial.row", "hll.serial.col"):
         check(expected in names, "--list names %s" % expected)
     check(len(names) == len(set(names)), "kernel names are unique")
+
+
+def test_kernel_reference():
+    """docs/kernels.md's table is the kernel table: every row this build
+    lists reads the same there, and a row there that this build does not
+    list is one of a part not built here (CUDA, MPI)."""
+    spec = importlib.util.spec_from_file_location(
+        "kernel_reference", os.path.join(SOURCE, "scripts", "kernel_reference.py"))
+    ref = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ref)
+    listed = ref.listed(SPBENCH)
+    written = ref.written(open(os.path.join(SOURCE, "docs", "kernels.md")).read())
+    stale = [row[0] for row in listed if row not in written]
+    check(written and not stale, "docs/kernels.md lists every kernel as --list does (run "
+          "scripts/kernel_reference.py): differs for %s" % stale[:5])
+    version = spbench("--version").stdout
+    built = {"cuda": "CUDA compiled in" in version, "mpi": "MPI compiled in" in version}
+    names = {row[0] for row in listed}
+    extra = [row[0] for row in written if row[0] not in names and built.get(row[3], True)]
+    check(not extra, "docs/kernels.md names kernels the table does not have: %s" % extra[:5])
 
 
 def test_run_batch(tmp):
@@ -488,6 +509,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="spb_e2e_")
     try:
         test_list()
+        test_kernel_reference()
         test_thread_lists()
         test_run_batch(tmp)
         test_spmv_independent(tmp)
