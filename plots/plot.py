@@ -150,19 +150,28 @@ class Chart:
         self.lines = []
         self.data = []
         self.note = ""  # a second title line
-        self.key_right = False  # a key outside on the right narrows the plot the title sits over
+        self.key_right = []  # the labels of a key outside on the right, which narrows the plot
 
     def quoted_title(self):
         """The title and the note, wrapped, as one quoted string (gnuplot's \\n)."""
         text = self.wrapped(self.title) + ("\n" + self.wrapped(self.note) if self.note else "")
         return quote(text).replace("\n", "\\n")
 
+    def key_width(self):
+        """About the pixels a key on the right takes: columns of its longest
+        label (7 pixels a character, 60 for the sample), as many columns as
+        the rows that fit in the height need."""
+        if not self.key_right:
+            return 0
+        rows = max(1, (self.height - 160) // 17)
+        columns = -(-len(self.key_right) // rows)
+        return columns * (7 * max(len(str(label)) for label in self.key_right) + 60)
+
     def wrapped(self, text):
         """Text in lines that fit over the plot (a 10-point character is up to
         9 pixels wide, with room to spare at the edges; gnuplot centres the
-        title over the plot, which a key on the right narrows to about half
-        the canvas)."""
-        width = max(40, int(self.width * (0.5 if self.key_right else 1.0)) // 9 - 4)
+        title over the plot, not the canvas)."""
+        width = max(40, (self.width - self.key_width()) // 9 - 4)
         lines = []
         for paragraph in text.split("\n"):
             line = ""
@@ -246,7 +255,8 @@ def histogram(chart, workdir, matrices, series, values, ylabel, drawn=None):
         "set xlabel 'matrix'",
         "set key outside right top vertical", "set datafile missing 'NaN'",
     ]
-    chart.key_right = True
+    chart.key_right = list(series)
+    chart.width += chart.key_width()  # the plot keeps the width its bars were sized for
     if finite and max(finite) / min(finite) > 100:
         chart.lines.append("set logscale y")
     else:
@@ -297,7 +307,8 @@ def chart_spgemm_time(rows, workdir):
              % (quote(path) if j == 0 else "''", j + 2, len(matrices) + 2,
                 quote(marked(m, m in noisy)), line_style(m, j))
              for j, m in enumerate(matrices)]
-    chart.key_right = True
+    chart.key_right = [marked(m, m in noisy) for m in matrices]
+    chart.width += chart.key_width()  # the plot keeps the width its kernels were sized for
     chart.lines += [
         "set logscale y", "set grid ytics", "set ylabel 'median time per product (ms)'",
         "set xtics rotate by -30 scale 0", "set key outside right top vertical",
