@@ -13,10 +13,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../mpi/dist.h"
 #include "../gpu/gpu.h"
+#include "../mpi/dist.h"
 #include "cli.h"
 #include "gen.h"
+#include "launch.h"
 #include "op_spgemm.h"
 #include "output_file.h"
 #include "processes.h"
@@ -238,7 +239,7 @@ static void parse_run_args(int argc, char **argv, run_args *a)
         o->rank_counts = 1;
     }
     o->distributed = a->ranks_given || dist_launched();
-    if (dist_launched()) o->in_flight = getenv("SPB_IN_FLIGHT_FILE"); /* run --ranks's */
+    o->in_flight = launch_in_flight_file(); /* run --ranks's */
     o->roofline = &a->roofline;
     snprintf(a->precision_names, sizeof a->precision_names, "%s%s%s",
              spb_precision_str(o->config.precision), o->precision_count == 2 ? "," : "",
@@ -684,7 +685,7 @@ static void catch_stop_signals(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    if (dist_launched() && getenv("SPB_STOP_FILE")) run_watch_stop_file(getenv("SPB_STOP_FILE"));
+    if (launch_stop_file()) run_watch_stop_file(launch_stop_file());
 }
 
 /* How to continue a run that stopped early (`what` says how): its own
@@ -744,211 +745,6 @@ static spb_source_list matrices_or_exit(run_args *a)
         exit(EXIT_USAGE);
     }
     return list;
-}
-
-/* The ranks start as this process did, before its OpenMP runtime bound it
- * to one core: on every CPU it may use, with the user's own OpenMP
- * placement (each rank places itself, then its threads: main.c). */
-static void start_ranks_unplaced(void)
-{
-    cpu_set_t all;
-    CPU_ZERO(&all);
-    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
-        CPU_SET(cpu, &all); /* the kernel keeps the allowed */
-    sched_setaffinity(0, sizeof all, &all);
-    const char *set = getenv("SPB_OMP_SET");
-    if (set && strcmp(set, "OMP_PLACES") != 0) unsetenv("OMP_PROC_BIND");
-    if (set && strcmp(set, "OMP_PROC_BIND") != 0) unsetenv("OMP_PLACES");
-    unsetenv("SPB_OMP_SET");
-    unsetenv("SPB_OMP_PLACED");
-}
-
-/* The launcher's mpirun, the stops asked of the launcher so far, the file
- * whose appearing asks rank 0 to stop, the file where rank 0 keeps the
- * error row of the distributed row in flight, and the one it creates when
- * it reaches the study's end. */
-static volatile sig_atomic_t launched_mpirun, launcher_stops;
-static char stop_file[64], in_flight_file[64], end_file[64];
-
-/* Jobs a dying rank ended that the launcher starts again (each after
- * recording one error row, so a study always ends). */
-#define SPB_MAX_RESTARTS 16
-
-/* Ctrl-C or SIGTERM to the launcher: the first asks rank 0 to stop after
- * the row in flight (the stop file: mpirun does not pass every signal on
- * alike in every version), the next ends the job (mpirun's own SIGTERM). */
-static void forward_stop(int signo)
-{
-    (void)signo;
-    if (launcher_stops++ == 0) {
-        int fd = open(stop_file, O_CREAT | O_WRONLY, 0600);
-        if (fd >= 0) close(fd);
-    } else if (launched_mpirun > 0) {
-        kill((pid_t)launched_mpirun, SIGTERM);
-    }
-}
-
-/* mpirun with this run's arguments (and --resume when `resume`), in its
- * own process group; its exit status (128 + the signal that ended it). */
-static int run_mpirun(char **args)
-{
-    fflush(NULL);
-    pid_t child = fork();
-    if (child == 0) {
-        start_ranks_unplaced();
-        setpgid(0, 0); /* the terminal's Ctrl-C reaches the launcher alone, which forwards it */
-        int null = open("/dev/null", O_RDONLY); /* mpirun would read stdin for rank 0 */
-        if (null >= 0) dup2(null, STDIN_FILENO);
-        execvp("mpirun", args);
-        fprintf(stderr, "spbench: cannot run mpirun: %s (Open MPI: scripts/deps.sh)\n",
-                strerror(errno));
-        _exit(EXIT_USAGE);
-    }
-    if (child < 0) return EXIT_RESULTS_BAD;
-    launched_mpirun = child;
-    int status = 0;
-    while (waitpid(child, &status, 0) < 0 && errno == EINTR) continue;
-    launched_mpirun = 0;
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        kill(-child, SIGKILL); /* ranks mpirun left behind when it aborted (their group) */
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-/* After a job that ended during a row (a rank killed or crashed, so mpirun
- * aborted it): the error row rank 0 prepared for that row appended to the
- * CSV, so the study records it and --resume goes past it. 1 when one was. */
-static int record_aborted_row(const run_args *a, int status)
-{
-    char line[1 << 14], msg[SPB_MSG_LEN] = "";
-    spb_output csv = {.fd = -1};
-    spb_status claimed = SPB_ERR_IO;
-    /* rank 0 holds the CSV until it is gone: only then does the in-flight
-     * file say whether its row was written (it removes the file first) */
-    for (int tries = 0; a->opts.csv_path && claimed != SPB_OK && tries < 100; tries++) {
-        msg[0] = '\0';
-        claimed = output_claim(&csv, a->opts.csv_path, "--csv", 1, msg);
-        if (claimed != SPB_OK) nanosleep(&(struct timespec){0, 100000000}, NULL);
-    }
-    FILE *f = claimed == SPB_OK || !a->opts.csv_path ? fopen(in_flight_file, "r") : NULL;
-    size_t got = f ? fread(line, 1, sizeof line - 1, f) : 0;
-    if (f) fclose(f);
-    if (f) unlink(in_flight_file);
-    line[got] = '\0';
-    if (got == 0) { /* no row in flight, or rank 0 still holds the CSV */
-        if (claimed == SPB_OK) output_abandon(&csv);
-        if (claimed != SPB_OK && a->opts.csv_path)
-            fprintf(stderr, "spbench: the job ended (status %d) but %s\n", status, msg);
-        return 0;
-    }
-    FILE *out = claimed == SPB_OK ? output_stream(&csv, 0, msg) : NULL;
-    int written = out && fputs(line, out) >= 0;
-    if (out && fclose(out) != 0) written = 0;
-    if (!out && claimed == SPB_OK) output_abandon(&csv);
-    if (!a->opts.csv_path) snprintf(msg, sizeof msg, "without --csv it is not recorded");
-    fprintf(stderr, "spbench: the job ended (status %d) during a distributed row: %s\n", status,
-            written ? "its error row is in the CSV; measuring the rest" : msg);
-    return written;
-}
-
-/* The files the ranks watch and write (their names in their environment),
- * and the launcher's stop signals forwarded through the stop file. */
-static void watch_launched_job(void)
-{
-    snprintf(stop_file, sizeof stop_file, "/tmp/spbench-stop.%ld", (long)getpid());
-    snprintf(in_flight_file, sizeof in_flight_file, "/tmp/spbench-row.%ld", (long)getpid());
-    snprintf(end_file, sizeof end_file, "/tmp/spbench-end.%ld", (long)getpid());
-    unlink(stop_file);
-    unlink(in_flight_file);
-    unlink(end_file);
-    setenv("SPB_STOP_FILE", stop_file, 1);
-    setenv("SPB_IN_FLIGHT_FILE", in_flight_file, 1);
-    setenv("SPB_END_FILE", end_file, 1);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = forward_stop;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-}
-
-/* A job that ended before rank 0 reached the study's end, outside any row
- * (rank 0 killed between rows): how to go on, and no empty JSON left
- * behind (rank 0 writes it whole at the end; see open_json). */
-static void report_job_lost(int argc, char **argv, const run_args *a, int status)
-{
-    struct stat sb;
-    if (a->opts.json_path && stat(a->opts.json_path, &sb) == 0 && S_ISREG(sb.st_mode) &&
-        sb.st_size == 0)
-        unlink(a->opts.json_path);
-    char what[96];
-    snprintf(what, sizeof what, "the job ended (status %d) before the study did", status);
-    print_resume_hint(argc, argv, a, what);
-}
-
-/* The exit status rank 0 left in the end file (see launched_status), or
- * -1 when it left none. */
-static int reported_status(void)
-{
-    FILE *f = fopen(end_file, "r");
-    int code = -1;
-    if (f && fscanf(f, "%d", &code) != 1) code = -1;
-    if (f) fclose(f);
-    return code;
-}
-
-/* --ranks outside MPI: this run again under mpirun with the most ranks
- * asked for (each rank count is the first P of them), unbound (spbench
- * gives each rank its share of the cores), oversubscribed when there are
- * more ranks than cores. Inside a Slurm allocation mpirun takes its nodes.
- * A job that a dying rank ends gets that row's error row and is started
- * again with --resume. Returns the run's exit status. */
-static int launch_ranks(int argc, char **argv, const run_args *a)
-{
-    char self[4096], ranks[16], resume[] = "--resume";
-    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (!dist_compiled() || len <= 0) {
-        fprintf(stderr, "spbench: --ranks: %s\n",
-                len <= 0 ? "cannot find this program's path" : dist_unavailable());
-        return EXIT_USAGE;
-    }
-    self[len] = '\0';
-    int most = a->ranks[a->opts.rank_counts - 1], k = 0, procs = omp_get_num_procs();
-    int threads = a->threads[a->opts.thread_counts - 1];
-    if (most * threads > procs)
-        fprintf(stderr,
-                "spbench: warning: %d ranks x %d threads ask for %d cores; this machine has %d: "
-                "rank counts beyond %d share cores and time the contention\n",
-                most, threads, most * threads, procs, procs / threads > 0 ? procs / threads : 1);
-    snprintf(ranks, sizeof ranks, "%d", most);
-    char **args = spb_calloc((size_t)argc + 10, sizeof *args);
-    if (!args) return EXIT_RESULTS_BAD;
-    char *launch[] = {"mpirun", "-np", ranks, "--bind-to", "none", "--oversubscribe", self, "run"};
-    for (int i = 0; i < 8; i++)
-        if (i != 5 || most > procs) args[k++] = launch[i];
-    for (int i = 0; i < argc; i++) args[k++] = argv[i];
-    fprintf(stderr, "spbench: starting %d ranks: mpirun -np %d%s ... run ...\n", most, most,
-            most > procs ? " --oversubscribe" : "");
-    if (geteuid() == 0 && !getenv("OMPI_ALLOW_RUN_AS_ROOT")) {
-        /* Open MPI refuses root unless told twice; spbench's own job is meant */
-        fprintf(stderr, "spbench: running as root: OMPI_ALLOW_RUN_AS_ROOT=1 and "
-                        "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 set for mpirun\n");
-        setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-        setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-    }
-    watch_launched_job();
-    int status, restarts = 0;
-    while ((status = run_mpirun(args)) != 0 && launcher_stops == 0 &&
-           record_aborted_row(a, status) && restarts++ < SPB_MAX_RESTARTS)
-        if (!a->resume) args[k] = resume; /* the rows so far stay; the rest is measured */
-    spb_free(args);
-    int reported = reported_status();
-    if (status == 0 && reported > 0) status = reported;
-    if (status != 0 && launcher_stops == 0 && access(end_file, F_OK) != 0)
-        report_job_lost(argc, argv, a, status);
-    unlink(stop_file);
-    unlink(in_flight_file);
-    unlink(end_file);
-    return status;
 }
 
 /* The closing lines: best kernels, totals, noise; the exit status. */
@@ -1020,25 +816,31 @@ static int launch_processes(int argc, char **argv, const run_args *a)
     return status;
 }
 
-/* Rank 0 of run --ranks's job, leaving by exit or return: it said itself
- * how the run ended (see report_job_lost). */
-static void mark_study_end(void)
+/* The launcher's resume line: this run's own (see print_resume_hint). */
+typedef struct {
+    int argc;
+    char **argv;
+    const run_args *args;
+} launch_context;
+
+static void launch_hint(const char *what, void *context)
 {
-    const char *path = getenv("SPB_END_FILE");
-    int fd = path ? open(path, O_CREAT | O_WRONLY, 0600) : -1;
-    if (fd >= 0) close(fd);
+    const launch_context *c = context;
+    print_resume_hint(c->argc, c->argv, c->args, what);
 }
 
-/* Rank 0 of run --ranks's job: its exit status goes to the launcher in the
- * end file and the job ends with 0, so that mpirun adds no banner of its
- * own to a study that found a wrong row. */
-static int launched_status(int code)
+/* --ranks outside MPI: this run under mpirun (launch.c). */
+static int run_under_mpirun(int argc, char **argv, const run_args *a)
 {
-    const char *path = getenv("SPB_END_FILE");
-    FILE *f = dist_launched() && path ? fopen(path, "w") : NULL;
-    if (!f) return code;
-    fprintf(f, "%d\n", code);
-    return fclose(f) == 0 ? 0 : code;
+    launch_context context = {argc, argv, a};
+    spb_launch job = {.ranks = a->ranks[a->opts.rank_counts - 1],
+                      .threads = a->threads[a->opts.thread_counts - 1],
+                      .resume = a->resume,
+                      .csv_path = a->opts.csv_path,
+                      .json_path = a->opts.json_path,
+                      .resume_hint = launch_hint,
+                      .context = &context};
+    return launch_ranks(argc, argv, &job);
 }
 
 /* Files named as matrices that cannot be read, said before any rank
@@ -1062,7 +864,7 @@ int cmd_run(int argc, char **argv)
 {
     static run_args a; /* large: thread lists, messages */
     memset(&a, 0, sizeof a);
-    if (dist_launched()) atexit(mark_study_end);
+    if (dist_launched()) atexit(launch_mark_end);
     parse_run_args(argc, argv, &a);
     int selected_cuda, gpu_ranks, selected = selected_or_exit(&a.opts, &selected_cuda, &gpu_ranks);
     spb_source_list list = matrices_or_exit(&a);
@@ -1073,14 +875,14 @@ int cmd_run(int argc, char **argv)
     if (a.ranks_given && !dist_launched()) {
         int unreadable = refuse_unreadable(&list);
         sources_free(&list);
-        return unreadable ? EXIT_USAGE : launch_ranks(argc, argv, &a);
+        return unreadable ? EXIT_USAGE : run_under_mpirun(argc, argv, &a);
     }
     int most_ranks = a.ranks[a.opts.rank_counts - 1];
     if (a.opts.distributed && most_ranks > dist_world_size()) {
         fprintf(stderr, "spbench: --ranks asks for %d ranks; the launcher started %d\n", most_ranks,
                 dist_world_size());
         sources_free(&list);
-        return launched_status(EXIT_USAGE);
+        return launch_report_status(EXIT_USAGE);
     }
     if (gethostname(a.host, sizeof a.host - 1) != 0) snprintf(a.host, sizeof a.host, "unknown");
     a.opts.host = a.host;
@@ -1088,7 +890,7 @@ int cmd_run(int argc, char **argv)
     int csv_has_header = 0, code = EXIT_RESULTS_BAD;
     if (!open_outputs(&a, &list, &done, &csv_has_header)) {
         sources_free(&list);
-        return launched_status(EXIT_USAGE);
+        return launch_report_status(EXIT_USAGE);
     }
     if (a.resume) a.opts.done = &done;
     catch_stop_signals();
@@ -1114,5 +916,5 @@ int cmd_run(int argc, char **argv)
         code = finish_run(argc, argv, &a, &totals);
     run_totals_free(&totals);
     resume_free(&done);
-    return launched_status(code);
+    return launch_report_status(code);
 }

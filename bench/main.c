@@ -10,10 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../mpi/dist.h"
 #include "../gpu/gpu.h"
+#include "../mpi/dist.h"
 #include "cli.h"
 #include "kernels.h"
+#include "launch.h"
 #include "operation.h"
 #include "resume.h"
 #include "validate.h"
@@ -330,7 +331,7 @@ int main(int argc, char **argv)
 {
     dist_place_rank(); /* under an MPI launcher: this rank's share of the cores */
     place_threads(argv);
-    dist_start(); /* ranks other than 0 serve rank 0 and end there */
+    dist_start(launch_by_spbench()); /* ranks other than 0 serve rank 0 and end there */
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;

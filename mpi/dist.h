@@ -23,8 +23,9 @@ void dist_place_rank(void);
 
 /* Then: under an MPI launcher, initialises MPI and keeps every rank but 0
  * serving rank 0 until it ends (those never return). Returns on rank 0,
- * and in a process without MPI. */
-void dist_start(void);
+ * and in a process without MPI. started_by_spbench: run --ranks's own
+ * mpirun started it (each rank then dies with that launcher). */
+void dist_start(int started_by_spbench);
 
 /* Ranks in the world (1 without MPI), and whether MPI was built in and
  * whether this process runs under a launcher; why not, when not. */

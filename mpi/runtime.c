@@ -239,23 +239,23 @@ static void dist_finish(void)
     MPI_Finalize();
 }
 
-/* Under run --ranks's own mpirun (it names the in-flight file): a rank
- * dies with the process that started it. A killed mpirun once left the
- * ranks measuring on, in process groups of their own, and rank 0 wrote a
- * row after the launcher had recorded that row's error row. */
-static void end_with_launcher(void)
+/* Under run --ranks's own mpirun: a rank dies with the process that
+ * started it. A killed mpirun once left the ranks measuring on, in process
+ * groups of their own, and rank 0 wrote a row after the launcher had
+ * recorded that row's error row. */
+static void end_with_launcher(int started_by_spbench)
 {
-    if (!getenv("SPB_IN_FLIGHT_FILE")) return;
+    if (!started_by_spbench) return;
     pid_t parent = getppid();
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(EXIT_FAILURE); /* it died before the call */
 }
 
-void dist_start(void)
+void dist_start(int started_by_spbench)
 {
     if (!under_launcher()) return;
     launched = 1;
-    end_with_launcher();
+    end_with_launcher(started_by_spbench);
     int provided;
     MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
     mpi_running = 1;
