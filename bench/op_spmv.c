@@ -10,8 +10,8 @@
 #include "sources.h"
 
 #include "../cpu/spmv_cpu.h"
-#include "../mpi/dist.h"
 #include "../gpu/gpu.h"
+#include "../mpi/dist.h"
 #include "rng.h"
 
 #define MAX_KERNELS 64

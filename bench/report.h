@@ -6,9 +6,9 @@
 
 #include <stdio.h>
 
-#include "../mpi/dist.h"
 #include "../formats/csr.h"
 #include "../gpu/gpu.h"
+#include "../mpi/dist.h"
 #include "machine_load.h"
 #include "roofline.h"
 #include "timing.h"
