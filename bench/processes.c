@@ -34,18 +34,6 @@ void process_file(const char *path, int k, char *out, size_t size)
     snprintf(out, size, "%.*s.process-%d%s", (int)(dot - path), path, k, dot);
 }
 
-/* Whether argv[*i] is one of the options named, with its value (given
- * apart or after '='); *i moves past a value given apart. */
-static int is_option(int argc, char **argv, int *i, const char *name)
-{
-    size_t len = strlen(name);
-    if (strncmp(argv[*i], name, len) != 0) return 0;
-    if (argv[*i][len] == '=') return 1;
-    if (argv[*i][len] != '\0') return 0;
-    if (*i + 1 < argc) ++*i;
-    return 1;
-}
-
 /* This program's run with the user's arguments, less --processes, with
  * run k's own files, and --process-index k/N. NULL when out of memory. */
 static char **run_args_of(const char *self, int argc, char **argv, int k, int runs,
@@ -57,17 +45,16 @@ static char **run_args_of(const char *self, int argc, char **argv, int k, int ru
     args[n++] = (char *)self;
     args[n++] = "run";
     for (int i = 0; i < argc; i++) {
-        const char *names[] = {"--csv", "--json"};
-        int which = -1, at = i;
-        if (is_option(argc, argv, &i, "--processes")) continue;
+        const char *names[] = {"--csv", "--json"}, *value;
+        int which = -1;
+        if (option_value(argc, argv, &i, "--processes", &value)) continue;
         for (int f = 0; f < 2 && which < 0; f++)
-            if (is_option(argc, argv, &i, names[f])) which = f;
+            if (option_value(argc, argv, &i, names[f], &value)) which = f;
         if (which < 0) {
             args[n++] = argv[i];
             continue;
         }
-        const char *path = strchr(argv[at], '=') ? strchr(argv[at], '=') + 1 : argv[i];
-        process_file(path, k, files[which], sizeof files[which]);
+        process_file(value, k, files[which], sizeof files[which]);
         args[n++] = (char *)names[which];
         args[n++] = files[which];
     }
