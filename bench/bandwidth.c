@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "timing.h"
+#include "../core/timing.h"
 
 #define UNKNOWN_CACHE_ELEMENTS (8l << 20) /* 64 MiB per array when the cache size is unknown */
 #define MIN_ELEMENTS           (1l << 20)

@@ -3,10 +3,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../core/timing.h"
 #include "../formats/hll.h"
 #include "cli.h"
 #include "gen.h"
-#include "timing.h"
 
 /* Fills the cache for source (if needed) and times a load from it. */
 static void info_cache_load(const char *source, const char *cache_dir, double parse_s)

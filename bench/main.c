@@ -293,7 +293,7 @@ static void place_threads(char **argv)
     /* no /proc: go on unbound, as the header will say */
 }
 
-/* SPB_MEMORY_LIMIT, when set, is a byte count above 0 (formats/memory.c
+/* SPB_MEMORY_LIMIT, when set, is a byte count above 0 (core/memory.c
  * reads it): a typo there would silently cap every allocation at 0. */
 static int memory_limit_valid(void)
 {

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/memory.h"
 #include "../cpu/spgemm_cpu.h"
-#include "../formats/memory.h"
 #include "../gpu/gpu.h"
 #include "rng.h"
 #include "sources.h"

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "../formats/memory.h"
+#include "../core/memory.h"
 #include "sources.h"
 
 #include "../cpu/spmv_cpu.h"

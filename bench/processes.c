@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../formats/spb.h"
+#include "../core/spb.h"
 #include "cli.h"
 
 static volatile sig_atomic_t running_child, stops;

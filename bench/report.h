@@ -6,12 +6,12 @@
 
 #include <stdio.h>
 
+#include "../core/timing.h"
 #include "../formats/csr.h"
 #include "../gpu/gpu.h"
 #include "../mpi/dist.h"
 #include "machine_load.h"
 #include "roofline.h"
-#include "timing.h"
 #include "validate.h"
 
 typedef enum { SPB_ROW_OK, SPB_ROW_WRONG, SPB_ROW_SKIPPED, SPB_ROW_ERROR } spb_row_status;

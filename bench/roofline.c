@@ -3,8 +3,8 @@
 
 #include <string.h>
 
+#include "../core/timing.h"
 #include "../gpu/gpu.h"
-#include "timing.h"
 
 #define GPU_PASSES_MAX 32
 

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../formats/memory.h"
+#include "../core/memory.h"
 #include "gen.h"
 #include "sources.h"
 

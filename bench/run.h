@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 
+#include "../core/timing.h"
 #include "kernels.h"
 #include "machine_load.h"
 #include "operation.h"
@@ -16,7 +17,6 @@
 #include "resume.h"
 #include "roofline.h"
 #include "sources.h"
-#include "timing.h"
 
 /* Progress of a batch on stderr: matrix i of N, kernel, elapsed, time left. */
 typedef struct {

@@ -5,7 +5,8 @@
 #ifndef SPB_SPGEMM_CPU_H
 #define SPB_SPGEMM_CPU_H
 
-#include "../formats/kernel.h"
+#include "../core/kernel.h"
+#include "../formats/format_set.h"
 
 /* The host rows of the SpGEMM kernel table (spgemm_rows.c); the sequential
  * Gustavson kernel is the first, the speedup baseline. */

@@ -3,7 +3,8 @@
 #ifndef SPB_SPMV_CPU_H
 #define SPB_SPMV_CPU_H
 
-#include "../formats/kernel.h"
+#include "../core/kernel.h"
+#include "../formats/format_set.h"
 #include "partition.h"
 
 /* The host rows of the SpMV kernel table (spmv_rows.c); csr.serial is the

@@ -6,7 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../formats/kernel_trial.h"
+#include "../core/kernel_trial.h"
+#include "../formats/format_set.h"
 #include "baselines.h"
 #include "spmv_cpu.h"
 
@@ -581,7 +582,7 @@ static spb_status auto_prepare(const spb_kernel *self, spb_format_set *F,
     auto_trial_buffers buffers = {0};
     st = s ? auto_trial_buffers_make(F->csr, config->precision, &buffers) : SPB_ERR_NOMEM;
     if (st == SPB_OK)
-        st = kernel_trial(&trial, F, config, auto_time_calls, &buffers, plan, msg);
+        st = kernel_trial(&trial, F->csr, F, config, auto_time_calls, &buffers, plan, msg);
     else
         spb_fail(msg, st, "out of memory");
     spb_free(buffers.x);

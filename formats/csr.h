@@ -4,7 +4,7 @@
 
 #include "coo.h"
 
-typedef struct {
+typedef struct spb_csr {
     spb_index m, n;     /* rows, columns (>= 0) */
     spb_index nnz;      /* stored entries (duplicates summed; explicit zeros kept) */
     spb_index *row_ptr; /* size m+1; [0]=0; nondecreasing; [m]=nnz */

@@ -36,7 +36,7 @@ typedef struct {
     } as;
 } spb_format_slot;
 
-typedef struct {
+typedef struct spb_format_set {
     const spb_csr *csr; /* the matrix as read; not owned */
     const spb_csr *b;   /* SpGEMM's second operand (C = A*B), or NULL; not owned */
     spb_format_slot slots[SPB_FORMAT_SLOTS];

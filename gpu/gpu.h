@@ -7,7 +7,8 @@
 extern "C" {
 #endif
 
-#include "../formats/kernel.h"
+#include "../core/kernel.h"
+#include "../formats/format_set.h"
 
 typedef struct {
     char name[256];

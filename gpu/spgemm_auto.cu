@@ -7,7 +7,7 @@
  * ("Choosing a GPU SpGEMM row") has the rule and the data behind it. */
 #include <stdio.h>
 
-#include "../formats/kernel_trial.h"
+#include "../core/kernel_trial.h"
 #include "gpu.h"
 #include "spgemm_state.cuh"
 
@@ -67,7 +67,8 @@ static spb_status auto_prepare(const spb_kernel *self, spb_format_set *formats,
     trial.interleave = shape.products < AUTO_LARGE_PRODUCTS; /* small: copies cost little */
     st = kernel_trial_candidates(&trial, &list, gpu_spgemm_kernel, gpu_spgemm_kernel_count(), msg);
     if (st != SPB_OK) return st;
-    st = kernel_trial(&trial, formats, config, kernel_trial_own_time, NULL, plan, msg);
+    st =
+        kernel_trial(&trial, formats->csr, formats, config, kernel_trial_own_time, NULL, plan, msg);
     if (st != SPB_OK) return st;
     /* the row's kernel time counts its own products, not the trial's */
     ((gpu_spgemm_state *)plan->state)->kernel_count = 0;

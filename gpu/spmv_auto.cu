@@ -7,7 +7,7 @@
  * kernel"). */
 #include <stdio.h>
 
-#include "../formats/kernel_trial.h"
+#include "../core/kernel_trial.h"
 #include "gpu.h"
 #include "spmv_state.cuh"
 
@@ -132,7 +132,8 @@ static spb_status auto_prepare(const spb_kernel *self, spb_format_set *formats,
     spb_status st =
         kernel_trial_candidates(&trial, &list, gpu_spmv_kernel, gpu_spmv_kernel_count(), msg);
     if (st != SPB_OK) return st;
-    st = kernel_trial(&trial, formats, config, kernel_trial_own_time, NULL, plan, msg);
+    st =
+        kernel_trial(&trial, formats->csr, formats, config, kernel_trial_own_time, NULL, plan, msg);
     if (st != SPB_OK) return st;
     kernel_trial_message(&trial, why, msg);
     return SPB_OK;

@@ -11,7 +11,8 @@
 #include <cusparse.h>
 
 extern "C" {
-#include "../formats/kernel.h"
+#include "../core/kernel.h"
+#include "../formats/format_set.h"
 }
 
 #define WARP      32

@@ -34,7 +34,7 @@ import sys
 KEY = ("matrix", "operation", "kernel", "precision", "threads", "ranks", "settings")
 STATUSES = {"ok", "wrong", "skipped", "error"}
 WORST_FIRST = ("error", "wrong", "skipped", "ok")  # which run's row a mixed row keeps
-NOISY_SPREAD = 0.10  # bench/timing.h's SPB_NOISY_SPREAD, between runs here
+NOISY_SPREAD = 0.10  # core/timing.h's SPB_NOISY_SPREAD, between runs here
 PROCESS_FIELDS = {"process_medians_ms", "process_spread"}  # added by --processes
 
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "../bench/rng.h"
-#include "../formats/memory.h"
+#include "../core/memory.h"
 #include "../gpu/gpu.h"
 #include "check.h"
 

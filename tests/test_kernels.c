@@ -11,8 +11,9 @@
 #include "../bench/rng.h"
 #include "../bench/run.h"
 #include "../bench/validate.h"
+#include "../core/kernel_trial.h"
 #include "../cpu/spmv_cpu.h"
-#include "../formats/kernel_trial.h"
+#include "../formats/format_set.h"
 #include "auto_message.h"
 #include "check.h"
 
@@ -420,7 +421,7 @@ static void check_trial(void)
         spb_trial trial = {.candidates = {&kernels[0], &kernels[1], &kernels[2], &kernels[3]},
                            .count = 4,
                            .interleave = interleave};
-        spb_status st = kernel_trial(&trial, &formats, &config, trial_time, NULL, &plan, msg);
+        spb_status st = kernel_trial(&trial, &A, &formats, &config, trial_time, NULL, &plan, msg);
         CHECK(st == SPB_OK && trial.chosen == 2 && plan.state == &rows[2],
               "trial (interleave %d) kept candidate %d (status %d), expected the fastest, 2",
               interleave, trial.chosen, (int)st);
@@ -435,7 +436,7 @@ static void check_trial(void)
             trial = (spb_trial){.candidates = {&kernels[2], &kernels[failing], &kernels[3]},
                                 .count = 3,
                                 .interleave = interleave};
-            st = kernel_trial(&trial, &formats, &config, trial_time, NULL, &plan, msg);
+            st = kernel_trial(&trial, &A, &formats, &config, trial_time, NULL, &plan, msg);
             CHECK(st == (failing == 4 ? SPB_ERR_DEVICE : SPB_ERR_NOMEM) && trial.chosen == -1 &&
                       trial_prepared == trial_released,
                   "a failing candidate: status %d, %d prepared, %d released", (int)st,
@@ -443,7 +444,7 @@ static void check_trial(void)
         }
     }
     spb_trial trial = {.candidates = {&kernels[1]}, .count = 1};
-    spb_status st = kernel_trial(&trial, &formats, &config, trial_time, NULL, &plan, msg);
+    spb_status st = kernel_trial(&trial, &A, &formats, &config, trial_time, NULL, &plan, msg);
     CHECK(st == SPB_ERR_DECLINED && trial.chosen == -1 && strstr(msg, "declines"),
           "a trial where none ran: status %d, message %s", (int)st, msg);
     format_set_free(&formats);

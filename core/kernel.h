@@ -1,11 +1,13 @@
 /* kernel.h — the kernel row: the interface every backend's kernels
- * implement and bench/ drives. Types only: formats/ runs no kernel, but it
- * is the one folder cpu/, gpu/ and bench/ all include, so the row type
- * lives here and each backend can export its own rows as plain data. */
+ * implement and bench/ drives. Types only; the matrix and its formats are
+ * named, not included (formats/ builds them above core/). */
 #ifndef SPB_KERNEL_H
 #define SPB_KERNEL_H
 
-#include "format_set.h"
+#include "spb.h"
+
+typedef struct spb_csr spb_csr;               /* formats/csr.h */
+typedef struct spb_format_set spb_format_set; /* formats/format_set.h */
 
 /* MPI rows run at each rank count (and thread count per rank). */
 typedef enum {

@@ -162,7 +162,8 @@ int timing_measure_in_turns(spb_timed_row *rows, int count, const spb_timing_opt
     int stopped = 0;
     int kept_noisy = 0;       /* noisy rows in the attempt kept */
     double kept_spread = 0.0; /* and the sum of its rows' spreads */
-    for (int taken = 1; which && got && taken <= 1 + SPB_NOISY_RETRIES; taken++) {
+    const int attempts = opts->once ? 1 : 1 + SPB_NOISY_RETRIES;
+    for (int taken = 1; which && got && taken <= attempts; taken++) {
         int live = 0;
         for (int i = 0; i < count; i++)
             if (rows[i].status == SPB_OK) which[live++] = i;

@@ -5,7 +5,7 @@
 #ifndef SPB_TIMING_H
 #define SPB_TIMING_H
 
-#include "../formats/spb.h"
+#include "spb.h"
 
 #define SPB_MIN_SAMPLE_SECONDS 1e-3
 #define SPB_MAX_BATCH          (1 << 20)
@@ -15,6 +15,7 @@ typedef struct {
     int warmup;      /* calls before timing starts */
     int min_samples; /* at least this many samples */
     double min_time; /* and at least this many seconds of samples */
+    int once;        /* 1: a noisy attempt is not measured again (the auto rows' trials) */
 } spb_timing_opts;
 
 /* A row is noisy when its samples disagree: the interquartile range above

@@ -52,8 +52,9 @@ spb_status kernel_trial_candidates(spb_trial *trial, const spb_trial_names *list
  * or declines it is passed over (SPB_ERR_DECLINED, with the first one's
  * reason, when all are); any other failure (out of memory, the device) is
  * the trial's, with every state released. */
-spb_status kernel_trial(spb_trial *trial, spb_format_set *formats, const spb_kernel_config *config,
-                        spb_trial_time_fn time_calls, void *ctx, spb_kernel_plan *plan, char *msg);
+spb_status kernel_trial(spb_trial *trial, const spb_csr *A, spb_format_set *formats,
+                        const spb_kernel_config *config, spb_trial_time_fn time_calls, void *ctx,
+                        spb_kernel_plan *plan, char *msg);
 
 /* The auto row's message: "kept: why; timed (us) a 1.23, b 2.5, c -"
  * (microseconds per call; c did not run), cut short visibly when it does
