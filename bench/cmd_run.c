@@ -54,6 +54,7 @@ typedef struct {
     spb_precision precisions[2];
     char precision_names[16]; /* "fp64", "fp32" or "fp64,fp32" */
     spb_machine_load machine;
+    spb_energy_meters *energy;
     spb_output json_claim; /* the JSON's lock, held while its text goes to json_temp */
     char json_temp[4200];  /* renamed onto --json at the end: whole or not at all */
 } run_args;
@@ -127,6 +128,8 @@ static int parse_measure_option(int argc, char **argv, int *i, run_args *a)
         o->timing.min_samples = (int)parse_long("--reps", v, 1, SPB_MAX_SAMPLES);
     else if (option_value(argc, argv, i, "--min-time", &v))
         o->timing.min_time = parse_double("--min-time", v, 0);
+    else if (option_value(argc, argv, i, "--energy-s", &v))
+        o->energy_pass_s = parse_double("--energy-s", v, 0);
     else if (option_value(argc, argv, i, "--max-kernel-ms", &v))
         o->max_kernel_ms = parse_double("--max-kernel-ms", v, 0);
     else if (option_value(argc, argv, i, "--warmup", &v))
@@ -215,6 +218,7 @@ static void parse_run_args(int argc, char **argv, run_args *a)
     spb_run_opts *o = &a->opts;
     o->op = operation_spmv();
     o->timing = (spb_timing_opts){.warmup = 2, .min_samples = 10, .min_time = 0.1};
+    o->energy_pass_s = SPB_ENERGY_PASS_S;
     o->seed = 1;
     o->tolerance = SPB_DEFAULT_TOLERANCE;
     o->config = (spb_kernel_config){
@@ -502,6 +506,33 @@ static void print_left_out(const spb_run_opts *o)
                reasons[r]);
 }
 
+/* What the energy columns can hold here, and the GPU's limit and clocks
+ * as the study starts. */
+static void print_energy(const run_args *a)
+{
+    const spb_energy_meters *m = a->energy;
+    if (a->opts.energy_pass_s <= 0) {
+        printf("# energy: not measured (--energy-s 0)\n");
+        return;
+    }
+    spb_gpu_power_info g;
+    if (energy_gpu_info(m, &g))
+        printf("# energy, GPU (NVML): power limit %.0f W; clocks now SM %.0f MHz, memory %.0f MHz "
+               "(max %.0f / %.0f), %.0f C\n",
+               g.power_limit_w, g.sm_mhz, g.mem_mhz, g.sm_max_mhz, g.mem_max_mhz, g.temp_c);
+    else if (a->have_gpu)
+        printf("# energy, GPU: not available: %s\n", energy_why(m, 1));
+    if (energy_available(m, 0))
+        printf("# energy, CPU (RAPL): %s, the whole package whatever runs on it\n",
+               energy_cpu_zones(m));
+    else
+        printf("# energy, CPU: not available: %s\n", energy_why(m, 0));
+    if (energy_available(m, 0) || energy_available(m, 1))
+        printf("# energy per row: its products run %.3g s more after its timing, the counter "
+               "read around them\n",
+               a->opts.energy_pass_s);
+}
+
 static void print_run_header(const run_args *a, int matrices, int selected)
 {
     const spb_run_opts *o = &a->opts;
@@ -532,6 +563,7 @@ static void print_run_header(const run_args *a, int matrices, int selected)
                dist_petsc_compiled() ? "built in" : "not built");
     print_rooflines(&a->roofline);
     print_machine_load(&a->machine);
+    print_energy(a);
     if (a->have_gpu)
         printf("# GPU: %s, %d SMs, %.1f GiB, compute capability %d.%d, driver %d, runtime %d\n",
                a->gpu.name, a->gpu.sm_count, a->gpu.memory_bytes / (1024.0 * 1024 * 1024),
@@ -571,7 +603,9 @@ static spb_status json_begin(const run_args *a, int matrices, char *msg)
                          .timing = o->timing,
                          .tolerance = o->tolerance,
                          .matrices = matrices,
-                         .load = o->machine};
+                         .load = o->machine,
+                         .energy = a->energy,
+                         .energy_pass_s = o->energy_pass_s};
     return report_json_begin(o->json, o->json_path, &h, msg);
 }
 
@@ -657,6 +691,10 @@ static void print_noise_summary(const spb_run_totals *totals, const spb_machine_
         printf("# the machine was busy (%s): no row broke the noise rule, but compare with a "
                "run on a quiet machine\n",
                why);
+    if (totals->throttled)
+        printf("# the GPU throttled during %d row%s (power or heat; throttled, throttle_reasons): "
+               "their times are below the kernels' speed at full clocks\n",
+               totals->throttled, totals->throttled == 1 ? "" : "s");
 }
 
 /* The first SIGINT or SIGTERM stops the run between turns (run.h) and
@@ -900,6 +938,8 @@ int cmd_run(int argc, char **argv)
     if (st == SPB_OK) st = measure_rooflines(&a, selected_cuda, gpu_ranks, msg);
     machine_load_start(&a.machine, &a.roofline);
     a.opts.machine = &a.machine;
+    a.energy = energy_open(NULL, a.have_gpu ? a.gpu.pci_bus_id : "", NULL);
+    a.opts.energy = a.energy;
     if (st == SPB_OK) print_run_header(&a, list.count, selected);
     if (st == SPB_OK)
         st = json_begin(&a, list.count, msg);
@@ -916,5 +956,6 @@ int cmd_run(int argc, char **argv)
         code = finish_run(argc, argv, &a, &totals);
     run_totals_free(&totals);
     resume_free(&done);
+    energy_close(a.energy);
     return launch_report_status(code);
 }

@@ -62,6 +62,10 @@ static void print_run_options(FILE *out)
         "                      timed from that call alone (capped column) and the study\n"
         "                      moves on; a device row is judged by one whole product on\n"
         "                      the device (default: no cap; scripts/main.sh uses 1000)\n"
+        "  --energy-s S        after each CPU or GPU row's timing, run its products S\n"
+        "                      seconds more and read the energy counters around them\n"
+        "                      (NVML, RAPL) for the joules_per_product, watts and\n"
+        "                      clock columns; 0: no energy pass (default %.2g)\n"
         "  --seed S            seed of the random x (default 1)\n"
         "  --tol T             validation tolerance (default %.0e): a product fails when\n"
         "                      ||y - y_ref||_2 > T * || |A| |x| ||_2\n"
@@ -94,7 +98,7 @@ static void print_run_options(FILE *out)
         "\n"
         "Exit status: 0 when every row is ok or skipped, 1 when any is wrong or error,\n"
         "2 for a usage error, 128 + the signal after Ctrl-C (SIGINT) or SIGTERM.\n",
-        SPB_DEFAULT_TOLERANCE, HLL_DEFAULT_HACK_SIZE);
+        SPB_ENERGY_PASS_S, SPB_DEFAULT_TOLERANCE, HLL_DEFAULT_HACK_SIZE);
 }
 
 static void usage(FILE *out)

@@ -39,6 +39,8 @@ void result_init(spb_result *r)
     r->ranks = 1;
     dist_stats_init(&r->dist);
     r->rank_speedup = r->rank_efficiency = NAN;
+    energy_init(&r->energy);
+    r->gflops_per_watt = NAN;
     r->status = SPB_ROW_ERROR;
 }
 
@@ -65,7 +67,8 @@ typedef enum {
     COL_STATUS,      /* spb_row_status, written as its name */
     COL_SAMPLE_REAL, /* double of the timing, empty when nothing was timed */
     COL_SAMPLE_INT,  /* int of the timing, empty when nothing was timed */
-    COL_COMPRESSION  /* products / nnz_c, derived: written, never read back */
+    COL_COMPRESSION, /* products / nnz_c, derived: written, never read back */
+    COL_CHARS        /* char[SPB_THROTTLE_TEXT_LEN] */
 } column_kind;
 
 typedef struct {
@@ -142,6 +145,14 @@ static const column columns[] = {
     COL("imbalance", COL_REAL, dist.imbalance, 4),
     COL("capped", COL_FLAG, capped, COUNT_DIGITS),
     COL("measured_under", COL_TEXT, measured_under, 0),
+    COL("joules_per_product", COL_REAL, energy.joules_per_product, 4),
+    COL("watts", COL_REAL, energy.watts, 4),
+    COL("gflops_per_watt", COL_REAL, gflops_per_watt, 4),
+    COL("sm_clock_mhz", COL_REAL, energy.sm_mhz, COUNT_DIGITS),
+    COL("mem_clock_mhz", COL_REAL, energy.mem_mhz, COUNT_DIGITS),
+    COL("gpu_temp_c", COL_REAL, energy.temp_c, COUNT_DIGITS),
+    COL("throttled", COL_FLAG, energy.throttled, COUNT_DIGITS),
+    COL("throttle_reasons", COL_CHARS, energy.reasons, 0),
 };
 
 #define COLUMN_COUNT ((int)(sizeof columns / sizeof columns[0]))
@@ -180,6 +191,7 @@ static field column_field(const spb_result *r, const column *c)
     case COL_SAMPLE_REAL: f.number = r->timing.samples ? member_real(r, c) : none; break;
     case COL_SAMPLE_INT: f.number = r->timing.samples ? member_int(r, c) : none; break;
     case COL_COMPRESSION: f.number = r->nnz_c > 0 ? r->products / r->nnz_c : none; break;
+    case COL_CHARS: f.text = (const char *)r + c->offset; break;
     }
     return f;
 }
@@ -220,6 +232,7 @@ static void set_column(spb_result *r, const column *c, char *text)
             if (strcmp(text, row_status_str((spb_row_status)st)) == 0) r->status = st;
         break;
     case COL_COMPRESSION: break; /* derived from products and nnz_c */
+    case COL_CHARS: snprintf(at, SPB_THROTTLE_TEXT_LEN, "%s", text); break;
     }
 }
 
@@ -240,7 +253,8 @@ int report_csv_row_check(char *const *fields, int count, char *why, size_t size)
             }
             p += len;
         }
-        if (c->kind == COL_TEXT || (c->kind != COL_STATUS && !*text)) continue;
+        if (c->kind == COL_TEXT || c->kind == COL_CHARS || (c->kind != COL_STATUS && !*text))
+            continue;
         if (c->kind == COL_STATUS) {
             int known = 0;
             for (int st = SPB_ROW_OK; st <= SPB_ROW_ERROR; st++)
@@ -269,7 +283,7 @@ void result_from_csv(spb_result *r, char *const *fields, int count)
 
 const char *report_csv_columns(void)
 {
-    static char header[1024];
+    static char header[2048];
     if (header[0]) return header;
     spb_result r;
     result_init(&r);
@@ -559,6 +573,33 @@ static void json_number_or_null(FILE *j, double v)
         fprintf(j, "%.2f", v);
 }
 
+/* "energy": where the energy columns come from, or why they are empty. */
+static void json_energy(FILE *j, const spb_json_header *h)
+{
+    fprintf(j, ",\n  \"energy\": {\"pass_s\": %g, \"gpu\": {\"available\": %s", h->energy_pass_s,
+            energy_available(h->energy, 1) ? "true" : "false");
+    spb_gpu_power_info g;
+    if (energy_gpu_info(h->energy, &g)) {
+        fputs(", \"power_limit_w\": ", j);
+        json_number_or_null(j, g.power_limit_w);
+        fputs(", \"sm_clock_mhz\": ", j);
+        json_number_or_null(j, g.sm_mhz);
+        fputs(", \"mem_clock_mhz\": ", j);
+        json_number_or_null(j, g.mem_mhz);
+        fputs(", \"temp_c\": ", j);
+        json_number_or_null(j, g.temp_c);
+    } else {
+        fputs(", \"why\": ", j);
+        report_json_string(j, energy_why(h->energy, 1));
+    }
+    fprintf(j, "}, \"cpu\": {\"available\": %s, \"%s\": ",
+            energy_available(h->energy, 0) ? "true" : "false",
+            energy_available(h->energy, 0) ? "zones" : "why");
+    report_json_string(j, energy_available(h->energy, 0) ? energy_cpu_zones(h->energy)
+                                                         : energy_why(h->energy, 0));
+    fputs("}}", j);
+}
+
 spb_status report_json_begin(FILE *j, const char *path, const spb_json_header *h, char *msg)
 {
     if (!j) return SPB_OK;
@@ -587,6 +628,7 @@ spb_status report_json_begin(FILE *j, const char *path, const spb_json_header *h
         json_number_or_null(j, h->load->pressure_before);
         fprintf(j, ", \"bandwidth_spread\": %.4f}", h->load->bandwidth_spread);
     }
+    json_energy(j, h);
     fprintf(j, ",\n  \"rows\": [");
     if (fflush(j) != 0 || ferror(j))
         return spb_fail(msg, SPB_ERR_IO, "%s: write failed: %s", path, strerror(errno));

@@ -10,6 +10,7 @@
 #include "../formats/csr.h"
 #include "../gpu/gpu.h"
 #include "../mpi/dist.h"
+#include "energy.h"
 #include "machine_load.h"
 #include "roofline.h"
 #include "validate.h"
@@ -48,6 +49,8 @@ typedef struct {
     int capped;          /* timed from its first call alone (--max-kernel-ms); -1: not measured */
     spb_dist_stats dist; /* distributed rows: compute and communication, bytes, balance */
     double rank_speedup, rank_efficiency; /* over the same row at one rank; / ranks */
+    spb_energy energy; /* the energy pass after the timing: joules, watts, clocks, throttling */
+    double gflops_per_watt; /* gflops over the pass's watts */
     spb_row_status status;
     const char *message;
 } spb_result;
@@ -85,7 +88,9 @@ typedef struct {
     spb_timing_opts timing;
     double tolerance;
     int matrices;
-    const spb_machine_load *load; /* before the study (NULL: not sampled) */
+    const spb_machine_load *load;    /* before the study (NULL: not sampled) */
+    const spb_energy_meters *energy; /* the counters the energy columns come from */
+    double energy_pass_s;            /* 0: no energy pass */
 } spb_json_header;
 
 /* Row tallies for the JSON trailer. */

@@ -11,7 +11,7 @@
 #include "report.h"
 
 #define KEY_SEP     "\x1f" /* cannot occur in names or settings */
-#define MAX_COLUMNS 64
+#define MAX_COLUMNS 96
 
 int csv_split(char *line, char **fields, int max)
 {
@@ -133,7 +133,7 @@ static void find_key_columns(key_columns *kc)
 {
     static const char *const names[KEY_COLUMNS] = {"matrix",  "operation", "kernel",  "precision",
                                                    "threads", "ranks",     "settings"};
-    char header[1024], *columns[MAX_COLUMNS];
+    char header[2048], *columns[MAX_COLUMNS];
     snprintf(header, sizeof header, "%s", report_csv_columns());
     int count = csv_split(header, columns, MAX_COLUMNS);
     kc->last = 0;
@@ -183,6 +183,24 @@ static spb_status open_to_resume(const char *path, FILE **f, char *msg)
     return st;
 }
 
+/* Why a header that is not this version's is refused: an older version's
+ * (this one's columns up to where it stops) is named with the columns it
+ * lacks, which a row cannot be resumed without. */
+static spb_status refuse_header(const char *path, const char *line, char *msg)
+{
+    const char *now = report_csv_columns();
+    size_t len = strlen(line);
+    if (len > 0 && strncmp(now, line, len) == 0 && now[len] == ',')
+        return spb_fail(msg, SPB_ERR_PARSE,
+                        "%s: its header is an older spbench's: it lacks the columns %.300s; "
+                        "finish it with the spbench that began it, or begin a new CSV",
+                        path, now + len + 1);
+    return spb_fail(msg, SPB_ERR_PARSE,
+                    "%s: its header is not this spbench's results header (another "
+                    "version's, or not a results CSV)",
+                    path);
+}
+
 /* The rows of an open results file (its header this version's), sorted,
  * no key twice; `advice` ends a refusal. */
 static spb_status read_rows(const char *path, FILE *f, spb_done_set *done, int *has_header,
@@ -205,10 +223,7 @@ static spb_status read_rows(const char *path, FILE *f, spb_done_set *done, int *
         else if (strcmp(line, report_csv_columns()) == 0)
             *has_header = 1;
         else
-            st = spb_fail(msg, SPB_ERR_PARSE,
-                          "%s: its header is not this spbench's results header (another "
-                          "version's, or not a results CSV)",
-                          path);
+            st = refuse_header(path, line, msg);
     }
     spb_free(line);
     if (st != SPB_OK) return st;

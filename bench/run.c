@@ -98,6 +98,7 @@ static void emit_row(const spb_run_opts *opts, spb_run_totals *totals, const spb
     totals->rows++;
     totals->resumed += stored;
     totals->noisy += r->status == SPB_ROW_OK && r->timing.noisy;
+    totals->throttled += r->status == SPB_ROW_OK && r->energy.throttled == 1;
     if (!stored && opts->machine) machine_load_sample(opts->machine);
     totals->ok += r->status == SPB_ROW_OK;
     totals->wrong += r->status == SPB_ROW_WRONG;
@@ -272,6 +273,9 @@ static void fill_metrics(const spb_kernel *kernel, spb_case *c, const spb_run_op
         r->speedup = c->baseline_seconds[c->precision] / t;
         r->efficiency = r->speedup / (r->threads * r->ranks); /* per core in use */
     }
+    /* flops per joule: the energy pass's products, apart from the timing */
+    if (r->energy.joules_per_product > 0)
+        r->gflops_per_watt = opts->op->flops(c) / r->energy.joules_per_product / 1e9;
 }
 
 /* The kernel's bound (the GPU's, or the CPU's at its thread count) and
@@ -782,6 +786,22 @@ static int turn_group(const held_row *h)
     return h->kernel->backend == SPB_BACKEND_CUDA ? 0 : h->config.threads;
 }
 
+/* After a row's timing: whether the GPU throttled while its group was
+ * timed, and its energy pass (a failure of its products is the row's). */
+static spb_status measure_energy(const spb_run_opts *opts, held_row *h, const spb_timed_row *t,
+                                 const spb_throttle_mark *before, const spb_throttle_mark *after)
+{
+    int gpu = h->kernel->backend == SPB_BACKEND_CUDA;
+    int cpu = h->kernel->backend == SPB_BACKEND_SERIAL || h->kernel->backend == SPB_BACKEND_OPENMP;
+    if (t->status != SPB_OK || (!gpu && !cpu))
+        return t->status; /* distributed rows: not measured */
+    if (gpu) energy_throttled_between(opts->energy, before, after, &h->r.energy);
+    if (opts->energy_pass_s <= 0 || run_stop_requested()) return SPB_OK;
+    spb_status st = energy_measure(opts->energy, gpu, t->time_calls, t->ctx, h->r.timing.median,
+                                   opts->energy_pass_s, &h->r.energy, h->msg);
+    return st == SPB_ERR_DEVICE ? st : SPB_OK; /* no counter, or one unread: columns empty */
+}
+
 /* Times the waiting rows of h's turn group in turns (timed[] and slot[]:
  * room for them); each is validated once more and released, or dropped
  * when a stop cuts the timing short. 1 when it did. */
@@ -809,7 +829,10 @@ static int time_group(spb_case *c, held_rows *held, int first, spb_timed_row *ti
                      group == 1 ? "" : "s");
         progress_show(opts->progress, c->name, doing);
     }
+    spb_throttle_mark before, after;
+    energy_throttle_mark(opts->energy, &before);
     int stopped = timing_measure_in_turns(timed, n, &opts->timing, run_stop_requested);
+    energy_throttle_mark(opts->energy, &after);
     for (int k = 0; k < n; k++) {
         held_row *h = &held->rows[slot[k]];
         if (stopped) {
@@ -817,7 +840,8 @@ static int time_group(spb_case *c, held_rows *held, int first, spb_timed_row *ti
         } else {
             h->r.timing = timed[k].timing;
             c->precision = h->config.precision;
-            after_timing(h->kernel, h->state, c, opts, timed[k].status, &h->r, h->msg);
+            spb_status st = measure_energy(opts, h, &timed[k], &before, &after);
+            after_timing(h->kernel, h->state, c, opts, st, &h->r, h->msg);
         }
         release_held(opts, h);
     }

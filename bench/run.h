@@ -62,7 +62,9 @@ typedef struct {
     const spb_done_set *done;   /* --resume: rows already measured (NULL: none) */
     const char *cache_dir;      /* --cache: parsed matrices kept here (NULL: none) */
     spb_progress *progress;
-    spb_machine_load *machine; /* sampled after every row measured (NULL: not watched) */
+    spb_machine_load *machine;       /* sampled after every row measured (NULL: not watched) */
+    const spb_energy_meters *energy; /* the CPU's and GPU's counters (NULL: none read) */
+    double energy_pass_s;            /* each row's energy pass (0: none) */
 } spb_run_opts;
 
 /* Skipped rows of one matrix that share a reason. */
@@ -98,6 +100,7 @@ typedef struct {
     int rows, ok, wrong, skipped, errors;
     int resumed;     /* rows found already measured and not redone */
     int noisy;       /* ok rows whose timing broke the noise rule (timing.h) */
+    int throttled;   /* ok rows timed while the GPU throttled (energy.h) */
     int conversions; /* formats built (each at most once per matrix and setting) */
     /* the current matrix's skipped rows, one table line per reason, printed
      * when the matrix ends (a skip says little row by row: "not a pattern

@@ -36,6 +36,8 @@ extern "C" spb_status gpu_query(spb_gpu_info *info, char *msg)
     info->l2_bytes = (double)prop.l2CacheSize;
     cudaDriverGetVersion(&info->driver_version);
     cudaRuntimeGetVersion(&info->runtime_version);
+    if (cudaDeviceGetPCIBusId(info->pci_bus_id, (int)sizeof info->pci_bus_id, 0) != cudaSuccess)
+        info->pci_bus_id[0] = '\0';
     return SPB_OK;
 }
 

@@ -17,6 +17,7 @@ typedef struct {
     double memory_bytes;
     double l2_bytes; /* the last-level cache: rows whose bytes fit are in cache */
     int driver_version, runtime_version; /* 1000*major + 10*minor */
+    char pci_bus_id[32];                 /* "0000:19:00.0": the device as NVML knows it */
 } spb_gpu_info;
 
 /* 1 when the CUDA code was compiled in. */

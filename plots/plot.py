@@ -39,8 +39,8 @@ import tempfile
 
 REQUIRED = ("matrix", "kernel", "format", "backend", "threads", "gflops", "roofline_frac",
             "speedup", "efficiency", "status")
-CHARTS = ("gflops", "cpu_vs_gpu", "scaling", "roofline", "csr_vs_hll", "strong_scaling",
-          "weak_scaling", "comm_split", "spgemm_gflops", "spgemm_time")
+CHARTS = ("gflops", "energy", "cpu_vs_gpu", "scaling", "roofline", "csr_vs_hll",
+          "strong_scaling", "weak_scaling", "comm_split", "spgemm_gflops", "spgemm_time")
 
 
 class CsvError(Exception):
@@ -275,6 +275,33 @@ def chart_gflops(rows, workdir):
     chart = Chart("gflops", "GFLOPS of every kernel per matrix (OpenMP kernels at their best "
                   "thread count)", max(1000, 60 + len(matrices) * (14 + 5 * len(kernels))))
     histogram(chart, workdir, matrices, kernels, values, "GFLOPS (2 nnz / median time)", best)
+    return chart
+
+
+def energy_rows(rows):
+    """The rows with an energy figure (a machine with NVML or RAPL counters)."""
+    measured = []
+    for r in rows:
+        try:
+            r["gflops_per_watt_v"] = float(r.get("gflops_per_watt") or "nan")
+        except ValueError:
+            continue
+        if r["gflops_per_watt_v"] > 0:
+            measured.append(r)
+    return measured
+
+
+def chart_energy(rows, workdir):
+    """GFLOPS per watt of every kernel per matrix, CPU and GPU rows side by
+    side (each at the thread count of its best GFLOPS, as in gflops)."""
+    title = "%sGFLOPS per watt of every kernel per matrix (the energy pass's products)" % (
+        "SpGEMM: " if rows and rows[0].get("operation") == "spgemm" else "")
+    matrices = ordered(r["matrix"] for r in rows)
+    kernels = by_backend(ordered(r["kernel"] for r in rows))
+    best = best_by(rows, lambda r: (r["matrix"], r["kernel"]))
+    values = {k: r["gflops_per_watt_v"] for k, r in best.items()}
+    chart = Chart("energy", title, max(1000, 60 + len(matrices) * (14 + 5 * len(kernels))))
+    histogram(chart, workdir, matrices, kernels, values, "GFLOPS per watt (flops / joules)", best)
     return chart
 
 
@@ -617,6 +644,9 @@ def main():
                                                  chart_comm_split)]
     if spgemm:
         builders += [(chart_spgemm_gflops, spgemm), (chart_spgemm_time, spgemm)]
+    measured = energy_rows(spmv) or energy_rows(spgemm)  # drawn where counters were read
+    if measured:
+        builders.insert(1, (chart_energy, measured))
     number_kernels(rows)
     with tempfile.TemporaryDirectory(prefix="spbench_plot_") as workdir:
         for build, chosen in builders:

@@ -503,6 +503,60 @@ def test_kernel_typo(tmp):
           % r.stderr.strip())
 
 
+def test_energy_columns(tmp):
+    """The energy columns: empty where the machine has no counter, with the
+    reason in the header and the JSON (a CPU without RAPL, no GPU here);
+    filled for the CPU rows where RAPL reads, and for the device rows
+    (checked on the device machine). A CSV begun by an older spbench,
+    without them, is refused by --resume, naming what it lacks."""
+    csv_path, json_path = os.path.join(tmp, "energy.csv"), os.path.join(tmp, "energy.json")
+    cage4 = os.path.join(BUNDLED, "cage4.mtx.gz")
+    r = spbench("run", *FAST, "--kernels", "csr.serial", "--csv", csv_path, "--json", json_path,
+                cage4)
+    rows = read_rows(csv_path)
+    with open(json_path) as f:
+        doc = json.load(f)
+    energy = doc.get("energy", {})
+    have_rapl = energy.get("cpu", {}).get("available")
+    names = ("joules_per_product", "watts", "gflops_per_watt", "sm_clock_mhz", "mem_clock_mhz",
+             "gpu_temp_c", "throttled", "throttle_reasons")
+    check(r.returncode == 0 and len(rows) == 1 and all(n in rows[0] for n in names),
+          "the CSV has the energy columns: %s" % (list(rows[0]) if rows else r.stderr))
+    if have_rapl:
+        check(float(rows[0]["joules_per_product"]) > 0 and float(rows[0]["watts"]) > 0,
+              "RAPL reads here: the CPU row has its energy: %s" % rows[0])
+    else:
+        check(re.search(r"^# energy, CPU: not available: .+", r.stdout, re.M) and
+              energy["cpu"].get("why") and rows[0]["joules_per_product"] == "" and
+              rows[0]["watts"] == "" and rows[0]["throttled"] == "",
+              "no RAPL: the columns empty, the header and the JSON say why: %s" %
+              [l for l in r.stdout.splitlines() if "energy" in l])
+    # the energy chart is drawn where the figures are (made up here: no counters)
+    if rows and shutil.which("gnuplot"):
+        rows[0]["gflops_per_watt"], plotted = "1.5", os.path.join(tmp, "energy_plot")
+        with open(os.path.join(tmp, "measured.csv"), "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerow(rows[0])
+        p = spbench("plot", os.path.join(tmp, "measured.csv"), plotted)
+        check(p.returncode == 0 and os.path.exists(os.path.join(plotted, "energy.png")),
+              "rows with GFLOPS per watt get the energy chart: %s" % p.stderr.strip())
+        p = spbench("plot", csv_path, os.path.join(tmp, "unmeasured_plot"))
+        check(p.returncode == 0 and
+              not os.path.exists(os.path.join(tmp, "unmeasured_plot", "energy.png")),
+              "rows without energy figures draw no energy chart")
+    with open(csv_path) as f:
+        header, *lines = f.read().splitlines()
+    old = header.split(",joules_per_product")[0]
+    cut = len(old.split(","))
+    with open(csv_path, "w") as f:
+        f.write(old + "\n" + "".join(",".join(l.split(",")[:cut]) + "\n" for l in lines))
+    r = spbench("run", *FAST, "--kernels", "csr.serial", "--csv", csv_path, "--resume", cage4)
+    check(r.returncode != 0 and "an older spbench's" in r.stderr and
+          "joules_per_product" in r.stderr,
+          "--resume of an older CSV says which columns it lacks: %s" % r.stderr.strip())
+
+
 def main():
     if not os.path.isdir(MATRICES):
         print("no matrices found at %s or %s" % (SHARED, BUNDLED))
@@ -521,6 +575,7 @@ def main():
         test_help_and_labels(tmp)
         test_time_cap(tmp)
         test_kernel_typo(tmp)
+        test_energy_columns(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     finish()

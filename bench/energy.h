@@ -1,0 +1,86 @@
+/* energy.h — what a row's products cost in energy, and whether the
+ * hardware ran at its clocks while it was timed. The GPU's counters come
+ * from NVML, loaded at run time (a build or machine without the driver
+ * runs, and says energy is not available); the CPU's from RAPL's powercap
+ * files, when readable. After a row is timed, an energy pass runs its
+ * products back to back for a while, reading the energy counter before
+ * and after (the counters move in steps of about 10 ms, too coarse for one
+ * sample); the throttle counters are read around the timing itself. */
+#ifndef SPB_ENERGY_H
+#define SPB_ENERGY_H
+
+#include "../core/timing.h"
+
+#define SPB_ENERGY_ZONES      8    /* RAPL zones summed: packages and their DRAM */
+#define SPB_ENERGY_PASS_S     0.25 /* the default energy pass, seconds */
+#define SPB_THROTTLE_TEXT_LEN 64
+
+/* NVML's clock event reasons that mean the GPU ran below its clocks for
+ * power or heat (an idle GPU or a user's clock setting is not throttling). */
+#define SPB_THROTTLE_SW_POWER 0x4ull
+#define SPB_THROTTLE_HW_SLOW  0x8ull
+#define SPB_THROTTLE_SW_HEAT  0x20ull
+#define SPB_THROTTLE_HW_HEAT  0x40ull
+#define SPB_THROTTLE_HW_POWER 0x80ull
+#define SPB_THROTTLE_ANY                                                                           \
+    (SPB_THROTTLE_SW_POWER | SPB_THROTTLE_HW_SLOW | SPB_THROTTLE_SW_HEAT | SPB_THROTTLE_HW_HEAT |  \
+     SPB_THROTTLE_HW_POWER)
+
+/* What a row's energy pass found; NAN where not measured. */
+typedef struct {
+    double joules_per_product;
+    double watts;                        /* average over the pass */
+    double sm_mhz, mem_mhz, temp_c;      /* the GPU's, during the pass */
+    int throttled;                       /* 1 or 0; -1: unknown (no counters) */
+    char reasons[SPB_THROTTLE_TEXT_LEN]; /* the throttle reasons seen, comma-separated */
+} spb_energy;
+
+void energy_init(spb_energy *e); /* all NAN, throttled unknown */
+
+typedef struct spb_energy_meters spb_energy_meters;
+
+/* Where the counters are read from: NVML's library (NULL: the driver's
+ * "libnvidia-ml.so.1") for the device with this PCI bus id ("": none, no
+ * GPU meter), and the powercap tree (NULL: /sys/class/powercap). Never
+ * fails: a side without counters says why (energy_why). */
+spb_energy_meters *energy_open(const char *nvml_library, const char *pci_bus_id,
+                               const char *powercap_root);
+void energy_close(spb_energy_meters *m); /* accepts NULL */
+
+/* 1 when the side (gpu: 1, the CPU: 0) has an energy counter; else why. */
+int energy_available(const spb_energy_meters *m, int gpu);
+const char *energy_why(const spb_energy_meters *m, int gpu);
+
+/* The GPU at the start: its enforced power limit and clocks (NAN where
+ * NVML does not say). */
+typedef struct {
+    double power_limit_w;
+    double sm_mhz, mem_mhz, sm_max_mhz, mem_max_mhz, temp_c;
+} spb_gpu_power_info;
+int energy_gpu_info(const spb_energy_meters *m, spb_gpu_power_info *info);
+
+/* The CPU's zones ("package-0, dram-0"), for the header. */
+const char *energy_cpu_zones(const spb_energy_meters *m);
+
+/* The GPU's throttle state so far: reasons seen and time spent under
+ * power or thermal limits (NVML's violation counters, ns). */
+typedef struct {
+    unsigned long long reasons, limited_ns;
+} spb_throttle_mark;
+void energy_throttle_mark(const spb_energy_meters *m, spb_throttle_mark *mark);
+/* Whether the GPU throttled between two marks; the reasons into e. */
+int energy_throttled_between(const spb_energy_meters *m, const spb_throttle_mark *before,
+                             const spb_throttle_mark *after, spb_energy *e);
+
+/* The energy pass: calls(ctx, n) run back to back in chunks of about
+ * 50 ms (call_seconds: one call, from the timing) until pass_s has gone,
+ * the side's energy counter read before and after. SPB_OK with e filled,
+ * SPB_ERR_DECLINED when the side has no counter, SPB_ERR_DEVICE when the
+ * calls failed. */
+spb_status energy_measure(const spb_energy_meters *m, int gpu, spb_time_calls_fn calls, void *ctx,
+                          double call_seconds, double pass_s, spb_energy *e, char *msg);
+
+/* The reasons of a throttle mask, comma-separated, into out. */
+void energy_reasons_text(unsigned long long reasons, char *out, size_t size);
+
+#endif

@@ -1,0 +1,237 @@
+/* test_energy.c — the energy counters on stand-ins: a fake powercap tree
+ * (packages and DRAM summed, a counter that wraps, a zone without its
+ * counter, one that cannot be read, no tree at all) and a fake NVML
+ * (tests/fake/fake_nvml.c: a steady 150 W, throttle reasons and violation
+ * time set here); and the energy pass's arithmetic on both. */
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../bench/energy.h"
+#include "check.h"
+
+/* ---- a fake powercap tree ---- */
+
+static void put(const char *dir, const char *name, const char *text)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%.600s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f) return;
+    fputs(text, f);
+    fclose(f);
+}
+
+/* A zone folder root/entry with its name, range and counter (NULL: none). */
+static void zone(const char *root, const char *entry, const char *name, const char *range,
+                 const char *now)
+{
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/%s", root, entry);
+    mkdir(dir, 0755);
+    put(dir, "name", name);
+    put(dir, "max_energy_range_uj", range);
+    if (now) put(dir, "energy_uj", now);
+}
+
+/* The products of the pass: each call advances the counters' files to
+ * their end values (the package's past its range: it wraps). */
+typedef struct {
+    const char *root;
+    long calls;
+} rapl_calls;
+
+static double rapl_products(void *ctx, int calls)
+{
+    rapl_calls *r = ctx;
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/intel-rapl:0", r->root);
+    put(dir, "energy_uj", "1000\n");
+    snprintf(dir, sizeof dir, "%s/intel-rapl:0:1", r->root);
+    put(dir, "energy_uj", "400\n");
+    r->calls += calls;
+    return 1e-3 * calls;
+}
+
+static void test_rapl(void)
+{
+    char root[] = "/tmp/spb_powercap_XXXXXX";
+    if (!mkdtemp(root)) return;
+    zone(root, "intel-rapl:0", "package-0", "1000000", "999000");
+    zone(root, "intel-rapl:0:0", "core", "1000000", "5");
+    zone(root, "intel-rapl:0:1", "dram", "500000", "100");
+    spb_energy_meters *m = energy_open("/nonexistent/libnvidia-ml.so.1", "", root);
+    CHECK(energy_available(m, 0), "a readable tree has a CPU counter: %s", energy_why(m, 0));
+    CHECK(strstr(energy_cpu_zones(m), "package-0") && strstr(energy_cpu_zones(m), "dram") &&
+              !strstr(energy_cpu_zones(m), "core"),
+          "zones: packages and DRAM, not their cores: %s", energy_cpu_zones(m));
+    rapl_calls calls = {root, 0};
+    spb_energy e;
+    energy_init(&e);
+    char msg[SPB_MSG_LEN] = "";
+    spb_status st = energy_measure(m, 0, rapl_products, &calls, 1e-3, 0.01, &e, msg);
+    /* package: 999000 -> wrap at 1000000 -> 1000 is 2001 uJ; DRAM 300 uJ */
+    double joules = e.joules_per_product * (double)calls.calls;
+    CHECK(st == SPB_OK && fabs(joules - 2301e-6) < 1e-12,
+          "a wrapped package counter and DRAM: %.9g J over %ld products, expected 2.301e-3 (%s)",
+          joules, calls.calls, msg);
+    CHECK(e.watts > 0 && isnan(e.sm_mhz) && e.throttled == -1,
+          "CPU rows: watts, no clocks, throttling unknown (%g W, %g MHz, %d)", e.watts, e.sm_mhz,
+          e.throttled);
+    energy_close(m);
+
+    /* a zone without its counter: no CPU energy, and the file named */
+    char missing[600];
+    snprintf(missing, sizeof missing, "%s/intel-rapl:0/energy_uj", root);
+    unlink(missing);
+    m = energy_open("/nonexistent/libnvidia-ml.so.1", "", root);
+    CHECK(!energy_available(m, 0) && strstr(energy_why(m, 0), "cannot read") &&
+              strstr(energy_why(m, 0), "energy_uj"),
+          "a missing counter: %s", energy_why(m, 0));
+    energy_close(m);
+
+    /* a counter that cannot be read: unreadable to a user (root reads
+     * anything: a folder in its place stands in) */
+    if (geteuid() != 0) {
+        put(root, "intel-rapl:0/energy_uj", "1\n");
+        chmod(missing, 0);
+    } else {
+        mkdir(missing, 0755);
+    }
+    m = energy_open("/nonexistent/libnvidia-ml.so.1", "", root);
+    CHECK(!energy_available(m, 0) && strstr(energy_why(m, 0), "not readable"),
+          "an unreadable counter: %s", energy_why(m, 0));
+    energy_close(m);
+    rmdir(missing);
+    unlink(missing);
+
+    m = energy_open("/nonexistent/libnvidia-ml.so.1", "", "/nonexistent/powercap");
+    CHECK(!energy_available(m, 0) && strstr(energy_why(m, 0), "virtual machine") &&
+              !energy_available(m, 1) && strstr(energy_why(m, 1), "no CUDA device"),
+          "no tree: %s; no GPU: %s", energy_why(m, 0), energy_why(m, 1));
+    energy_close(m);
+    char cleanup[700];
+    snprintf(cleanup, sizeof cleanup, "rm -rf '%s'", root);
+    if (system(cleanup) != 0) fprintf(stderr, "could not remove %s\n", root);
+}
+
+/* ---- a fake NVML ---- */
+
+/* A product that takes about a millisecond of the CPU. */
+static double busy_products(void *ctx, int calls)
+{
+    long *made = ctx;
+    double start = timing_now();
+    while (timing_now() - start < 1e-3 * calls) continue;
+    *made += calls;
+    return timing_now() - start;
+}
+
+static double limited_products(void *ctx, int calls)
+{
+    unsigned long long *limited_ns = ctx;
+    *limited_ns += 1000; /* NVML counted time under the power limit */
+    double start = timing_now();
+    while (timing_now() - start < 1e-3 * calls) continue;
+    return timing_now() - start;
+}
+
+static void test_nvml(void)
+{
+    void *fake = dlopen(FAKE_NVML, RTLD_NOW | RTLD_LOCAL); /* the meters share its state */
+    CHECK(fake != NULL, "the fake NVML loads: %s", dlerror());
+    if (!fake) return;
+    unsigned long long *reasons = dlsym(fake, "fake_nvml_reasons");
+    unsigned long long *limited_ns = dlsym(fake, "fake_nvml_limited_ns");
+    int *no_energy = dlsym(fake, "fake_nvml_no_energy");
+
+    spb_energy_meters *m = energy_open(FAKE_NVML, "00000000:19:00.0", "/nonexistent");
+    CHECK(energy_available(m, 1), "the fake GPU has an energy counter: %s", energy_why(m, 1));
+    spb_gpu_power_info g;
+    CHECK(energy_gpu_info(m, &g) && g.power_limit_w == 700 && g.sm_mhz == 1755 &&
+              g.mem_max_mhz == 2619 && g.temp_c == 55,
+          "limit %g W, SM %g MHz, memory max %g MHz, %g C", g.power_limit_w, g.sm_mhz,
+          g.mem_max_mhz, g.temp_c);
+    long made = 0;
+    spb_energy e;
+    energy_init(&e);
+    char msg[SPB_MSG_LEN] = "";
+    spb_status st = energy_measure(m, 1, busy_products, &made, 1e-3, 0.3, &e, msg);
+    CHECK(st == SPB_OK && e.watts > 130 && e.watts < 170,
+          "a steady 150 W read as %g W over a 0.3 s pass (%s)", e.watts, msg);
+    CHECK(fabs(e.joules_per_product * (double)made / 0.3 - e.watts) < 0.1 * e.watts,
+          "joules per product x products over the pass is its power: %g J x %ld",
+          e.joules_per_product, made);
+    CHECK(e.sm_mhz == 1755 && e.mem_mhz == 2619 && e.throttled == 0 && !e.reasons[0],
+          "clocks read, no throttling: %g / %g MHz, throttled %d (%s)", e.sm_mhz, e.mem_mhz,
+          e.throttled, e.reasons);
+
+    *reasons = 0x1 | 0x2; /* idle, a user's clock setting: not throttling */
+    energy_init(&e);
+    made = 0;
+    energy_measure(m, 1, busy_products, &made, 1e-3, 0.02, &e, msg);
+    CHECK(e.throttled == 0, "idle and clock-setting reasons are not throttling (%s)", e.reasons);
+
+    *reasons = SPB_THROTTLE_SW_POWER | SPB_THROTTLE_HW_HEAT;
+    energy_init(&e);
+    energy_measure(m, 1, busy_products, &made, 1e-3, 0.02, &e, msg);
+    CHECK(e.throttled == 1 && strstr(e.reasons, "power cap") && strstr(e.reasons, "heat"),
+          "power cap and heat: throttled %d (%s)", e.throttled, e.reasons);
+
+    *reasons = 0;
+    energy_init(&e);
+    energy_measure(m, 1, limited_products, limited_ns, 1e-3, 0.02, &e, msg);
+    CHECK(e.throttled == 1 && e.reasons[0], "time under a limit during the pass: throttled %d (%s)",
+          e.throttled, e.reasons);
+
+    /* the marks around a timing, as the run takes them */
+    spb_throttle_mark before, after;
+    energy_throttle_mark(m, &before);
+    energy_throttle_mark(m, &after);
+    energy_init(&e);
+    CHECK(!energy_throttled_between(m, &before, &after, &e) && e.throttled == 0,
+          "no throttling between two marks: %d", e.throttled);
+    energy_close(m);
+
+    m = energy_open(FAKE_NVML, "00000000:3b:00.0", "/nonexistent");
+    CHECK(!energy_available(m, 1) && strstr(energy_why(m, 1), "does not know"), "another GPU: %s",
+          energy_why(m, 1));
+    energy_close(m);
+    *no_energy = 1;
+    m = energy_open(FAKE_NVML, "00000000:19:00.0", "/nonexistent");
+    CHECK(!energy_available(m, 1) && strstr(energy_why(m, 1), "no energy counter"),
+          "a GPU without the counter: %s", energy_why(m, 1));
+    energy_init(&e);
+    CHECK(energy_measure(m, 1, busy_products, &made, 1e-3, 0.02, &e, msg) == SPB_ERR_DECLINED &&
+              isnan(e.joules_per_product),
+          "no counter: no pass, the columns empty");
+    energy_close(m);
+    *no_energy = 0;
+    m = energy_open("/nonexistent/libnvidia-ml.so.1", "00000000:19:00.0", "/nonexistent");
+    CHECK(!energy_available(m, 1) && strstr(energy_why(m, 1), "NVML not loadable"), "no driver: %s",
+          energy_why(m, 1));
+    energy_close(m);
+    dlclose(fake);
+}
+
+static void test_reasons_text(void)
+{
+    char text[SPB_THROTTLE_TEXT_LEN];
+    energy_reasons_text(0, text, sizeof text);
+    CHECK(text[0] == '\0', "no reasons: '%s'", text);
+    energy_reasons_text(SPB_THROTTLE_ANY, text, sizeof text);
+    CHECK(strstr(text, "power cap") && strstr(text, "power brake") && strstr(text, "slowdown"),
+          "every reason, cut to the field: '%s'", text);
+}
+
+int main(void)
+{
+    test_rapl();
+    test_nvml();
+    test_reasons_text();
+    return check_done();
+}
