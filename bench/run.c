@@ -237,25 +237,30 @@ static int first_product(const spb_kernel *kernel, void *state, spb_case *c,
 /* After the timed calls: their outcome (`timed`, and r->timing when it is
  * SPB_OK), then one more whole product of the same state, validated. Fills
  * r's status and error. */
-static void after_timing(const spb_kernel *kernel, void *state, spb_case *c,
-                         const spb_run_opts *opts, spb_status timed, spb_result *r, char *row_msg)
+static spb_status after_timing(const spb_kernel *kernel, void *state, spb_case *c,
+                               const spb_run_opts *opts, spb_status timed, spb_result *r,
+                               char *row_msg)
 {
     if (timed != SPB_OK) {
-        if (kernel->check) kernel->check(state, row_msg);
+        /* the device's own account (out of memory, say) before the timing's */
+        char device[SPB_MSG_LEN] = "";
+        spb_status st = kernel->check ? kernel->check(state, device) : SPB_OK;
+        if (st != SPB_OK) snprintf(row_msg, SPB_MSG_LEN, "%s", device);
         r->status = SPB_ROW_ERROR;
-        return;
+        return st != SPB_OK ? st : timed;
     }
     spb_validation last;
     spb_row_status after = opts->op->product(kernel, state, c, r->tolerance, &last, row_msg);
     if (after == SPB_ROW_ERROR) {
         r->status = SPB_ROW_ERROR;
-        return;
+        return SPB_ERR_DEVICE;
     }
     if (!last.passed || !(last.abs_l2 <= r->error.abs_l2)) r->error = last;
     if (after == SPB_ROW_WRONG) {
         r->status = SPB_ROW_WRONG;
         spb_fail(row_msg, SPB_ERR_INVALID, "a product after the timed calls failed validation");
     }
+    return SPB_OK;
 }
 
 /* Rates, roofline fraction and speedup over the operation's baseline. */
@@ -715,6 +720,7 @@ typedef struct {
     char msg[SPB_MSG_LEN];
     void *state;     /* prepared, validated once, waiting to be timed (NULL: none) */
     int dropped;     /* its timing stopped by a signal: not written (--resume redoes it) */
+    int again;       /* out of device memory beside the rows it took turns with: redone alone */
     host_calls call; /* its timed calls, when it has no time_calls of its own */
     double bytes, bound;
 } held_row;
@@ -841,11 +847,35 @@ static int time_group(spb_case *c, held_rows *held, int first, spb_timed_row *ti
             h->r.timing = timed[k].timing;
             c->precision = h->config.precision;
             spb_status st = measure_energy(opts, h, &timed[k], &before, &after);
-            after_timing(h->kernel, h->state, c, opts, st, &h->r, h->msg);
+            st = after_timing(h->kernel, h->state, c, opts, st, &h->r, h->msg);
+            h->again = st == SPB_ERR_NOMEM && n > 1;
         }
         release_held(opts, h);
     }
     return stopped;
+}
+
+static void start_row(spb_case *c, held_rows *held, held_row *h, const spb_run_opts *opts);
+static void flush_held(spb_case *c, held_rows *held, const spb_run_opts *opts,
+                       spb_run_totals *totals, spb_status *csv_status, char *msg);
+
+/* Empties the list; the rows whose timing ran out of device memory beside
+ * the others (held states and the pool their products left) are measured
+ * again, each alone, from a fresh prepare, as a row whose prepare fails
+ * beside held rows is. */
+static void redo_alone(spb_case *c, held_rows *held, const spb_run_opts *opts,
+                       spb_run_totals *totals, spb_status *csv_status, char *msg)
+{
+    int count = held->count;
+    held->count = held->waiting = 0;
+    for (int i = 0; i < count && *csv_status == SPB_OK && !run_stop_requested(); i++) {
+        if (!held->rows[i].again) continue;
+        held_row again = {.kernel = held->rows[i].kernel, .config = held->rows[i].config};
+        held_row *h = &held->rows[held->count++];
+        *h = again;
+        start_row(c, held, h, opts);
+        flush_held(c, held, opts, totals, csv_status, msg); /* alone: never again */
+    }
 }
 
 /* Times the waiting rows, group by group (turn_group), validates each once
@@ -861,9 +891,10 @@ static void flush_held(spb_case *c, held_rows *held, const spb_run_opts *opts,
     for (int i = 0; i < held->count; i++) {
         held_row *h = &held->rows[i];
         if (!h->state) continue;
-        if (!timed || !slot) { /* no room to time them: each row says so */
+        if (!timed || !slot) { /* no room to time them: each row says so, or tries alone */
             h->r.status = SPB_ROW_ERROR;
             spb_fail(h->msg, SPB_ERR_NOMEM, "out of memory for timing samples");
+            h->again = n > 1;
             release_held(opts, h);
         } else if (stopped) {
             h->dropped = 1;
@@ -882,7 +913,7 @@ static void flush_held(spb_case *c, held_rows *held, const spb_run_opts *opts,
             scale_over_ranks(totals, opts, &h->r);
             continue;
         }
-        if (h->dropped) continue;
+        if (h->dropped || h->again) continue;
         c->precision = h->config.precision;
         if (h->r.status == SPB_ROW_OK) fill_metrics(h->kernel, c, opts, h->bytes, h->bound, &h->r);
         scale_over_ranks(totals, opts, &h->r);
@@ -892,7 +923,7 @@ static void flush_held(spb_case *c, held_rows *held, const spb_run_opts *opts,
         emit(opts, totals, &h->r, csv_status, msg);
         note_best(totals, &h->r);
     }
-    held->count = held->waiting = 0;
+    redo_alone(c, held, opts, totals, csv_status, msg);
 }
 
 /* Whether the memory left can take one more row beside those held: room
