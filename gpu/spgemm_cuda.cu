@@ -342,8 +342,9 @@ static const struct {
 } families[] = {{gpu_spgemm_tiled_kernels, &gpu_spgemm_tiled_kernel_count},
                 {gpu_spgemm_esc_kernels, &gpu_spgemm_esc_kernel_count},
                 {gpu_spgemm_cusparse_kernels, &gpu_spgemm_cusparse_kernel_count},
-                {gpu_spgemm_cusp_kernels, &gpu_spgemm_cusp_kernel_count},
-                {gpu_spgemm_auto_kernels, &gpu_spgemm_auto_kernel_count}};
+                {gpu_spgemm_auto_kernels, &gpu_spgemm_auto_kernel_count},
+                /* last: CUSP keeps device memory it took when it fails (see its row) */
+                {gpu_spgemm_cusp_kernels, &gpu_spgemm_cusp_kernel_count}};
 
 extern "C" int gpu_spgemm_kernel_count(void)
 {

@@ -41,6 +41,26 @@ fail:
     return 1;
 }
 
+/* CUSP's failure as the row's. Where CUSP did not give back the memory it
+ * took before failing (seen on gen:hubs:45000:8:1:17663: about 72 GiB of
+ * 79 stayed taken), the message says how little is left: every row after
+ * it in this process has that much less. */
+static void cusp_failed(gpu_spgemm_state *s, spb_status st, const char *msg)
+{
+    s->core.error = st; /* out of memory stays SPB_ERR_NOMEM: the run tries the row alone */
+    size_t free = 0, total = 0;
+    cudaDeviceSynchronize();
+    cudaMemPool_t pool;
+    if (cudaDeviceGetDefaultMemPool(&pool, 0) == cudaSuccess) cudaMemPoolTrimTo(pool, 0);
+    if (cudaMemGetInfo(&free, &total) == cudaSuccess && free < total / 2)
+        snprintf(s->core.error_msg, sizeof s->core.error_msg,
+                 "%.300s; after it failed, %.1f GiB of %.1f are free: CUSP kept what it took, "
+                 "and the rows after it in this process have that much less",
+                 msg, free / 1073741824.0, total / 1073741824.0);
+    else
+        snprintf(s->core.error_msg, sizeof s->core.error_msg, "%s", msg);
+}
+
 static void cusp_product(gpu_spgemm_state *s)
 {
     cusp_device_csr A = device_csr(s->A), B = device_csr(s->B), C = {};
@@ -49,9 +69,8 @@ static void cusp_product(gpu_spgemm_state *s)
     spb_status st;
     GPU_TRY(&s->core, cudaEventRecord(s->kernel_start), "cudaEventRecord");
     st = cusp_spgemm(&A, &B, &held, &C, msg);
-    if (st != SPB_OK) { /* out of memory stays SPB_ERR_NOMEM: the run tries the row alone */
-        s->core.error = st;
-        snprintf(s->core.error_msg, sizeof s->core.error_msg, "%s", msg);
+    if (st != SPB_OK) {
+        cusp_failed(s, st, msg);
         return;
     }
     GPU_TRY(&s->core, cudaEventRecord(s->kernel_stop), "cudaEventRecord");
