@@ -44,15 +44,6 @@ struct stream_data { /* csr.cuda.stream and .pattern */
     int *d_tile_row; /* each tile's first row; tiles + 1 */
 };
 
-/* csr.cuda.stream.degree and .pattern: the tiles, A's columns renumbered
- * by falling degree (the uploaded col_idx replaced), and x gathered into
- * that order before each product. */
-struct degree_data {
-    stream_data tiles; /* first: launch_stream reads it as its own */
-    int *d_perm;       /* the column at each new number; n */
-    void *d_x_by_degree;
-};
-
 /* csr.cuda.thread — one thread per row; neighbouring threads read distant
  * entries (uncoalesced), fine for short rows, poor for long ones. The
  * simplest mapping and the reference point for the others. */
@@ -304,15 +295,6 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
     }
 }
 
-/* x in the columns' new order: x_new[i] = x[perm[i]]. */
-template <typename T>
-static __global__ void gather_x_kernel(int n, const int *__restrict__ perm, const T *__restrict__ x,
-                                       T *__restrict__ x_new)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) x_new[i] = x[perm[i]];
-}
-
 /* ---- launches ------------------------------------------------------------------ */
 
 /* The state's arrays as the launch's value type. */
@@ -386,18 +368,6 @@ template <typename T, bool PATTERN> static void launch_stream(gpu_state *s)
     csr_stream_kernel<T, PATTERN><<<d->tiles, s->block_size, shared, s->stream>>>(
         d->d_tile_row, s->d_row_ptr, s->d_col_idx, (const T *)s->d_val, (T)s->iso_value,
         (const T *)s->d_x, (T *)s->d_y);
-}
-
-template <typename T, bool PATTERN> static void launch_stream_degree(gpu_state *s)
-{
-    const degree_data *d = gpu_family<degree_data>(s);
-    if (s->n > 0)
-        gather_x_kernel<T><<<(s->n + 255) / 256, 256, 0, s->stream>>>(
-            s->n, d->d_perm, (const T *)s->d_x, (T *)d->d_x_by_degree);
-    size_t shared = (size_t)s->block_size * STREAM_ITEMS * sizeof(T);
-    csr_stream_kernel<T, PATTERN><<<d->tiles.tiles, s->block_size, shared, s->stream>>>(
-        d->tiles.d_tile_row, s->d_row_ptr, s->d_col_idx, (const T *)s->d_val, (T)s->iso_value,
-        (const T *)d->d_x_by_degree, (T *)s->d_y);
 }
 
 /* ---- setup --------------------------------------------------------------------- */
@@ -530,7 +500,7 @@ static void release_binned(gpu_state *s) { cudaFree(gpu_family<binned_data>(s)->
 /* csr.cuda.stream's tiles: consecutive rows taken while the tile stays
  * within block_size * STREAM_ITEMS entries and block_size rows; a longer
  * row is a tile alone. */
-static spb_status stream_tiles(gpu_state *s, const spb_csr *A, stream_data *d, char *msg)
+static spb_status setup_stream(gpu_state *s, const spb_csr *A, char *msg)
 {
     const int64_t items = (int64_t)s->block_size * STREAM_ITEMS;
     int *tile_row = (int *)spb_malloc((size_t)A->m + 2, sizeof(int));
@@ -545,85 +515,16 @@ static spb_status stream_tiles(gpu_state *s, const spb_csr *A, stream_data *d, c
         i = end;
     }
     tile_row[tiles] = A->m;
-    int failed = gpu_upload(s, (void **)&d->d_tile_row, tile_row, (size_t)tiles + 1, sizeof(int));
+    stream_data *d = gpu_family_new<stream_data>(s);
+    int failed =
+        !d || gpu_upload(s, (void **)&d->d_tile_row, tile_row, (size_t)tiles + 1, sizeof(int));
     spb_free(tile_row);
+    if (!d) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
     d->tiles = tiles;
     return failed ? gpu_state_fail(s, msg) : SPB_OK;
 }
 
-static spb_status setup_stream(gpu_state *s, const spb_csr *A, char *msg)
-{
-    stream_data *d = gpu_family_new<stream_data>(s);
-    if (!d) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
-    return stream_tiles(s, A, d, msg);
-}
-
 static void release_stream(gpu_state *s) { cudaFree(gpu_family<stream_data>(s)->d_tile_row); }
-
-/* The columns numbered by falling degree (ties by index): new_id[c] and its
- * inverse perm (counting sort on the degrees); 0 when out of memory. */
-static int order_by_degree(const spb_csr *A, int *new_id, int *perm)
-{
-    int max_degree = 0;
-    for (spb_index c = 0; c < A->n; c++) new_id[c] = 0;
-    for (spb_index k = 0; k < A->nnz; k++) new_id[A->col_idx[k]]++;
-    for (spb_index c = 0; c < A->n; c++)
-        max_degree = new_id[c] > max_degree ? new_id[c] : max_degree;
-    int *start = (int *)spb_calloc((size_t)max_degree + 2, sizeof(int));
-    if (!start) return 0;
-    for (spb_index c = 0; c < A->n; c++) start[max_degree - new_id[c] + 1]++;
-    for (int d = 1; d <= max_degree + 1; d++) start[d] += start[d - 1];
-    for (spb_index c = 0; c < A->n; c++) {
-        int at = start[max_degree - new_id[c]]++;
-        perm[at] = c;
-        new_id[c] = at;
-    }
-    spb_free(start);
-    return 1;
-}
-
-/* csr.cuda.stream.degree: csr.cuda.stream's tiles over A with its columns
- * renumbered by falling degree, so the columns most entries gather from sit
- * together in x's new order, few lines the cache keeps (the power-law
- * graphs' hubs). The renumbered col_idx replaces the uploaded one; the
- * traffic adds x's gather: the permutation, x read and written. */
-static spb_status setup_stream_degree(gpu_state *s, const spb_csr *A, char *msg)
-{
-    degree_data *d = gpu_family_new<degree_data>(s);
-    if (!d) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
-    spb_status st = stream_tiles(s, A, &d->tiles, msg);
-    if (st != SPB_OK) return st;
-    int *new_id = (int *)spb_malloc((size_t)A->n + 1, sizeof(int));
-    int *perm = (int *)spb_malloc((size_t)A->n + 1, sizeof(int));
-    int *cols = (int *)spb_malloc((size_t)A->nnz + 1, sizeof(int));
-    int ready = new_id && perm && cols && order_by_degree(A, new_id, perm);
-    if (ready)
-        for (spb_index k = 0; k < A->nnz; k++) cols[k] = new_id[A->col_idx[k]];
-    int failed =
-        !ready || gpu_upload(s, (void **)&d->d_perm, perm, (size_t)A->n, sizeof(int)) ||
-        gpu_cuda_failed(
-            s, cudaMemcpy(s->d_col_idx, cols, sizeof(int) * (size_t)A->nnz, cudaMemcpyHostToDevice),
-            "cudaMemcpy") ||
-        gpu_cuda_failed(s, cudaMalloc(&d->d_x_by_degree, s->value_bytes * ((size_t)A->n + 1)),
-                        "cudaMalloc");
-    spb_free(new_id);
-    spb_free(perm);
-    spb_free(cols);
-    if (!ready) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the columns' new order");
-    if (failed) return gpu_state_fail(s, msg);
-    double matrix = s->variant->pattern ? csr_pattern_spmv_bytes(A, s->precision)
-                                        : csr_spmv_bytes(A, s->precision);
-    s->plan_bytes = matrix + (double)A->n * (sizeof(int) + 2.0 * (double)s->value_bytes);
-    return SPB_OK;
-}
-
-static void release_stream_degree(gpu_state *s)
-{
-    degree_data *d = gpu_family<degree_data>(s);
-    cudaFree(d->tiles.d_tile_row);
-    cudaFree(d->d_perm);
-    cudaFree(d->d_x_by_degree);
-}
 
 /* ---- rows ---------------------------------------------------------------------- */
 
@@ -665,14 +566,6 @@ static const gpu_variant stream_pattern_v =
     CSR_VARIANT(.warp_multiple = 1, .setup = setup_stream,
                 .launch = GPU_LAUNCH_PATTERN(launch_stream, true), .pattern = 1,
                 .release = release_stream);
-static const gpu_variant stream_degree_v =
-    CSR_VARIANT(.warp_multiple = 1, .setup = setup_stream_degree,
-                .launch = GPU_LAUNCH_PATTERN(launch_stream_degree, false),
-                .release = release_stream_degree);
-static const gpu_variant stream_degree_pattern_v =
-    CSR_VARIANT(.warp_multiple = 1, .setup = setup_stream_degree,
-                .launch = GPU_LAUNCH_PATTERN(launch_stream_degree, true), .pattern = 1,
-                .release = release_stream_degree);
 
 extern const spb_spmv_kernel gpu_csr_kernels[] = {
     GPU_SPMV_KERNEL("csr.cuda.thread", "csr", "CSR on the GPU, one thread per row", &thread_v),
@@ -719,15 +612,6 @@ extern const spb_spmv_kernel gpu_csr_kernels[] = {
         "csr.cuda.stream for a pattern matrix (all values equal): no values read (declines "
         "other matrices)",
         &stream_pattern_v),
-    GPU_SPMV_KERNEL("csr.cuda.stream.degree", "csr",
-                    "csr.cuda.stream with A's columns renumbered in prepare by falling degree "
-                    "(x gathered into that order before each product): the most used entries "
-                    "of x share cache lines",
-                    &stream_degree_v),
-    GPU_SPMV_KERNEL("csr.cuda.stream.degree.pattern", "csr.pattern",
-                    "csr.cuda.stream.degree for a pattern matrix (all values equal): no values "
-                    "read (declines other matrices)",
-                    &stream_degree_pattern_v),
     GPU_SPMV_KERNEL("csr.cuda.adaptive.pattern", "csr.pattern",
                     "csr.cuda.adaptive for a pattern matrix (all values equal): no values read "
                     "(declines other matrices)",
