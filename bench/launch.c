@@ -34,6 +34,24 @@ const char *launch_in_flight_file(void)
     return dist_launched() ? getenv(IN_FLIGHT_FILE_VAR) : NULL;
 }
 
+/* Thread placement is read by the OpenMP runtime as it loads, before
+ * main: spbench sets it (a user's own settings win) and starts itself
+ * again, once, for the runtime to see it. `spbench run` reports the
+ * binding in effect. */
+void launch_place_threads(char **argv)
+{
+    if (getenv("SPB_OMP_PLACED")) return;
+    setenv("SPB_OMP_PLACED", "1", 1);
+    if (getenv("OMP_PROC_BIND") && getenv("OMP_PLACES")) return;
+    if (!getenv("OMP_PROC_BIND")) setenv("SPB_OMP_SET", "OMP_PROC_BIND", 1);
+    if (!getenv("OMP_PLACES")) /* which ones spbench set (run --ranks gives them back) */
+        setenv("SPB_OMP_SET", getenv("SPB_OMP_SET") ? "both" : "OMP_PLACES", 1);
+    setenv("OMP_PROC_BIND", "close", 0);
+    setenv("OMP_PLACES", "cores", 0);
+    execv("/proc/self/exe", argv);
+    /* no /proc: go on unbound, as the header will say */
+}
+
 int launch_by_spbench(void) { return getenv(IN_FLIGHT_FILE_VAR) != NULL; }
 
 /* The ranks start as this process did, before its OpenMP runtime bound it

@@ -1,8 +1,24 @@
-/* launch.h — run --ranks outside MPI: spbench again under mpirun (the
- * launcher, launch_ranks), and rank 0's side of what they say to each
- * other (launch.c names the files and the variables that carry them). */
+/* launch.h — how spbench starts itself again: once at start for the OpenMP
+ * runtime to see its thread placement, and for run --ranks under mpirun
+ * (the launcher, launch_ranks), with rank 0's side of what they say to
+ * each other.
+ *
+ * The environment is only for what must cross into another process, and
+ * launch.c is the one place that writes and reads these (mpi/runtime.c
+ * keeps SPB_PLACEMENT, a rank's own placement across its re-exec, to
+ * itself; SPB_MEMORY_LIMIT is the user's, read by core/memory.c):
+ *   SPB_OMP_PLACED   set once the process has placed its threads
+ *   SPB_OMP_SET      which of OMP_PROC_BIND / OMP_PLACES spbench set (the
+ *                    ranks start without them, to place themselves)
+ *   SPB_STOP_FILE, SPB_IN_FLIGHT_FILE, SPB_END_FILE
+ *                    the files between the launcher and rank 0 (below) */
 #ifndef SPB_LAUNCH_H
 #define SPB_LAUNCH_H
+
+/* Thread placement is read by the OpenMP runtime as it loads, before
+ * main: spbench sets it (a user's own settings win) and starts itself
+ * again, once, for the runtime to see it. */
+void launch_place_threads(char **argv);
 
 /* What the launcher needs of the run it starts again under mpirun. */
 typedef struct {

@@ -279,24 +279,6 @@ static const command commands[] = {
     {"list", cmd_list}, {"compare", cmd_compare},
 };
 
-/* Thread placement is read by the OpenMP runtime as it loads, before
- * main: spbench sets it (a user's own settings win) and starts itself
- * again, once, for the runtime to see it. `spbench run` reports the
- * binding in effect. */
-static void place_threads(char **argv)
-{
-    if (getenv("SPB_OMP_PLACED")) return;
-    setenv("SPB_OMP_PLACED", "1", 1);
-    if (getenv("OMP_PROC_BIND") && getenv("OMP_PLACES")) return;
-    if (!getenv("OMP_PROC_BIND")) setenv("SPB_OMP_SET", "OMP_PROC_BIND", 1);
-    if (!getenv("OMP_PLACES")) /* which ones spbench set (run --ranks gives them back) */
-        setenv("SPB_OMP_SET", getenv("SPB_OMP_SET") ? "both" : "OMP_PLACES", 1);
-    setenv("OMP_PROC_BIND", "close", 0);
-    setenv("OMP_PLACES", "cores", 0);
-    execv("/proc/self/exe", argv);
-    /* no /proc: go on unbound, as the header will say */
-}
-
 /* SPB_MEMORY_LIMIT, when set, is a byte count above 0 (core/memory.c
  * reads it): a typo there would silently cap every allocation at 0. */
 static int memory_limit_valid(void)
@@ -334,7 +316,7 @@ static void remove_temps_on_signals(void)
 int main(int argc, char **argv)
 {
     dist_place_rank(); /* under an MPI launcher: this rank's share of the cores */
-    place_threads(argv);
+    launch_place_threads(argv);
     dist_start(launch_by_spbench()); /* ranks other than 0 serve rank 0 and end there */
     if (argc < 2) {
         usage(stderr);
