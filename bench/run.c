@@ -741,10 +741,9 @@ static int rows_per_matrix(const spb_run_opts *opts)
     return rows;
 }
 
-/* Whether the kernel is timed alone, never in turns with other rows: a
- * distributed row takes the ranks' processors and its own launcher's
- * bookkeeping (keep_in_flight). */
-static int timed_alone(const spb_kernel *kernel) { return kernel->backend == SPB_BACKEND_MPI; }
+/* Whether the kernel is timed alone, never in turns with other rows (the
+ * row says why: core/kernel.h). */
+static int timed_alone(const spb_kernel *kernel) { return kernel->timed_alone; }
 
 /* Bounds, figures from the state, then the state released. */
 static void release_held(const spb_run_opts *opts, held_row *h)
@@ -919,7 +918,7 @@ static void flush_held(spb_case *c, held_rows *held, const spb_run_opts *opts,
         scale_over_ranks(totals, opts, &h->r);
         /* the error row goes before the row is written: a job ended in
          * between loses the row (--resume measures it), never doubles it */
-        if (opts->in_flight && timed_alone(h->kernel)) unlink(opts->in_flight);
+        if (opts->in_flight && h->kernel->backend == SPB_BACKEND_MPI) unlink(opts->in_flight);
         emit(opts, totals, &h->r, csv_status, msg);
         note_best(totals, &h->r);
     }

@@ -75,6 +75,11 @@ struct spb_kernel {
     /* 1 when the kernel also runs in fp32 (values, x and y in single
      * precision); rows without it are skipped in an fp32 run. */
     int fp32;
+    /* 1 when the row is timed alone, after the rows before it are written,
+     * never in turns with others: a distributed row takes the ranks'
+     * processors; a library row that keeps device memory when it fails
+     * (cusp.spgemm) would take it from the rows timed beside it. */
+    int timed_alone;
 };
 
 /* An SpMV row of the table: the part every row shares, then its product

@@ -66,9 +66,14 @@ static spb_status measure(spb_trial *trial, candidate *c, const int *which, int 
     }
     timing_measure_in_turns(rows, count, &trial_timing, NULL);
     for (int j = 0; j < count; j++) {
+        const spb_kernel *k = trial->candidates[which[j]];
+        char device[SPB_MSG_LEN] = ""; /* a device row's own account: out of memory, say */
+        spb_status st = rows[j].status == SPB_OK || !k->check
+                            ? SPB_OK
+                            : k->check(c[which[j]].plan.state, device);
+        if (st != SPB_OK) return spb_fail(msg, st, "%s: %.400s in the trial", k->name, device);
         if (rows[j].status != SPB_OK)
-            return spb_fail(msg, rows[j].status, "%s: %.400s in the trial",
-                            trial->candidates[which[j]]->name, msgs[j]);
+            return spb_fail(msg, rows[j].status, "%s: %.400s in the trial", k->name, msgs[j]);
         trial->seconds[which[j]] = rows[j].timing.median;
     }
     return SPB_OK;

@@ -112,6 +112,9 @@ double gpu_spgemm_kernel_seconds(const void *state);
     GPU_SPGEMM_KERNEL_IF(row_name, row_description, row_variant, gpu_kernel_supports)
 /* The same for a row that needs more than a device (see GPU_SPMV_KERNEL_IF). */
 #define GPU_SPGEMM_KERNEL_IF(row_name, row_description, row_variant, row_supports)                 \
+    GPU_SPGEMM_ROW(row_name, row_description, row_variant, row_supports, 0)
+/* ... and one timed alone (spb_kernel.timed_alone). */
+#define GPU_SPGEMM_ROW(row_name, row_description, row_variant, row_supports, alone)                \
     {                                                                                              \
         .kernel = {.name = row_name,                                                               \
                    .format = "csr",                                                                \
@@ -122,7 +125,8 @@ double gpu_spgemm_kernel_seconds(const void *state);
                    .prepare = gpu_spgemm_prepare,                                                  \
                    .release = gpu_spgemm_release,                                                  \
                    .time_calls = gpu_spgemm_time_calls,                                            \
-                   .check = gpu_spgemm_check},                                                     \
+                   .check = gpu_spgemm_check,                                                      \
+                   .timed_alone = (alone)},                                                        \
         .spgemm = gpu_spgemm_run, .kernel_seconds = gpu_spgemm_kernel_seconds                      \
     }
 

@@ -69,7 +69,8 @@ const dist_variant *dist_variant_of(int kernel_index)
                    .prepare = dist_row_prepare,                                                    \
                    .release = dist_release,                                                        \
                    .time_calls = dist_time_calls,                                                  \
-                   .check = dist_check},                                                           \
+                   .check = dist_check,                                                            \
+                   .timed_alone = 1},                                                              \
         .spmv = dist_row_spmv                                                                      \
     }
 

@@ -401,16 +401,25 @@ static double trial_time(const spb_kernel *kernel, void *state, void *ctx, int c
     return row->seconds < 0 ? -1.0 : row->seconds * calls;
 }
 
+/* A device row's own account of its failed calls. */
+static spb_status trial_check(const void *state, char *msg)
+{
+    (void)state;
+    return spb_fail(msg, SPB_ERR_NOMEM, "out of device memory");
+}
+
 static void check_trial(void)
 {
     static const trial_row rows[] = {{3e-6, SPB_OK}, {0, SPB_ERR_DECLINED}, {1e-6, SPB_OK},
                                      {2e-6, SPB_OK}, {-1, SPB_OK},          {0, SPB_ERR_NOMEM}};
-    spb_kernel kernels[6];
+    spb_kernel kernels[7];
     for (int i = 0; i < 6; i++)
         kernels[i] = (spb_kernel){.name = "trial.row",
                                   .variant = &rows[i],
                                   .prepare = trial_prepare,
                                   .release = trial_release};
+    kernels[6] = kernels[4]; /* its calls fail, and it says why */
+    kernels[6].check = trial_check;
     spb_csr A = {0};
     spb_format_set formats;
     format_set_init(&formats, &A);
@@ -432,16 +441,18 @@ static void check_trial(void)
               "%d prepared, %d released: all but the kept one must be", trial_prepared,
               trial_released);
         /* a failure that is not a decline is the trial's, nothing left held */
-        for (int failing = 4; failing <= 5; failing++) {
+        for (int failing = 4; failing <= 6; failing++) {
             trial_prepared = trial_released = 0;
             trial = (spb_trial){.candidates = {&kernels[2], &kernels[failing], &kernels[3]},
                                 .count = 3,
                                 .interleave = interleave};
+            msg[0] = '\0';
             st = kernel_trial(&trial, &A, &formats, &config, trial_time, NULL, &plan, msg);
             CHECK(st == (failing == 4 ? SPB_ERR_DEVICE : SPB_ERR_NOMEM) && trial.chosen == -1 &&
-                      trial_prepared == trial_released,
-                  "a failing candidate: status %d, %d prepared, %d released", (int)st,
-                  trial_prepared, trial_released);
+                      trial_prepared == trial_released &&
+                      (failing != 6 || strstr(msg, "out of device memory")),
+                  "a failing candidate: status %d, %d prepared, %d released (%s)", (int)st,
+                  trial_prepared, trial_released, msg);
         }
     }
     spb_trial trial = {.candidates = {&kernels[1]}, .count = 1};
