@@ -843,7 +843,8 @@ static int time_group(spb_case *c, held_rows *held, int first, spb_timed_row *ti
         if (stopped) {
             h->dropped = 1;
         } else {
-            h->r.timing = timed[k].timing;
+            /* a row whose calls failed keeps no figures (a first attempt's, say) */
+            if (timed[k].status == SPB_OK) h->r.timing = timed[k].timing;
             c->precision = h->config.precision;
             spb_status st = measure_energy(opts, h, &timed[k], &before, &after);
             st = after_timing(h->kernel, h->state, c, opts, st, &h->r, h->msg);
