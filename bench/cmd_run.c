@@ -164,9 +164,9 @@ static int parse_output_option(int argc, char **argv, int *i, run_args *a)
     spb_run_opts *o = &a->opts;
     const char *v;
     if (option_value(argc, argv, i, "--csv", &v))
-        o->csv_path = v;
+        o->out.csv_path = v;
     else if (option_value(argc, argv, i, "--json", &v))
-        o->json_path = v;
+        o->out.json_path = v;
     else if (option_value(argc, argv, i, "--cache", &v))
         o->cache_dir = v;
     else if (option_value(argc, argv, i, "--shard", &v))
@@ -223,7 +223,7 @@ static void parse_run_args(int argc, char **argv, run_args *a)
     o->tolerance = SPB_DEFAULT_TOLERANCE;
     o->config = (spb_kernel_config){
         .hack_size = HLL_DEFAULT_HACK_SIZE, .threads = 1, .precision = SPB_FP64};
-    o->table = stdout;
+    o->out.table = stdout;
     o->thread_counts = parse_count_list("--threads", "max", a->threads, MAX_THREAD_COUNTS);
     a->items = spb_malloc((size_t)argc, sizeof *a->items);
     for (int i = 0; i < argc; i++) {
@@ -341,25 +341,29 @@ static spb_status claim_outputs(run_args *a, const spb_source_list *list, spb_ou
     const spb_run_opts *o = &a->opts;
     struct stat sb;
     spb_status st = SPB_OK;
-    if (a->resume && !o->csv_path)
+    if (a->resume && !o->out.csv_path)
         st = spb_fail(msg, SPB_ERR_INVALID, "--resume needs --csv FILE (the rows to resume from)");
-    if (st == SPB_OK && o->csv_path) st = output_claim(csv, o->csv_path, "--csv", a->resume, msg);
-    if (st == SPB_OK && output_is_file(csv, o->json_path))
+    if (st == SPB_OK && o->out.csv_path)
+        st = output_claim(csv, o->out.csv_path, "--csv", a->resume, msg);
+    if (st == SPB_OK && output_is_file(csv, o->out.json_path))
         st = spb_fail(msg, SPB_ERR_INVALID,
-                      "--csv and --json name one file (%s): give each its own", o->csv_path);
-    if (st == SPB_OK && o->json_path) st = output_claim(json, o->json_path, "--json", 0, msg);
-    if (st == SPB_OK && o->csv_path) st = refuse_input(csv, list, msg);
-    if (st == SPB_OK && o->csv_path) st = refuse_stdout(csv, msg);
-    if (st == SPB_OK && o->json_path) st = refuse_stdout(json, msg);
-    if (st == SPB_OK && o->json_path) st = refuse_input(json, list, msg);
-    if (st == SPB_OK && !a->resume && !a->force) st = refuse_overwrite(o->csv_path, "--csv", msg);
-    if (st == SPB_OK && !a->resume && !a->force) st = refuse_overwrite(o->json_path, "--json", msg);
-    if (st == SPB_OK && a->resume && !a->force && json->regular && stat(o->json_path, &sb) == 0 &&
-        sb.st_size > 0 && !is_results_json(o->json_path))
+                      "--csv and --json name one file (%s): give each its own", o->out.csv_path);
+    if (st == SPB_OK && o->out.json_path)
+        st = output_claim(json, o->out.json_path, "--json", 0, msg);
+    if (st == SPB_OK && o->out.csv_path) st = refuse_input(csv, list, msg);
+    if (st == SPB_OK && o->out.csv_path) st = refuse_stdout(csv, msg);
+    if (st == SPB_OK && o->out.json_path) st = refuse_stdout(json, msg);
+    if (st == SPB_OK && o->out.json_path) st = refuse_input(json, list, msg);
+    if (st == SPB_OK && !a->resume && !a->force)
+        st = refuse_overwrite(o->out.csv_path, "--csv", msg);
+    if (st == SPB_OK && !a->resume && !a->force)
+        st = refuse_overwrite(o->out.json_path, "--json", msg);
+    if (st == SPB_OK && a->resume && !a->force && json->regular &&
+        stat(o->out.json_path, &sb) == 0 && sb.st_size > 0 && !is_results_json(o->out.json_path))
         st = spb_fail(msg, SPB_ERR_INVALID,
                       "--json %s: the file is not a spbench results JSON, and --resume rewrites "
                       "the JSON whole; name another file, or --force to replace it",
-                      o->json_path);
+                      o->out.json_path);
     return st;
 }
 
@@ -369,13 +373,13 @@ static spb_status claim_outputs(run_args *a, const spb_source_list *list, spb_ou
 static spb_status open_json(run_args *a, spb_output *json, char *msg)
 {
     spb_run_opts *o = &a->opts;
-    if (!json->regular) return (o->json = output_stream(json, 1, msg)) ? SPB_OK : SPB_ERR_IO;
-    if (spb_temp_path(a->json_temp, sizeof a->json_temp, o->json_path) != SPB_OK)
-        return spb_fail(msg, SPB_ERR_IO, "--json %s: the path is too long", o->json_path);
-    o->json = fopen(a->json_temp, "w");
-    if (!o->json) {
-        spb_status st = spb_fail(msg, SPB_ERR_IO, "--json %s: cannot write %s: %s", o->json_path,
-                                 a->json_temp, strerror(errno));
+    if (!json->regular) return (o->out.json = output_stream(json, 1, msg)) ? SPB_OK : SPB_ERR_IO;
+    if (spb_temp_path(a->json_temp, sizeof a->json_temp, o->out.json_path) != SPB_OK)
+        return spb_fail(msg, SPB_ERR_IO, "--json %s: the path is too long", o->out.json_path);
+    o->out.json = fopen(a->json_temp, "w");
+    if (!o->out.json) {
+        spb_status st = spb_fail(msg, SPB_ERR_IO, "--json %s: cannot write %s: %s",
+                                 o->out.json_path, a->json_temp, strerror(errno));
         spb_temp_done(a->json_temp);
         a->json_temp[0] = '\0';
         return st;
@@ -395,23 +399,23 @@ static int open_outputs(run_args *a, spb_source_list *list, spb_done_set *done, 
     a->json_claim = json;
     char msg[SPB_MSG_LEN] = "";
     spb_status st = claim_outputs(a, list, &csv, &json, msg);
-    if (st == SPB_OK && a->resume) st = resume_load(o->csv_path, done, csv_has_header, msg);
+    if (st == SPB_OK && a->resume) st = resume_load(o->out.csv_path, done, csv_has_header, msg);
     if (st == SPB_OK && a->resume)
-        st = run_check_measured(done, o->measured_under, o->csv_path, msg);
+        st = run_check_measured(done, o->measured_under, o->out.csv_path, msg);
     if (st == SPB_OK && a->resume) st = run_adopt_names(list, done, msg);
-    if (st == SPB_OK && a->resume) st = run_check_sources(list, done, o->csv_path, msg);
+    if (st == SPB_OK && a->resume) st = run_check_sources(list, done, o->out.csv_path, msg);
     if (st == SPB_OK && o->cache_dir && mkdir(o->cache_dir, 0777) != 0 && errno != EEXIST)
         st = spb_fail(msg, SPB_ERR_IO, "--cache %s: cannot create: %s", o->cache_dir,
                       strerror(errno));
-    if (st == SPB_OK && o->csv_path && !(o->csv = output_stream(&csv, !a->resume, msg)))
+    if (st == SPB_OK && o->out.csv_path && !(o->out.csv = output_stream(&csv, !a->resume, msg)))
         st = SPB_ERR_IO;
-    if (st == SPB_OK && o->json_path) st = open_json(a, &json, msg);
+    if (st == SPB_OK && o->out.json_path) st = open_json(a, &json, msg);
     output_abandon(&csv);
     output_abandon(&json);
     if (st == SPB_OK) return 1;
     fprintf(stderr, "spbench: %s\n", msg);
-    if (o->csv) fclose(o->csv);
-    o->csv = NULL;
+    if (o->out.csv) fclose(o->out.csv);
+    o->out.csv = NULL;
     resume_free(done);
     return 0;
 }
@@ -603,10 +607,10 @@ static spb_status json_begin(const run_args *a, int matrices, char *msg)
                          .timing = o->timing,
                          .tolerance = o->tolerance,
                          .matrices = matrices,
-                         .load = o->machine,
+                         .load = o->out.machine,
                          .energy = a->energy,
                          .energy_pass_s = o->energy_pass_s};
-    return report_json_begin(o->json, o->json_path, &h, msg);
+    return report_json_begin(o->out.json, o->out.json_path, &h, msg);
 }
 
 /* Every matrix in turn, with progress; the JSON closed with the totals. */
@@ -616,7 +620,7 @@ static spb_status run_all(run_args *a, const spb_source_list *list, spb_run_tota
     spb_run_opts *o = &a->opts;
     spb_progress progress = {a->quiet ? NULL : stderr, !a->quiet && isatty(fileno(stderr)), 0,
                              list->count, timing_now()};
-    o->progress = &progress;
+    o->out.progress = &progress;
     spb_status st = SPB_OK;
     for (int k = 0; k < list->count && st == SPB_OK && !run_stop_requested(); k++) {
         progress.index = k + 1;
@@ -643,8 +647,8 @@ static spb_status run_all(run_args *a, const spb_source_list *list, spb_run_tota
     /* the JSON ends whole on every path: after an error it says which */
     char end_msg[SPB_MSG_LEN] = "";
     counts.failed = st == SPB_OK ? NULL : msg;
-    spb_status ended =
-        report_json_end(o->json, o->json_path, &counts, &a->roofline, o->machine, end_msg);
+    spb_status ended = report_json_end(o->out.json, o->out.json_path, &counts, &a->roofline,
+                                       o->out.machine, end_msg);
     if (st == SPB_OK && ended != SPB_OK) {
         snprintf(msg, SPB_MSG_LEN, "%s", end_msg);
         st = ended;
@@ -657,21 +661,21 @@ static spb_status run_all(run_args *a, const spb_source_list *list, spb_run_tota
 static spb_status close_outputs(run_args *a, spb_status st, char *msg)
 {
     spb_run_opts *o = &a->opts;
-    int json_failed = o->json && fclose(o->json) != 0;
+    int json_failed = o->out.json && fclose(o->out.json) != 0;
     if (json_failed && st == SPB_OK)
-        st = spb_fail(msg, SPB_ERR_IO, "%s: write failed: %s", o->json_path, strerror(errno));
-    if (a->json_temp[0] && !json_failed && rename(a->json_temp, o->json_path) != 0) {
+        st = spb_fail(msg, SPB_ERR_IO, "%s: write failed: %s", o->out.json_path, strerror(errno));
+    if (a->json_temp[0] && !json_failed && rename(a->json_temp, o->out.json_path) != 0) {
         json_failed = 1;
         if (st == SPB_OK)
             st = spb_fail(msg, SPB_ERR_IO, "--json %s: cannot put %s in its place: %s",
-                          o->json_path, a->json_temp, strerror(errno));
+                          o->out.json_path, a->json_temp, strerror(errno));
     }
     if (a->json_temp[0] && json_failed) unlink(a->json_temp);
     if (a->json_temp[0]) spb_temp_done(a->json_temp);
     if (json_failed) output_abandon(&a->json_claim); /* a file it created stays only if whole */
     if (a->json_claim.fd >= 0) close(a->json_claim.fd);
-    if (o->csv && fclose(o->csv) != 0 && st == SPB_OK)
-        st = spb_fail(msg, SPB_ERR_IO, "%s: write failed: %s", o->csv_path, strerror(errno));
+    if (o->out.csv && fclose(o->out.csv) != 0 && st == SPB_OK)
+        st = spb_fail(msg, SPB_ERR_IO, "%s: write failed: %s", o->out.csv_path, strerror(errno));
     return st;
 }
 
@@ -735,14 +739,14 @@ static void print_resume_hint(int argc, char **argv, const run_args *a, const ch
         fprintf(stderr, "\n");
         return;
     }
-    if (!a->opts.csv_path) {
+    if (!a->opts.out.csv_path) {
         fprintf(stderr, "; without --csv FILE there is nothing to resume\n");
         return;
     }
     char self[4096] = "spbench"; /* the path that ran, so the line can be pasted */
     ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
     self[len > 0 ? len : 7] = '\0';
-    fprintf(stderr, " (in %s); to continue:\n  %s run", a->opts.csv_path, self);
+    fprintf(stderr, " (in %s); to continue:\n  %s run", a->opts.out.csv_path, self);
     for (int i = 0; i < argc; i++) {
         int plain = strspn(argv[i], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                                     "0123456789-_./:=,@+%") == strlen(argv[i]);
@@ -755,7 +759,7 @@ static void print_resume_hint(int argc, char **argv, const run_args *a, const ch
  * count), then this shard's share; exits on a usage error. */
 static spb_source_list matrices_or_exit(run_args *a)
 {
-    const char *outputs[] = {a->opts.csv_path, a->opts.json_path};
+    const char *outputs[] = {a->opts.out.csv_path, a->opts.out.json_path};
     for (int k = 0; k < 2 && a->count == 0; k++) /* an option took the matrix as its file */
         if (outputs[k] && (strstr(outputs[k], ".mtx") || strncmp(outputs[k], "gen:", 4) == 0)) {
             fprintf(stderr,
@@ -794,7 +798,7 @@ static int finish_run(int argc, char **argv, const run_args *a, spb_run_totals *
            totals->rows == 1 ? "" : "s", totals->ok, totals->wrong, totals->skipped,
            totals->errors);
     if (a->resume)
-        printf("; %d were already in %s, %d measured now", totals->resumed, a->opts.csv_path,
+        printf("; %d were already in %s, %d measured now", totals->resumed, a->opts.out.csv_path,
                totals->rows - totals->resumed);
     printf("\n");
     print_noise_summary(totals, &a->machine);
@@ -834,18 +838,19 @@ static int selected_or_exit(const spb_run_opts *o, int *cuda, int *gpu_ranks)
 static int launch_processes(int argc, char **argv, const run_args *a)
 {
     char msg[SPB_MSG_LEN] = "";
-    if (!a->opts.csv_path) {
+    if (!a->opts.out.csv_path) {
         fprintf(stderr, "spbench: --processes N keeps each process's rows beside --csv FILE and "
                         "combines them there: give --csv (and --json for the samples)\n");
         return EXIT_USAGE;
     }
     if (!a->resume && !a->force &&
-        (refuse_overwrite(a->opts.csv_path, "--csv", msg) != SPB_OK ||
-         refuse_overwrite(a->opts.json_path, "--json", msg) != SPB_OK)) {
+        (refuse_overwrite(a->opts.out.csv_path, "--csv", msg) != SPB_OK ||
+         refuse_overwrite(a->opts.out.json_path, "--json", msg) != SPB_OK)) {
         fprintf(stderr, "spbench: %s\n", msg);
         return EXIT_USAGE;
     }
-    int status = run_processes(argc, argv, a->processes, a->opts.csv_path, a->opts.json_path);
+    int status =
+        run_processes(argc, argv, a->processes, a->opts.out.csv_path, a->opts.out.json_path);
     if (status >= 128) {
         char what[96];
         snprintf(what, sizeof what, "the study in %d processes stopped", a->processes);
@@ -874,8 +879,8 @@ static int run_under_mpirun(int argc, char **argv, const run_args *a)
     spb_launch job = {.ranks = a->ranks[a->opts.rank_counts - 1],
                       .threads = a->threads[a->opts.thread_counts - 1],
                       .resume = a->resume,
-                      .csv_path = a->opts.csv_path,
-                      .json_path = a->opts.json_path,
+                      .csv_path = a->opts.out.csv_path,
+                      .json_path = a->opts.out.json_path,
                       .resume_hint = launch_hint,
                       .context = &context};
     return launch_ranks(argc, argv, &job);
@@ -934,17 +939,18 @@ int cmd_run(int argc, char **argv)
     catch_stop_signals();
     warn_oversubscribed(&a.opts);
     char msg[SPB_MSG_LEN] = "";
-    spb_status st = csv_has_header ? SPB_OK : report_csv_header(a.opts.csv, a.opts.csv_path, msg);
+    spb_status st =
+        csv_has_header ? SPB_OK : report_csv_header(a.opts.out.csv, a.opts.out.csv_path, msg);
     if (st == SPB_OK) st = measure_rooflines(&a, selected_cuda, gpu_ranks, msg);
     machine_load_start(&a.machine, &a.roofline);
-    a.opts.machine = &a.machine;
+    a.opts.out.machine = &a.machine;
     a.energy = energy_open(NULL, a.have_gpu ? a.gpu.pci_bus_id : "", NULL);
     a.opts.energy = a.energy;
     if (st == SPB_OK) print_run_header(&a, list.count, selected);
     if (st == SPB_OK)
         st = json_begin(&a, list.count, msg);
     else
-        report_json_failed(a.opts.json, msg); /* the JSON is whole on every path */
+        report_json_failed(a.opts.out.json, msg); /* the JSON is whole on every path */
     spb_run_totals totals = {0};
     if (st == SPB_OK) st = run_totals_begin(&a.opts, &totals, msg);
     if (st == SPB_OK) st = run_all(&a, &list, &totals, msg);

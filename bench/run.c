@@ -31,7 +31,7 @@ int run_stop_requested(void)
 static void flush_folded(const spb_run_opts *opts, spb_run_totals *totals)
 {
     if (!totals->fold_count) return;
-    progress_finish(opts->progress);
+    progress_finish(opts->out.progress);
     for (int k = 0; k < totals->fold_count; k++) {
         const spb_fold *f = &totals->folds[k];
         char line[2 * SPB_MSG_LEN];
@@ -39,7 +39,7 @@ static void flush_folded(const spb_run_opts *opts, spb_run_totals *totals)
                             totals->folded_matrix, f->count, f->count == 1 ? "" : "s");
         snprintf(line + keep, sizeof line - (size_t)keep, " (%s%s): %s", f->kernels,
                  f->more ? ", ..." : "", f->reason);
-        report_table_line(opts->table, line, keep);
+        report_table_line(opts->out.table, line, keep);
     }
     totals->fold_count = 0;
 }
@@ -89,17 +89,18 @@ static int fold(const spb_run_opts *opts, spb_run_totals *totals, const spb_resu
 static void emit_row(const spb_run_opts *opts, spb_run_totals *totals, const spb_result *r,
                      int stored, spb_status *csv_status, char *msg)
 {
-    progress_finish(opts->progress); /* the row replaces the live progress line */
-    if (!fold(opts, totals, r)) report_table_row(opts->table, r);
+    progress_finish(opts->out.progress); /* the row replaces the live progress line */
+    if (!fold(opts, totals, r)) report_table_row(opts->out.table, r);
     if (*csv_status == SPB_OK && !stored)
-        *csv_status = report_csv_row(opts->csv, opts->csv_path, r, msg);
+        *csv_status = report_csv_row(opts->out.csv, opts->out.csv_path, r, msg);
     if (*csv_status == SPB_OK)
-        *csv_status = report_json_row(opts->json, opts->json_path, r, totals->rows == 0, msg);
+        *csv_status =
+            report_json_row(opts->out.json, opts->out.json_path, r, totals->rows == 0, msg);
     totals->rows++;
     totals->resumed += stored;
     totals->noisy += r->status == SPB_ROW_OK && r->timing.noisy;
     totals->throttled += r->status == SPB_ROW_OK && r->energy.throttled == 1;
-    if (!stored && opts->machine) machine_load_sample(opts->machine);
+    if (!stored && opts->out.machine) machine_load_sample(opts->out.machine);
     totals->ok += r->status == SPB_ROW_OK;
     totals->wrong += r->status == SPB_ROW_WRONG;
     totals->skipped += r->status == SPB_ROW_SKIPPED;
@@ -498,9 +499,9 @@ spb_status run_replay_rest(const spb_run_opts *opts, spb_run_totals *totals, cha
     int kept = 0;
     for (int k = 0; opts->done && k < opts->done->count && st == SPB_OK; k++) {
         if (totals->replayed[k]) continue;
-        if (kept++ == 0 && opts->table)
-            fprintf(opts->table, "# rows of %s this run did not select, kept as they are:\n",
-                    opts->csv_path);
+        if (kept++ == 0 && opts->out.table)
+            fprintf(opts->out.table, "# rows of %s this run did not select, kept as they are:\n",
+                    opts->out.csv_path);
         replay(opts, totals, &opts->done->rows[k], NULL, &st, msg);
     }
     return st;
@@ -761,7 +762,7 @@ static void start_row(spb_case *c, held_rows *held, held_row *h, const spb_run_o
 {
     char doing[160];
     describe_run(doing, sizeof doing, h->kernel, &h->config);
-    progress_show(opts->progress, c->name, doing);
+    progress_show(opts->out.progress, c->name, doing);
     row_start(&h->r, opts, h->config.precision, c, h->kernel, h->msg);
     h->r.threads = h->config.threads;
     h->r.ranks = h->config.ranks;
@@ -832,7 +833,7 @@ static int time_group(spb_case *c, held_rows *held, int first, spb_timed_row *ti
         else
             snprintf(doing, sizeof doing, "timing %d rows at %d thread%s in turns", n, group,
                      group == 1 ? "" : "s");
-        progress_show(opts->progress, c->name, doing);
+        progress_show(opts->out.progress, c->name, doing);
     }
     spb_throttle_mark before, after;
     energy_throttle_mark(opts->energy, &before);
@@ -1094,10 +1095,10 @@ spb_status run_matrix(const char *source, const char *name, const spb_run_opts *
     spb_status replay_status = SPB_OK;
     if (replayed_whole(name, opts, totals, &replay_status, msg)) {
         flush_folded(opts, totals);
-        progress_show(opts->progress, name, "already in the CSV");
+        progress_show(opts->out.progress, name, "already in the CSV");
         return replay_status;
     }
-    progress_show(opts->progress, name, "loading");
+    progress_show(opts->out.progress, name, "loading");
     spb_csr A = {0};
     char id[SPB_SOURCE_ID_LEN];
     source_id(source, id, sizeof id);

@@ -29,6 +29,20 @@ typedef struct {
 void progress_show(spb_progress *p, const char *matrix, const char *kernel);
 void progress_finish(spb_progress *p);
 
+/* Where a run's rows go, apart from how they are measured (spb_run_opts):
+ * the outputs, the progress line and the load watcher. */
+typedef struct {
+    FILE *csv; /* NULL: no CSV */
+    const char *csv_path;
+    FILE *json; /* NULL: no JSON */
+    const char *json_path;
+    FILE *table; /* human-readable rows */
+    spb_progress *progress;
+    spb_machine_load *machine; /* sampled after every row measured (NULL: not watched) */
+} spb_reporter;
+
+/* How a run measures: the operation, its kernels and settings; and where
+ * its rows go (out). */
 typedef struct {
     const spb_operation *op; /* the operation measured */
     const char *operand;     /* SpGEMM's --b spec (NULL: the default) */
@@ -51,20 +65,14 @@ typedef struct {
      * kept while it is measured, for the launcher to record should a rank
      * end the job (NULL: not kept) */
     const char *in_flight;
-    const spb_roofline *roofline; /* the bounds and cache sizes (NULL: none) */
-    FILE *csv;                    /* NULL: no CSV */
-    const char *csv_path;
-    FILE *json; /* NULL: no JSON */
-    const char *json_path;
-    FILE *table;                /* human-readable rows */
-    const char *settings;       /* the row key's settings part (see report.h) */
-    const char *measured_under; /* the rows' measured_under (see report.h) */
-    const spb_done_set *done;   /* --resume: rows already measured (NULL: none) */
-    const char *cache_dir;      /* --cache: parsed matrices kept here (NULL: none) */
-    spb_progress *progress;
-    spb_machine_load *machine;       /* sampled after every row measured (NULL: not watched) */
+    const spb_roofline *roofline;    /* the bounds and cache sizes (NULL: none) */
+    const char *settings;            /* the row key's settings part (see report.h) */
+    const char *measured_under;      /* the rows' measured_under (see report.h) */
+    const spb_done_set *done;        /* --resume: rows already measured (NULL: none) */
+    const char *cache_dir;           /* --cache: parsed matrices kept here (NULL: none) */
     const spb_energy_meters *energy; /* the CPU's and GPU's counters (NULL: none read) */
     double energy_pass_s;            /* each row's energy pass (0: none) */
+    spb_reporter out;                /* where the rows go */
 } spb_run_opts;
 
 /* Skipped rows of one matrix that share a reason. */

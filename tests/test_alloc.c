@@ -124,9 +124,7 @@ static spb_run_totals run_failing_at(long at, long *made, int *lost)
                          .config = {.hack_size = 32, .precision = SPB_FP64},
                          .threads = one_thread,
                          .thread_counts = 1,
-                         .csv = csv,
-                         .csv_path = "rows.csv",
-                         .table = table,
+                         .out = {.csv = csv, .csv_path = "rows.csv", .table = table},
                          .settings = ""};
     spb_run_totals totals = {0};
     char msg[SPB_MSG_LEN] = "";

@@ -300,13 +300,13 @@ static void run_one_row(const spb_spmv_kernel *row, double max_kernel_ms, spb_ru
     opts.tolerance = SPB_DEFAULT_TOLERANCE;
     opts.config = (spb_kernel_config){.hack_size = 32, .threads = 1, .precision = SPB_FP64};
     opts.max_kernel_ms = max_kernel_ms;
-    opts.table = tmpfile();
+    opts.out.table = tmpfile();
     opts.settings = "test";
     char msg[SPB_MSG_LEN] = "";
     CHECK(run_matrix("gen:lap2d:10", "gen:lap2d:10", &opts, totals, msg) == SPB_OK, "run: %s", msg);
-    rewind(opts.table);
-    if (!fgets(line, line_len, opts.table)) line[0] = '\0';
-    fclose(opts.table);
+    rewind(opts.out.table);
+    if (!fgets(line, line_len, opts.out.table)) line[0] = '\0';
+    fclose(opts.out.table);
 }
 
 static void check_cap_judges_the_product(void)
@@ -353,7 +353,7 @@ static void check_run_converts_once(void)
     opts.config = (spb_kernel_config){.hack_size = 32, .threads = 1, .precision = SPB_FP64};
     opts.threads = threads;
     opts.thread_counts = 2;
-    opts.table = fopen("/dev/null", "w");
+    opts.out.table = fopen("/dev/null", "w");
     opts.settings = "test";
     spb_run_totals totals = {0};
     char msg[SPB_MSG_LEN] = "";
@@ -363,7 +363,7 @@ static void check_run_converts_once(void)
     CHECK(totals.conversions == 2, "HLL converted %d times, expected 2 (row- and column-major)",
           totals.conversions);
     run_totals_free(&totals);
-    fclose(opts.table);
+    fclose(opts.out.table);
 }
 
 /* kernel_trial on made-up rows: each says how long a call takes, or
