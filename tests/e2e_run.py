@@ -506,8 +506,9 @@ def test_kernel_typo(tmp):
 def test_energy_columns(tmp):
     """The energy columns: empty where the machine has no counter, with the
     reason in the header and the JSON (a CPU without RAPL, no GPU here);
-    filled for the CPU rows where RAPL reads, and for the device rows
-    (checked on the device machine). A CSV begun by an older spbench,
+    filled for the CPU rows where RAPL reads, and for the device rows where
+    NVML does (three matrices: energy within the power limit times the
+    time, clocks read). A CSV begun by an older spbench,
     without them, is refused by --resume, naming what it lacks."""
     csv_path, json_path = os.path.join(tmp, "energy.csv"), os.path.join(tmp, "energy.json")
     cage4 = os.path.join(BUNDLED, "cage4.mtx.gz")
@@ -531,6 +532,21 @@ def test_energy_columns(tmp):
               rows[0]["watts"] == "" and rows[0]["throttled"] == "",
               "no RAPL: the columns empty, the header and the JSON say why: %s" %
               [l for l in r.stdout.splitlines() if "energy" in l])
+    gpu = energy.get("gpu", {})
+    if gpu.get("available"):  # the device machine: three matrices' device rows
+        device_csv = os.path.join(tmp, "energy-gpu.csv")
+        d = spbench("run", *FAST, "--kernels", "auto.cuda,cusparse.csr,csr.cuda.stream",
+                    "--csv", device_csv, cage4, "gen:lap3d:60", "gen:rmat:14:8")
+        device = [x for x in read_rows(device_csv) if x["status"] == "ok"]
+        bound = lambda x: gpu["power_limit_w"] * float(x["time_ms_median"]) * 1e-3
+        check(d.returncode == 0 and len(device) == 9 and
+              all(0 < float(x["joules_per_product"]) <= 2 * bound(x) and
+                  float(x["sm_clock_mhz"]) > 0 and float(x["mem_clock_mhz"]) > 0 and
+                  x["throttled"] in ("0", "1") for x in device),
+              "every device row's energy is above 0 and within the power limit times its "
+              "time (twice, for the pass's own timing), with its clocks: %s" %
+              [(x["kernel"], x["joules_per_product"], x["time_ms_median"], x["sm_clock_mhz"])
+               for x in device])
     # the energy chart is drawn where the figures are (made up here: no counters)
     if rows and shutil.which("gnuplot"):
         rows[0]["gflops_per_watt"], plotted = "1.5", os.path.join(tmp, "energy_plot")
