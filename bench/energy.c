@@ -212,8 +212,9 @@ const char *energy_why(const spb_energy_meters *m, int gpu)
 
 const char *energy_cpu_zones(const spb_energy_meters *m) { return m ? m->zone_names : ""; }
 
-static double nvml_mhz(const spb_energy_meters *m, nvml_return (*get)(nvml_device, int, unsigned *),
-                       int which)
+/* One of NVML's unsigned readings (MHz, degrees) of the GPU, or NAN where it says none. */
+static double nvml_reading(const spb_energy_meters *m,
+                           nvml_return (*get)(nvml_device, int, unsigned *), int which)
 {
     unsigned v = 0;
     return get && get(m->nvml.device, which, &v) == 0 ? (double)v : NAN;
@@ -225,11 +226,11 @@ int energy_gpu_info(const spb_energy_meters *m, spb_gpu_power_info *info)
     unsigned mw = 0;
     info->power_limit_w =
         m->nvml.power_limit_mw && m->nvml.power_limit_mw(m->nvml.device, &mw) == 0 ? mw / 1e3 : NAN;
-    info->sm_mhz = nvml_mhz(m, m->nvml.clock, NVML_CLOCK_SM);
-    info->mem_mhz = nvml_mhz(m, m->nvml.clock, NVML_CLOCK_MEM);
-    info->sm_max_mhz = nvml_mhz(m, m->nvml.max_clock, NVML_CLOCK_SM);
-    info->mem_max_mhz = nvml_mhz(m, m->nvml.max_clock, NVML_CLOCK_MEM);
-    info->temp_c = nvml_mhz(m, m->nvml.temperature, NVML_TEMPERATURE_GPU);
+    info->sm_mhz = nvml_reading(m, m->nvml.clock, NVML_CLOCK_SM);
+    info->mem_mhz = nvml_reading(m, m->nvml.clock, NVML_CLOCK_MEM);
+    info->sm_max_mhz = nvml_reading(m, m->nvml.max_clock, NVML_CLOCK_SM);
+    info->mem_max_mhz = nvml_reading(m, m->nvml.max_clock, NVML_CLOCK_MEM);
+    info->temp_c = nvml_reading(m, m->nvml.temperature, NVML_TEMPERATURE_GPU);
     return 1;
 }
 
@@ -323,9 +324,9 @@ static double joules_between(const spb_energy_meters *m, int gpu, const double *
 /* The GPU's clocks and temperature, between chunks of the pass. */
 static void read_clocks(const spb_energy_meters *m, spb_energy *e)
 {
-    e->sm_mhz = nvml_mhz(m, m->nvml.clock, NVML_CLOCK_SM);
-    e->mem_mhz = nvml_mhz(m, m->nvml.clock, NVML_CLOCK_MEM);
-    e->temp_c = nvml_mhz(m, m->nvml.temperature, NVML_TEMPERATURE_GPU);
+    e->sm_mhz = nvml_reading(m, m->nvml.clock, NVML_CLOCK_SM);
+    e->mem_mhz = nvml_reading(m, m->nvml.clock, NVML_CLOCK_MEM);
+    e->temp_c = nvml_reading(m, m->nvml.temperature, NVML_TEMPERATURE_GPU);
 }
 
 #define ENERGY_CHUNK_S 0.05

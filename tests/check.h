@@ -43,4 +43,15 @@ static inline int check_done(void)
     return check_failed ? 1 : 0;
 }
 
+/* A fixture file: text written to dir/name (a test's own temporary folder). */
+static inline void check_put(const char *dir, const char *name, const char *text)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%.600s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f) return;
+    fputs(text, f);
+    fclose(f);
+}
+
 #endif

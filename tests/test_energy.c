@@ -16,16 +16,6 @@
 
 /* ---- a fake powercap tree ---- */
 
-static void put(const char *dir, const char *name, const char *text)
-{
-    char path[700];
-    snprintf(path, sizeof path, "%.600s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    if (!f) return;
-    fputs(text, f);
-    fclose(f);
-}
-
 /* A zone folder root/entry with its name, range and counter (NULL: none). */
 static void zone(const char *root, const char *entry, const char *name, const char *range,
                  const char *now)
@@ -33,9 +23,9 @@ static void zone(const char *root, const char *entry, const char *name, const ch
     char dir[600];
     snprintf(dir, sizeof dir, "%s/%s", root, entry);
     mkdir(dir, 0755);
-    put(dir, "name", name);
-    put(dir, "max_energy_range_uj", range);
-    if (now) put(dir, "energy_uj", now);
+    check_put(dir, "name", name);
+    check_put(dir, "max_energy_range_uj", range);
+    if (now) check_put(dir, "energy_uj", now);
 }
 
 /* The products of the pass: each call advances the counters' files to
@@ -50,9 +40,9 @@ static double rapl_products(void *ctx, int calls)
     rapl_calls *r = ctx;
     char dir[600];
     snprintf(dir, sizeof dir, "%s/intel-rapl:0", r->root);
-    put(dir, "energy_uj", "1000\n");
+    check_put(dir, "energy_uj", "1000\n");
     snprintf(dir, sizeof dir, "%s/intel-rapl:0:1", r->root);
-    put(dir, "energy_uj", "400\n");
+    check_put(dir, "energy_uj", "400\n");
     r->calls += calls;
     return 1e-3 * calls;
 }
@@ -97,7 +87,7 @@ static void test_rapl(void)
     /* a counter that cannot be read: unreadable to a user (root reads
      * anything: a folder in its place stands in) */
     if (geteuid() != 0) {
-        put(root, "intel-rapl:0/energy_uj", "1\n");
+        check_put(root, "intel-rapl:0/energy_uj", "1\n");
         chmod(missing, 0);
     } else {
         mkdir(missing, 0755);

@@ -15,15 +15,7 @@
 
 static char root[] = "/tmp/spb_sources_XXXXXX";
 
-static void put(const char *name, const char *text)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", root, name);
-    FILE *f = fopen(path, "w");
-    if (!f) return;
-    fputs(text, f);
-    fclose(f);
-}
+static void put(const char *name, const char *text) { check_put(root, name, text); }
 
 static const char *at(const char *name)
 {
