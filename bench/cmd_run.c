@@ -20,6 +20,7 @@
 #include "launch.h"
 #include "op_spgemm.h"
 #include "output_file.h"
+#include "plan.h"
 #include "processes.h"
 #include "run.h"
 #include "validate.h"
@@ -255,20 +256,19 @@ static void parse_run_args(int argc, char **argv, run_args *a)
 /* A distributed row whose ranks multiply on GPUs (mpi.cuda.*). */
 static int on_gpu_ranks(const spb_kernel *k) { return strncmp(k->name, "mpi.cuda.", 9) == 0; }
 
-/* The selected kernels; *cuda: how many of them run on a GPU (the GPU
- * ranks' rows included), *gpu_ranks: how many are GPU ranks' rows. */
-static int count_selected(const spb_run_opts *o, int *cuda, int *gpu_ranks)
+/* The selected kernels (the plan's); *cuda: how many of them run on a
+ * GPU (the GPU ranks' rows included), *gpu_ranks: how many are GPU ranks'
+ * rows. */
+static int count_selected(const spb_plan *plan, int *cuda, int *gpu_ranks)
 {
-    int selected = 0;
     *cuda = *gpu_ranks = 0;
-    for (int k = 0; k < o->op->kernel_count; k++) {
-        const spb_kernel *kernel = o->op->kernels[k];
-        int chosen = kernel_chosen(kernel, o->kernels, o->distributed);
-        selected += chosen;
-        *gpu_ranks += chosen && on_gpu_ranks(kernel);
-        *cuda += chosen && (kernel->backend == SPB_BACKEND_CUDA || on_gpu_ranks(kernel));
+    for (int i = 0; i < plan->count; i++) {
+        const spb_kernel *kernel = plan->rows[i].kernel;
+        if (!plan_kernel_ends(plan, i)) continue; /* each kernel once */
+        *gpu_ranks += on_gpu_ranks(kernel);
+        *cuda += kernel->backend == SPB_BACKEND_CUDA || on_gpu_ranks(kernel);
     }
-    return selected;
+    return plan->kernels;
 }
 
 /* A results file that already holds rows is kept unless the user says
@@ -489,8 +489,7 @@ static void print_left_out(const spb_run_opts *o)
     for (int k = 0; k < o->op->kernel_count && !(o->kernels && *o->kernels); k++) {
         const spb_kernel *kernel = o->op->kernels[k];
         char why[SPB_MSG_LEN] = "";
-        if ((kernel->backend == SPB_BACKEND_MPI) != o->distributed ||
-            !kernel_unavailable(kernel, why))
+        if (kernel_over_ranks(kernel) != o->distributed || !kernel_unavailable(kernel, why))
             continue;
         int r = 0;
         while (r < used && strcmp(reasons[r], why) != 0) r++;
@@ -636,14 +635,8 @@ static spb_status run_all(run_args *a, const spb_source_list *list, spb_run_tota
     }
     progress_finish(&progress);
     if (st == SPB_OK) st = run_replay_rest(o, totals, msg);
-    spb_row_counts counts = {.rows = totals->rows,
-                             .ok = totals->ok,
-                             .wrong = totals->wrong,
-                             .skipped = totals->skipped,
-                             .errors = totals->errors,
-                             .resumed = totals->resumed,
-                             .interrupted_by = run_stop_requested(),
-                             .noisy = totals->noisy};
+    spb_row_counts counts = totals->counts;
+    counts.interrupted_by = run_stop_requested();
     /* the JSON ends whole on every path: after an error it says which */
     char end_msg[SPB_MSG_LEN] = "";
     counts.failed = st == SPB_OK ? NULL : msg;
@@ -684,21 +677,21 @@ static void print_noise_summary(const spb_run_totals *totals, const spb_machine_
 {
     char why[512];
     int busy = machine_load_busy(m, why, sizeof why);
-    if (totals->noisy)
+    if (totals->counts.noisy)
         printf("# %d of %d ok rows noisy (samples spread beyond %.0f%% of the median, or one "
                "beyond %.0fx it, after up to %d re-measurements)%s%s; rerun %sor raise --reps "
                "and --min-time\n",
-               totals->noisy, totals->ok, 100 * SPB_NOISY_SPREAD, SPB_NOISY_OUTLIER,
+               totals->counts.noisy, totals->counts.ok, 100 * SPB_NOISY_SPREAD, SPB_NOISY_OUTLIER,
                SPB_NOISY_RETRIES, busy ? ": the machine was busy: " : "", why,
                busy ? "on a quiet machine " : "");
     else if (busy)
         printf("# the machine was busy (%s): no row broke the noise rule, but compare with a "
                "run on a quiet machine\n",
                why);
-    if (totals->throttled)
+    if (totals->counts.throttled)
         printf("# the GPU throttled during %d row%s (power or heat; throttled, throttle_reasons): "
                "their times are below the kernels' speed at full clocks\n",
-               totals->throttled, totals->throttled == 1 ? "" : "s");
+               totals->counts.throttled, totals->counts.throttled == 1 ? "" : "s");
 }
 
 /* The first SIGINT or SIGTERM stops the run between turns (run.h) and
@@ -793,13 +786,13 @@ static spb_source_list matrices_or_exit(run_args *a)
 static int finish_run(int argc, char **argv, const run_args *a, spb_run_totals *totals)
 {
     /* rows read back included: it names their kernels */
-    run_print_summary(stdout, totals, a->opts.op->baseline->name);
-    printf("# %d row%s: %d ok, %d wrong, %d skipped, %d error", totals->rows,
-           totals->rows == 1 ? "" : "s", totals->ok, totals->wrong, totals->skipped,
-           totals->errors);
+    summary_print(stdout, &totals->summary, a->opts.op->baseline->name);
+    printf("# %d row%s: %d ok, %d wrong, %d skipped, %d error", totals->counts.rows,
+           totals->counts.rows == 1 ? "" : "s", totals->counts.ok, totals->counts.wrong,
+           totals->counts.skipped, totals->counts.errors);
     if (a->resume)
-        printf("; %d were already in %s, %d measured now", totals->resumed, a->opts.out.csv_path,
-               totals->rows - totals->resumed);
+        printf("; %d were already in %s, %d measured now", totals->counts.resumed,
+               a->opts.out.csv_path, totals->counts.rows - totals->counts.resumed);
     printf("\n");
     print_noise_summary(totals, &a->machine);
     int stopped_by = run_stop_requested();
@@ -807,11 +800,12 @@ static int finish_run(int argc, char **argv, const run_args *a, spb_run_totals *
         fflush(stdout);
         char what[96];
         snprintf(what, sizeof what, "interrupted by %s after %d rows",
-                 stopped_by == SIGINT ? "SIGINT" : "SIGTERM", totals->rows - totals->resumed);
+                 stopped_by == SIGINT ? "SIGINT" : "SIGTERM",
+                 totals->counts.rows - totals->counts.resumed);
         print_resume_hint(argc, argv, a, what);
         return 128 + stopped_by;
     }
-    return totals->wrong || totals->errors ? EXIT_RESULTS_BAD : 0;
+    return totals->counts.wrong || totals->counts.errors ? EXIT_RESULTS_BAD : 0;
 }
 
 /* The kernels the patterns select (how many run on a GPU, how many are GPU
@@ -824,7 +818,13 @@ static int selected_or_exit(const spb_run_opts *o, int *cuda, int *gpu_ranks)
         fprintf(stderr, "spbench: %s\n", msg);
         exit(EXIT_USAGE);
     }
-    int selected = count_selected(o, cuda, gpu_ranks);
+    spb_plan plan;
+    if (plan_build(&plan, o, msg) != SPB_OK) {
+        fprintf(stderr, "spbench: %s\n", msg);
+        exit(EXIT_FAILURE);
+    }
+    int selected = count_selected(&plan, cuda, gpu_ranks);
+    plan_free(&plan);
     if (!selected) {
         fprintf(stderr, "spbench: --kernels '%s' matches no kernel (see spbench --list)\n",
                 o->kernels);

@@ -42,7 +42,7 @@ const char *backend_name(spb_backend backend)
 
 int kernel_unavailable(const spb_kernel *kernel, char *why)
 {
-    if (kernel->backend == SPB_BACKEND_MPI) return 0; /* "not under MPI" is the launcher's */
+    if (kernel_over_ranks(kernel)) return 0; /* "not under MPI" is the launcher's */
     return kernel->supports && !kernel->supports(kernel, NULL, why);
 }
 
@@ -50,7 +50,7 @@ int kernel_chosen(const spb_kernel *kernel, const char *patterns, int distribute
 {
     if (patterns && *patterns) return kernel_selected(kernel->name, patterns);
     char why[SPB_MSG_LEN];
-    return (kernel->backend == SPB_BACKEND_MPI) == distributed && !kernel_unavailable(kernel, why);
+    return kernel_over_ranks(kernel) == distributed && !kernel_unavailable(kernel, why);
 }
 
 /* Edit distance (insertions, deletions, substitutions) of two short names. */

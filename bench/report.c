@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kernels.h"
+
 const char *row_status_str(spb_row_status status)
 {
     switch (status) {
@@ -21,6 +23,11 @@ const char *row_status_str(spb_row_status status)
     case SPB_ROW_ERROR: return "error";
     }
     return "error";
+}
+
+int result_over_ranks(const spb_result *r)
+{
+    return strcmp(r->backend, backend_name(SPB_BACKEND_MPI)) == 0;
 }
 
 void result_init(spb_result *r)
@@ -423,7 +430,7 @@ void report_table_row(FILE *out, const spb_result *r)
     snprintf(kernel, sizeof kernel, "%s%s%s", r->kernel,
              strcmp(r->precision, "fp32") == 0 ? "/" : "",
              strcmp(r->precision, "fp32") == 0 ? r->precision : "");
-    if (strcmp(r->backend, "mpi") == 0) { /* a distributed row at P ranks: kernel@P */
+    if (result_over_ranks(r)) { /* a distributed row at P ranks: kernel@P */
         size_t used = strlen(kernel);
         snprintf(kernel + used, sizeof kernel - used, "@%d", r->ranks);
     }

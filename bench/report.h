@@ -58,6 +58,10 @@ typedef struct {
 /* Fills every numeric field with NAN and the rest with empties. */
 void result_init(spb_result *r);
 
+/* Whether the row is a distributed row's (kernel_over_ranks), from its
+ * backend: rows read back from a CSV have no kernel to ask. */
+int result_over_ranks(const spb_result *r);
+
 /* A row read back from a results CSV of this version (fields in column
  * order) into r; r's text fields point into fields. */
 void result_from_csv(spb_result *r, char *const *fields, int count);
@@ -99,6 +103,7 @@ typedef struct {
     int interrupted_by; /* the signal that stopped the run early, or 0 */
     const char *failed; /* the error that ended the run early, or NULL */
     int noisy;          /* ok rows that broke the noise rule */
+    int throttled;      /* ok rows timed while the GPU throttled (energy.h) */
 } spb_row_counts;
 
 /* The JSON document: its header and the opening of "rows" (begin), then

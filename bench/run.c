@@ -12,6 +12,7 @@
 
 #include "../core/memory.h"
 #include "gen.h"
+#include "plan.h"
 #include "sources.h"
 
 static volatile sig_atomic_t stop_signal;
@@ -30,18 +31,18 @@ int run_stop_requested(void)
 /* Prints the matrix's folded skips, a line per reason. */
 static void flush_folded(const spb_run_opts *opts, spb_run_totals *totals)
 {
-    if (!totals->fold_count) return;
+    if (!totals->skips.count) return;
     progress_finish(opts->out.progress);
-    for (int k = 0; k < totals->fold_count; k++) {
-        const spb_fold *f = &totals->folds[k];
+    for (int k = 0; k < totals->skips.count; k++) {
+        const spb_fold *f = &totals->skips.folds[k];
         char line[2 * SPB_MSG_LEN];
-        int keep = snprintf(line, sizeof line, "%-24.24s %d kernel%s skipped",
-                            totals->folded_matrix, f->count, f->count == 1 ? "" : "s");
+        int keep = snprintf(line, sizeof line, "%-24.24s %d kernel%s skipped", totals->skips.matrix,
+                            f->count, f->count == 1 ? "" : "s");
         snprintf(line + keep, sizeof line - (size_t)keep, " (%s%s): %s", f->kernels,
                  f->more ? ", ..." : "", f->reason);
         report_table_line(opts->out.table, line, keep);
     }
-    totals->fold_count = 0;
+    totals->skips.count = 0;
 }
 
 /* Whether the fold's list already names kernel (whole names, not parts:
@@ -60,15 +61,15 @@ static int fold_names(const spb_fold *f, const char *kernel)
 static int fold(const spb_run_opts *opts, spb_run_totals *totals, const spb_result *r)
 {
     if (r->status != SPB_ROW_SKIPPED) return 0;
-    if (totals->fold_count && strcmp(totals->folded_matrix, r->matrix) != 0)
+    if (totals->skips.count && strcmp(totals->skips.matrix, r->matrix) != 0)
         flush_folded(opts, totals);
-    snprintf(totals->folded_matrix, sizeof totals->folded_matrix, "%s", r->matrix);
+    snprintf(totals->skips.matrix, sizeof totals->skips.matrix, "%s", r->matrix);
     spb_fold *f = NULL;
-    for (int k = 0; k < totals->fold_count && !f; k++)
-        if (strcmp(totals->folds[k].reason, r->message) == 0) f = &totals->folds[k];
-    if (!f && totals->fold_count == SPB_FOLD_REASONS) return 0;
+    for (int k = 0; k < totals->skips.count && !f; k++)
+        if (strcmp(totals->skips.folds[k].reason, r->message) == 0) f = &totals->skips.folds[k];
+    if (!f && totals->skips.count == SPB_FOLD_REASONS) return 0;
     if (!f) {
-        f = &totals->folds[totals->fold_count++];
+        f = &totals->skips.folds[totals->skips.count++];
         snprintf(f->reason, sizeof f->reason, "%s", r->message);
         f->kernels[0] = '\0';
         f->count = f->names = f->more = 0;
@@ -95,16 +96,16 @@ static void emit_row(const spb_run_opts *opts, spb_run_totals *totals, const spb
         *csv_status = report_csv_row(opts->out.csv, opts->out.csv_path, r, msg);
     if (*csv_status == SPB_OK)
         *csv_status =
-            report_json_row(opts->out.json, opts->out.json_path, r, totals->rows == 0, msg);
-    totals->rows++;
-    totals->resumed += stored;
-    totals->noisy += r->status == SPB_ROW_OK && r->timing.noisy;
-    totals->throttled += r->status == SPB_ROW_OK && r->energy.throttled == 1;
+            report_json_row(opts->out.json, opts->out.json_path, r, totals->counts.rows == 0, msg);
+    totals->counts.rows++;
+    totals->counts.resumed += stored;
+    totals->counts.noisy += r->status == SPB_ROW_OK && r->timing.noisy;
+    totals->counts.throttled += r->status == SPB_ROW_OK && r->energy.throttled == 1;
     if (!stored && opts->out.machine) machine_load_sample(opts->out.machine);
-    totals->ok += r->status == SPB_ROW_OK;
-    totals->wrong += r->status == SPB_ROW_WRONG;
-    totals->skipped += r->status == SPB_ROW_SKIPPED;
-    totals->errors += r->status == SPB_ROW_ERROR;
+    totals->counts.ok += r->status == SPB_ROW_OK;
+    totals->counts.wrong += r->status == SPB_ROW_WRONG;
+    totals->counts.skipped += r->status == SPB_ROW_SKIPPED;
+    totals->counts.errors += r->status == SPB_ROW_ERROR;
 }
 
 static void emit(const spb_run_opts *opts, spb_run_totals *totals, const spb_result *r,
@@ -112,8 +113,6 @@ static void emit(const spb_run_opts *opts, spb_run_totals *totals, const spb_res
 {
     emit_row(opts, totals, r, 0, csv_status, msg);
 }
-
-static void note_best(spb_run_totals *totals, const spb_result *r);
 
 /* A row --resume found in the CSV, reported as if measured now: in the
  * JSON, the table, the tallies and the summary, and as the speedup
@@ -125,7 +124,7 @@ static void replay(const spb_run_opts *opts, spb_run_totals *totals, const spb_d
     result_from_csv(&r, row->fields, row->count);
     totals->replayed[row - opts->done->rows] = 1;
     emit_row(opts, totals, &r, 1, csv_status, msg);
-    note_best(totals, &r);
+    summary_note(&totals->summary, &r);
     if (c && r.status == SPB_ROW_OK && strcmp(r.kernel, opts->op->baseline->name) == 0)
         c->baseline_seconds[strcmp(r.precision, spb_precision_str(SPB_FP32)) == 0 ? SPB_FP32
                                                                                   : SPB_FP64] =
@@ -292,7 +291,7 @@ static double bound_for(const spb_kernel *kernel, const spb_run_opts *opts, int 
     const spb_roofline *roof = opts->roofline;
     *in_cache = -1;
     /* the bandwidth is measured by rank 0 alone: no bound for P ranks */
-    if (!roof || kernel->backend == SPB_BACKEND_MPI) return 0;
+    if (!roof || kernel_over_ranks(kernel)) return 0;
     int gpu = kernel->backend == SPB_BACKEND_CUDA;
     double llc = gpu ? roof->gpu_l2_bytes : roof->cpu_llc_bytes;
     if (llc > 0) *in_cache = bytes <= llc;
@@ -356,134 +355,6 @@ void progress_finish(spb_progress *p)
     if (p && p->out && p->live) fputs("\r\033[K", p->out);
 }
 
-/* Keeps the fastest ok row per (matrix, threads). */
-static void note_best(spb_run_totals *totals, const spb_result *r)
-{
-    if (r->status != SPB_ROW_OK) return;
-    for (int k = totals->best_count - 1; k >= 0; k--) {
-        spb_best *b = &totals->best[k];
-        if (strcmp(b->matrix, r->matrix) != 0) break;
-        if (b->threads != r->threads || b->ranks != r->ranks ||
-            b->distributed != (strcmp(r->backend, "mpi") == 0))
-            continue;
-        b->noisy |= r->timing.noisy;
-        if (r->timing.median < b->seconds) {
-            b->kernel = r->kernel;
-            b->precision = r->precision;
-            b->seconds = r->timing.median;
-            b->speedup = r->speedup;
-            b->rank_speedup = r->rank_speedup;
-            b->dist = r->dist;
-        }
-        return;
-    }
-    if (totals->best_count == totals->best_cap) {
-        int cap = totals->best_cap ? totals->best_cap * 2 : 64;
-        spb_best *grown = spb_realloc(totals->best, (size_t)cap, sizeof *grown);
-        if (!grown) return; /* the summary is a convenience; the rows are on disk */
-        totals->best = grown;
-        totals->best_cap = cap;
-    }
-    spb_best *b = &totals->best[totals->best_count++];
-    snprintf(b->matrix, sizeof b->matrix, "%s", r->matrix);
-    b->kernel = r->kernel;
-    b->precision = r->precision;
-    b->threads = r->threads;
-    b->ranks = r->ranks;
-    b->distributed = strcmp(r->backend, "mpi") == 0;
-    b->seconds = r->timing.median;
-    b->speedup = r->speedup;
-    b->noisy = r->timing.noisy;
-    b->rank_speedup = r->rank_speedup;
-    b->dist = r->dist;
-}
-
-/* A best row's kernel as the table names it: fp32 rows say so, * marks noise. */
-static void best_name(const spb_best *b, char *name, size_t size)
-{
-    int fp32 = strcmp(b->precision, "fp32") == 0;
-    snprintf(name, size, "%s%s%s", b->kernel, fp32 ? "/fp32" : "", b->noisy ? " *" : "");
-}
-
-/* A figure with `decimals` digits after the point, or "-" where it does
- * not apply (NAN). */
-static const char *figure(char *text, size_t size, int decimals, double v)
-{
-    if (isnan(v)) return "-";
-    snprintf(text, size, "%.*f", decimals, v);
-    return text;
-}
-
-/* The one-process rows' best kernel per matrix and thread count. */
-static int print_best_local(FILE *out, const spb_run_totals *totals, const char *baseline,
-                            int width)
-{
-    int noisy = 0, printed = 0;
-    for (int k = 0; k < totals->best_count; k++) {
-        const spb_best *b = &totals->best[k];
-        if (b->distributed) continue;
-        if (printed++ == 0) {
-            fprintf(out, "\n# best kernel per matrix and thread count (speedup over %s)\n",
-                    baseline);
-            fprintf(out, "%-24s %3s  %-*s %10s %8s\n", "matrix", "thr", width, "best kernel",
-                    "median_ms", "speedup");
-        }
-        char kernel[128], speedup[32];
-        best_name(b, kernel, sizeof kernel);
-        fprintf(out, "%-24.24s %3d  %-*s %10.3e %8s\n", b->matrix, b->threads, width, kernel,
-                b->seconds * 1e3, figure(speedup, sizeof speedup, 2, b->speedup));
-        noisy += b->noisy;
-    }
-    return noisy;
-}
-
-/* The distributed rows' best per matrix, rank count and threads per rank,
- * with what a PETSc -log_view reader looks for: the split of the time,
- * the bytes, the neighbours and the balance. */
-static int print_best_distributed(FILE *out, const spb_run_totals *totals, int width)
-{
-    int noisy = 0, printed = 0;
-    for (int k = 0; k < totals->best_count; k++) {
-        const spb_best *b = &totals->best[k];
-        if (!b->distributed) continue;
-        if (printed++ == 0) {
-            fprintf(out, "\n# best distributed row per matrix, rank count and threads per rank "
-                         "(rank_spd: over the same row at one rank)\n");
-            fprintf(out, "%-24s %5s %3s  %-*s %10s %8s %9s %9s %10s %4s %6s\n", "matrix", "ranks",
-                    "thr", width, "best kernel", "median_ms", "rank_spd", "compute_ms", "comm_ms",
-                    "MB_sent", "nbrs", "imbal");
-        }
-        char kernel[128], spd[32], compute[32], comm[32], sent[32], nbrs[32], imbal[32];
-        best_name(b, kernel, sizeof kernel);
-        fprintf(out, "%-24.24s %5d %3d  %-*s %10.3e %8s %9s %9s %10s %4s %6s\n", b->matrix,
-                b->ranks, b->threads, width, kernel, b->seconds * 1e3,
-                figure(spd, sizeof spd, 2, b->rank_speedup),
-                figure(compute, sizeof compute, 4, b->dist.compute_s * 1e3),
-                figure(comm, sizeof comm, 4, b->dist.comm_s * 1e3),
-                figure(sent, sizeof sent, 3, b->dist.bytes_max / 1e6),
-                figure(nbrs, sizeof nbrs, 0, b->dist.neighbours),
-                figure(imbal, sizeof imbal, 2, b->dist.imbalance));
-        noisy += b->noisy;
-    }
-    return noisy;
-}
-
-void run_print_summary(FILE *out, const spb_run_totals *totals, const char *baseline)
-{
-    if (totals->best_count == 0) return;
-    int width = 20; /* the longest name decides the column: no row pushed out of line */
-    for (int k = 0; k < totals->best_count; k++) {
-        char kernel[128];
-        best_name(&totals->best[k], kernel, sizeof kernel);
-        if ((int)strlen(kernel) > width) width = (int)strlen(kernel);
-    }
-    int noisy = print_best_local(out, totals, baseline, width);
-    noisy += print_best_distributed(out, totals, width);
-    if (noisy)
-        fprintf(out, "# * ranked among noisy rows (%d of %d): the order may not hold\n", noisy,
-                totals->best_count);
-}
-
 spb_status run_totals_begin(const spb_run_opts *opts, spb_run_totals *totals, char *msg)
 {
     memset(totals, 0, sizeof *totals);
@@ -511,43 +382,10 @@ void run_totals_free(spb_run_totals *totals)
 {
     spb_free(totals->replayed);
     totals->replayed = NULL;
-    spb_free(totals->one_rank);
-    totals->one_rank = NULL;
-    totals->one_rank_count = totals->one_rank_cap = 0;
-    spb_free(totals->best);
-    totals->best = NULL;
-    totals->best_count = totals->best_cap = 0;
-}
-
-/* Serial and device kernels run once (one host thread); OpenMP ones at
- * each thread count; distributed ones at each rank count and, per rank,
- * each thread count. */
-static int kernel_runs(const spb_kernel *kernel, const spb_run_opts *opts)
-{
-    if (kernel->backend == SPB_BACKEND_MPI) return opts->rank_counts * opts->thread_counts;
-    return kernel->backend == SPB_BACKEND_OPENMP ? opts->thread_counts : 1;
-}
-
-static int kernel_threads(const spb_kernel *kernel, const spb_run_opts *opts, int c)
-{
-    if (kernel->backend == SPB_BACKEND_MPI) return opts->threads[c % opts->thread_counts];
-    return kernel->backend == SPB_BACKEND_OPENMP ? opts->threads[c] : 1;
-}
-
-static int kernel_ranks(const spb_kernel *kernel, const spb_run_opts *opts, int c)
-{
-    return kernel->backend == SPB_BACKEND_MPI ? opts->ranks[c / opts->thread_counts] : 1;
-}
-
-/* The precisions each kernel runs in, and the p-th of them. */
-static int run_precision_count(const spb_run_opts *opts)
-{
-    return opts->precisions ? opts->precision_count : 1;
-}
-
-static spb_precision run_precision(const spb_run_opts *opts, int p)
-{
-    return opts->precisions ? opts->precisions[p] : opts->config.precision;
+    spb_free(totals->one_rank.at);
+    totals->one_rank.at = NULL;
+    totals->one_rank.count = totals->one_rank.cap = 0;
+    summary_free(&totals->summary);
 }
 
 /* The row --resume found already measured, or NULL. */
@@ -562,44 +400,26 @@ static const spb_done_row *stored_row(const spb_run_opts *opts, const char *matr
     return resume_find(opts->done, key);
 }
 
-/* Whether every selected row of the matrix is already measured (or the
+/* Whether every planned row of the matrix is already measured (or the
  * matrix failed to load before); if so, replays them all. */
-static int replayed_whole(const char *name, const spb_run_opts *opts, spb_run_totals *totals,
-                          spb_status *csv_status, char *msg)
+static int replayed_whole(const char *name, const spb_plan *plan, const spb_run_opts *opts,
+                          spb_run_totals *totals, spb_status *csv_status, char *msg)
 {
     if (!opts->done) return 0;
-    const spb_done_row *failed = stored_row(opts, name, "", run_precision(opts, 0), 0, 1);
+    const spb_done_row *failed = stored_row(opts, name, "", plan->first_precision, 0, 1);
     if (failed) {
         replay(opts, totals, failed, NULL, csv_status, msg);
         return 1;
     }
     for (int pass = 0; pass < 2; pass++) /* all there? then replay them all */
-        for (int k = 0; k < opts->op->kernel_count; k++) {
-            const spb_kernel *kernel = opts->op->kernels[k];
-            if (!kernel_chosen(kernel, opts->kernels, opts->distributed)) continue;
-            for (int p = 0; p < run_precision_count(opts); p++)
-                for (int c = 0; c < kernel_runs(kernel, opts) && *csv_status == SPB_OK; c++) {
-                    const spb_done_row *row =
-                        stored_row(opts, name, kernel->name, run_precision(opts, p),
-                                   kernel_threads(kernel, opts, c), kernel_ranks(kernel, opts, c));
-                    if (pass == 0 && !row) return 0;
-                    if (pass == 1) replay(opts, totals, row, NULL, csv_status, msg);
-                }
+        for (int i = 0; i < plan->count && *csv_status == SPB_OK; i++) {
+            const spb_planned_row *p = &plan->rows[i];
+            const spb_done_row *row = stored_row(opts, name, p->kernel->name, p->config.precision,
+                                                 p->config.threads, p->config.ranks);
+            if (pass == 0 && !row) return 0;
+            if (pass == 1) replay(opts, totals, row, NULL, csv_status, msg);
         }
     return 1;
-}
-
-/* The formats the selected kernels after the k-th still need (bit per kind). */
-static unsigned formats_needed_after(const spb_run_opts *opts, int k)
-{
-    unsigned mask = 0;
-    for (k++; k < opts->op->kernel_count; k++) {
-        const spb_kernel *kernel = opts->op->kernels[k];
-        int kind = format_kind_of(kernel->format);
-        if (kind >= 0 && kernel_chosen(kernel, opts->kernels, opts->distributed))
-            mask |= 1u << kind;
-    }
-    return mask;
 }
 
 /* A row with the fields every row of this case shares. */
@@ -628,51 +448,53 @@ static void row_start(spb_result *r, const spb_run_opts *opts, spb_precision pre
 static void baseline_from_done(spb_case *c, const spb_run_opts *opts)
 {
     const spb_kernel *baseline = opts->op->baseline;
-    for (int p = 0; p < run_precision_count(opts); p++) {
-        spb_precision precision = run_precision(opts, p);
-        const spb_done_row *row = stored_row(opts, c->name, baseline->name, precision,
-                                             kernel_threads(baseline, opts, 0), 1);
+    for (int p = 0; p < SPB_PRECISIONS; p++) {
+        spb_kernel_config config = plan_first_config(opts, baseline, (spb_precision)p);
+        const spb_done_row *row = stored_row(opts, c->name, baseline->name, config.precision,
+                                             config.threads, config.ranks);
         spb_result r;
         if (!row) continue;
         result_from_csv(&r, row->fields, row->count);
-        if (r.status == SPB_ROW_OK) c->baseline_seconds[precision] = r.timing.median;
+        if (r.status == SPB_ROW_OK) c->baseline_seconds[p] = r.timing.median;
     }
 }
 
-/* What the progress line says a row measures: an OpenMP kernel at its
- * thread count, a distributed one at its ranks (and threads per rank). */
-static void describe_run(char *doing, size_t size, const spb_kernel *kernel,
+/* What the progress line says a row measures: its place among the
+ * matrix's rows; an OpenMP kernel at its thread count, a distributed one at
+ * its ranks (and threads per rank). */
+static void describe_run(char *doing, size_t size, int place, int of, const spb_kernel *kernel,
                          const spb_kernel_config *config)
 {
     int threads = config->threads;
-    if (kernel->backend == SPB_BACKEND_MPI)
-        snprintf(doing, size, "%s at %d rank%s x %d thread%s", kernel->name, config->ranks,
+    int keep = snprintf(doing, size, "row %d of %d, %s", place, of, kernel->name);
+    if (keep < 0 || (size_t)keep >= size) return;
+    if (kernel_over_ranks(kernel))
+        snprintf(doing + keep, size - (size_t)keep, " at %d rank%s x %d thread%s", config->ranks,
                  config->ranks == 1 ? "" : "s", threads, threads == 1 ? "" : "s");
     else if (kernel->backend == SPB_BACKEND_OPENMP)
-        snprintf(doing, size, "%s at %d thread%s", kernel->name, threads, threads == 1 ? "" : "s");
-    else
-        snprintf(doing, size, "%s", kernel->name);
+        snprintf(doing + keep, size - (size_t)keep, " at %d thread%s", threads,
+                 threads == 1 ? "" : "s");
 }
 
 /* The one-rank time of r's matrix, kernel, threads and precision, or
  * NULL; with `add`, a new entry when there is none. */
 static spb_one_rank *one_rank_of(spb_run_totals *totals, const spb_result *r, int add)
 {
-    for (int k = 0; k < totals->one_rank_count; k++) {
-        spb_one_rank *o = &totals->one_rank[k];
+    for (int k = 0; k < totals->one_rank.count; k++) {
+        spb_one_rank *o = &totals->one_rank.at[k];
         if (o->threads == r->threads && strcmp(o->matrix, r->matrix) == 0 &&
             strcmp(o->kernel, r->kernel) == 0 && strcmp(o->precision, r->precision) == 0)
             return o;
     }
     if (!add) return NULL;
-    if (totals->one_rank_count == totals->one_rank_cap) {
-        int cap = totals->one_rank_cap ? 2 * totals->one_rank_cap : 32;
-        spb_one_rank *grown = spb_realloc(totals->one_rank, (size_t)cap, sizeof *grown);
+    if (totals->one_rank.count == totals->one_rank.cap) {
+        int cap = totals->one_rank.cap ? 2 * totals->one_rank.cap : 32;
+        spb_one_rank *grown = spb_realloc(totals->one_rank.at, (size_t)cap, sizeof *grown);
         if (!grown) return NULL; /* the rows stay right; only their scaling is left empty */
-        totals->one_rank = grown;
-        totals->one_rank_cap = cap;
+        totals->one_rank.at = grown;
+        totals->one_rank.cap = cap;
     }
-    spb_one_rank *o = &totals->one_rank[totals->one_rank_count++];
+    spb_one_rank *o = &totals->one_rank.at[totals->one_rank.count++];
     snprintf(o->matrix, sizeof o->matrix, "%s", r->matrix);
     snprintf(o->kernel, sizeof o->kernel, "%s", r->kernel);
     snprintf(o->precision, sizeof o->precision, "%s", r->precision);
@@ -686,7 +508,7 @@ static spb_one_rank *one_rank_of(spb_run_totals *totals, const spb_result *r, in
  * it (the scaled speedup). */
 static void scale_over_ranks(spb_run_totals *totals, const spb_run_opts *opts, spb_result *r)
 {
-    if (strcmp(r->backend, "mpi") != 0 || r->status != SPB_ROW_OK) return;
+    if (!result_over_ranks(r) || r->status != SPB_ROW_OK) return;
     spb_one_rank *one = one_rank_of(totals, r, r->ranks == 1);
     if (!one) return;
     if (r->ranks == 1) one->seconds = r->timing.median;
@@ -699,7 +521,7 @@ static void scale_over_ranks(spb_run_totals *totals, const spb_run_opts *opts, s
  * opts->in_flight until its own row is written (see run.h). */
 static void keep_in_flight(const spb_run_opts *opts, const spb_result *r)
 {
-    if (!opts->in_flight || strcmp(r->backend, "mpi") != 0) return;
+    if (!opts->in_flight || !result_over_ranks(r)) return;
     char msg[SPB_MSG_LEN] = "";
     spb_result e = *r;
     e.status = SPB_ROW_ERROR;
@@ -716,6 +538,7 @@ static void keep_in_flight(const spb_run_opts *opts, const spb_result *r)
 typedef struct {
     const spb_kernel *kernel;
     spb_kernel_config config;
+    int place, of;              /* its place in the matrix's plan, for the progress line */
     const spb_done_row *stored; /* --resume: replayed, not measured */
     spb_result r;
     char msg[SPB_MSG_LEN];
@@ -732,16 +555,6 @@ typedef struct {
     int waiting; /* rows holding a state */
 } held_rows;
 
-/* The rows each selected kernel makes on one matrix. */
-static int rows_per_matrix(const spb_run_opts *opts)
-{
-    int rows = 0;
-    for (int k = 0; k < opts->op->kernel_count; k++)
-        if (kernel_chosen(opts->op->kernels[k], opts->kernels, opts->distributed))
-            rows += kernel_runs(opts->op->kernels[k], opts) * run_precision_count(opts);
-    return rows;
-}
-
 /* Whether the kernel is timed alone, never in turns with other rows (the
  * row says why: core/kernel.h). */
 static int timed_alone(const spb_kernel *kernel) { return kernel->timed_alone; }
@@ -751,7 +564,7 @@ static void release_held(const spb_run_opts *opts, held_row *h)
 {
     if (h->r.status == SPB_ROW_OK && opts->op->kernel_seconds)
         h->r.kernel_ms = opts->op->kernel_seconds(h->kernel, h->state) * 1e3;
-    if (h->kernel->backend == SPB_BACKEND_MPI) distributed_figures(h->state, &h->r);
+    if (kernel_over_ranks(h->kernel)) distributed_figures(h->state, &h->r);
     h->kernel->release(h->state);
     h->state = NULL;
 }
@@ -761,7 +574,7 @@ static void release_held(const spb_run_opts *opts, held_row *h)
 static void start_row(spb_case *c, held_rows *held, held_row *h, const spb_run_opts *opts)
 {
     char doing[160];
-    describe_run(doing, sizeof doing, h->kernel, &h->config);
+    describe_run(doing, sizeof doing, h->place, h->of, h->kernel, &h->config);
     progress_show(opts->out.progress, c->name, doing);
     row_start(&h->r, opts, h->config.precision, c, h->kernel, h->msg);
     h->r.threads = h->config.threads;
@@ -871,7 +684,9 @@ static void redo_alone(spb_case *c, held_rows *held, const spb_run_opts *opts,
     held->count = held->waiting = 0;
     for (int i = 0; i < count && *csv_status == SPB_OK && !run_stop_requested(); i++) {
         if (!held->rows[i].again) continue;
-        held_row again = {.kernel = held->rows[i].kernel, .config = held->rows[i].config};
+        const held_row *was = &held->rows[i];
+        held_row again = {
+            .kernel = was->kernel, .config = was->config, .place = was->place, .of = was->of};
         held_row *h = &held->rows[held->count++];
         *h = again;
         start_row(c, held, h, opts);
@@ -920,9 +735,9 @@ static void flush_held(spb_case *c, held_rows *held, const spb_run_opts *opts,
         scale_over_ranks(totals, opts, &h->r);
         /* the error row goes before the row is written: a job ended in
          * between loses the row (--resume measures it), never doubles it */
-        if (opts->in_flight && h->kernel->backend == SPB_BACKEND_MPI) unlink(opts->in_flight);
+        if (opts->in_flight && kernel_over_ranks(h->kernel)) unlink(opts->in_flight);
         emit(opts, totals, &h->r, csv_status, msg);
-        note_best(totals, &h->r);
+        summary_note(&totals->summary, &h->r);
     }
     redo_alone(c, held, opts, totals, csv_status, msg);
 }
@@ -945,52 +760,42 @@ static int room_for_another_row(const spb_case *c)
  * while other rows hold their states may have failed for want of the
  * memory they hold: they are timed and written first, and the row is tried
  * again alone. */
-static void hold_row(spb_case *c, held_rows *held, const spb_kernel *kernel,
-                     const spb_kernel_config *config, const spb_run_opts *opts,
-                     spb_run_totals *totals, spb_status *csv_status, char *msg)
+static void hold_row(spb_case *c, held_rows *held, const spb_plan *plan, int index,
+                     const spb_run_opts *opts, spb_run_totals *totals, spb_status *csv_status,
+                     char *msg)
 {
-    if (held->count && (timed_alone(kernel) || (held->waiting && !room_for_another_row(c))))
+    const spb_planned_row *p = &plan->rows[index];
+    const held_row fresh = {
+        .kernel = p->kernel, .config = p->config, .place = index + 1, .of = plan->count};
+    if (held->count && (timed_alone(p->kernel) || (held->waiting && !room_for_another_row(c))))
         flush_held(c, held, opts, totals, csv_status, msg);
     held_row *h = &held->rows[held->count++];
-    *h = (held_row){.kernel = kernel, .config = *config};
-    h->stored =
-        stored_row(opts, c->name, kernel->name, config->precision, config->threads, config->ranks);
+    *h = fresh;
+    h->stored = stored_row(opts, c->name, p->kernel->name, p->config.precision, p->config.threads,
+                           p->config.ranks);
     if (!h->stored) start_row(c, held, h, opts);
     if (!h->stored && h->r.status == SPB_ROW_ERROR && held->waiting > 0) {
         held->count--;
         flush_held(c, held, opts, totals, csv_status, msg);
         h = &held->rows[held->count++];
-        *h = (held_row){.kernel = kernel, .config = *config};
+        *h = fresh;
         start_row(c, held, h, opts);
     }
-    if (timed_alone(kernel)) flush_held(c, held, opts, totals, csv_status, msg);
+    if (timed_alone(p->kernel)) flush_held(c, held, opts, totals, csv_status, msg);
 }
 
-/* Every selected kernel (at each of its thread and rank counts) on one
- * case. Formats are freed after the last kernel that needs them, once no
- * held row refers to them. */
-static spb_status run_case(spb_case *c, held_rows *held, const spb_run_opts *opts,
-                           spb_run_totals *totals, char *msg)
+/* The planned rows on one case. Formats are freed after the last row that
+ * needs them, once no held row refers to them. */
+static spb_status run_case(spb_case *c, const spb_plan *plan, held_rows *held,
+                           const spb_run_opts *opts, spb_run_totals *totals, char *msg)
 {
     spb_status csv_status = SPB_OK;
     baseline_from_done(c, opts);
     unsigned formats_after = ~0u; /* the formats the rows still to start need */
-    for (int k = 0; k < opts->op->kernel_count && csv_status == SPB_OK && !run_stop_requested();
-         k++) {
-        const spb_kernel *kernel = opts->op->kernels[k];
-        if (!kernel_chosen(kernel, opts->kernels, opts->distributed)) continue;
-        for (int p = 0; p < run_precision_count(opts); p++)
-            for (int t = 0;
-                 t < kernel_runs(kernel, opts) && csv_status == SPB_OK && !run_stop_requested();
-                 t++) {
-                spb_kernel_config config = opts->config;
-                config.threads = kernel_threads(kernel, opts, t);
-                config.ranks = kernel_ranks(kernel, opts, t);
-                config.precision = run_precision(opts, p);
-                if (opts->roofline) config.cache_bytes = opts->roofline->cpu_llc_bytes;
-                hold_row(c, held, kernel, &config, opts, totals, &csv_status, msg);
-            }
-        formats_after = formats_needed_after(opts, k);
+    for (int i = 0; i < plan->count && csv_status == SPB_OK && !run_stop_requested(); i++) {
+        hold_row(c, held, plan, i, opts, totals, &csv_status, msg);
+        if (!plan_kernel_ends(plan, i)) continue;
+        formats_after = plan_formats_after(plan, i);
         if (!held->waiting) format_set_keep(&c->formats, formats_after);
     }
     /* after a stop asked for, no row starts, and the rows held are dropped
@@ -1092,8 +897,11 @@ spb_status run_matrix(const char *source, const char *name, const spb_run_opts *
                       spb_run_totals *totals, char *msg)
 {
     char row_msg[SPB_MSG_LEN] = "";
+    spb_plan plan;
+    spb_status st = plan_build(&plan, opts, row_msg); /* failed: the matrix's error row */
     spb_status replay_status = SPB_OK;
-    if (replayed_whole(name, opts, totals, &replay_status, msg)) {
+    if (st == SPB_OK && replayed_whole(name, &plan, opts, totals, &replay_status, msg)) {
+        plan_free(&plan);
         flush_folded(opts, totals);
         progress_show(opts->out.progress, name, "already in the CSV");
         return replay_status;
@@ -1104,26 +912,26 @@ spb_status run_matrix(const char *source, const char *name, const spb_run_opts *
     source_id(source, id, sizeof id);
     spb_case c = {.name = name, .source_id = id, .A = &A, .operand = opts->operand};
     spb_cache_note cache;
-    spb_status st = source_load_cached(source, opts->cache_dir, &A, &cache, row_msg);
+    if (st == SPB_OK) st = source_load_cached(source, opts->cache_dir, &A, &cache, row_msg);
     if (st == SPB_OK && cache.outcome == SPB_CACHE_NOT_STORED)
         fprintf(stderr, "spbench: warning: cache: %s\n", cache.text);
     format_set_init(&c.formats, &A);
     if (st == SPB_OK) st = opts->op->case_setup(&c, opts->seed, row_msg);
     held_rows held = {0};
-    if (st == SPB_OK &&
-        !(held.rows = spb_calloc((size_t)rows_per_matrix(opts) + 1, sizeof *held.rows)))
+    if (st == SPB_OK && !(held.rows = spb_calloc((size_t)plan.count + 1, sizeof *held.rows)))
         st = spb_fail(row_msg, SPB_ERR_NOMEM, "%s: out of memory for its rows", name);
     spb_status csv_status = SPB_OK;
     if (st != SPB_OK) { /* one error row for the matrix; the batch goes on */
         spb_result r;
-        row_start(&r, opts, run_precision(opts, 0), &c, NULL, row_msg);
+        row_start(&r, opts, plan.first_precision, &c, NULL, row_msg);
         emit(opts, totals, &r, &csv_status, msg);
     } else {
         csr_stats(&A, &c.stats);
-        csv_status = run_case(&c, &held, opts, totals, msg);
+        csv_status = run_case(&c, &plan, &held, opts, totals, msg);
         totals->conversions += c.formats.conversions;
     }
     spb_free(held.rows);
+    plan_free(&plan);
     format_set_free(&c.formats);
     opts->op->case_free(&c);
     csr_free(&A);

@@ -17,6 +17,7 @@
 #include "resume.h"
 #include "roofline.h"
 #include "sources.h"
+#include "summary.h"
 
 /* Progress of a batch on stderr: matrix i of N, kernel, elapsed, time left. */
 typedef struct {
@@ -85,18 +86,6 @@ typedef struct {
     int names, more;   /* names listed; 1 when further kernels are left unnamed */
 } spb_fold;
 
-/* Per matrix and thread count, the fastest ok kernel (for the summary). */
-typedef struct {
-    char matrix[128];
-    const char *kernel, *precision;
-    int threads, ranks;
-    int distributed; /* an MPI row: named kernel@ranks */
-    double seconds, speedup;
-    int noisy;           /* a row it was ranked among is noisy: the ranking may not hold */
-    double rank_speedup; /* distributed rows: over the same row at one rank */
-    spb_dist_stats dist; /* and their exchange figures */
-} spb_best;
-
 /* A distributed row's time at one rank. */
 typedef struct {
     char matrix[128], kernel[64], precision[8];
@@ -104,26 +93,31 @@ typedef struct {
     double seconds;
 } spb_one_rank;
 
+/* The current matrix's skipped rows, one table line per reason, printed
+ * when the matrix ends (a skip says little row by row: "not a pattern
+ * matrix" four times, forty GPU rows without a device). */
 typedef struct {
-    int rows, ok, wrong, skipped, errors;
-    int resumed;     /* rows found already measured and not redone */
-    int noisy;       /* ok rows whose timing broke the noise rule (timing.h) */
-    int throttled;   /* ok rows timed while the GPU throttled (energy.h) */
-    int conversions; /* formats built (each at most once per matrix and setting) */
-    /* the current matrix's skipped rows, one table line per reason, printed
-     * when the matrix ends (a skip says little row by row: "not a pattern
-     * matrix" four times, forty GPU rows without a device) */
     spb_fold folds[SPB_FOLD_REASONS];
-    int fold_count;
-    char folded_matrix[256];
-    spb_best *best; /* grows as matrices are measured */
-    int best_count, best_cap;
-    /* distributed rows at one rank: the time each later rank count is
-     * scaled against (per matrix, kernel, threads and precision) */
-    spb_one_rank *one_rank;
-    int one_rank_count, one_rank_cap;
-    /* --resume: which rows of opts->done went out again (NULL: none read) */
-    unsigned char *replayed;
+    int count;
+    char matrix[256];
+} spb_skip_folds;
+
+/* Distributed rows at one rank: the time each later rank count is scaled
+ * against (per matrix, kernel, threads and precision). */
+typedef struct {
+    spb_one_rank *at;
+    int count, cap;
+} spb_one_rank_times;
+
+/* What a run keeps from matrix to matrix: its tallies, the skips being
+ * folded, the summary, the one-rank times, and what --resume replayed. */
+typedef struct {
+    spb_row_counts counts;
+    int conversions; /* formats built (each at most once per matrix and setting) */
+    spb_skip_folds skips;
+    spb_summary summary;
+    spb_one_rank_times one_rank;
+    unsigned char *replayed; /* --resume: which rows of opts->done went out again (NULL: none) */
 } spb_run_totals;
 
 /* A stop asked for by a signal (SIGINT, SIGTERM): no other row starts, and
@@ -137,9 +131,6 @@ int run_stop_requested(void);
  * taken as SIGINT; checked between rows. */
 void run_watch_stop_file(const char *path);
 
-/* Prints, per matrix, the best kernel and its speedup over `baseline` (the
- * operation's baseline kernel) at each thread count. */
-void run_print_summary(FILE *out, const spb_run_totals *totals, const char *baseline);
 void run_totals_free(spb_run_totals *totals);
 
 /* --resume: the rows of the CSV this run did not report (other matrices,

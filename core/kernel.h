@@ -1,4 +1,4 @@
-/* kernel.h — the kernel row: the interface every backend's kernels
+/* kernel.h — the kernel: the interface every backend's kernels
  * implement and bench/ drives. Types only; the matrix and its formats are
  * named, not included (formats/ builds them above core/). */
 #ifndef SPB_KERNEL_H
@@ -81,6 +81,15 @@ struct spb_kernel {
      * (cusp.spgemm) would take it from the rows timed beside it. */
     int timed_alone;
 };
+
+/* Whether the row runs over MPI ranks (mpi/): it is measured at each rank
+ * count, has no single-processor roofline, reports its exchange's figures
+ * and is scaled against its own time at one rank. The one question bench/
+ * asks of a distributed row. */
+static inline int kernel_over_ranks(const spb_kernel *kernel)
+{
+    return kernel->backend == SPB_BACKEND_MPI;
+}
 
 /* An SpMV row of the table: the part every row shares, then its product
  * (the timed part). The shared part comes first, so the run loop holds

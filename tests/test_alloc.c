@@ -112,7 +112,7 @@ static spb_status sell_step(void *ctx, char *msg)
  * *lost the error rows of the second and third kernels: rows that would
  * have run, had they been tried again alone (their first try held the rows
  * before them, or took turns with them: out of memory in their timing). */
-static spb_run_totals run_failing_at(long at, long *made, int *lost)
+static spb_row_counts run_failing_at(long at, long *made, int *lost)
 {
     static const int one_thread[] = {1};
     FILE *table = fopen("/dev/null", "w"), *csv = tmpfile();
@@ -142,7 +142,7 @@ static spb_run_totals run_failing_at(long at, long *made, int *lost)
     run_totals_free(&totals);
     fclose(csv);
     fclose(table);
-    return totals;
+    return totals.counts;
 }
 
 /* Every failure point of a run of three rows: three rows written, or the
@@ -153,13 +153,13 @@ static void sweep_run(void)
 {
     long made = 0;
     int lost = 0;
-    spb_run_totals clean = run_failing_at(-1, &made, &lost);
+    spb_row_counts clean = run_failing_at(-1, &made, &lost);
     CHECK(clean.rows == 3 && clean.ok == 3, "the run without failures: %d rows, %d ok", clean.rows,
           clean.ok);
     int absorbed = 0;
     for (long at = 0; at < made; at++) {
         long seen = 0;
-        spb_run_totals t = run_failing_at(at, &seen, &lost);
+        spb_row_counts t = run_failing_at(at, &seen, &lost);
         int whole = t.rows == 3 && t.ok + t.errors == 3;
         int matrix_failed = t.rows == 1 && t.errors == 1;
         CHECK(whole || matrix_failed, "allocation %ld failing: %d rows (%d ok, %d errors)", at,

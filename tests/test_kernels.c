@@ -318,7 +318,7 @@ static void check_cap_judges_the_product(void)
     spb_run_totals totals = {0};
     char line[1024] = "";
     run_one_row(&row, 10, &totals, line, sizeof line);
-    CHECK(totals.ok == 1 && !strstr(line, "capped"),
+    CHECK(totals.counts.ok == 1 && !strstr(line, "capped"),
           "a quick product behind a slow check is not capped: %s", line);
     run_totals_free(&totals);
 }
@@ -331,9 +331,9 @@ static void check_failure_is_error(void)
     spb_run_totals totals = {0};
     char line[1024] = "";
     run_one_row(&failing, 0, &totals, line, sizeof line);
-    CHECK(totals.rows == 1 && totals.errors == 1 && totals.wrong == 0,
-          "a failing product: %d rows, %d error, %d wrong", totals.rows, totals.errors,
-          totals.wrong);
+    CHECK(totals.counts.rows == 1 && totals.counts.errors == 1 && totals.counts.wrong == 0,
+          "a failing product: %d rows, %d error, %d wrong", totals.counts.rows,
+          totals.counts.errors, totals.counts.wrong);
     CHECK(strstr(line, "error: the library refused"), "the row carries the library's message: %s",
           line);
     run_totals_free(&totals);
@@ -359,7 +359,8 @@ static void check_run_converts_once(void)
     char msg[SPB_MSG_LEN] = "";
     CHECK(run_matrix("gen:lap2d:40", "gen:lap2d:40", &opts, &totals, msg) == SPB_OK, "run: %s",
           msg);
-    CHECK(totals.rows == 6 && totals.ok == 6, "%d rows, %d ok", totals.rows, totals.ok);
+    CHECK(totals.counts.rows == 6 && totals.counts.ok == 6, "%d rows, %d ok", totals.counts.rows,
+          totals.counts.ok);
     CHECK(totals.conversions == 2, "HLL converted %d times, expected 2 (row- and column-major)",
           totals.conversions);
     run_totals_free(&totals);
@@ -462,7 +463,7 @@ static void check_trial(void)
     format_set_free(&formats);
 }
 
-/* An auto row's rule, branch by branch: the candidates its message says
+/* An auto kernel's rule, branch by branch: the candidates its message says
  * were timed (in the rule's order), and the kernel it kept the fastest of
  * them. cache_bytes stands for the CPU's last-level cache and the GPU's L2
  * (0: the machine's own). */

@@ -1,0 +1,39 @@
+/* summary.h — the end-of-run summary: per matrix, the fastest ok row at
+ * each thread count (one-process rows) and at each rank and thread count
+ * (distributed rows), with its speedup and, for distributed rows, where
+ * the time went. */
+#ifndef SPB_SUMMARY_H
+#define SPB_SUMMARY_H
+
+#include <stdio.h>
+
+#include "report.h"
+
+/* The fastest ok row of one matrix at one setting. */
+typedef struct {
+    char matrix[128];
+    const char *kernel, *precision;
+    int threads, ranks;
+    int distributed; /* a distributed row: named kernel@ranks */
+    double seconds, speedup;
+    int noisy;           /* a row it was ranked among is noisy: the ranking may not hold */
+    double rank_speedup; /* distributed rows: over the same row at one rank */
+    spb_dist_stats dist; /* and their exchange figures */
+} spb_best;
+
+typedef struct {
+    spb_best *best; /* grows as matrices are measured */
+    int count, cap;
+} spb_summary;
+
+/* Keeps r when it is the fastest ok row of its matrix and setting so far
+ * (rows arrive matrix by matrix). */
+void summary_note(spb_summary *summary, const spb_result *r);
+
+/* Prints the best row per matrix and setting, with its speedup over
+ * `baseline` (the operation's baseline kernel). */
+void summary_print(FILE *out, const spb_summary *summary, const char *baseline);
+
+void summary_free(spb_summary *summary);
+
+#endif
