@@ -53,41 +53,66 @@ void map_free(dist_map *map);
 
 /* ---- a rank's part (layout.c, exchange.c) ---- */
 
+/* The ghost exchange (mpi.rows, mpi.nnz, mpi.cyclic; the GPU rows' plan):
+ * the columns this rank owns (diag) and the ghosts, in compressed rows
+ * (off rows listed in off_rows); ghosts from each neighbour by messages. */
 typedef struct {
-    const dist_variant *variant;
-    MPI_Comm comm; /* the first `size` ranks of the world */
-    int rank, size, threads;
-    MPI_Comm grid_row, grid_col; /* 2-D: the ranks of this rank's grid row and column */
-    int grid_p, grid_q;
-    dist_map rows, cols; /* ownership of y (and A's rows) and of x */
-    spb_csr part;        /* this rank's rows, global columns as received (freed once planned) */
-    /* ghost exchange: the columns this rank owns (diag) and the ghosts, in
-     * compressed rows (off rows listed in off_rows) */
     spb_csr diag, off;
     spb_index *off_rows;
-    spb_csr whole; /* all-gather and 2-D: every entry, columns in the gathered x's order */
-    spb_row_partition whole_part; /* rows per thread */
     /* the diagonal block in row chunks (rows chunk_first[c] ..
      * chunk_first[c+1]), each with its rows per thread: between chunks the
      * rank lets MPI progress the exchange in flight */
     int chunks;
     spb_index *chunk_first;
     spb_row_partition *chunk_part;
-    spb_value *x_own, *x_other, *y_own, *y_block; /* x_other: ghosts, gathered x or column block */
-    /* ghost exchange plan: neighbour k receives send_idx[send_start[k] ..
-     * send_start[k+1]) of x_own; ghosts of neighbour k arrive at
-     * x_other[recv_start[k]] */
+    /* neighbour k receives send_idx[send_start[k] .. send_start[k+1]) of
+     * x_own; ghosts of neighbour k arrive at x_other[recv_start[k]] */
     int sends, recvs, links; /* links: ranks sent to or received from */
     int *send_rank, *send_start, *recv_rank, *recv_start;
     spb_index *send_idx;
     spb_value *send_buf;
     MPI_Request *requests;
-    int *counts, *displs;  /* all-gather and 2-D collectives (per rank of the communicator) */
-    int *rs_counts;        /* 2-D: y's pieces along the grid row */
-    void *petsc;           /* petsc.c's objects */
-    struct gpu_block *gpu; /* the GPU rows: this rank's blocks on its GPU */
-    spb_status gpu_status; /* the first failure of its products */
-    char gpu_msg[SPB_MSG_LEN];
+} dist_ghost;
+
+/* The all-gather (mpi.rows.allgather) and the 2-D grid's gather: the
+ * rank's block multiplied whole, its columns in the gathered x's order. */
+typedef struct {
+    spb_csr whole;
+    spb_row_partition whole_part; /* rows per thread */
+    int *counts, *displs;         /* the gather's, per rank of its communicator */
+} dist_gather;
+
+/* The 2-D grid (mpi.grid2d): x gathered along the rank's grid column
+ * (dist_gather), the block's y summed along its grid row. */
+typedef struct {
+    MPI_Comm row, col; /* the ranks of this rank's grid row and column */
+    int p, q;
+    int *rs_counts;     /* y's pieces along the grid row */
+    spb_value *y_block; /* the block's partial y */
+} dist_grid;
+
+/* The GPU rows (mpi.cuda.*): this rank's blocks on its GPU, beside the
+ * ghost plan; the first failure of its products. */
+typedef struct {
+    struct gpu_block *block;
+    spb_status status;
+    char msg[SPB_MSG_LEN];
+} dist_gpu;
+
+/* A rank's state in a distributed row: what every exchange shares, then
+ * each exchange's own (only the row's exchange fills its part). */
+typedef struct {
+    const dist_variant *variant;
+    MPI_Comm comm; /* the first `size` ranks of the world */
+    int rank, size, threads;
+    dist_map rows, cols; /* ownership of y (and A's rows) and of x */
+    spb_csr part;        /* this rank's rows, global columns as received (freed once planned) */
+    spb_value *x_own, *x_other, *y_own; /* x_other: ghosts, or the gathered x or column block */
+    dist_ghost ghost;
+    dist_gather gather;
+    dist_grid grid;
+    dist_gpu gpu;
+    void *petsc; /* petsc.c's objects */
     /* rank 0: per timed sample, the most compute, exposed communication
      * and (GPU rows) exchange time of any rank, per product (medians
      * reported) */

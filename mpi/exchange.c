@@ -112,10 +112,10 @@ static spb_status split_part(dist_state *s, const ghost_window *w, spb_index gho
         off_rows += off_nnz > before;
     }
     spb_index owned = map_owned(&s->cols, s->rank);
-    spb_status st = csr_alloc(&s->diag, P->m, owned, P->nnz - off_nnz, msg);
-    if (st == SPB_OK) st = csr_alloc(&s->off, off_rows, ghosts, off_nnz, msg);
-    s->off_rows = spb_malloc((size_t)off_rows, sizeof *s->off_rows);
-    if (st != SPB_OK || !s->off_rows)
+    spb_status st = csr_alloc(&s->ghost.diag, P->m, owned, P->nnz - off_nnz, msg);
+    if (st == SPB_OK) st = csr_alloc(&s->ghost.off, off_rows, ghosts, off_nnz, msg);
+    s->ghost.off_rows = spb_malloc((size_t)off_rows, sizeof *s->ghost.off_rows);
+    if (st != SPB_OK || !s->ghost.off_rows)
         return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for a rank's blocks");
     spb_index d = 0, o = 0, r = 0;
     for (spb_index i = 0; i < P->m; i++) {
@@ -123,17 +123,17 @@ static spb_status split_part(dist_state *s, const ghost_window *w, spb_index gho
         for (spb_index k = P->row_ptr[i]; k < P->row_ptr[i + 1]; k++) {
             spb_index j = P->col_idx[k], ghost = ghost_number(w, j);
             if (!ghost) {
-                s->diag.col_idx[d] = map_local(&s->cols, j);
-                s->diag.val[d++] = P->val[k];
+                s->ghost.diag.col_idx[d] = map_local(&s->cols, j);
+                s->ghost.diag.val[d++] = P->val[k];
             } else {
-                s->off.col_idx[o] = ghost - 1;
-                s->off.val[o++] = P->val[k];
+                s->ghost.off.col_idx[o] = ghost - 1;
+                s->ghost.off.val[o++] = P->val[k];
             }
         }
-        s->diag.row_ptr[i + 1] = d;
+        s->ghost.diag.row_ptr[i + 1] = d;
         if (o > before) {
-            s->off_rows[r] = i;
-            s->off.row_ptr[++r] = o;
+            s->ghost.off_rows[r] = i;
+            s->ghost.off.row_ptr[++r] = o;
         }
     }
     return SPB_OK;
@@ -161,11 +161,12 @@ static spb_status plan_messages(dist_state *s, const int64_t *keys, spb_index gh
 {
     int size = s->size, *want = spb_calloc((size_t)size * 4, sizeof *want);
     spb_index *asked = spb_malloc((size_t)ghosts, sizeof *asked);
-    s->recv_rank = spb_malloc((size_t)size, sizeof *s->recv_rank);
-    s->send_rank = spb_malloc((size_t)size, sizeof *s->send_rank);
-    s->recv_start = spb_malloc((size_t)size + 1, sizeof *s->recv_start);
-    s->send_start = spb_malloc((size_t)size + 1, sizeof *s->send_start);
-    spb_status st = want && asked && s->recv_rank && s->send_rank && s->recv_start && s->send_start
+    s->ghost.recv_rank = spb_malloc((size_t)size, sizeof *s->ghost.recv_rank);
+    s->ghost.send_rank = spb_malloc((size_t)size, sizeof *s->ghost.send_rank);
+    s->ghost.recv_start = spb_malloc((size_t)size + 1, sizeof *s->ghost.recv_start);
+    s->ghost.send_start = spb_malloc((size_t)size + 1, sizeof *s->ghost.send_start);
+    spb_status st = want && asked && s->ghost.recv_rank && s->ghost.send_rank &&
+                            s->ghost.recv_start && s->ghost.send_start
                         ? SPB_OK
                         : spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the exchange plan");
     if ((st = dist_agree(s->comm, st, msg)) != SPB_OK) {
@@ -176,16 +177,16 @@ static spb_status plan_messages(dist_state *s, const int64_t *keys, spb_index gh
     int *give = want + size, *want_at = want + 2 * size, *give_at = want + 3 * size;
     for (spb_index g = 0; g < ghosts; g++) want[keys[g] >> 32]++;
     MPI_Alltoall(want, 1, MPI_INT, give, 1, MPI_INT, s->comm);
-    s->recvs = neighbours_of(want, size, s->recv_rank, s->recv_start);
-    s->sends = neighbours_of(give, size, s->send_rank, s->send_start);
-    s->links = 0;
-    for (int p = 0; p < size; p++) s->links += want[p] > 0 || give[p] > 0;
-    int total = s->send_start[s->sends];
-    s->send_idx = spb_malloc((size_t)total, sizeof *s->send_idx);
-    s->send_buf = spb_malloc((size_t)total, sizeof *s->send_buf);
-    size_t pending = (size_t)s->sends + (size_t)s->recvs;
-    s->requests = spb_malloc(pending, sizeof(MPI_Request));
-    if (!s->send_idx || !s->send_buf || !s->requests)
+    s->ghost.recvs = neighbours_of(want, size, s->ghost.recv_rank, s->ghost.recv_start);
+    s->ghost.sends = neighbours_of(give, size, s->ghost.send_rank, s->ghost.send_start);
+    s->ghost.links = 0;
+    for (int p = 0; p < size; p++) s->ghost.links += want[p] > 0 || give[p] > 0;
+    int total = s->ghost.send_start[s->ghost.sends];
+    s->ghost.send_idx = spb_malloc((size_t)total, sizeof *s->ghost.send_idx);
+    s->ghost.send_buf = spb_malloc((size_t)total, sizeof *s->ghost.send_buf);
+    size_t pending = (size_t)s->ghost.sends + (size_t)s->ghost.recvs;
+    s->ghost.requests = spb_malloc(pending, sizeof(MPI_Request));
+    if (!s->ghost.send_idx || !s->ghost.send_buf || !s->ghost.requests)
         st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the exchange plan");
     st = dist_agree(s->comm, st, msg);
     if (st == SPB_OK) {
@@ -194,8 +195,10 @@ static spb_status plan_messages(dist_state *s, const int64_t *keys, spb_index gh
             give_at[p] = give_at[p - 1] + give[p - 1];
         }
         for (spb_index g = 0; g < ghosts; g++) asked[g] = (spb_index)(uint32_t)keys[g];
-        MPI_Alltoallv(asked, want, want_at, MPI_INT, s->send_idx, give, give_at, MPI_INT, s->comm);
-        for (int t = 0; t < total; t++) s->send_idx[t] = map_local(&s->cols, s->send_idx[t]);
+        MPI_Alltoallv(asked, want, want_at, MPI_INT, s->ghost.send_idx, give, give_at, MPI_INT,
+                      s->comm);
+        for (int t = 0; t < total; t++)
+            s->ghost.send_idx[t] = map_local(&s->cols, s->ghost.send_idx[t]);
     }
     spb_free(asked);
     spb_free(want);
@@ -239,8 +242,8 @@ static spb_status own_vectors(dist_state *s, spb_index other, char *msg)
  * stay absolute, so entries are shared). */
 static spb_csr diag_rows(const dist_state *s, spb_index first, spb_index last)
 {
-    spb_csr view = s->diag;
-    view.row_ptr = s->diag.row_ptr + first;
+    spb_csr view = s->ghost.diag;
+    view.row_ptr = s->ghost.diag.row_ptr + first;
     view.m = last - first;
     return view;
 }
@@ -249,18 +252,20 @@ static spb_csr diag_rows(const dist_state *s, spb_index first, spb_index last)
  * travel during it (one chunk otherwise), each partitioned over the threads. */
 static spb_status chunk_diag(dist_state *s, char *msg)
 {
-    int chunks = s->sends + s->recvs > 0 && s->diag.m >= DIAG_CHUNKS ? DIAG_CHUNKS : 1;
+    int chunks =
+        s->ghost.sends + s->ghost.recvs > 0 && s->ghost.diag.m >= DIAG_CHUNKS ? DIAG_CHUNKS : 1;
     spb_row_partition bounds = {0};
-    spb_status st = partition_rows_by_nnz(&s->diag, chunks, &bounds, msg);
-    s->chunk_first = spb_malloc((size_t)chunks + 1, sizeof *s->chunk_first);
-    s->chunk_part = spb_calloc((size_t)chunks, sizeof *s->chunk_part);
-    if (st == SPB_OK && (!s->chunk_first || !s->chunk_part))
+    spb_status st = partition_rows_by_nnz(&s->ghost.diag, chunks, &bounds, msg);
+    s->ghost.chunk_first = spb_malloc((size_t)chunks + 1, sizeof *s->ghost.chunk_first);
+    s->ghost.chunk_part = spb_calloc((size_t)chunks, sizeof *s->ghost.chunk_part);
+    if (st == SPB_OK && (!s->ghost.chunk_first || !s->ghost.chunk_part))
         st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the block's chunks");
-    s->chunks = st == SPB_OK ? bounds.parts : 0;
-    for (int c = 0; c <= s->chunks && st == SPB_OK; c++) s->chunk_first[c] = bounds.first[c];
-    for (int c = 0; c < s->chunks && st == SPB_OK; c++) {
-        spb_csr view = diag_rows(s, s->chunk_first[c], s->chunk_first[c + 1]);
-        st = partition_rows_by_nnz(&view, s->threads, &s->chunk_part[c], msg);
+    s->ghost.chunks = st == SPB_OK ? bounds.parts : 0;
+    for (int c = 0; c <= s->ghost.chunks && st == SPB_OK; c++)
+        s->ghost.chunk_first[c] = bounds.first[c];
+    for (int c = 0; c < s->ghost.chunks && st == SPB_OK; c++) {
+        spb_csr view = diag_rows(s, s->ghost.chunk_first[c], s->ghost.chunk_first[c + 1]);
+        st = partition_rows_by_nnz(&view, s->threads, &s->ghost.chunk_part[c], msg);
     }
     partition_free(&bounds);
     return st;
@@ -279,7 +284,7 @@ static spb_status ghost_plan(dist_state *s, char *msg)
     if (st == SPB_OK) st = dist_agree(s->comm, chunk_diag(s, msg), msg);
     spb_free(keys);
     if (st != SPB_OK) return st;
-    plan_stats(s, 8.0 * s->send_start[s->sends], s->links);
+    plan_stats(s, 8.0 * s->ghost.send_start[s->ghost.sends], s->ghost.links);
     return SPB_OK;
 }
 
@@ -302,12 +307,12 @@ static void fill_counts(MPI_Comm comm, int count, int *counts, int *displs)
 }
 
 /* The row-per-thread partition of the block a rank multiplies whole (the
- * all-gather and 2-D exchanges): s->part becomes s->whole. */
+ * all-gather and 2-D exchanges): s->part becomes s->gather.whole. */
 static spb_status whole_block(dist_state *s, char *msg)
 {
-    spb_status st = partition_rows_by_nnz(&s->part, s->threads, &s->whole_part, msg);
+    spb_status st = partition_rows_by_nnz(&s->part, s->threads, &s->gather.whole_part, msg);
     if (st != SPB_OK) return st;
-    s->whole = s->part;
+    s->gather.whole = s->part;
     memset(&s->part, 0, sizeof s->part);
     return SPB_OK;
 }
@@ -317,17 +322,18 @@ static spb_status whole_block(dist_state *s, char *msg)
 static spb_status allgather_plan(dist_state *s, char *msg)
 {
     spb_index owned = map_owned(&s->cols, s->rank);
-    s->counts = alloc_counts(s->size, &s->displs);
-    spb_status st =
-        s->counts && s->displs ? SPB_OK : spb_fail(msg, SPB_ERR_NOMEM, "out of memory for counts");
+    s->gather.counts = alloc_counts(s->size, &s->gather.displs);
+    spb_status st = s->gather.counts && s->gather.displs
+                        ? SPB_OK
+                        : spb_fail(msg, SPB_ERR_NOMEM, "out of memory for counts");
     if (st == SPB_OK) st = own_vectors(s, s->cols.count, msg);
     if (st == SPB_OK) st = whole_block(s, msg);
     if ((st = dist_agree(s->comm, st, msg)) != SPB_OK) return st;
-    fill_counts(s->comm, owned, s->counts, s->displs);
-    spb_csr *W = &s->whole;
+    fill_counts(s->comm, owned, s->gather.counts, s->gather.displs);
+    spb_csr *W = &s->gather.whole;
     for (spb_index k = 0; k < W->nnz; k++) {
         spb_index j = W->col_idx[k];
-        W->col_idx[k] = s->displs[map_owner(&s->cols, j)] + map_local(&s->cols, j);
+        W->col_idx[k] = s->gather.displs[map_owner(&s->cols, j)] + map_local(&s->cols, j);
     }
     plan_stats(s, 8.0 * owned * (s->size - 1), s->size - 1);
     return SPB_OK;
@@ -339,19 +345,20 @@ static spb_status grid_plan(dist_state *s, char *msg)
 {
     spb_index owned_x = map_owned(&s->cols, s->rank), owned_y = map_owned(&s->rows, s->rank);
     int *row_displs = NULL;
-    s->counts = alloc_counts(s->grid_p, &s->displs);
-    s->rs_counts = alloc_counts(s->grid_q, &row_displs);
-    s->y_block = spb_calloc((size_t)s->part.m, sizeof *s->y_block);
-    spb_status st = s->counts && s->displs && s->rs_counts && row_displs && s->y_block
-                        ? SPB_OK
-                        : spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the grid's vectors");
+    s->gather.counts = alloc_counts(s->grid.p, &s->gather.displs);
+    s->grid.rs_counts = alloc_counts(s->grid.q, &row_displs);
+    s->grid.y_block = spb_calloc((size_t)s->part.m, sizeof *s->grid.y_block);
+    spb_status st =
+        s->gather.counts && s->gather.displs && s->grid.rs_counts && row_displs && s->grid.y_block
+            ? SPB_OK
+            : spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the grid's vectors");
     if (st == SPB_OK) st = own_vectors(s, s->part.n, msg);
     if (st == SPB_OK) st = whole_block(s, msg);
     if ((st = dist_agree(s->comm, st, msg)) == SPB_OK) {
-        fill_counts(s->grid_col, owned_x, s->counts, s->displs);
-        fill_counts(s->grid_row, owned_y, s->rs_counts, row_displs);
-        double sent = 8.0 * owned_x * (s->grid_p - 1) + 8.0 * (s->whole.m - owned_y);
-        plan_stats(s, sent, (s->grid_p - 1) + (s->grid_q - 1));
+        fill_counts(s->grid.col, owned_x, s->gather.counts, s->gather.displs);
+        fill_counts(s->grid.row, owned_y, s->grid.rs_counts, row_displs);
+        double sent = 8.0 * owned_x * (s->grid.p - 1) + 8.0 * (s->gather.whole.m - owned_y);
+        plan_stats(s, sent, (s->grid.p - 1) + (s->grid.q - 1));
     }
     spb_free(row_displs);
     return st;
@@ -392,7 +399,7 @@ static spb_status nccl_plan(dist_state *s, char *msg)
     spb_status st = dist_agree(s->comm, s->rank == 0 ? gpu_nccl_id(id, msg) : SPB_OK, msg);
     if (st != SPB_OK) return st;
     MPI_Bcast(id, GPU_NCCL_ID_BYTES, MPI_BYTE, 0, s->comm);
-    return dist_agree(s->comm, gpu_block_nccl_init(s->gpu, id, s->size, s->rank, msg), msg);
+    return dist_agree(s->comm, gpu_block_nccl_init(s->gpu.block, id, s->size, s->rank, msg), msg);
 }
 
 /* Whether this MPI moves device buffers itself (Open MPI's extension asks
@@ -427,16 +434,16 @@ static spb_status gpu_plan(dist_state *s, char *msg)
     st = pick_device(s, &device, msg);
     if (st == SPB_OK) {
         gpu_block_spec spec = {diag_kernel(),
-                               &s->diag,
-                               &s->off,
-                               s->off_rows,
-                               s->send_idx,
-                               s->send_start[s->sends],
-                               s->recv_start[s->recvs],
+                               &s->ghost.diag,
+                               &s->ghost.off,
+                               s->ghost.off_rows,
+                               s->ghost.send_idx,
+                               s->ghost.send_start[s->ghost.sends],
+                               s->ghost.recv_start[s->ghost.recvs],
                                device,
-                               s->send_buf,
+                               s->ghost.send_buf,
                                s->x_other};
-        st = gpu_block_create(&spec, &s->gpu, msg);
+        st = gpu_block_create(&spec, &s->gpu.block, msg);
         if (st == SPB_OK && s->variant->exchange == DIST_GPU_STAGED) say_staged_path(msg);
     }
     st = dist_agree(s->comm, st, msg);
@@ -461,10 +468,10 @@ spb_status exchange_plan(dist_state *s, char *msg)
 /* y += O * ghosts over the rows that have ghosts. */
 static void off_block_add(const dist_state *s)
 {
-    const spb_csr *O = &s->off;
+    const spb_csr *O = &s->ghost.off;
 #pragma omp parallel for num_threads(s->threads) schedule(static)
     for (spb_index r = 0; r < O->m; r++)
-        s->y_own[s->off_rows[r]] +=
+        s->y_own[s->ghost.off_rows[r]] +=
             csr_row_dot(O->col_idx, O->val, O->row_ptr[r], O->row_ptr[r + 1], s->x_other);
 }
 
@@ -472,47 +479,51 @@ static void off_block_add(const dist_state *s)
  * and the sends of the packed send_buf (requests recvs ..). */
 static void post_receives(dist_state *s)
 {
-    for (int k = 0; k < s->recvs; k++)
-        MPI_Irecv(s->x_other + s->recv_start[k], s->recv_start[k + 1] - s->recv_start[k],
-                  MPI_DOUBLE, s->recv_rank[k], TAG_GHOST, s->comm, &s->requests[k]);
+    for (int k = 0; k < s->ghost.recvs; k++)
+        MPI_Irecv(s->x_other + s->ghost.recv_start[k],
+                  s->ghost.recv_start[k + 1] - s->ghost.recv_start[k], MPI_DOUBLE,
+                  s->ghost.recv_rank[k], TAG_GHOST, s->comm, &s->ghost.requests[k]);
 }
 
 static void post_sends(dist_state *s)
 {
-    for (int k = 0; k < s->sends; k++)
-        MPI_Isend(s->send_buf + s->send_start[k], s->send_start[k + 1] - s->send_start[k],
-                  MPI_DOUBLE, s->send_rank[k], TAG_GHOST, s->comm, &s->requests[s->recvs + k]);
+    for (int k = 0; k < s->ghost.sends; k++)
+        MPI_Isend(s->ghost.send_buf + s->ghost.send_start[k],
+                  s->ghost.send_start[k + 1] - s->ghost.send_start[k], MPI_DOUBLE,
+                  s->ghost.send_rank[k], TAG_GHOST, s->comm,
+                  &s->ghost.requests[s->ghost.recvs + k]);
 }
 
 static void ghost_product(dist_state *s)
 {
     post_receives(s);
-    for (int t = 0; t < s->send_start[s->sends]; t++) s->send_buf[t] = s->x_own[s->send_idx[t]];
+    for (int t = 0; t < s->ghost.send_start[s->ghost.sends]; t++)
+        s->ghost.send_buf[t] = s->x_own[s->ghost.send_idx[t]];
     post_sends(s);
-    int pending = s->recvs + s->sends;
-    for (int c = 0; c < s->chunks; c++) {
+    int pending = s->ghost.recvs + s->ghost.sends;
+    for (int c = 0; c < s->ghost.chunks; c++) {
         double start = MPI_Wtime();
-        spb_csr view = diag_rows(s, s->chunk_first[c], s->chunk_first[c + 1]);
-        csr_omp_nnz_spmv(&view, view.val, &s->chunk_part[c], s->x_own,
-                         s->y_own + s->chunk_first[c]);
+        spb_csr view = diag_rows(s, s->ghost.chunk_first[c], s->ghost.chunk_first[c + 1]);
+        csr_omp_nnz_spmv(&view, view.val, &s->ghost.chunk_part[c], s->x_own,
+                         s->y_own + s->ghost.chunk_first[c]);
         s->local_compute += MPI_Wtime() - start;
         int done = 0; /* completes none unless all are: the waits below still see them */
-        if (pending) MPI_Testall(pending, s->requests, &done, MPI_STATUSES_IGNORE);
+        if (pending) MPI_Testall(pending, s->ghost.requests, &done, MPI_STATUSES_IGNORE);
         if (done) pending = 0;
     }
-    MPI_Waitall(s->recvs, s->requests, MPI_STATUSES_IGNORE);
+    MPI_Waitall(s->ghost.recvs, s->ghost.requests, MPI_STATUSES_IGNORE);
     double start = MPI_Wtime();
     off_block_add(s);
     s->local_compute += MPI_Wtime() - start;
-    MPI_Waitall(s->sends, s->requests + s->recvs, MPI_STATUSES_IGNORE);
+    MPI_Waitall(s->ghost.sends, s->ghost.requests + s->ghost.recvs, MPI_STATUSES_IGNORE);
 }
 
 /* The first failure of a GPU rank's device calls, for the row's check. */
 static void keep_gpu_failure(dist_state *s, spb_status st, const char *msg)
 {
-    if (st == SPB_OK || s->gpu_status != SPB_OK) return;
-    s->gpu_status = st;
-    snprintf(s->gpu_msg, sizeof s->gpu_msg, "%s", msg);
+    if (st == SPB_OK || s->gpu.status != SPB_OK) return;
+    s->gpu.status = st;
+    snprintf(s->gpu.msg, sizeof s->gpu.msg, "%s", msg);
 }
 
 /* A GPU rank's product: its exchange beside its diagonal block; the
@@ -524,15 +535,15 @@ static void gpu_product(dist_state *s)
     gpu_product_times times = {0, 0};
     spb_status st;
     if (s->variant->exchange == DIST_GPU_NCCL) {
-        gpu_exchange_plan plan = {s->sends,      s->recvs,     s->send_rank,
-                                  s->send_start, s->recv_rank, s->recv_start};
-        st = gpu_block_nccl_product(s->gpu, &plan, &times, msg);
+        gpu_exchange_plan plan = {s->ghost.sends,      s->ghost.recvs,     s->ghost.send_rank,
+                                  s->ghost.send_start, s->ghost.recv_rank, s->ghost.recv_start};
+        st = gpu_block_nccl_product(s->gpu.block, &plan, &times, msg);
     } else {
-        st = gpu_block_start(s->gpu, msg);
+        st = gpu_block_start(s->gpu.block, msg);
         post_receives(s);
         post_sends(s);
-        MPI_Waitall(s->recvs + s->sends, s->requests, MPI_STATUSES_IGNORE);
-        if (st == SPB_OK) st = gpu_block_finish(s->gpu, &times, msg);
+        MPI_Waitall(s->ghost.recvs + s->ghost.sends, s->ghost.requests, MPI_STATUSES_IGNORE);
+        if (st == SPB_OK) st = gpu_block_finish(s->gpu.block, &times, msg);
     }
     s->local_compute += times.compute_s;
     s->local_exchange += times.exchange_s;
@@ -545,36 +556,42 @@ void exchange_product(dist_state *s)
         ghost_product(s);
         return;
     }
-    if (s->gpu) {
+    if (s->gpu.block) {
         gpu_product(s);
         return;
     }
     int grid = s->variant->exchange == DIST_GRID_COMM;
-    MPI_Allgatherv(s->x_own, map_owned(&s->cols, s->rank), MPI_DOUBLE, s->x_other, s->counts,
-                   s->displs, MPI_DOUBLE, grid ? s->grid_col : s->comm);
+    MPI_Allgatherv(s->x_own, map_owned(&s->cols, s->rank), MPI_DOUBLE, s->x_other, s->gather.counts,
+                   s->gather.displs, MPI_DOUBLE, grid ? s->grid.col : s->comm);
     double start = MPI_Wtime();
-    csr_omp_nnz_spmv(&s->whole, s->whole.val, &s->whole_part, s->x_other,
-                     grid ? s->y_block : s->y_own);
+    csr_omp_nnz_spmv(&s->gather.whole, s->gather.whole.val, &s->gather.whole_part, s->x_other,
+                     grid ? s->grid.y_block : s->y_own);
     s->local_compute += MPI_Wtime() - start;
     if (grid)
-        MPI_Reduce_scatter(s->y_block, s->y_own, s->rs_counts, MPI_DOUBLE, MPI_SUM, s->grid_row);
+        MPI_Reduce_scatter(s->grid.y_block, s->y_own, s->grid.rs_counts, MPI_DOUBLE, MPI_SUM,
+                           s->grid.row);
 }
 
 void exchange_free(dist_state *s)
 {
-    gpu_block_free(s->gpu);
-    s->gpu = NULL;
-    csr_free(&s->diag);
-    csr_free(&s->off);
-    csr_free(&s->whole);
-    for (int c = 0; c < s->chunks; c++) partition_free(&s->chunk_part[c]);
-    s->chunks = 0;
-    partition_free(&s->whole_part);
-    void *arrays[] = {s->chunk_first, s->chunk_part,  s->off_rows,       s->x_own,
-                      s->x_other,     s->y_own,       s->y_block,        s->send_rank,
-                      s->send_start,  s->recv_rank,   s->recv_start,     s->send_idx,
-                      s->send_buf,    s->requests,    s->counts,         s->displs,
-                      s->rs_counts,   s->scatter_buf, s->scatter_counts, s->scatter_displs};
+    gpu_block_free(s->gpu.block);
+    s->gpu.block = NULL;
+    csr_free(&s->ghost.diag);
+    csr_free(&s->ghost.off);
+    csr_free(&s->gather.whole);
+    for (int c = 0; c < s->ghost.chunks; c++) partition_free(&s->ghost.chunk_part[c]);
+    s->ghost.chunks = 0;
+    partition_free(&s->gather.whole_part);
+    void *arrays[] = {s->ghost.chunk_first, s->ghost.chunk_part,
+                      s->ghost.off_rows,    s->x_own,
+                      s->x_other,           s->y_own,
+                      s->grid.y_block,      s->ghost.send_rank,
+                      s->ghost.send_start,  s->ghost.recv_rank,
+                      s->ghost.recv_start,  s->ghost.send_idx,
+                      s->ghost.send_buf,    s->ghost.requests,
+                      s->gather.counts,     s->gather.displs,
+                      s->grid.rs_counts,    s->scatter_buf,
+                      s->scatter_counts,    s->scatter_displs};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) spb_free(arrays[k]);
 }
 
@@ -598,13 +615,13 @@ void exchange_scatter_x(dist_state *s, const spb_value *x)
     MPI_Scatterv(s->scatter_buf, s->scatter_counts, s->scatter_displs, MPI_DOUBLE, s->x_own,
                  map_owned(&s->cols, s->rank), MPI_DOUBLE, 0, s->comm);
     char msg[SPB_MSG_LEN] = "";
-    if (s->gpu) keep_gpu_failure(s, gpu_block_set_x(s->gpu, s->x_own, msg), msg);
+    if (s->gpu.block) keep_gpu_failure(s, gpu_block_set_x(s->gpu.block, s->x_own, msg), msg);
 }
 
 void exchange_gather_y(dist_state *s, spb_value *y)
 {
     char msg[SPB_MSG_LEN] = "";
-    if (s->gpu) keep_gpu_failure(s, gpu_block_get_y(s->gpu, s->y_own, msg), msg);
+    if (s->gpu.block) keep_gpu_failure(s, gpu_block_get_y(s->gpu.block, s->y_own, msg), msg);
     if (s->rank == 0) scatter_layout(s, &s->rows);
     MPI_Gatherv(s->y_own, map_owned(&s->rows, s->rank), MPI_DOUBLE, s->scatter_buf,
                 s->scatter_counts, s->scatter_displs, MPI_DOUBLE, 0, s->comm);

@@ -92,7 +92,7 @@ static void grid_shape(int ranks, int *p, int *q)
  * Rank r*q + c owns piece c of row block r and piece r of column block c. */
 static spb_status map_grid(dist_state *s, spb_index m, spb_index n, char *msg)
 {
-    int p = s->grid_p, q = s->grid_q;
+    int p = s->grid.p, q = s->grid.q;
     spb_status st = map_alloc(&s->rows, s->size, m, msg);
     if (st == SPB_OK) st = map_alloc(&s->cols, s->size, n, msg);
     for (int r = 0; r < p && st == SPB_OK; r++)
@@ -116,7 +116,7 @@ static spb_status make_maps(dist_state *s, const spb_csr *A, char *msg)
     spb_index m = size[0], n = size[1];
     dist_layout layout = s->variant->layout;
     if (layout == DIST_GRID) {
-        grid_shape(s->size, &s->grid_p, &s->grid_q);
+        grid_shape(s->size, &s->grid.p, &s->grid.q);
         return map_grid(s, m, n, msg);
     }
     if (layout == DIST_CYCLIC) {
@@ -160,11 +160,11 @@ static part_shape shape_of(const dist_state *s, int p, spb_index m, spb_index n)
 {
     part_shape shape = {0, 1, 0, 0, n};
     if (s->variant->layout == DIST_GRID) {
-        int r = p / s->grid_q, c = p % s->grid_q;
-        shape.first = piece_start(m, s->grid_p, r);
-        shape.count = piece_start(m, s->grid_p, r + 1) - shape.first;
-        shape.col_lo = piece_start(n, s->grid_q, c);
-        shape.col_hi = piece_start(n, s->grid_q, c + 1);
+        int r = p / s->grid.q, c = p % s->grid.q;
+        shape.first = piece_start(m, s->grid.p, r);
+        shape.count = piece_start(m, s->grid.p, r + 1) - shape.first;
+        shape.col_lo = piece_start(n, s->grid.q, c);
+        shape.col_hi = piece_start(n, s->grid.q, c + 1);
     } else {
         shape.first = map_global(&s->rows, p, 0);
         shape.stride = s->rows.cyclic ? s->size : 1;
@@ -273,8 +273,8 @@ spb_status layout_distribute(dist_state *s, const spb_csr *A, char *msg)
 {
     spb_status st = dist_agree(s->comm, make_maps(s, A, msg), msg);
     if (st == SPB_OK && s->variant->layout == DIST_GRID) {
-        MPI_Comm_split(s->comm, s->rank / s->grid_q, s->rank % s->grid_q, &s->grid_row);
-        MPI_Comm_split(s->comm, s->rank % s->grid_q, s->rank / s->grid_q, &s->grid_col);
+        MPI_Comm_split(s->comm, s->rank / s->grid.q, s->rank % s->grid.q, &s->grid.row);
+        MPI_Comm_split(s->comm, s->rank % s->grid.q, s->rank / s->grid.q, &s->grid.col);
     }
     return st == SPB_OK ? send_parts(s, A, msg) : st;
 }

@@ -106,8 +106,8 @@ static void state_free(dist_state *s)
     petsc_free(s);
     exchange_free(s);
     layout_free(s);
-    if (s->grid_row != MPI_COMM_NULL) MPI_Comm_free(&s->grid_row);
-    if (s->grid_col != MPI_COMM_NULL) MPI_Comm_free(&s->grid_col);
+    if (s->grid.row != MPI_COMM_NULL) MPI_Comm_free(&s->grid.row);
+    if (s->grid.col != MPI_COMM_NULL) MPI_Comm_free(&s->grid.col);
     if (s->comm != MPI_COMM_NULL) MPI_Comm_free(&s->comm);
     spb_free(s);
 }
@@ -126,7 +126,7 @@ static spb_status prepare_part(const dist_command *cmd, const spb_csr *A, dist_s
     spb_status st = s ? SPB_OK : spb_fail(msg, SPB_ERR_NOMEM, "out of memory for a rank's state");
     if (s) {
         s->comm = comm;
-        s->grid_row = s->grid_col = MPI_COMM_NULL;
+        s->grid.row = s->grid.col = MPI_COMM_NULL;
         s->variant = dist_variant_of(cmd->kernel);
         s->threads = cmd->threads;
         MPI_Comm_rank(comm, &s->rank);
@@ -326,8 +326,8 @@ spb_status dist_check(const void *state, char *msg)
     /* MPI errors end the job (MPI_ERRORS_ARE_FATAL); a GPU rank's device
      * failure is kept: rank 0's here, another rank's shows in validation */
     const dist_state *s = state;
-    if (s->gpu_status == SPB_OK) return SPB_OK;
-    return spb_fail(msg, s->gpu_status, "%s", s->gpu_msg);
+    if (s->gpu.status == SPB_OK) return SPB_OK;
+    return spb_fail(msg, s->gpu.status, "%s", s->gpu.msg);
 }
 
 void dist_release(void *state)
@@ -342,6 +342,6 @@ int dist_kernel_stats(const void *state, spb_dist_stats *out, double *series[DIS
     const dist_state *s = state;
     *out = s->stats;
     for (int k = 0; k < DIST_SERIES; k++) series[k] = s->sample[k];
-    if (!s->gpu) series[DIST_EXCHANGE] = NULL;
+    if (!s->gpu.block) series[DIST_EXCHANGE] = NULL;
     return s->variant->exchange == DIST_PETSC ? 0 : s->samples; /* PETSc's split is its own */
 }
