@@ -1,4 +1,4 @@
-/* kernel_trial.c — the auto rows' trial: prepare, time (the one timing
+/* kernel_trial.c — the auto kernels' trial: prepare, time (the one timing
  * protocol, core/timing.c), keep the fastest. */
 #include "kernel_trial.h"
 

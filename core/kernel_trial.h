@@ -1,6 +1,6 @@
-/* kernel_trial.h — what the auto rows share: each candidate row the rule
+/* kernel_trial.h — what the auto kernels share: each candidate row the rule
  * allows is prepared, timed on this matrix for a few calls, and the
- * fastest is kept, the others released. The cost is the auto row's
+ * fastest is kept, the others released. The cost is the auto kernel's
  * prepare time. */
 #ifndef SPB_KERNEL_TRIAL_H
 #define SPB_KERNEL_TRIAL_H
@@ -56,7 +56,7 @@ spb_status kernel_trial(spb_trial *trial, const spb_csr *A, spb_format_set *form
                         const spb_kernel_config *config, spb_trial_time_fn time_calls, void *ctx,
                         spb_kernel_plan *plan, char *msg);
 
-/* The auto row's message: "kept: why; timed (us) a 1.23, b 2.5, c -"
+/* The auto kernel's message: "kept: why; timed (us) a 1.23, b 2.5, c -"
  * (microseconds per call; c did not run), cut short visibly when it does
  * not fit SPB_MSG_LEN. */
 void kernel_trial_message(const spb_trial *trial, const char *why, char *msg);

@@ -15,7 +15,7 @@ typedef struct {
     int warmup;      /* calls before timing starts */
     int min_samples; /* at least this many samples */
     double min_time; /* and at least this many seconds of samples */
-    int once;        /* 1: a noisy attempt is not measured again (the auto rows' trials) */
+    int once;        /* 1: a noisy attempt is not measured again (the auto kernels' trials) */
 } spb_timing_opts;
 
 /* A row is noisy when its samples disagree: the interquartile range above

@@ -20,7 +20,7 @@ spb_status rsb_baseline_run(const void *state, const void *x, void *y, char *msg
 void rsb_baseline_release(void *state);
 
 int graphblas_baseline_available(char *why);
-/* A kernel row's supports() for the GraphBLAS rows of every operation. */
+/* A kernel's supports() for the GraphBLAS rows of every operation. */
 int graphblas_row_supports(const spb_kernel *self, const spb_csr *A, char *why);
 /* Builds a row-major (GxB_BY_ROW) GrB_Matrix from A (fp32 with the values
  * val32 when given, x and y then float); mxv runs on `threads` threads

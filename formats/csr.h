@@ -48,7 +48,7 @@ spb_status csr_transpose(const spb_csr *A, spb_csr *T, char *msg);
  * of B's matching row (the multiply-adds a product does). */
 int64_t csr_spgemm_products(const spb_csr *A, const spb_csr *B);
 
-/* What the SpGEMM auto row reads before the product: the products of A*B,
+/* What the SpGEMM auto kernel reads before the product: the products of A*B,
  * the most in one row of A, A's longest row (entries), and the compression (products over entries
  * of C) counted exactly on `sample` rows of A spread evenly (all rows when sample >= m; 1 when
  * those rows make no product). SPB_ERR_NOMEM when B's column markers cannot be had. */

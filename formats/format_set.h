@@ -22,7 +22,7 @@ typedef enum {
  * fp64) make 5 per hack size, so 3 hack sizes fit. */
 #define SPB_FORMAT_SLOTS 16
 
-/* The kind named by a kernel row's format ("csr", "hll.row", "hll.col",
+/* The kind named by a kernel's format ("csr", "hll.row", "hll.col",
  * "sell"); -1 for a library's own format ("rsb", "grb.row"). */
 int format_kind_of(const char *format_name);
 

@@ -69,7 +69,7 @@ extern "C" int gpu_device_count(void)
 }
 
 /* A block of rows as the device row `kernel` prepares any matrix; its
- * message (the auto row's choice) into msg. */
+ * message (the auto kernel's choice) into msg. */
 static spb_status prepare_block(device_block *b, const spb_kernel *kernel, const spb_csr *A,
                                 char *msg)
 {

@@ -3,7 +3,7 @@
  * the most in one row, A's longest row, a compression counted on sampled
  * rows) and names the candidate rows; prepare times each on the device for
  * a few whole products (kernel_trial) and keeps the fastest. The message
- * names the row chosen, why the candidates, and their times; docs/auto-rows.md
+ * names the row chosen, why the candidates, and their times; docs/auto-kernels.md
  * ("Choosing a GPU SpGEMM row") has the rule and the data behind it. */
 #include <stdio.h>
 
@@ -11,7 +11,7 @@
 #include "gpu.h"
 #include "spgemm_state.cuh"
 
-/* The rule's lines (docs/auto-rows.md: the H100 measurements behind them). Rows of
+/* The rule's lines (docs/auto-kernels.md: the H100 measurements behind them). Rows of
  * few products: the thread-per-row kernel (G67, Pd) is a candidate; past
  * them its one thread per row stalls (0.01-0.05x the best on long rows). */
 #define AUTO_THREAD_PRODUCTS 32
@@ -82,7 +82,7 @@ const spb_spgemm_kernel gpu_spgemm_auto_kernels[] = {
                 .backend = SPB_BACKEND_CUDA,
                 .description = "the device SpGEMM row for this product: a rule on what is known "
                                "before it names the candidates, prepare times them and keeps the "
-                               "fastest (docs/auto-rows.md)",
+                               "fastest (docs/auto-kernels.md)",
                 .supports = gpu_kernel_supports,
                 .prepare = auto_prepare,
                 .release = gpu_spgemm_release,

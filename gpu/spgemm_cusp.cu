@@ -102,10 +102,10 @@ static const gpu_spgemm_variant cusp_spgemm_v = {0, 0, cusp_product, 0, cusp_set
 
 const spb_spgemm_kernel gpu_spgemm_cusp_kernels[] = {
     /* timed alone: where CUSP fails it keeps the device memory it took */
-    GPU_SPGEMM_ROW("cusp.spgemm",
-                   "CUSP cusp::multiply on COO views of the device CSR: expand, sort and "
-                   "compress the products (the seed paper's comparison)",
-                   &cusp_spgemm_v, gpu_cusp_supports, 1),
+    GPU_SPGEMM_KERNEL_FULL("cusp.spgemm",
+                           "CUSP cusp::multiply on COO views of the device CSR: expand, sort and "
+                           "compress the products (the seed paper's comparison)",
+                           &cusp_spgemm_v, gpu_cusp_supports, 1),
 };
 const int gpu_spgemm_cusp_kernel_count =
     (int)(sizeof gpu_spgemm_cusp_kernels / sizeof gpu_spgemm_cusp_kernels[0]);

@@ -87,7 +87,7 @@ static __device__ __forceinline__ int block_exclusive_sum(int v, int *warp_sums,
     return before + inclusive - v;
 }
 
-/* Each family file exports its rows (GPU_SPGEMM_KERNEL in spgemm_cuda.cu's). */
+/* Each family file exports its kernels (GPU_SPGEMM_KERNEL, below). */
 extern const spb_spgemm_kernel gpu_spgemm_tiled_kernels[];
 extern const int gpu_spgemm_tiled_kernel_count;
 extern const spb_spgemm_kernel gpu_spgemm_esc_kernels[];
@@ -99,7 +99,7 @@ extern const int gpu_spgemm_cusp_kernel_count;
 extern const spb_spgemm_kernel gpu_spgemm_auto_kernels[];
 extern const int gpu_spgemm_auto_kernel_count;
 
-/* The entry points every device SpGEMM row shares (spgemm_cuda.cu). */
+/* The entry points every device SpGEMM kernel shares (spgemm_cuda.cu). */
 spb_status gpu_spgemm_prepare(const spb_kernel *self, spb_format_set *formats,
                               const spb_kernel_config *config, spb_kernel_plan *plan, char *msg);
 spb_status gpu_spgemm_run(const void *state, spb_csr *C, char *msg);
@@ -112,9 +112,9 @@ double gpu_spgemm_kernel_seconds(const void *state);
     GPU_SPGEMM_KERNEL_IF(row_name, row_description, row_variant, gpu_kernel_supports)
 /* The same for a row that needs more than a device (see GPU_SPMV_KERNEL_IF). */
 #define GPU_SPGEMM_KERNEL_IF(row_name, row_description, row_variant, row_supports)                 \
-    GPU_SPGEMM_ROW(row_name, row_description, row_variant, row_supports, 0)
+    GPU_SPGEMM_KERNEL_FULL(row_name, row_description, row_variant, row_supports, 0)
 /* ... and one timed alone (spb_kernel.timed_alone). */
-#define GPU_SPGEMM_ROW(row_name, row_description, row_variant, row_supports, alone)                \
+#define GPU_SPGEMM_KERNEL_FULL(row_name, row_description, row_variant, row_supports, alone)        \
     {                                                                                              \
         .kernel = {.name = row_name,                                                               \
                    .format = "csr",                                                                \

@@ -3,7 +3,7 @@
  * the candidates its shape allows; each is prepared and timed on the
  * device for a few calls (kernel_trial) and the fastest is kept. The row's
  * message names the kernel chosen, why the candidates, and their times; the
- * rule and the measurements behind it are in docs/auto-rows.md ("Choosing a GPU
+ * rule and the measurements behind it are in docs/auto-kernels.md ("Choosing a GPU
  * kernel"). */
 #include <stdio.h>
 
@@ -11,7 +11,7 @@
 #include "gpu.h"
 #include "spmv_state.cuh"
 
-/* The rule's thresholds (docs/auto-rows.md: the measurements behind them). */
+/* The rule's thresholds (docs/auto-kernels.md: the measurements behind them). */
 #define AUTO_LARGE_NNZ 1000000 /* below: launch-bound on an H100, a one-launch row kernel */
 /* The longest row against the rest (H100 figures): one warp walks about 32
  * entries per 88 ns (gen:hubs:45000:8:1:17663: its row of 14604 entries took
@@ -51,7 +51,7 @@ static double streaming_seconds(const matrix_shape *f)
 /* The rule: the candidates into `list`, and why in `why` (WHY_LEN bytes).
  * Large matrices always have cusparse.csr among them; small ones, which
  * one launch of a row kernel serves in 3-8 us, the row kernels that won
- * one or more of them on the H100 (docs/auto-rows.md: 0.3-1.5 us apart, in an order
+ * one or more of them on the H100 (docs/auto-kernels.md: 0.3-1.5 us apart, in an order
  * no statistic predicted). */
 static void choose(const matrix_shape *f, spb_trial_names *list, char *why)
 {
@@ -145,7 +145,7 @@ extern const spb_spmv_kernel gpu_auto_kernels[] = {
                 .backend = SPB_BACKEND_CUDA,
                 .description =
                     "the device kernel for this matrix: a rule on its statistics names the "
-                    "candidates, prepare times them and keeps the fastest (docs/auto-rows.md)",
+                    "candidates, prepare times them and keeps the fastest (docs/auto-kernels.md)",
                 .supports = gpu_kernel_supports,
                 .prepare = auto_prepare,
                 .release = gpu_spmv_release,

@@ -38,7 +38,7 @@ double dist_time_calls(void *state, int calls);
 spb_status dist_check(const void *state, char *msg);
 void dist_release(void *state);
 
-/* The variant of table row k (rows.c), for the ranks that serve rank 0. */
+/* The variant of table row k (kernels.c), for the ranks that serve rank 0. */
 const dist_variant *dist_variant_of(int kernel_index);
 
 #endif

@@ -1,4 +1,4 @@
-/* auto_message.h — what the auto rows' tests read from a prepare message,
+/* auto_message.h — what the auto kernels' tests read from a prepare message,
  * "chosen: why; timed (us) a 1.2, b 3.4, c -": the candidates timed must be
  * the rule's (in its order), and the row kept must be the fastest of them
  * (as printed). */

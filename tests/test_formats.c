@@ -228,7 +228,7 @@ static void test_bytes_and_stats(void)
     CHECK(fabs(s.row_mean - 4.0 / 3) < 1e-15, "row mean %g", s.row_mean);
     CHECK(fabs(s.row_std - sqrt(8.0 / 9)) < 1e-15, "row std %g, expected %g", s.row_std,
           sqrt(8.0 / 9));
-    /* what the auto rows read: hack 2 stores 6 slots for 4 entries; the
+    /* what the auto kernels read: hack 2 stores 6 slots for 4 entries; the
      * non-empty rows span columns 0..2 and 1..3 */
     spb_csr_shape f;
     csr_shape(&A, 2, &f);

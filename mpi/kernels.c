@@ -1,4 +1,4 @@
-/* rows.c — the distributed SpMV rows of the kernel table: a layout of the
+/* kernels.c — the distributed SpMV rows of the kernel table: a layout of the
  * rows over the ranks and an exchange of x, each rank's block multiplied by
  * the OpenMP kernels of cpu/ at the row's thread count. */
 #include <math.h>
@@ -58,7 +58,7 @@ const dist_variant *dist_variant_of(int kernel_index)
     return dist_spmv_kernels[kernel_index].kernel.variant;
 }
 
-#define DIST_ROW(row_name, row_variant, text)                                                      \
+#define DIST_KERNEL(row_name, row_variant, text)                                                   \
     {                                                                                              \
         .kernel = {.name = (row_name),                                                             \
                    .format = "csr",                                                                \
@@ -75,27 +75,30 @@ const dist_variant *dist_variant_of(int kernel_index)
     }
 
 const spb_spmv_kernel dist_spmv_kernels[] = {
-    DIST_ROW("mpi.rows.allgather", rows_allgather,
-             "MPI: equal row blocks, all of x gathered on every rank (the naive reference)"),
-    DIST_ROW("mpi.rows", rows_ghost,
-             "MPI: equal row blocks, ghost entries of x from their owners, local block "
-             "overlapped (PETSc's MPIAIJ design)"),
-    DIST_ROW("mpi.nnz", nnz_ghost, "MPI: nnz-balanced row blocks, ghost exchange as mpi.rows"),
-    DIST_ROW("mpi.cyclic", cyclic_ghost,
-             "MPI: row i on rank i mod P, ghost exchange as mpi.rows (no locality)"),
-    DIST_ROW("mpi.grid2d", grid,
-             "MPI: 2-D blocks on a p x q grid, x gathered along grid columns, y summed "
-             "along grid rows"),
-    DIST_ROW("petsc.mpiaij", petsc,
-             "PETSc MatMult on an MPIAIJ matrix, rows owned as in mpi.rows (one thread per rank)"),
-    DIST_ROW("mpi.cuda.staged", gpu_staged,
-             "MPI, a GPU per rank: nnz-balanced rows as mpi.nnz, auto.cuda on the diagonal block "
-             "while the ghosts travel through page-locked host memory by MPI, auto.cuda on the "
-             "ghost block"),
-    DIST_ROW("mpi.cuda.nccl", gpu_nccl,
-             "MPI, a GPU per rank: nnz-balanced rows as mpi.nnz, auto.cuda on the diagonal block "
-             "while NCCL sends the ghosts GPU to GPU on a stream beside it, auto.cuda on the "
-             "ghost block"),
+    DIST_KERNEL("mpi.rows.allgather", rows_allgather,
+                "MPI: equal row blocks, all of x gathered on every rank (the naive reference)"),
+    DIST_KERNEL("mpi.rows", rows_ghost,
+                "MPI: equal row blocks, ghost entries of x from their owners, local block "
+                "overlapped (PETSc's MPIAIJ design)"),
+    DIST_KERNEL("mpi.nnz", nnz_ghost, "MPI: nnz-balanced row blocks, ghost exchange as mpi.rows"),
+    DIST_KERNEL("mpi.cyclic", cyclic_ghost,
+                "MPI: row i on rank i mod P, ghost exchange as mpi.rows (no locality)"),
+    DIST_KERNEL("mpi.grid2d", grid,
+                "MPI: 2-D blocks on a p x q grid, x gathered along grid columns, y summed "
+                "along grid rows"),
+    DIST_KERNEL(
+        "petsc.mpiaij", petsc,
+        "PETSc MatMult on an MPIAIJ matrix, rows owned as in mpi.rows (one thread per rank)"),
+    DIST_KERNEL(
+        "mpi.cuda.staged", gpu_staged,
+        "MPI, a GPU per rank: nnz-balanced rows as mpi.nnz, auto.cuda on the diagonal block "
+        "while the ghosts travel through page-locked host memory by MPI, auto.cuda on the "
+        "ghost block"),
+    DIST_KERNEL(
+        "mpi.cuda.nccl", gpu_nccl,
+        "MPI, a GPU per rank: nnz-balanced rows as mpi.nnz, auto.cuda on the diagonal block "
+        "while NCCL sends the ghosts GPU to GPU on a stream beside it, auto.cuda on the "
+        "ghost block"),
 };
 const int dist_spmv_kernel_count = (int)(sizeof dist_spmv_kernels / sizeof dist_spmv_kernels[0]);
 

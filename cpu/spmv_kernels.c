@@ -1,4 +1,4 @@
-/* spmv_rows.c — the host rows of the SpMV kernel table: serial and OpenMP
+/* spmv_kernels.c — the host rows of the SpMV kernel table: serial and OpenMP
  * kernels and the CPU library baselines, each a row of data whose variant
  * (a layout, a partition rule) is read by a shared prepare. */
 #include <math.h>
@@ -726,7 +726,7 @@ const spb_spmv_kernel cpu_spmv_kernels[] = {
                 .backend = SPB_BACKEND_OPENMP,
                 .description =
                     "the OpenMP kernel for this matrix, chosen in prepare from its statistics "
-                    "(rule in docs/auto-rows.md); the message says which and why",
+                    "(rule in docs/auto-kernels.md); the message says which and why",
                 .prepare = auto_prepare,
                 .release = auto_release,
                 .fp32 = 1},
