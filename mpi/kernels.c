@@ -11,6 +11,7 @@
 static const dist_variant rows_allgather = {DIST_ROWS, DIST_ALLGATHER};
 static const dist_variant rows_ghost = {DIST_ROWS, DIST_GHOST};
 static const dist_variant nnz_ghost = {DIST_NNZ, DIST_GHOST};
+static const dist_variant nnz_allgather = {DIST_NNZ, DIST_ALLGATHER};
 static const dist_variant cyclic_ghost = {DIST_CYCLIC, DIST_GHOST};
 static const dist_variant grid = {DIST_GRID, DIST_GRID_COMM};
 static const dist_variant petsc = {DIST_ROWS, DIST_PETSC};
@@ -81,6 +82,9 @@ const spb_spmv_kernel dist_spmv_kernels[] = {
                 "MPI: equal row blocks, ghost entries of x from their owners, local block "
                 "overlapped (PETSc's MPIAIJ design)"),
     DIST_KERNEL("mpi.nnz", nnz_ghost, "MPI: nnz-balanced row blocks, ghost exchange as mpi.rows"),
+    DIST_KERNEL("mpi.nnz.allgather", nnz_allgather,
+                "MPI: nnz-balanced row blocks as mpi.nnz, all of x gathered on every rank as "
+                "mpi.rows.allgather (the exchange's share apart from the balance's)"),
     DIST_KERNEL("mpi.cyclic", cyclic_ghost,
                 "MPI: row i on rank i mod P, ghost exchange as mpi.rows (no locality)"),
     DIST_KERNEL("mpi.grid2d", grid,

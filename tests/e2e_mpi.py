@@ -24,8 +24,8 @@ import time
 
 from spbtest import SPBENCH, SOURCE, check, finish, read_mtx, read_rows, skip_whole_test
 
-KERNELS = ["mpi.rows.allgather", "mpi.rows", "mpi.nnz", "mpi.cyclic", "mpi.grid2d",
-           "petsc.mpiaij"]
+KERNELS = ["mpi.rows.allgather", "mpi.rows", "mpi.nnz", "mpi.nnz.allgather", "mpi.cyclic",
+           "mpi.grid2d", "petsc.mpiaij"]
 # a GPU per rank: ok where there is a GPU (NCCL's row only with a GPU per rank), else skipped
 GPU_KERNELS = ["mpi.cuda.staged", "mpi.cuda.nccl"]
 GPU_SKIPS = ("no CUDA device", "not built with CUDA", "without NCCL", "NCCL needs a GPU per rank",
@@ -126,7 +126,7 @@ def owners_by_rule(kernel, count, ranks, row_lengths=None):
     """Each index's rank under the kernel's layout, computed here from the rule."""
     if kernel == "mpi.cyclic":
         return [i % ranks for i in range(count)]
-    if kernel == "mpi.nnz" and row_lengths is not None:
+    if kernel.startswith("mpi.nnz") and row_lengths is not None:
         starts, total = [0], 0
         for length in row_lengths:
             total += length
@@ -154,7 +154,7 @@ def expected_exchange(kernel, m, n, entries, ranks):
     row_owner = owners_by_rule(kernel, m, ranks, lengths)
     col_owner = row_owner if m == n else owners_by_rule("mpi.cyclic" if kernel == "mpi.cyclic"
                                                         else "mpi.rows", n, ranks)
-    if kernel == "mpi.rows.allgather":
+    if kernel.endswith(".allgather"):
         owned = [col_owner.count(p) for p in range(ranks)]
         return (8 * max(owned) * (ranks - 1), 8 * n * (ranks - 1) / ranks, ranks - 1)
     ghosts = [set() for _ in range(ranks)]
@@ -176,7 +176,8 @@ def test_exchange_counts(rows, matrices):
     for path in matrices[:2]:
         name = os.path.basename(path).split(".")[0]
         m, n, entries = read_mtx(path)
-        for kernel in ("mpi.rows", "mpi.nnz", "mpi.cyclic", "mpi.rows.allgather"):
+        for kernel in ("mpi.rows", "mpi.nnz", "mpi.cyclic", "mpi.rows.allgather",
+                       "mpi.nnz.allgather"):
             for ranks in (2, 3, 4):
                 row = [x for x in rows if x["matrix"] == name and x["kernel"] == kernel and
                        x["ranks"] == str(ranks)]
