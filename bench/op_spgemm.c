@@ -216,6 +216,7 @@ const spb_operation *operation_spgemm(void)
         for (int k = 0; k < gpu_spgemm_kernel_count() && op.kernel_count < MAX_KERNELS; k++)
             table[op.kernel_count++] = gpu_spgemm_kernel(k);
         op.baseline = &cpu_spgemm_kernels[0].kernel; /* spgemm.gustavson */
+        op.vendor = operation_kernel(&op, "cusparse.spgemm");
     }
     return &op;
 }

@@ -182,6 +182,7 @@ const spb_operation *operation_spmv(void)
         for (int k = 0; k < dist_spmv_kernel_count && op.kernel_count < MAX_KERNELS; k++)
             table[op.kernel_count++] = &dist_spmv_kernels[k].kernel;
         op.baseline = &cpu_spmv_kernels[0].kernel; /* csr.serial */
+        op.vendor = operation_kernel(&op, "cusparse.csr");
     }
     return &op;
 }

@@ -36,7 +36,7 @@ void result_init(spb_result *r)
     r->matrix = r->operation = r->kernel = r->format = r->backend = r->precision = "";
     r->message = r->settings = r->host = r->source_id = r->measured_under = "";
     r->stored_entries = r->prepare_ms = r->tune_ms = r->gflops = r->gbytes_per_s = NAN;
-    r->products = r->nnz_c = r->kernel_ms = NAN;
+    r->products = r->nnz_c = r->kernel_ms = r->break_even_products = NAN;
     r->roofline_frac = r->speedup = r->efficiency = r->bandwidth_gbs = r->tolerance = NAN;
     r->timing.median = r->timing.min = r->timing.max = NAN;
     r->error.abs_l2 = r->error.rel_l2 = r->error.max_abs = NAN;
@@ -160,6 +160,7 @@ static const column columns[] = {
     COL("gpu_temp_c", COL_REAL, energy.temp_c, COUNT_DIGITS),
     COL("throttled", COL_FLAG, energy.throttled, COUNT_DIGITS),
     COL("throttle_reasons", COL_CHARS, energy.reasons, 0),
+    COL("break_even_products", COL_REAL, break_even_products, COUNT_DIGITS),
 };
 
 #define COLUMN_COUNT ((int)(sizeof columns / sizeof columns[0]))

@@ -114,9 +114,37 @@ static void emit(const spb_run_opts *opts, spb_run_totals *totals, const spb_res
     emit_row(opts, totals, r, 0, csv_status, msg);
 }
 
+/* Keeps an ok row of the operation's baseline or vendor kernel: the
+ * speedups and break-even counts of the rows after it use its figures. */
+static void note_reference(spb_case *c, const spb_run_opts *opts, const spb_result *r)
+{
+    if (r->status != SPB_ROW_OK) return;
+    int p = strcmp(r->precision, spb_precision_str(SPB_FP32)) == 0 ? SPB_FP32 : SPB_FP64;
+    if (strcmp(r->kernel, opts->op->baseline->name) == 0) c->baseline_seconds[p] = r->timing.median;
+    if (opts->op->vendor && strcmp(r->kernel, opts->op->vendor->name) == 0) {
+        c->vendor_seconds[p] = r->timing.median;
+        c->vendor_prepare_s[p] = r->prepare_ms / 1e3;
+    }
+}
+
+/* A device row faster than the vendor kernel: the products after which its
+ * costlier prepare has paid for itself (ISpMV's measure), 0 when it costs
+ * no more. */
+static void break_even(const spb_case *c, const spb_kernel *kernel, const spb_run_opts *opts,
+                       spb_result *r)
+{
+    double vendor_t = c->vendor_seconds[c->precision], vendor_p = c->vendor_prepare_s[c->precision];
+    double t = r->timing.median, p = r->prepare_ms / 1e3;
+    if (kernel->backend != SPB_BACKEND_CUDA || kernel == opts->op->vendor || !(vendor_t > 0) ||
+        !(t < vendor_t) || isnan(p))
+        return;
+    r->break_even_products = p <= vendor_p ? 0 : ceil((p - vendor_p) / (vendor_t - t));
+}
+
 /* A row --resume found in the CSV, reported as if measured now: in the
  * JSON, the table, the tallies and the summary, and as the speedup
- * baseline of the rows still to measure (c may be NULL). */
+ * baseline or vendor figures of the rows still to measure (c may be
+ * NULL). */
 static void replay(const spb_run_opts *opts, spb_run_totals *totals, const spb_done_row *row,
                    spb_case *c, spb_status *csv_status, char *msg)
 {
@@ -125,10 +153,7 @@ static void replay(const spb_run_opts *opts, spb_run_totals *totals, const spb_d
     totals->replayed[row - opts->done->rows] = 1;
     emit_row(opts, totals, &r, 1, csv_status, msg);
     summary_note(&totals->summary, &r);
-    if (c && r.status == SPB_ROW_OK && strcmp(r.kernel, opts->op->baseline->name) == 0)
-        c->baseline_seconds[strcmp(r.precision, spb_precision_str(SPB_FP32)) == 0 ? SPB_FP32
-                                                                                  : SPB_FP64] =
-            r.timing.median;
+    if (c) note_reference(c, opts, &r);
 }
 
 /* The timed host calls: `calls` products through the operation, on the
@@ -273,7 +298,7 @@ static void fill_metrics(const spb_kernel *kernel, spb_case *c, const spb_run_op
     r->bandwidth_gbs = bandwidth_gbs;
     if (bandwidth_gbs > 0) r->roofline_frac = r->gbytes_per_s / bandwidth_gbs;
     /* against the baseline in the same precision */
-    if (kernel == opts->op->baseline) c->baseline_seconds[c->precision] = t;
+    if (kernel == opts->op->baseline) note_reference(c, opts, r);
     if (c->baseline_seconds[c->precision] > 0) {
         r->speedup = c->baseline_seconds[c->precision] / t;
         r->efficiency = r->speedup / (r->threads * r->ranks); /* per core in use */
@@ -443,20 +468,22 @@ static void row_start(spb_result *r, const spb_run_opts *opts, spb_precision pre
     r->tolerance = validation_bound(opts->tolerance, precision);
 }
 
-/* The baseline's times that --resume found in the CSV, whether or not the
- * baseline is selected now: the speedups of the rows measured now use them. */
-static void baseline_from_done(spb_case *c, const spb_run_opts *opts)
+/* The baseline's and the vendor kernel's figures that --resume found in
+ * the CSV, whether or not they are selected now: the speedups and
+ * break-even counts of the rows measured now use them. */
+static void references_from_done(spb_case *c, const spb_run_opts *opts)
 {
-    const spb_kernel *baseline = opts->op->baseline;
-    for (int p = 0; p < SPB_PRECISIONS; p++) {
-        spb_kernel_config config = plan_first_config(opts, baseline, (spb_precision)p);
-        const spb_done_row *row = stored_row(opts, c->name, baseline->name, config.precision,
-                                             config.threads, config.ranks);
-        spb_result r;
-        if (!row) continue;
-        result_from_csv(&r, row->fields, row->count);
-        if (r.status == SPB_ROW_OK) c->baseline_seconds[p] = r.timing.median;
-    }
+    const spb_kernel *references[] = {opts->op->baseline, opts->op->vendor};
+    for (int k = 0; k < 2; k++)
+        for (int p = 0; p < SPB_PRECISIONS && references[k]; p++) {
+            spb_kernel_config config = plan_first_config(opts, references[k], (spb_precision)p);
+            const spb_done_row *row = stored_row(opts, c->name, references[k]->name,
+                                                 config.precision, config.threads, config.ranks);
+            spb_result r;
+            if (!row) continue;
+            result_from_csv(&r, row->fields, row->count);
+            note_reference(c, opts, &r);
+        }
 }
 
 /* What the progress line says a row measures: its place among the
@@ -721,6 +748,11 @@ static void flush_held(spb_case *c, held_rows *held, const spb_run_opts *opts,
     }
     spb_free(slot);
     spb_free(timed);
+    /* the vendor row's figures first: the rows before it weigh against it too */
+    for (int i = 0; i < held->count; i++)
+        if (!held->rows[i].stored && !held->rows[i].dropped && !held->rows[i].again &&
+            held->rows[i].kernel == opts->op->vendor)
+            note_reference(c, opts, &held->rows[i].r);
     for (int i = 0; i < held->count; i++) {
         held_row *h = &held->rows[i];
         if (h->stored) {
@@ -731,7 +763,10 @@ static void flush_held(spb_case *c, held_rows *held, const spb_run_opts *opts,
         }
         if (h->dropped || h->again) continue;
         c->precision = h->config.precision;
-        if (h->r.status == SPB_ROW_OK) fill_metrics(h->kernel, c, opts, h->bytes, h->bound, &h->r);
+        if (h->r.status == SPB_ROW_OK) {
+            fill_metrics(h->kernel, c, opts, h->bytes, h->bound, &h->r);
+            break_even(c, h->kernel, opts, &h->r);
+        }
         scale_over_ranks(totals, opts, &h->r);
         /* the error row goes before the row is written: a job ended in
          * between loses the row (--resume measures it), never doubles it */
@@ -790,7 +825,7 @@ static spb_status run_case(spb_case *c, const spb_plan *plan, held_rows *held,
                            const spb_run_opts *opts, spb_run_totals *totals, char *msg)
 {
     spb_status csv_status = SPB_OK;
-    baseline_from_done(c, opts);
+    references_from_done(c, opts);
     unsigned formats_after = ~0u; /* the formats the rows still to start need */
     for (int i = 0; i < plan->count && csv_status == SPB_OK && !run_stop_requested(); i++) {
         hold_row(c, held, plan, i, opts, totals, &csv_status, msg);

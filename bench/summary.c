@@ -2,12 +2,51 @@
 #include "summary.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/memory.h"
 
+/* The break-even list of r's kernel and precision, made when new (NULL:
+ * no memory; the summary is a convenience, the rows are on disk). */
+static spb_break_even *pays_of(spb_summary *summary, const spb_result *r)
+{
+    for (int k = 0; k < summary->pays_count; k++) {
+        spb_break_even *b = &summary->pays[k];
+        if (strcmp(b->kernel, r->kernel) == 0 && strcmp(b->precision, r->precision) == 0) return b;
+    }
+    if (summary->pays_count == summary->pays_cap) {
+        int cap = summary->pays_cap ? 2 * summary->pays_cap : 8;
+        spb_break_even *grown = spb_realloc(summary->pays, (size_t)cap, sizeof *grown);
+        if (!grown) return NULL;
+        summary->pays = grown;
+        summary->pays_cap = cap;
+    }
+    spb_break_even *b = &summary->pays[summary->pays_count++];
+    *b = (spb_break_even){0};
+    snprintf(b->kernel, sizeof b->kernel, "%s", r->kernel);
+    snprintf(b->precision, sizeof b->precision, "%s", r->precision);
+    return b;
+}
+
+static void note_break_even(spb_summary *summary, const spb_result *r)
+{
+    if (r->status != SPB_ROW_OK || isnan(r->break_even_products)) return;
+    spb_break_even *b = pays_of(summary, r);
+    if (!b) return;
+    if (b->count == b->cap) {
+        int cap = b->cap ? 2 * b->cap : 16;
+        double *grown = spb_realloc(b->products, (size_t)cap, sizeof *grown);
+        if (!grown) return;
+        b->products = grown;
+        b->cap = cap;
+    }
+    b->products[b->count++] = r->break_even_products;
+}
+
 void summary_note(spb_summary *summary, const spb_result *r)
 {
+    note_break_even(summary, r);
     if (r->status != SPB_ROW_OK) return;
     for (int k = summary->count - 1; k >= 0; k--) {
         spb_best *b = &summary->best[k];
@@ -116,7 +155,36 @@ static int print_best_distributed(FILE *out, const spb_summary *summary, int wid
     return noisy;
 }
 
-void summary_print(FILE *out, const spb_summary *summary, const char *baseline)
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Per kernel and precision: how many of its rows beat the vendor kernel,
+ * and the median and largest count of products their prepare took to pay. */
+static void print_break_even(FILE *out, const spb_summary *summary, const char *vendor)
+{
+    for (int k = 0; k < summary->pays_count; k++) {
+        spb_break_even *b = &summary->pays[k];
+        if (k == 0) {
+            fprintf(out,
+                    "\n# device rows faster than %s, and the products after which their "
+                    "prepare paid against its own (break_even_products)\n",
+                    vendor);
+            fprintf(out, "%-28s %-9s %6s %12s %12s\n", "kernel", "precision", "faster", "median",
+                    "most");
+        }
+        qsort(b->products, (size_t)b->count, sizeof *b->products, cmp_double);
+        double median = b->count % 2
+                            ? b->products[b->count / 2]
+                            : 0.5 * (b->products[b->count / 2 - 1] + b->products[b->count / 2]);
+        fprintf(out, "%-28.28s %-9s %6d %12.0f %12.0f\n", b->kernel, b->precision, b->count, median,
+                b->products[b->count - 1]);
+    }
+}
+
+void summary_print(FILE *out, const spb_summary *summary, const char *baseline, const char *vendor)
 {
     if (summary->count == 0) return;
     int width = 20; /* the longest name decides the column: no row pushed out of line */
@@ -130,10 +198,13 @@ void summary_print(FILE *out, const spb_summary *summary, const char *baseline)
     if (noisy)
         fprintf(out, "# * ranked among noisy rows (%d of %d): the order may not hold\n", noisy,
                 summary->count);
+    if (vendor) print_break_even(out, summary, vendor);
 }
 
 void summary_free(spb_summary *summary)
 {
+    for (int k = 0; k < summary->pays_count; k++) spb_free(summary->pays[k].products);
+    spb_free(summary->pays);
     spb_free(summary->best);
     *summary = (spb_summary){0};
 }

@@ -21,18 +21,29 @@ typedef struct {
     spb_dist_stats dist; /* and their exchange figures */
 } spb_best;
 
+/* A kernel's rows (in one precision) faster than the vendor kernel, and
+ * the products after which each one's prepare paid (break_even_products). */
+typedef struct {
+    char kernel[64], precision[8];
+    double *products;
+    int count, cap;
+} spb_break_even;
+
 typedef struct {
     spb_best *best; /* grows as matrices are measured */
     int count, cap;
+    spb_break_even *pays; /* per kernel and precision, in the order first met */
+    int pays_count, pays_cap;
 } spb_summary;
 
 /* Keeps r when it is the fastest ok row of its matrix and setting so far
- * (rows arrive matrix by matrix). */
+ * (rows arrive matrix by matrix), and its break-even count. */
 void summary_note(spb_summary *summary, const spb_result *r);
 
 /* Prints the best row per matrix and setting, with its speedup over
- * `baseline` (the operation's baseline kernel). */
-void summary_print(FILE *out, const spb_summary *summary, const char *baseline);
+ * `baseline` (the operation's baseline kernel); then, per kernel, its rows
+ * faster than `vendor` (NULL: none) and when their prepare paid. */
+void summary_print(FILE *out, const spb_summary *summary, const char *baseline, const char *vendor);
 
 void summary_free(spb_summary *summary);
 

@@ -573,6 +573,47 @@ def test_energy_columns(tmp):
           "--resume of an older CSV says which columns it lacks: %s" % r.stderr.strip())
 
 
+def test_break_even(tmp):
+    """break_even_products: empty on host rows; on the device, a row faster
+    than cusparse.csr has the products after which its costlier prepare has
+    paid, from its own prepare_ms and time against cusparse.csr's (rounded
+    up; 0 where it costs no more), a slower row and cusparse.csr's own none;
+    the summary counts them per kernel."""
+    csv_path = os.path.join(tmp, "break_even.csv")
+    cage4 = os.path.join(BUNDLED, "cage4.mtx.gz")
+    r = spbench("run", *FAST, "--energy-s", "0", "--kernels",
+                "csr.serial,auto.cuda,cusparse.csr,csr.cuda.stream", "--csv", csv_path, cage4,
+                "gen:lap3d:40", "gen:rmat:14:8")
+    rows = read_rows(csv_path)
+    check(r.returncode == 0 and rows and
+          all(x["break_even_products"] == "" for x in rows if x["backend"] != "cuda"),
+          "host rows have no break-even count: %s" % r.stderr.strip())
+    faster = 0
+    for x in rows:
+        vendor = [v for v in rows if v["matrix"] == x["matrix"] and v["status"] == "ok" and
+                  v["kernel"] == "cusparse.csr"]
+        if x["backend"] != "cuda" or x["status"] != "ok" or not vendor:
+            continue
+        t, tv = float(x["time_ms_median"]), float(vendor[0]["time_ms_median"])
+        p, pv = float(x["prepare_ms"]), float(vendor[0]["prepare_ms"])
+        if x["kernel"] == "cusparse.csr" or t >= tv:
+            check(x["break_even_products"] == "",
+                  "%s %s: not faster than cusparse.csr, no count: %s" %
+                  (x["matrix"], x["kernel"], x["break_even_products"]))
+            continue
+        faster += 1
+        if (tv - t) / tv < 1e-3:  # the CSV's rounding would decide it
+            continue
+        expected = 0 if p <= pv else math.ceil((p - pv) / (tv - t))
+        got = float(x["break_even_products"] or "nan")
+        check(abs(got - expected) <= 1 + 1e-2 * expected,
+              "%s %s: pays after %s products; its prepare and time against cusparse.csr's say "
+              "%d" % (x["matrix"], x["kernel"], x["break_even_products"], expected))
+    if faster:
+        check("device rows faster than cusparse.csr" in r.stdout,
+              "the summary counts the rows faster than cusparse.csr: %s" % r.stdout[-800:])
+
+
 def main():
     if not os.path.isdir(MATRICES):
         print("no matrices found at %s or %s" % (SHARED, BUNDLED))
@@ -592,6 +633,7 @@ def main():
         test_time_cap(tmp)
         test_kernel_typo(tmp)
         test_energy_columns(tmp)
+        test_break_even(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     finish()

@@ -8,6 +8,7 @@
 
 #include "../bench/gen.h"
 #include "../bench/op_spmv.h"
+#include "../bench/resume.h"
 #include "../bench/rng.h"
 #include "../bench/run.h"
 #include "../bench/validate.h"
@@ -337,6 +338,114 @@ static void check_failure_is_error(void)
     CHECK(strstr(line, "error: the library refused"), "the row carries the library's message: %s",
           line);
     run_totals_free(&totals);
+}
+
+/* Made-up device rows for the break-even count: csr.serial's state, a
+ * prepare that takes `prepare_s` longer, products timed at `product_s`. */
+typedef struct {
+    double prepare_s, product_s;
+} device_like;
+
+static spb_status slow_prepare(const spb_kernel *self, spb_format_set *formats,
+                               const spb_kernel_config *config, spb_kernel_plan *plan, char *msg)
+{
+    const device_like *v = self->variant;
+    double start = timing_now();
+    while (timing_now() - start < v->prepare_s) {
+    }
+    const spb_kernel *serial = &cpu_spmv_kernels[0].kernel; /* its state: csr.serial's */
+    return serial->prepare(serial, formats, config, plan, msg);
+}
+
+/* break_even_products: a device row faster than the vendor kernel pays for
+ * its costlier prepare after (its prepare - the vendor's) / (the vendor's
+ * time - its own) products, rounded up, whether it comes before or after
+ * the vendor row in the table; a slower row and the vendor row get none. */
+static double vendor_calls(void *state, int calls)
+{
+    (void)state;
+    return 2e-3 * calls;
+}
+static double fast_calls(void *state, int calls)
+{
+    (void)state;
+    return 1e-3 * calls;
+}
+static double slow_calls(void *state, int calls)
+{
+    (void)state;
+    return 3e-3 * calls;
+}
+
+static void check_break_even(void)
+{
+    static const device_like vendor_v = {0, 2e-3}, quick_v = {0.03, 1e-3}, slow_v = {0, 3e-3};
+    spb_spmv_kernel vendor = cpu_spmv_kernels[0], quick = vendor, slow = vendor;
+    vendor.kernel = (spb_kernel){.name = "test.vendor",
+                                 .format = "csr",
+                                 .variant = &vendor_v,
+                                 .backend = SPB_BACKEND_CUDA,
+                                 .time_calls = vendor_calls};
+    quick.kernel = (spb_kernel){.name = "test.fast",
+                                .format = "csr",
+                                .variant = &quick_v,
+                                .backend = SPB_BACKEND_CUDA,
+                                .time_calls = fast_calls};
+    slow.kernel = (spb_kernel){.name = "test.slow",
+                               .format = "csr",
+                               .variant = &slow_v,
+                               .backend = SPB_BACKEND_CUDA,
+                               .time_calls = slow_calls};
+    spb_spmv_kernel *rows[] = {&quick, &vendor, &slow};
+    for (int k = 0; k < 3; k++) {
+        rows[k]->kernel.prepare = slow_prepare;
+        rows[k]->kernel.release = cpu_spmv_kernels[0].kernel.release;
+    }
+    const spb_kernel *table[] = {&quick.kernel, &vendor.kernel, &slow.kernel};
+    spb_operation op = *operation_spmv();
+    op.kernels = table;
+    op.kernel_count = 3;
+    op.vendor = &vendor.kernel;
+    char path[] = "/tmp/spb_break_even_XXXXXX", msg[SPB_MSG_LEN] = "";
+    int fd = mkstemp(path);
+    FILE *csv = fd >= 0 ? fdopen(fd, "w") : NULL;
+    CHECK(csv && report_csv_header(csv, path, msg) == SPB_OK, "a CSV to read back: %s", msg);
+    if (!csv) return;
+    spb_run_opts opts = {0};
+    opts.op = &op;
+    opts.timing = (spb_timing_opts){.warmup = 0, .min_samples = 1, .min_time = 0.0};
+    opts.tolerance = SPB_DEFAULT_TOLERANCE;
+    opts.config = (spb_kernel_config){.hack_size = 32, .threads = 1, .precision = SPB_FP64};
+    opts.out = (spb_reporter){.csv = csv, .csv_path = path, .table = fopen("/dev/null", "w")};
+    opts.settings = "test";
+    spb_run_totals totals = {0};
+    CHECK(run_matrix("gen:lap2d:10", "gen:lap2d:10", &opts, &totals, msg) == SPB_OK, "run: %s",
+          msg);
+    fclose(opts.out.table);
+    fclose(csv);
+    run_totals_free(&totals);
+    spb_done_set done = {0};
+    int has_header = 0;
+    CHECK(resume_load(path, &done, &has_header, msg) == SPB_OK && done.count == 3,
+          "three rows read back: %s", msg);
+    double prepare[3] = {NAN, NAN, NAN}, pays[3] = {NAN, NAN, NAN};
+    for (int j = 0; j < done.count; j++) {
+        spb_result r;
+        result_from_csv(&r, done.rows[j].fields, done.rows[j].count);
+        for (int k = 0; k < 3; k++)
+            if (strcmp(r.kernel, table[k]->name) == 0 && r.status == SPB_ROW_OK) {
+                prepare[k] = r.prepare_ms / 1e3;
+                pays[k] = r.break_even_products;
+            }
+    }
+    double expected = ceil((prepare[0] - prepare[1]) / (2e-3 - 1e-3));
+    CHECK(pays[0] >= 30 && fabs(pays[0] - expected) <= 1,
+          "the faster row pays after %g products; its prepare and the vendor's say %g", pays[0],
+          expected);
+    CHECK(isnan(pays[1]) && isnan(pays[2]), "the vendor row and a slower row: none (%g, %g)",
+          pays[1], pays[2]);
+    resume_free(&done);
+    remove(path);
 }
 
 /* A run over the HLL kernels at two thread counts converts each HLL layout
@@ -704,6 +813,7 @@ int main(int argc, char **argv)
         check_run_converts_once();
         check_failure_is_error();
         check_cap_judges_the_product();
+        check_break_even();
     }
     printf("%d kernel runs, %d skipped (cannot run here)\n", ran, skipped);
     if (ran == 0) return CHECK_SKIP_CODE;
