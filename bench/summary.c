@@ -2,10 +2,10 @@
 #include "summary.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "../core/memory.h"
+#include "../core/timing.h"
 
 /* The break-even list of r's kernel and precision, made when new (NULL:
  * no memory; the summary is a convenience, the rows are on disk). */
@@ -155,12 +155,6 @@ static int print_best_distributed(FILE *out, const spb_summary *summary, int wid
     return noisy;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Per kernel and precision: how many of its rows beat the vendor kernel,
  * and the median and largest count of products their prepare took to pay. */
 static void print_break_even(FILE *out, const spb_summary *summary, const char *vendor)
@@ -175,10 +169,7 @@ static void print_break_even(FILE *out, const spb_summary *summary, const char *
             fprintf(out, "%-28s %-9s %6s %12s %12s\n", "kernel", "precision", "faster", "median",
                     "most");
         }
-        qsort(b->products, (size_t)b->count, sizeof *b->products, cmp_double);
-        double median = b->count % 2
-                            ? b->products[b->count / 2]
-                            : 0.5 * (b->products[b->count / 2 - 1] + b->products[b->count / 2]);
+        double median = timing_median(b->products, b->count); /* sorts them */
         fprintf(out, "%-28.28s %-9s %6d %12.0f %12.0f\n", b->kernel, b->precision, b->count, median,
                 b->products[b->count - 1]);
     }
