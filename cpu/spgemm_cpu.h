@@ -8,7 +8,7 @@
 #include "../core/kernel.h"
 #include "../formats/format_set.h"
 
-/* The host rows of the SpGEMM kernel table (spgemm_kernels.c); the sequential
+/* The host kernels of the SpGEMM table (spgemm_kernels.c); the sequential
  * Gustavson kernel is the first, the speedup baseline. */
 extern const spb_spgemm_kernel cpu_spgemm_kernels[];
 extern const int cpu_spgemm_kernel_count;

@@ -1,4 +1,4 @@
-/* spgemm_kernels.c — the host rows of the SpGEMM kernel table: sequential
+/* spgemm_kernels.c — the host kernels of the SpGEMM table: sequential
  * Gustavson (the speedup baseline) and hash, OpenMP, and GraphBLAS's
  * GrB_mxm. A is the format set's CSR, B its second operand. */
 #include "baselines.h"

@@ -7,7 +7,7 @@
 #include "../formats/format_set.h"
 #include "partition.h"
 
-/* The host rows of the SpMV kernel table (spmv_kernels.c); csr.serial is the
+/* The host kernels of the SpMV table (spmv_kernels.c); csr.serial is the
  * first, the speedup baseline. */
 extern const spb_spmv_kernel cpu_spmv_kernels[];
 extern const int cpu_spmv_kernel_count;

@@ -1,5 +1,5 @@
-/* spmv_kernels.c — the host rows of the SpMV kernel table: serial and OpenMP
- * kernels and the CPU library baselines, each a row of data whose variant
+/* spmv_kernels.c — the host kernels of the SpMV table: serial and OpenMP
+ * kernels and the CPU library baselines, each an entry of data whose variant
  * (a layout, a partition rule) is read by a shared prepare. */
 #include <math.h>
 #include <omp.h>

@@ -43,7 +43,7 @@ spb_status gpu_bandwidth_samples(int passes, double *copy_gbs, double *read_gbs,
 spb_status gpu_peer_bandwidth_samples(int passes, double bytes, double *gbs, int *direct,
                                       char *msg);
 
-/* The device SpMV rows of the kernel table (CUDA kernels, cuSPARSE and
+/* The device SpMV kernels of the table (CUDA kernels, cuSPARSE and
  * auto.cuda, each in fp64 and fp32; see spmv_csr.cu, spmv_merge.cu,
  * spmv_colblock.cu, spmv_hll.cu, spmv_cusparse.cu, spmv_auto.cu): none
  * when built without CUDA. */

@@ -1,5 +1,5 @@
-/* spmv_merge.cu — the load-balanced CSR kernel (merge path) and its rows of
- * the device table.
+/* spmv_merge.cu — the load-balanced CSR kernel (merge path) and its entries
+ * of the device table.
  *
  * The product is a merge of two lists: the rows' ends (row_ptr[1..m]) and
  * the non-zeros (0..nnz-1). Every block takes an equal share of the m + nnz

@@ -1,5 +1,5 @@
-/* kernels.c — the distributed SpMV rows of the kernel table: a layout of the
- * rows over the ranks and an exchange of x, each rank's block multiplied by
+/* kernels.c — the distributed SpMV kernels of the table: a layout of the
+ * matrix rows over the ranks and an exchange of x, each rank's block multiplied by
  * the OpenMP kernels of cpu/ at the row's thread count. */
 #include <math.h>
 #include <stdio.h>
