@@ -289,8 +289,8 @@ static spb_status after_timing(const spb_kernel *kernel, void *state, spb_case *
 }
 
 /* Rates, roofline fraction and speedup over the operation's baseline. */
-static void fill_metrics(const spb_kernel *kernel, spb_case *c, const spb_run_opts *opts,
-                         double bytes, double bandwidth_gbs, spb_result *r)
+static void fill_metrics(spb_case *c, const spb_run_opts *opts, double bytes, double bandwidth_gbs,
+                         spb_result *r)
 {
     double t = r->timing.median;
     r->gflops = opts->op->flops(c) / t / 1e9;
@@ -298,7 +298,7 @@ static void fill_metrics(const spb_kernel *kernel, spb_case *c, const spb_run_op
     r->bandwidth_gbs = bandwidth_gbs;
     if (bandwidth_gbs > 0) r->roofline_frac = r->gbytes_per_s / bandwidth_gbs;
     /* against the baseline in the same precision */
-    if (kernel == opts->op->baseline) note_reference(c, opts, r);
+    note_reference(c, opts, r); /* the baseline's own row: the speedup below is 1 */
     if (c->baseline_seconds[c->precision] > 0) {
         r->speedup = c->baseline_seconds[c->precision] / t;
         r->efficiency = r->speedup / (r->threads * r->ranks); /* per core in use */
@@ -514,13 +514,9 @@ static spb_one_rank *one_rank_of(spb_run_totals *totals, const spb_result *r, in
             return o;
     }
     if (!add) return NULL;
-    if (totals->one_rank.count == totals->one_rank.cap) {
-        int cap = totals->one_rank.cap ? 2 * totals->one_rank.cap : 32;
-        spb_one_rank *grown = spb_realloc(totals->one_rank.at, (size_t)cap, sizeof *grown);
-        if (!grown) return NULL; /* the rows stay right; only their scaling is left empty */
-        totals->one_rank.at = grown;
-        totals->one_rank.cap = cap;
-    }
+    if (!spb_grow((void **)&totals->one_rank.at, &totals->one_rank.cap, totals->one_rank.count, 32,
+                  sizeof *totals->one_rank.at))
+        return NULL; /* the rows stay right; only their scaling is left empty */
     spb_one_rank *o = &totals->one_rank.at[totals->one_rank.count++];
     snprintf(o->matrix, sizeof o->matrix, "%s", r->matrix);
     snprintf(o->kernel, sizeof o->kernel, "%s", r->kernel);
@@ -764,7 +760,7 @@ static void flush_held(spb_case *c, held_rows *held, const spb_run_opts *opts,
         if (h->dropped || h->again) continue;
         c->precision = h->config.precision;
         if (h->r.status == SPB_ROW_OK) {
-            fill_metrics(h->kernel, c, opts, h->bytes, h->bound, &h->r);
+            fill_metrics(c, opts, h->bytes, h->bound, &h->r);
             break_even(c, h->kernel, opts, &h->r);
         }
         scale_over_ranks(totals, opts, &h->r);

@@ -15,13 +15,9 @@ static spb_break_even *pays_of(spb_summary *summary, const spb_result *r)
         spb_break_even *b = &summary->pays[k];
         if (strcmp(b->kernel, r->kernel) == 0 && strcmp(b->precision, r->precision) == 0) return b;
     }
-    if (summary->pays_count == summary->pays_cap) {
-        int cap = summary->pays_cap ? 2 * summary->pays_cap : 8;
-        spb_break_even *grown = spb_realloc(summary->pays, (size_t)cap, sizeof *grown);
-        if (!grown) return NULL;
-        summary->pays = grown;
-        summary->pays_cap = cap;
-    }
+    if (!spb_grow((void **)&summary->pays, &summary->pays_cap, summary->pays_count, 8,
+                  sizeof *summary->pays))
+        return NULL;
     spb_break_even *b = &summary->pays[summary->pays_count++];
     *b = (spb_break_even){0};
     snprintf(b->kernel, sizeof b->kernel, "%s", r->kernel);
@@ -34,13 +30,7 @@ static void note_break_even(spb_summary *summary, const spb_result *r)
     if (r->status != SPB_ROW_OK || isnan(r->break_even_products)) return;
     spb_break_even *b = pays_of(summary, r);
     if (!b) return;
-    if (b->count == b->cap) {
-        int cap = b->cap ? 2 * b->cap : 16;
-        double *grown = spb_realloc(b->products, (size_t)cap, sizeof *grown);
-        if (!grown) return;
-        b->products = grown;
-        b->cap = cap;
-    }
+    if (!spb_grow((void **)&b->products, &b->cap, b->count, 16, sizeof *b->products)) return;
     b->products[b->count++] = r->break_even_products;
 }
 
@@ -65,13 +55,9 @@ void summary_note(spb_summary *summary, const spb_result *r)
         }
         return;
     }
-    if (summary->count == summary->cap) {
-        int cap = summary->cap ? summary->cap * 2 : 64;
-        spb_best *grown = spb_realloc(summary->best, (size_t)cap, sizeof *grown);
-        if (!grown) return; /* the summary is a convenience; the rows are on disk */
-        summary->best = grown;
-        summary->cap = cap;
-    }
+    if (!spb_grow((void **)&summary->best, &summary->cap, summary->count, 64,
+                  sizeof *summary->best))
+        return; /* the summary is a convenience; the rows are on disk */
     spb_best *b = &summary->best[summary->count++];
     snprintf(b->matrix, sizeof b->matrix, "%s", r->matrix);
     b->kernel = r->kernel;

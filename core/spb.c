@@ -111,6 +111,17 @@ void *spb_realloc(void *ptr, size_t count, size_t size)
 
 void spb_free(void *ptr) { free(ptr); }
 
+int spb_grow(void **items, int *cap, int count, int first, size_t size)
+{
+    if (count < *cap) return 1;
+    int grown_cap = *cap ? 2 * *cap : first;
+    void *grown = spb_realloc(*items, (size_t)grown_cap, size);
+    if (!grown) return 0;
+    *items = grown;
+    *cap = grown_cap;
+    return 1;
+}
+
 int spb_utf8_len(const char *s)
 {
     const unsigned char *u = (const unsigned char *)s;

@@ -91,6 +91,10 @@ void *spb_malloc(size_t count, size_t size);
 void *spb_calloc(size_t count, size_t size);
 void *spb_realloc(void *ptr, size_t count, size_t size);
 void spb_free(void *ptr);
+/* Room for one item more than `count` in the array *items of capacity
+ * *cap (items of `size` bytes), doubling it, from `first` when empty: 1,
+ * or 0 when out of memory (*items and *cap kept). */
+int spb_grow(void **items, int *cap, int count, int first, size_t size);
 
 /* Failure injection for tests: the allocation numbered `index` (0-based,
  * counted from this call) fails; a negative index turns injection off. */

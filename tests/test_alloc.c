@@ -170,6 +170,26 @@ static void sweep_run(void)
     printf("run_matrix: %ld failure points, %d absorbed\n", made, absorbed);
 }
 
+/* spb_grow: doubling from `first`, the items kept across growth, and a
+ * failed growth keeping the array and its capacity. */
+static void check_grow(void)
+{
+    int *items = NULL, cap = 0, count = 0;
+    for (int k = 0; k < 100; k++) {
+        CHECK(spb_grow((void **)&items, &cap, count, 4, sizeof *items), "grow to %d", k + 1);
+        items[count++] = k;
+    }
+    CHECK(cap == 128, "capacity doubled from 4 to 128: %d", cap);
+    spb_alloc_fail_at(0);
+    CHECK(!spb_grow((void **)&items, &cap, 128, 4, sizeof *items) && cap == 128,
+          "a failed growth keeps the capacity: %d", cap);
+    spb_alloc_fail_at(-1);
+    int kept = 1;
+    for (int k = 0; k < count; k++) kept &= items[k] == k;
+    CHECK(kept, "the items survive growth and a failed growth");
+    spb_free(items);
+}
+
 int main(int argc, char **argv)
 {
     char path[512];
@@ -217,5 +237,6 @@ int main(int argc, char **argv)
     csr_free(&A);
     csr_free(&pattern);
     sweep_run();
+    check_grow();
     return check_done();
 }
