@@ -12,6 +12,9 @@
 #define BIN_LONG_CLASS 12   /* csr.cuda.binned: rows longer than 2^12 get a block each */
 #define BIN_LONG_ROW   4096 /* that length, for the descriptions */
 #define STREAM_ITEMS   4    /* csr.cuda.stream: entries per thread in a tile */
+/* csr.cuda.stream: a row longer than both is a tile alone, summed by the block */
+#define STREAM_ALONE       128 /* entries */
+#define STREAM_ALONE_MEANS 4   /* times the mean row length */
 static_assert(1 << BIN_LONG_CLASS == BIN_LONG_ROW, "BIN_LONG_ROW is 2^BIN_LONG_CLASS");
 /* csr.cuda.binned: the rows sorted by length class into segments, each
  * launched as `lanes` threads per row (more than a warp: a block per row);
@@ -39,9 +42,9 @@ struct binned_data { /* csr.cuda.binned and .pattern */
     bin_segments bins;
     int *d_bin_rows; /* rows in segment order */
 };
-struct stream_data { /* csr.cuda.stream and .pattern */
-    int tiles;
-    int *d_tile_row; /* each tile's first row; tiles + 1 */
+struct stream_data {  /* csr.cuda.stream and .pattern */
+    int tiles, alone; /* a tile of one row longer than alone: summed by the block */
+    int *d_tile_row;  /* each tile's first row; tiles + 1 */
 };
 
 /* csr.cuda.thread — one thread per row; neighbouring threads read distant
@@ -260,14 +263,17 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
  * holding at most blockDim.x * STREAM_ITEMS entries and blockDim.x rows,
  * a block per tile: the block streams the tile's products into shared
  * memory (coalesced, every thread busy whatever the row lengths), then
- * each thread adds up one row's products there. A row longer than a tile
- * is a tile alone, summed by the whole block (strided, then warp and block
- * reductions). No search, scan or atomics: few instructions per entry, and
- * the same bits every call. Dynamic shared memory: blockDim.x *
- * STREAM_ITEMS values. PATTERN as above. */
+ * each thread adds up one row's products there. A row longer than
+ * `alone` entries is a tile alone, summed by the whole block (strided,
+ * then warp and block reductions): one thread adding up a thousand
+ * products kept its block, and the product's last wave, waiting
+ * (citationCiteseer 25.7 -> 23.0 us, cnr-2000 14.9 -> 11.6 us in fp64 with
+ * 128 in place of a whole tile). No search, scan or atomics: few
+ * instructions per entry, and the same bits every call. Dynamic shared
+ * memory: blockDim.x * STREAM_ITEMS values. PATTERN as above. */
 template <typename T, bool PATTERN>
 static __global__ void __launch_bounds__(MAX_BLOCK)
-    csr_stream_kernel(const int *__restrict__ tile_row, const int *__restrict__ row_ptr,
+    csr_stream_kernel(int alone, const int *__restrict__ tile_row, const int *__restrict__ row_ptr,
                       const int *__restrict__ col_idx, const T *__restrict__ val, T scale,
                       const T *__restrict__ x, T *__restrict__ y)
 {
@@ -275,7 +281,7 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
     T *products = dynamic_shared<T>();
     const int r0 = tile_row[blockIdx.x], rows = tile_row[blockIdx.x + 1] - r0;
     const int k0 = row_ptr[r0], entries = row_ptr[r0 + rows] - k0, t = threadIdx.x;
-    if (entries > (int)blockDim.x * STREAM_ITEMS) { /* one long row (uniform over the block) */
+    if (rows == 1 && entries > alone) { /* one long row (uniform over the block) */
         T sum = 0;
         for (int k = k0 + t; k < k0 + entries; k += blockDim.x)
             sum += term<PATTERN>(val, k, x[col_idx[k]]);
@@ -381,7 +387,7 @@ template <typename T, bool PATTERN> static void launch_stream(gpu_state *s)
     const stream_data *d = gpu_family<stream_data>(s);
     size_t shared = (size_t)s->block_size * STREAM_ITEMS * sizeof(T);
     csr_stream_kernel<T, PATTERN><<<d->tiles, s->block_size, shared, s->stream>>>(
-        d->d_tile_row, s->d_row_ptr, s->d_col_idx, (const T *)s->d_val, (T)s->iso_value,
+        d->alone, d->d_tile_row, s->d_row_ptr, s->d_col_idx, (const T *)s->d_val, (T)s->iso_value,
         (const T *)s->d_x, (T *)s->d_y);
 }
 
@@ -513,20 +519,29 @@ static spb_status setup_binned(gpu_state *s, const spb_csr *A, char *msg)
 static void release_binned(gpu_state *s) { cudaFree(gpu_family<binned_data>(s)->d_bin_rows); }
 
 /* csr.cuda.stream's tiles: consecutive rows taken while the tile stays
- * within block_size * STREAM_ITEMS entries and block_size rows; a longer
- * row is a tile alone. */
+ * within block_size * STREAM_ITEMS entries and block_size rows. A row
+ * longer than STREAM_ALONE entries and STREAM_ALONE_MEANS mean rows is a
+ * tile alone: rows that long among short ones left one thread summing
+ * them while the last wave waited; where every row is long, tiles of
+ * several serve better (H100, fp64: gen:random:200000:200, rows of 200
+ * alone, 0.82x; gen:random:50000:900 unchanged). */
 static spb_status setup_stream(gpu_state *s, const spb_csr *A, char *msg)
 {
     const int64_t items = (int64_t)s->block_size * STREAM_ITEMS;
+    const int64_t means = A->m ? STREAM_ALONE_MEANS * (int64_t)A->nnz / A->m : 0;
+    int64_t alone = means > STREAM_ALONE ? means : STREAM_ALONE;
+    if (alone > items) alone = items;
     int *tile_row = (int *)spb_malloc((size_t)A->m + 2, sizeof(int));
     if (!tile_row) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the row tiles");
     int tiles = 0;
     for (spb_index i = 0; i < A->m;) {
         tile_row[tiles++] = i;
         spb_index end = i + 1;
-        while (end < A->m && end - i < s->block_size &&
-               (int64_t)A->row_ptr[end + 1] - A->row_ptr[i] <= items)
-            end++;
+        if (A->row_ptr[i + 1] - A->row_ptr[i] <= alone)
+            while (end < A->m && end - i < s->block_size &&
+                   A->row_ptr[end + 1] - A->row_ptr[end] <= alone &&
+                   (int64_t)A->row_ptr[end + 1] - A->row_ptr[i] <= items)
+                end++;
         i = end;
     }
     tile_row[tiles] = A->m;
@@ -536,6 +551,7 @@ static spb_status setup_stream(gpu_state *s, const spb_csr *A, char *msg)
     spb_free(tile_row);
     if (!d) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
     d->tiles = tiles;
+    d->alone = (int)alone;
     return failed ? gpu_state_fail(s, msg) : SPB_OK;
 }
 
@@ -617,10 +633,10 @@ extern const spb_spmv_kernel gpu_csr_kernels[] = {
     GPU_SPMV_KERNEL(
         "csr.cuda.stream", "csr",
         "CSR on the GPU, rows cut in prepare into tiles of at most " SPB_TEXT(
-            STREAM_ITEMS) " entries per thread: each "
-                          "block streams its tile's products into shared memory, then a thread "
-                          "sums each row "
-                          "there (a longer row: a block alone)",
+            STREAM_ITEMS) " entries per thread: each block streams its tile's products into "
+                          "shared memory, then a thread sums each row there (a row longer "
+                          "than " SPB_TEXT(STREAM_ALONE) " entries and " SPB_TEXT(
+                              STREAM_ALONE_MEANS) " mean rows: a block alone)",
         &stream_v),
     GPU_SPMV_KERNEL(
         "csr.cuda.stream.pattern", "csr.pattern",
