@@ -204,6 +204,31 @@ double csr_col_panels_spmv_bytes(spb_index m, spb_index n, int64_t nnz, int pane
            + value * m * (2.0 * panels - 1.0); /* y written, then read and written again */
 }
 
+int64_t csr_tile_alone(const spb_csr *A, int64_t items)
+{
+    const int64_t means = A->m ? CSR_TILE_ALONE_MEANS * (int64_t)A->nnz / A->m : 0;
+    const int64_t alone = means > CSR_TILE_ALONE ? means : CSR_TILE_ALONE;
+    return alone < items ? alone : items;
+}
+
+spb_index csr_row_tiles(const spb_csr *A, int64_t items, spb_index max_rows, int64_t alone,
+                        spb_index *tile_row)
+{
+    spb_index tiles = 0;
+    for (spb_index i = 0; i < A->m;) {
+        tile_row[tiles++] = i;
+        spb_index end = i + 1;
+        if (A->row_ptr[i + 1] - A->row_ptr[i] <= alone)
+            while (end < A->m && end - i < max_rows &&
+                   A->row_ptr[end + 1] - A->row_ptr[end] <= alone &&
+                   (int64_t)A->row_ptr[end + 1] - A->row_ptr[i] <= items)
+                end++;
+        i = end;
+    }
+    tile_row[tiles] = A->m;
+    return tiles;
+}
+
 spb_status csr_pattern_value(const spb_csr *A, spb_value *value, char *msg)
 {
     *value = A->nnz ? A->val[0] : 0.0;

@@ -36,6 +36,26 @@ double csr_pattern_spmv_bytes(const spb_csr *A, spb_precision precision);
 double csr_col_panels_spmv_bytes(spb_index m, spb_index n, int64_t nnz, int panels,
                                  spb_precision precision);
 
+/* csr.cuda.stream's row tiles (gpu/spmv_csr.cu), here so that the rule is
+ * tested without a device. A row longer than CSR_TILE_ALONE entries and
+ * CSR_TILE_ALONE_MEANS mean rows is a tile alone, summed by a whole block:
+ * rows that long among short ones left one thread summing them while the
+ * product's last wave waited; where every row is long, tiles of several
+ * serve better (H100, fp64: citationCiteseer 1.11x, cnr-2000 1.26x; with
+ * the mean left out, gen:random:200000:200's rows of 200 ran 0.82x). */
+#define CSR_TILE_ALONE       128
+#define CSR_TILE_ALONE_MEANS 4
+
+/* The length beyond which a row of A is a tile alone, at most `items`. */
+int64_t csr_tile_alone(const spb_csr *A, int64_t items);
+
+/* Consecutive rows taken while a tile stays within `items` entries and
+ * `max_rows` rows; a row longer than `alone` entries is a tile alone.
+ * tile_row (m + 1 entries) gets each tile's first row, then m; returns the
+ * number of tiles. */
+spb_index csr_row_tiles(const spb_csr *A, int64_t items, spb_index max_rows, int64_t alone,
+                        spb_index *tile_row);
+
 /* For the kernels that read no values: SPB_OK with *value the value every
  * entry holds (a pattern or "iso" matrix; 0 when empty), else
  * SPB_ERR_DECLINED saying why, so that the row is a decline. */

@@ -12,9 +12,6 @@
 #define BIN_LONG_CLASS 12   /* csr.cuda.binned: rows longer than 2^12 get a block each */
 #define BIN_LONG_ROW   4096 /* that length, for the descriptions */
 #define STREAM_ITEMS   4    /* csr.cuda.stream: entries per thread in a tile */
-/* csr.cuda.stream: a row longer than both is a tile alone, summed by the block */
-#define STREAM_ALONE       128 /* entries */
-#define STREAM_ALONE_MEANS 4   /* times the mean row length */
 static_assert(1 << BIN_LONG_CLASS == BIN_LONG_ROW, "BIN_LONG_ROW is 2^BIN_LONG_CLASS");
 /* csr.cuda.binned: the rows sorted by length class into segments, each
  * launched as `lanes` threads per row (more than a warp: a block per row);
@@ -267,10 +264,10 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
  * `alone` entries is a tile alone, summed by the whole block (strided,
  * then warp and block reductions): one thread adding up a thousand
  * products kept its block, and the product's last wave, waiting
- * (citationCiteseer 25.7 -> 23.0 us, cnr-2000 14.9 -> 11.6 us in fp64 with
- * 128 in place of a whole tile). No search, scan or atomics: few
- * instructions per entry, and the same bits every call. Dynamic shared
- * memory: blockDim.x * STREAM_ITEMS values. PATTERN as above. */
+ * (formats/csr.h: the rule and what it gained). No search, scan or
+ * atomics: few instructions per entry, and the same bits every call.
+ * Dynamic shared memory: blockDim.x * STREAM_ITEMS values. PATTERN as
+ * above. */
 template <typename T, bool PATTERN>
 static __global__ void __launch_bounds__(MAX_BLOCK)
     csr_stream_kernel(int alone, const int *__restrict__ tile_row, const int *__restrict__ row_ptr,
@@ -518,33 +515,15 @@ static spb_status setup_binned(gpu_state *s, const spb_csr *A, char *msg)
 
 static void release_binned(gpu_state *s) { cudaFree(gpu_family<binned_data>(s)->d_bin_rows); }
 
-/* csr.cuda.stream's tiles: consecutive rows taken while the tile stays
- * within block_size * STREAM_ITEMS entries and block_size rows. A row
- * longer than STREAM_ALONE entries and STREAM_ALONE_MEANS mean rows is a
- * tile alone: rows that long among short ones left one thread summing
- * them while the last wave waited; where every row is long, tiles of
- * several serve better (H100, fp64: gen:random:200000:200, rows of 200
- * alone, 0.82x; gen:random:50000:900 unchanged). */
+/* csr.cuda.stream's tiles (csr_row_tiles: formats/csr.h says the rule):
+ * within block_size * STREAM_ITEMS entries and block_size rows. */
 static spb_status setup_stream(gpu_state *s, const spb_csr *A, char *msg)
 {
     const int64_t items = (int64_t)s->block_size * STREAM_ITEMS;
-    const int64_t means = A->m ? STREAM_ALONE_MEANS * (int64_t)A->nnz / A->m : 0;
-    int64_t alone = means > STREAM_ALONE ? means : STREAM_ALONE;
-    if (alone > items) alone = items;
+    const int64_t alone = csr_tile_alone(A, items);
     int *tile_row = (int *)spb_malloc((size_t)A->m + 2, sizeof(int));
     if (!tile_row) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the row tiles");
-    int tiles = 0;
-    for (spb_index i = 0; i < A->m;) {
-        tile_row[tiles++] = i;
-        spb_index end = i + 1;
-        if (A->row_ptr[i + 1] - A->row_ptr[i] <= alone)
-            while (end < A->m && end - i < s->block_size &&
-                   A->row_ptr[end + 1] - A->row_ptr[end] <= alone &&
-                   (int64_t)A->row_ptr[end + 1] - A->row_ptr[i] <= items)
-                end++;
-        i = end;
-    }
-    tile_row[tiles] = A->m;
+    const int tiles = csr_row_tiles(A, items, s->block_size, alone, tile_row);
     stream_data *d = gpu_family_new<stream_data>(s);
     int failed =
         !d || gpu_upload(s, (void **)&d->d_tile_row, tile_row, (size_t)tiles + 1, sizeof(int));
@@ -635,8 +614,8 @@ extern const spb_spmv_kernel gpu_csr_kernels[] = {
         "CSR on the GPU, rows cut in prepare into tiles of at most " SPB_TEXT(
             STREAM_ITEMS) " entries per thread: each block streams its tile's products into "
                           "shared memory, then a thread sums each row there (a row longer "
-                          "than " SPB_TEXT(STREAM_ALONE) " entries and " SPB_TEXT(
-                              STREAM_ALONE_MEANS) " mean rows: a block alone)",
+                          "than " SPB_TEXT(CSR_TILE_ALONE) " entries and " SPB_TEXT(
+                              CSR_TILE_ALONE_MEANS) " mean rows: a block alone)",
         &stream_v),
     GPU_SPMV_KERNEL(
         "csr.cuda.stream.pattern", "csr.pattern",

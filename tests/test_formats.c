@@ -244,6 +244,91 @@ static void test_bytes_and_stats(void)
           csr_col_panels_spmv_bytes(3, 4, 4, 2, SPB_FP64));
 }
 
+/* A CSR matrix with the given row lengths, columns 0.. in each row. */
+static void rows_of(spb_csr *A, spb_index m, const spb_index *lengths)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_index nnz = 0, n = 1;
+    for (spb_index i = 0; i < m; i++) {
+        nnz += lengths[i];
+        if (lengths[i] > n) n = lengths[i];
+    }
+    CHECK(csr_alloc(A, m, n, nnz, msg) == SPB_OK, "%s", msg);
+    A->row_ptr[0] = 0;
+    for (spb_index i = 0; i < m; i++) {
+        A->row_ptr[i + 1] = A->row_ptr[i] + lengths[i];
+        for (spb_index j = 0; j < lengths[i]; j++) {
+            A->col_idx[A->row_ptr[i] + j] = j;
+            A->val[A->row_ptr[i] + j] = 1.0;
+        }
+    }
+}
+
+/* The tiles cover the rows in order, each within `items` entries and
+ * `max_rows` rows unless it is one row, and no row longer than `alone`
+ * shares a tile. */
+static void check_tiles(const char *label, const spb_csr *A, int64_t items, spb_index max_rows,
+                        int64_t alone, const spb_index *tile_row, spb_index tiles)
+{
+    CHECK(tile_row[0] == 0 && tile_row[tiles] == A->m, "%s: tiles cover rows %d..%d of %d", label,
+          (int)tile_row[0], (int)tile_row[tiles], (int)A->m);
+    for (spb_index t = 0; t < tiles; t++) {
+        const spb_index r0 = tile_row[t], rows = tile_row[t + 1] - r0;
+        const int64_t entries = A->row_ptr[r0 + rows] - A->row_ptr[r0];
+        CHECK(rows >= 1, "%s: tile %d is empty", label, (int)t);
+        if (rows == 1) continue;
+        CHECK(rows <= max_rows && entries <= items, "%s: tile %d holds %d rows, %lld entries",
+              label, (int)t, (int)rows, (long long)entries);
+        for (spb_index i = r0; i < r0 + rows; i++)
+            CHECK(A->row_ptr[i + 1] - A->row_ptr[i] <= alone,
+                  "%s: row %d of %d entries shares tile %d", label, (int)i,
+                  (int)(A->row_ptr[i + 1] - A->row_ptr[i]), (int)t);
+    }
+}
+
+/* csr.cuda.stream's tiles: a long row among short ones is a tile alone;
+ * rows all long keep tiles of several; the invariants on random shapes. */
+static void test_row_tiles(unsigned long long seed)
+{
+    spb_index lengths[300], tile_row[301] = {0};
+    spb_csr A;
+    for (int i = 0; i < 300; i++) lengths[i] = i == 7 ? 300 : 4; /* mean 5 */
+    rows_of(&A, 300, lengths);
+    int64_t alone = csr_tile_alone(&A, 1024);
+    spb_index tiles = csr_row_tiles(&A, 1024, 256, alone, tile_row);
+    CHECK(alone == CSR_TILE_ALONE, "one long row among short ones: alone at %lld",
+          (long long)alone);
+    CHECK(tiles == 4 && tile_row[1] == 7 && tile_row[2] == 8 && tile_row[3] == 264,
+          "one long row among short ones: %d tiles, from rows %d %d %d", (int)tiles,
+          (int)tile_row[1], (int)tile_row[2], (int)tile_row[3]);
+    check_tiles("one long row", &A, 1024, 256, alone, tile_row, tiles);
+    csr_free(&A);
+    for (int i = 0; i < 50; i++) lengths[i] = 200;
+    rows_of(&A, 50, lengths);
+    alone = csr_tile_alone(&A, 1024);
+    tiles = csr_row_tiles(&A, 1024, 256, alone, tile_row);
+    CHECK(alone == 4 * 200 && tiles == 10, "rows all of 200: alone at %lld, %d tiles",
+          (long long)alone, (int)tiles);
+    CHECK(csr_tile_alone(&A, 512) == 512, "alone beyond a tile: %lld",
+          (long long)csr_tile_alone(&A, 512));
+    csr_free(&A);
+    spb_rng rng;
+    spb_rng_seed(&rng, seed);
+    for (int round = 0; round < 20; round++) {
+        const spb_index m = 1 + (spb_index)spb_rng_below(&rng, 300);
+        for (spb_index i = 0; i < m; i++)
+            lengths[i] = (spb_index)(spb_rng_below(&rng, 4) ? spb_rng_below(&rng, 20)
+                                                            : spb_rng_below(&rng, 3000));
+        rows_of(&A, m, lengths);
+        const int64_t items = 32 << spb_rng_below(&rng, 6);
+        const spb_index max_rows = 1 + (spb_index)spb_rng_below(&rng, 256);
+        alone = csr_tile_alone(&A, items);
+        tiles = csr_row_tiles(&A, items, max_rows, alone, tile_row);
+        check_tiles("random lengths", &A, items, max_rows, alone, tile_row, tiles);
+        csr_free(&A);
+    }
+}
+
 /* The format set builds each (format, hack size) once and hands back the
  * same object; dropping a kind frees it and the next request rebuilds. */
 static void test_format_set(void)
@@ -282,6 +367,7 @@ int main(void)
     test_shapes(seed);
     test_checks_catch_breakage();
     test_bytes_and_stats();
+    test_row_tiles(seed);
     test_format_set();
     return check_done();
 }
