@@ -64,13 +64,8 @@ static char *copy_text(const char *text)
 /* Keeps the row (a copy of the line, split) under its key. */
 static spb_status add_row(spb_done_set *done, const char *key, const char *line, char *msg)
 {
-    if (done->count == done->cap) {
-        int cap = done->cap ? done->cap * 2 : 256;
-        spb_done_row *rows = spb_realloc(done->rows, (size_t)cap, sizeof *rows);
-        if (!rows) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory reading the results CSV");
-        done->rows = rows;
-        done->cap = cap;
-    }
+    if (!spb_grow((void **)&done->rows, &done->cap, done->count, 256, sizeof *done->rows))
+        return spb_fail(msg, SPB_ERR_NOMEM, "out of memory reading the results CSV");
     spb_done_row row = {copy_text(key), copy_text(line), NULL, 0};
     if (row.line) row.fields = spb_malloc(MAX_COLUMNS, sizeof *row.fields);
     if (!row.key || !row.line || !row.fields) {

@@ -24,13 +24,8 @@ static int is_matrix_file_name(const char *name)
 
 static spb_status push(spb_source_list *list, const char *text, size_t len, char *msg)
 {
-    if (list->count == list->cap) {
-        int cap = list->cap ? list->cap * 2 : 16;
-        char **items = spb_realloc(list->items, (size_t)cap, sizeof *items);
-        if (!items) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the matrix list");
-        list->items = items;
-        list->cap = cap;
-    }
+    if (!spb_grow((void **)&list->items, &list->cap, list->count, 16, sizeof *list->items))
+        return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the matrix list");
     char *copy = spb_malloc(len + 1, 1);
     if (!copy) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the matrix list");
     memcpy(copy, text, len);

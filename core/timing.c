@@ -66,15 +66,9 @@ static int wants_more(const attempt *a, const spb_timing_opts *opts)
  * failed or memory ran out (the row's status says which). */
 static int take_sample(spb_timed_row *row, attempt *a)
 {
-    if (a->count == a->cap) {
-        int cap = a->cap ? 2 * a->cap : 16;
-        double *bigger = spb_realloc(a->samples, (size_t)cap, sizeof *bigger);
-        if (!bigger) {
-            row->status = spb_fail(row->msg, SPB_ERR_NOMEM, "out of memory for timing samples");
-            return -1;
-        }
-        a->samples = bigger;
-        a->cap = cap;
+    if (!spb_grow((void **)&a->samples, &a->cap, a->count, 16, sizeof *a->samples)) {
+        row->status = spb_fail(row->msg, SPB_ERR_NOMEM, "out of memory for timing samples");
+        return -1;
     }
     double t = row->time_calls(row->ctx, a->batch);
     if (t < 0) {
