@@ -34,13 +34,51 @@ const char *launch_in_flight_file(void)
     return dist_launched() ? getenv(IN_FLIGHT_FILE_VAR) : NULL;
 }
 
+#define START_CPUS_VAR "SPB_START_CPUS" /* the CPUs the first start was given, in hex */
+
+/* The CPUs this process may run on, kept in START_CPUS_VAR for the start
+ * that follows. */
+static void keep_start_cpus(void)
+{
+    cpu_set_t given;
+    char hex[2 * sizeof given + 1];
+    if (sched_getaffinity(0, sizeof given, &given) != 0) return;
+    const unsigned char *bytes = (const unsigned char *)&given;
+    for (size_t k = 0; k < sizeof given; k++) snprintf(hex + 2 * k, 3, "%02x", bytes[k]);
+    setenv(START_CPUS_VAR, hex, 1);
+}
+
+/* Back to the CPUs of the first start. A build on LLVM's OpenMP runtime
+ * can load GNU's as well (PETSc's libraries bring it), and that one binds
+ * this thread to the first place as it loads, before main; LLVM's runtime
+ * would then take that one CPU for all its places and run every thread
+ * there. It reads the CPUs at its first use, after this. */
+static void give_back_start_cpus(void)
+{
+#ifdef KMP_VERSION_MAJOR /* LLVM's omp.h */
+    const char *hex = getenv(START_CPUS_VAR);
+    cpu_set_t given;
+    unsigned char *bytes = (unsigned char *)&given;
+    if (!hex || strlen(hex) != 2 * sizeof given) return;
+    for (size_t k = 0; k < sizeof given; k++) {
+        unsigned int byte = 0;
+        if (sscanf(hex + 2 * k, "%2x", &byte) != 1) return;
+        bytes[k] = (unsigned char)byte;
+    }
+    sched_setaffinity(0, sizeof given, &given);
+#endif
+}
+
 /* Thread placement is read by the OpenMP runtime as it loads, before
  * main: spbench sets it (a user's own settings win) and starts itself
  * again, once, for the runtime to see it. `spbench run` reports the
  * binding in effect. */
 void launch_place_threads(char **argv)
 {
-    if (getenv("SPB_OMP_PLACED")) return;
+    if (getenv("SPB_OMP_PLACED")) {
+        give_back_start_cpus();
+        return;
+    }
     setenv("SPB_OMP_PLACED", "1", 1);
     if (getenv("OMP_PROC_BIND") && getenv("OMP_PLACES")) return;
     if (!getenv("OMP_PROC_BIND")) setenv("SPB_OMP_SET", "OMP_PROC_BIND", 1);
@@ -48,6 +86,7 @@ void launch_place_threads(char **argv)
         setenv("SPB_OMP_SET", getenv("SPB_OMP_SET") ? "both" : "OMP_PLACES", 1);
     setenv("OMP_PROC_BIND", "close", 0);
     setenv("OMP_PLACES", "cores", 0);
+    keep_start_cpus();
     execv("/proc/self/exe", argv);
     /* no /proc: go on unbound, as the header will say */
 }
