@@ -355,6 +355,30 @@ void csr_stats(const spb_csr *A, spb_csr_stats *s)
     s->row_std = var > 0 ? sqrt(var) : 0;
 }
 
+/* Distinct sectors of fp64 x (4 columns each) among entries [k, k + 32). */
+static int run_sectors(const spb_csr *A, int64_t k)
+{
+    spb_index sector[32];
+    int distinct = 0;
+    for (int e = 0; e < 32; e++) {
+        const spb_index v = A->col_idx[k + e] / 4;
+        int seen = 0;
+        for (int d = 0; d < distinct && !seen; d++) seen = sector[d] == v;
+        if (!seen) sector[distinct++] = v;
+    }
+    return distinct;
+}
+
+static double scatter_of(const spb_csr *A)
+{
+    const int64_t runs = A->nnz / 32;
+    if (runs == 0) return 0.0;
+    const int64_t step = runs > CSR_SCATTER_RUNS ? runs / CSR_SCATTER_RUNS : 1;
+    int64_t sectors = 0, entries = 0;
+    for (int64_t r = 0; r < runs; r += step, entries += 32) sectors += run_sectors(A, r * 32);
+    return (double)sectors / (double)entries;
+}
+
 void csr_shape(const spb_csr *A, spb_index hack, spb_csr_shape *f)
 {
     char ignored[SPB_MSG_LEN];
@@ -377,4 +401,5 @@ void csr_shape(const spb_csr *A, spb_index hack, spb_csr_shape *f)
     f->span = filled > 0 ? spans / filled : 0.0;
     f->cv = f->stats.row_mean > 0 ? f->stats.row_std / f->stats.row_mean : 0.0;
     f->pattern = A->nnz > 0 && csr_pattern_value(A, &value, ignored) == SPB_OK;
+    f->scatter = scatter_of(A);
 }

@@ -96,13 +96,18 @@ void csr_stats(const spb_csr *A, spb_csr_stats *stats);
 /* What the `auto` rows choose a kernel by: the statistics, HLL's padding
  * (stored entries over nnz at hack size `hack`), the mean column span of
  * the non-empty rows (last column - first + 1: how far a row's gathers
- * spread over x), whether every stored value is equal, and cv (row
- * lengths' standard deviation over their mean; 0 when empty). */
+ * spread over x), whether every stored value is equal, cv (row lengths'
+ * standard deviation over their mean; 0 when empty) and scatter: over
+ * runs of 32 consecutive entries (a warp's gathers of x), the distinct
+ * 32-byte sectors of fp64 x they touch per entry (1: no two share one;
+ * measured on at most CSR_SCATTER_RUNS runs spread evenly; 0 below 32
+ * entries). */
 typedef struct {
     spb_csr_stats stats;
-    double padding, span, cv;
+    double padding, span, cv, scatter;
     int pattern;
 } spb_csr_shape;
+#define CSR_SCATTER_RUNS 65536
 
 void csr_shape(const spb_csr *A, spb_index hack, spb_csr_shape *shape);
 

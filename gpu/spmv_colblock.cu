@@ -123,11 +123,7 @@ static spb_status setup_colblock(gpu_state *s, const spb_csr *A, char *msg)
         d->panel_lanes[p] = lanes;
     }
     if (st == SPB_OK) {
-        cudaFree(s->d_row_ptr);
-        cudaFree(s->d_col_idx);
-        cudaFree(s->d_val);
-        s->d_row_ptr = s->d_col_idx = NULL;
-        s->d_val = NULL;
+        gpu_drop_matrix(s);
         if (gpu_upload(s, (void **)&s->d_row_ptr, row_ptr, (size_t)d->panels * (A->m + 1),
                        sizeof(int)) ||
             gpu_upload(s, (void **)&s->d_col_idx, col_idx, (size_t)A->nnz, sizeof(int)) ||

@@ -6,6 +6,10 @@
 
 #include "reduce.cuh"
 
+extern "C" {
+#include "../formats/order.h"
+}
+
 #define DEFAULT_BLOCK  256
 #define LONG_ROW       512  /* csr.cuda.adaptive: longer rows get a block each */
 #define LONG_BLOCK     256  /* threads of the block that takes one long row */
@@ -39,9 +43,11 @@ struct binned_data { /* csr.cuda.binned and .pattern */
     bin_segments bins;
     int *d_bin_rows; /* rows in segment order */
 };
-struct stream_data {  /* csr.cuda.stream and .pattern */
+struct stream_data {  /* csr.cuda.stream, .rcm and their .pattern */
     int tiles, alone; /* a tile of one row longer than alone: summed by the block */
     int *d_tile_row;  /* each tile's first row; tiles + 1 */
+    int *d_order;     /* .rcm: the old index of each new row and column */
+    void *d_x_new;    /* .rcm: x in the new numbering */
 };
 
 /* csr.cuda.thread — one thread per row; neighbouring threads read distant
@@ -268,11 +274,11 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
  * atomics: few instructions per entry, and the same bits every call.
  * Dynamic shared memory: blockDim.x * STREAM_ITEMS values. PATTERN as
  * above. */
-template <typename T, bool PATTERN>
+template <typename T, bool PATTERN, bool RENUMBERED>
 static __global__ void __launch_bounds__(MAX_BLOCK)
     csr_stream_kernel(int alone, const int *__restrict__ tile_row, const int *__restrict__ row_ptr,
                       const int *__restrict__ col_idx, const T *__restrict__ val, T scale,
-                      const T *__restrict__ x, T *__restrict__ y)
+                      const T *__restrict__ x, T *__restrict__ y, const int *__restrict__ order)
 {
     __shared__ T warp_sums[MAX_BLOCK / WARP];
     T *products = dynamic_shared<T>();
@@ -283,7 +289,7 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
         for (int k = k0 + t; k < k0 + entries; k += blockDim.x)
             sum += term<PATTERN>(val, k, x[col_idx[k]]);
         sum = block_reduce(sum, warp_sums);
-        if (t == 0) y[r0] = PATTERN ? scale * sum : sum;
+        if (t == 0) y[RENUMBERED ? order[r0] : r0] = PATTERN ? scale * sum : sum;
         return;
     }
     /* a thread's STREAM_ITEMS gathers of x issued together, not one after
@@ -309,8 +315,19 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
     if (t < rows) {
         T sum = 0;
         for (int j = row_ptr[r0 + t] - k0; j < row_ptr[r0 + t + 1] - k0; j++) sum += products[j];
-        y[r0 + t] = PATTERN ? scale * sum : sum;
+        y[RENUMBERED ? order[r0 + t] : r0 + t] = PATTERN ? scale * sum : sum;
     }
+}
+
+/* csr.cuda.stream.rcm's first step: x in the new numbering,
+ * x_new[i] = x[order[i]]. */
+template <typename T>
+static __global__ void __launch_bounds__(MAX_BLOCK)
+    renumber_x_kernel(int n, const int *__restrict__ order, const T *__restrict__ x,
+                      T *__restrict__ x_new)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x_new[i] = x[order[i]];
 }
 
 /* ---- launches ------------------------------------------------------------------ */
@@ -383,9 +400,22 @@ template <typename T, bool PATTERN> static void launch_stream(gpu_state *s)
 {
     const stream_data *d = gpu_family<stream_data>(s);
     size_t shared = (size_t)s->block_size * STREAM_ITEMS * sizeof(T);
-    csr_stream_kernel<T, PATTERN><<<d->tiles, s->block_size, shared, s->stream>>>(
+    csr_stream_kernel<T, PATTERN, false><<<d->tiles, s->block_size, shared, s->stream>>>(
         d->alone, d->d_tile_row, s->d_row_ptr, s->d_col_idx, (const T *)s->d_val, (T)s->iso_value,
-        (const T *)s->d_x, (T *)s->d_y);
+        (const T *)s->d_x, (T *)s->d_y, NULL);
+}
+
+/* x renumbered, then the tiles of the renumbered matrix, each row's sum
+ * written to its old index. */
+template <typename T, bool PATTERN> static void launch_stream_rcm(gpu_state *s)
+{
+    const stream_data *d = gpu_family<stream_data>(s);
+    renumber_x_kernel<T><<<gpu_blocks_for(s->n, DEFAULT_BLOCK), DEFAULT_BLOCK, 0, s->stream>>>(
+        s->n, d->d_order, (const T *)s->d_x, (T *)d->d_x_new);
+    size_t shared = (size_t)s->block_size * STREAM_ITEMS * sizeof(T);
+    csr_stream_kernel<T, PATTERN, true><<<d->tiles, s->block_size, shared, s->stream>>>(
+        d->alone, d->d_tile_row, s->d_row_ptr, s->d_col_idx, (const T *)s->d_val, (T)s->iso_value,
+        (const T *)d->d_x_new, (T *)s->d_y, d->d_order);
 }
 
 /* ---- setup --------------------------------------------------------------------- */
@@ -524,7 +554,7 @@ static spb_status setup_stream(gpu_state *s, const spb_csr *A, char *msg)
     int *tile_row = (int *)spb_malloc((size_t)A->m + 2, sizeof(int));
     if (!tile_row) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the row tiles");
     const int tiles = csr_row_tiles(A, items, s->block_size, alone, tile_row);
-    stream_data *d = gpu_family_new<stream_data>(s);
+    stream_data *d = s->family ? gpu_family<stream_data>(s) : gpu_family_new<stream_data>(s);
     int failed =
         !d || gpu_upload(s, (void **)&d->d_tile_row, tile_row, (size_t)tiles + 1, sizeof(int));
     spb_free(tile_row);
@@ -534,7 +564,53 @@ static spb_status setup_stream(gpu_state *s, const spb_csr *A, char *msg)
     return failed ? gpu_state_fail(s, msg) : SPB_OK;
 }
 
-static void release_stream(gpu_state *s) { cudaFree(gpu_family<stream_data>(s)->d_tile_row); }
+/* csr.cuda.stream.rcm: A renumbered by reverse Cuthill-McKee (B = P A P^T,
+ * formats/order.h) replaces the uploaded CSR, and B's tiles are cut as
+ * csr.cuda.stream's. Graphs numbered without regard to their neighbours
+ * gather x from a new 32-byte sector almost every entry; renumbered, a
+ * warp's gathers share sectors and a tile's share lines in L1. Each
+ * product renumbers x first and writes y in the old order; the byte model
+ * counts both. */
+static spb_status setup_stream_rcm(gpu_state *s, const spb_csr *A, char *msg)
+{
+    if (A->m != A->n)
+        return spb_fail(msg, SPB_ERR_DECLINED,
+                        "a %d x %d matrix: rows and columns are renumbered together only in a "
+                        "square one",
+                        (int)A->m, (int)A->n);
+    stream_data *d = gpu_family_new<stream_data>(s);
+    int *order = (int *)spb_malloc((size_t)A->m + 1, sizeof(int));
+    spb_csr B = {};
+    spb_status st = d && order ? SPB_OK : spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
+    if (st == SPB_OK) st = csr_rcm_order(A, order, msg);
+    if (st == SPB_OK) st = csr_permute(A, order, &B, msg);
+    if (st == SPB_OK) {
+        gpu_drop_matrix(s);
+        if (gpu_upload(s, (void **)&s->d_row_ptr, B.row_ptr, (size_t)B.m + 1, sizeof(int)) ||
+            gpu_upload(s, (void **)&s->d_col_idx, B.col_idx, (size_t)B.nnz, sizeof(int)) ||
+            (!s->variant->pattern && gpu_upload_values(s, B.val, NULL, (size_t)B.nnz)) ||
+            gpu_upload(s, (void **)&d->d_order, order, (size_t)A->m, sizeof(int)) ||
+            gpu_cuda_failed(s, cudaMalloc(&d->d_x_new, s->value_bytes * ((size_t)A->n + 1)),
+                            "cudaMalloc"))
+            st = gpu_state_fail(s, msg);
+    }
+    if (st == SPB_OK) st = setup_stream(s, &B, msg);
+    if (st == SPB_OK)
+        s->plan_bytes =
+            (s->variant->pattern ? csr_pattern_spmv_bytes : csr_spmv_bytes)(A, s->precision) +
+            (double)A->n * (sizeof(int) + 2.0 * s->value_bytes) + (double)A->m * sizeof(int);
+    spb_free(order);
+    csr_free(&B);
+    return st;
+}
+
+static void release_stream(gpu_state *s)
+{
+    stream_data *d = gpu_family<stream_data>(s);
+    cudaFree(d->d_tile_row);
+    cudaFree(d->d_order);
+    cudaFree(d->d_x_new);
+}
 
 /* ---- rows ---------------------------------------------------------------------- */
 
@@ -572,6 +648,13 @@ static const gpu_variant binned_pattern_v =
 static const gpu_variant stream_v =
     CSR_VARIANT(.warp_multiple = 1, .setup = setup_stream,
                 .launch = GPU_LAUNCH_PATTERN(launch_stream, false), .release = release_stream);
+static const gpu_variant stream_rcm_v =
+    CSR_VARIANT(.warp_multiple = 1, .setup = setup_stream_rcm,
+                .launch = GPU_LAUNCH_PATTERN(launch_stream_rcm, false), .release = release_stream);
+static const gpu_variant stream_rcm_pattern_v =
+    CSR_VARIANT(.warp_multiple = 1, .setup = setup_stream_rcm,
+                .launch = GPU_LAUNCH_PATTERN(launch_stream_rcm, true), .pattern = 1,
+                .release = release_stream);
 static const gpu_variant stream_pattern_v =
     CSR_VARIANT(.warp_multiple = 1, .setup = setup_stream,
                 .launch = GPU_LAUNCH_PATTERN(launch_stream, true), .pattern = 1,
@@ -622,6 +705,16 @@ extern const spb_spmv_kernel gpu_csr_kernels[] = {
         "csr.cuda.stream for a pattern matrix (all values equal): no values read (declines "
         "other matrices)",
         &stream_pattern_v),
+    GPU_SPMV_KERNEL("csr.cuda.stream.rcm", "csr",
+                    "csr.cuda.stream on A renumbered in prepare by reverse Cuthill-McKee (rows "
+                    "and columns together: graph neighbours get near numbers, so gathers of x "
+                    "share cache lines); each product renumbers x first and writes y in A's "
+                    "order (declines a rectangular matrix)",
+                    &stream_rcm_v),
+    GPU_SPMV_KERNEL("csr.cuda.stream.rcm.pattern", "csr.pattern",
+                    "csr.cuda.stream.rcm for a pattern matrix (all values equal): no values "
+                    "read (declines other matrices)",
+                    &stream_rcm_pattern_v),
     GPU_SPMV_KERNEL("csr.cuda.adaptive.pattern", "csr.pattern",
                     "csr.cuda.adaptive for a pattern matrix (all values equal): no values read "
                     "(declines other matrices)",

@@ -82,10 +82,8 @@ static spb_status check_fits(double bytes_needed, char *msg)
     return SPB_OK;
 }
 
-/* Uploads `count` values in the state's precision: val as it is (fp64),
- * else val32 where the format keeps one, else val rounded here (its range
- * was checked in prepare). */
-static int upload_values(gpu_state *s, const double *val, const float *val32, size_t count)
+/* spmv_state.cuh says what it uploads. */
+int gpu_upload_values(gpu_state *s, const double *val, const float *val32, size_t count)
 {
     if (s->precision == SPB_FP64) return gpu_upload(s, &s->d_val, val, count, sizeof(double));
     if (val32) return gpu_upload(s, &s->d_val, val32, count, sizeof(float));
@@ -136,18 +134,27 @@ static spb_status upload_format(gpu_state *s, spb_format_set *F, const spb_kerne
             gpu_upload(s, (void **)&s->d_hack_width, H->hack_width, (size_t)H->nhacks,
                        sizeof(int)) ||
             gpu_upload(s, (void **)&s->d_col_idx, H->col_idx, (size_t)s->stored, sizeof(int)) ||
-            (values && upload_values(s, H->val, H->val32, (size_t)s->stored));
+            (values && gpu_upload_values(s, H->val, H->val32, (size_t)s->stored));
     else if (S)
         failed =
             gpu_upload(s, (void **)&s->d_hack_ptr, S->slice_ptr, (size_t)S->nslices + 1,
                        sizeof(int)) ||
             gpu_upload(s, (void **)&s->d_col_idx, S->col_idx, (size_t)s->stored, sizeof(int)) ||
-            (values && upload_values(s, S->val, NULL, (size_t)s->stored));
+            (values && gpu_upload_values(s, S->val, NULL, (size_t)s->stored));
     else
         failed = gpu_upload(s, (void **)&s->d_row_ptr, A->row_ptr, (size_t)A->m + 1, sizeof(int)) ||
                  gpu_upload(s, (void **)&s->d_col_idx, A->col_idx, (size_t)A->nnz, sizeof(int)) ||
-                 (values && upload_values(s, A->val, csr_val32, (size_t)A->nnz));
+                 (values && gpu_upload_values(s, A->val, csr_val32, (size_t)A->nnz));
     return failed ? gpu_state_fail(s, msg) : SPB_OK;
+}
+
+void gpu_drop_matrix(gpu_state *s)
+{
+    cudaFree(s->d_row_ptr);
+    cudaFree(s->d_col_idx);
+    cudaFree(s->d_val);
+    s->d_row_ptr = s->d_col_idx = NULL;
+    s->d_val = NULL;
 }
 
 /* x and y (one spare entry each, so empty vectors still get a buffer) and

@@ -111,6 +111,15 @@ spb_status gpu_state_fail(const gpu_record *s, char *msg);
 /* cudaMalloc of count*size bytes (at least size) and the copy of host data. */
 int gpu_upload(gpu_record *s, void **d_ptr, const void *host, size_t count, size_t size);
 
+/* Uploads `count` values to s->d_val in the state's precision: val as it is
+ * (fp64), else val32 where the format keeps one, else val rounded (its
+ * range was checked in prepare). Nonzero on failure. */
+int gpu_upload_values(gpu_state *s, const double *val, const float *val32, size_t count);
+
+/* Frees the uploaded matrix (d_row_ptr, d_col_idx, d_val) for a setup
+ * that uploads its own arrangement of it in their place. */
+void gpu_drop_matrix(gpu_state *s);
+
 /* The L2 the kernels block x for: the configured size, else the device's
  * (0 when unknown). */
 double gpu_l2_bytes(const spb_kernel_config *config);

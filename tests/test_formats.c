@@ -7,6 +7,7 @@
 
 #include "../bench/rng.h"
 #include "../formats/format_set.h"
+#include "../formats/order.h"
 #include "check.h"
 
 /* Random COO with duplicates and unsorted entries; some rows may be empty,
@@ -264,6 +265,30 @@ static void rows_of(spb_csr *A, spb_index m, const spb_index *lengths)
     }
 }
 
+/* The scatter auto.cuda reads: rows of 64 consecutive columns share a
+ * sector every 4 entries; the same rows spread 4 columns apart share none;
+ * fewer than 32 entries measure nothing. */
+static void test_scatter(void)
+{
+    spb_index lengths[100];
+    spb_csr A;
+    spb_csr_shape f;
+    for (int i = 0; i < 100; i++) lengths[i] = 64;
+    rows_of(&A, 100, lengths);
+    csr_shape(&A, 32, &f);
+    CHECK(f.scatter == 0.25, "consecutive columns: scatter %g, expected 0.25", f.scatter);
+    for (spb_index k = 0; k < A.nnz; k++) A.col_idx[k] *= 4;
+    A.n = 4 * 64;
+    csr_shape(&A, 32, &f);
+    CHECK(f.scatter == 1.0, "columns 4 apart: scatter %g, expected 1", f.scatter);
+    csr_free(&A);
+    rows_of(&A, 1, lengths);
+    A.row_ptr[1] = A.nnz = 31;
+    csr_shape(&A, 32, &f);
+    CHECK(f.scatter == 0.0, "31 entries: scatter %g, expected 0", f.scatter);
+    csr_free(&A);
+}
+
 /* The tiles cover the rows in order, each within `items` entries and
  * `max_rows` rows unless it is one row, and no row longer than `alone`
  * shares a tile. */
@@ -329,6 +354,118 @@ static void test_row_tiles(unsigned long long seed)
     }
 }
 
+/* A random permutation of 0..m-1 (Fisher-Yates). */
+static void shuffled(spb_rng *rng, spb_index m, spb_index *perm)
+{
+    for (spb_index i = 0; i < m; i++) perm[i] = i;
+    for (spb_index i = m - 1; i > 0; i--) {
+        spb_index j = (spb_index)spb_rng_below(rng, (uint64_t)i + 1), t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+}
+
+/* The CSR of `count` entries (row[k], col[k]), values 1..count. */
+static void csr_of_entries(spb_index m, spb_index count, const spb_index *row, const spb_index *col,
+                           spb_csr *A)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_coo coo;
+    coo_alloc(&coo, m, m, count, msg);
+    for (spb_index k = 0; k < count; k++) {
+        coo.row[k] = row[k];
+        coo.col[k] = col[k];
+        coo.val[k] = k + 1;
+    }
+    CHECK(csr_from_coo(&coo, A, msg) == SPB_OK, "%s", msg);
+    coo_free(&coo);
+}
+
+/* order is a permutation of 0..m-1. */
+static int is_permutation(spb_index m, const spb_index *order)
+{
+    char *seen = calloc((size_t)m + 1, 1);
+    int ok = 1;
+    for (spb_index i = 0; i < m && ok; i++) {
+        ok = order[i] >= 0 && order[i] < m && !seen[order[i]];
+        if (ok) seen[order[i]] = 1;
+    }
+    free(seen);
+    return ok;
+}
+
+/* csr.cuda.stream.rcm's ordering: reverse Cuthill-McKee gives a grid whose
+ * numbering was shuffled back a narrow band, and two paths numbered in
+ * turns (entries one way only: A + A^T is the graph) a band of 1, parts
+ * and lone vertices included; csr_permute is B(i, j) = A(order[i], order[j]). */
+static void test_rcm(unsigned long long seed)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_rng rng;
+    spb_rng_seed(&rng, seed);
+    enum { K = 30, GRID = K * K };
+    spb_index label[GRID], row[4 * GRID], col[4 * GRID], order[GRID], count = 0;
+    shuffled(&rng, GRID, label);
+    for (int i = 0; i < K; i++)
+        for (int j = 0; j < K; j++) {
+            const spb_index v = label[i * K + j];
+            row[count] = v, col[count++] = v;
+            if (i + 1 < K) row[count] = v, col[count++] = label[(i + 1) * K + j];
+            if (j + 1 < K) row[count] = v, col[count++] = label[i * K + j + 1];
+        }
+    spb_csr A, B;
+    csr_of_entries(GRID, count, row, col, &A);
+    CHECK(csr_rcm_order(&A, order, msg) == SPB_OK, "%s", msg);
+    CHECK(is_permutation(GRID, order), "the grid's order is not a permutation");
+    CHECK(csr_permute(&A, order, &B, msg) == SPB_OK, "%s", msg);
+    CHECK(csr_bandwidth(&A) > 8 * K && csr_bandwidth(&B) <= 2 * K,
+          "a shuffled %dx%d grid: band %d, after the ordering %d (at most %d)", K, K,
+          (int)csr_bandwidth(&A), (int)csr_bandwidth(&B), 2 * K);
+    csr_free(&A);
+    csr_free(&B);
+
+    /* two paths of 40 in turns (0-2-4-..., 1-3-5-...), then 5 lone vertices */
+    count = 0;
+    for (spb_index v = 0; v + 2 < 80; v++) row[count] = v + 2, col[count++] = v;
+    csr_of_entries(85, count, row, col, &A);
+    CHECK(csr_rcm_order(&A, order, msg) == SPB_OK, "%s", msg);
+    CHECK(is_permutation(85, order), "the paths' order is not a permutation");
+    CHECK(csr_permute(&A, order, &B, msg) == SPB_OK, "%s", msg);
+    CHECK(csr_bandwidth(&A) == 2 && csr_bandwidth(&B) == 1,
+          "two paths in turns: band %d, after the ordering %d", (int)csr_bandwidth(&A),
+          (int)csr_bandwidth(&B));
+    csr_free(&A);
+    csr_free(&B);
+
+    for (int round = 0; round < 20; round++) {
+        const spb_index m = 1 + (spb_index)spb_rng_below(&rng, 200);
+        spb_coo coo;
+        random_coo(&rng, m, m, (spb_index)spb_rng_below(&rng, 2000),
+                   (spb_index)spb_rng_below(&rng, 400), &coo);
+        CHECK(csr_from_coo(&coo, &A, msg) == SPB_OK, "%s", msg);
+        if (round % 2)
+            shuffled(&rng, m, order);
+        else
+            CHECK(csr_rcm_order(&A, order, msg) == SPB_OK, "%s", msg);
+        CHECK(is_permutation(m, order), "random %d: the order is not a permutation", (int)m);
+        CHECK(csr_permute(&A, order, &B, msg) == SPB_OK && csr_check(&B, msg) == SPB_OK,
+              "random %d: %s", (int)m, msg);
+        double *dense = coo_dense(&coo);
+        int wrong = B.nnz != A.nnz;
+        for (spb_index i = 0; i < m; i++)
+            for (spb_index k = B.row_ptr[i]; k < B.row_ptr[i + 1]; k++)
+                wrong += B.val[k] != dense[(size_t)order[i] * m + order[B.col_idx[k]]];
+        CHECK(wrong == 0, "random %d: %d entries of P A P^T differ", (int)m, wrong);
+        free(dense);
+        csr_free(&B);
+        csr_free(&A);
+        coo_free(&coo);
+    }
+    spb_index rect_ptr[] = {0, 0, 0};
+    spb_csr wide = {2, 3, 0, rect_ptr, NULL, NULL};
+    CHECK(csr_rcm_order(&wide, order, msg) == SPB_ERR_INVALID, "a 2 x 3 matrix is refused");
+}
+
 /* The format set builds each (format, hack size) once and hands back the
  * same object; dropping a kind frees it and the next request rebuilds. */
 static void test_format_set(void)
@@ -368,6 +505,8 @@ int main(void)
     test_checks_catch_breakage();
     test_bytes_and_stats();
     test_row_tiles(seed);
+    test_rcm(seed);
+    test_scatter();
     test_format_set();
     return check_done();
 }

@@ -610,7 +610,7 @@ static void check_auto_cuda_rule(spb_rng *rng)
 {
     static const char small[] = "csr.cuda.warp,csr.cuda.adaptive,csr.cuda.stream,csr.cuda.binned,"
                                 "csr.cuda.ldg,csr.cuda.warp_shared2d";
-    static const char unlike[] = "cusparse.csr,csr.cuda.stream,csr.cuda.merge";
+    static const char unlike[] = "cusparse.csr,csr.cuda.stream,csr.cuda.merge,csr.cuda.stream.rcm";
     spb_csr A;
     char msg[SPB_MSG_LEN] = "";
     random_csr(rng, 3000, 3000, 24000, -1, 0, &A);
@@ -640,7 +640,8 @@ static void check_auto_cuda_rule(spb_rng *rng)
     random_csr(rng, 200000, 200000, 1200000, -1, 0, &A);
     check_auto_choice("auto.cuda", "large, rows unlike", &A, 0, unlike);
     check_auto_choice("auto.cuda", "large, x beyond the L2", &A, TEST_CACHE_BYTES,
-                      "cusparse.csr,csr.cuda.colblock,csr.cuda.stream,csr.cuda.merge");
+                      "cusparse.csr,csr.cuda.colblock,csr.cuda.stream,csr.cuda.merge,"
+                      "csr.cuda.stream.rcm");
     csr_free(&A);
     CHECK(gen_matrix("gen:hubs:300000:6:1:100000", &A, msg) == SPB_OK, "%s", msg);
     check_auto_choice("auto.cuda", "large with a hub row", &A, TEST_CACHE_BYTES,

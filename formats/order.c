@@ -1,0 +1,237 @@
+/* order.c — reverse Cuthill-McKee and the symmetric permutation of a CSR
+ * matrix (order.h). */
+#include "order.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/memory.h"
+
+/* The pattern of A + A^T without its diagonal: each vertex's neighbours. */
+typedef struct {
+    spb_index m;
+    spb_index *ptr, *adj;
+} graph;
+
+static void graph_free(graph *g)
+{
+    spb_free(g->ptr);
+    spb_free(g->adj);
+}
+
+/* Row i of A and row i of A^T merged (both ascend), i itself left out; with
+ * `out` NULL only counted. */
+static spb_index merged_row(const spb_csr *A, const spb_csr *T, spb_index i, spb_index *out)
+{
+    spb_index a = A->row_ptr[i], a_end = A->row_ptr[i + 1];
+    spb_index t = T->row_ptr[i], t_end = T->row_ptr[i + 1], count = 0;
+    while (a < a_end || t < t_end) {
+        spb_index j;
+        if (t == t_end || (a < a_end && A->col_idx[a] < T->col_idx[t]))
+            j = A->col_idx[a++];
+        else if (a == a_end || T->col_idx[t] < A->col_idx[a])
+            j = T->col_idx[t++];
+        else
+            j = A->col_idx[a++], t++;
+        if (j == i) continue;
+        if (out) out[count] = j;
+        count++;
+    }
+    return count;
+}
+
+static spb_status graph_of(const spb_csr *A, graph *g, char *msg)
+{
+    memset(g, 0, sizeof *g);
+    spb_csr T;
+    spb_status st = csr_transpose(A, &T, msg);
+    if (st != SPB_OK) return st;
+    g->m = A->m;
+    g->ptr = spb_malloc((size_t)A->m + 1, sizeof *g->ptr);
+    int64_t edges = 0;
+    if (g->ptr) {
+        g->ptr[0] = 0;
+        for (spb_index i = 0; i < A->m; i++) {
+            edges += merged_row(A, &T, i, NULL);
+            g->ptr[i + 1] = (spb_index)(edges < SPB_INDEX_MAX ? edges : SPB_INDEX_MAX);
+        }
+    }
+    if (g->ptr && edges < SPB_INDEX_MAX) g->adj = spb_malloc((size_t)edges + 1, sizeof *g->adj);
+    if (g->adj)
+        for (spb_index i = 0; i < A->m; i++) merged_row(A, &T, i, g->adj + g->ptr[i]);
+    csr_free(&T);
+    if (g->adj) return SPB_OK;
+    graph_free(g);
+    if (edges >= SPB_INDEX_MAX)
+        return spb_fail(msg, SPB_ERR_TOO_LARGE, "the graph of A + A^T has %lld edges, past %d",
+                        (long long)edges, SPB_INDEX_MAX);
+    return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the graph of A + A^T (%lld edges)",
+                    (long long)edges);
+}
+
+static spb_status not_square(const spb_csr *A, char *msg)
+{
+    return spb_fail(msg, SPB_ERR_INVALID,
+                    "a %d x %d matrix: rows and columns are renumbered together only in a square "
+                    "one",
+                    (int)A->m, (int)A->n);
+}
+
+static spb_index degree(const graph *g, spb_index v) { return g->ptr[v + 1] - g->ptr[v]; }
+
+/* Breadth first from `start` over the vertices whose stamp differs from
+ * `mark` (stamped as reached): the part's vertices into queue, the number of
+ * levels returned, the first vertex of the last level at *last. */
+static spb_index levels_from(const graph *g, spb_index start, int *stamp, int mark,
+                             spb_index *queue, spb_index *size, spb_index *last)
+{
+    spb_index head = 0, tail = 0, levels = 0;
+    queue[tail++] = start;
+    stamp[start] = mark;
+    while (head < tail) {
+        const spb_index level_end = tail;
+        *last = head;
+        levels++;
+        for (; head < level_end; head++) {
+            const spb_index v = queue[head];
+            for (spb_index k = g->ptr[v]; k < g->ptr[v + 1]; k++)
+                if (stamp[g->adj[k]] != mark) {
+                    stamp[g->adj[k]] = mark;
+                    queue[tail++] = g->adj[k];
+                }
+        }
+    }
+    *size = tail;
+    return levels;
+}
+
+static int by_key(const void *a, const void *b)
+{
+    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+spb_status csr_rcm_order(const spb_csr *A, spb_index *order, char *msg)
+{
+    if (A->m != A->n) return not_square(A, msg);
+    graph g;
+    spb_status st = graph_of(A, &g, msg);
+    if (st != SPB_OK) return st;
+    const spb_index m = A->m;
+    spb_index max_degree = 0;
+    for (spb_index v = 0; v < m; v++)
+        if (degree(&g, v) > max_degree) max_degree = degree(&g, v);
+    int *stamp = spb_calloc((size_t)m + 1, sizeof *stamp); /* 0: not yet in the order */
+    spb_index *queue = spb_malloc((size_t)m + 1, sizeof *queue);
+    int64_t *keys = spb_malloc((size_t)max_degree + 1, sizeof *keys);
+    if (!stamp || !queue || !keys) {
+        st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the ordering of %d rows", (int)m);
+        goto done;
+    }
+    spb_index placed = 0;
+    for (spb_index first = 0; first < m; first++) {
+        if (stamp[first] == 1) continue;
+        /* stamps 2, 3, ...: this part's searches for a start (a part's
+         * vertices are all placed, stamped 1, before the next is searched) */
+        int mark = 1;
+        /* George-Liu: from the part's lowest vertex, move to a least-degree
+         * vertex of the last level while that adds levels */
+        spb_index root = first, size = 0, last = 0;
+        spb_index levels = levels_from(&g, root, stamp, ++mark, queue, &size, &last);
+        for (int tries = 0; tries < 8; tries++) {
+            spb_index pick = queue[last];
+            for (spb_index q = last; q < size; q++)
+                if (degree(&g, queue[q]) < degree(&g, pick)) pick = queue[q];
+            spb_index size2 = 0, last2 = 0;
+            spb_index levels2 = levels_from(&g, pick, stamp, ++mark, queue, &size2, &last2);
+            if (levels2 <= levels) break;
+            root = pick, levels = levels2, size = size2, last = last2;
+        }
+        /* Cuthill-McKee from root: each vertex's unplaced neighbours by rising degree */
+        spb_index head = placed;
+        order[placed++] = root;
+        stamp[root] = 1;
+        while (head < placed) {
+            const spb_index v = order[head++];
+            spb_index count = 0;
+            for (spb_index k = g.ptr[v]; k < g.ptr[v + 1]; k++) {
+                const spb_index w = g.adj[k];
+                if (stamp[w] == 1) continue;
+                stamp[w] = 1;
+                keys[count++] = ((int64_t)degree(&g, w) << 32) | (int64_t)w;
+            }
+            qsort(keys, (size_t)count, sizeof *keys, by_key);
+            for (spb_index c = 0; c < count; c++)
+                order[placed++] = (spb_index)(keys[c] & 0xffffffff);
+        }
+    }
+    for (spb_index i = 0; i < m / 2; i++) { /* reversed: Cuthill-McKee's profile is worse */
+        const spb_index t = order[i];
+        order[i] = order[m - 1 - i];
+        order[m - 1 - i] = t;
+    }
+done:
+    spb_free(stamp);
+    spb_free(queue);
+    spb_free(keys);
+    graph_free(&g);
+    return st;
+}
+
+typedef struct {
+    spb_index col;
+    spb_value val;
+} entry;
+
+static int by_col(const void *a, const void *b)
+{
+    const spb_index x = ((const entry *)a)->col, y = ((const entry *)b)->col;
+    return (x > y) - (x < y);
+}
+
+spb_status csr_permute(const spb_csr *A, const spb_index *order, spb_csr *B, char *msg)
+{
+    if (A->m != A->n) return not_square(A, msg);
+    spb_status st = csr_alloc(B, A->m, A->n, A->nnz, msg);
+    if (st != SPB_OK) return st;
+    spb_index longest = 0;
+    for (spb_index i = 0; i < A->m; i++) {
+        const spb_index len = A->row_ptr[order[i] + 1] - A->row_ptr[order[i]];
+        if (len > longest) longest = len;
+        B->row_ptr[i + 1] = B->row_ptr[i] + len;
+    }
+    spb_index *new_of = spb_malloc((size_t)A->m + 1, sizeof *new_of);
+    entry *row = spb_malloc((size_t)longest + 1, sizeof *row);
+    if (!new_of || !row) {
+        spb_free(new_of);
+        spb_free(row);
+        csr_free(B);
+        return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the renumbering of %d rows",
+                        (int)A->m);
+    }
+    for (spb_index i = 0; i < A->m; i++) new_of[order[i]] = i;
+    for (spb_index i = 0; i < A->m; i++) {
+        const spb_index from = A->row_ptr[order[i]], len = B->row_ptr[i + 1] - B->row_ptr[i];
+        for (spb_index k = 0; k < len; k++)
+            row[k] = (entry){new_of[A->col_idx[from + k]], A->val[from + k]};
+        qsort(row, (size_t)len, sizeof *row, by_col);
+        for (spb_index k = 0; k < len; k++) {
+            B->col_idx[B->row_ptr[i] + k] = row[k].col;
+            B->val[B->row_ptr[i] + k] = row[k].val;
+        }
+    }
+    spb_free(new_of);
+    spb_free(row);
+    return SPB_OK;
+}
+
+spb_index csr_bandwidth(const spb_csr *A)
+{
+    spb_index widest = 0;
+    for (spb_index i = 0; i < A->m; i++)
+        for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+            const spb_index d = A->col_idx[k] > i ? A->col_idx[k] - i : i - A->col_idx[k];
+            if (d > widest) widest = d;
+        }
+    return widest;
+}
