@@ -34,7 +34,7 @@
  * reverse Cuthill-McKee is a candidate (citationCiteseer: 1.00, 1.07-1.14x
  * csr.cuda.stream with the renumbering of x counted; coAuthorsDBLP, 0.50,
  * and cnr-2000, 0.25, ran 0.65-0.9x). Up to AUTO_RCM_MAX_NNZ entries: the
- * ordering takes prepare about 0.15 s per million. */
+ * ordering takes prepare 0.2-0.3 s per million (gen:rmat:23:16: 51 s). */
 #define AUTO_SCATTERED   0.9
 #define AUTO_RCM_MAX_NNZ 8000000
 
