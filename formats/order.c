@@ -111,6 +111,50 @@ static int by_key(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* George-Liu: from the part's lowest vertex `first`, move to a least-degree
+ * vertex of the last level while that adds levels; the start returned.
+ * Stamps 2, 3, ... mark the searches (the part's vertices are all placed,
+ * stamped 1, before the next part is searched). */
+static spb_index part_start(const graph *g, spb_index first, int *stamp, spb_index *queue)
+{
+    int mark = 2;
+    spb_index root = first, size = 0, last = 0;
+    spb_index levels = levels_from(g, root, stamp, mark, queue, &size, &last);
+    for (int tries = 0; tries < 8; tries++) {
+        spb_index pick = queue[last];
+        for (spb_index q = last; q < size; q++)
+            if (degree(g, queue[q]) < degree(g, pick)) pick = queue[q];
+        spb_index size2 = 0, last2 = 0;
+        spb_index levels2 = levels_from(g, pick, stamp, ++mark, queue, &size2, &last2);
+        if (levels2 <= levels) break;
+        root = pick, levels = levels2, size = size2, last = last2;
+    }
+    return root;
+}
+
+/* Cuthill-McKee from root: each placed vertex's unplaced neighbours, by
+ * rising degree, appended at order[placed..]; the new count returned. */
+static spb_index cuthill_mckee(const graph *g, spb_index root, int *stamp, int64_t *keys,
+                               spb_index *order, spb_index placed)
+{
+    spb_index head = placed;
+    order[placed++] = root;
+    stamp[root] = 1;
+    while (head < placed) {
+        const spb_index v = order[head++];
+        spb_index count = 0;
+        for (spb_index k = g->ptr[v]; k < g->ptr[v + 1]; k++) {
+            const spb_index w = g->adj[k];
+            if (stamp[w] == 1) continue;
+            stamp[w] = 1;
+            keys[count++] = ((int64_t)degree(g, w) << 32) | (int64_t)w;
+        }
+        qsort(keys, (size_t)count, sizeof *keys, by_key);
+        for (spb_index c = 0; c < count; c++) order[placed++] = (spb_index)(keys[c] & 0xffffffff);
+    }
+    return placed;
+}
+
 spb_status csr_rcm_order(const spb_csr *A, spb_index *order, char *msg)
 {
     if (A->m != A->n) return not_square(A, msg);
@@ -124,53 +168,19 @@ spb_status csr_rcm_order(const spb_csr *A, spb_index *order, char *msg)
     int *stamp = spb_calloc((size_t)m + 1, sizeof *stamp); /* 0: not yet in the order */
     spb_index *queue = spb_malloc((size_t)m + 1, sizeof *queue);
     int64_t *keys = spb_malloc((size_t)max_degree + 1, sizeof *keys);
-    if (!stamp || !queue || !keys) {
+    if (stamp && queue && keys) {
+        spb_index placed = 0;
+        for (spb_index first = 0; first < m; first++)
+            if (stamp[first] != 1)
+                placed = cuthill_mckee(&g, part_start(&g, first, stamp, queue), stamp, keys, order,
+                                       placed);
+        for (spb_index i = 0; i < m / 2; i++) { /* reversed: Cuthill-McKee's profile is worse */
+            const spb_index t = order[i];
+            order[i] = order[m - 1 - i];
+            order[m - 1 - i] = t;
+        }
+    } else
         st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the ordering of %d rows", (int)m);
-        goto done;
-    }
-    spb_index placed = 0;
-    for (spb_index first = 0; first < m; first++) {
-        if (stamp[first] == 1) continue;
-        /* stamps 2, 3, ...: this part's searches for a start (a part's
-         * vertices are all placed, stamped 1, before the next is searched) */
-        int mark = 1;
-        /* George-Liu: from the part's lowest vertex, move to a least-degree
-         * vertex of the last level while that adds levels */
-        spb_index root = first, size = 0, last = 0;
-        spb_index levels = levels_from(&g, root, stamp, ++mark, queue, &size, &last);
-        for (int tries = 0; tries < 8; tries++) {
-            spb_index pick = queue[last];
-            for (spb_index q = last; q < size; q++)
-                if (degree(&g, queue[q]) < degree(&g, pick)) pick = queue[q];
-            spb_index size2 = 0, last2 = 0;
-            spb_index levels2 = levels_from(&g, pick, stamp, ++mark, queue, &size2, &last2);
-            if (levels2 <= levels) break;
-            root = pick, levels = levels2, size = size2, last = last2;
-        }
-        /* Cuthill-McKee from root: each vertex's unplaced neighbours by rising degree */
-        spb_index head = placed;
-        order[placed++] = root;
-        stamp[root] = 1;
-        while (head < placed) {
-            const spb_index v = order[head++];
-            spb_index count = 0;
-            for (spb_index k = g.ptr[v]; k < g.ptr[v + 1]; k++) {
-                const spb_index w = g.adj[k];
-                if (stamp[w] == 1) continue;
-                stamp[w] = 1;
-                keys[count++] = ((int64_t)degree(&g, w) << 32) | (int64_t)w;
-            }
-            qsort(keys, (size_t)count, sizeof *keys, by_key);
-            for (spb_index c = 0; c < count; c++)
-                order[placed++] = (spb_index)(keys[c] & 0xffffffff);
-        }
-    }
-    for (spb_index i = 0; i < m / 2; i++) { /* reversed: Cuthill-McKee's profile is worse */
-        const spb_index t = order[i];
-        order[i] = order[m - 1 - i];
-        order[m - 1 - i] = t;
-    }
-done:
     spb_free(stamp);
     spb_free(queue);
     spb_free(keys);
