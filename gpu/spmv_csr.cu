@@ -48,6 +48,7 @@ struct stream_data {  /* csr.cuda.stream, .rcm and their .pattern */
     int *d_tile_row;  /* each tile's first row; tiles + 1 */
     int *d_order;     /* .rcm: the old index of each new row and column */
     void *d_x_new;    /* .rcm: x in the new numbering */
+    int overlap;      /* .rcm: the tiles launched while x is renumbered (Hopper on) */
 };
 
 /* csr.cuda.thread — one thread per row; neighbouring threads read distant
@@ -274,6 +275,24 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
  * atomics: few instructions per entry, and the same bits every call.
  * Dynamic shared memory: blockDim.x * STREAM_ITEMS values. PATTERN as
  * above. */
+/* Hopper's programmatic dependent launch (csr.cuda.stream.rcm): the tiles'
+ * grid starts while x is still being renumbered, reads its tile's rows and
+ * columns, and waits for the renumbering to finish (and its writes to be
+ * seen) before it gathers x. Compiled to nothing before compute 9.0, where
+ * the launch does not ask for it. */
+static __device__ __forceinline__ void wait_for_previous_grid()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    cudaGridDependencySynchronize();
+#endif
+}
+static __device__ __forceinline__ void let_next_grid_start()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    cudaTriggerProgrammaticLaunchCompletion();
+#endif
+}
+
 template <typename T, bool PATTERN, bool RENUMBERED>
 static __global__ void __launch_bounds__(MAX_BLOCK)
     csr_stream_kernel(int alone, const int *__restrict__ tile_row, const int *__restrict__ row_ptr,
@@ -285,6 +304,7 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
     const int r0 = tile_row[blockIdx.x], rows = tile_row[blockIdx.x + 1] - r0;
     const int k0 = row_ptr[r0], entries = row_ptr[r0 + rows] - k0, t = threadIdx.x;
     if (rows == 1 && entries > alone) { /* one long row (uniform over the block) */
+        if (RENUMBERED) wait_for_previous_grid();
         T sum = 0;
         for (int k = k0 + t; k < k0 + entries; k += blockDim.x)
             sum += term<PATTERN>(val, k, x[col_idx[k]]);
@@ -302,6 +322,7 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
         const int j = t + i * (int)blockDim.x;
         cols[i] = j < entries ? col_idx[k0 + j] : -1;
     }
+    if (RENUMBERED) wait_for_previous_grid();
 #pragma unroll
     for (int i = 0; i < STREAM_ITEMS; i++) xs[i] = cols[i] >= 0 ? x[cols[i]] : (T)0;
 #pragma unroll
@@ -326,6 +347,7 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
     renumber_x_kernel(int n, const int *__restrict__ order, const T *__restrict__ x,
                       T *__restrict__ x_new)
 {
+    let_next_grid_start();
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) x_new[i] = x[order[i]];
 }
@@ -412,10 +434,23 @@ template <typename T, bool PATTERN> static void launch_stream_rcm(gpu_state *s)
     const stream_data *d = gpu_family<stream_data>(s);
     renumber_x_kernel<T><<<gpu_blocks_for(s->n, DEFAULT_BLOCK), DEFAULT_BLOCK, 0, s->stream>>>(
         s->n, d->d_order, (const T *)s->d_x, (T *)d->d_x_new);
-    size_t shared = (size_t)s->block_size * STREAM_ITEMS * sizeof(T);
-    csr_stream_kernel<T, PATTERN, true><<<d->tiles, s->block_size, shared, s->stream>>>(
-        d->alone, d->d_tile_row, s->d_row_ptr, s->d_col_idx, (const T *)s->d_val, (T)s->iso_value,
-        (const T *)d->d_x_new, (T *)s->d_y, d->d_order);
+    cudaLaunchAttribute overlap = {};
+    overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    overlap.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3((unsigned)d->tiles);
+    config.blockDim = dim3((unsigned)s->block_size);
+    config.dynamicSmemBytes = (size_t)s->block_size * STREAM_ITEMS * sizeof(T);
+    config.stream = s->stream;
+    config.attrs = &overlap;
+    config.numAttrs = d->overlap ? 1 : 0;
+    gpu_cuda_failed(s,
+                    cudaLaunchKernelEx(&config, csr_stream_kernel<T, PATTERN, true>, d->alone,
+                                       (const int *)d->d_tile_row, (const int *)s->d_row_ptr,
+                                       (const int *)s->d_col_idx, (const T *)s->d_val,
+                                       (T)s->iso_value, (const T *)d->d_x_new, (T *)s->d_y,
+                                       (const int *)d->d_order),
+                    "kernel launch");
 }
 
 /* ---- setup --------------------------------------------------------------------- */
@@ -595,6 +630,17 @@ static spb_status setup_stream_rcm(gpu_state *s, const spb_csr *A, char *msg)
             st = gpu_state_fail(s, msg);
     }
     if (st == SPB_OK) st = setup_stream(s, &B, msg);
+    /* the overlap where the device has it and the kernel waits (compiled for 9.0 on) */
+    int device = 0, major = 0;
+    cudaFuncAttributes compiled = {};
+    if (st == SPB_OK)
+        d->overlap =
+            cudaGetDevice(&device) == cudaSuccess &&
+            cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) ==
+                cudaSuccess &&
+            major >= 9 &&
+            cudaFuncGetAttributes(&compiled, csr_stream_kernel<float, true, true>) == cudaSuccess &&
+            compiled.ptxVersion >= 90;
     if (st == SPB_OK)
         s->plan_bytes =
             (s->variant->pattern ? csr_pattern_spmv_bytes : csr_spmv_bytes)(A, s->precision) +
