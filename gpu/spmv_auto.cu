@@ -31,9 +31,9 @@
 #define AUTO_SHORT_MAX 8
 /* Gathers this scattered (x's sectors per entry, a warp's 32 at a time)
  * leave the numbering nothing to share: renumbering rows and columns by
- * reverse Cuthill-McKee is a candidate (citationCiteseer: 1.00, 1.07-1.14x
- * csr.cuda.stream with the renumbering of x counted; coAuthorsDBLP, 0.50,
- * and cnr-2000, 0.25, ran 0.65-0.9x). Up to AUTO_RCM_MAX_NNZ entries: the
+ * reverse Cuthill-McKee is a candidate (H100, pattern rows: citationCiteseer,
+ * 1.00, ran 1.15-1.22x csr.cuda.stream with the renumbering of x counted;
+ * coAuthorsDBLP, 0.50, and cnr-2000, 0.25, 0.72-0.82x). Up to AUTO_RCM_MAX_NNZ entries: the
  * ordering takes prepare 0.2-0.3 s per million (gen:rmat:23:16: 51 s). */
 #define AUTO_SCATTERED   0.9
 #define AUTO_RCM_MAX_NNZ 8000000
