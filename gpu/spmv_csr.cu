@@ -263,18 +263,6 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
     if (row >= 0 && lane == 0) y[row] = PATTERN ? scale * sum : sum;
 }
 
-/* csr.cuda.stream — rows cut in prepare into tiles of consecutive rows
- * holding at most blockDim.x * STREAM_ITEMS entries and blockDim.x rows,
- * a block per tile: the block streams the tile's products into shared
- * memory (coalesced, every thread busy whatever the row lengths), then
- * each thread adds up one row's products there. A row longer than
- * `alone` entries is a tile alone, summed by the whole block (strided,
- * then warp and block reductions): one thread adding up a thousand
- * products kept its block, and the product's last wave, waiting
- * (formats/csr.h: the rule and what it gained). No search, scan or
- * atomics: few instructions per entry, and the same bits every call.
- * Dynamic shared memory: blockDim.x * STREAM_ITEMS values. PATTERN as
- * above. */
 /* Hopper's programmatic dependent launch (csr.cuda.stream.rcm): the tiles'
  * grid starts while x is still being renumbered, reads its tile's rows and
  * columns, and waits for the renumbering to finish (and its writes to be
@@ -293,6 +281,19 @@ static __device__ __forceinline__ void let_next_grid_start()
 #endif
 }
 
+/* csr.cuda.stream — rows cut in prepare into tiles of consecutive rows
+ * holding at most blockDim.x * STREAM_ITEMS entries and blockDim.x rows,
+ * a block per tile: the block streams the tile's products into shared
+ * memory (coalesced, every thread busy whatever the row lengths), then
+ * each thread adds up one row's products there. A row longer than
+ * `alone` entries is a tile alone, summed by the whole block (strided,
+ * then warp and block reductions): one thread adding up a thousand
+ * products kept its block, and the product's last wave, waiting
+ * (formats/csr.h: the rule and what it gained). No search, scan or
+ * atomics: few instructions per entry, and the same bits every call.
+ * Dynamic shared memory: blockDim.x * STREAM_ITEMS values. PATTERN as
+ * above; RENUMBERED (csr.cuda.stream.rcm): A and x in the new numbering,
+ * row r's sum written to y[order[r]]. */
 template <typename T, bool PATTERN, bool RENUMBERED>
 static __global__ void __launch_bounds__(MAX_BLOCK)
     csr_stream_kernel(int alone, const int *__restrict__ tile_row, const int *__restrict__ row_ptr,
