@@ -3,7 +3,11 @@
 #  1. the OpenMP kernels' tests under ThreadSanitizer: clang with LLVM's
 #     libomp and its Archer tool, which tells TSan about OpenMP's own
 #     synchronisation (libgomp cannot: its barriers are invisible to TSan);
-#  2. a short libFuzzer run of the Matrix Market reader (FUZZ_SECONDS,
+#  2. a clang build with MPI and PETSc, whose libraries load GNU's OpenMP
+#     runtime beside LLVM's: its OpenMP threads must still get every CPU
+#     the run was given (bench/launch.c, SPB_START_CPUS; without it the
+#     header read "OpenMP: 1 processors of the machine's 2");
+#  3. a short libFuzzer run of the Matrix Market reader (FUZZ_SECONDS,
 #     default 60) from the seed corpus, under ASan + UBSan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +23,20 @@ export TSAN_OPTIONS="halt_on_error=1 ignore_noninstrumented_modules=1"
 build-tsan/tests/test_kernels matrices host
 build-tsan/tests/test_partition
 unset OMP_TOOL_LIBRARIES TSAN_OPTIONS
+
+CC=clang cmake -S . -B build-clang-mpi -DSPB_CUDA=OFF -DSPB_BASELINES=OFF -DSPB_MPI=ON \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPB_WERROR=ON >/dev/null
+cmake --build build-clang-mpi -j "$(nproc)" --target spbench
+header=$(build-clang-mpi/spbench run --kernels csr.omp.static --reps 1 --min-time 0 --warmup 0 \
+  --energy-s 0 --quiet gen:lap2d:10 2>&1 | grep "^# OpenMP: " || true)
+echo "hardening: clang + MPI build: ${header:-no OpenMP line}"
+case "$header" in
+"# OpenMP: "*" processors, "*) ;;
+*)
+  echo "hardening: a clang build's OpenMP threads do not get the CPUs given to the run" >&2
+  exit 1
+  ;;
+esac
 
 CC=clang cmake -S . -B build-fuzz -DSPB_FUZZ=ON -DSPB_SANITIZE=address,undefined \
   "${common[@]}" >/dev/null
