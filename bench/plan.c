@@ -38,6 +38,7 @@ static spb_kernel_config config_of(const spb_run_opts *opts, const spb_kernel *k
         config.threads = opts->threads[c];
     }
     if (opts->roofline) config.cache_bytes = opts->roofline->cpu_llc_bytes;
+    config.shared_x = 1; /* the table's device rows gather x alike */
     return config;
 }
 

@@ -26,6 +26,10 @@ typedef struct {
     double cache_bytes;      /* the CPU's last-level cache (0: unknown), for cache blocking */
     int tile; /* GPU SpGEMM: accumulator columns per tile; 0 = the kernel's default */
     double device_cache_bytes; /* the GPU's L2 for cache blocking (0: the device's own) */
+    /* GPU SpMV: x in the one buffer the other rows asking for it share, so
+     * that rows compared in one run gather x from the same address (a
+     * skewed matrix's time moves with where x lands: docs/MEASUREMENTS.md) */
+    int shared_x;
 } spb_kernel_config;
 
 /* What prepare hands back: the kernel's private state and its byte model. */

@@ -49,6 +49,9 @@ spb_status gpu_peer_bandwidth_samples(int passes, double bytes, double *gbs, int
  * when built without CUDA. */
 int gpu_spmv_kernel_count(void);
 const spb_kernel *gpu_spmv_kernel(int index); /* 0 <= index < count */
+/* The device address a prepared SpMV row of that table gathers x from
+ * (rows prepared with config.shared_x share one); NULL without CUDA. */
+const void *gpu_spmv_x_address(const void *state);
 
 /* The device SpGEMM rows (the tiled-accumulator progression, ESC and
  * cuSPARSE; see spgemm_tiled.cu, spgemm_esc.cu, spgemm_cusparse.cu): none

@@ -45,6 +45,12 @@ const spb_kernel *gpu_spmv_kernel(int index)
     return NULL;
 }
 
+const void *gpu_spmv_x_address(const void *state)
+{
+    (void)state;
+    return NULL;
+}
+
 int gpu_spgemm_kernel_count(void) { return 0; }
 
 const spb_kernel *gpu_spgemm_kernel(int index)

@@ -72,6 +72,7 @@ struct gpu_state : gpu_record {
     /* CSR (row_ptr), HLL (hack_ptr, hack_width) or SELL (hack_ptr = slice offsets) */
     int *d_row_ptr, *d_hack_ptr, *d_hack_width, *d_col_idx;
     void *d_val, *d_x, *d_y;
+    int x_shared;        /* d_x is the shared buffer of config.shared_x */
     double iso_value;    /* pattern kernels: every stored value */
     double cache_bytes;  /* the L2 to block x for (gpu_l2_bytes) */
     double plan_bytes;   /* set by a setup whose traffic is not its format's */

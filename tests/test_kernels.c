@@ -15,6 +15,7 @@
 #include "../core/kernel_trial.h"
 #include "../cpu/spmv_cpu.h"
 #include "../formats/format_set.h"
+#include "../gpu/gpu.h"
 #include "auto_message.h"
 #include "check.h"
 
@@ -576,13 +577,19 @@ static void check_trial(void)
  * were timed (in the rule's order), and the kernel it kept the fastest of
  * them. cache_bytes stands for the CPU's last-level cache and the GPU's L2
  * (0: the machine's own). */
+/* The SpMV table's row of that name (NULL: none). */
+static const spb_kernel *spmv_row(const char *name)
+{
+    const spb_operation *op = operation_spmv();
+    for (int k = 0; k < op->kernel_count; k++)
+        if (strcmp(op->kernels[k]->name, name) == 0) return op->kernels[k];
+    return NULL;
+}
+
 static void check_auto_choice(const char *row, const char *label, const spb_csr *A,
                               double cache_bytes, const char *expected)
 {
-    const spb_operation *op = operation_spmv();
-    const spb_kernel *kernel = NULL;
-    for (int k = 0; k < op->kernel_count; k++)
-        if (strcmp(op->kernels[k]->name, row) == 0) kernel = op->kernels[k];
+    const spb_kernel *kernel = spmv_row(row);
     CHECK(kernel != NULL, "%s is not in the table", row);
     if (!kernel) return;
     spb_format_set formats;
@@ -603,6 +610,75 @@ static void check_auto_choice(const char *row, const char *label, const spb_csr 
     kernel->release(plan.state);
     format_set_free(&formats);
     check_trial_message(row, label, msg, expected);
+}
+
+/* Device rows prepared with config.shared_x gather x from one buffer per
+ * precision (rows compared in one run: where x lands moves their time),
+ * and each still computes its own product: the buffer outlives the first
+ * row to let it go, a freed one is made again, and a row without the flag
+ * keeps its own (the distributed blocks'). */
+static void check_shared_x(spb_rng *rng)
+{
+    static const char *const names[] = {"csr.cuda.stream", "hll.cuda.col", "cusparse.csr",
+                                        "csr.cuda.merge"};
+    enum { ROWS = 4 };
+    spb_csr A;
+    random_csr(rng, 3000, 2500, 40000, -1, 0, &A);
+    const spb_operation *op = operation_spmv();
+    char msg[SPB_MSG_LEN] = "";
+    spb_case c = {.name = "shared x", .A = &A};
+    CHECK(op->case_setup(&c, 1, msg) == SPB_OK, "shared x: setup: %s", msg);
+    spb_value *x = malloc(sizeof *x * (size_t)A.n);
+    spmv_random_vector(spb_rng_next(rng), A.n, x);
+    spmv_case_set_x(&c, x);
+    format_set_init(&c.formats, &A);
+    spb_kernel_config shared = {
+        .hack_size = 32, .threads = 1, .precision = SPB_FP64, .shared_x = 1};
+    spb_kernel_config single = shared, own = shared;
+    single.precision = SPB_FP32;
+    own.shared_x = 0;
+    /* rows 0-1 shared fp64, row 2 shared fp32, row 3 its own */
+    const spb_kernel_config *configs[ROWS] = {&shared, &shared, &single, &own};
+    void *state[ROWS] = {NULL};
+    for (int r = 0; r < ROWS; r++) {
+        const spb_kernel *k = spmv_row(names[r]);
+        spb_kernel_plan plan = {0};
+        spb_status st = k ? k->prepare(k, &c.formats, configs[r], &plan, msg) : SPB_ERR_INVALID;
+        CHECK(st == SPB_OK, "shared x: %s: %s", names[r], k ? msg : "not in the table");
+        state[r] = st == SPB_OK ? plan.state : NULL;
+    }
+    if (state[0] && state[1] && state[2] && state[3]) {
+        const void *x0 = gpu_spmv_x_address(state[0]);
+        CHECK(x0 && gpu_spmv_x_address(state[1]) == x0,
+              "two fp64 rows asking for a shared x got two buffers");
+        CHECK(gpu_spmv_x_address(state[2]) != x0, "an fp32 row shares the fp64 rows' x");
+        CHECK(gpu_spmv_x_address(state[3]) != x0, "a row not asking for it shares x");
+        const spb_kernel *first = spmv_row(names[0]), *second = spmv_row(names[1]);
+        spb_validation v;
+        for (int turn = 0; turn < 2; turn++) { /* each row's product, the other's after it */
+            spb_row_status st = op->product(turn ? first : second, state[turn ? 0 : 1], &c,
+                                            SPB_DEFAULT_TOLERANCE, &v, msg);
+            CHECK(st == SPB_ROW_OK, "shared x: %s after the other: %s", names[turn ? 0 : 1], msg);
+        }
+        first->release(state[0]);
+        state[0] = NULL;
+        CHECK(second->time_calls(state[1], 2) >= 0, "shared x: calls after the other row let go");
+        spb_row_status st = op->product(second, state[1], &c, SPB_DEFAULT_TOLERANCE, &v, msg);
+        CHECK(st == SPB_ROW_OK, "shared x: %s alone: %s", names[1], msg);
+        second->release(state[1]);
+        state[1] = NULL;
+        spb_kernel_plan again = {0};
+        CHECK(first->prepare(first, &c.formats, &shared, &again, msg) == SPB_OK &&
+                  op->product(first, again.state, &c, SPB_DEFAULT_TOLERANCE, &v, msg) == SPB_ROW_OK,
+              "shared x: a row after the buffer was freed: %s", msg);
+        if (again.state) first->release(again.state);
+    }
+    for (int r = 0; r < ROWS; r++)
+        if (state[r]) spmv_row(names[r])->release(state[r]);
+    format_set_free(&c.formats);
+    op->case_free(&c);
+    free(x);
+    csr_free(&A);
 }
 
 /* auto.cuda's rule, branch by branch (on the device only). */
@@ -808,6 +884,7 @@ int main(int argc, char **argv)
     }
     check_fp32_overflow_declined();
     if (want_cuda && ran > 0) check_auto_cuda_rule(&rng);
+    if (want_cuda && ran > 0) check_shared_x(&rng);
     if (!want_cuda) {
         check_trial();
         check_auto_rule(&rng);
