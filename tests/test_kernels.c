@@ -612,6 +612,42 @@ static void check_auto_choice(const char *row, const char *label, const spb_csr 
     check_trial_message(row, label, msg, expected);
 }
 
+static const char *const shared_x_rows[] = {"csr.cuda.stream", "hll.cuda.col", "cusparse.csr",
+                                            "csr.cuda.merge"};
+enum { SHARED_X_ROWS = 4 };
+
+/* The checks of check_shared_x on its four prepared rows (0-1: fp64 asking
+ * for a shared x, 2: fp32 asking, 3: not asking); rows 0 and 1 released. */
+static void check_shared_x_rows(const spb_operation *op, spb_case *c, void **state,
+                                const spb_kernel_config *shared)
+{
+    const void *x0 = gpu_spmv_x_address(state[0]);
+    CHECK(x0 && gpu_spmv_x_address(state[1]) == x0,
+          "two fp64 rows asking for a shared x got two buffers");
+    CHECK(gpu_spmv_x_address(state[2]) != x0, "an fp32 row shares the fp64 rows' x");
+    CHECK(gpu_spmv_x_address(state[3]) != x0, "a row not asking for it shares x");
+    const spb_kernel *first = spmv_row(shared_x_rows[0]), *second = spmv_row(shared_x_rows[1]);
+    char msg[SPB_MSG_LEN] = "";
+    spb_validation v;
+    for (int r = 1; r >= 0; r--) { /* each row's product, the other's before it */
+        spb_row_status st =
+            op->product(r ? second : first, state[r], c, SPB_DEFAULT_TOLERANCE, &v, msg);
+        CHECK(st == SPB_ROW_OK, "shared x: %s after the other: %s", shared_x_rows[r], msg);
+    }
+    first->release(state[0]);
+    state[0] = NULL;
+    CHECK(second->time_calls(state[1], 2) >= 0, "shared x: calls after the other row let go");
+    spb_row_status st = op->product(second, state[1], c, SPB_DEFAULT_TOLERANCE, &v, msg);
+    CHECK(st == SPB_ROW_OK, "shared x: %s alone: %s", shared_x_rows[1], msg);
+    second->release(state[1]);
+    state[1] = NULL;
+    spb_kernel_plan again = {0};
+    CHECK(first->prepare(first, &c->formats, shared, &again, msg) == SPB_OK &&
+              op->product(first, again.state, c, SPB_DEFAULT_TOLERANCE, &v, msg) == SPB_ROW_OK,
+          "shared x: a row after the buffer was freed: %s", msg);
+    if (again.state) first->release(again.state);
+}
+
 /* Device rows prepared with config.shared_x gather x from one buffer per
  * precision (rows compared in one run: where x lands moves their time),
  * and each still computes its own product: the buffer outlives the first
@@ -619,9 +655,6 @@ static void check_auto_choice(const char *row, const char *label, const spb_csr 
  * keeps its own (the distributed blocks'). */
 static void check_shared_x(spb_rng *rng)
 {
-    static const char *const names[] = {"csr.cuda.stream", "hll.cuda.col", "cusparse.csr",
-                                        "csr.cuda.merge"};
-    enum { ROWS = 4 };
     spb_csr A;
     random_csr(rng, 3000, 2500, 40000, -1, 0, &A);
     const spb_operation *op = operation_spmv();
@@ -637,44 +670,20 @@ static void check_shared_x(spb_rng *rng)
     spb_kernel_config single = shared, own = shared;
     single.precision = SPB_FP32;
     own.shared_x = 0;
-    /* rows 0-1 shared fp64, row 2 shared fp32, row 3 its own */
-    const spb_kernel_config *configs[ROWS] = {&shared, &shared, &single, &own};
-    void *state[ROWS] = {NULL};
-    for (int r = 0; r < ROWS; r++) {
-        const spb_kernel *k = spmv_row(names[r]);
+    const spb_kernel_config *configs[SHARED_X_ROWS] = {&shared, &shared, &single, &own};
+    void *state[SHARED_X_ROWS] = {NULL};
+    int prepared = 0;
+    for (int r = 0; r < SHARED_X_ROWS; r++) {
+        const spb_kernel *k = spmv_row(shared_x_rows[r]);
         spb_kernel_plan plan = {0};
         spb_status st = k ? k->prepare(k, &c.formats, configs[r], &plan, msg) : SPB_ERR_INVALID;
-        CHECK(st == SPB_OK, "shared x: %s: %s", names[r], k ? msg : "not in the table");
+        CHECK(st == SPB_OK, "shared x: %s: %s", shared_x_rows[r], k ? msg : "not in the table");
         state[r] = st == SPB_OK ? plan.state : NULL;
+        prepared += st == SPB_OK;
     }
-    if (state[0] && state[1] && state[2] && state[3]) {
-        const void *x0 = gpu_spmv_x_address(state[0]);
-        CHECK(x0 && gpu_spmv_x_address(state[1]) == x0,
-              "two fp64 rows asking for a shared x got two buffers");
-        CHECK(gpu_spmv_x_address(state[2]) != x0, "an fp32 row shares the fp64 rows' x");
-        CHECK(gpu_spmv_x_address(state[3]) != x0, "a row not asking for it shares x");
-        const spb_kernel *first = spmv_row(names[0]), *second = spmv_row(names[1]);
-        spb_validation v;
-        for (int turn = 0; turn < 2; turn++) { /* each row's product, the other's after it */
-            spb_row_status st = op->product(turn ? first : second, state[turn ? 0 : 1], &c,
-                                            SPB_DEFAULT_TOLERANCE, &v, msg);
-            CHECK(st == SPB_ROW_OK, "shared x: %s after the other: %s", names[turn ? 0 : 1], msg);
-        }
-        first->release(state[0]);
-        state[0] = NULL;
-        CHECK(second->time_calls(state[1], 2) >= 0, "shared x: calls after the other row let go");
-        spb_row_status st = op->product(second, state[1], &c, SPB_DEFAULT_TOLERANCE, &v, msg);
-        CHECK(st == SPB_ROW_OK, "shared x: %s alone: %s", names[1], msg);
-        second->release(state[1]);
-        state[1] = NULL;
-        spb_kernel_plan again = {0};
-        CHECK(first->prepare(first, &c.formats, &shared, &again, msg) == SPB_OK &&
-                  op->product(first, again.state, &c, SPB_DEFAULT_TOLERANCE, &v, msg) == SPB_ROW_OK,
-              "shared x: a row after the buffer was freed: %s", msg);
-        if (again.state) first->release(again.state);
-    }
-    for (int r = 0; r < ROWS; r++)
-        if (state[r]) spmv_row(names[r])->release(state[r]);
+    if (prepared == SHARED_X_ROWS) check_shared_x_rows(op, &c, state, &shared);
+    for (int r = 0; r < SHARED_X_ROWS; r++)
+        if (state[r]) spmv_row(shared_x_rows[r])->release(state[r]);
     format_set_free(&c.formats);
     op->case_free(&c);
     free(x);
