@@ -160,7 +160,7 @@ void gpu_drop_matrix(gpu_state *s)
 /* The x buffers of config.shared_x, one per device and size, each freed
  * when its last row lets it go. Where x lands moves a skewed matrix's
  * product by up to 8% on an H100 (the hot entries it keeps in L2 are
- * placed by address; A's and y's placement move nothing): rows gathering
+ * placed by address; where A lands moved nothing): rows gathering
  * from one buffer are compared on equal terms. Prepare and release run on
  * one thread. */
 struct shared_x_buffer {
