@@ -9,8 +9,8 @@
 
 #define COLBLOCK_BLOCK 256 /* threads per block (default) */
 
-/* What csr.cuda.colblock prepares beyond the panels' CSR (which replaces
- * the uploaded CSR in gpu_state): the panels' count and each one's
+/* What csr.cuda.colblock prepares beyond the panels' CSR (uploaded in
+ * gpu_state in place of A's): the panels' count and each one's
  * threads per row (host side: the launches read them). */
 struct colblock_data {
     int panels;
@@ -94,7 +94,7 @@ template <typename T> static void launch_colblock(gpu_state *s)
 }
 
 /* csr.cuda.colblock: panels as wide as half the L2 holds of x; declined
- * when x fits there already. The uploaded CSR is replaced by the panels;
+ * when x fits there already. The panels are uploaded in place of the CSR;
  * each panel's group size is half its mean row length rounded up to a
  * power of two (1..32). */
 static spb_status setup_colblock(gpu_state *s, const spb_csr *A, char *msg)
@@ -123,7 +123,6 @@ static spb_status setup_colblock(gpu_state *s, const spb_csr *A, char *msg)
         d->panel_lanes[p] = lanes;
     }
     if (st == SPB_OK) {
-        gpu_drop_matrix(s);
         if (gpu_upload(s, (void **)&s->d_row_ptr, row_ptr, (size_t)d->panels * (A->m + 1),
                        sizeof(int)) ||
             gpu_upload(s, (void **)&s->d_col_idx, col_idx, (size_t)A->nnz, sizeof(int)) ||
@@ -145,6 +144,7 @@ static const gpu_variant colblock_v = {.format = SPB_FORMAT_CSR,
                                        .warp_multiple = 1,
                                        .setup = setup_colblock,
                                        .launch = GPU_LAUNCH(launch_colblock),
+                                       .own_upload = 1,
                                        .release = release_colblock};
 
 extern const spb_spmv_kernel gpu_colblock_kernels[] = {

@@ -601,7 +601,7 @@ static spb_status setup_stream(gpu_state *s, const spb_csr *A, char *msg)
 }
 
 /* csr.cuda.stream.rcm: A renumbered by reverse Cuthill-McKee (B = P A P^T,
- * formats/order.h) replaces the uploaded CSR, and B's tiles are cut as
+ * formats/order.h) is uploaded in A's place, and B's tiles are cut as
  * csr.cuda.stream's. Graphs numbered without regard to their neighbours
  * gather x from a new 32-byte sector almost every entry; renumbered, a
  * warp's gathers share sectors and a tile's share lines in L1. Each
@@ -621,10 +621,7 @@ static spb_status setup_stream_rcm(gpu_state *s, const spb_csr *A, char *msg)
     if (st == SPB_OK) st = csr_rcm_order(A, order, msg);
     if (st == SPB_OK) st = csr_permute(A, order, &B, msg);
     if (st == SPB_OK) {
-        gpu_drop_matrix(s);
-        if (gpu_upload(s, (void **)&s->d_row_ptr, B.row_ptr, (size_t)B.m + 1, sizeof(int)) ||
-            gpu_upload(s, (void **)&s->d_col_idx, B.col_idx, (size_t)B.nnz, sizeof(int)) ||
-            (!s->variant->pattern && gpu_upload_values(s, B.val, NULL, (size_t)B.nnz)) ||
+        if (gpu_upload_csr(s, &B, NULL) ||
             gpu_upload(s, (void **)&d->d_order, order, (size_t)A->m, sizeof(int)) ||
             gpu_cuda_failed(s, cudaMalloc(&d->d_x_new, s->value_bytes * ((size_t)A->n + 1)),
                             "cudaMalloc"))
@@ -697,11 +694,12 @@ static const gpu_variant stream_v =
                 .launch = GPU_LAUNCH_PATTERN(launch_stream, false), .release = release_stream);
 static const gpu_variant stream_rcm_v =
     CSR_VARIANT(.warp_multiple = 1, .setup = setup_stream_rcm,
-                .launch = GPU_LAUNCH_PATTERN(launch_stream_rcm, false), .release = release_stream);
+                .launch = GPU_LAUNCH_PATTERN(launch_stream_rcm, false), .own_upload = 1,
+                .release = release_stream);
 static const gpu_variant stream_rcm_pattern_v =
     CSR_VARIANT(.warp_multiple = 1, .setup = setup_stream_rcm,
                 .launch = GPU_LAUNCH_PATTERN(launch_stream_rcm, true), .pattern = 1,
-                .release = release_stream);
+                .own_upload = 1, .release = release_stream);
 static const gpu_variant stream_pattern_v =
     CSR_VARIANT(.warp_multiple = 1, .setup = setup_stream,
                 .launch = GPU_LAUNCH_PATTERN(launch_stream, true), .pattern = 1,

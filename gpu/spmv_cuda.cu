@@ -125,7 +125,7 @@ static spb_status upload_format(gpu_state *s, spb_format_set *F, const spb_kerne
                   : S ? sell_spmv_bytes(S, config->precision)
                       : (values ? csr_spmv_bytes : csr_pattern_spmv_bytes)(A, config->precision);
     st = check_fits(plan->bytes + (64 << 20), msg);
-    if (st != SPB_OK) return st;
+    if (st != SPB_OK || s->variant->own_upload) return st;
     int failed;
     if (H)
         failed =
@@ -142,19 +142,15 @@ static spb_status upload_format(gpu_state *s, spb_format_set *F, const spb_kerne
             gpu_upload(s, (void **)&s->d_col_idx, S->col_idx, (size_t)s->stored, sizeof(int)) ||
             (values && gpu_upload_values(s, S->val, NULL, (size_t)s->stored));
     else
-        failed = gpu_upload(s, (void **)&s->d_row_ptr, A->row_ptr, (size_t)A->m + 1, sizeof(int)) ||
-                 gpu_upload(s, (void **)&s->d_col_idx, A->col_idx, (size_t)A->nnz, sizeof(int)) ||
-                 (values && gpu_upload_values(s, A->val, csr_val32, (size_t)A->nnz));
+        failed = gpu_upload_csr(s, A, csr_val32);
     return failed ? gpu_state_fail(s, msg) : SPB_OK;
 }
 
-void gpu_drop_matrix(gpu_state *s)
+int gpu_upload_csr(gpu_state *s, const spb_csr *A, const float *val32)
 {
-    cudaFree(s->d_row_ptr);
-    cudaFree(s->d_col_idx);
-    cudaFree(s->d_val);
-    s->d_row_ptr = s->d_col_idx = NULL;
-    s->d_val = NULL;
+    return gpu_upload(s, (void **)&s->d_row_ptr, A->row_ptr, (size_t)A->m + 1, sizeof(int)) ||
+           gpu_upload(s, (void **)&s->d_col_idx, A->col_idx, (size_t)A->nnz, sizeof(int)) ||
+           (!s->variant->pattern && gpu_upload_values(s, A->val, val32, (size_t)A->nnz));
 }
 
 /* The x buffers of config.shared_x, one per device and size, each freed

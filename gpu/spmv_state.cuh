@@ -34,6 +34,9 @@ struct gpu_variant {
      * values, x and y, [SPB_FP32] with float ones (sums in that type too). */
     void (*launch[2])(gpu_state *s);
     int pattern; /* reads no values: only matrices whose values are all equal (else declined) */
+    /* its setup uploads its own arrangement of A (panels, a renumbering):
+     * prepare uploads none, only sizes the format's traffic */
+    int own_upload;
     /* Frees what setup put in s->family (not the data itself), also after a
      * setup that failed half-way; NULL: nothing to free. */
     void (*release)(gpu_state *s);
@@ -117,9 +120,9 @@ int gpu_upload(gpu_record *s, void **d_ptr, const void *host, size_t count, size
  * range was checked in prepare). Nonzero on failure. */
 int gpu_upload_values(gpu_state *s, const double *val, const float *val32, size_t count);
 
-/* Frees the uploaded matrix (d_row_ptr, d_col_idx, d_val) for a setup
- * that uploads its own arrangement of it in their place. */
-void gpu_drop_matrix(gpu_state *s);
+/* Uploads A as CSR to d_row_ptr, d_col_idx and, unless the variant is a
+ * pattern one, d_val (gpu_upload_values). Nonzero on failure. */
+int gpu_upload_csr(gpu_state *s, const spb_csr *A, const float *val32);
 
 /* The L2 the kernels block x for: the configured size, else the device's
  * (0 when unknown). */
