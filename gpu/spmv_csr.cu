@@ -419,13 +419,19 @@ template <typename T, bool PATTERN> static void launch_binned(gpu_state *s)
             (T)s->iso_value, (const T *)s->d_x, (T *)s->d_y);
 }
 
+/* The stream tiles' shared memory: a block's entries' products. */
+template <typename T> static size_t stream_shared_bytes(const gpu_state *s)
+{
+    return (size_t)s->block_size * STREAM_ITEMS * sizeof(T);
+}
+
 template <typename T, bool PATTERN> static void launch_stream(gpu_state *s)
 {
     const stream_data *d = gpu_family<stream_data>(s);
-    size_t shared = (size_t)s->block_size * STREAM_ITEMS * sizeof(T);
-    csr_stream_kernel<T, PATTERN, false><<<d->tiles, s->block_size, shared, s->stream>>>(
-        d->alone, d->d_tile_row, s->d_row_ptr, s->d_col_idx, (const T *)s->d_val, (T)s->iso_value,
-        (const T *)s->d_x, (T *)s->d_y, NULL);
+    csr_stream_kernel<T, PATTERN, false>
+        <<<d->tiles, s->block_size, stream_shared_bytes<T>(s), s->stream>>>(
+            d->alone, d->d_tile_row, s->d_row_ptr, s->d_col_idx, (const T *)s->d_val,
+            (T)s->iso_value, (const T *)s->d_x, (T *)s->d_y, NULL);
 }
 
 /* x renumbered, then the tiles of the renumbered matrix, each row's sum
@@ -441,7 +447,7 @@ template <typename T, bool PATTERN> static void launch_stream_rcm(gpu_state *s)
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3((unsigned)d->tiles);
     config.blockDim = dim3((unsigned)s->block_size);
-    config.dynamicSmemBytes = (size_t)s->block_size * STREAM_ITEMS * sizeof(T);
+    config.dynamicSmemBytes = stream_shared_bytes<T>(s);
     config.stream = s->stream;
     config.attrs = &overlap;
     config.numAttrs = d->overlap ? 1 : 0;
