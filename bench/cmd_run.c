@@ -333,6 +333,26 @@ static spb_status refuse_stdout(const spb_output *out, char *msg)
                     out->option, out->path);
 }
 
+/* A JSON not there yet is not created to hold its lock (a run killed
+ * outright would leave it empty): the lock is this run's temporary file's,
+ * which becomes the JSON at the end, and another run's live one is refused. */
+static spb_status claim_json(run_args *a, spb_output *json, char *msg)
+{
+    const char *path = a->opts.out.json_path;
+    struct stat sb;
+    if (stat(path, &sb) == 0 || errno != ENOENT) return output_claim(json, path, "--json", 0, msg);
+    if (spb_temp_path(a->json_temp, sizeof a->json_temp, path) != SPB_OK)
+        return spb_fail(msg, SPB_ERR_IO, "--json %s: the path is too long", path);
+    spb_status st = output_claim(json, a->json_temp, "--json", 0, msg);
+    long writer = st == SPB_OK ? output_temp_writer(path) : 0;
+    if (writer)
+        st = spb_fail(msg, SPB_ERR_IO,
+                      "--json %s: another process (pid %ld) is writing this file; wait for it "
+                      "to end or write elsewhere",
+                      path, writer);
+    return st;
+}
+
 /* Claims the CSV and the JSON, then checks that they may be written as
  * asked, before anything is emptied. */
 static spb_status claim_outputs(run_args *a, const spb_source_list *list, spb_output *csv,
@@ -348,8 +368,7 @@ static spb_status claim_outputs(run_args *a, const spb_source_list *list, spb_ou
     if (st == SPB_OK && output_is_file(csv, o->out.json_path))
         st = spb_fail(msg, SPB_ERR_INVALID,
                       "--csv and --json name one file (%s): give each its own", o->out.csv_path);
-    if (st == SPB_OK && o->out.json_path)
-        st = output_claim(json, o->out.json_path, "--json", 0, msg);
+    if (st == SPB_OK && o->out.json_path) st = claim_json(a, json, msg);
     if (st == SPB_OK && o->out.csv_path) st = refuse_input(csv, list, msg);
     if (st == SPB_OK && o->out.csv_path) st = refuse_stdout(csv, msg);
     if (st == SPB_OK && o->out.json_path) st = refuse_stdout(json, msg);
@@ -374,7 +393,8 @@ static spb_status open_json(run_args *a, spb_output *json, char *msg)
 {
     spb_run_opts *o = &a->opts;
     if (!json->regular) return (o->out.json = output_stream(json, 1, msg)) ? SPB_OK : SPB_ERR_IO;
-    if (spb_temp_path(a->json_temp, sizeof a->json_temp, o->out.json_path) != SPB_OK)
+    if (!a->json_temp[0] &&
+        spb_temp_path(a->json_temp, sizeof a->json_temp, o->out.json_path) != SPB_OK)
         return spb_fail(msg, SPB_ERR_IO, "--json %s: the path is too long", o->out.json_path);
     o->out.json = fopen(a->json_temp, "w");
     if (!o->out.json) {
@@ -411,8 +431,10 @@ static int open_outputs(run_args *a, spb_source_list *list, spb_done_set *done, 
         st = SPB_ERR_IO;
     if (st == SPB_OK && o->out.json_path) st = open_json(a, &json, msg);
     output_abandon(&csv);
-    output_abandon(&json);
+    output_abandon(&json); /* the JSON's temporary file too, when it holds the lock */
     if (st == SPB_OK) return 1;
+    if (a->json_temp[0]) spb_temp_done(a->json_temp);
+    a->json_temp[0] = '\0';
     fprintf(stderr, "spbench: %s\n", msg);
     if (o->out.csv) fclose(o->out.csv);
     o->out.csv = NULL;
@@ -654,7 +676,9 @@ static spb_status run_all(run_args *a, const spb_source_list *list, spb_run_tota
 static spb_status close_outputs(run_args *a, spb_status st, char *msg)
 {
     spb_run_opts *o = &a->opts;
-    int json_failed = o->out.json && fclose(o->out.json) != 0;
+    /* a write that failed earlier (a full disk) may leave fclose nothing to fail on */
+    int json_failed = o->out.json && ferror(o->out.json);
+    if (o->out.json && fclose(o->out.json) != 0) json_failed = 1;
     if (json_failed && st == SPB_OK)
         st = spb_fail(msg, SPB_ERR_IO, "%s: write failed: %s", o->out.json_path, strerror(errno));
     if (a->json_temp[0] && !json_failed && rename(a->json_temp, o->out.json_path) != 0) {

@@ -136,11 +136,13 @@ static const struct {
              "  charts of a results CSV as PNG and SVG (gnuplot): gflops, cpu_vs_gpu, scaling,\n"
              "  roofline, csr_vs_hll; strong_scaling, weak_scaling, comm_split for the\n"
              "  distributed rows; spgemm_gflops, spgemm_time for SpGEMM rows\n"},
-    {"merge", "usage: spbench merge [--processes] OUT.csv SHARD.csv... [--json OUT.json "
-              "SHARD.json...]\n"
+    {"merge", "usage: spbench merge [--processes] [--force] OUT.csv SHARD.csv... [--json "
+              "OUT.json SHARD.json...]\n"
               "  the shards of a study (run --shard I/N) in one results file; every row is\n"
               "  checked, a row measured twice is refused, nothing is written on a failure;\n"
-              "  --processes: the inputs are whole runs of one study (run --processes N)\n"},
+              "  an output that is an input is refused, an existing one replaced only with\n"
+              "  --force; --processes: the inputs are whole runs of one study (run\n"
+              "  --processes N)\n"},
     {"compare", "usage: spbench compare BASE NEW [--strict] [--fail-if-slower PCT] [--csv OUT]\n"
                 "                       [--json OUT] [--chart OUTDIR]\n"
                 "       spbench compare FILE --kernels A,B\n"
@@ -250,10 +252,13 @@ static int cmd_compare(int argc, char **argv)
 /* Shards of a study (run --shard I/N) into one results file. */
 static int cmd_merge(int argc, char **argv)
 {
-    int first = argc > 0 && strcmp(argv[0], "--processes") == 0;
+    int first = 0; /* --processes and --force come before OUT.csv */
+    while (first < argc && (strcmp(argv[first], "--processes") == 0 ||
+                            strcmp(argv[first], "--force") == 0))
+        first++;
     if (argc < 2 + first || argv[first][0] == '-') {
-        fprintf(stderr, "spbench: usage: spbench merge [--processes] OUT.csv SHARD.csv... "
-                        "[--json OUT.json SHARD.json...]\n");
+        fprintf(stderr, "spbench: usage: spbench merge [--processes] [--force] OUT.csv "
+                        "SHARD.csv... [--json OUT.json SHARD.json...]\n");
         return EXIT_USAGE;
     }
     /* every shard's rows get resume's verdict (one reader for both) */

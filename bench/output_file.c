@@ -1,8 +1,10 @@
 /* output_file.c — claimed, locked results files (see output_file.h). */
 #include "output_file.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -55,6 +57,33 @@ spb_status output_claim(spb_output *o, const char *path, const char *option, int
     close(o->fd); /* created is left: the file is the other run's */
     o->fd = -1;
     return st;
+}
+
+long output_temp_writer(const char *path)
+{
+    char dir[4096], prefix[4096];
+    const char *slash = strrchr(path, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    if (slash == path) snprintf(dir, sizeof dir, "/");
+    snprintf(prefix, sizeof prefix, "%s.tmp.", slash ? slash + 1 : path);
+    size_t len = strlen(prefix);
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    long writer = 0;
+    struct dirent *e;
+    while (!writer && (e = readdir(d)) != NULL) {
+        char *end;
+        long pid = strncmp(e->d_name, prefix, len) == 0 ? strtol(e->d_name + len, &end, 10) : 0;
+        if (pid <= 0 || *end || pid == (long)getpid()) continue;
+        char other[8192];
+        snprintf(other, sizeof other, "%s/%s", dir, e->d_name);
+        int fd = open(other, O_RDONLY);
+        if (fd < 0) continue;
+        if (flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) writer = pid;
+        close(fd);
+    }
+    closedir(d);
+    return writer;
 }
 
 int output_is_file(const spb_output *o, const char *path)

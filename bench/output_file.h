@@ -21,6 +21,10 @@ typedef struct {
  * missing, and takes its lock. */
 spb_status output_claim(spb_output *o, const char *path, const char *option, int append, char *msg);
 
+/* The process holding the lock on another PATH.tmp.PID (a run writing
+ * PATH through its temporary file), or 0. */
+long output_temp_writer(const char *path);
+
 /* Whether path names the claimed file (by device and inode). */
 int output_is_file(const spb_output *o, const char *path);
 

@@ -94,6 +94,7 @@ static int combine(const char *self, const char *csv, const char *json, int runs
         args[n++] = (char *)self;
         args[n++] = "merge";
         args[n++] = "--processes";
+        args[n++] = "--force"; /* the run checked its outputs; a resume merges again */
         const char *outs[] = {csv, json};
         for (int f = 0; f < 2 && outs[f]; f++) {
             if (f == 1) args[n++] = "--json";

@@ -75,7 +75,8 @@ typedef enum {
     COL_SAMPLE_REAL, /* double of the timing, empty when nothing was timed */
     COL_SAMPLE_INT,  /* int of the timing, empty when nothing was timed */
     COL_COMPRESSION, /* products / nnz_c, derived: written, never read back */
-    COL_CHARS        /* char[SPB_THROTTLE_TEXT_LEN] */
+    COL_CHARS,       /* char[SPB_THROTTLE_TEXT_LEN] */
+    COL_SAMPLES      /* the timing's kept samples, milliseconds separated by spaces */
 } column_kind;
 
 typedef struct {
@@ -161,6 +162,8 @@ static const column columns[] = {
     COL("throttled", COL_FLAG, energy.throttled, COUNT_DIGITS),
     COL("throttle_reasons", COL_CHARS, energy.reasons, 0),
     COL("break_even_products", COL_REAL, break_even_products, COUNT_DIGITS),
+    /* in the CSV too, so a row read back by --resume or merged keeps them */
+    COL("samples_ms", COL_SAMPLES, timing.kept, 6),
 };
 
 #define COLUMN_COUNT ((int)(sizeof columns / sizeof columns[0]))
@@ -200,6 +203,7 @@ static field column_field(const spb_result *r, const column *c)
     case COL_SAMPLE_INT: f.number = r->timing.samples ? member_int(r, c) : none; break;
     case COL_COMPRESSION: f.number = r->nnz_c > 0 ? r->products / r->nnz_c : none; break;
     case COL_CHARS: f.text = (const char *)r + c->offset; break;
+    case COL_SAMPLES: break; /* written by write_samples */
     }
     return f;
 }
@@ -215,6 +219,31 @@ static double number_or_nan(const char *text)
     char *end;
     double v = strtod(text, &end);
     return *text && !*end ? v : NAN;
+}
+
+/* The kept samples from their CSV text (checked by samples_valid). */
+static void read_samples(spb_timing *t, const char *text)
+{
+    t->kept = 0;
+    for (char *end; *text && t->kept < SPB_KEPT_SAMPLES; text = end) {
+        double ms = strtod(text, &end);
+        if (end == text) break;
+        t->kept_s[t->kept++] = (float)(ms / 1e3);
+    }
+}
+
+/* Whether a samples cell holds at most SPB_KEPT_SAMPLES finite times, not
+ * negative, separated by single spaces. */
+static int samples_valid(const char *text)
+{
+    int count = 0;
+    for (char *end; *text; text = end + (*end == ' ')) {
+        double ms = strtod(text, &end);
+        if (end == text || !isfinite(ms) || ms < 0 || (*end && *end != ' ') ||
+            ++count > SPB_KEPT_SAMPLES)
+            return 0;
+    }
+    return 1;
 }
 
 /* Sets column c of r from its CSV text (text stays owned by the caller). */
@@ -241,6 +270,7 @@ static void set_column(spb_result *r, const column *c, char *text)
         break;
     case COL_COMPRESSION: break; /* derived from products and nnz_c */
     case COL_CHARS: snprintf(at, SPB_THROTTLE_TEXT_LEN, "%s", text); break;
+    case COL_SAMPLES: read_samples(&r->timing, text); break;
     }
 }
 
@@ -263,6 +293,11 @@ int report_csv_row_check(char *const *fields, int count, char *why, size_t size)
         }
         if (c->kind == COL_TEXT || c->kind == COL_CHARS || (c->kind != COL_STATUS && !*text))
             continue;
+        if (c->kind == COL_SAMPLES) {
+            if (samples_valid(text)) continue;
+            snprintf(why, size, "%s is '%.40s', not times separated by spaces", c->name, text);
+            return 0;
+        }
         if (c->kind == COL_STATUS) {
             int known = 0;
             for (int st = SPB_ROW_OK; st <= SPB_ROW_ERROR; st++)
@@ -332,6 +367,12 @@ spb_status report_csv_header(FILE *csv, const char *path, char *msg)
     return flush_checked(csv, path, msg);
 }
 
+/* The kept samples in milliseconds, `sep` between them. */
+static void write_samples(FILE *f, const spb_timing *t, const char *sep)
+{
+    for (int k = 0; k < t->kept; k++) fprintf(f, "%s%.6g", k ? sep : "", 1e3 * t->kept_s[k]);
+}
+
 spb_status report_csv_row(FILE *csv, const char *path, const spb_result *r, char *msg)
 {
     if (!csv) return SPB_OK;
@@ -339,7 +380,9 @@ spb_status report_csv_row(FILE *csv, const char *path, const spb_result *r, char
     int count = row_fields(r, fields);
     for (int k = 0; k < count; k++) {
         if (k) fputc(',', csv);
-        if (fields[k].text)
+        if (columns[k].kind == COL_SAMPLES)
+            write_samples(csv, &r->timing, " ");
+        else if (fields[k].text)
             csv_text(csv, fields[k].text);
         else if (!isnan(fields[k].number))
             fprintf(csv, "%.*g", fields[k].digits, fields[k].number);
@@ -374,6 +417,14 @@ spb_status report_json_row(FILE *json, const char *path, const spb_result *r, in
     int count = row_fields(r, fields);
     fputs(first ? "\n    {" : ",\n    {", json);
     for (int k = 0; k < count; k++) {
+        if (columns[k].kind == COL_SAMPLES) { /* an array, and only when there are samples */
+            if (r->timing.kept > 0) {
+                fprintf(json, ", \"%s\": [", fields[k].name);
+                write_samples(json, &r->timing, ", ");
+                fputc(']', json);
+            }
+            continue;
+        }
         fprintf(json, "%s\"%s\": ", k ? ", " : "", fields[k].name);
         if (fields[k].text)
             report_json_string(json, fields[k].text);
@@ -381,12 +432,6 @@ spb_status report_json_row(FILE *json, const char *path, const spb_result *r, in
             fputs("null", json);
         else
             fprintf(json, "%.*g", fields[k].digits, fields[k].number);
-    }
-    if (r->timing.kept > 0) { /* the samples behind the median, for compare */
-        fputs(", \"samples_ms\": [", json);
-        for (int k = 0; k < r->timing.kept; k++)
-            fprintf(json, "%s%.6g", k ? ", " : "", 1e3 * r->timing.kept_s[k]);
-        fputc(']', json);
     }
     fputc('}', json);
     return flush_checked(json, path, msg);

@@ -3,7 +3,7 @@
 runs.
 
 usage: compare.py BASE NEW [--strict] [--fail-if-slower PCT] [--csv OUT] [--json OUT]
-                  [--chart OUTDIR]
+                  [--chart OUTDIR] [--force]
        compare.py FILE --kernels A,B [...]
 
 Rows are matched by their key (matrix and what it was read from, operation,
@@ -26,9 +26,22 @@ Per kernel and overall, the geometric mean of the ratios,
 its interval from the rows' intervals (rows independent; the matrices are
 the ones measured, not a sample of all matrices).
 
-A CSV has no samples: its pairs get the ratio of medians and no verdict,
-and the output says so. Exit status: 0, 1 when --fail-if-slower found a
-slower row or geometric mean (its interval wholly above 1 + PCT/100) or
+Each pair shows both ratios: new/base, the ratio of the two medians, and
+est, the ratio the samples estimate (the Hodges-Lehmann shift, or Welch's
+across processes), which the interval and the verdict belong to; the two
+part when a row's samples are skewed.
+
+The CSV keeps the samples too (its samples_ms column); a CSV of an older
+spbench has none: its pairs get the ratio of medians and no verdict, and
+--fail-if-slower refuses to judge it. The gate judges every pair: by its
+interval, or by new/base where the samples are too few for one, and a row
+ok in BASE but wrong or in error in NEW fails it; a gate that could judge
+no pair fails. Rows are checked as read: a row twice, a time that is not a
+positive number, samples that are not times are refused naming the file
+and row. --csv and --json never name an input, replace an existing file
+only with --force, and are written whole or not at all.
+Exit status: 0, 1 when --fail-if-slower found a slower row or geometric
+mean (its interval wholly above 1 + PCT/100) or could judge nothing, or
 --strict found the studies differ, 2 for a usage error.
 """
 import csv
@@ -211,6 +224,62 @@ def key_of(row, kernel=True):
     return k + (content_of(row.get("source_id", "")),)
 
 
+def finite(v):
+    """v as a finite float, or None."""
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return None
+    return f if math.isfinite(f) else None
+
+
+def row_name(path, k, row):
+    return "%s: row %d (%s %s)" % (path, k + 1, row.get("matrix", "?"), row.get("kernel", "?"))
+
+
+def check_rows(path, rows):
+    """Every row an object with a sound time and samples, and no key twice;
+    the samples as a list of floats (a CSV's cell is split)."""
+    if not isinstance(rows, list):
+        raise CompareError("%s: its rows are not a list" % path)
+    seen = {}
+    for k, row in enumerate(rows):
+        if not isinstance(row, dict):
+            raise CompareError("%s: row %d is not an object" % (path, k + 1))
+        for name in ("matrix", "kernel", "status"):
+            if not isinstance(row.get(name), str):
+                raise CompareError("%s: its %s is missing or not text" % (row_name(path, k, row),
+                                                                         name))
+        median = row.get("time_ms_median")
+        if median not in (None, "") and (finite(median) is None or finite(median) < 0):
+            raise CompareError("%s: time_ms_median is '%s', not a time" % (row_name(path, k, row),
+                                                                          median))
+        if row["status"] == "ok" and not finite(median):
+            raise CompareError("%s: an ok row without a positive time_ms_median"
+                               % row_name(path, k, row))
+        for name in ("samples_ms", "process_medians_ms"):
+            got = row.get(name)
+            if isinstance(got, str):
+                got = got.split()
+            if got in (None, []):
+                row.pop(name, None)
+                continue
+            times = [finite(v) if not isinstance(v, bool) else None for v in got] \
+                if isinstance(got, list) else [None]
+            if any(t is None or t < 0 for t in times):
+                raise CompareError("%s: %s holds '%s', not times" % (
+                    row_name(path, k, row), name,
+                    next((v for v, t in zip(got, times) if t is None or t < 0), got)
+                    if isinstance(got, list) else got))
+            row[name] = times
+        key = key_of(row)
+        if key in seen:
+            raise CompareError("%s: row measured twice (%s, rows %d and %d)" % (
+                path, " ".join(key[:5]), seen[key] + 1, k + 1))
+        seen[key] = k
+    return rows
+
+
 def load(path):
     """(header, rows, samples_known) of a results JSON or CSV."""
     try:
@@ -224,25 +293,27 @@ def load(path):
             raise CompareError("%s is not valid JSON: %s" % (path, e))
         if not isinstance(doc, dict) or doc.get("format") != "spbench-results":
             raise CompareError("%s is not a spbench results JSON" % path)
-        rows = doc.get("rows", [])
-        return doc, rows, all("samples_ms" in r for r in rows if r.get("status") == "ok")
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    if not reader.fieldnames or reader.fieldnames[:2] != ["matrix", "kernel"]:
-        raise CompareError("%s is neither a spbench results JSON nor CSV" % path)
-    return {}, list(reader), False
+        rows = check_rows(path, doc.get("rows", []))
+    else:
+        reader = csv.DictReader(io.StringIO(text, newline=""))
+        if not reader.fieldnames or reader.fieldnames[:2] != ["matrix", "kernel"]:
+            raise CompareError("%s is neither a spbench results JSON nor CSV" % path)
+        doc = {}
+        rows = check_rows(path, list(reader))
+    ok = [r for r in rows if r.get("status") == "ok"]
+    return doc, rows, all("samples_ms" in r for r in ok)
 
 
 def samples(row):
     got = row.get("samples_ms")
     if got:
-        return [float(v) for v in got]
-    median = row.get("time_ms_median")
-    return [float(median)] if median not in (None, "") else []
+        return got
+    median = time_of(row)
+    return [median] if median is not None else []
 
 
 def time_of(row):
-    v = row.get("time_ms_median")
-    return float(v) if v not in (None, "") else None
+    return finite(row.get("time_ms_median"))
 
 
 def differences(base_doc, new_doc, base_rows, new_rows):
@@ -280,9 +351,11 @@ def pair_rows(base_rows, new_rows, samples_known, by_kernel=None):
         first, second = by_kernel
         base = {key_of(r, False): r for r in base_rows if usable(r) and r["kernel"] == first}
         new = {key_of(r, False): r for r in new_rows if usable(r) and r["kernel"] == second}
+        failed = {}
     else:
         base = {key_of(r): r for r in base_rows if usable(r)}
         new = {key_of(r): r for r in new_rows if usable(r)}
+        failed = {key_of(r): r for r in new_rows if r.get("status") in ("wrong", "error")}
     pairs = []
     for k in sorted(set(base) & set(new)):
         b, n = base[k], new[k]
@@ -297,7 +370,8 @@ def pair_rows(base_rows, new_rows, samples_known, by_kernel=None):
         pairs.append({"matrix": b["matrix"], "kernel": n["kernel"] if not by_kernel else
                       "%s/%s" % (second, first), "precision": b.get("precision", ""),
                       "threads": b.get("threads", ""), "ranks": b.get("ranks", ""),
-                      "base_ms": time_of(b), "new_ms": time_of(n), "ratio": ratio, "low": low,
+                      "base_ms": time_of(b), "new_ms": time_of(n),
+                      "median_ratio": time_of(n) / time_of(b), "ratio": ratio, "low": low,
                       "high": high, "verdict": verdict(ratio, low, high, samples_known),
                       "base_samples": len(samples(b)), "new_samples": len(samples(n)),
                       "processes": "%d/%d" % (len(b["process_medians_ms"]),
@@ -305,7 +379,9 @@ def pair_rows(base_rows, new_rows, samples_known, by_kernel=None):
                       "noisy": "/".join(x for x, r in (("base", b), ("new", n))
                                          if str(r.get("noisy", "0")) == "1")})
     only = sorted(set(base) ^ set(new))
-    return pairs, [("BASE" if k in base else "NEW", k) for k in only]
+    broken = ["%s %s (%s in NEW)" % (failed[k]["matrix"], failed[k]["kernel"], failed[k]["status"])
+              for k in sorted(set(base) & set(failed))]
+    return pairs, [("BASE" if k in base else "NEW", k) for k in only], broken
 
 
 # ---- output --------------------------------------------------------------------
@@ -328,16 +404,18 @@ def print_table(pairs, summary, only, said, samples_known, out, two_runs=True):
               "--processes N, or run an A/A comparison here before trusting a small verdict"
               % ("the other pairs" if by_process else "all pairs"), file=out)
     if not samples_known:
-        print("# a CSV keeps no samples: ratios of medians only, no interval or verdict "
-              "(compare the JSONs for them)", file=out)
-    print("%-24s %-24s %4s %5s %11s %11s %7s %17s  %s" % (
-        "matrix", "kernel", "thr", "ranks", "base_ms", "new_ms", "ratio", "95% interval",
-        "verdict"), file=out)
+        print("# a CSV of an older spbench keeps no samples: ratios of medians only, no interval "
+              "or verdict (compare the JSONs for them)", file=out)
+    print("# new/base: the ratio of the medians; est: the ratio the samples estimate, which the "
+          "interval and the verdict belong to", file=out)
+    print("%-24s %-24s %4s %5s %11s %11s %8s %7s %17s  %s" % (
+        "matrix", "kernel", "thr", "ranks", "base_ms", "new_ms", "new/base", "est",
+        "95% interval", "verdict"), file=out)
     for p in pairs:
         interval = "-" if p["low"] is None else "[%s, %s]" % (number(p["low"]), number(p["high"]))
-        print("%-24.24s %-24.24s %4s %5s %11.4g %11.4g %7s %17s  %s%s" % (
+        print("%-24.24s %-24.24s %4s %5s %11.4g %11.4g %8s %7s %17s  %s%s" % (
             p["matrix"], p["kernel"], p["threads"], p["ranks"], p["base_ms"], p["new_ms"],
-            number(p["ratio"]), interval, p["verdict"],
+            number(p["median_ratio"]), number(p["ratio"]), interval, p["verdict"],
             " (noisy: %s)" % p["noisy"] if p["noisy"] else ""), file=out)
     print("\n# geometric mean of new/base (95% interval)", file=out)
     for name, (ratio, low, high, count) in summary.items():
@@ -364,29 +442,95 @@ def summarize(pairs):
     return summary
 
 
+def same_file(a, b):
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.abspath(a) == os.path.abspath(b)
+
+
+def check_outputs(opts):
+    """--csv and --json name neither an input nor one another, and replace
+    an existing file only with --force."""
+    outs = [(o, opts[o]) for o in ("csv", "json") if opts[o]]
+    for option, path in outs:
+        for given in opts["files"]:
+            if same_file(path, given):
+                raise CompareError("--%s %s is an input of the comparison: it would be replaced; "
+                                   "name another file" % (option, path))
+        if os.path.exists(path) and not opts["force"]:
+            raise CompareError("--%s %s exists: --force replaces it" % (option, path))
+    if len(outs) == 2 and same_file(outs[0][1], outs[1][1]):
+        raise CompareError("--csv and --json name one file (%s)" % outs[0][1])
+
+
+_temps = []  # temporary files being written, removed on a signal
+
+
+def write_whole(path, text):
+    """text into path through a temporary file renamed onto it only when
+    written whole; a failure removes it and names path."""
+    temp = "%s.tmp.%d" % (path, os.getpid())
+    _temps.append(temp)
+    try:
+        with open(temp, "w", newline="") as f:
+            f.write(text)
+        os.replace(temp, path)
+    except OSError as e:
+        if os.path.exists(temp):
+            os.remove(temp)
+        raise CompareError("%s: cannot write: %s" % (path, e.strerror or e))
+    finally:
+        _temps.remove(temp)
+
+
 def write_outputs(pairs, summary, csv_path, json_path):
-    fields = ["matrix", "kernel", "precision", "threads", "ranks", "base_ms", "new_ms", "ratio",
-              "low", "high", "verdict", "base_samples", "new_samples", "processes", "noisy"]
+    fields = ["matrix", "kernel", "precision", "threads", "ranks", "base_ms", "new_ms",
+              "median_ratio", "ratio", "low", "high", "verdict", "base_samples", "new_samples",
+              "processes", "noisy"]
     if csv_path:
-        with open(csv_path, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=fields, lineterminator="\n")
-            w.writeheader()
-            w.writerows(pairs)
+        out = io.StringIO()
+        w = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
+        w.writeheader()
+        w.writerows(pairs)
+        write_whole(csv_path, out.getvalue())
     if json_path:
-        with open(json_path, "w") as f:
-            json.dump({"pairs": pairs, "geomean": {k: dict(zip(("ratio", "low", "high", "rows"),
-                                                               v))
-                                                   for k, v in summary.items()}}, f, indent=1)
+        write_whole(json_path, json.dumps(
+            {"pairs": pairs, "geomean": {k: dict(zip(("ratio", "low", "high", "rows"), v))
+                                         for k, v in summary.items()}}, indent=1))
 
 
-def gate(pairs, summary, pct):
-    """The rows (and geometric means) slower than 1 + pct/100 with confidence."""
+def on_signal(signo, _frame):
+    for temp in _temps:
+        try:
+            os.remove(temp)
+        except OSError:
+            pass
+    os._exit(128 + signo)
+
+
+def gate(pairs, summary, pct, broken):
+    """The rows (and geometric means) slower than 1 + pct/100: with
+    confidence where the samples give an interval, by the ratio of the
+    medians where they are too few; rows that broke in NEW; and why the
+    gate cannot judge, when no pair can be judged."""
     bound = 1 + pct / 100.0
     slow = ["%s %s" % (p["matrix"], p["kernel"]) for p in pairs
             if p["low"] is not None and p["low"] > bound]
+    slow += ["%s %s (new/base %.3f; too few samples for an interval)" % (
+        p["matrix"], p["kernel"], p["median_ratio"]) for p in pairs
+        if p["low"] is None and p["median_ratio"] > bound]
     slow += ["geometric mean of %s" % k for k, (r, low, high, n) in summary.items()
              if low is not None and low > bound]
-    return slow
+    return slow + broken
+
+
+def gate_refusal(known):
+    """Why --fail-if-slower cannot judge these studies, or None."""
+    if not known:
+        return ("a file has ok rows without samples (a CSV of an older spbench?): the gate "
+                "judges samples; compare the JSONs, or measure again")
+    return None
 
 
 def draw_chart(pairs, outdir):
@@ -408,12 +552,12 @@ def draw_chart(pairs, outdir):
 
 def parse(argv):
     opts = {"files": [], "strict": False, "pct": None, "csv": None, "json": None,
-            "kernels": None, "chart": None}
+            "kernels": None, "chart": None, "force": False}
     i = 0
     while i < len(argv):
         a = argv[i]
-        if a == "--strict":
-            opts["strict"] = True
+        if a in ("--strict", "--force"):
+            opts[a[2:]] = True
         elif a in ("--fail-if-slower", "--csv", "--json", "--kernels", "--chart") and \
                 i + 1 < len(argv):
             i += 1
@@ -428,6 +572,9 @@ def parse(argv):
             opts["pct"] = float(opts["pct"])
         except ValueError:
             raise CompareError("--fail-if-slower takes a percentage, not %s" % opts["pct"])
+        if not math.isfinite(opts["pct"]) or opts["pct"] < 0:
+            raise CompareError("--fail-if-slower takes a percentage of 0 or more, not %s"
+                               % argv[argv.index("--fail-if-slower") + 1])
     want = 1 if opts["kernels"] else 2
     if len(opts["files"]) != want:
         raise CompareError("give BASE and NEW, or one FILE with --kernels A,B")
@@ -441,14 +588,17 @@ def parse(argv):
 
 def main(argv):
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # compare ... | head ends quietly
+    for signo in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signo, on_signal)
     try:
         opts = parse(argv)
     except CompareError as e:
         print("spbench compare: %s\nusage: spbench compare BASE NEW [--strict] "
-              "[--fail-if-slower PCT] [--csv OUT] [--json OUT] [--chart OUTDIR]\n"
+              "[--fail-if-slower PCT] [--csv OUT] [--json OUT] [--chart OUTDIR] [--force]\n"
               "       spbench compare FILE --kernels A,B" % e, file=sys.stderr)
         return 2
     try:
+        check_outputs(opts)
         base_doc, base_rows, base_samples = load(opts["files"][0])
         new_doc, new_rows, new_samples = (base_doc, base_rows, base_samples) if opts["kernels"] \
             else load(opts["files"][1])
@@ -456,7 +606,7 @@ def main(argv):
         if said and opts["strict"]:
             raise CompareError("the studies differ (--strict): " + "; ".join(said))
         known = base_samples and new_samples
-        pairs, only = pair_rows(base_rows, new_rows, known, opts["kernels"])
+        pairs, only, broken = pair_rows(base_rows, new_rows, known, opts["kernels"])
         if not pairs:
             raise CompareError("no row of one matches a row of the other (same matrix, "
                                "kernel, operation, precision, threads, ranks, settings)")
@@ -469,10 +619,15 @@ def main(argv):
         print("spbench compare: %s" % e, file=sys.stderr)
         return 1
     if opts["pct"] is not None:
-        slow = gate(pairs, summary, opts["pct"])
+        refusal = gate_refusal(known)
+        if refusal:
+            print("spbench compare: --fail-if-slower cannot judge: %s" % refusal, file=sys.stderr)
+            return 1
+        slow = gate(pairs, summary, opts["pct"], broken)
         if slow:
-            print("spbench compare: slower by more than %g%% with 95%% confidence: %s" %
-                  (opts["pct"], "; ".join(slow[:5])), file=sys.stderr)
+            print("spbench compare: slower by more than %g%% (or broken in NEW): %s%s" %
+                  (opts["pct"], "; ".join(slow[:5]),
+                   " and %d more" % (len(slow) - 5) if len(slow) > 5 else ""), file=sys.stderr)
             return 1
     return 0
 

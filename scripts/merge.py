@@ -2,8 +2,8 @@
 """Merges the results of a study run in shards (spbench run --shard I/N) into
 one results file: what `spbench merge` runs.
 
-usage: merge.py OUT.csv SHARD.csv... [--json OUT.json SHARD.json...]
-       merge.py --processes OUT.csv RUN.csv... [--json OUT.json RUN.json...]
+usage: merge.py [--force] OUT.csv SHARD.csv... [--json OUT.json SHARD.json...]
+       merge.py --processes [--force] OUT.csv RUN.csv... [--json OUT.json RUN.json...]
 
 The shards' CSVs must share one header (this spbench's); a row measured in
 two shards (same matrix, operation, kernel, precision, threads, settings) is
@@ -23,12 +23,18 @@ one measurement's; a row wrong or in error in any run is that run's row.
 The JSON's rows add process_medians_ms (one per run, in run order) and
 process_spread ((largest - smallest) / the kept median); a row whose runs
 spread more than NOISY_SPREAD is marked noisy, like a row whose samples do.
+An output that is one of the inputs is refused, and an existing output is
+replaced only with --force (as `run` does its results files); the outputs
+are written through temporary files, renamed into place when all are whole,
+and removed on a failure or a signal (which ends the merge with 128 + its
+number). Each JSON shard must hold its CSV's rows with the same figures.
 Exit status 1 with a message for a missing, foreign or broken file or a duplicate.
 """
 import csv
 import io
 import json
 import os
+import signal
 import sys
 
 KEY = ("matrix", "operation", "kernel", "precision", "threads", "ranks", "settings")
@@ -149,7 +155,8 @@ def read_json(shards):
             raise MergeError("%s: its rows are not a list of objects" % path)
         columns = str(doc.get("columns", "")).split(",")
         for k, row in enumerate(doc["rows"]):
-            if set(row) - {"samples_ms"} - PROCESS_FIELDS != set(columns):  # not CSV columns
+            # samples_ms is a column, written only when the row has samples
+            if set(row) - {"samples_ms"} - PROCESS_FIELDS != set(columns) - {"samples_ms"}:
                 raise MergeError("%s: row %d has other fields than the file's columns"
                                  % (path, k + 1))
             if row.get("status") not in STATUSES:
@@ -203,6 +210,18 @@ def number(v):
         return float(v)
     except (TypeError, ValueError):
         return float("nan")
+
+
+_temps = []  # temporary files being written, removed on a signal
+
+
+def on_signal(signo, _frame):
+    for temp in _temps:
+        try:
+            os.remove(temp)
+        except OSError:
+            pass
+    os._exit(128 + signo)
 
 
 def kept_run(rows):
@@ -296,36 +315,79 @@ def combine_main(csv_args, json_args):
     print("\n".join("# " + line for line in said))
 
 
+def same_value(text, value):
+    """Whether a CSV cell and a JSON value say the same: both are written
+    from one row by one formatting, so a number parses to the same double."""
+    if value is None:
+        return text == ""
+    if isinstance(value, list):  # samples_ms
+        return [number(t) for t in text.split()] == [number(v) for v in value]
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return number(text) == float(value)
+    return text == str(value)
+
+
 def check_pairs(csv_shards, json_shards):
-    """Each JSON shard holds the rows of the CSV shard in its place, so a
-    CSV and a JSON of different studies are never merged side by side."""
+    """Each JSON shard holds the rows of the CSV shard in its place, with the
+    same figures, so a CSV and a JSON of different studies (or one edited)
+    are never merged side by side."""
     if len(csv_shards) != len(json_shards):
         raise MergeError("%d CSV shards but %d JSON shards: give each CSV's JSON in the same order"
                          % (len(csv_shards), len(json_shards)))
     for csv_path, json_path in zip(csv_shards, json_shards):
         _, rows = read_csv(csv_path, None)
-        try:
-            doc = json.loads(read_text(json_path))
-            json_keys = sorted(key_of(r) for r in doc.get("rows", []))
-        except (ValueError, AttributeError, TypeError):
-            continue  # merge_json names what is wrong with it
-        if sorted(key_of(r) for r, _ in rows) != json_keys:
+        (_, doc), = read_json([json_path])
+        by_key = {key_of(r): r for r in doc["rows"]}
+        if sorted(key_of(r) for r, _ in rows) != sorted(by_key):
             raise MergeError("%s and %s hold different rows: not the CSV and JSON of one shard"
                              % (csv_path, json_path))
+        check_one_study([(r, json_path) for r in doc["rows"]], json_path)
+        for row, _ in rows:
+            mine = by_key[key_of(row)]
+            for column, text in row.items():
+                if column in mine or text != "":
+                    if not same_value(text, mine.get(column)):
+                        raise MergeError(
+                            "%s and %s differ on %s of row %s: '%s' against '%s': not the CSV "
+                            "and JSON of one shard" % (csv_path, json_path, column,
+                                                       "/".join(key_of(row)[:5]), text,
+                                                       mine.get(column)))
+
+
+def same_file(a, b):
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.abspath(a) == os.path.abspath(b)
+
+
+def check_outputs(outputs, inputs, force):
+    """No output is an input or another output, and none is replaced
+    without --force."""
+    for k, out in enumerate(outputs):
+        for path in inputs:
+            if same_file(out, path):
+                raise MergeError("%s is also an input: the merge would replace it; name the "
+                                 "output first (OUT.csv SHARD.csv...)" % out)
+        if any(same_file(out, other) for other in outputs[k + 1:]):
+            raise MergeError("%s is named as two outputs" % out)
+        if os.path.exists(out) and not force:
+            raise MergeError("%s exists: --force replaces it" % out)
 
 
 def write_all(outputs):
     """Writes every (path, text) through a temporary file and renames them
     into place only when all were written: a failed merge leaves nothing."""
-    temps = []
+    temps = _temps
     try:
         for path, text in outputs:
             temp = "%s.tmp.%d" % (path, os.getpid())
             temps.append(temp)
             with open(temp, "w", newline="") as f:
                 f.write(text)
-        for (path, _), temp in zip(outputs, temps):
+        for (path, _), temp in zip(outputs, list(temps)):
             os.replace(temp, path)
+            temps.remove(temp)
     except OSError as e:
         for temp in temps:
             if os.path.exists(temp):
@@ -339,18 +401,25 @@ def counted(path, rows, shards):
 
 
 def main(argv):
-    processes = bool(argv) and argv[0] == "--processes"
-    argv = argv[1:] if processes else argv
+    for signo in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signo, on_signal)
+    processes = force = False
+    while argv and argv[0] in ("--processes", "--force"):
+        processes |= argv[0] == "--processes"
+        force |= argv[0] == "--force"
+        argv = argv[1:]
     if "--json" in argv:
         at = argv.index("--json")
         csv_args, json_args = argv[:at], argv[at + 1:]
     else:
         csv_args, json_args = argv, []
     if len(csv_args) < 2 or (json_args and len(json_args) < 2):
-        print("usage: spbench merge [--processes] OUT.csv SHARD.csv... [--json OUT.json "
+        print("usage: spbench merge [--processes] [--force] OUT.csv SHARD.csv... [--json OUT.json "
               "SHARD.json...]", file=sys.stderr)
         return 2
     try:
+        outs = [csv_args[0]] + json_args[:1]
+        check_outputs(outs, csv_args[1:] + json_args[1:], force)
         if processes:
             combine_main(csv_args, json_args)
             return 0

@@ -106,7 +106,7 @@ done
   echo 'set -e'
   printf 'cd %q\n' "$outdir"
   printf 'csvs=() jsons=(); for i in $(seq 1 %d); do csvs+=(shard-$i.csv); jsons+=(shard-$i.json); done\n' "$shards"
-  printf '%q merge results.csv "${csvs[@]}" --json results.json "${jsons[@]}"\n' "$bin"
+  printf '%q merge --force results.csv "${csvs[@]}" --json results.json "${jsons[@]}"\n' "$bin"
   printf '%q plot results.csv charts\n' "$bin"
 } >"$outdir/merge.sh"
 chmod +x "$outdir/task.sh" "$outdir/merge.sh"
