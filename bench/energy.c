@@ -134,6 +134,24 @@ static int read_line(const char *dir, const char *name, char *out, size_t size, 
     return 1;
 }
 
+/* A RAPL reading in microjoules: a finite number, not negative, within
+ * the counter's range (when known); 0 with why for anything else (a
+ * counter reading 'abc' or -5 is broken, not 0 J). */
+static int parse_uj(const char *dir, const char *name, const char *text, double range, double *uj,
+                    char *why)
+{
+    char *end;
+    double v = strtod(text, &end);
+    while (*end == ' ' || *end == '\r') end++;
+    if (end == text || *end || !isfinite(v) || v < 0 || (range > 0 && v > range)) {
+        snprintf(why, SPB_MSG_LEN, "%.300s/%s reads '%.40s', not a count of microjoules", dir,
+                 name, text);
+        return 0;
+    }
+    *uj = v;
+    return 1;
+}
+
 /* Adds zone dir (a package, or a package's DRAM) when its counter reads. */
 static int add_zone(spb_energy_meters *m, const char *dir, char *why)
 {
@@ -144,10 +162,14 @@ static int add_zone(spb_energy_meters *m, const char *dir, char *why)
         return 0;
     if (strncmp(name, "package", 7) != 0 && strcmp(name, "dram") != 0)
         return 1; /* core, uncore: inside the package */
+    double range_uj, now_uj;
+    if (!parse_uj(dir, "max_energy_range_uj", range, 0, &range_uj, why) ||
+        !parse_uj(dir, "energy_uj", now, range_uj, &now_uj, why))
+        return 0;
     if (m->zone_count == SPB_ENERGY_ZONES) return 1;
     rapl_zone *z = &m->zones[m->zone_count++];
     snprintf(z->dir, sizeof z->dir, "%s", dir);
-    z->range_uj = strtod(range, NULL);
+    z->range_uj = range_uj;
     size_t used = strlen(m->zone_names);
     snprintf(m->zone_names + used, sizeof m->zone_names - used, "%s%s", used ? ", " : "", name);
     return 1;
@@ -293,19 +315,23 @@ int energy_throttled_between(const spb_energy_meters *m, const spb_throttle_mark
 }
 
 /* The side's counter, joules since an arbitrary start; each RAPL zone's
- * raw microjoules into uj (for the wrap). 0 when it did not read. */
-static int read_counter(const spb_energy_meters *m, int gpu, double *uj)
+ * raw microjoules into uj (for the wrap). 0 with why when it did not read. */
+static int read_counter(const spb_energy_meters *m, int gpu, double *uj, char *why)
 {
     if (gpu) {
         unsigned long long mj = 0;
-        if (m->nvml.energy_mj(m->nvml.device, &mj) != 0) return 0;
+        if (m->nvml.energy_mj(m->nvml.device, &mj) != 0) {
+            snprintf(why, SPB_MSG_LEN, "NVML's energy counter did not read");
+            return 0;
+        }
         uj[0] = (double)mj * 1e3;
         return 1;
     }
     for (int z = 0; z < m->zone_count; z++) {
-        char now[64], why[SPB_MSG_LEN];
-        if (!read_line(m->zones[z].dir, "energy_uj", now, sizeof now, why)) return 0;
-        uj[z] = strtod(now, NULL);
+        char now[64];
+        if (!read_line(m->zones[z].dir, "energy_uj", now, sizeof now, why) ||
+            !parse_uj(m->zones[z].dir, "energy_uj", now, m->zones[z].range_uj, &uj[z], why))
+            return 0;
     }
     return 1;
 }
@@ -340,8 +366,8 @@ spb_status energy_measure(const spb_energy_meters *m, int gpu, spb_time_calls_fn
     double a[SPB_ENERGY_ZONES], b[SPB_ENERGY_ZONES];
     spb_throttle_mark before, after;
     energy_throttle_mark(m, &before);
-    if (!read_counter(m, gpu, a))
-        return spb_fail(msg, SPB_ERR_IO, "the energy counter did not read");
+    char why[SPB_MSG_LEN] = "";
+    if (!read_counter(m, gpu, a, why)) return spb_fail(msg, SPB_ERR_IO, "%s", why);
     double start = timing_now(), made = 0;
     do {
         if (calls(ctx, per_chunk) < 0)
@@ -350,9 +376,13 @@ spb_status energy_measure(const spb_energy_meters *m, int gpu, spb_time_calls_fn
         if (gpu && made == per_chunk) read_clocks(m, e); /* under load, after the first chunk */
     } while (timing_now() - start < pass_s);
     double seconds = timing_now() - start;
-    if (!read_counter(m, gpu, b))
-        return spb_fail(msg, SPB_ERR_IO, "the energy counter did not read");
+    if (!read_counter(m, gpu, b, why)) return spb_fail(msg, SPB_ERR_IO, "%s", why);
     double joules = joules_between(m, gpu, a, b);
+    if (!(joules > 0)) /* a working counter moves within a pass: this one is stuck */
+        return spb_fail(msg, SPB_ERR_IO,
+                        "the %s energy counter did not move over %.2g s of products: a dead "
+                        "counter, not 0 W",
+                        gpu ? "GPU's" : "CPU's", seconds);
     e->joules_per_product = joules / made;
     e->watts = joules / seconds;
     if (gpu) {

@@ -639,9 +639,20 @@ static spb_status measure_energy(const spb_run_opts *opts, held_row *h, const sp
         return t->status; /* distributed rows: not measured */
     if (gpu) energy_throttled_between(opts->energy, before, after, &h->r.energy);
     if (opts->energy_pass_s <= 0 || run_stop_requested()) return SPB_OK;
+    char why[SPB_MSG_LEN] = "";
     spb_status st = energy_measure(opts->energy, gpu, t->time_calls, t->ctx, h->r.timing.median,
-                                   opts->energy_pass_s, &h->r.energy, h->msg);
-    return st == SPB_ERR_DEVICE ? st : SPB_OK; /* no counter, or one unread: columns empty */
+                                   opts->energy_pass_s, &h->r.energy, why);
+    if (st == SPB_ERR_DEVICE) {
+        snprintf(h->msg, SPB_MSG_LEN, "%s", why);
+        return st;
+    }
+    if (st != SPB_OK && why[0]) { /* a counter unread: columns empty, the reason in the message */
+        h->r.energy.joules_per_product = h->r.energy.watts = NAN;
+        size_t used = strlen(h->msg);
+        snprintf(h->msg + used, SPB_MSG_LEN - used, "%senergy not measured: %s",
+                 used ? "; " : "", why);
+    }
+    return SPB_OK;
 }
 
 /* Times the waiting rows of h's turn group in turns (timed[] and slot[]:

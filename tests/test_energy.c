@@ -218,9 +218,56 @@ static void test_reasons_text(void)
           "every reason, cut to the field: '%s'", text);
 }
 
+/* The products of a pass that leave the package counter at `after`. */
+typedef struct {
+    const char *root, *after;
+} broken_calls;
+
+static double broken_products(void *ctx, int calls)
+{
+    broken_calls *b = ctx;
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/intel-rapl:0", b->root);
+    if (b->after) check_put(dir, "energy_uj", b->after);
+    return 1e-3 * calls;
+}
+
+/* A counter that reads garbage or never moves is no reading: the pass
+ * fails naming why, and the figures stay empty (NAN), never 0 W. */
+static void test_rapl_broken(void)
+{
+    char root[] = "/tmp/spb_powercap_XXXXXX";
+    if (!mkdtemp(root)) return;
+    zone(root, "intel-rapl:0", "package-0", "1000000", "abc\n");
+    spb_energy_meters *m = energy_open("/nonexistent/libnvidia-ml.so.1", "", root);
+    CHECK(!energy_available(m, 0) && strstr(energy_why(m, 0), "not a count of microjoules"),
+          "a counter reading 'abc' at the start: %s", energy_why(m, 0));
+    energy_close(m);
+    static const char *const after[] = {"-5\n", "abc\n", "2000000\n", NULL};
+    for (int k = 0; k < 4; k++) {
+        zone(root, "intel-rapl:0", "package-0", "1000000", "500\n");
+        m = energy_open("/nonexistent/libnvidia-ml.so.1", "", root);
+        CHECK(energy_available(m, 0), "a sound counter: %s", energy_why(m, 0));
+        broken_calls calls = {root, after[k]}; /* NULL: the counter stays at 500 */
+        spb_energy e;
+        energy_init(&e);
+        char msg[SPB_MSG_LEN] = "";
+        spb_status st = energy_measure(m, 0, broken_products, &calls, 1e-3, 0.01, &e, msg);
+        CHECK(st != SPB_OK && isnan(e.watts) && isnan(e.joules_per_product) &&
+                  strstr(msg, after[k] ? "not a count of microjoules" : "did not move"),
+              "a counter reading %s after the pass: status %d, %g W, '%s'",
+              after[k] ? after[k] : "the same", (int)st, e.watts, msg);
+        energy_close(m);
+    }
+    char cleanup[700];
+    snprintf(cleanup, sizeof cleanup, "rm -rf '%s'", root);
+    if (system(cleanup) != 0) fprintf(stderr, "could not remove %s\n", root);
+}
+
 int main(void)
 {
     test_rapl();
+    test_rapl_broken();
     test_nvml();
     test_reasons_text();
     return check_done();
