@@ -70,7 +70,8 @@ static void time_passes(int threads, long n, const double *b, const double *c, d
     bw_stat_add(triad, 24.0 * n / t / 1e9);
 }
 
-spb_status bandwidth_cpu(int threads, int passes, spb_bw_stat *read, spb_bw_stat *triad, char *msg)
+spb_status bandwidth_cpu(int threads, int passes, int (*stopped)(void), spb_bw_stat *read,
+                         spb_bw_stat *triad, char *msg)
 {
     /* three arrays of 4/3 of the cache each: 4x the cache in all */
     double llc = bandwidth_cpu_llc_bytes();
@@ -85,18 +86,28 @@ spb_status bandwidth_cpu(int threads, int passes, spb_bw_stat *read, spb_bw_stat
         spb_free(c);
         return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the bandwidth arrays");
     }
-    /* First touch by the threads that will stream the arrays. */
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (long i = 0; i < n; i++) {
-        a[i] = 0.5;
-        b[i] = 1.0 + (double)(i & 7);
-        c[i] = 2.0 - (double)(i & 3);
+    /* First touch by the threads that will stream the arrays (time_passes'
+     * split); a stop is heard every 8 MiB of each thread's part, as the pages of gigabytes of
+     * arrays take seconds to fault in */
+    int stop = 0;
+#pragma omp parallel num_threads(threads) reduction(| : stop)
+    {
+        int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        for (long i = n * t / nt, end = n * (t + 1) / nt; i < end; i++) {
+            if ((i & ((1l << 20) - 1)) == 0 && stopped && stopped()) {
+                stop = 1;
+                break;
+            }
+            a[i] = 0.5;
+            b[i] = 1.0 + (double)(i & 7);
+            c[i] = 2.0 - (double)(i & 3);
+        }
     }
     spb_bw_stat warm_read = {0}, warm_triad = {0}; /* a warm-up pass, not kept */
-    time_passes(threads, n, b, c, a, &warm_read, &warm_triad);
+    if (!stop) time_passes(threads, n, b, c, a, &warm_read, &warm_triad);
     /* a machine with a large cache gets fewer passes, not minutes of them */
     double start = timing_now();
-    for (int pass = 0; pass < passes; pass++) {
+    for (int pass = 0; pass < passes && !stop && !(stopped && stopped()); pass++) {
         time_passes(threads, n, b, c, a, read, triad);
         if (pass >= SPB_BW_MIN_PASSES - 1 && timing_now() - start > SPB_BW_MAX_SECONDS) break;
     }

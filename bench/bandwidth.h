@@ -36,6 +36,7 @@ double bandwidth_cpu_llc_bytes(void);
 /* `passes` timed passes of each CPU kernel at `threads` threads (fewer,
  * but at least SPB_BW_MIN_PASSES, when they take over SPB_BW_MAX_SECONDS),
  * added to read and triad. */
-spb_status bandwidth_cpu(int threads, int passes, spb_bw_stat *read, spb_bw_stat *triad, char *msg);
+spb_status bandwidth_cpu(int threads, int passes, int (*stopped)(void), spb_bw_stat *read,
+                         spb_bw_stat *triad, char *msg);
 
 #endif

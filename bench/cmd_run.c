@@ -451,6 +451,7 @@ static spb_status measure_rooflines(run_args *a, int selected_cuda, int gpu_rank
     a->have_gpu = gpu_query(&a->gpu, a->gpu_msg) == SPB_OK;
     roofline_init(&a->roofline, o->threads, o->thread_counts, a->have_gpu && selected_cuda,
                   a->have_gpu ? a->gpu.l2_bytes : 0);
+    a->roofline.stopped = run_stop_requested; /* a signal is heard within a second */
     /* GPU ranks: their exchange's bound is the link between two GPUs */
     a->roofline.gpu_peer =
         a->have_gpu && gpu_ranks > 0 && a->ranks[o->rank_counts - 1] > 1 && gpu_device_count() >= 2;

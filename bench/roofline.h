@@ -31,6 +31,7 @@ typedef struct {
     spb_bw_stat gpu_peer_copy;
     int measurements;         /* how many times the whole set was measured */
     double first_at, last_at; /* timing_now() of the first and last */
+    int (*stopped)(void);     /* a stop asked for (a signal): the passes end early */
 } spb_roofline;
 
 /* Sets the thread counts (1 is always measured) and cache sizes. */
