@@ -161,9 +161,16 @@ static int run_mpirun(char **args)
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-/* After a job that ended during a row (a rank killed or crashed, so mpirun
- * aborted it): the error row rank 0 prepared for that row appended to the
- * CSV, so the study records it and --resume goes past it. 1 when one was. */
+/* The in-flight row of the last job that ended during a row. */
+static char last_aborted[1 << 14];
+
+/* After a job that ended during a row (a rank killed or crashed, or mpirun
+ * killed, so the job aborted): the first time for that row, nothing is
+ * recorded and the job is started again, measuring it once more (a plain
+ * run redoes a row a kill cut short too); when the same row ends the job a
+ * second time, the error row rank 0 prepared for it is appended to the
+ * CSV, so the study records it and --resume goes past it. 1 when the job
+ * is to be started again. */
 static int record_aborted_row(const spb_launch *job, int status)
 {
     char line[1 << 14], msg[SPB_MSG_LEN] = "";
@@ -187,13 +194,22 @@ static int record_aborted_row(const spb_launch *job, int status)
             fprintf(stderr, "spbench: the job ended (status %d) but %s\n", status, msg);
         return 0;
     }
+    if (strcmp(line, last_aborted) != 0) {
+        snprintf(last_aborted, sizeof last_aborted, "%s", line);
+        if (claimed == SPB_OK) output_abandon(&csv);
+        fprintf(stderr,
+                "spbench: the job ended (status %d) during a distributed row; measuring that "
+                "row once more\n",
+                status);
+        return 1;
+    }
     FILE *out = claimed == SPB_OK ? output_stream(&csv, 0, msg) : NULL;
     int written = out && fputs(line, out) >= 0;
     if (out && fclose(out) != 0) written = 0;
     if (!out && claimed == SPB_OK) output_abandon(&csv);
     if (!job->csv_path) snprintf(msg, sizeof msg, "without --csv it is not recorded");
-    fprintf(stderr, "spbench: the job ended (status %d) during a distributed row: %s\n", status,
-            written ? "its error row is in the CSV; measuring the rest" : msg);
+    fprintf(stderr, "spbench: the job ended (status %d) during the same distributed row again: %s\n",
+            status, written ? "its error row is in the CSV; measuring the rest" : msg);
     return written;
 }
 

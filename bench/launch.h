@@ -32,8 +32,9 @@ typedef struct {
 } spb_launch;
 
 /* This run (its arguments after "run") under mpirun -np ranks, started again
- * with --resume after a dying rank ends it (its row recorded as an error,
- * at most SPB_MAX_RESTARTS times). Returns the run's exit status. */
+ * with --resume after a dying rank ends it (the row measured once more; a
+ * row that ends the job twice is recorded as an error; at most
+ * SPB_MAX_RESTARTS restarts). Returns the run's exit status. */
 int launch_ranks(int argc, char **argv, const spb_launch *job);
 
 /* Rank 0 of a launched job: the file whose appearing asks it to stop after

@@ -548,7 +548,8 @@ static void keep_in_flight(const spb_run_opts *opts, const spb_result *r)
     char msg[SPB_MSG_LEN] = "";
     spb_result e = *r;
     e.status = SPB_ROW_ERROR;
-    e.message = "a rank ended the job during this row (killed or crashed; mpirun aborted it)";
+    e.message = "a rank ended the job during this row, twice (killed or crashed; mpirun aborted "
+                "it)";
     FILE *f = fopen(opts->in_flight, "w");
     if (!f) return;
     report_csv_row(f, opts->in_flight, &e, msg);

@@ -110,6 +110,18 @@ static int print_best_local(FILE *out, const spb_summary *summary, const char *b
     return noisy;
 }
 
+/* The best distributed row of b's matrix and threads at one rank, or NULL. */
+static const spb_best *best_at_one_rank(const spb_summary *summary, const spb_best *b)
+{
+    for (int k = 0; k < summary->count; k++) {
+        const spb_best *one = &summary->best[k];
+        if (one->distributed && one->ranks == 1 && one->threads == b->threads &&
+            strcmp(one->matrix, b->matrix) == 0)
+            return one;
+    }
+    return NULL;
+}
+
 /* The distributed rows' best per matrix, rank count and threads per rank,
  * with what a PETSc -log_view reader looks for: the split of the time,
  * the bytes, the neighbours and the balance. */
@@ -120,16 +132,20 @@ static int print_best_distributed(FILE *out, const spb_summary *summary, int wid
         const spb_best *b = &summary->best[k];
         if (!b->distributed) continue;
         if (printed++ == 0) {
-            fprintf(out, "\n# best distributed row per matrix, rank count and threads per rank "
-                         "(rank_spd: over the same row at one rank)\n");
-            fprintf(out, "%-24s %5s %3s  %-*s %10s %8s %9s %9s %10s %4s %6s\n", "matrix", "ranks",
-                    "thr", width, "best kernel", "median_ms", "rank_spd", "compute_ms", "comm_ms",
-                    "MB_sent", "nbrs", "imbal");
+            fprintf(out, "\n# best distributed row per matrix, rank count and threads per rank, "
+                         "by time (spd_best1: over the best row at one rank; rank_spd: over "
+                         "the same kernel at one rank)\n");
+            fprintf(out, "%-24s %5s %3s  %-*s %10s %9s %8s %9s %9s %10s %4s %6s\n", "matrix",
+                    "ranks", "thr", width, "best kernel", "median_ms", "spd_best1", "rank_spd",
+                    "compute_ms", "comm_ms", "MB_sent", "nbrs", "imbal");
         }
-        char kernel[128], spd[32], compute[32], comm[32], sent[32], nbrs[32], imbal[32];
+        char kernel[128], best1[32], spd[32], compute[32], comm[32], sent[32], nbrs[32],
+            imbal[32];
         best_name(b, kernel, sizeof kernel);
-        fprintf(out, "%-24.24s %5d %3d  %-*s %10.3e %8s %9s %9s %10s %4s %6s\n", b->matrix,
+        const spb_best *one = best_at_one_rank(summary, b);
+        fprintf(out, "%-24.24s %5d %3d  %-*s %10.3e %9s %8s %9s %9s %10s %4s %6s\n", b->matrix,
                 b->ranks, b->threads, width, kernel, b->seconds * 1e3,
+                figure(best1, sizeof best1, 2, one ? one->seconds / b->seconds : NAN),
                 figure(spd, sizeof spd, 2, b->rank_speedup),
                 figure(compute, sizeof compute, 4, b->dist.compute_s * 1e3),
                 figure(comm, sizeof comm, 4, b->dist.comm_s * 1e3),

@@ -371,8 +371,11 @@ static spb_status parse_size_line(line_reader *lr, mm_header *h, char *msg)
     long long line = (long long)lr->line;
     int want = h->is_array ? 2 : 3;
     int64_t v[3] = {0, 0, 0};
+    const char *text[3] = {"", "", ""}; /* as written: parse_count clamps at 2^62 */
+    int len[3] = {0, 0, 0};
     for (int k = 0; k < want; k++) {
         p = skip_blanks(p, end);
+        text[k] = p;
         if (p == end)
             return spb_fail(msg, SPB_ERR_PARSE,
                             "%s:%lld: size line needs %d numbers (%s), found %d", lr->path, line,
@@ -381,6 +384,7 @@ static spb_status parse_size_line(line_reader *lr, mm_header *h, char *msg)
             return spb_fail(msg, SPB_ERR_PARSE,
                             "%s:%lld: size line: item %d is not a non-negative integer", lr->path,
                             line, k + 1);
+        len[k] = p - text[k] > 40 ? 40 : (int)(p - text[k]);
     }
     if (!is_blank_line(p, end))
         return spb_fail(msg, SPB_ERR_PARSE, "%s:%lld: size line has more than %d numbers", lr->path,
@@ -389,8 +393,8 @@ static spb_status parse_size_line(line_reader *lr, mm_header *h, char *msg)
     h->n = v[1];
     if (h->m > SPB_INDEX_MAX || h->n > SPB_INDEX_MAX)
         return spb_fail(msg, SPB_ERR_TOO_LARGE,
-                        "%s:%lld: size %lld x %lld exceeds the 32-bit index limit of %d rows/cols",
-                        lr->path, line, (long long)h->m, (long long)h->n, SPB_INDEX_MAX);
+                        "%s:%lld: size %.*s x %.*s exceeds the 32-bit index limit of %d rows/cols",
+                        lr->path, line, len[0], text[0], len[1], text[1], SPB_INDEX_MAX);
     if (h->symmetry != MM_GENERAL && h->m != h->n)
         return spb_fail(msg, SPB_ERR_PARSE, "%s:%lld: a %s matrix must be square, not %lld x %lld",
                         lr->path, line, h->symmetry == MM_SKEW ? "skew-symmetric" : "symmetric",
@@ -406,8 +410,8 @@ static spb_status parse_size_line(line_reader *lr, mm_header *h, char *msg)
         h->nnz = v[2];
         if (h->nnz > SPB_INDEX_MAX)
             return spb_fail(msg, SPB_ERR_TOO_LARGE,
-                            "%s:%lld: nnz %lld exceeds the 32-bit index limit of %d entries",
-                            lr->path, line, (long long)h->nnz, SPB_INDEX_MAX);
+                            "%s:%lld: nnz %.*s exceeds the 32-bit index limit of %d entries",
+                            lr->path, line, len[2], text[2], SPB_INDEX_MAX);
         if (h->nnz > 0 && (h->m == 0 || h->n == 0))
             return spb_fail(msg, SPB_ERR_PARSE, "%s:%lld: %lld entries in a %lld x %lld matrix",
                             lr->path, line, (long long)h->nnz, (long long)h->m, (long long)h->n);

@@ -188,7 +188,8 @@ class Chart:
         """Says under the title that names marked * had noisy rows."""
         if count:
             self.note = ("* %d noisy row(s) among the data (samples spread beyond 10%% of the "
-                         "median, or one beyond 2x): the order may not hold" % count)
+                         "median, or one beyond 2x): the order may not hold" % count) + (
+                             "; " + self.note if self.note else "")
 
     def datafile(self, workdir, rows):
         path = os.path.join(workdir, "%s_%d.dat" % (self.name, len(self.data)))
@@ -367,10 +368,22 @@ def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
 
 
-def own_speedups(omp):
+def impossible_note(chart, left_out, unit):
+    """The chart says which rows it left out for a speedup above their
+    thread or rank count: a figure that cannot be true is not plotted."""
+    if not left_out:
+        return
+    chart.note = ((chart.note + "; ") if chart.note else "") + (
+        "%d row(s) left out: a speedup above their %s count, which cannot be true (its one-%s "
+        "time is suspect), e.g. %s" % (len(left_out), unit, unit, ", ".join(left_out[:3])))
+    print("plot: %s: %s" % (chart.name, chart.note), file=sys.stderr)
+
+
+def own_speedups(omp, left_out=None):
     """Each OpenMP row's speedup over the same kernel's row at one thread
     (same matrix, precision and settings): thread scaling is a kernel
-    against itself. Rows without that one-thread row are left out."""
+    against itself. Rows without that one-thread row are left out, and so
+    are rows faster than their thread count allows (named in left_out)."""
     key = lambda r: (r["matrix"], r["kernel"], r.get("precision", ""), r.get("settings", ""))
     one = {key(r): float(r["time_ms_median"]) for r in omp if r["threads_v"] == 1}
     out = []
@@ -378,17 +391,24 @@ def own_speedups(omp):
         t1 = one.get(key(r))
         if t1 and float(r["time_ms_median"]) > 0:
             speedup = t1 / float(r["time_ms_median"])
+            if speedup > r["threads_v"]:
+                if left_out is not None:
+                    left_out.append("%s %s %.1fx at %d" % (r["kernel"], r["matrix"], speedup,
+                                                            r["threads_v"]))
+                continue
             out.append(dict(r, own_speedup=speedup, own_efficiency=speedup / r["threads_v"]))
     return out
 
 
 def chart_scaling(rows, workdir):
+    left_out = []
     omp = own_speedups([r for r in rows if r["backend"] == "openmp" and r["status"] == "ok" and
-                        r["time_ms_median"] != ""])
+                        r["time_ms_median"] != ""], left_out)
     threads = sorted({r["threads_v"] for r in omp})
     chart = Chart("scaling", "Thread scaling of the OpenMP kernels, each against itself at one "
                   "thread (geometric mean over the matrices each ran on: their count in brackets)",
                   1100, 620)
+    impossible_note(chart, left_out, "thread")
     if len(threads) < 2:
         chart.no_data("No scaling data: needs OpenMP rows at one thread and at least one more "
                       "thread count (spbench run --threads 1,2,4)")
@@ -500,6 +520,12 @@ def chart_strong_scaling(rows, workdir):
         chart.no_data("No strong-scaling data: needs distributed rows at two or more rank "
                       "counts, 1 among them (spbench run --ranks 1,2,4 MATRIX)")
         return chart
+    left_out = ["%s %s %.1fx at %s" % (r["kernel"], r["matrix"], float(r["rank_speedup"]),
+                                        r["ranks"]) for r in strong
+                if r.get("rank_speedup", "") != "" and float(r["rank_speedup"]) > int(r["ranks"])]
+    strong = [r for r in strong if r.get("rank_speedup", "") == "" or
+              float(r["rank_speedup"]) <= int(r["ranks"])]
+    impossible_note(chart, left_out, "rank")
     rank_lines(chart, workdir, strong,
                [("rank_speedup", "speedup over one rank", "speedup", "x"),
                 ("rank_efficiency", "efficiency (speedup / ranks)", "efficiency", None)], geomean)

@@ -259,8 +259,9 @@ def stderr_when_ended(job, timeout, what):
 
 
 def test_killed_rank(tmp, matrices):
-    """A rank killed mid-row ends the job (no hang); the launcher records that
-    row as an error row and measures the rest (--resume): every row once."""
+    """A rank killed mid-row ends the job (no hang); the launcher starts it
+    again (--resume) and the row cut short is measured once more, as a
+    plain run redoes a row a kill cut: every row once, all ok."""
     csv_path = os.path.join(tmp, "killed.csv")
     args = [SPBENCH, "run", "--ranks", "2", "--kernels", "mpi.rows", "--reps", "3",
             "--min-time", "0.5", "--quiet", "--csv", csv_path, *matrices]
@@ -276,14 +277,49 @@ def test_killed_rank(tmp, matrices):
         os.kill(victim, signal.SIGKILL)
     err = stderr_when_ended(job, 120, "a killed rank must not hang the study")
     rows = read_rows(csv_path)
+    check(job.returncode == 0 and len(rows) == len(matrices) and
+          len({x["matrix"] for x in rows}) == len(matrices) and
+          all(x["status"] == "ok" for x in rows),
+          "the study ends with every matrix's row once, all ok: exit %d, %d rows: %s %s" %
+          (job.returncode, len(rows), [(x["matrix"], x["status"]) for x in rows], err[-800:]))
+    check("measuring that row once more" in err, "the launcher says it measures the row again: %s"
+          % err[-400:])
+
+
+def test_rank_killed_twice(tmp, matrices):
+    """A row whose rank dies in both tries is recorded as an error row (a
+    row that ends its job every time must not be tried for ever); the
+    other rows are measured."""
+    csv_path = os.path.join(tmp, "twice.csv")
+    args = [SPBENCH, "run", "--ranks", "2", "--kernels", "mpi.rows", "--reps", "3",
+            "--min-time", "0.5", "--quiet", "--csv", csv_path, *matrices]
+    job = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           env=ENV)
+    in_flight = "/tmp/spbench-row.%d" % job.pid
+    row, victims, deadline = None, [], time.time() + 120
+    while time.time() < deadline and len(victims) < 2 and job.poll() is None:
+        time.sleep(0.1)
+        try:
+            with open(in_flight) as f:
+                now = f.read()
+        except OSError:
+            continue
+        victim = rank_pid(1)
+        if now and victim and victim not in victims and (row is None or now == row):
+            row = now
+            os.kill(victim, signal.SIGKILL)
+            victims.append(victim)
+    check(len(victims) == 2, "rank 1 killed twice in one row: %d kills" % len(victims))
+    err = stderr_when_ended(job, 120, "a rank killed twice must not hang the study")
+    rows = read_rows(csv_path)
     errors = [x for x in rows if x["status"] == "error"]
     check(job.returncode == 1 and len(rows) == len(matrices) and
           len({x["matrix"] for x in rows}) == len(matrices),
-          "the study ends with every matrix's row once: exit %d, %d rows: %s" %
-          (job.returncode, len(rows), err[-800:]))
-    check(len(errors) == 1 and "a rank ended the job" in errors[0]["message"] and
+          "every matrix's row once: exit %d, %d rows: %s" % (job.returncode, len(rows),
+                                                             err[-800:]))
+    check(len(errors) == 1 and "twice" in errors[0]["message"] and
           all(x["status"] == "ok" for x in rows if x not in errors),
-          "the row in flight is an error row saying a rank ended the job; the others ok: %s" %
+          "the row killed twice is an error row saying so; the others ok: %s" %
           [(x["matrix"], x["status"], x["message"]) for x in rows])
 
 
@@ -304,7 +340,7 @@ def child_named(parent, name):
 
 def test_killed_mpirun(tmp, matrices):
     """mpirun itself killed mid-row (kill -9): the ranks end with it, the
-    launcher records the row in flight once and measures the rest; no row
+    launcher measures the row in flight once more and then the rest; no row
     is written twice (rank 0 once wrote on after the launcher had recorded
     its row's error row), and the JSON holds the CSV's rows."""
     csv_path, json_path = os.path.join(tmp, "mpirun.csv"), os.path.join(tmp, "mpirun.json")
@@ -496,6 +532,7 @@ def main():
         test_hybrid(tmp, matrices)
         test_failing_rank(tmp, matrices)
         test_killed_rank(tmp, matrices)
+        test_rank_killed_twice(tmp, matrices)
         test_killed_mpirun(tmp, matrices)
         test_killed_rank0_between_rows(tmp, matrices)
         test_stop(tmp, matrices)

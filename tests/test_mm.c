@@ -187,6 +187,13 @@ static void test_bad_input(void)
     expect_error("bad size", "badsize.mtx",
                  "%%MatrixMarket matrix coordinate real general\n3 x 1\n", SPB_ERR_PARSE,
                  "not a non-negative integer");
+    /* sizes past 2^62 are named as the file writes them, not as clamped */
+    expect_error("huge rows", "hugerows.mtx",
+                 "%%MatrixMarket matrix coordinate real general\n9223372036854775807 1 1\n1 1 1\n",
+                 SPB_ERR_TOO_LARGE, "size 9223372036854775807 x 1 exceeds");
+    expect_error("huge nnz", "hugennz.mtx",
+                 "%%MatrixMarket matrix coordinate real general\n1 1 99999999999999999999\n",
+                 SPB_ERR_TOO_LARGE, "nnz 99999999999999999999 exceeds");
     expect_error("too few entries", "few.mtx",
                  "%%MatrixMarket matrix coordinate real general\n3 3 3\n1 1 1\n2 2 2\n",
                  SPB_ERR_PARSE, "too few entries");
