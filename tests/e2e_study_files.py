@@ -1,0 +1,420 @@
+"""End-to-end tests of a study's files across the commands around it: the
+samples that compare lives on survive --resume and kill -9 (the CSV keeps
+them), a JSON is replaced only by a whole one (a full disk, a kill), merge
+and compare never write over an input or an existing file without --force
+and leave no temporary file on a signal, merge refuses a JSON shard that
+is not its CSV's, compare's gate cannot pass by accident and its reader
+refuses malformed rows in one line, fp32 rows of a matrix beyond fp32's
+range are skipped (not wrong), and a stop during the bandwidth passes is
+heard at once.
+
+usage: e2e_study_files.py SPBENCH SOURCE_DIR
+"""
+import csv
+import json
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+
+from spbtest import SOURCE, SPBENCH, check, finish, read_rows, spbench
+
+BUNDLED = os.path.join(SOURCE, "matrices")
+FAST = ["--kernels", "csr.serial,hll.serial.row", "--threads", "1", "--reps", "5",
+        "--min-time", "0", "--warmup", "0", "--energy-s", "0", "--quiet"]
+TWO = [os.path.join(BUNDLED, n) for n in ("cage4.mtx.gz", "west0479.mtx.gz")]
+
+
+def json_doc(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def samples_of(path):
+    """{(matrix, kernel): samples} of a results JSON's ok rows."""
+    return {(r["matrix"], r["kernel"]): r.get("samples_ms") for r in json_doc(path)["rows"]
+            if r["status"] == "ok"}
+
+
+def limited(limit):
+    """A preexec_fn capping the files a child writes at `limit` bytes: a
+    write past it fails (EFBIG), as on a full disk."""
+    def cap():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return cap
+
+
+def spbench_limited(limit, *args):
+    return subprocess.run([SPBENCH, *args], capture_output=True, text=True, timeout=900,
+                          preexec_fn=limited(limit))
+
+
+def test_resume_keeps_samples(tmp):
+    """Every ok row keeps its samples through --resume (the CSV holds them:
+    the rows are rebuilt from it), and compare gates on the resumed JSON."""
+    csv_path, json_path = os.path.join(tmp, "s.csv"), os.path.join(tmp, "s.json")
+    r = spbench("run", *FAST, "--csv", csv_path, "--json", json_path, *TWO)
+    check(r.returncode == 0, "the study: %s" % r.stderr)
+    before = samples_of(json_path)
+    check(len(before) == 4 and all(len(s or []) == 5 for s in before.values()),
+          "4 ok rows with 5 samples each: %s" % before)
+    rows = read_rows(csv_path)
+    check(all(len(x["samples_ms"].split()) == 5 for x in rows),
+          "the CSV holds each row's samples: %s" % [x["samples_ms"] for x in rows])
+    r = spbench("run", *FAST, "--resume", "--csv", csv_path, "--json", json_path, *TWO)
+    after = samples_of(json_path)
+    check(r.returncode == 0 and after == before,
+          "--resume keeps every row's samples: %s against %s" % (after, before))
+    slow = os.path.join(tmp, "slow.json")
+    doc = json_doc(json_path)
+    for row in doc["rows"]:
+        row["samples_ms"] = [5 * v for v in row["samples_ms"]]
+        row["time_ms_median"] *= 5
+    with open(slow, "w") as f:
+        json.dump(doc, f)
+    r = spbench("compare", json_path, slow, "--fail-if-slower", "5")
+    check(r.returncode == 1 and "slower by more than 5%" in r.stderr,
+          "the gate on the resumed study fails a 5x slower one: %d %s" % (r.returncode,
+                                                                          r.stderr))
+    return csv_path, json_path
+
+
+def test_kill_leaves_no_cut_json(tmp):
+    """kill -9 of a plain run leaves no --json (never an empty or cut one);
+    --resume then writes the JSON whole, every ok row with its samples."""
+    csv_path, json_path = os.path.join(tmp, "k.csv"), os.path.join(tmp, "k.json")
+    items = TWO + ["gen:lap2d:200", "gen:lap2d:210", "gen:lap2d:220"]
+    args = [SPBENCH, "run", *FAST[:-5], "--reps", "20", "--min-time", "0.2", "--energy-s", "0",
+            "--quiet", "--csv", csv_path, "--json", json_path, *items]
+    job = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 300
+    while time.time() < deadline and job.poll() is None:
+        time.sleep(0.1)
+        if os.path.exists(csv_path) and len(read_rows(csv_path)) >= 1:
+            break
+    job.kill()
+    job.wait()
+    check(len(read_rows(csv_path)) >= 1, "the study was killed after a row")
+    check(not os.path.exists(json_path), "no --json after kill -9 (it had none before): %s"
+          % (os.path.getsize(json_path) if os.path.exists(json_path) else ""))
+    r = spbench("run", *FAST[:-5], "--reps", "20", "--min-time", "0.2", "--energy-s", "0",
+                "--quiet", "--resume", "--csv", csv_path, "--json", json_path, *items)
+    rows = json_doc(json_path)["rows"] if os.path.exists(json_path) else []
+    check(r.returncode == 0 and len(rows) == 2 * len(items) and
+          all(x.get("samples_ms") for x in rows if x["status"] == "ok"),
+          "the resumed JSON holds every row, each ok one with samples: %d rows %s" %
+          (len(rows), r.stderr[-300:]))
+    check(not [n for n in os.listdir(tmp) if n.startswith("k.json.tmp.")],
+          "the killed run's temporary JSON is swept: %s" % os.listdir(tmp))
+
+
+def test_json_write_failure(tmp, csv_path, json_path):
+    """A JSON whose writing fails (a full disk: here a file-size limit)
+    never replaces --json: a resume keeps the whole JSON it had, a new
+    study leaves none, and the run says the write failed."""
+    csv_copy, json_copy = os.path.join(tmp, "d.csv"), os.path.join(tmp, "d.json")
+    shutil.copy(csv_path, csv_copy)
+    shutil.copy(json_path, json_copy)
+    whole = open(json_copy, "rb").read()
+    limit = max(len(whole) // 2, os.path.getsize(csv_copy) + 1024)
+    check(limit < len(whole), "the limit (%d) is below the JSON's size (%d)" % (limit, len(whole)))
+    r = spbench_limited(limit, "run", *FAST, "--resume", "--csv", csv_copy, "--json", json_copy,
+                        *TWO)
+    check(r.returncode != 0 and "write failed" in r.stderr and
+          open(json_copy, "rb").read() == whole,
+          "a resume whose JSON write fails keeps the JSON whole: exit %d, %s, %d bytes" %
+          (r.returncode, r.stderr.strip()[-200:], os.path.getsize(json_copy)))
+    fresh_csv, fresh_json = os.path.join(tmp, "e.csv"), os.path.join(tmp, "e.json")
+    r = spbench_limited(limit, "run", *FAST, "--csv", fresh_csv, "--json", fresh_json, *TWO)
+    check(r.returncode != 0 and not os.path.exists(fresh_json),
+          "a new study whose JSON write fails leaves no JSON: exit %d, %s" %
+          (r.returncode, r.stderr.strip()[-200:]))
+    check(not [n for n in os.listdir(tmp) if ".json.tmp." in n],
+          "no temporary JSON is left: %s" % os.listdir(tmp))
+
+
+def write_csv(path, header, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=header, lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+
+
+def shards_of(tmp, csv_path, json_path, name):
+    """The study cut in two shards (its rows split), CSV and JSON each."""
+    rows = read_rows(csv_path)
+    with open(csv_path) as f:
+        header = next(csv.reader(f))
+    doc = json_doc(json_path)
+    paths = []
+    for k, part in enumerate((rows[:2], rows[2:])):
+        c, j = os.path.join(tmp, "%s%d.csv" % (name, k)), os.path.join(tmp, "%s%d.json" % (name, k))
+        write_csv(c, header, part)
+        mine = {(x["matrix"], x["kernel"]) for x in part}
+        with open(j, "w") as f:
+            json.dump(dict(doc, rows=[x for x in doc["rows"]
+                                      if (x["matrix"], x["kernel"]) in mine]), f)
+        paths.append((c, j))
+    return paths
+
+
+def test_merge_outputs(tmp, csv_path, json_path):
+    """merge refuses an output that is an input (OUT forgotten, as a glob
+    gives it; a JSON output over a shard) and an existing output without
+    --force; the merged JSON keeps every row's samples."""
+    (c0, j0), (c1, j1) = shards_of(tmp, csv_path, json_path, "x")
+    before = open(c0, "rb").read()
+    r = spbench("merge", c0, c1)
+    check(r.returncode != 0 and open(c0, "rb").read() == before,
+          "merge x0.csv x1.csv (no OUT) is refused, x0.csv untouched: %s" % r.stderr.strip())
+    r = spbench("merge", os.path.join(tmp, "o.csv"), c0, c1, "--json", j0, j0, j1)
+    check(r.returncode != 0 and "input" in r.stderr and not os.path.exists(
+        os.path.join(tmp, "o.csv")), "a JSON output over a shard is refused: %s" % r.stderr.strip())
+    out_csv, out_json = os.path.join(tmp, "m.csv"), os.path.join(tmp, "m.json")
+    r = spbench("merge", out_csv, c0, c1, "--json", out_json, j0, j1)
+    check(r.returncode == 0, "two shards merge: %s" % r.stderr)
+    merged = samples_of(out_json) if os.path.exists(out_json) else {}
+    check(merged == samples_of(json_path), "the merged JSON keeps every row's samples")
+    check(all(x["samples_ms"] for x in read_rows(out_csv)), "so does the merged CSV")
+    stamp = open(out_csv, "rb").read()
+    r = spbench("merge", out_csv, c0, c1)
+    check(r.returncode != 0 and "--force" in r.stderr and open(out_csv, "rb").read() == stamp,
+          "an existing output is kept without --force: %s" % r.stderr.strip())
+    r = spbench("merge", "--force", out_csv, c0, c1)
+    check(r.returncode == 0, "--force replaces it: %s" % r.stderr.strip())
+
+
+def test_merge_json_checked(tmp, csv_path, json_path):
+    """A JSON shard is the CSV shard's: another study's (other
+    measured_under, times x50) is refused, naming the difference."""
+    (c0, j0), (c1, j1) = shards_of(tmp, csv_path, json_path, "y")
+    doc = json_doc(j1)
+    for row in doc["rows"]:
+        row["measured_under"] = "tol=1e-10 warmup=9"
+        row["time_ms_median"] *= 50
+    with open(j1, "w") as f:
+        json.dump(doc, f)
+    out = os.path.join(tmp, "y.csv")
+    r = spbench("merge", out, c0, c1, "--json", os.path.join(tmp, "y.json"), j0, j1)
+    check(r.returncode == 1 and "differ" in r.stderr and not os.path.exists(out),
+          "a JSON shard unlike its CSV is refused: %s" % r.stderr.strip())
+
+
+def test_merge_signal(tmp, csv_path):
+    """SIGTERM at any moment of a merge of large shards: no traceback, no
+    temporary file left, exit 128 + 15 (-15 before the merge could catch
+    it, 0 when it had finished), and the output whole or absent."""
+    rows = read_rows(csv_path)
+    with open(csv_path) as f:
+        header = next(csv.reader(f))
+    shards = []
+    for k in range(2):
+        path = os.path.join(tmp, "big%d.csv" % k)
+        many = []
+        for n in range(20000):
+            for x in rows:
+                many.append(dict(x, matrix="m%d_%d_%s" % (k, n, x["matrix"])))
+        write_csv(path, header, many)
+        shards.append(path)
+    out = os.path.join(tmp, "bigout.csv")
+    seen = set()
+    for delay in (0.3, 0.8, 1.5, 2.5, 4.0):
+        if os.path.exists(out):
+            os.remove(out)
+        job = subprocess.Popen([SPBENCH, "merge", out, *shards], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+        time.sleep(delay)
+        job.send_signal(signal.SIGTERM)
+        _, err = job.communicate(timeout=300)
+        seen.add(job.returncode)
+        left = [n for n in os.listdir(tmp) if n.startswith("bigout.csv.tmp")]
+        check("Traceback" not in err and not left and job.returncode in (0, 128 + 15, -15),
+              "SIGTERM after %.1f s: exit %d, temporaries %s, %s" % (delay, job.returncode, left,
+                                                                     err[-300:]))
+        if os.path.exists(out):
+            check(len(read_rows(out)) == 2 * 20000 * len(rows), "the output is whole")
+    check(128 + 15 in seen, "at least one SIGTERM landed during the merge: %s" % seen)
+
+
+def test_compare_outputs(tmp, json_path):
+    """compare never writes over BASE or NEW, nor over an existing file
+    without --force; a write that fails (a full disk) names the file and
+    leaves nothing."""
+    base = os.path.join(tmp, "b.json")
+    shutil.copy(json_path, base)
+    stamp = open(base, "rb").read()
+    r = spbench("compare", base, json_path, "--csv", base)
+    check(r.returncode != 0 and open(base, "rb").read() == stamp and "input" in r.stderr,
+          "--csv naming BASE is refused: %s" % r.stderr.strip())
+    out = os.path.join(tmp, "cmp.csv")
+    r = spbench("compare", base, json_path, "--csv", out)
+    check(r.returncode == 0 and os.path.exists(out), "compare --csv writes: %s" % r.stderr)
+    pairs = read_rows(out) if os.path.exists(out) else []
+    check(pairs and all(abs(float(p["median_ratio"]) - float(p["new_ms"]) / float(p["base_ms"]))
+                        < 1e-9 for p in pairs),
+          "median_ratio is new_ms / base_ms: %s" % [(p["new_ms"], p["base_ms"],
+                                                     p["median_ratio"]) for p in pairs])
+    r = spbench("compare", base, json_path, "--csv", out)
+    check(r.returncode != 0 and "--force" in r.stderr, "an existing --csv needs --force: %s"
+          % r.stderr.strip())
+    full = os.path.join(tmp, "full.json")
+    r = spbench_limited(512, "compare", base, json_path, "--json", full)
+    check(r.returncode == 1 and "full.json" in r.stderr and not os.path.exists(full) and
+          not [n for n in os.listdir(tmp) if n.startswith("full.json.tmp")],
+          "a failed write names the file and leaves nothing: %s" % r.stderr.strip())
+
+
+def synthetic(path, rows, fmt="json"):
+    """A study of the given rows (each a dict of the fields that differ), as
+    a JSON, a CSV, or a CSV of an older spbench (fmt "old": no samples)."""
+    full = []
+    for k, extra in enumerate(rows):
+        row = {"matrix": "m%d" % k, "kernel": "csr.a", "operation": "spmv",
+               "precision": "fp64", "threads": 1, "ranks": 1, "settings": "s",
+               "source_id": "size=%d" % k, "status": "ok", "time_ms_median": 1.0,
+               "noisy": 0, "host": "h", "measured_under": "u",
+               "samples_ms": [1.0 + 0.01 * i for i in range(12)]}
+        row.update(extra)
+        full.append(row)
+    if fmt == "json":
+        with open(path, "w") as f:
+            json.dump({"format": "spbench-results", "rows": full}, f)
+        return
+    for row in full:
+        samples = row.pop("samples_ms")
+        if fmt == "csv":
+            row["samples_ms"] = " ".join(str(v) for v in samples)
+    write_csv(path, list(full[0]), full)
+
+
+def test_gate(tmp):
+    """--fail-if-slower cannot pass by accident: CSVs (with samples) gate
+    like JSONs; CSVs without samples, non-finite or negative percentages,
+    and NEW rows without a sound time are refused; too few samples are
+    judged by the ratio of medians; a row broken in NEW fails it."""
+    base, new = os.path.join(tmp, "g_base.csv"), os.path.join(tmp, "g_new.csv")
+    synthetic(base, [{}, {}], "csv")
+    synthetic(new, [{"time_ms_median": 10.0, "samples_ms": [10.0 + 0.1 * i for i in range(12)]},
+                    {}], "csv")
+    r = spbench("compare", base, new, "--fail-if-slower", "5")
+    check(r.returncode == 1 and "m0" in r.stderr, "two CSVs, one row 10x slower: the gate fails: "
+          "%d %s" % (r.returncode, r.stderr.strip()))
+    old_base, old_new = os.path.join(tmp, "o_base.csv"), os.path.join(tmp, "o_new.csv")
+    synthetic(old_base, [{}, {}], "old")
+    synthetic(old_new, [{"time_ms_median": 10.0}, {}], "old")
+    r = spbench("compare", old_base, old_new, "--fail-if-slower", "5")
+    check(r.returncode == 1 and "cannot judge" in r.stderr,
+          "CSVs without samples: the gate refuses to judge: %d %s" % (r.returncode, r.stderr))
+    r = spbench("compare", old_base, old_new)
+    check(r.returncode == 0 and "keeps no samples" in r.stdout, "without a gate: ratios only")
+    for pct in ("nan", "inf", "-50", "-inf"):
+        r = spbench("compare", base, base, "--fail-if-slower", pct)
+        check(r.returncode == 2 and "percentage" in r.stderr,
+              "--fail-if-slower %s is refused: %d %s" % (pct, r.returncode, r.stderr.strip()))
+    for bad in (-1.0, float("nan"), float("inf")):
+        path = os.path.join(tmp, "bad.json")
+        synthetic(path, [{"time_ms_median": bad}, {}])
+        base_json = os.path.join(tmp, "g_base.json")
+        synthetic(base_json, [{}, {}])
+        r = spbench("compare", base_json, path, "--fail-if-slower", "5")
+        check(r.returncode == 1 and "row 1" in r.stderr and "Traceback" not in r.stderr,
+              "a NEW row timed %r is refused, naming it: %d %s" % (bad, r.returncode,
+                                                                    r.stderr.strip()))
+    few_base, few_new = os.path.join(tmp, "f_base.json"), os.path.join(tmp, "f_new.json")
+    synthetic(few_base, [{"samples_ms": [1.0]}])
+    synthetic(few_new, [{"samples_ms": [3.0], "time_ms_median": 3.0}])
+    r = spbench("compare", few_base, few_new, "--fail-if-slower", "5")
+    check(r.returncode == 1 and "too few samples" in r.stderr,
+          "one sample a side, 3x slower: judged by the medians, the gate fails: %d %s"
+          % (r.returncode, r.stderr.strip()))
+    broken = os.path.join(tmp, "broken.json")
+    synthetic(broken, [{"status": "wrong"}, {}])
+    r = spbench("compare", base_json, broken, "--fail-if-slower", "5")
+    check(r.returncode == 1 and "wrong in NEW" in r.stderr,
+          "a row ok in BASE and wrong in NEW fails the gate: %d %s" % (r.returncode, r.stderr))
+
+
+def test_compare_malformed(tmp):
+    """Malformed rows are refused in one line naming the file and the row
+    (no traceback); a row twice is 'row measured twice'."""
+    good = os.path.join(tmp, "ok.json")
+    synthetic(good, [{}, {}])
+    cases = {"twice": ([{}, {"matrix": "m0", "source_id": "size=0"}], "measured twice"),
+             "samples": ([{"samples_ms": [None, "x"]}], "samples_ms"),
+             "median": ([{"time_ms_median": "fast"}], "time_ms_median"),
+             "bool": ([{"samples_ms": [True, 1.0]}], "samples_ms")}
+    for name, (rows, needle) in cases.items():
+        path = os.path.join(tmp, "mal_%s.json" % name)
+        synthetic(path, rows)
+        r = spbench("compare", good, path)
+        lines = r.stderr.strip().splitlines()
+        check(r.returncode == 1 and len(lines) == 1 and needle in lines[0] and
+              "mal_%s.json" % name in lines[0], "%s: one line naming the file: %s"
+              % (name, r.stderr.strip()))
+    path = os.path.join(tmp, "mal_dict.json")
+    with open(path, "w") as f:
+        json.dump({"format": "spbench-results", "rows": {"a": 1}}, f)
+    r = spbench("compare", good, path)
+    check(r.returncode == 1 and "Traceback" not in r.stderr and "not a list" in r.stderr,
+          "rows as an object: %s" % r.stderr.strip())
+
+
+def test_fp32_underflow(tmp):
+    """A matrix whose values leave fp32's range at the small end (1e-320
+    on the diagonal): its fp32 rows are skipped with the reason, never
+    called wrong; the fp64 rows are ok."""
+    path = os.path.join(tmp, "tiny.mtx")
+    with open(path, "w") as f:
+        f.write("%%MatrixMarket matrix coordinate real general\n20 20 20\n")
+        for i in range(20):
+            f.write("%d %d 1e-320\n" % (i + 1, i + 1))
+    out = os.path.join(tmp, "tiny.csv")
+    r = spbench("run", *FAST, "--precision", "both", "--csv", out, path)
+    rows = read_rows(out) if os.path.exists(out) else []
+    fp32 = [x for x in rows if x["precision"] == "fp32"]
+    check(r.returncode == 0 and fp32 and all(x["status"] == "skipped" and "range" in x["message"]
+                                             for x in fp32) and
+          all(x["status"] == "ok" for x in rows if x["precision"] == "fp64"),
+          "fp32 rows skipped for the input's range, fp64 ok: exit %d %s" %
+          (r.returncode, [(x["precision"], x["status"], x["message"]) for x in rows]))
+
+
+def test_stop_during_bandwidth(tmp):
+    """SIGTERM while the bandwidth passes run (the first second of a run)
+    ends the run within a few seconds, well inside Slurm's grace."""
+    out = os.path.join(tmp, "bw.csv")
+    job = subprocess.Popen([SPBENCH, "run", *FAST, "--threads", "1,2", "--csv", out,
+                            TWO[0]], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.5)
+    start = time.time()
+    job.send_signal(signal.SIGTERM)
+    job.communicate(timeout=120)
+    took = time.time() - start
+    check(took < 3.0 and job.returncode != 0, "stopped %.2f s after SIGTERM (exit %d)"
+          % (took, job.returncode))
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="spb_e2e_files_")
+    try:
+        csv_path, json_path = test_resume_keeps_samples(tmp)
+        test_kill_leaves_no_cut_json(tmp)
+        test_json_write_failure(tmp, csv_path, json_path)
+        test_merge_outputs(tmp, csv_path, json_path)
+        test_merge_json_checked(tmp, csv_path, json_path)
+        test_merge_signal(tmp, csv_path)
+        test_compare_outputs(tmp, json_path)
+        test_gate(tmp)
+        test_compare_malformed(tmp)
+        test_fp32_underflow(tmp)
+        test_stop_during_bandwidth(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    finish()
+
+
+main()
