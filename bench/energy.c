@@ -144,8 +144,8 @@ static int parse_uj(const char *dir, const char *name, const char *text, double 
     double v = strtod(text, &end);
     while (*end == ' ' || *end == '\r') end++;
     if (end == text || *end || !isfinite(v) || v < 0 || (range > 0 && v > range)) {
-        snprintf(why, SPB_MSG_LEN, "%.300s/%s reads '%.40s', not a count of microjoules", dir,
-                 name, text);
+        snprintf(why, SPB_MSG_LEN, "%.300s/%s reads '%.40s', not a count of microjoules", dir, name,
+                 text);
         return 0;
     }
     *uj = v;

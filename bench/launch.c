@@ -208,7 +208,8 @@ static int record_aborted_row(const spb_launch *job, int status)
     if (out && fclose(out) != 0) written = 0;
     if (!out && claimed == SPB_OK) output_abandon(&csv);
     if (!job->csv_path) snprintf(msg, sizeof msg, "without --csv it is not recorded");
-    fprintf(stderr, "spbench: the job ended (status %d) during the same distributed row again: %s\n",
+    fprintf(stderr,
+            "spbench: the job ended (status %d) during the same distributed row again: %s\n",
             status, written ? "its error row is in the CSV; measuring the rest" : msg);
     return written;
 }

@@ -253,8 +253,8 @@ static int cmd_compare(int argc, char **argv)
 static int cmd_merge(int argc, char **argv)
 {
     int first = 0; /* --processes and --force come before OUT.csv */
-    while (first < argc && (strcmp(argv[first], "--processes") == 0 ||
-                            strcmp(argv[first], "--force") == 0))
+    while (first < argc &&
+           (strcmp(argv[first], "--processes") == 0 || strcmp(argv[first], "--force") == 0))
         first++;
     if (argc < 2 + first || argv[first][0] == '-') {
         fprintf(stderr, "spbench: usage: spbench merge [--processes] [--force] OUT.csv "

@@ -23,8 +23,8 @@ spb_status roofline_measure(spb_roofline *r, int passes, char *msg)
 {
     spb_status st = SPB_OK;
     for (int k = 0; k < r->cpu_count && st == SPB_OK; k++)
-        st = bandwidth_cpu(r->cpu[k].threads, passes, r->stopped, &r->cpu[k].read,
-                           &r->cpu[k].triad, msg);
+        st = bandwidth_cpu(r->cpu[k].threads, passes, r->stopped, &r->cpu[k].read, &r->cpu[k].triad,
+                           msg);
     if (r->stopped && r->stopped()) return st; /* the run ends before any row */
     if (st == SPB_OK && r->gpu) {
         double copy[GPU_PASSES_MAX], read[GPU_PASSES_MAX];

@@ -650,8 +650,8 @@ static spb_status measure_energy(const spb_run_opts *opts, held_row *h, const sp
     if (st != SPB_OK && why[0]) { /* a counter unread: columns empty, the reason in the message */
         h->r.energy.joules_per_product = h->r.energy.watts = NAN;
         size_t used = strlen(h->msg);
-        snprintf(h->msg + used, SPB_MSG_LEN - used, "%senergy not measured: %s",
-                 used ? "; " : "", why);
+        snprintf(h->msg + used, SPB_MSG_LEN - used, "%senergy not measured: %s", used ? "; " : "",
+                 why);
     }
     return SPB_OK;
 }

@@ -139,8 +139,7 @@ static int print_best_distributed(FILE *out, const spb_summary *summary, int wid
                     "ranks", "thr", width, "best kernel", "median_ms", "spd_best1", "rank_spd",
                     "compute_ms", "comm_ms", "MB_sent", "nbrs", "imbal");
         }
-        char kernel[128], best1[32], spd[32], compute[32], comm[32], sent[32], nbrs[32],
-            imbal[32];
+        char kernel[128], best1[32], spd[32], compute[32], comm[32], sent[32], nbrs[32], imbal[32];
         best_name(b, kernel, sizeof kernel);
         const spb_best *one = best_at_one_rank(summary, b);
         fprintf(out, "%-24.24s %5d %3d  %-*s %10.3e %9s %8s %9s %9s %10s %4s %6s\n", b->matrix,

@@ -1,4 +1,5 @@
 /* rsb_baseline.c — librsb as a baseline (see baselines.h). */
+#include <omp.h>
 #include <rsb.h>
 #include <string.h>
 #include <time.h>
@@ -12,7 +13,15 @@ typedef struct {
     int fp32; /* a float matrix: alpha, beta, x and y in float */
 } rsb_state;
 
-static int rsb_ready;
+/* librsb runs every product on a team of the size OpenMP gave when it was
+ * started, whatever RSB_IO_WANT_EXECUTING_THREADS says: at fewer threads
+ * the rest of the team waits at its barriers (on a busy machine, for a
+ * whole time slice: 1-thread medians 1000x their minimum were seen). So
+ * librsb is started again with each row's thread count, which its rows
+ * being timed alone allows (no other librsb matrix lives meanwhile). */
+static int rsb_ready, rsb_team, rsb_live;
+
+static spb_status rsb_start(int threads, char *msg);
 
 int rsb_baseline_available(char *why)
 {
@@ -27,6 +36,31 @@ static spb_status rsb_error(rsb_err_t err, const char *what, char *msg)
     return spb_fail(msg, SPB_ERR_INVALID, "librsb %s: %s", what, text);
 }
 
+/* librsb started with a team of `threads`: restarted when its team is
+ * another size and none of its matrices lives. */
+static spb_status rsb_start(int threads, char *msg)
+{
+    if (rsb_ready && rsb_team == threads) return SPB_OK;
+    if (rsb_ready && rsb_live > 0)
+        return spb_fail(msg, SPB_ERR_INVALID,
+                        "librsb runs on %d threads while one of its matrices lives; a row at %d "
+                        "threads would run on that team",
+                        rsb_team, threads);
+    if (rsb_ready) {
+        rsb_err_t err = rsb_lib_exit(RSB_NULL_EXIT_OPTIONS);
+        if (err != RSB_ERR_NO_ERROR) return rsb_error(err, "rsb_lib_exit", msg);
+        rsb_ready = 0;
+    }
+    int before = omp_get_max_threads();
+    omp_set_num_threads(threads); /* the team librsb takes at its start */
+    rsb_err_t err = rsb_lib_init(RSB_NULL_INIT_OPTIONS);
+    omp_set_num_threads(before);
+    if (err != RSB_ERR_NO_ERROR) return rsb_error(err, "rsb_lib_init", msg);
+    rsb_ready = 1;
+    rsb_team = threads;
+    return SPB_OK;
+}
+
 static double seconds_now(void)
 {
     struct timespec ts;
@@ -38,11 +72,8 @@ spb_status rsb_baseline_prepare(const spb_csr *A, const float *val32, int thread
                                 double *tune_ms, char *msg)
 {
     *state = NULL;
-    if (!rsb_ready) {
-        rsb_err_t err = rsb_lib_init(RSB_NULL_INIT_OPTIONS);
-        if (err != RSB_ERR_NO_ERROR) return rsb_error(err, "rsb_lib_init", msg);
-        rsb_ready = 1;
-    }
+    spb_status started = rsb_start(threads, msg);
+    if (started != SPB_OK) return started;
     rsb_state *s = spb_calloc(1, sizeof *s);
     if (!s) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
     s->threads = threads;
@@ -62,6 +93,7 @@ spb_status rsb_baseline_prepare(const spb_csr *A, const float *val32, int thread
         spb_free(s);
         return rsb_error(err, "building the matrix", msg);
     }
+    rsb_live++; /* until its release */
     /* Autotuning of the block structure for this thread count; the tuner
      * may replace the matrix (freeing the old one). */
     const double alpha = 1.0, beta = 0.0; /* read as the matrix's type */
@@ -106,5 +138,6 @@ void rsb_baseline_release(void *state)
     rsb_state *s = state;
     if (!s) return;
     if (s->mtx) rsb_mtx_free(s->mtx);
+    if (s->mtx) rsb_live--;
     spb_free(s);
 }

@@ -740,7 +740,8 @@ const spb_spmv_kernel cpu_spmv_kernels[] = {
                 .supports = rsb_supports,
                 .prepare = rsb_prepare,
                 .release = rsb_baseline_release,
-                .fp32 = 1},
+                .fp32 = 1,
+                .timed_alone = 1}, /* librsb is started again per thread count */
      .spmv = rsb_baseline_run},
     {.kernel = {.name = "graphblas",
                 .format = "grb.row",

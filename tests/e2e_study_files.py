@@ -383,6 +383,26 @@ def test_fp32_underflow(tmp):
           (r.returncode, [(x["precision"], x["status"], x["message"]) for x in rows]))
 
 
+def test_impossible_speedup_not_plotted(tmp, csv_path):
+    """A speedup above the thread count (a one-thread time that cannot be
+    right) is left out of the scaling chart, which says so."""
+    rows = read_rows(csv_path)
+    with open(csv_path) as f:
+        header = next(csv.reader(f))
+    made = []
+    for x in rows[:2]:
+        for threads, scale in ((1, 20.0), (2, 1.0)):
+            made.append(dict(x, kernel="csr.omp.nnz", backend="openmp", threads=str(threads),
+                             time_ms_median=repr(float(x["time_ms_median"]) * scale)))
+    path = os.path.join(tmp, "fast2.csv")
+    write_csv(path, header, made)
+    outdir = os.path.join(tmp, "charts")
+    r = spbench("plot", path, outdir)
+    check(r.returncode == 0 and "left out" in r.stderr and "20.0x at 2" in r.stderr,
+          "the 20x speedup at 2 threads is left out, and said: %d %s" % (r.returncode,
+                                                                        r.stderr[-400:]))
+
+
 def test_stop_during_bandwidth(tmp):
     """SIGTERM while the bandwidth passes run (the first second of a run)
     ends the run within a few seconds, well inside Slurm's grace."""
@@ -411,6 +431,7 @@ def main():
         test_gate(tmp)
         test_compare_malformed(tmp)
         test_fp32_underflow(tmp)
+        test_impossible_speedup_not_plotted(tmp, csv_path)
         test_stop_during_bandwidth(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
