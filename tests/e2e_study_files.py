@@ -63,8 +63,8 @@ def test_resume_keeps_samples(tmp):
     check(len(before) == 4 and all(len(s or []) == 5 for s in before.values()),
           "4 ok rows with 5 samples each: %s" % before)
     rows = read_rows(csv_path)
-    check(all(len(x["samples_ms"].split()) == 5 for x in rows),
-          "the CSV holds each row's samples: %s" % [x["samples_ms"] for x in rows])
+    check(all(len(x.get("samples_ms", "").split()) == 5 for x in rows),
+          "the CSV holds each row's samples: %s" % [x.get("samples_ms") for x in rows])
     r = spbench("run", *FAST, "--resume", "--csv", csv_path, "--json", json_path, *TWO)
     after = samples_of(json_path)
     check(r.returncode == 0 and after == before,
@@ -72,7 +72,7 @@ def test_resume_keeps_samples(tmp):
     slow = os.path.join(tmp, "slow.json")
     doc = json_doc(json_path)
     for row in doc["rows"]:
-        row["samples_ms"] = [5 * v for v in row["samples_ms"]]
+        row["samples_ms"] = [5 * v for v in row.get("samples_ms", [])]
         row["time_ms_median"] *= 5
     with open(slow, "w") as f:
         json.dump(doc, f)
@@ -179,7 +179,10 @@ def test_merge_outputs(tmp, csv_path, json_path):
     check(r.returncode == 0, "two shards merge: %s" % r.stderr)
     merged = samples_of(out_json) if os.path.exists(out_json) else {}
     check(merged == samples_of(json_path), "the merged JSON keeps every row's samples")
-    check(all(x["samples_ms"] for x in read_rows(out_csv)), "so does the merged CSV")
+    check(os.path.exists(out_csv) and all(x.get("samples_ms") for x in read_rows(out_csv)),
+          "so does the merged CSV")
+    if not os.path.exists(out_csv):
+        return
     stamp = open(out_csv, "rb").read()
     r = spbench("merge", out_csv, c0, c1)
     check(r.returncode != 0 and "--force" in r.stderr and open(out_csv, "rb").read() == stamp,
