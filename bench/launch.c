@@ -48,25 +48,38 @@ static void keep_start_cpus(void)
     setenv(START_CPUS_VAR, hex, 1);
 }
 
-/* Back to the CPUs of the first start. A build on LLVM's OpenMP runtime
- * can load GNU's as well (PETSc's libraries bring it), and that one binds
- * this thread to the first place as it loads, before main; LLVM's runtime
- * would then take that one CPU for all its places and run every thread
- * there. It reads the CPUs at its first use, after this. */
-static void give_back_start_cpus(void)
+/* The CPUs of the OpenMP runtime's places (what it saw as it loaded,
+ * before it bound this thread to the first); 0 when it has none. */
+static int place_cpus(cpu_set_t *set)
 {
-#ifdef KMP_VERSION_MAJOR /* LLVM's omp.h */
+    CPU_ZERO(set);
+    int places = omp_get_num_places(), found = 0;
+    for (int p = 0; p < places; p++) {
+        int n = omp_get_place_num_procs(p), ids[CPU_SETSIZE];
+        if (n <= 0 || n > CPU_SETSIZE) continue;
+        omp_get_place_proc_ids(p, ids);
+        for (int k = 0; k < n; k++)
+            if (ids[k] >= 0 && ids[k] < CPU_SETSIZE) CPU_SET(ids[k], set), found = 1;
+    }
+    return found;
+}
+
+void launch_give_back_start_cpus(void)
+{
     const char *hex = getenv(START_CPUS_VAR);
     cpu_set_t given;
     unsigned char *bytes = (unsigned char *)&given;
-    if (!hex || strlen(hex) != 2 * sizeof given) return;
+    if (!hex) { /* the user placed the threads: no start was kept, the places say */
+        if (place_cpus(&given)) sched_setaffinity(0, sizeof given, &given);
+        return;
+    }
+    if (strlen(hex) != 2 * sizeof given) return;
     for (size_t k = 0; k < sizeof given; k++) {
         unsigned int byte = 0;
         if (sscanf(hex + 2 * k, "%2x", &byte) != 1) return;
         bytes[k] = (unsigned char)byte;
     }
     sched_setaffinity(0, sizeof given, &given);
-#endif
 }
 
 /* Thread placement is read by the OpenMP runtime as it loads, before
@@ -76,7 +89,14 @@ static void give_back_start_cpus(void)
 void launch_place_threads(char **argv)
 {
     if (getenv("SPB_OMP_PLACED")) {
-        give_back_start_cpus();
+#ifdef KMP_VERSION_MAJOR /* LLVM's omp.h */
+        /* A build on LLVM's OpenMP runtime can load GNU's as well (PETSc's
+         * libraries bring it), and that one binds this thread to the first
+         * place as it loads, before main; LLVM's runtime would then take
+         * that one CPU for all its places and run every thread there. It
+         * reads the CPUs at its first use, after this. */
+        launch_give_back_start_cpus();
+#endif
         return;
     }
     setenv("SPB_OMP_PLACED", "1", 1);

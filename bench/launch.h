@@ -20,6 +20,11 @@
  * again, once, for the runtime to see it. */
 void launch_place_threads(char **argv);
 
+/* Back to the CPUs of the first start: a process the placed one starts
+ * (run --processes) would otherwise inherit the one CPU its OpenMP runtime
+ * bound the starting thread to, and every thread of it would run there. */
+void launch_give_back_start_cpus(void);
+
 /* What the launcher needs of the run it starts again under mpirun. */
 typedef struct {
     int ranks;   /* mpirun -np: the most ranks asked for */

@@ -14,6 +14,7 @@
 
 #include "../core/spb.h"
 #include "cli.h"
+#include "launch.h"
 
 static volatile sig_atomic_t running_child, stops;
 
@@ -71,6 +72,7 @@ static int run_child(char **args)
     fflush(NULL);
     pid_t child = fork();
     if (child == 0) {
+        launch_give_back_start_cpus(); /* the parent's CPUs, not its first thread's one */
         execv(args[0], args);
         fprintf(stderr, "spbench: cannot run %s: %s\n", args[0], strerror(errno));
         _exit(EXIT_RESULTS_BAD);
