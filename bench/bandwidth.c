@@ -2,11 +2,14 @@
 #include "bandwidth.h"
 
 #include <omp.h>
+#include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "../core/timing.h"
+#include "launch.h"
 
 #define UNKNOWN_CACHE_ELEMENTS (8l << 20) /* 64 MiB per array when the cache size is unknown */
 #define MIN_ELEMENTS           (1l << 20)
@@ -23,22 +26,91 @@ void bw_stat_add(spb_bw_stat *s, double gbytes_per_s)
     if (s->trials == 1 || gbytes_per_s < s->worst) s->worst = gbytes_per_s;
 }
 
-/* sysfs first: some virtual machines report through sysconf a cache
- * larger than the one the CPU has (256 MiB against 32 MiB, seen here). */
-double bandwidth_cpu_llc_bytes(void)
+/* The first line of a sysfs file, or "" when it cannot be read. */
+static void read_sysfs(const char *path, char *out, size_t size)
 {
-    FILE *f = fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r");
-    if (f) {
-        long kib = 0;
-        int got = fscanf(f, "%ldK", &kib);
-        fclose(f);
-        if (got == 1 && kib > 0) return 1024.0 * kib;
+    out[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (f && !fgets(out, (int)size, f)) out[0] = '\0';
+    if (f) fclose(f);
+    out[strcspn(out, "\n")] = '\0';
+}
+
+/* The last-level cache that cpu sees in sysfs: its size and the CPUs that
+ * share it; 0 when sysfs says nothing. */
+static double sysfs_llc(int cpu, char *shared, size_t size)
+{
+    double best = 0;
+    int best_level = 0;
+    for (int index = 0; index < 10; index++) {
+        char path[160], level[16], type[32], text[64];
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cache/index%d/level", cpu,
+                 index);
+        read_sysfs(path, level, sizeof level);
+        if (!level[0]) continue;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cache/index%d/type", cpu, index);
+        read_sysfs(path, type, sizeof type);
+        if (strcmp(type, "Instruction") == 0 || atoi(level) < best_level) continue;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cache/index%d/size", cpu, index);
+        read_sysfs(path, text, sizeof text);
+        long kib = atol(text);
+        if (kib <= 0) continue;
+        best_level = atoi(level);
+        best = 1024.0 * kib;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cache/index%d/shared_cpu_list",
+                 cpu, index);
+        read_sysfs(path, shared, size);
     }
+    return best;
+}
+
+double bandwidth_cpu_llc_bytes(char *why, size_t size)
+{
+    cpu_set_t mine;
+    int cpus = 0;
+    if (!launch_process_cpus(&mine)) CPU_ZERO(&mine);
+    /* every last-level cache this process's CPUs reach, each counted once
+     * (threads on two sockets or two core complexes hold data in both) */
+    enum { MAX_CACHES = 256 };
+    char seen[MAX_CACHES][256];
+    int caches = 0;
+    double total = 0;
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+        if (!CPU_ISSET(cpu, &mine)) continue;
+        cpus++;
+        char shared[256] = "";
+        double bytes = sysfs_llc(cpu, shared, sizeof shared);
+        int known = 0;
+        for (int k = 0; k < caches && !known; k++) known = strcmp(seen[k], shared) == 0;
+        if (bytes <= 0 || known || caches == MAX_CACHES) continue;
+        snprintf(seen[caches++], sizeof seen[0], "%s", shared);
+        total += bytes;
+    }
+    if (total > 0) {
+        if (why)
+            snprintf(why, size, "sysfs: %d last-level cache%s of this process's %d CPUs", caches,
+                     caches == 1 ? "" : "s", cpus);
+        return total;
+    }
+    /* no topology in sysfs (a virtual machine): the CPUID figure some
+     * hypervisors pass through is the host's (508 MiB on a 2-CPU guest,
+     * seen here), so it is capped at a generous share per CPU */
+    double cap = SPB_LLC_PER_CPU_CAP * (cpus > 0 ? cpus : 1), l3 = 0;
 #ifdef _SC_LEVEL3_CACHE_SIZE
-    long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    if (l3 > 0) return (double)l3;
+    l3 = (double)sysconf(_SC_LEVEL3_CACHE_SIZE);
 #endif
-    return 0;
+    if (l3 <= 0) {
+        if (why) snprintf(why, size, "unknown (no sysfs topology, no CPUID figure)");
+        return 0;
+    }
+    if (why && l3 > cap)
+        snprintf(why, size,
+                 "CPUID says %.0f MiB, the host's, not this process's: capped at %.0f MiB per "
+                 "CPU of its %d",
+                 l3 / 1048576, SPB_LLC_PER_CPU_CAP / 1048576, cpus);
+    else if (why)
+        snprintf(why, size, "CPUID (no sysfs topology)");
+    return l3 > cap ? cap : l3;
 }
 
 /* One timed pass of each kernel over arrays of n elements. */
@@ -70,11 +142,10 @@ static void time_passes(int threads, long n, const double *b, const double *c, d
     bw_stat_add(triad, 24.0 * n / t / 1e9);
 }
 
-spb_status bandwidth_cpu(int threads, int passes, int (*stopped)(void), spb_bw_stat *read,
-                         spb_bw_stat *triad, char *msg)
+spb_status bandwidth_cpu(int threads, int passes, double llc, int (*stopped)(void),
+                         spb_bw_stat *read, spb_bw_stat *triad, char *msg)
 {
     /* three arrays of 4/3 of the cache each: 4x the cache in all */
-    double llc = bandwidth_cpu_llc_bytes();
     long n = llc > 0 ? (long)(4.0 / 3.0 * llc / sizeof(double)) : UNKNOWN_CACHE_ELEMENTS;
     if (n < MIN_ELEMENTS) n = MIN_ELEMENTS;
     double *a = spb_malloc((size_t)n, sizeof *a);

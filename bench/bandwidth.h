@@ -30,13 +30,19 @@ typedef struct {
 
 void bw_stat_add(spb_bw_stat *s, double gbytes_per_s);
 
-/* The last-level cache of the CPU in bytes (0 when unknown). */
-double bandwidth_cpu_llc_bytes(void);
+/* A generous last-level cache per CPU (3D V-Cache parts have 12 MiB): the
+ * cap on a CPUID figure that sysfs cannot confirm. */
+#define SPB_LLC_PER_CPU_CAP (16.0 * 1048576)
+
+/* The last-level cache this process's CPUs reach, in bytes (0 when
+ * unknown): sysfs's caches, each counted once, else CPUID's figure capped
+ * at SPB_LLC_PER_CPU_CAP per CPU; why (when not NULL) says which. */
+double bandwidth_cpu_llc_bytes(char *why, size_t size);
 
 /* `passes` timed passes of each CPU kernel at `threads` threads (fewer,
  * but at least SPB_BW_MIN_PASSES, when they take over SPB_BW_MAX_SECONDS),
- * added to read and triad. */
-spb_status bandwidth_cpu(int threads, int passes, int (*stopped)(void), spb_bw_stat *read,
-                         spb_bw_stat *triad, char *msg);
+ * added to read and triad, over arrays sized from the cache llc (bytes). */
+spb_status bandwidth_cpu(int threads, int passes, double llc, int (*stopped)(void),
+                         spb_bw_stat *read, spb_bw_stat *triad, char *msg);
 
 #endif

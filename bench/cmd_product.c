@@ -63,7 +63,7 @@ static product_args parse_product_args(const product_command *pc, int argc, char
         else
             a.matrix = argv[i];
     }
-    a.config.cache_bytes = bandwidth_cpu_llc_bytes();
+    a.config.cache_bytes = bandwidth_cpu_llc_bytes(NULL, 0);
     return a;
 }
 

@@ -33,6 +33,11 @@ const char *spb_build(void) { return SPB_BUILD_TYPE " (" SPB_BUILD_C_FLAGS ")"; 
 
 #define MAX_THREAD_COUNTS 64
 
+/* --bandwidth: reuse this machine's figure when it has a fresh one, else
+ * measure (auto); measure now; a figure given; none. */
+enum { BANDWIDTH_AUTO, BANDWIDTH_MEASURE, BANDWIDTH_GIVEN, BANDWIDTH_NONE };
+#define BANDWIDTH_MAX_AGE_S (7 * 86400.0) /* a kept figure older than a week is measured again */
+
 typedef struct {
     spb_run_opts opts;
     int threads[MAX_THREAD_COUNTS];
@@ -56,8 +61,11 @@ typedef struct {
     char precision_names[16]; /* "fp64", "fp32" or "fp64,fp32" */
     spb_machine_load machine;
     spb_energy_meters *energy;
-    spb_output json_claim; /* the JSON's lock, held while its text goes to json_temp */
-    char json_temp[4200];  /* renamed onto --json at the end: whole or not at all */
+    int bandwidth_mode;               /* --bandwidth: BANDWIDTH_* */
+    double bandwidth_given;           /* --bandwidth GBPS */
+    char bandwidth_kept[SPB_MSG_LEN]; /* whether the measured figures were kept, and where */
+    spb_output json_claim;            /* the JSON's lock, held while its text goes to json_temp */
+    char json_temp[4200];             /* renamed onto --json at the end: whole or not at all */
 } run_args;
 
 /* --precision fp64|fp32|both into the run's list of precisions. */
@@ -114,6 +122,28 @@ static void parse_part(const char *option, const char *text, int *index, int *co
     *count = (int)n;
 }
 
+/* --bandwidth auto|measure|none|GBPS. */
+static void parse_bandwidth(run_args *a, const char *v)
+{
+    static const char *const words[] = {"auto", "measure", "", "none"};
+    for (int mode = 0; mode < 4; mode++)
+        if (words[mode][0] && strcmp(v, words[mode]) == 0) {
+            a->bandwidth_mode = mode;
+            return;
+        }
+    char *end;
+    double gbps = strtod(v, &end);
+    if (*end || end == v || !(gbps > 0) || gbps > 1e6) {
+        fprintf(stderr,
+                "spbench: --bandwidth expects auto, measure, none or a bandwidth in GB/s, not "
+                "'%s'\n",
+                v);
+        exit(EXIT_USAGE);
+    }
+    a->bandwidth_mode = BANDWIDTH_GIVEN;
+    a->bandwidth_given = gbps;
+}
+
 /* What is measured and how: one option at argv[*i]; 0 when not one of these. */
 static int parse_measure_option(int argc, char **argv, int *i, run_args *a)
 {
@@ -153,6 +183,8 @@ static int parse_measure_option(int argc, char **argv, int *i, run_args *a)
         parse_precision(a, v);
     else if (option_value(argc, argv, i, "--tile", &v))
         o->config.tile = (int)parse_long("--tile", v, 1, INT_MAX);
+    else if (option_value(argc, argv, i, "--bandwidth", &v))
+        parse_bandwidth(a, v);
     else
         return 0;
     return 1;
@@ -442,9 +474,21 @@ static int open_outputs(run_args *a, spb_source_list *list, spb_done_set *done, 
     return 0;
 }
 
+/* The key of this machine's kept CPU figures: what decides them. */
+static void bandwidth_key(const run_args *a, char *key, size_t size)
+{
+    char model[256];
+    report_cpu_model(model, sizeof model);
+    snprintf(key, size, "host=%s cpu=%s cpus=%d llc=%.0f spbench=%s build=%s", a->host, model,
+             omp_get_num_procs(), a->roofline.cpu_llc_bytes, SPB_VERSION, spb_build());
+    for (char *p = key; *p; p++)
+        if (*p == '\t' || *p == '\n') *p = ' ';
+}
+
 /* The bounds at every thread count in use (and the GPU's when GPU kernels
- * are selected): SPB_PASSES_FIRST passes of each kernel now, more between
- * matrices in long runs. */
+ * are selected): the CPU's given, reused from an earlier run on this
+ * machine, or measured (SPB_PASSES_FIRST passes of each kernel now, more
+ * between matrices in long runs) and kept for the runs after. */
 static spb_status measure_rooflines(run_args *a, int selected_cuda, int gpu_ranks, char *msg)
 {
     spb_run_opts *o = &a->opts;
@@ -455,7 +499,32 @@ static spb_status measure_rooflines(run_args *a, int selected_cuda, int gpu_rank
     /* GPU ranks: their exchange's bound is the link between two GPUs */
     a->roofline.gpu_peer =
         a->have_gpu && gpu_ranks > 0 && a->ranks[o->rank_counts - 1] > 1 && gpu_device_count() >= 2;
+    char *key = a->roofline.cpu_key;
+    bandwidth_key(a, key, sizeof a->roofline.cpu_key);
+    if (a->bandwidth_mode == BANDWIDTH_GIVEN || a->bandwidth_mode == BANDWIDTH_NONE)
+        roofline_give(&a->roofline, a->bandwidth_given);
+    else if (a->bandwidth_mode == BANDWIDTH_AUTO)
+        roofline_reuse(&a->roofline, key, BANDWIDTH_MAX_AGE_S);
     return roofline_measure(&a->roofline, SPB_PASSES_FIRST, msg);
+}
+
+/* Figures measured now are kept for the runs after, unless the machine
+ * was busy as they were measured (they would lower every later bound). */
+static void keep_rooflines(run_args *a)
+{
+    char path[4096], why[SPB_MSG_LEN], busy[512];
+    const char *key = a->roofline.cpu_key;
+    if (a->roofline.cpu_source != SPB_BW_MEASURED || run_stop_requested()) return;
+    roofline_cache_path(path, sizeof path);
+    if (machine_load_busy(&a->machine, busy, sizeof busy))
+        snprintf(a->bandwidth_kept, sizeof a->bandwidth_kept,
+                 "not kept for later runs: the machine was busy");
+    else if (!roofline_store(&a->roofline, key, why, sizeof why))
+        snprintf(a->bandwidth_kept, sizeof a->bandwidth_kept, "not kept for later runs: %.400s",
+                 why);
+    else
+        snprintf(a->bandwidth_kept, sizeof a->bandwidth_kept, "kept in %.400s for the runs after",
+                 path);
 }
 
 static void print_stat(const char *name, const spb_bw_stat *s)
@@ -463,12 +532,42 @@ static void print_stat(const char *name, const spb_bw_stat *s)
     printf("%s %.1f (median %.1f, worst %.1f)", name, s->best, s->median, s->worst);
 }
 
-/* The bounds as the table's preamble: per thread count and on the GPU. */
-static void print_rooflines(const spb_roofline *r)
+/* Where the CPU figures come from, for the preamble (kept: whether
+ * figures measured now were kept). */
+static void print_cpu_source(const spb_roofline *r, const char *kept)
 {
-    printf("# CPU bandwidth, GB/s over %d passes each (LLC %.0f MiB):\n", r->cpu[0].read.trials,
-           r->cpu_llc_bytes / 1048576.0);
-    for (int k = 0; k < r->cpu_count; k++) {
+    char path[4096], when[64] = "";
+    time_t at = (time_t)r->cpu_measured_at;
+    struct tm tm;
+    if (localtime_r(&at, &tm)) strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
+    roofline_cache_path(path, sizeof path);
+    switch (r->cpu_source) {
+    case SPB_BW_MEASURED:
+        printf("# CPU bandwidth, GB/s, measured now over %d passes each, %s (LLC %.0f MiB: %s):\n",
+               r->cpu[0].read.trials, kept, r->cpu_llc_bytes / 1048576.0, r->llc_source);
+        break;
+    case SPB_BW_REUSED:
+        printf("# CPU bandwidth, GB/s, reused: measured on this machine %s (%s; --bandwidth "
+               "measure measures it again) (LLC %.0f MiB: %s):\n",
+               when, path, r->cpu_llc_bytes / 1048576.0, r->llc_source);
+        break;
+    case SPB_BW_GIVEN:
+        printf("# CPU bandwidth, GB/s: given (--bandwidth), not measured (LLC %.0f MiB: %s):\n",
+               r->cpu_llc_bytes / 1048576.0, r->llc_source);
+        break;
+    case SPB_BW_NONE:
+        printf("# CPU bandwidth: not measured (--bandwidth none): the CPU rows have no roofline "
+               "fraction (LLC %.0f MiB: %s)\n",
+               r->cpu_llc_bytes / 1048576.0, r->llc_source);
+        break;
+    }
+}
+
+/* The bounds as the table's preamble: per thread count and on the GPU. */
+static void print_rooflines(const spb_roofline *r, const char *kept)
+{
+    print_cpu_source(r, kept);
+    for (int k = 0; k < r->cpu_count && r->cpu_source != SPB_BW_NONE; k++) {
         printf("#   %2d threads: ", r->cpu[k].threads);
         print_stat("read", &r->cpu[k].read);
         printf(", ");
@@ -496,10 +595,12 @@ static void print_machine_load(const spb_machine_load *m)
     if (m->pressure_before >= 0)
         snprintf(pressure, sizeof pressure, "CPU pressure %.1f%%", m->pressure_before);
     int busy = machine_load_busy(m, why, sizeof why);
-    printf("# machine: %d cores, load average %.2f, %s, bandwidth passes' median %.0f%% below "
-           "their best: %s%s\n",
-           m->cores, m->load_before, pressure, 100 * m->bandwidth_spread, busy ? "busy: " : "quiet",
-           why);
+    char passes[96] = "no CPU bandwidth passes this run";
+    if (m->bandwidth_measured)
+        snprintf(passes, sizeof passes, "bandwidth passes' median %.0f%% below their best",
+                 100 * m->bandwidth_spread);
+    printf("# machine: %d cores, load average %.2f, %s, %s: %s%s\n", m->cores, m->load_before,
+           pressure, passes, busy ? "busy: " : "quiet", why);
 }
 
 /* Without --kernels, the kernels this machine cannot run are left out of
@@ -587,7 +688,7 @@ static void print_run_header(const run_args *a, int matrices, int selected)
                "times are the slowest rank's, a barrier before each product\n",
                dist_world_size(), a->ranks[o->rank_counts - 1], dist_placement(),
                dist_petsc_compiled() ? "built in" : "not built");
-    print_rooflines(&a->roofline);
+    print_rooflines(&a->roofline, a->bandwidth_kept);
     print_machine_load(&a->machine);
     print_energy(a);
     if (a->have_gpu)
@@ -646,7 +747,8 @@ static spb_status run_all(run_args *a, const spb_source_list *list, spb_run_tota
     spb_status st = SPB_OK;
     for (int k = 0; k < list->count && st == SPB_OK && !run_stop_requested(); k++) {
         progress.index = k + 1;
-        if (k > 0 && timing_now() - a->roofline.last_at > SPB_REMEASURE_SECONDS) {
+        if (k > 0 && (a->roofline.cpu_source == SPB_BW_MEASURED || a->roofline.gpu) &&
+            timing_now() - a->roofline.last_at > SPB_REMEASURE_SECONDS) {
             progress_show(&progress, list->names[k], "measuring the bandwidth again");
             st = roofline_measure(&a->roofline, SPB_PASSES_AGAIN, msg);
         }
@@ -773,6 +875,28 @@ static void print_resume_hint(int argc, char **argv, const run_args *a, const ch
     fprintf(stderr, "%s\n", a->resume ? "" : " --resume");
 }
 
+/* Inputs that cannot be used — a file that cannot be read, a generator
+ * spec that is not well formed — each said, before any measuring or rank
+ * starts (a matrix whose contents turn out bad still gets its error row
+ * and the batch goes on); how many. */
+static int refuse_bad_inputs(const spb_source_list *list)
+{
+    int bad = 0;
+    for (int k = 0; k < list->count; k++) {
+        char msg[SPB_MSG_LEN] = "";
+        const char *item = list->items[k];
+        if (gen_is_spec(item) ? !gen_spec_well_formed(item, msg) : access(item, R_OK) != 0) {
+            if (!msg[0]) snprintf(msg, sizeof msg, "%s: %s", item, strerror(errno));
+            fprintf(stderr, "spbench: %s\n", msg);
+            bad++;
+        }
+    }
+    if (bad)
+        fprintf(stderr, "spbench: %d input%s cannot be used; nothing was measured\n", bad,
+                bad == 1 ? "" : "s");
+    return bad;
+}
+
 /* The matrices to measure: expanded (for --weak, one per spec and rank
  * count), then this shard's share; exits on a usage error. */
 static spb_source_list matrices_or_exit(run_args *a)
@@ -801,6 +925,10 @@ static spb_source_list matrices_or_exit(run_args *a)
     }
     if (a->shards && sources_shard(&list, a->shard, a->shards, msg) != SPB_OK) {
         fprintf(stderr, "spbench: %s\n", msg);
+        sources_free(&list);
+        exit(EXIT_USAGE);
+    }
+    if (refuse_bad_inputs(&list)) {
         sources_free(&list);
         exit(EXIT_USAGE);
     }
@@ -912,23 +1040,6 @@ static int run_under_mpirun(int argc, char **argv, const run_args *a)
     return launch_ranks(argc, argv, &job);
 }
 
-/* Files named as matrices that cannot be read, said before any rank
- * starts (a batch of one process gives them error rows instead); how
- * many. */
-static int refuse_unreadable(const spb_source_list *list)
-{
-    int missing = 0;
-    for (int k = 0; k < list->count; k++)
-        if (strncmp(list->items[k], "gen:", 4) != 0 && access(list->items[k], R_OK) != 0) {
-            fprintf(stderr, "spbench: %s: %s\n", list->items[k], strerror(errno));
-            missing++;
-        }
-    if (missing)
-        fprintf(stderr, "spbench: %d matri%s cannot be read; no rank was started\n", missing,
-                missing == 1 ? "x" : "ces");
-    return missing;
-}
-
 int cmd_run(int argc, char **argv)
 {
     static run_args a; /* large: thread lists, messages */
@@ -942,9 +1053,8 @@ int cmd_run(int argc, char **argv)
         return launch_processes(argc, argv, &a);
     }
     if (a.ranks_given && !dist_launched()) {
-        int unreadable = refuse_unreadable(&list);
         sources_free(&list);
-        return unreadable ? EXIT_USAGE : run_under_mpirun(argc, argv, &a);
+        return run_under_mpirun(argc, argv, &a);
     }
     int most_ranks = a.ranks[a.opts.rank_counts - 1];
     if (a.opts.distributed && most_ranks > dist_world_size()) {
@@ -969,6 +1079,7 @@ int cmd_run(int argc, char **argv)
         csv_has_header ? SPB_OK : report_csv_header(a.opts.out.csv, a.opts.out.csv_path, msg);
     if (st == SPB_OK) st = measure_rooflines(&a, selected_cuda, gpu_ranks, msg);
     machine_load_start(&a.machine, &a.roofline);
+    if (st == SPB_OK) keep_rooflines(&a);
     a.opts.out.machine = &a.machine;
     a.energy = energy_open(NULL, a.have_gpu ? a.gpu.pci_bus_id : "", NULL);
     a.opts.energy = a.energy;

@@ -229,18 +229,40 @@ static spb_status gen_road(const char *spec, long long side, long long keep_perc
     return st;
 }
 
+int gen_spec_well_formed(const char *spec, char *msg)
+{
+    char name[32] = "";
+    long long v[4];
+    int count = parse_spec(spec, name, sizeof name, v, 4);
+    static const char *const names[] = {"lap2d", "lap3d", "random", "rmat", "hubs", "road"};
+    static const int least[] = {1, 1, 2, 2, 4, 2}; /* the Laplacians take an optional layer count */
+    static const int most[] = {2, 2, 2, 2, 4, 2};
+    for (int k = 0; k < 6; k++) {
+        if (strcmp(name, names[k]) != 0 || count < least[k] || count > most[k]) continue;
+        for (int i = 0; i < count; i++)
+            if (v[i] <= 0) {
+                spb_fail(msg, SPB_ERR_INVALID, "%s: the sizes of gen:%s must be positive integers",
+                         spec, name);
+                return 0;
+            }
+        return 1;
+    }
+    spb_fail(msg, SPB_ERR_INVALID,
+             "%s: unknown generator spec (expected gen:lap2d:N[:LAYERS], "
+             "gen:lap3d:N[:LAYERS], gen:random:ROWS:PER_ROW, "
+             "gen:rmat:SCALE:EDGE_FACTOR, gen:hubs:ROWS:PER_ROW:HUBS:HUB_LEN or "
+             "gen:road:N:KEEP_PERCENT, positive integers)",
+             spec);
+    return 0;
+}
+
 spb_status gen_matrix(const char *spec, spb_csr *A, char *msg)
 {
     memset(A, 0, sizeof *A);
     char name[32];
     long long v[4];
     int count = parse_spec(spec, name, sizeof name, v, 4);
-    static const char *const names[] = {"lap2d", "lap3d", "random", "rmat", "hubs", "road"};
-    static const int least[] = {1, 1, 2, 2, 4, 2}; /* the Laplacians take an optional layer count */
-    for (int k = 0; k < 6; k++)
-        if (strcmp(name, names[k]) == 0 && count >= least[k] && (v[0] <= 0 || v[count - 1] <= 0))
-            return spb_fail(msg, SPB_ERR_INVALID,
-                            "%s: the sizes of gen:%s must be positive integers", spec, name);
+    if (!gen_spec_well_formed(spec, msg)) return SPB_ERR_INVALID;
     double entries = gen_estimate_nnz(spec);
     if (entries > 0 && entries <= SPB_INDEX_MAX) { /* beyond it, each generator says so */
         char detail[64];
@@ -254,13 +276,7 @@ spb_status gen_matrix(const char *spec, spb_csr *A, char *msg)
     if (count == 2 && strcmp(name, "random") == 0) return gen_random(spec, v[0], v[1], A, msg);
     if (count == 2 && strcmp(name, "rmat") == 0) return gen_rmat(spec, v[0], v[1], A, msg);
     if (count == 4 && strcmp(name, "hubs") == 0) return gen_hubs(spec, v, A, msg);
-    if (count == 2 && strcmp(name, "road") == 0) return gen_road(spec, v[0], v[1], A, msg);
-    return spb_fail(msg, SPB_ERR_INVALID,
-                    "%s: unknown generator spec (expected gen:lap2d:N[:LAYERS], "
-                    "gen:lap3d:N[:LAYERS], gen:random:ROWS:PER_ROW, "
-                    "gen:rmat:SCALE:EDGE_FACTOR, gen:hubs:ROWS:PER_ROW:HUBS:HUB_LEN or "
-                    "gen:road:N:KEEP_PERCENT, positive integers)",
-                    spec);
+    return gen_road(spec, v[0], v[1], A, msg); /* the one left */
 }
 
 double gen_estimate_nnz(const char *spec)

@@ -22,6 +22,10 @@
 int gen_is_spec(const char *text);
 spb_status gen_matrix(const char *spec, spb_csr *A, char *msg);
 
+/* Whether spec names a generator with the right count of positive sizes
+ * (what can be checked before generating anything); 0 with msg if not. */
+int gen_spec_well_formed(const char *spec, char *msg);
+
 /* The entries a spec would generate, without generating it (0 when the
  * spec is malformed): the weight of a spec when a batch is split. */
 double gen_estimate_nnz(const char *spec);

@@ -64,6 +64,12 @@ static int place_cpus(cpu_set_t *set)
     return found;
 }
 
+int launch_process_cpus(cpu_set_t *set)
+{
+    if (!place_cpus(set) && sched_getaffinity(0, sizeof *set, set) != 0) return 0;
+    return CPU_COUNT(set);
+}
+
 void launch_give_back_start_cpus(void)
 {
     const char *hex = getenv(START_CPUS_VAR);

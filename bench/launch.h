@@ -15,6 +15,8 @@
 #ifndef SPB_LAUNCH_H
 #define SPB_LAUNCH_H
 
+#include <sched.h>
+
 /* Thread placement is read by the OpenMP runtime as it loads, before
  * main: spbench sets it (a user's own settings win) and starts itself
  * again, once, for the runtime to see it. */
@@ -24,6 +26,11 @@ void launch_place_threads(char **argv);
  * (run --processes) would otherwise inherit the one CPU its OpenMP runtime
  * bound the starting thread to, and every thread of it would run there. */
 void launch_give_back_start_cpus(void);
+
+/* The CPUs this process runs its threads on: its OpenMP places' (the
+ * runtime bound the first thread to one of them), else its affinity's.
+ * How many; 0 when neither can be read. */
+int launch_process_cpus(cpu_set_t *set);
 
 /* What the launcher needs of the run it starts again under mpirun. */
 typedef struct {

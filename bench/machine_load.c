@@ -38,7 +38,8 @@ void machine_load_start(spb_machine_load *m, const spb_roofline *r)
     read_load(&m->load_before, &m->pressure_before);
     m->load_max = m->load_before;
     m->pressure_max = m->pressure_before;
-    for (int k = 0; r && k < r->cpu_count; k++) {
+    m->bandwidth_measured = r && r->cpu_source == SPB_BW_MEASURED;
+    for (int k = 0; m->bandwidth_measured && k < r->cpu_count; k++) {
         double worst = stat_spread(&r->cpu[k].read);
         if (stat_spread(&r->cpu[k].triad) > worst) worst = stat_spread(&r->cpu[k].triad);
         if (worst > m->bandwidth_spread) m->bandwidth_spread = worst;

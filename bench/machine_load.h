@@ -21,6 +21,7 @@ typedef struct {
     double load_before, pressure_before; /* pressure < 0: no PSI here */
     double load_max, pressure_max;       /* the most seen at any sample */
     double bandwidth_spread;             /* the largest (best - median) / best */
+    int bandwidth_measured;              /* the CPU passes ran in this run (else spread 0) */
     int samples;
 } spb_machine_load;
 

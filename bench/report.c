@@ -510,7 +510,7 @@ void report_table_row(FILE *out, const spb_result *r)
 #endif
 
 /* The CPU model from /proc/cpuinfo, or "unknown". */
-static void cpu_model(char *out, size_t size)
+void report_cpu_model(char *out, size_t size)
 {
     snprintf(out, size, "unknown");
     FILE *f = fopen("/proc/cpuinfo", "r");
@@ -549,8 +549,19 @@ static void json_stat(FILE *j, const char *name, const spb_bw_stat *s)
  * set was measured and over how many seconds. */
 static void json_bandwidth(FILE *j, const spb_roofline *r)
 {
-    fprintf(j, "\"bandwidth\": {\"measurements\": %d, \"span_s\": %.1f, \"cpu\": {",
-            r->measurements, r->last_at - r->first_at);
+    static const char *const sources[] = {"measured", "reused", "given", "none"};
+    fprintf(j, "\"bandwidth\": {\"measurements\": %d, \"span_s\": %.1f, \"cpu_source\": \"%s\", ",
+            r->measurements, r->last_at - r->first_at, sources[r->cpu_source]);
+    fprintf(j, "\"cpu_measured_at\": ");
+    if (r->cpu_source == SPB_BW_MEASURED || r->cpu_source == SPB_BW_REUSED)
+        fprintf(j, "%.0f, ", r->cpu_measured_at);
+    else
+        fputs("null, ", j);
+    fputs("\"cpu_llc_source\": ", j);
+    report_json_string(j, r->llc_source);
+    fputs(", \"cpu_key\": ", j);
+    report_json_string(j, r->cpu_key);
+    fputs(", \"cpu\": {", j);
     for (int k = 0; k < r->cpu_count; k++) {
         fprintf(j, "%s\"%d\": {", k ? ", " : "", r->cpu[k].threads);
         json_stat(j, "read", &r->cpu[k].read);
@@ -576,7 +587,7 @@ static void json_machine(FILE *j, const spb_json_header *h)
 {
     const spb_roofline *r = h->roofline;
     char model[256];
-    cpu_model(model, sizeof model);
+    report_cpu_model(model, sizeof model);
     fprintf(j, "  \"machine\": {\n    \"cpu_model\": ");
     report_json_string(j, model);
     long online = sysconf(_SC_NPROCESSORS_ONLN);

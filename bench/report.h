@@ -127,4 +127,7 @@ void report_table_row(FILE *out, const spb_result *r);
  * `keep` characters; in a file it is kept whole. */
 void report_table_line(FILE *out, char *line, int keep);
 
+/* The CPU's model name from /proc/cpuinfo ("unknown" without one). */
+void report_cpu_model(char *out, size_t size);
+
 #endif

@@ -2,6 +2,7 @@
 #include "roofline.h"
 
 #include <string.h>
+#include <time.h>
 
 #include "../core/timing.h"
 #include "../gpu/gpu.h"
@@ -15,16 +16,17 @@ void roofline_init(spb_roofline *r, const int *threads, int count, int gpu, doub
     for (int k = 0; k < count && r->cpu_count < SPB_ROOFLINE_THREADS; k++)
         if (threads[k] != 1) r->cpu[r->cpu_count++].threads = threads[k];
     r->gpu = gpu;
-    r->cpu_llc_bytes = bandwidth_cpu_llc_bytes();
+    r->cpu_llc_bytes = bandwidth_cpu_llc_bytes(r->llc_source, sizeof r->llc_source);
     r->gpu_l2_bytes = gpu_l2_bytes;
 }
 
 spb_status roofline_measure(spb_roofline *r, int passes, char *msg)
 {
     spb_status st = SPB_OK;
-    for (int k = 0; k < r->cpu_count && st == SPB_OK; k++)
-        st = bandwidth_cpu(r->cpu[k].threads, passes, r->stopped, &r->cpu[k].read, &r->cpu[k].triad,
-                           msg);
+    for (int k = 0; k < r->cpu_count && st == SPB_OK && r->cpu_source == SPB_BW_MEASURED; k++)
+        st = bandwidth_cpu(r->cpu[k].threads, passes, r->cpu_llc_bytes, r->stopped, &r->cpu[k].read,
+                           &r->cpu[k].triad, msg);
+    if (r->cpu_source == SPB_BW_MEASURED) r->cpu_measured_at = (double)time(NULL);
     if (r->stopped && r->stopped()) return st; /* the run ends before any row */
     if (st == SPB_OK && r->gpu) {
         double copy[GPU_PASSES_MAX], read[GPU_PASSES_MAX];
@@ -45,6 +47,15 @@ spb_status roofline_measure(spb_roofline *r, int passes, char *msg)
     r->last_at = timing_now();
     if (r->measurements++ == 0) r->first_at = r->last_at;
     return SPB_OK;
+}
+
+void roofline_give(spb_roofline *r, double gbps)
+{
+    r->cpu_source = gbps > 0 ? SPB_BW_GIVEN : SPB_BW_NONE;
+    for (int k = 0; k < r->cpu_count; k++) {
+        spb_bw_stat given = {.best = gbps, .median = gbps, .worst = gbps};
+        r->cpu[k].read = r->cpu[k].triad = given;
+    }
 }
 
 static double larger(double a, double b) { return a > b ? a : b; }

@@ -19,6 +19,14 @@ typedef struct {
     spb_bw_stat read, triad;
 } spb_cpu_bandwidth;
 
+/* Where a run's CPU figures come from. */
+typedef enum {
+    SPB_BW_MEASURED, /* measured by this run */
+    SPB_BW_REUSED,   /* a figure this machine measured before (roofline_cache.c) */
+    SPB_BW_GIVEN,    /* --bandwidth GBPS */
+    SPB_BW_NONE      /* --bandwidth none: no roofline, the rows say so */
+} spb_bw_source;
+
 typedef struct {
     spb_cpu_bandwidth cpu[SPB_ROOFLINE_THREADS]; /* [0]: one thread */
     int cpu_count;
@@ -32,6 +40,10 @@ typedef struct {
     int measurements;         /* how many times the whole set was measured */
     double first_at, last_at; /* timing_now() of the first and last */
     int (*stopped)(void);     /* a stop asked for (a signal): the passes end early */
+    spb_bw_source cpu_source;
+    double cpu_measured_at; /* when the CPU figures were measured (seconds since the epoch) */
+    char llc_source[200];   /* where cpu_llc_bytes comes from */
+    char cpu_key[1024];     /* what the kept figures are filed under (roofline_cache.c) */
 } spb_roofline;
 
 /* Sets the thread counts (1 is always measured) and cache sizes. */
@@ -40,9 +52,28 @@ void roofline_init(spb_roofline *r, const int *threads, int count, int gpu, doub
 /* The bytes of each timed copy between two GPUs. */
 #define SPB_PEER_COPY_BYTES (256.0 * 1048576)
 
-/* Adds `passes` passes of every kernel at every thread count (and the GPU,
- * and the link between GPUs where gpu_peer is set). */
+/* Adds `passes` passes of every kernel at every thread count (when the CPU
+ * figures are this run's to measure), and the GPU, and the link between
+ * GPUs where gpu_peer is set. */
 spb_status roofline_measure(spb_roofline *r, int passes, char *msg);
+
+/* The CPU figures given rather than measured: gbps at every thread count
+ * (SPB_BW_GIVEN), or none at all when gbps is 0 (SPB_BW_NONE). */
+void roofline_give(spb_roofline *r, double gbps);
+
+/* The CPU figures this machine measured before, from the cache file, when
+ * every thread count of r has one under `key` younger than max_age_s:
+ * 1 (SPB_BW_REUSED), else 0 with r unchanged. */
+int roofline_reuse(spb_roofline *r, const char *key, double max_age_s);
+
+/* Keeps r's measured CPU figures in the cache file under `key` (replacing
+ * older ones of the same key and thread counts); 0 with why when it could
+ * not (the figures are a convenience: the run goes on). */
+int roofline_store(const spb_roofline *r, const char *key, char *why, size_t size);
+
+/* The cache file: $SPB_BANDWIDTH_CACHE, else
+ * ${XDG_CACHE_HOME:-$HOME/.cache}/spbench/bandwidth.tsv. */
+void roofline_cache_path(char *out, size_t size);
 
 /* The bound at a thread count, and on the GPU (0: not measured). */
 double roofline_cpu(const spb_roofline *r, int threads);

@@ -34,7 +34,18 @@ if [ ${#missing[@]} -gt 0 ]; then
   # another apt (an unattended upgrade, say) may hold the lock: wait for it, bounded
   wait_lock=(-o DPkg::Lock::Timeout=300)
   log=$(mktemp)
-  if ! $sudo apt-get "${wait_lock[@]}" update -qq >"$log" 2>&1 ||
+  # DPkg::Lock::Timeout does not cover update's lock on the package lists:
+  # update is tried again while another apt holds it (5 minutes at most)
+  updated=0
+  for _ in $(seq 60); do
+    if $sudo apt-get "${wait_lock[@]}" update -qq >"$log" 2>&1; then
+      updated=1
+      break
+    fi
+    grep -q "Could not get lock" "$log" || break
+    sleep "${SPB_APT_RETRY_S:-5}"
+  done
+  if [ "$updated" -eq 0 ] ||
      ! DEBIAN_FRONTEND=noninteractive $sudo apt-get "${wait_lock[@]}" install -y -qq \
        --no-install-recommends "${missing[@]}" >>"$log" 2>&1; then
     echo "spbench: installing ${missing[*]} failed; apt said:" >&2
