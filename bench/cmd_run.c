@@ -61,6 +61,7 @@ typedef struct {
     char precision_names[16]; /* "fp64", "fp32" or "fp64,fp32" */
     spb_machine_load machine;
     spb_energy_meters *energy;
+    spb_phase_times phases;           /* where the run's time goes */
     int bandwidth_mode;               /* --bandwidth: BANDWIDTH_* */
     double bandwidth_given;           /* --bandwidth GBPS */
     char bandwidth_kept[SPB_MSG_LEN]; /* whether the measured figures were kept, and where */
@@ -750,7 +751,9 @@ static spb_status run_all(run_args *a, const spb_source_list *list, spb_run_tota
         if (k > 0 && (a->roofline.cpu_source == SPB_BW_MEASURED || a->roofline.gpu) &&
             timing_now() - a->roofline.last_at > SPB_REMEASURE_SECONDS) {
             progress_show(&progress, list->names[k], "measuring the bandwidth again");
+            double start = timing_now();
             st = roofline_measure(&a->roofline, SPB_PASSES_AGAIN, msg);
+            phase_add(&a->phases, SPB_PHASE_BANDWIDTH, timing_now() - start);
         }
         if (list->ranks) { /* a weak-scaling item: its own rank count alone */
             o->ranks = &list->ranks[k];
@@ -766,7 +769,7 @@ static spb_status run_all(run_args *a, const spb_source_list *list, spb_run_tota
     char end_msg[SPB_MSG_LEN] = "";
     counts.failed = st == SPB_OK ? NULL : msg;
     spb_status ended = report_json_end(o->out.json, o->out.json_path, &counts, &a->roofline,
-                                       o->out.machine, end_msg);
+                                       o->out.machine, &a->phases, end_msg);
     if (st == SPB_OK && ended != SPB_OK) {
         snprintf(msg, SPB_MSG_LEN, "%s", end_msg);
         st = ended;
@@ -949,6 +952,7 @@ static int finish_run(int argc, char **argv, const run_args *a, spb_run_totals *
                a->opts.out.csv_path, totals->counts.rows - totals->counts.resumed);
     printf("\n");
     print_noise_summary(totals, &a->machine);
+    phases_print(stdout, &a->phases);
     int stopped_by = run_stop_requested();
     if (stopped_by) {
         fflush(stdout);
@@ -1044,6 +1048,8 @@ int cmd_run(int argc, char **argv)
 {
     static run_args a; /* large: thread lists, messages */
     memset(&a, 0, sizeof a);
+    a.phases.start = timing_now();
+    a.opts.out.phases = &a.phases;
     if (dist_launched()) atexit(launch_mark_end);
     parse_run_args(argc, argv, &a);
     int selected_cuda, gpu_ranks, selected = selected_or_exit(&a.opts, &selected_cuda, &gpu_ranks);
@@ -1077,7 +1083,9 @@ int cmd_run(int argc, char **argv)
     char msg[SPB_MSG_LEN] = "";
     spb_status st =
         csv_has_header ? SPB_OK : report_csv_header(a.opts.out.csv, a.opts.out.csv_path, msg);
+    double start = timing_now();
     if (st == SPB_OK) st = measure_rooflines(&a, selected_cuda, gpu_ranks, msg);
+    phase_add(&a.phases, SPB_PHASE_BANDWIDTH, timing_now() - start);
     machine_load_start(&a.machine, &a.roofline);
     if (st == SPB_OK) keep_rooflines(&a);
     a.opts.out.machine = &a.machine;

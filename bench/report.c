@@ -726,7 +726,8 @@ void report_json_failed(FILE *json, const char *error)
 }
 
 spb_status report_json_end(FILE *json, const char *path, const spb_row_counts *n,
-                           const spb_roofline *roofline, const spb_machine_load *load, char *msg)
+                           const spb_roofline *roofline, const spb_machine_load *load,
+                           const spb_phase_times *phases, char *msg)
 {
     if (!json) return SPB_OK;
     fprintf(json,
@@ -747,6 +748,9 @@ spb_status report_json_end(FILE *json, const char *path, const spb_row_counts *n
     } else
         fputs("false,\n  ", json);
     json_noise(json, n, load);
+    fputs("\"time_s\": ", json);
+    phases_json(json, phases);
+    fputs(",\n  ", json);
     json_bandwidth(json, roofline); /* after the re-measurements of a long run */
     fputs("\n}\n", json);
     if (fflush(json) != 0 || ferror(json))

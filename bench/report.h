@@ -12,6 +12,7 @@
 #include "../mpi/dist.h"
 #include "energy.h"
 #include "machine_load.h"
+#include "phases.h"
 #include "roofline.h"
 #include "validate.h"
 
@@ -114,7 +115,8 @@ typedef struct {
  * report_json_row per row, then the totals and the closing (end). */
 spb_status report_json_begin(FILE *json, const char *path, const spb_json_header *h, char *msg);
 spb_status report_json_end(FILE *json, const char *path, const spb_row_counts *counts,
-                           const spb_roofline *roofline, const spb_machine_load *load, char *msg);
+                           const spb_roofline *roofline, const spb_machine_load *load,
+                           const spb_phase_times *phases, char *msg);
 
 /* The whole JSON of a run that failed before its header was written: no
  * rows, and the error. */

@@ -179,7 +179,8 @@ static double time_host_calls(void *ctx, int calls)
 
 /* supports and prepare (timed on its own) into r; 0 when the row ends here. */
 static int prepare_kernel(const spb_kernel *kernel, spb_case *c, const spb_kernel_config *config,
-                          spb_kernel_plan *plan, spb_result *r, char *row_msg)
+                          spb_kernel_plan *plan, spb_result *r, spb_phase_times *phases,
+                          char *row_msg)
 {
     if (kernel->supports && !kernel->supports(kernel, c->A, row_msg)) {
         r->status = SPB_ROW_SKIPPED;
@@ -195,6 +196,8 @@ static int prepare_kernel(const spb_kernel *kernel, spb_case *c, const spb_kerne
     double start = timing_now();
     spb_status st = kernel->prepare(kernel, &c->formats, config, plan, row_msg);
     r->prepare_ms = (timing_now() - start) * 1e3;
+    phase_add(phases, strncmp(kernel->name, "auto.", 5) == 0 ? SPB_PHASE_AUTO : SPB_PHASE_PREPARE,
+              r->prepare_ms / 1e3);
     if (st != SPB_OK) {
         /* a kernel that declines this matrix by design is skipped, not failed */
         r->status = st == SPB_ERR_DECLINED ? SPB_ROW_SKIPPED : SPB_ROW_ERROR;
@@ -233,6 +236,7 @@ static int first_product(const spb_kernel *kernel, void *state, spb_case *c,
     double start = timing_now();
     r->status = op->product(kernel, state, c, r->tolerance, &r->error, row_msg);
     double first = timing_now() - start;
+    phase_add(opts->out.phases, SPB_PHASE_VALIDATE, first);
     if (r->status != SPB_ROW_OK) {
         if (r->status == SPB_ROW_WRONG)
             spb_fail(row_msg, SPB_ERR_INVALID, "first product failed validation");
@@ -275,7 +279,9 @@ static spb_status after_timing(const spb_kernel *kernel, void *state, spb_case *
         return st != SPB_OK ? st : timed;
     }
     spb_validation last;
+    double start = timing_now();
     spb_row_status after = opts->op->product(kernel, state, c, r->tolerance, &last, row_msg);
+    phase_add(opts->out.phases, SPB_PHASE_VALIDATE, timing_now() - start);
     if (after == SPB_ROW_ERROR) {
         r->status = SPB_ROW_ERROR;
         return SPB_ERR_DEVICE;
@@ -609,7 +615,7 @@ static void start_row(spb_case *c, held_rows *held, held_row *h, const spb_run_o
     c->precision = h->config.precision;
     keep_in_flight(opts, &h->r);
     spb_kernel_plan plan;
-    if (!prepare_kernel(h->kernel, c, &h->config, &plan, &h->r, h->msg)) return;
+    if (!prepare_kernel(h->kernel, c, &h->config, &plan, &h->r, opts->out.phases, h->msg)) return;
     h->bytes = opts->op->bytes(c, &plan, h->config.precision);
     h->bound = bound_for(h->kernel, opts, h->config.threads, h->bytes, &h->r.in_cache);
     h->state = plan.state;
@@ -641,8 +647,10 @@ static spb_status measure_energy(const spb_run_opts *opts, held_row *h, const sp
     if (gpu) energy_throttled_between(opts->energy, before, after, &h->r.energy);
     if (opts->energy_pass_s <= 0 || run_stop_requested()) return SPB_OK;
     char why[SPB_MSG_LEN] = "";
+    double start = timing_now();
     spb_status st = energy_measure(opts->energy, gpu, t->time_calls, t->ctx, h->r.timing.median,
                                    opts->energy_pass_s, &h->r.energy, why);
+    phase_add(opts->out.phases, SPB_PHASE_ENERGY, timing_now() - start);
     if (st == SPB_ERR_DEVICE) {
         snprintf(h->msg, SPB_MSG_LEN, "%s", why);
         return st;
@@ -685,7 +693,10 @@ static int time_group(spb_case *c, held_rows *held, int first, spb_timed_row *ti
     }
     spb_throttle_mark before, after;
     energy_throttle_mark(opts->energy, &before);
-    int stopped = timing_measure_in_turns(timed, n, &opts->timing, run_stop_requested);
+    double start = timing_now(), again = 0;
+    int stopped = timing_measure_in_turns(timed, n, &opts->timing, run_stop_requested, &again);
+    phase_add(opts->out.phases, SPB_PHASE_TIMING, timing_now() - start - again);
+    phase_add(opts->out.phases, SPB_PHASE_AGAIN, again);
     energy_throttle_mark(opts->energy, &after);
     for (int k = 0; k < n; k++) {
         held_row *h = &held->rows[slot[k]];
@@ -950,6 +961,7 @@ spb_status run_matrix(const char *source, const char *name, const spb_run_opts *
         return replay_status;
     }
     progress_show(opts->out.progress, name, "loading");
+    double loading = timing_now();
     spb_csr A = {0};
     char id[SPB_SOURCE_ID_LEN];
     source_id(source, id, sizeof id);
@@ -960,6 +972,7 @@ spb_status run_matrix(const char *source, const char *name, const spb_run_opts *
         fprintf(stderr, "spbench: warning: cache: %s\n", cache.text);
     format_set_init(&c.formats, &A);
     if (st == SPB_OK) st = opts->op->case_setup(&c, opts->seed, row_msg);
+    phase_add(opts->out.phases, SPB_PHASE_LOAD, timing_now() - loading);
     held_rows held = {0};
     if (st == SPB_OK && !(held.rows = spb_calloc((size_t)plan.count + 1, sizeof *held.rows)))
         st = spb_fail(row_msg, SPB_ERR_NOMEM, "%s: out of memory for its rows", name);

@@ -13,6 +13,7 @@
 #include "kernels.h"
 #include "machine_load.h"
 #include "operation.h"
+#include "phases.h"
 #include "report.h"
 #include "resume.h"
 #include "roofline.h"
@@ -40,6 +41,7 @@ typedef struct {
     FILE *table; /* human-readable rows */
     spb_progress *progress;
     spb_machine_load *machine; /* sampled after every row measured (NULL: not watched) */
+    spb_phase_times *phases;   /* where the time goes (NULL: not kept) */
 } spb_reporter;
 
 /* How a run measures: the operation, its kernels and settings; and where

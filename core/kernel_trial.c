@@ -64,7 +64,7 @@ static spb_status measure(spb_trial *trial, candidate *c, const int *which, int 
         rows[j] =
             (spb_timed_row){.time_calls = time_candidate, .ctx = &c[which[j]], .msg = msgs[j]};
     }
-    timing_measure_in_turns(rows, count, &trial_timing, NULL);
+    timing_measure_in_turns(rows, count, &trial_timing, NULL, NULL);
     for (int j = 0; j < count; j++) {
         const spb_kernel *k = trial->candidates[which[j]];
         char device[SPB_MSG_LEN] = ""; /* a device row's own account: out of memory, say */

@@ -145,8 +145,9 @@ static int attempt_in_turns(spb_timed_row *rows, const int *which, int count,
 }
 
 int timing_measure_in_turns(spb_timed_row *rows, int count, const spb_timing_opts *opts,
-                            int (*stop)(void))
+                            int (*stop)(void), double *again_s)
 {
+    if (again_s) *again_s = 0;
     int *which = spb_malloc((size_t)count + 1, sizeof *which);
     spb_timing *got = spb_malloc((size_t)count + 1, sizeof *got);
     for (int i = 0; i < count; i++)
@@ -161,7 +162,10 @@ int timing_measure_in_turns(spb_timed_row *rows, int count, const spb_timing_opt
         int live = 0;
         for (int i = 0; i < count; i++)
             if (rows[i].status == SPB_OK) which[live++] = i;
-        if (!live || (stopped = attempt_in_turns(rows, which, live, opts, stop, got))) break;
+        double start = timing_now();
+        stopped = live ? attempt_in_turns(rows, which, live, opts, stop, got) : 0;
+        if (taken > 1 && again_s) *again_s += timing_now() - start;
+        if (!live || stopped) break;
         int noisy = 0;
         double spread = 0.0;
         for (int j = 0; j < live; j++)

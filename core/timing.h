@@ -70,10 +70,12 @@ typedef struct {
  * its samples back to back, with no untimed calls between them. A row
  * whose calls fail stops there (its status and msg say so); the others go
  * on. stop (NULL: none) is asked before each turn: 1 is returned when it
- * stopped the measurement, and no row's timing is then to be used. */
+ * stopped the measurement, and no row's timing is then to be used.
+ * again_s (NULL: not wanted) receives the seconds the noisy rows' attempts
+ * after the first took. */
 #define SPB_TURN_WARM_SECONDS 0.05
 int timing_measure_in_turns(spb_timed_row *rows, int count, const spb_timing_opts *opts,
-                            int (*stop)(void));
+                            int (*stop)(void), double *again_s);
 
 /* Whether a timing breaks the noise rule. */
 int timing_is_noisy(const spb_timing *t);

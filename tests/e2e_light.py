@@ -82,6 +82,21 @@ def test_bandwidth_kept(tmp):
     check(r.returncode == 2 and "--bandwidth expects" in r.stderr, "--bandwidth fast is refused")
 
 
+def test_time_by_phase(tmp):
+    """The closing summary and the JSON say where the study's time went,
+    phase by phase; the phases add up to the wall time with the rest."""
+    out = os.path.join(tmp, "phases.json")
+    r = spbench("run", *FAST, "--threads", "1", "--energy-s", "0.05", "--json", out,
+                os.path.join(BUNDLED, "cage4.mtx.gz"))
+    doc = json.load(open(out)) if r.returncode == 0 else {}
+    t = doc.get("time_s") or {}
+    parts = [k for k in t if k != "wall"]
+    check(r.returncode == 0 and "# time: " in r.stdout and
+          {"load", "bandwidth", "timing", "remeasure", "energy", "validation", "other"} <= set(t)
+          and abs(sum(t[k] for k in parts) - t["wall"]) < 0.01 and t["timing"] > 0,
+          "the phases of the run: %s %s" % (t, r.stdout[-300:]))
+
+
 def test_processes_keep_cpus(tmp):
     """Each process of run --processes sees every CPU the parent had (GNU's
     OpenMP bound the parent's first thread to one, which a child inherited:
@@ -147,6 +162,7 @@ def main():
     try:
         test_usage_errors_first(tmp)
         test_bandwidth_kept(tmp)
+        test_time_by_phase(tmp)
         test_processes_keep_cpus(tmp)
         test_deps_waits_for_apt(tmp)
     finally:

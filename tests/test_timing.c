@@ -37,7 +37,7 @@ static spb_timing measure(fake_clock *c)
     spb_timing_opts opts = {.warmup = 0, .min_samples = 10, .min_time = 0.0};
     char msg[SPB_MSG_LEN] = "";
     spb_timed_row row = {.time_calls = fake_calls, .ctx = c, .msg = msg};
-    timing_measure_in_turns(&row, 1, &opts, NULL);
+    timing_measure_in_turns(&row, 1, &opts, NULL, NULL);
     CHECK(row.status == SPB_OK, "timing: %s", msg);
     return row.timing;
 }
@@ -84,7 +84,7 @@ static int measure_three(shared_machine *m, machine_row *rows, spb_timed_row *ti
         msgs[i][0] = '\0';
         timed[i] = (spb_timed_row){.time_calls = machine_calls, .ctx = &rows[i], .msg = msgs[i]};
     }
-    return timing_measure_in_turns(timed, 3, opts, stop);
+    return timing_measure_in_turns(timed, 3, opts, stop, NULL);
 }
 
 /* Asks to stop on its 25th question. */
@@ -138,7 +138,7 @@ static void check_in_turns(void)
         rows[i] = (machine_row){.machine = &speeding, .id = i, .base = 1e-3, .stall_at = i ? 0 : 5};
         timed[i] = (spb_timed_row){.time_calls = machine_calls, .ctx = &rows[i], .msg = msgs2[i]};
     }
-    timing_measure_in_turns(timed, 2, &ten, NULL);
+    timing_measure_in_turns(timed, 2, &ten, NULL, NULL);
     CHECK(timed[0].status == SPB_OK && timed[1].status == SPB_OK && timed[0].timing.attempts == 2 &&
               timed[1].timing.attempts == 2 && !timed[0].timing.noisy &&
               timed[0].timing.median == timed[1].timing.median,
