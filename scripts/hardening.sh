@@ -20,7 +20,7 @@ CC=clang cmake -S . -B build-tsan -DSPB_SANITIZE=thread "${common[@]}" >/dev/nul
 cmake --build build-tsan -j "$(nproc)" --target test_kernels test_partition
 export OMP_TOOL_LIBRARIES="$archer"
 export TSAN_OPTIONS="halt_on_error=1 ignore_noninstrumented_modules=1"
-build-tsan/tests/test_kernels matrices host
+build-tsan/tests/test_kernels matrices host fast # every OpenMP kernel at 1 and 2 threads
 build-tsan/tests/test_partition
 unset OMP_TOOL_LIBRARIES TSAN_OPTIONS
 

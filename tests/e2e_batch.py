@@ -19,12 +19,11 @@ import signal
 import subprocess
 import sys
 import tarfile
-import tempfile
 import threading
 import time
 import gzip
 
-from spbtest import SOURCE, SPBENCH, check, finish, read_rows, skip, spbench
+from spbtest import SOURCE, SPBENCH, check, finish, read_rows, skip, spbench, run_tests
 BUNDLED = os.path.join(SOURCE, "matrices")
 FAST = ["--reps", "2", "--min-time", "0", "--warmup", "0"]
 # slow enough to be killed part-way: many samples per kernel (every run that
@@ -386,16 +385,8 @@ def test_fetch(tmp):
 
 
 def main():
-    tmp = tempfile.mkdtemp(prefix="spb_e2e_batch_")
-    try:
-        test_kill_and_resume(tmp)
-        test_json_and_progress(tmp)
-        test_overwrite_refused(tmp)
-        test_plot(tmp)
-        test_fetch(tmp)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    finish()
+    run_tests([test_kill_and_resume, test_json_and_progress, test_overwrite_refused, test_plot, test_fetch],
+              "spb_e2e_batch_", globals())
 
 
 main()

@@ -19,10 +19,9 @@ import random
 import shutil
 import signal
 import subprocess
-import tempfile
 import time
 
-from spbtest import SPBENCH, SOURCE, check, finish, read_rows, spbench
+from spbtest import SPBENCH, SOURCE, check, finish, read_rows, spbench, run_tests
 
 spec = importlib.util.spec_from_file_location("compare", os.path.join(SOURCE, "scripts",
                                                                       "compare.py"))
@@ -255,10 +254,11 @@ def test_processes(tmp):
     r = spbench("compare", *docs)
     check(r.returncode == 0 and "2 of 2 pairs: intervals from the spread between processes" in
           r.stdout, "compare uses the process medians: %s" % r.stdout)
-    test_processes_stop(tmp)
 
 
 def test_processes_stop(tmp):
+    """A stop in the second of three processes: nothing combined, the
+    launcher's resume line, which finishes and combines each row once."""
     out = os.path.join(tmp, "stop.csv")
     args = [SPBENCH, "run", "--processes", "3", "--kernels", "csr.serial", "--reps", "3",
             "--min-time", "0.25", "--quiet", "--csv", out] + \
@@ -285,17 +285,9 @@ def test_processes_stop(tmp):
 
 
 def main():
-    tmp = tempfile.mkdtemp(prefix="spb_e2e_compare_")
-    try:
-        test_coverage()
-        test_command(tmp)
-        test_real_runs(tmp)
-        test_welch()
-        test_combine(tmp)
-        test_processes(tmp)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    finish()
+    run_tests([test_coverage, test_command, test_real_runs, test_welch, test_combine, test_processes,
+               test_processes_stop],
+              "spb_e2e_compare_", globals())
 
 
 main()

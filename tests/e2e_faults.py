@@ -7,13 +7,11 @@ a pipe with bounded memory.
 usage: e2e_faults.py SPBENCH SOURCE_DIR
 """
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 
-from spbtest import SOURCE, SPBENCH, check, finish, read_rows, skip, spbench
+from spbtest import SOURCE, SPBENCH, check, finish, read_rows, skip, spbench, run_tests
 BUNDLED = os.path.join(SOURCE, "matrices")
 FAST = ["--reps", "1", "--min-time", "0", "--warmup", "0", "--quiet"]
 
@@ -112,14 +110,8 @@ def test_stream_beyond_2gb(tmp):
 
 
 def main():
-    tmp = tempfile.mkdtemp(prefix="spb_e2e_faults_")
-    try:
-        test_fifty_with_five_broken(tmp)
-        test_full_disk()
-        test_stream_beyond_2gb(tmp)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    finish()
+    run_tests([test_fifty_with_five_broken, test_full_disk, test_stream_beyond_2gb],
+              "spb_e2e_faults_", globals())
 
 
 main()

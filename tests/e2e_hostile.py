@@ -10,11 +10,10 @@ import os
 import shutil
 import signal
 import subprocess
-import tempfile
 import threading
 import time
 
-from spbtest import SOURCE, SPBENCH, check, finish, read_rows, skip, spbench
+from spbtest import SOURCE, SPBENCH, check, finish, read_rows, skip, spbench, run_tests
 
 BUNDLED = os.path.join(SOURCE, "matrices")
 FAST = ["--reps", "1", "--min-time", "0", "--warmup", "0", "--quiet", "--threads", "1"]
@@ -468,26 +467,8 @@ def test_minor_cases(tmp):
 
 
 def main():
-    tmp = tempfile.mkdtemp(prefix="spb_e2e_hostile_")
-    try:
-        test_cache_unreadable_source(tmp)
-        test_huge_values(tmp)
-        test_option_ranges(tmp)
-        test_output_is_an_input(tmp)
-        test_narrow_resume_keeps_json(tmp)
-        test_failed_write_closes_json(tmp)
-        test_grown_by_same_name(tmp)
-        test_fifo_named_directly(tmp)
-        test_plot_cannot_write(tmp)
-        test_output_is_stdout(tmp)
-        test_temp_files_cleaned(tmp)
-        test_names_are_data(tmp)
-        test_studies_not_mixed(tmp)
-        test_resume_reads_as_merge(tmp)
-        test_minor_cases(tmp)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    finish()
+    run_tests([test_cache_unreadable_source, test_huge_values, test_option_ranges, test_output_is_an_input, test_narrow_resume_keeps_json, test_failed_write_closes_json, test_grown_by_same_name, test_fifo_named_directly, test_plot_cannot_write, test_output_is_stdout, test_temp_files_cleaned, test_names_are_data, test_studies_not_mixed, test_resume_reads_as_merge, test_minor_cases],
+              "spb_e2e_hostile_", globals())
 
 
 main()

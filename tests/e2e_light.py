@@ -8,12 +8,10 @@ usage: e2e_light.py SPBENCH SOURCE_DIR
 """
 import json
 import os
-import shutil
 import subprocess
-import tempfile
 import time
 
-from spbtest import SOURCE, check, finish, skip, spbench
+from spbtest import SOURCE, check, finish, skip, spbench, run_tests
 
 BUNDLED = os.path.join(SOURCE, "matrices")
 FAST = ["--kernels", "csr.serial", "--reps", "3", "--min-time", "0", "--warmup", "0",
@@ -158,16 +156,8 @@ def test_deps_waits_for_apt(tmp):
 
 
 def main():
-    tmp = tempfile.mkdtemp(prefix="spb_e2e_light_")
-    try:
-        test_usage_errors_first(tmp)
-        test_bandwidth_kept(tmp)
-        test_time_by_phase(tmp)
-        test_processes_keep_cpus(tmp)
-        test_deps_waits_for_apt(tmp)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    finish()
+    run_tests([test_usage_errors_first, test_bandwidth_kept, test_time_by_phase, test_processes_keep_cpus, test_deps_waits_for_apt],
+              "spb_e2e_light_", globals())
 
 
 main()

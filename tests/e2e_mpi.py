@@ -19,10 +19,9 @@ import random
 import shutil
 import signal
 import subprocess
-import tempfile
 import time
 
-from spbtest import SPBENCH, SOURCE, check, finish, read_mtx, read_rows, skip_whole_test
+from spbtest import SPBENCH, SOURCE, check, finish, read_mtx, read_rows, skip_whole_test, run_tests
 
 KERNELS = ["mpi.rows.allgather", "mpi.rows", "mpi.nnz", "mpi.nnz.allgather", "mpi.cyclic",
            "mpi.grid2d", "petsc.mpiaij"]
@@ -62,7 +61,7 @@ def write_mtx(path, m, n, entries, field="real"):
                     "%d %d %.17g\n" % (i + 1, j + 1, v))
 
 
-def test_matrices(tmp):
+def fixture_matrices(tmp):
     """A rectangular matrix with empty rows, one with fewer rows than ranks,
     a pattern matrix, and a bundled one."""
     rng = random.Random(7)
@@ -171,8 +170,9 @@ def expected_exchange(kernel, m, n, entries, ranks):
     return (8 * max(sent), 8 * sum(sent) / ranks, max(len(x) for x in links))
 
 
-def test_exchange_counts(rows, matrices):
+def test_exchange_counts(every_distribution, matrices):
     """The plan moves exactly the ghost entries; the all-gather all of x."""
+    rows = every_distribution
     for path in matrices[:2]:
         name = os.path.basename(path).split(".")[0]
         m, n, entries = read_mtx(path)
@@ -524,24 +524,8 @@ def main():
     if not why and os.environ.get("SPB_REQUIRE_MPI") == "1" and not petsc_built():
         why = "spbench was built without PETSc (scripts/deps.sh installs libpetsc-real-dev)"
     skip_whole_test(why, "SPB_REQUIRE_MPI")
-    tmp = tempfile.mkdtemp(prefix="spb_e2e_mpi_")
-    try:
-        matrices = test_matrices(tmp)
-        rows = test_every_distribution(tmp, matrices)
-        test_exchange_counts(rows, matrices)
-        test_hybrid(tmp, matrices)
-        test_failing_rank(tmp, matrices)
-        test_killed_rank(tmp, matrices)
-        test_rank_killed_twice(tmp, matrices)
-        test_killed_mpirun(tmp, matrices)
-        test_killed_rank0_between_rows(tmp, matrices)
-        test_stop(tmp, matrices)
-        test_weak(tmp)
-        test_summary_table(matrices)
-        test_usage(matrices)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    finish()
+    run_tests([test_every_distribution, test_exchange_counts, test_hybrid, test_failing_rank, test_killed_rank, test_rank_killed_twice, test_killed_mpirun, test_killed_rank0_between_rows, test_stop, test_weak, test_summary_table, test_usage],
+              "spb_e2e_mpi_", globals())
 
 
 main()

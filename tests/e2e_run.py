@@ -20,10 +20,9 @@ import shutil
 import struct
 import subprocess
 import sys
-import tempfile
 import termios
 
-from spbtest import SOURCE, SPBENCH, check, finish, read_mtx, read_rows, spbench
+from spbtest import SOURCE, SPBENCH, check, finish, read_mtx, read_rows, spbench, run_tests
 SHARED = os.path.normpath(os.path.join(SOURCE, "..", "shared", "matrices"))
 BUNDLED = os.path.join(SOURCE, "matrices")
 MATRICES = SHARED if os.path.isdir(SHARED) else BUNDLED
@@ -621,25 +620,8 @@ def main():
     if not os.path.isdir(MATRICES):
         print("no matrices found at %s or %s" % (SHARED, BUNDLED))
         sys.exit(77)
-    tmp = tempfile.mkdtemp(prefix="spb_e2e_")
-    try:
-        test_list()
-        test_kernel_reference()
-        test_thread_lists()
-        test_run_batch(tmp)
-        test_spmv_independent(tmp)
-        test_gen_and_info(tmp)
-        test_messages(tmp)
-        test_usage_errors(tmp)
-        test_precision(tmp)
-        test_help_and_labels(tmp)
-        test_time_cap(tmp)
-        test_kernel_typo(tmp)
-        test_energy_columns(tmp)
-        test_break_even(tmp)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    finish()
+    run_tests([test_list, test_kernel_reference, test_thread_lists, test_run_batch, test_spmv_independent, test_gen_and_info, test_messages, test_usage_errors, test_precision, test_help_and_labels, test_time_cap, test_kernel_typo, test_energy_columns, test_break_even],
+              "spb_e2e_", globals())
 
 
 main()

@@ -10,10 +10,9 @@ import os
 import shutil
 import signal
 import subprocess
-import tempfile
 import time
 
-from spbtest import SOURCE, SPBENCH, check, finish, read_rows, spbench
+from spbtest import SOURCE, SPBENCH, check, finish, read_rows, spbench, run_tests
 
 BUNDLED = os.path.join(SOURCE, "matrices")
 MATRICES = [BUNDLED, "gen:lap2d:40"]
@@ -65,7 +64,8 @@ def test_shards_merge(tmp):
     return single
 
 
-def test_killed_shard(tmp, single):
+def test_killed_shard(tmp, shards_merge):
+    single = shards_merge
     # shard 2 runs slowly so that it can be killed part-way, then is resumed
     slow = ["--reps", "40", "--min-time", "0.02"]
     out = os.path.join(tmp, "s2.csv")
@@ -114,14 +114,8 @@ def test_stable_split(tmp):
 
 
 def main():
-    tmp = tempfile.mkdtemp(prefix="spb_e2e_shard_")
-    try:
-        single = test_shards_merge(tmp)
-        test_killed_shard(tmp, single)
-        test_stable_split(tmp)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    finish()
+    run_tests([test_shards_merge, test_killed_shard, test_stable_split],
+              "spb_e2e_shard_", globals())
 
 
 main()

@@ -7,10 +7,8 @@ an independent pure-Python product.
 usage: e2e_spgemm.py SPBENCH SOURCE_DIR
 """
 import os
-import shutil
-import tempfile
 
-from spbtest import SOURCE, check, finish, read_mtx, read_rows, spbench
+from spbtest import SOURCE, check, finish, read_mtx, read_rows, spbench, run_tests
 
 BUNDLED = os.path.join(SOURCE, "matrices")
 FAST = ["--reps", "2", "--min-time", "0", "--warmup", "1", "--quiet"]
@@ -101,15 +99,8 @@ def test_list():
 
 
 def main():
-    tmp = tempfile.mkdtemp(prefix="spb_e2e_spgemm_")
-    try:
-        test_run_bundled(tmp)
-        test_thin_and_mismatch(tmp)
-        test_spgemm_command(tmp)
-        test_list()
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    finish()
+    run_tests([test_run_bundled, test_thin_and_mismatch, test_spgemm_command, test_list],
+              "spb_e2e_spgemm_", globals())
 
 
 main()

@@ -17,10 +17,9 @@ import resource
 import shutil
 import signal
 import subprocess
-import tempfile
 import time
 
-from spbtest import SOURCE, SPBENCH, check, finish, read_rows, spbench
+from spbtest import SOURCE, SPBENCH, check, finish, read_rows, spbench, run_tests
 
 BUNDLED = os.path.join(SOURCE, "matrices")
 FAST = ["--kernels", "csr.serial,hll.serial.row", "--threads", "1", "--reps", "5",
@@ -112,10 +111,11 @@ def test_kill_leaves_no_cut_json(tmp):
           "the killed run's temporary JSON is swept: %s" % os.listdir(tmp))
 
 
-def test_json_write_failure(tmp, csv_path, json_path):
+def test_json_write_failure(tmp, resume_keeps_samples):
     """A JSON whose writing fails (a full disk: here a file-size limit)
     never replaces --json: a resume keeps the whole JSON it had, a new
     study leaves none, and the run says the write failed."""
+    csv_path, json_path = resume_keeps_samples
     csv_copy, json_copy = os.path.join(tmp, "d.csv"), os.path.join(tmp, "d.json")
     shutil.copy(csv_path, csv_copy)
     shutil.copy(json_path, json_copy)
@@ -162,10 +162,11 @@ def shards_of(tmp, csv_path, json_path, name):
     return paths
 
 
-def test_merge_outputs(tmp, csv_path, json_path):
+def test_merge_outputs(tmp, resume_keeps_samples):
     """merge refuses an output that is an input (OUT forgotten, as a glob
     gives it; a JSON output over a shard) and an existing output without
     --force; the merged JSON keeps every row's samples."""
+    csv_path, json_path = resume_keeps_samples
     (c0, j0), (c1, j1) = shards_of(tmp, csv_path, json_path, "x")
     before = open(c0, "rb").read()
     r = spbench("merge", c0, c1)
@@ -191,9 +192,10 @@ def test_merge_outputs(tmp, csv_path, json_path):
     check(r.returncode == 0, "--force replaces it: %s" % r.stderr.strip())
 
 
-def test_merge_json_checked(tmp, csv_path, json_path):
+def test_merge_json_checked(tmp, resume_keeps_samples):
     """A JSON shard is the CSV shard's: another study's (other
     measured_under, times x50) is refused, naming the difference."""
+    csv_path, json_path = resume_keeps_samples
     (c0, j0), (c1, j1) = shards_of(tmp, csv_path, json_path, "y")
     doc = json_doc(j1)
     for row in doc["rows"]:
@@ -207,10 +209,11 @@ def test_merge_json_checked(tmp, csv_path, json_path):
           "a JSON shard unlike its CSV is refused: %s" % r.stderr.strip())
 
 
-def test_merge_signal(tmp, csv_path):
+def test_merge_signal(tmp, resume_keeps_samples):
     """SIGTERM at any moment of a merge of large shards: no traceback, no
     temporary file left, exit 128 + 15 (-15 before the merge could catch
     it, 0 when it had finished), and the output whole or absent."""
+    csv_path, json_path = resume_keeps_samples
     rows = read_rows(csv_path)
     with open(csv_path) as f:
         header = next(csv.reader(f))
@@ -243,10 +246,11 @@ def test_merge_signal(tmp, csv_path):
     check(128 + 15 in seen, "at least one SIGTERM landed during the merge: %s" % seen)
 
 
-def test_compare_outputs(tmp, json_path):
+def test_compare_outputs(tmp, resume_keeps_samples):
     """compare never writes over BASE or NEW, nor over an existing file
     without --force; a write that fails (a full disk) names the file and
     leaves nothing."""
+    csv_path, json_path = resume_keeps_samples
     base = os.path.join(tmp, "b.json")
     shutil.copy(json_path, base)
     stamp = open(base, "rb").read()
@@ -386,9 +390,10 @@ def test_fp32_underflow(tmp):
           (r.returncode, [(x["precision"], x["status"], x["message"]) for x in rows]))
 
 
-def test_impossible_speedup_not_plotted(tmp, csv_path):
+def test_impossible_speedup_not_plotted(tmp, resume_keeps_samples):
     """A speedup above the thread count (a one-thread time that cannot be
     right) is left out of the scaling chart, which says so."""
+    csv_path, json_path = resume_keeps_samples
     rows = read_rows(csv_path)
     with open(csv_path) as f:
         header = next(csv.reader(f))
@@ -422,23 +427,8 @@ def test_stop_during_bandwidth(tmp):
 
 
 def main():
-    tmp = tempfile.mkdtemp(prefix="spb_e2e_files_")
-    try:
-        csv_path, json_path = test_resume_keeps_samples(tmp)
-        test_kill_leaves_no_cut_json(tmp)
-        test_json_write_failure(tmp, csv_path, json_path)
-        test_merge_outputs(tmp, csv_path, json_path)
-        test_merge_json_checked(tmp, csv_path, json_path)
-        test_merge_signal(tmp, csv_path)
-        test_compare_outputs(tmp, json_path)
-        test_gate(tmp)
-        test_compare_malformed(tmp)
-        test_fp32_underflow(tmp)
-        test_impossible_speedup_not_plotted(tmp, csv_path)
-        test_stop_during_bandwidth(tmp)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    finish()
+    run_tests([test_resume_keeps_samples, test_kill_leaves_no_cut_json, test_json_write_failure, test_merge_outputs, test_merge_json_checked, test_merge_signal, test_compare_outputs, test_gate, test_compare_malformed, test_fp32_underflow, test_impossible_speedup_not_plotted, test_stop_during_bandwidth],
+              "spb_e2e_files_", globals())
 
 
 main()

@@ -13,11 +13,10 @@ import resource
 import shutil
 import signal
 import subprocess
-import tempfile
 import threading
 import time
 
-from spbtest import SOURCE, SPBENCH, check, finish, read_rows, skip, spbench
+from spbtest import SOURCE, SPBENCH, check, finish, read_rows, skip, spbench, run_tests
 
 BUNDLED = os.path.join(SOURCE, "matrices")
 FAST = ["--reps", "1", "--min-time", "0", "--warmup", "0", "--quiet", "--threads", "1"]
@@ -512,24 +511,8 @@ def test_noise_under_load(tmp):
 
 
 def main():
-    tmp = tempfile.mkdtemp(prefix="spb_e2e_trust_")
-    try:
-        test_resume_after_cut(tmp)
-        test_resume_edge_files(tmp)
-        test_fifo_sources(tmp)
-        test_one_writer(tmp)
-        test_outputs_checked_first(tmp)
-        test_speedup_after_resume(tmp)
-        test_distinct_keys(tmp)
-        test_merge_checks(tmp)
-        test_too_large_for_memory(tmp)
-        test_interrupt(tmp)
-        test_reader_refuses(tmp)
-        test_provenance(tmp)
-        test_noise_under_load(tmp)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    finish()
+    run_tests([test_resume_after_cut, test_resume_edge_files, test_fifo_sources, test_one_writer, test_outputs_checked_first, test_speedup_after_resume, test_distinct_keys, test_merge_checks, test_too_large_for_memory, test_interrupt, test_reader_refuses, test_provenance, test_noise_under_load],
+              "spb_e2e_trust_", globals())
 
 
 main()

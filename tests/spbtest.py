@@ -1,13 +1,20 @@
-"""Shared helpers of the end-to-end tests: the checks and their tally, and
-running the spbench binary named on the command line.
+"""Shared helpers of the end-to-end tests: the checks and their tally,
+running the spbench binary named on the command line, and running a file's
+tests, all or one.
 
-Each e2e_*.py is run as: e2e_NAME.py SPBENCH SOURCE_DIR
+Each e2e_*.py is run as: e2e_NAME.py SPBENCH SOURCE_DIR [TEST]; with TEST
+(one of its test_* functions) it runs that one alone, which is how CTest
+runs them (tests/CMakeLists.txt: one CTest test per function, so -j spreads
+them and a time-out names the function).
 """
 import csv
 import gzip
+import inspect
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 SPBENCH, SOURCE = sys.argv[1], sys.argv[2]
 _tally = {"passed": 0, "failed": 0}
@@ -104,3 +111,37 @@ def read_mtx(path):
         if symmetry != "general" and i != j:
             add(j, i, -v if symmetry == "skew-symmetric" else v)
     return m, n, entries
+
+
+def run_tests(tests, prefix, module_globals):
+    """Runs the test functions (in this order), or the one named on the
+    command line, each in the file's temporary folder; then finish().
+    A parameter named tmp is that folder; any other NAME is what the
+    module's fixture_NAME(...) returns, or what test_NAME returned (its own
+    parameters resolved alike), made once per process: a test run alone
+    makes what it needs, a test that ran already is not run again."""
+    only = sys.argv[3] if len(sys.argv) > 3 else None
+    names = [t.__name__ for t in tests]
+    if only is not None and only not in names:
+        print("FAILED: no test named %s here (%s)" % (only, ", ".join(names)), file=sys.stderr)
+        sys.exit(1)
+    tmp = tempfile.mkdtemp(prefix=prefix)
+    made = {"tmp": tmp}
+
+    def value(name):
+        if name not in made:
+            maker = module_globals.get("fixture_" + name) or module_globals["test_" + name]
+            made[name] = call(maker)
+        return made[name]
+
+    def call(fn):
+        return fn(*[value(p) for p in inspect.signature(fn).parameters])
+
+    try:
+        for test in tests:
+            name = test.__name__[len("test_"):]
+            if (only is None or test.__name__ == only) and name not in made:
+                made[name] = call(test)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    finish()
