@@ -4,6 +4,7 @@
 #include <fnmatch.h>
 #include <string.h>
 
+#include "../mpi/dist.h"
 #include "operation.h"
 
 const spb_kernel *operation_kernel(const spb_operation *op, const char *name)
@@ -42,7 +43,8 @@ const char *backend_name(spb_backend backend)
 
 int kernel_unavailable(const spb_kernel *kernel, char *why)
 {
-    if (kernel_over_ranks(kernel)) return 0; /* "not under MPI" is the launcher's */
+    /* a distributed row: what the machine lacks, not "not under MPI" (the launcher's) */
+    if (kernel_over_ranks(kernel)) return dist_compiled() && dist_kernel_unavailable(kernel, why);
     return kernel->supports && !kernel->supports(kernel, NULL, why);
 }
 

@@ -64,6 +64,11 @@ void dist_stats_init(spb_dist_stats *s);
 extern const spb_spmv_kernel dist_spmv_kernels[];
 extern const int dist_spmv_kernel_count;
 
+/* Whether a distributed kernel cannot run on this machine whatever the
+ * launch (a GPU rank's row without a GPU, PETSc or NCCL not built in),
+ * with why: the launcher leaves such rows out before any rank starts. */
+int dist_kernel_unavailable(const spb_kernel *self, char *why);
+
 /* The prepared row's figures after its timing (state from prepare), and
  * per timed sample the most of any rank, per product, of each series:
  * returns the samples (the caller takes their medians into out; 0 when the

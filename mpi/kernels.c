@@ -18,20 +18,30 @@ static const dist_variant petsc = {DIST_ROWS, DIST_PETSC};
 static const dist_variant gpu_staged = {DIST_NNZ, DIST_GPU_STAGED};
 static const dist_variant gpu_nccl = {DIST_NNZ, DIST_GPU_NCCL};
 
+int dist_kernel_unavailable(const spb_kernel *self, char *why)
+{
+    const dist_variant *v = self->variant;
+    const char *reason = "";
+    if (v->exchange == DIST_PETSC && !dist_petsc_compiled())
+        reason = "spbench was built without PETSc (pkg-config found no PETSc)";
+    int gpu = v->exchange == DIST_GPU_STAGED || v->exchange == DIST_GPU_NCCL;
+    if (!*reason && gpu && !gpu_available(why)) return 1;
+    if (!*reason && v->exchange == DIST_GPU_NCCL && !gpu_nccl_compiled())
+        reason = "spbench was built without NCCL (CMake found no nccl.h; -DSPB_NCCL_DIR=...)";
+    if (!*reason) return 0;
+    snprintf(why, SPB_MSG_LEN, "%s", reason);
+    return 1;
+}
+
 static int dist_supports(const spb_kernel *self, const spb_csr *A, char *why)
 {
     (void)A;
-    const dist_variant *v = self->variant;
     const char *reason = dist_unavailable();
-    if (!*reason && v->exchange == DIST_PETSC && !dist_petsc_compiled())
-        reason = "spbench was built without PETSc (pkg-config found no PETSc)";
-    int gpu = v->exchange == DIST_GPU_STAGED || v->exchange == DIST_GPU_NCCL;
-    if (!*reason && gpu && !gpu_available(why)) return 0;
-    if (!*reason && v->exchange == DIST_GPU_NCCL && !gpu_nccl_compiled())
-        reason = "spbench was built without NCCL (CMake found no nccl.h; -DSPB_NCCL_DIR=...)";
-    if (!*reason) return 1;
-    snprintf(why, SPB_MSG_LEN, "%s", reason);
-    return 0;
+    if (*reason) {
+        snprintf(why, SPB_MSG_LEN, "%s", reason);
+        return 0;
+    }
+    return !dist_kernel_unavailable(self, why);
 }
 
 static int kernel_index_of(const spb_kernel *self)

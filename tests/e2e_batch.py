@@ -385,7 +385,8 @@ def test_fetch(tmp):
 
 
 def main():
-    run_tests([test_kill_and_resume, test_json_and_progress, test_overwrite_refused, test_plot, test_fetch],
+    run_tests([test_kill_and_resume, test_json_and_progress, test_overwrite_refused, test_plot,
+               test_fetch],
               "spb_e2e_batch_", globals())
 
 

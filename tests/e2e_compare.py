@@ -285,8 +285,8 @@ def test_processes_stop(tmp):
 
 
 def main():
-    run_tests([test_coverage, test_command, test_real_runs, test_welch, test_combine, test_processes,
-               test_processes_stop],
+    run_tests([test_coverage, test_command, test_real_runs, test_welch, test_combine,
+               test_processes, test_processes_stop],
               "spb_e2e_compare_", globals())
 
 

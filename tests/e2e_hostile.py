@@ -467,7 +467,12 @@ def test_minor_cases(tmp):
 
 
 def main():
-    run_tests([test_cache_unreadable_source, test_huge_values, test_option_ranges, test_output_is_an_input, test_narrow_resume_keeps_json, test_failed_write_closes_json, test_grown_by_same_name, test_fifo_named_directly, test_plot_cannot_write, test_output_is_stdout, test_temp_files_cleaned, test_names_are_data, test_studies_not_mixed, test_resume_reads_as_merge, test_minor_cases],
+    run_tests([test_cache_unreadable_source, test_huge_values, test_option_ranges,
+               test_output_is_an_input, test_narrow_resume_keeps_json,
+               test_failed_write_closes_json, test_grown_by_same_name, test_fifo_named_directly,
+               test_plot_cannot_write, test_output_is_stdout, test_temp_files_cleaned,
+               test_names_are_data, test_studies_not_mixed, test_resume_reads_as_merge,
+               test_minor_cases],
               "spb_e2e_hostile_", globals())
 
 

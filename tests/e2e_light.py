@@ -156,7 +156,8 @@ def test_deps_waits_for_apt(tmp):
 
 
 def main():
-    run_tests([test_usage_errors_first, test_bandwidth_kept, test_time_by_phase, test_processes_keep_cpus, test_deps_waits_for_apt],
+    run_tests([test_usage_errors_first, test_bandwidth_kept, test_time_by_phase,
+               test_processes_keep_cpus, test_deps_waits_for_apt],
               "spb_e2e_light_", globals())
 
 

@@ -21,7 +21,8 @@ import signal
 import subprocess
 import time
 
-from spbtest import SPBENCH, SOURCE, check, finish, read_mtx, read_rows, skip_whole_test, run_tests
+from spbtest import (SPBENCH, SOURCE, check, finish, read_mtx, read_rows, run_tests, skip,
+                     skip_whole_test)
 
 KERNELS = ["mpi.rows.allgather", "mpi.rows", "mpi.nnz", "mpi.nnz.allgather", "mpi.cyclic",
            "mpi.grid2d", "petsc.mpiaij"]
@@ -519,12 +520,31 @@ def test_usage(matrices):
           (r.returncode, r.stderr[-500:]))
 
 
+def test_gpu_rows_left_out(tmp, matrices):
+    """Without --kernels, a machine without a GPU leaves the GPU ranks' rows
+    out of a distributed study (the header names them), as it does the
+    device rows of a plain run: no skipped rows to read past."""
+    out = os.path.join(tmp, "nogpu.csv")
+    r = run([SPBENCH, "run", "--ranks", "1,2", *FAST, "--csv", out, matrices[0]], timeout=300)
+    rows = read_rows(out) if os.path.exists(out) else []
+    if "# GPU: no CUDA device" not in r.stdout:
+        skip("a GPU is here: the GPU ranks' rows run")
+        return
+    check(r.returncode == 0 and rows and not [x for x in rows if x["kernel"].startswith("mpi.cuda")]
+          and "left out: 2 kernels (mpi.cuda.staged, mpi.cuda.nccl)" in r.stdout,
+          "no GPU-rank rows, the header says why: %s %s" % (
+              sorted({x["kernel"] for x in rows}), r.stdout[:600]))
+
+
 def main():
     why = cannot_run()
     if not why and os.environ.get("SPB_REQUIRE_MPI") == "1" and not petsc_built():
         why = "spbench was built without PETSc (scripts/deps.sh installs libpetsc-real-dev)"
     skip_whole_test(why, "SPB_REQUIRE_MPI")
-    run_tests([test_every_distribution, test_exchange_counts, test_hybrid, test_failing_rank, test_killed_rank, test_rank_killed_twice, test_killed_mpirun, test_killed_rank0_between_rows, test_stop, test_weak, test_summary_table, test_usage],
+    run_tests([test_every_distribution, test_exchange_counts, test_hybrid, test_failing_rank,
+               test_killed_rank, test_rank_killed_twice, test_killed_mpirun,
+               test_killed_rank0_between_rows, test_stop, test_weak, test_summary_table,
+               test_gpu_rows_left_out, test_usage],
               "spb_e2e_mpi_", globals())
 
 

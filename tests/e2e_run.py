@@ -620,7 +620,10 @@ def main():
     if not os.path.isdir(MATRICES):
         print("no matrices found at %s or %s" % (SHARED, BUNDLED))
         sys.exit(77)
-    run_tests([test_list, test_kernel_reference, test_thread_lists, test_run_batch, test_spmv_independent, test_gen_and_info, test_messages, test_usage_errors, test_precision, test_help_and_labels, test_time_cap, test_kernel_typo, test_energy_columns, test_break_even],
+    run_tests([test_list, test_kernel_reference, test_thread_lists, test_run_batch,
+               test_spmv_independent, test_gen_and_info, test_messages, test_usage_errors,
+               test_precision, test_help_and_labels, test_time_cap, test_kernel_typo,
+               test_energy_columns, test_break_even],
               "spb_e2e_", globals())
 
 

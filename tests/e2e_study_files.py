@@ -427,7 +427,10 @@ def test_stop_during_bandwidth(tmp):
 
 
 def main():
-    run_tests([test_resume_keeps_samples, test_kill_leaves_no_cut_json, test_json_write_failure, test_merge_outputs, test_merge_json_checked, test_merge_signal, test_compare_outputs, test_gate, test_compare_malformed, test_fp32_underflow, test_impossible_speedup_not_plotted, test_stop_during_bandwidth],
+    run_tests([test_resume_keeps_samples, test_kill_leaves_no_cut_json, test_json_write_failure,
+               test_merge_outputs, test_merge_json_checked, test_merge_signal,
+               test_compare_outputs, test_gate, test_compare_malformed, test_fp32_underflow,
+               test_impossible_speedup_not_plotted, test_stop_during_bandwidth],
               "spb_e2e_files_", globals())
 
 

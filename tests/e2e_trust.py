@@ -511,7 +511,10 @@ def test_noise_under_load(tmp):
 
 
 def main():
-    run_tests([test_resume_after_cut, test_resume_edge_files, test_fifo_sources, test_one_writer, test_outputs_checked_first, test_speedup_after_resume, test_distinct_keys, test_merge_checks, test_too_large_for_memory, test_interrupt, test_reader_refuses, test_provenance, test_noise_under_load],
+    run_tests([test_resume_after_cut, test_resume_edge_files, test_fifo_sources, test_one_writer,
+               test_outputs_checked_first, test_speedup_after_resume, test_distinct_keys,
+               test_merge_checks, test_too_large_for_memory, test_interrupt, test_reader_refuses,
+               test_provenance, test_noise_under_load],
               "spb_e2e_trust_", globals())
 
 
