@@ -144,17 +144,23 @@ static const struct {
               "  --force; --processes: the inputs are whole runs of one study (run\n"
               "  --processes N)\n"},
     {"compare", "usage: spbench compare BASE NEW [--strict] [--fail-if-slower PCT] [--csv OUT]\n"
-                "                       [--json OUT] [--chart OUTDIR]\n"
+                "                       [--json OUT] [--chart OUTDIR] [--force]\n"
                 "       spbench compare FILE --kernels A,B\n"
-                "  NEW's time over BASE's for every row both hold (results JSON, or CSV for\n"
-                "  the medians alone): the ratio, its 95% interval (Hodges-Lehmann on the\n"
-                "  samples' logarithms, the Mann-Whitney interval) and a verdict (faster,\n"
-                "  slower, no difference shown, too few samples); the geometric mean per\n"
-                "  kernel and overall. What differs between the studies is named first\n"
-                "  (--strict refuses it); --fail-if-slower PCT exits 1 when a row or a\n"
-                "  geometric mean is slower by more than PCT% with confidence; --kernels\n"
-                "  A,B compares kernel B against kernel A within one file; --chart draws\n"
-                "  OUTDIR/compare.png and .svg (gnuplot)\n"},
+                "  NEW's time over BASE's for every row both hold (results JSON or CSV, each\n"
+                "  with every row's samples): new/base, the ratio of the medians; est, the\n"
+                "  ratio the samples estimate, its 95% interval and a verdict (faster,\n"
+                "  slower, no difference shown, too few samples). The interval: between\n"
+                "  processes where both rows carry every process's median (run --processes\n"
+                "  N): Welch's t on their logarithms; else within one process:\n"
+                "  Hodges-Lehmann on the samples' logarithms, the Mann-Whitney interval.\n"
+                "  The geometric mean per kernel and overall. What differs between the\n"
+                "  studies is named first (--strict refuses it); --fail-if-slower PCT exits 1\n"
+                "  when a row or a geometric mean is slower by more than PCT% with\n"
+                "  confidence (by new/base where the samples are too few), when a row broke\n"
+                "  in NEW, or when nothing could be judged; --kernels A,B compares kernel B\n"
+                "  against kernel A within one file; --chart draws OUTDIR/compare.png and\n"
+                "  .svg (gnuplot); --csv and --json never name an input and replace a file\n"
+                "  only with --force\n"},
     {"list", "usage: spbench --list\n"
              "  the kernel table: name, operation, format, backend, description\n"},
 };

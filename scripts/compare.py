@@ -384,6 +384,32 @@ def pair_rows(base_rows, new_rows, samples_known, by_kernel=None):
     return pairs, [("BASE" if k in base else "NEW", k) for k in only], broken
 
 
+def no_match(base_rows, new_rows, by_kernel):
+    """Why no pair was found, naming what differs between the keys."""
+    ok_base = [r for r in base_rows if r.get("status") == "ok"]
+    ok_new = [r for r in new_rows if r.get("status") == "ok"]
+    if by_kernel:
+        have = {r["kernel"] for r in ok_base}
+        missing = [k for k in by_kernel if k not in have]
+        if missing:
+            return "no ok row of kernel %s in the file (its kernels: %s)" % (
+                ", ".join(missing), ", ".join(sorted(have)) or "none")
+        return ("no matrix has ok rows of both %s and %s at the same threads, ranks, precision "
+                "and settings" % tuple(by_kernel))
+    said = []
+    for name in KEY + ("source_id",):
+        a = {content_of(r.get(name, "")) if name == "source_id" else str(r.get(name, ""))
+             for r in ok_base}
+        b = {content_of(r.get(name, "")) if name == "source_id" else str(r.get(name, ""))
+             for r in ok_new}
+        if a and b and not a & b:
+            said.append("%s: %s in BASE, %s in NEW" % (name, " | ".join(sorted(a)[:2]),
+                                                       " | ".join(sorted(b)[:2])))
+    return ("no row of one matches a row of the other (same matrix and file, kernel, "
+            "operation, precision, threads, ranks, settings)" +
+            ("; they differ in %s" % "; ".join(said) if said else ""))
+
+
 # ---- output --------------------------------------------------------------------
 
 def number(v, digits=3):
@@ -408,19 +434,20 @@ def print_table(pairs, summary, only, said, samples_known, out, two_runs=True):
               "or verdict (compare the JSONs for them)", file=out)
     print("# new/base: the ratio of the medians; est: the ratio the samples estimate, which the "
           "interval and the verdict belong to", file=out)
-    print("%-24s %-24s %4s %5s %11s %11s %8s %7s %17s  %s" % (
-        "matrix", "kernel", "thr", "ranks", "base_ms", "new_ms", "new/base", "est",
+    width = max([24] + [len(p["kernel"]) for p in pairs])  # a kernel's name is never cut
+    print("%-24s %-*s %4s %5s %11s %11s %8s %7s %17s  %s" % (
+        "matrix", width, "kernel", "thr", "ranks", "base_ms", "new_ms", "new/base", "est",
         "95% interval", "verdict"), file=out)
     for p in pairs:
         interval = "-" if p["low"] is None else "[%s, %s]" % (number(p["low"]), number(p["high"]))
-        print("%-24.24s %-24.24s %4s %5s %11.4g %11.4g %8s %7s %17s  %s%s" % (
-            p["matrix"], p["kernel"], p["threads"], p["ranks"], p["base_ms"], p["new_ms"],
+        print("%-24.24s %-*s %4s %5s %11.4g %11.4g %8s %7s %17s  %s%s" % (
+            p["matrix"], width, p["kernel"], p["threads"], p["ranks"], p["base_ms"], p["new_ms"],
             number(p["median_ratio"]), number(p["ratio"]), interval, p["verdict"],
             " (noisy: %s)" % p["noisy"] if p["noisy"] else ""), file=out)
     print("\n# geometric mean of new/base (95% interval)", file=out)
     for name, (ratio, low, high, count) in summary.items():
         interval = "" if low is None else " [%s, %s]" % (number(low), number(high))
-        print("%-40s %s%s over %d row%s" % (name, number(ratio), interval, count,
+        print("%-*s %s%s over %d row%s" % (max(40, len(name)), name, number(ratio), interval, count,
                                              "" if count == 1 else "s"), file=out)
     counts = {}
     for p in pairs:
@@ -558,8 +585,9 @@ def parse(argv):
         a = argv[i]
         if a in ("--strict", "--force"):
             opts[a[2:]] = True
-        elif a in ("--fail-if-slower", "--csv", "--json", "--kernels", "--chart") and \
-                i + 1 < len(argv):
+        elif a in ("--fail-if-slower", "--csv", "--json", "--kernels", "--chart"):
+            if i + 1 >= len(argv):
+                raise CompareError("%s needs a value" % a)
             i += 1
             opts[{"--fail-if-slower": "pct"}.get(a, a[2:])] = argv[i]
         elif a.startswith("-"):
@@ -608,8 +636,7 @@ def main(argv):
         known = base_samples and new_samples
         pairs, only, broken = pair_rows(base_rows, new_rows, known, opts["kernels"])
         if not pairs:
-            raise CompareError("no row of one matches a row of the other (same matrix, "
-                               "kernel, operation, precision, threads, ranks, settings)")
+            raise CompareError(no_match(base_rows, new_rows, opts["kernels"]))
         summary = summarize(pairs)
         print_table(pairs, summary, only, said, known, sys.stdout, not opts["kernels"])
         write_outputs(pairs, summary, opts["csv"], opts["json"])

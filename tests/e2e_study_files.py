@@ -370,6 +370,29 @@ def test_compare_malformed(tmp):
           "rows as an object: %s" % r.stderr.strip())
 
 
+def test_compare_messages(tmp):
+    """compare says what is wrong: an option without its value; no row
+    matching because the keys differ (named); --kernels naming a kernel
+    the file lacks; a long kernel name printed whole."""
+    base, new = os.path.join(tmp, "k_base.json"), os.path.join(tmp, "k_new.json")
+    synthetic(base, [{}, {}])
+    synthetic(new, [{"settings": "s max_kernel_ms=1000"}, {"settings": "s max_kernel_ms=1000"}])
+    r = spbench("compare", base, new, "--fail-if-slower")
+    check(r.returncode == 2 and "--fail-if-slower needs a value" in r.stderr,
+          "an option without its value: %s" % r.stderr.strip())
+    r = spbench("compare", base, new)
+    check(r.returncode == 1 and "settings: s in BASE, s max_kernel_ms=1000 in NEW" in r.stderr,
+          "no match: the differing key named: %s" % r.stderr.strip())
+    r = spbench("compare", base, "--kernels", "csr.a,auto.cuda")
+    check(r.returncode == 1 and "no ok row of kernel auto.cuda" in r.stderr,
+          "--kernels naming a kernel the file lacks: %s" % r.stderr.strip())
+    longer = os.path.join(tmp, "k_long.json")
+    name = "csr.cuda.stream.rcm.pattern.longest"
+    synthetic(longer, [{"kernel": name}])
+    r = spbench("compare", longer, longer)
+    check(r.returncode == 0 and name in r.stdout, "a long kernel name whole: %s" % r.stdout)
+
+
 def test_fp32_underflow(tmp):
     """A matrix whose values leave fp32's range at the small end (1e-320
     on the diagonal): its fp32 rows are skipped with the reason, never
@@ -429,8 +452,9 @@ def test_stop_during_bandwidth(tmp):
 def main():
     run_tests([test_resume_keeps_samples, test_kill_leaves_no_cut_json, test_json_write_failure,
                test_merge_outputs, test_merge_json_checked, test_merge_signal,
-               test_compare_outputs, test_gate, test_compare_malformed, test_fp32_underflow,
-               test_impossible_speedup_not_plotted, test_stop_during_bandwidth],
+               test_compare_outputs, test_gate, test_compare_malformed, test_compare_messages,
+               test_fp32_underflow, test_impossible_speedup_not_plotted,
+               test_stop_during_bandwidth],
               "spb_e2e_files_", globals())
 
 
