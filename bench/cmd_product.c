@@ -8,6 +8,7 @@
 
 #include "bandwidth.h"
 #include "cli.h"
+#include "kernels.h"
 #include "op_spgemm.h"
 #include "op_spmv.h"
 #include "run.h"
@@ -113,8 +114,12 @@ static int product_command_run(const product_command *pc, int argc, char **argv)
     refuse_existing_or_exit(a.out, a.force);
     const spb_kernel *kernel = operation_kernel(pc->op(), a.kernel);
     if (!kernel) {
-        fprintf(stderr, "spbench: no kernel named '%s' among the %s kernels (see spbench --list)\n",
-                a.kernel, pc->label);
+        char near[512];
+        kernel_nearest(pc->op()->kernels, pc->op()->kernel_count, a.kernel, near, sizeof near);
+        fprintf(stderr,
+                "spbench: no kernel named '%s' among the %s kernels; the nearest names: %s (see "
+                "spbench --list)\n",
+                a.kernel, pc->label, near);
         return EXIT_USAGE;
     }
     char msg[SPB_MSG_LEN] = "";

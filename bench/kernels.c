@@ -77,10 +77,44 @@ static int edit_distance(const char *a, const char *b)
     return row[lb];
 }
 
+/* How far a name is from what was asked: first by the parts before the
+ * first dot ("csrr" against "csr", "librsb"), then by the whole with any
+ * wildcard dropped; lower is nearer. */
+static int nearness(const char *asked, const char *name)
+{
+    char literal[256], head_a[64], head_n[64];
+    size_t used = 0;
+    for (const char *p = asked; *p && used + 1 < sizeof literal; p++)
+        if (!strchr("*?[]", *p)) literal[used++] = *p;
+    literal[used] = '\0';
+    snprintf(head_a, sizeof head_a, "%.*s", (int)strcspn(literal, "."), literal);
+    snprintf(head_n, sizeof head_n, "%.*s", (int)strcspn(name, "."), name);
+    return 1000 * edit_distance(head_a, head_n) + edit_distance(literal, name);
+}
+
+void kernel_nearest(const spb_kernel *const *table, int count, const char *asked, char *out,
+                    size_t size)
+{
+    const char *near[3] = {NULL, NULL, NULL};
+    int dist[3] = {1 << 30, 1 << 30, 1 << 30};
+    for (int k = 0; k < count; k++) {
+        int d = nearness(asked, table[k]->name);
+        for (int n = 0; n < 3; n++)
+            if (d < dist[n]) {
+                for (int m = 2; m > n; m--) near[m] = near[m - 1], dist[m] = dist[m - 1];
+                near[n] = table[k]->name;
+                dist[n] = d;
+                break;
+            }
+    }
+    snprintf(out, size, "%s%s%s%s%s", near[0] ? near[0] : "", near[1] ? ", " : "",
+             near[1] ? near[1] : "", near[2] ? ", " : "", near[2] ? near[2] : "");
+}
+
 spb_status kernel_patterns_check(const spb_kernel *const *table, int count, const char *patterns,
                                  char *msg)
 {
-    char pattern[256];
+    char pattern[256], near[512];
     while (patterns && *patterns) {
         size_t len = strcspn(patterns, ",");
         snprintf(pattern, sizeof pattern, "%.*s", (int)len, patterns);
@@ -89,23 +123,11 @@ spb_status kernel_patterns_check(const spb_kernel *const *table, int count, cons
         for (int k = 0; k < count && !matched; k++)
             matched = fnmatch(pattern, table[k]->name, 0) == 0;
         if (matched) continue;
-        const char *near[3] = {NULL, NULL, NULL};
-        int dist[3] = {1 << 30, 1 << 30, 1 << 30};
-        for (int k = 0; k < count; k++) {
-            int d = edit_distance(pattern, table[k]->name);
-            for (int n = 0; n < 3; n++)
-                if (d < dist[n]) {
-                    for (int m = 2; m > n; m--) near[m] = near[m - 1], dist[m] = dist[m - 1];
-                    near[n] = table[k]->name;
-                    dist[n] = d;
-                    break;
-                }
-        }
+        kernel_nearest(table, count, pattern, near, sizeof near);
         return spb_fail(msg, SPB_ERR_INVALID,
-                        "--kernels: '%s' matches no kernel; the nearest names: %s%s%s%s%s "
-                        "(spbench --list names them all)",
-                        pattern, near[0] ? near[0] : "", near[1] ? ", " : "",
-                        near[1] ? near[1] : "", near[2] ? ", " : "", near[2] ? near[2] : "");
+                        "--kernels: '%s' matches no kernel; the nearest names: %s (spbench --list "
+                        "names them all)",
+                        pattern, near);
     }
     return SPB_OK;
 }

@@ -30,4 +30,9 @@ int kernel_chosen(const spb_kernel *kernel, const char *patterns, int distribute
 spb_status kernel_patterns_check(const spb_kernel *const *table, int count, const char *patterns,
                                  char *msg);
 
+/* The three names of table nearest to `asked` (a name or a pattern), for
+ * a message: "a, b, c". */
+void kernel_nearest(const spb_kernel *const *table, int count, const char *asked, char *out,
+                    size_t size);
+
 #endif

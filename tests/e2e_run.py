@@ -500,6 +500,13 @@ def test_kernel_typo(tmp):
     check(r.returncode == 2 and "'csr.omp.nzz' matches no kernel" in r.stderr and
           "csr.omp.nnz" in r.stderr, "a typo among good patterns is refused, naming the nearest: %s"
           % r.stderr.strip())
+    r = spbench("run", *FAST, "--kernels", "csrr.*", cage4)
+    near = r.stderr.split("nearest names: ")[-1]
+    check(r.returncode == 2 and near.startswith("csr."),
+          "a pattern's nearest names share its first part (csr.*, not librsb): %s" % near)
+    r = spbench("spmv", cage4, "--kernel", "csr.seral", "-o", os.path.join(tmp, "y.mtx"))
+    check(r.returncode == 2 and "nearest names: csr.serial" in r.stderr,
+          "spmv --kernel with a typo names the nearest: %s" % r.stderr.strip())
 
 
 def test_energy_columns(tmp):
