@@ -133,9 +133,10 @@ static const struct {
             "  share of its edges) (fixed seeds); .gz is written compressed; an existing\n"
             "  FILE is replaced only with --force\n"},
     {"plot", "usage: spbench plot RESULTS.csv OUTDIR\n"
-             "  charts of a results CSV as PNG and SVG (gnuplot): gflops, cpu_vs_gpu, scaling,\n"
-             "  roofline, csr_vs_hll; strong_scaling, weak_scaling, comm_split for the\n"
-             "  distributed rows; spgemm_gflops, spgemm_time for SpGEMM rows\n"},
+             "  charts of a results CSV as PNG and SVG (gnuplot): gflops, energy (GFLOPS per\n"
+             "  watt), cpu_vs_gpu, scaling, roofline, csr_vs_hll; strong_scaling,\n"
+             "  weak_scaling, comm_split for the distributed rows; spgemm_gflops,\n"
+             "  spgemm_time for SpGEMM rows\n"},
     {"merge", "usage: spbench merge [--processes] [--force] OUT.csv SHARD.csv... [--json "
               "OUT.json SHARD.json...]\n"
               "  the shards of a study (run --shard I/N) in one results file; every row is\n"

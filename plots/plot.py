@@ -5,6 +5,8 @@ usage: python3 plots/plot.py RESULTS.csv OUTDIR   (what `spbench plot` runs)
 Charts (each OUTDIR/NAME.png and OUTDIR/NAME.svg):
   gflops       GFLOPS of every kernel per matrix (grouped bars; log axis when
                the values span more than two decades)
+  energy       GFLOPS per watt of every kernel per matrix (the energy pass's
+               products), CPU and GPU rows side by side
   cpu_vs_gpu   best CPU kernel against best GPU kernel per matrix
   scaling      speedup and efficiency against threads for each OpenMP kernel
                (geometric mean over the matrices)
