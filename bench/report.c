@@ -189,6 +189,7 @@ static field column_field(const spb_result *r, const column *c)
 {
     const double none = NAN;
     int have_rows = r->status != SPB_ROW_ERROR || r->stats.rows || r->stats.cols;
+    int sampled = r->timing.samples && r->capped != 1;
     field f = {c->name, NULL, none, c->digits};
     switch (c->kind) {
     case COL_TEXT: memcpy(&f.text, (const char *)r + c->offset, sizeof f.text); break;
@@ -199,8 +200,9 @@ static field column_field(const spb_result *r, const column *c)
     case COL_FLAG: f.number = member_int(r, c) >= 0 ? member_int(r, c) : none; break;
     case COL_INDEX: f.number = have_rows ? member_int(r, c) : none; break;
     case COL_STATUS: f.text = row_status_str(r->status); break;
-    case COL_SAMPLE_REAL: f.number = r->timing.samples ? member_real(r, c) : none; break;
-    case COL_SAMPLE_INT: f.number = r->timing.samples ? member_int(r, c) : none; break;
+    /* a capped row's one sample says nothing of the spread: unknown, not quiet */
+    case COL_SAMPLE_REAL: f.number = sampled ? member_real(r, c) : none; break;
+    case COL_SAMPLE_INT: f.number = sampled ? member_int(r, c) : none; break;
     case COL_COMPRESSION: f.number = r->nnz_c > 0 ? r->products / r->nnz_c : none; break;
     case COL_CHARS: f.text = (const char *)r + c->offset; break;
     case COL_SAMPLES: break; /* written by write_samples */

@@ -483,6 +483,9 @@ def test_time_cap(tmp):
               "max_kernel_ms=1e-06" in x["settings"] for x in rows),
           "a first call over the cap: the row is that call, capped: %s" %
           [(x["capped"], x["reps"], x["message"]) for x in rows])
+    check(all(x["spread"] == "" and x["noisy"] == "" for x in rows),
+          "a capped row's spread and noise are unknown (empty), not 0: %s" %
+          [(x["spread"], x["noisy"]) for x in rows])
     r = spbench("run", *FAST, "--kernels", "csr.serial", "--threads", "1", "--max-kernel-ms",
                 "60000", "--csv", free_csv, "gen:lap2d:200")
     rows = read_rows(free_csv)
