@@ -39,16 +39,25 @@ def write_mtx(path, rows, cols, entries):
 
 
 def test_cache_unreadable_source(tmp):
-    """Item 3: with --cache, a missing file is an error row and the batch
-    goes on (it once freed an uninitialised matrix and crashed)."""
+    """Item 3: with --cache, a matrix that cannot be read is an error row
+    and the batch goes on (it once freed an uninitialised matrix and
+    crashed); a missing file is refused before anything is measured."""
     csv_path, json_path = os.path.join(tmp, "c3.csv"), os.path.join(tmp, "c3.json")
     r = spbench("run", *FAST, "--kernels", "csr.serial", "--cache", os.path.join(tmp, "cache"),
                 "--csv", csv_path, "--json", json_path, os.path.join(tmp, "missing.mtx"), CAGE4)
-    rows = read_rows(csv_path) if os.path.exists(csv_path) else []
-    check(r.returncode == 1, "a missing matrix under --cache exits 1, not a crash: %d %s" %
+    check(r.returncode == 2 and "missing.mtx" in r.stderr and not os.path.exists(csv_path),
+          "a missing matrix is refused before any measuring: %d %s" %
           (r.returncode, r.stderr.strip()[-300:]))
-    check([(x["matrix"], x["status"]) for x in rows] == [("missing", "error"), ("cage4", "ok")],
-          "the missing matrix is an error row and cage4 is measured: %s" %
+    broken = os.path.join(tmp, "broken.mtx")
+    with open(broken, "w") as f:
+        f.write("%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1\n")
+    r = spbench("run", *FAST, "--kernels", "csr.serial", "--cache", os.path.join(tmp, "cache"),
+                "--csv", csv_path, "--json", json_path, broken, CAGE4)
+    rows = read_rows(csv_path) if os.path.exists(csv_path) else []
+    check(r.returncode == 1, "an unreadable matrix under --cache exits 1, not a crash: %d %s" %
+          (r.returncode, r.stderr.strip()[-300:]))
+    check([(x["matrix"], x["status"]) for x in rows] == [("broken", "error"), ("cage4", "ok")],
+          "the unreadable matrix is an error row and cage4 is measured: %s" %
           [(x["matrix"], x["status"]) for x in rows])
     doc = json_doc(json_path)
     check(doc is not None and len(doc["rows"]) == 2, "the JSON is whole, with both rows")
@@ -113,10 +122,13 @@ def test_option_ranges(tmp):
         check(r.returncode == 2 and "SPB_MEMORY_LIMIT" in r.stderr,
               "SPB_MEMORY_LIMIT=%s is refused: %d %s" % (limit, r.returncode, r.stderr.strip()))
     for spec in ("gen:lap2d:+10", "gen:lap2d: 10", "gen:lap2d:99999999999999999999999"):
+        if os.path.exists(out):
+            os.remove(out)
         r = spbench(*run, spec)
         rows = read_rows(out) if os.path.exists(out) else []
-        check(r.returncode == 1 and [x["status"] for x in rows] == ["error"],
-              "%r is not a spec (an error row), not gen:lap2d:10 under another name: %s" %
+        check(r.returncode == 2 and not rows and spec in r.stderr,
+              "%r is not a spec (refused, named, nothing measured), not gen:lap2d:10 under another "
+              "name: %s" %
               (spec, [(x["matrix"], x["status"]) for x in rows]))
 
 
