@@ -66,6 +66,9 @@ static void print_run_options(FILE *out)
         "                      seconds more and read the energy counters around them\n"
         "                      (NVML, RAPL) for the joules_per_product, watts and\n"
         "                      clock columns; 0: no energy pass (default %.2g)\n"
+        "  --bandwidth B       the CPU roofline: auto (default: this machine's figure\n"
+        "                      when under a week old, else measured and kept), measure\n"
+        "                      (now), GBPS (given), none (no roofline fractions)\n"
         "  --seed S            seed of the random x (default 1)\n"
         "  --tol T             validation tolerance (default %.0e): a product fails when\n"
         "                      ||y - y_ref||_2 > T * || |A| |x| ||_2\n"
@@ -97,7 +100,8 @@ static void print_run_options(FILE *out)
         "  --quiet             no progress on stderr\n"
         "\n"
         "Exit status: 0 when every row is ok or skipped, 1 when any is wrong or error,\n"
-        "2 for a usage error, 128 + the signal after Ctrl-C (SIGINT) or SIGTERM.\n",
+        "2 for a usage error (an input that cannot be used among them, refused before\n"
+        "anything is measured), 128 + the signal after Ctrl-C (SIGINT) or SIGTERM.\n",
         SPB_ENERGY_PASS_S, SPB_DEFAULT_TOLERANCE, HLL_DEFAULT_HACK_SIZE);
 }
 

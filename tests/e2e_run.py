@@ -409,6 +409,12 @@ def test_help_and_labels(tmp):
               "spbench %s --help: exit %d, %s" % (command, r.returncode, r.stderr.strip()))
     r = spbench("run", "--help")
     check("--min-time S" in r.stdout and "(default 0.1)" in r.stdout, "run --help lists defaults")
+    source = open(os.path.join(SOURCE, "bench", "cmd_run.c")).read()
+    accepted = set(re.findall(r'option_value\(argc, argv, i, "(--[a-z-]+)"', source) +
+                   re.findall(r'strcmp\(argv\[\*i\], "(--[a-z-]+)"\)', source))
+    check(len(accepted) > 20 and all(o in r.stdout for o in accepted),
+          "run --help names every option run accepts: missing %s" %
+          sorted(o for o in accepted if o not in r.stdout))
     r = spbench("--version")
     check(r.returncode == 0 and "commit " in r.stdout, "--version: %s" % r.stdout.strip())
     cage4 = os.path.join(SOURCE, "matrices", "cage4.mtx.gz")
