@@ -509,7 +509,7 @@ def test_usage(matrices):
           "--ranks beyond the ranks started is a usage error: %s" % r.stderr[-500:])
     r = run([SPBENCH, "run", "--ranks", "1,2", "--kernels", "mpi.rows", *FAST,
              "/no/such/matrix.mtx.gz", matrices[2]], timeout=60)
-    check(r.returncode == 2 and "no rank was started" in r.stderr and
+    check(r.returncode == 2 and "nothing was measured" in r.stderr and
           "matrix.mtx.gz" in r.stderr and "starting" not in r.stderr,
           "a matrix that cannot be read is refused before the ranks start: %s" % r.stderr[-500:])
     r = run([SPBENCH, "run", "--ranks", "1,2", "--kernels", "mpi.rows", *FAST, "--tol", "1e-300",

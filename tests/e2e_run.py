@@ -325,7 +325,8 @@ def test_usage_errors(tmp):
     r = spbench("run", "--reps", "zero", "gen:lap2d:4")
     check(r.returncode == 2, "a bad option value is a usage error")
     r = spbench("run", "gen:lap2d:0")
-    check(r.returncode == 1 and "gen:lap2d:0" in r.stdout, "a bad spec is an error row")
+    check(r.returncode == 2 and "gen:lap2d:0" in r.stderr and "# CPU bandwidth" not in r.stdout,
+          "a bad spec is refused before anything is measured: %s" % r.stderr.strip())
     r = spbench("frobnicate")
     check(r.returncode == 2, "unknown command")
     empty = os.path.join(tmp, "empty-folder")
