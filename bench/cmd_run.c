@@ -1044,6 +1044,21 @@ static int run_under_mpirun(int argc, char **argv, const run_args *a)
     return launch_ranks(argc, argv, &job);
 }
 
+/* The bounds (kept for the runs after when measured), the machine's load
+ * and the energy meters, before the first row. */
+static spb_status start_measuring(run_args *a, int selected_cuda, int gpu_ranks, char *msg)
+{
+    double start = timing_now();
+    spb_status st = measure_rooflines(a, selected_cuda, gpu_ranks, msg);
+    phase_add(&a->phases, SPB_PHASE_BANDWIDTH, timing_now() - start);
+    machine_load_start(&a->machine, &a->roofline);
+    if (st == SPB_OK) keep_rooflines(a);
+    a->opts.out.machine = &a->machine;
+    a->energy = energy_open(NULL, a->have_gpu ? a->gpu.pci_bus_id : "", NULL);
+    a->opts.energy = a->energy;
+    return st;
+}
+
 int cmd_run(int argc, char **argv)
 {
     static run_args a; /* large: thread lists, messages */
@@ -1083,14 +1098,7 @@ int cmd_run(int argc, char **argv)
     char msg[SPB_MSG_LEN] = "";
     spb_status st =
         csv_has_header ? SPB_OK : report_csv_header(a.opts.out.csv, a.opts.out.csv_path, msg);
-    double start = timing_now();
-    if (st == SPB_OK) st = measure_rooflines(&a, selected_cuda, gpu_ranks, msg);
-    phase_add(&a.phases, SPB_PHASE_BANDWIDTH, timing_now() - start);
-    machine_load_start(&a.machine, &a.roofline);
-    if (st == SPB_OK) keep_rooflines(&a);
-    a.opts.out.machine = &a.machine;
-    a.energy = energy_open(NULL, a.have_gpu ? a.gpu.pci_bus_id : "", NULL);
-    a.opts.energy = a.energy;
+    if (st == SPB_OK) st = start_measuring(&a, selected_cuda, gpu_ranks, msg);
     if (st == SPB_OK) print_run_header(&a, list.count, selected);
     if (st == SPB_OK)
         st = json_begin(&a, list.count, msg);
