@@ -19,7 +19,7 @@ import signal
 import subprocess
 import time
 
-from spbtest import SOURCE, SPBENCH, check, finish, read_rows, spbench, run_tests
+from spbtest import SOURCE, SPBENCH, check, finish, read_rows, run_tests, skip, spbench
 
 BUNDLED = os.path.join(SOURCE, "matrices")
 FAST = ["--kernels", "csr.serial,hll.serial.row", "--threads", "1", "--reps", "5",
@@ -393,6 +393,28 @@ def test_compare_messages(tmp):
     check(r.returncode == 0 and name in r.stdout, "a long kernel name whole: %s" % r.stdout)
 
 
+def test_compare_chart(tmp):
+    """compare --chart draws every kernel (seven here; it once kept six), on
+    a log axis, its labels telling rows of one matrix apart (t2) and noisy
+    pairs marked."""
+    if not shutil.which("gnuplot"):
+        skip("no gnuplot: the compare chart")
+        return
+    rows = [{"matrix": "m%d" % m, "kernel": "kern.%d" % k, "threads": t,
+             "source_id": "size=%d" % m, "noisy": int(k == 3)}
+            for k in range(7) for m in range(2) for t in (1, 2)]
+    base, new = os.path.join(tmp, "c_base.json"), os.path.join(tmp, "c_new.json")
+    synthetic(base, [dict(r) for r in rows])
+    synthetic(new, [dict(r, time_ms_median=1.1, samples_ms=[1.1 + 0.01 * i for i in range(12)])
+                    for r in rows])
+    outdir = os.path.join(tmp, "cmp")
+    r = spbench("compare", base, new, "--chart", outdir)
+    svg = open(os.path.join(outdir, "compare.svg")).read() if r.returncode == 0 else ""
+    check(all("kern.%d" % k in svg for k in range(7)) and "m0 t2" in svg and "m1 *" in svg,
+          "every kernel drawn, threads in the labels, noisy marked: %d %s" % (r.returncode,
+                                                                             r.stderr[-200:]))
+
+
 def test_fp32_underflow(tmp):
     """A matrix whose values leave fp32's range at the small end (1e-320
     on the diagonal): its fp32 rows are skipped with the reason, never
@@ -453,7 +475,7 @@ def main():
     run_tests([test_resume_keeps_samples, test_kill_leaves_no_cut_json, test_json_write_failure,
                test_merge_outputs, test_merge_json_checked, test_merge_signal,
                test_compare_outputs, test_gate, test_compare_malformed, test_compare_messages,
-               test_fp32_underflow, test_impossible_speedup_not_plotted,
+               test_compare_chart, test_fp32_underflow, test_impossible_speedup_not_plotted,
                test_stop_during_bandwidth],
               "spb_e2e_files_", globals())
 
