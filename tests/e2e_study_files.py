@@ -460,8 +460,9 @@ def test_stop_during_bandwidth(tmp):
     """SIGTERM while the bandwidth passes run (the first second of a run)
     ends the run within a few seconds, well inside Slurm's grace."""
     out = os.path.join(tmp, "bw.csv")
-    job = subprocess.Popen([SPBENCH, "run", *FAST, "--threads", "1,2", "--csv", out,
-                            TWO[0]], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    job = subprocess.Popen([SPBENCH, "run", *FAST, "--threads", "1,2", "--bandwidth", "measure",
+                            "--csv", out, TWO[0]], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True)
     time.sleep(0.5)
     start = time.time()
     job.send_signal(signal.SIGTERM)
