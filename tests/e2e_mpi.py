@@ -497,6 +497,13 @@ def test_summary_table(matrices):
               all(len(row) == len(head) - 1 for row in body),
               "a line per matrix and rank count, the kernel without @P, every column "
               "in line: %s" % body)
+        # ranked by time; beside it the speedup over the best row at one rank
+        at_one = {row[0]: float(row[4]) for row in body if row[1] == "1"}
+        spd = head.index("spd_best1") - 1 if "spd_best1" in head else None
+        check(spd is not None and all(
+            abs(float(row[spd]) - at_one[row[0]] / float(row[4])) <= 0.01 * at_one[row[0]] /
+            float(row[4]) + 0.006 for row in body if row[1] == "2"),
+            "spd_best1 is the best 1-rank time over the row's: %s" % body)
 
 
 def test_usage(matrices):
