@@ -26,7 +26,8 @@ SpGEMM rows (operation spgemm), when there are any:
   spgemm_gflops  GFLOPS (2 products / time) of every SpGEMM kernel per matrix
   spgemm_time    median time per kernel and matrix on a log axis (the
                  progression from the sequential kernels to the parallel ones)
-A chart without the data it needs says so on the chart. Only rows with
+A chart without the data it needs is not drawn (a CPU machine's study has no
+cpu_vs_gpu chart), and the list printed says which and why. Only rows with
 status ok are drawn. A matrix or kernel drawn from a noisy row (the CSV's
 noisy column) is marked * and the title says how many such rows there are. Exit status 1 with a message for a missing, empty or
 malformed CSV, or when gnuplot fails.
@@ -152,6 +153,7 @@ class Chart:
         self.lines = []
         self.data = []
         self.note = ""  # a second title line
+        self.empty = None  # why there is nothing to draw (then it is not drawn)
         self.key_right = []  # the labels of a key outside on the right, which narrows the plot
 
     def quoted_title(self):
@@ -202,7 +204,10 @@ class Chart:
         return path
 
     def no_data(self, why):
-        """The reason, centred and wrapped so that it fits the canvas."""
+        """The reason, centred and wrapped so that it fits the canvas (drawn
+        where a chart must be, as compare's; plot leaves the chart out and
+        lists why)."""
+        self.empty = why
         words, lines = why.split(), [""]
         for w in words:
             if len(lines[-1]) + len(w) + 1 > 60:
@@ -679,6 +684,13 @@ def main():
     with tempfile.TemporaryDirectory(prefix="spbench_plot_") as workdir:
         for build, chosen in builders:
             chart = build(chosen, workdir)
+            if chart.empty:  # not drawn; an older drawing of it would mislead
+                for ext in ("png", "svg"):
+                    stale = os.path.join(outdir, "%s.%s" % (chart.name, ext))
+                    if os.path.exists(stale):
+                        os.remove(stale)
+                print("not drawn: %s (%s)" % (chart.name, chart.empty))
+                continue
             failed = draw(chart, workdir, outdir)
             if failed:
                 print("spbench plot: %s" % failed, file=sys.stderr)
