@@ -82,15 +82,18 @@ int roofline_reuse(spb_roofline *r, const char *key, double max_age_s)
     double oldest = 0, now = (double)time(NULL);
     char line[2048];
     cache_line c;
-    while (fgets(line, sizeof line, f))
+    while (fgets(line, sizeof line, f)) {
+        /* parse_line cuts the line up: once per line, then each thread count */
+        if (!parse_line(line, &c) || strcmp(c.key, key) != 0 || now - c.at > max_age_s ||
+            c.at > now + 60)
+            continue;
         for (int k = 0; k < r->cpu_count; k++)
-            if (parse_line(line, &c) && strcmp(c.key, key) == 0 && c.threads == r->cpu[k].threads &&
-                now - c.at <= max_age_s && c.at <= now + 60) {
+            if (c.threads == r->cpu[k].threads) {
                 figures[k] = (spb_cpu_bandwidth){c.threads, c.read, c.triad};
-                if (!found[k] || c.at < oldest) oldest = c.at;
                 found[k] = 1;
-                break;
+                if (oldest == 0 || c.at < oldest) oldest = c.at;
             }
+    }
     fclose(f);
     for (int k = 0; k < r->cpu_count; k++)
         if (!found[k]) return 0;
@@ -135,11 +138,10 @@ int roofline_store(const spb_roofline *r, const char *key, char *why, size_t siz
     char line[2048], copy[2048];
     cache_line c;
     while (in && fgets(line, sizeof line, in)) {
-        snprintf(copy, sizeof copy, "%s", line);
-        int replaced = 0;
-        for (int k = 0; k < r->cpu_count && !replaced; k++)
-            replaced =
-                parse_line(copy, &c) && strcmp(c.key, key) == 0 && c.threads == r->cpu[k].threads;
+        snprintf(copy, sizeof copy, "%s", line); /* parse_line cuts it up: once */
+        int replaced = 0, mine = parse_line(copy, &c) && strcmp(c.key, key) == 0;
+        for (int k = 0; k < r->cpu_count && mine && !replaced; k++)
+            replaced = c.threads == r->cpu[k].threads;
         if (!replaced && strchr(line, '\n')) fputs(line, out);
     }
     if (in) fclose(in);
