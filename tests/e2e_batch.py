@@ -260,7 +260,13 @@ def test_plot(tmp):
     charts = os.path.join(tmp, "charts")
     r = r_first = spbench("plot", out_csv, charts)
     check(r.returncode == 0, "spbench plot: %s" % r.stderr)
-    drawn = ("gflops", "scaling", "roofline", "csr_vs_hll") + (
+    # on a busy machine (or under a sanitizer) one-thread times can be so slow that every
+    # 2-thread speedup passes 2: left out as impossible, which can leave no scaling to draw
+    scaling_out = not os.path.exists(os.path.join(charts, "scaling.svg"))
+    check(not scaling_out or "plot: scaling:" in r.stderr and "left out" in r.stderr,
+          "the scaling chart is drawn, or every row was left out and plot said why: %s"
+          % r.stderr[-300:])
+    drawn = ("gflops", "roofline", "csr_vs_hll") + (("scaling",) if not scaling_out else ()) + (
         ("cpu_vs_gpu",) if gpu_rows(out_csv) else ())
     for name in drawn:
         check(os.path.exists(os.path.join(charts, name + ".png"))
@@ -273,10 +279,10 @@ def test_plot(tmp):
     colours, apart = palette_min_distance()
     check(colours >= 18 and apart >= 28, "18 series colours before any repeats, every two "
           "apart (delta E %.1f over %d colours)" % (apart, colours))
-    scaling = open(os.path.join(charts, "scaling.svg")).read()
+    scaling = "" if scaling_out else open(os.path.join(charts, "scaling.svg")).read()
     rows = read_rows(out_csv)
     for kernel in {row["kernel"] for row in rows if row["backend"] == "openmp" and
-                   row["status"] == "ok"}:
+                   row["status"] == "ok" and scaling}:
         matrices = len({row["matrix"] for row in rows if row["kernel"] == kernel and
                         row["status"] == "ok" and row["threads"] == "1"})
         check(re.search(r"%s\*? \(%d\)" % (re.escape(kernel), matrices), scaling),
@@ -286,10 +292,12 @@ def test_plot(tmp):
     spbench("run", *FAST, "--kernels", "csr.omp.static,csr.omp.nnz", "--threads", "1,2",
             "--csv", omp_csv, os.path.join(BUNDLED, "cage4.mtx.gz"))
     r = spbench("plot", omp_csv, os.path.join(tmp, "omp-charts"))
-    omp_scaling = open(os.path.join(tmp, "omp-charts", "scaling.svg")).read()
-    check(r.returncode == 0 and "No scaling data" not in omp_scaling and
-          "csr.omp.nnz" in omp_scaling and "over one thread" in omp_scaling,
-          "an OpenMP-only study gets its scaling chart, against one thread")
+    omp_svg = os.path.join(tmp, "omp-charts", "scaling.svg")
+    omp_scaling = open(omp_svg).read() if os.path.exists(omp_svg) else ""
+    check(r.returncode == 0 and ("csr.omp.nnz" in omp_scaling and "over one thread" in omp_scaling
+                                 or not omp_scaling and "left out" in r.stderr),
+          "an OpenMP-only study gets its scaling chart, against one thread (or every row was "
+          "left out as impossible, said): %s" % r.stderr[-300:])
     if gpu_rows(out_csv) == 0:
         check(not os.path.exists(os.path.join(charts, "cpu_vs_gpu.svg")) and
               "not drawn: cpu_vs_gpu (No GPU results" in r_first.stdout,
