@@ -227,23 +227,34 @@ def test_merge_signal(tmp, resume_keeps_samples):
         write_csv(path, header, many)
         shards.append(path)
     out = os.path.join(tmp, "bigout.csv")
-    seen = set()
-    for delay in (0.3, 0.8, 1.5, 2.5, 4.0):
+
+    def merge_and_stop(delay=None):
+        """A merge stopped by SIGTERM after `delay` seconds, or once its
+        temporary output appears (its write under way): exit status, stderr."""
         if os.path.exists(out):
             os.remove(out)
         job = subprocess.Popen([SPBENCH, "merge", out, *shards], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
-        time.sleep(delay)
+        deadline = time.time() + (delay if delay is not None else 300)
+        while time.time() < deadline and job.poll() is None and (delay is not None or not [
+                n for n in os.listdir(tmp) if n.startswith("bigout.csv.tmp")]):
+            time.sleep(0.002)
         job.send_signal(signal.SIGTERM)
         _, err = job.communicate(timeout=300)
-        seen.add(job.returncode)
         left = [n for n in os.listdir(tmp) if n.startswith("bigout.csv.tmp")]
-        check("Traceback" not in err and not left and job.returncode in (0, 128 + 15, -15),
-              "SIGTERM after %.1f s: exit %d, temporaries %s, %s" % (delay, job.returncode, left,
+        return job.returncode, err, left
+
+    code, err, left = merge_and_stop()
+    check(code == 128 + 15 and "Traceback" not in err and not left and not os.path.exists(out),
+          "SIGTERM during the write: exit 143, no temporary file, no output: %d %s %s" %
+          (code, left, err[-300:]))
+    for delay in (0.3, 1.5, 4.0):  # at any other moment: never a traceback or a leftover
+        code, err, left = merge_and_stop(delay)
+        check("Traceback" not in err and not left and code in (0, 128 + 15, -15),
+              "SIGTERM after %.1f s: exit %d, temporaries %s, %s" % (delay, code, left,
                                                                      err[-300:]))
         if os.path.exists(out):
             check(len(read_rows(out)) == 2 * 20000 * len(rows), "the output is whole")
-    check(128 + 15 in seen, "at least one SIGTERM landed during the merge: %s" % seen)
 
 
 def test_compare_outputs(tmp, resume_keeps_samples):
