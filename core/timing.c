@@ -156,6 +156,7 @@ int timing_measure_in_turns(spb_timed_row *rows, int count, const spb_timing_opt
                          : spb_fail(rows[i].msg, SPB_ERR_NOMEM, "out of memory for timing samples");
     int stopped = 0;
     int kept_noisy = 0;       /* noisy rows in the attempt kept */
+    int last_noisy = 0;       /* and in the attempt before this one */
     double kept_spread = 0.0; /* and the sum of its rows' spreads */
     const int attempts = opts->once ? 1 : 1 + SPB_NOISY_RETRIES;
     for (int taken = 1; which && got && taken <= attempts; taken++) {
@@ -187,7 +188,10 @@ int timing_measure_in_turns(spb_timed_row *rows, int count, const spb_timing_opt
             kept_noisy = noisy;
             kept_spread = spread;
         }
-        if (!kept_noisy) break;
+        /* again only while it helps: an attempt that left as many rows noisy
+         * as the one before met the machine's noise, not a moment's */
+        if (!kept_noisy || (taken > 1 && noisy >= last_noisy)) break;
+        last_noisy = noisy;
     }
     spb_free(which);
     spb_free(got);

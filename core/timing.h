@@ -23,9 +23,11 @@ typedef struct {
  * itself is uncertain), or a sample above SPB_NOISY_OUTLIER times the
  * median (something else held the CPU or device for a whole sample). While
  * a row is noisy its rows are measured again, all of them, up to
- * SPB_NOISY_RETRIES more times, and all keep the steadiest attempt (the
- * fewest noisy rows, then the least spread): a row is reported noisy when
- * it was in that attempt. */
+ * SPB_NOISY_RETRIES more times but only while it helps (a re-measurement
+ * that leaves as many rows noisy as the attempt before ends them: that
+ * noise is the machine's, not a moment's), and all keep the steadiest
+ * attempt (the fewest noisy rows, then the least spread): a row is
+ * reported noisy when it was in that attempt. */
 #define SPB_NOISY_SPREAD  0.10
 #define SPB_NOISY_OUTLIER 2.0
 #define SPB_NOISY_RETRIES 2
