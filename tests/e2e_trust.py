@@ -485,8 +485,9 @@ def test_noise_under_load(tmp):
     check(noisy, "rows measured under load are flagged noisy (%d of %d)" % (len(noisy), len(rows)))
     check(all(x["spread"] != "" and x["attempts"] in ("1", "2", "3") for x in rows),
           "every row carries its spread and attempts")
-    check(all(x["attempts"] == "3" for x in noisy),
-          "a noisy row was measured again before it was reported noisy")
+    check(all(x["attempts"] in ("2", "3") for x in noisy),
+          "a noisy row was measured again before it was reported noisy (a third time only "
+          "when the second attempt helped)")
     check("ok, noisy (spread" in r.stdout, "the table says which rows are noisy")
     check(" *" in r.stdout and "ranked among noisy rows" in r.stdout,
           "the best-kernel table marks rankings made among noisy rows")
