@@ -57,7 +57,7 @@ import tempfile
 
 # a row's key and what a source_id says was read: merge's, so both pair rows alike
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from merge import KEY, content_of  # noqa: E402
+from merge import KEY, MergeError, content_of, on_signal, same_file, write_all  # noqa: E402
 
 Z95 = 1.959963984540054
 EXACT_MAX = 25  # the U distribution is counted exactly up to this many samples a side
@@ -469,13 +469,6 @@ def summarize(pairs):
     return summary
 
 
-def same_file(a, b):
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return os.path.abspath(a) == os.path.abspath(b)
-
-
 def check_outputs(opts):
     """--csv and --json name neither an input nor one another, and replace
     an existing file only with --force."""
@@ -491,49 +484,25 @@ def check_outputs(opts):
         raise CompareError("--csv and --json name one file (%s)" % outs[0][1])
 
 
-_temps = []  # temporary files being written, removed on a signal
-
-
-def write_whole(path, text):
-    """text into path through a temporary file renamed onto it only when
-    written whole; a failure removes it and names path."""
-    temp = "%s.tmp.%d" % (path, os.getpid())
-    _temps.append(temp)
-    try:
-        with open(temp, "w", newline="") as f:
-            f.write(text)
-        os.replace(temp, path)
-    except OSError as e:
-        if os.path.exists(temp):
-            os.remove(temp)
-        raise CompareError("%s: cannot write: %s" % (path, e.strerror or e))
-    finally:
-        _temps.remove(temp)
-
-
 def write_outputs(pairs, summary, csv_path, json_path):
     fields = ["matrix", "kernel", "precision", "threads", "ranks", "base_ms", "new_ms",
               "median_ratio", "ratio", "low", "high", "verdict", "base_samples", "new_samples",
               "processes", "noisy"]
+    outputs = []
     if csv_path:
         out = io.StringIO()
         w = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
         w.writeheader()
         w.writerows(pairs)
-        write_whole(csv_path, out.getvalue())
+        outputs.append((csv_path, out.getvalue()))
     if json_path:
-        write_whole(json_path, json.dumps(
+        outputs.append((json_path, json.dumps(
             {"pairs": pairs, "geomean": {k: dict(zip(("ratio", "low", "high", "rows"), v))
-                                         for k, v in summary.items()}}, indent=1))
-
-
-def on_signal(signo, _frame):
-    for temp in _temps:
-        try:
-            os.remove(temp)
-        except OSError:
-            pass
-    os._exit(128 + signo)
+                                         for k, v in summary.items()}}, indent=1)))
+    try:  # merge's writer: through temporary files, renamed when all are whole
+        write_all(outputs)
+    except MergeError as e:
+        raise CompareError("cannot write %s" % e)
 
 
 def gate(pairs, summary, pct, broken):

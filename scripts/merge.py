@@ -216,6 +216,8 @@ _temps = []  # temporary files being written, removed on a signal
 
 
 def on_signal(signo, _frame):
+    """SIGINT, SIGTERM, SIGHUP: the temporary files written so far are
+    removed and the process ends with 128 + the signal (compare's too)."""
     for temp in _temps:
         try:
             os.remove(temp)
@@ -378,7 +380,7 @@ def check_outputs(outputs, inputs, force):
 def write_all(outputs):
     """Writes every (path, text) through a temporary file and renames them
     into place only when all were written: a failed merge leaves nothing."""
-    temps = _temps
+    temps, path = _temps, "output"
     try:
         for path, text in outputs:
             temp = "%s.tmp.%d" % (path, os.getpid())
@@ -392,7 +394,7 @@ def write_all(outputs):
         for temp in temps:
             if os.path.exists(temp):
                 os.remove(temp)
-        raise MergeError("%s: %s" % (e.filename or "output", e.strerror))
+        raise MergeError("%s: %s" % (path, e.strerror or e))  # the output, not its temporary
 
 
 def counted(path, rows, shards):
