@@ -161,7 +161,7 @@ static int parse_measure_option(int argc, char **argv, int *i, run_args *a)
     else if (option_value(argc, argv, i, "--min-time", &v))
         o->timing.min_time = parse_double("--min-time", v, 0);
     else if (option_value(argc, argv, i, "--energy-s", &v))
-        o->energy_pass_s = parse_double("--energy-s", v, 0);
+        o->energy_window_s = parse_double("--energy-s", v, 0);
     else if (option_value(argc, argv, i, "--max-kernel-ms", &v))
         o->max_kernel_ms = parse_double("--max-kernel-ms", v, 0);
     else if (option_value(argc, argv, i, "--warmup", &v))
@@ -252,7 +252,7 @@ static void parse_run_args(int argc, char **argv, run_args *a)
     spb_run_opts *o = &a->opts;
     o->op = operation_spmv();
     o->timing = (spb_timing_opts){.warmup = 2, .min_samples = 10, .min_time = 0.1};
-    o->energy_pass_s = SPB_ENERGY_PASS_S;
+    o->energy_window_s = SPB_ENERGY_WINDOW_S;
     o->seed = 1;
     o->tolerance = SPB_DEFAULT_TOLERANCE;
     o->config = (spb_kernel_config){
@@ -639,7 +639,7 @@ static void print_left_out(const spb_run_opts *o)
 static void print_energy(const run_args *a)
 {
     const spb_energy_meters *m = a->energy;
-    if (a->opts.energy_pass_s <= 0) {
+    if (a->opts.energy_window_s <= 0) {
         printf("# energy: not measured (--energy-s 0)\n");
         return;
     }
@@ -656,9 +656,10 @@ static void print_energy(const run_args *a)
     else
         printf("# energy, CPU: not available: %s\n", energy_why(m, 0));
     if (energy_available(m, 0) || energy_available(m, 1))
-        printf("# energy per row: its products run %.3g s more after its timing, the counter "
-               "read around them\n",
-               a->opts.energy_pass_s);
+        printf("# energy per row: its products run over a window of at least %.3g s between "
+               "two changes of the counter, after its timing (energy_err: the window's "
+               "uncertainty)\n",
+               a->opts.energy_window_s);
 }
 
 static void print_run_header(const run_args *a, int matrices, int selected)
@@ -733,7 +734,7 @@ static spb_status json_begin(const run_args *a, int matrices, char *msg)
                          .matrices = matrices,
                          .load = o->out.machine,
                          .energy = a->energy,
-                         .energy_pass_s = o->energy_pass_s};
+                         .energy_window_s = o->energy_window_s};
     return report_json_begin(o->out.json, o->out.json_path, &h, msg);
 }
 

@@ -260,7 +260,7 @@ int energy_gpu_info(const spb_energy_meters *m, spb_gpu_power_info *info)
 
 void energy_init(spb_energy *e)
 {
-    e->joules_per_product = e->watts = e->sm_mhz = e->mem_mhz = e->temp_c = NAN;
+    e->joules_per_product = e->watts = e->err = e->sm_mhz = e->mem_mhz = e->temp_c = NAN;
     e->throttled = -1;
     e->reasons[0] = '\0';
 }
@@ -355,36 +355,109 @@ static void read_clocks(const spb_energy_meters *m, spb_energy *e)
     e->temp_c = nvml_reading(m, m->nvml.temperature, NVML_TEMPERATURE_GPU);
 }
 
-#define ENERGY_CHUNK_S 0.05
+#define ENERGY_POLL_S   2e-3 /* products between two readings of the counter */
+#define ENERGY_SETTLE_S 0.02 /* products before a window may open: the counter lags the power */
+#define ENERGY_CHAIN_S  5e-3 /* a pass this soon after another's opens its window there */
+#define ENERGY_STUCK_S  1.0  /* a counter still for this long under products is dead */
 
-spb_status energy_measure(const spb_energy_meters *m, int gpu, spb_time_calls_fn calls, void *ctx,
-                          double call_seconds, double pass_s, spb_energy *e, char *msg)
+/* The side's counter as read at a moment. */
+typedef struct {
+    double at; /* timing_now() when read */
+    double uj[SPB_ENERGY_ZONES];
+} reading;
+
+static int take_reading(const spb_energy_meters *m, int gpu, reading *r, char *why)
 {
-    if (!energy_available(m, gpu)) return SPB_ERR_DECLINED;
-    double chunk = call_seconds > 0 ? floor(ENERGY_CHUNK_S / call_seconds) : 1;
-    int per_chunk = chunk < 1 ? 1 : chunk > 1e7 ? 10000000 : (int)chunk;
-    double a[SPB_ENERGY_ZONES], b[SPB_ENERGY_ZONES];
-    spb_throttle_mark before, after;
-    energy_throttle_mark(m, &before);
+    int ok = read_counter(m, gpu, r->uj, why);
+    r->at = timing_now();
+    return ok;
+}
+
+static int counter_moved(const spb_energy_meters *m, int gpu, const reading *a, const reading *b)
+{
+    for (int z = 0; z < (gpu ? 1 : m->zone_count); z++)
+        if (a->uj[z] != b->uj[z]) return 1;
+    return 0;
+}
+
+/* The change between two readings: it happened between them, taken
+ * mid-way. */
+static spb_energy_edge change_between(int gpu, const reading *before, const reading *after)
+{
+    spb_energy_edge edge = {.valid = 1,
+                            .gpu = gpu,
+                            .at = 0.5 * (before->at + after->at),
+                            .half_gap = 0.5 * (after->at - before->at),
+                            .seen = after->at};
+    memcpy(edge.uj, after->uj, sizeof edge.uj);
+    return edge;
+}
+
+/* The pass's loop: products in chunks, the counter read after each, until
+ * a window of at least window_s lies between two of its changes (the
+ * first after ENERGY_SETTLE_S of products, unless *open already holds a
+ * change to start from). */
+static spb_status run_window(const spb_energy_meters *m, int gpu, spb_time_calls_fn calls,
+                             void *ctx, int per_chunk, double window_s, spb_energy_edge *open,
+                             spb_energy_edge *close, double *made, spb_energy *e, char *msg)
+{
     char why[SPB_MSG_LEN] = "";
-    if (!read_counter(m, gpu, a, why)) return spb_fail(msg, SPB_ERR_IO, "%s", why);
-    double start = timing_now(), made = 0;
-    do {
+    reading last, now;
+    if (!take_reading(m, gpu, &last, why)) return spb_fail(msg, SPB_ERR_IO, "%s", why);
+    double start = last.at, moved_at = last.at;
+    for (*made = 0;;) {
         if (calls(ctx, per_chunk) < 0)
             return spb_fail(msg, SPB_ERR_DEVICE, "products failed in the energy pass");
-        made += per_chunk;
-        if (gpu && made == per_chunk) read_clocks(m, e); /* under load, after the first chunk */
-    } while (timing_now() - start < pass_s);
-    double seconds = timing_now() - start;
-    if (!read_counter(m, gpu, b, why)) return spb_fail(msg, SPB_ERR_IO, "%s", why);
-    double joules = joules_between(m, gpu, a, b);
-    if (!(joules > 0)) /* a working counter moves within a pass: this one is stuck */
-        return spb_fail(msg, SPB_ERR_IO,
-                        "the %s energy counter did not move over %.2g s of products: a dead "
-                        "counter, not 0 W",
-                        gpu ? "GPU's" : "CPU's", seconds);
-    e->joules_per_product = joules / made;
-    e->watts = joules / seconds;
+        *made += per_chunk;
+        if (gpu && *made == per_chunk) read_clocks(m, e); /* under load, after the first chunk */
+        if (!take_reading(m, gpu, &now, why)) return spb_fail(msg, SPB_ERR_IO, "%s", why);
+        if (counter_moved(m, gpu, &last, &now)) {
+            spb_energy_edge seen = change_between(gpu, &last, &now);
+            if (open->valid && seen.at - open->at >= window_s) {
+                *close = seen;
+                return SPB_OK;
+            }
+            if (!open->valid && now.at - start >= ENERGY_SETTLE_S) *open = seen;
+            moved_at = now.at;
+        } else if (now.at - moved_at > ENERGY_STUCK_S) { /* a working counter moves: stuck */
+            return spb_fail(msg, SPB_ERR_IO,
+                            "the %s energy counter did not move over %.2g s of products: a dead "
+                            "counter, not 0 W",
+                            gpu ? "GPU's" : "CPU's", now.at - moved_at);
+        }
+        last = now;
+    }
+}
+
+spb_status energy_measure(const spb_energy_meters *m, int gpu, spb_time_calls_fn calls, void *ctx,
+                          double call_seconds, double window_s, spb_energy_edge *edge,
+                          spb_energy *e, char *msg)
+{
+    if (!energy_available(m, gpu)) return SPB_ERR_DECLINED;
+    double chunk = call_seconds > 0 ? floor(ENERGY_POLL_S / call_seconds) : 1;
+    int per_chunk = chunk < 1 ? 1 : chunk > 1e7 ? 10000000 : (int)chunk;
+    spb_throttle_mark before, after;
+    energy_throttle_mark(m, &before);
+    double start = timing_now(), made = 0;
+    /* a pass right after another's (the next row of a group) opens its
+     * window where that one's closed */
+    spb_energy_edge open = {0}, close = {0};
+    if (edge && edge->valid && edge->gpu == gpu && start - edge->seen < ENERGY_CHAIN_S)
+        open = *edge;
+    if (edge) edge->valid = 0;
+    spb_status st =
+        run_window(m, gpu, calls, ctx, per_chunk, window_s, &open, &close, &made, e, msg);
+    if (st != SPB_OK) return st;
+    double joules = joules_between(m, gpu, open.uj, close.uj);
+    double window = close.at - open.at;
+    if (!(joules > 0) || !(window > 0))
+        return spb_fail(msg, SPB_ERR_IO, "the %s energy counter went backwards",
+                        gpu ? "GPU's" : "CPU's");
+    e->watts = joules / window;
+    /* a product's energy: the power times a product's share of the pass */
+    e->joules_per_product = e->watts * (close.seen - start) / made;
+    e->err = (open.half_gap + close.half_gap) / window;
+    if (edge) *edge = close;
     if (gpu) {
         energy_throttle_mark(m, &after);
         energy_throttled_between(m, &before, &after, e);

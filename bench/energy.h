@@ -3,16 +3,17 @@
  * from NVML, loaded at run time (a build or machine without the driver
  * runs, and says energy is not available); the CPU's from RAPL's powercap
  * files, when readable. After a row is timed, an energy pass runs its
- * products back to back for a while, reading the energy counter before
- * and after (the counters move in steps of about 10 ms, too coarse for one
- * sample); the throttle counters are read around the timing itself. */
+ * products back to back over a window between two changes of the energy
+ * counter (NVML's moves about every 100 ms, too coarse for the timed
+ * samples, which rows take in turns); the throttle counters are read
+ * around the timing itself. */
 #ifndef SPB_ENERGY_H
 #define SPB_ENERGY_H
 
 #include "../core/timing.h"
 
 #define SPB_ENERGY_ZONES      8    /* RAPL zones summed: packages and their DRAM */
-#define SPB_ENERGY_PASS_S     0.25 /* the default energy pass, seconds */
+#define SPB_ENERGY_WINDOW_S   0.05 /* the default energy window, seconds */
 #define SPB_THROTTLE_TEXT_LEN 64
 
 /* NVML's clock event reasons that mean the GPU ran below its clocks for
@@ -29,7 +30,8 @@
 /* What a row's energy pass found; NAN where not measured. */
 typedef struct {
     double joules_per_product;
-    double watts;                        /* average over the pass */
+    double watts;                        /* average over the window */
+    double err;                          /* both figures' relative bound: the window's timing */
     double sm_mhz, mem_mhz, temp_c;      /* the GPU's, during the pass */
     int throttled;                       /* 1 or 0; -1: unknown (no counters) */
     char reasons[SPB_THROTTLE_TEXT_LEN]; /* the throttle reasons seen, comma-separated */
@@ -72,13 +74,31 @@ void energy_throttle_mark(const spb_energy_meters *m, spb_throttle_mark *mark);
 int energy_throttled_between(const spb_energy_meters *m, const spb_throttle_mark *before,
                              const spb_throttle_mark *after, spb_energy *e);
 
-/* The energy pass: calls(ctx, n) run back to back in chunks of about
- * 50 ms (call_seconds: one call, from the timing) until pass_s has gone,
- * the side's energy counter read before and after. SPB_OK with e filled,
- * SPB_ERR_DECLINED when the side has no counter, SPB_ERR_DEVICE when the
- * calls failed. */
+/* Where a pass left the counter: the change its window closed on. */
+typedef struct {
+    int valid, gpu;
+    double at;       /* when the change happened: mid-way between the readings around it */
+    double half_gap; /* half the time between those readings: at's uncertainty */
+    double seen;     /* when it was read */
+    double uj[SPB_ENERGY_ZONES];
+} spb_energy_edge;
+
+/* The energy pass: calls(ctx, n) run back to back in chunks of about 2 ms
+ * (call_seconds: one call, from the timing), the side's counter read
+ * after each chunk, until at least window_s lies between two of its
+ * changes: the window is then known to the gap between two readings
+ * whatever the counter's step (NVML's moves about every 100 ms, RAPL's
+ * every millisecond), and e->err says how well (the two changes' half
+ * gaps over the window). The first change may open a window only after
+ * ENERGY_SETTLE_S of products, unless *edge (NULL: none) holds the change
+ * the previous pass closed on, read a moment ago: rows measured one after
+ * another then share it, and each costs one window. *edge receives this
+ * pass's closing change. SPB_OK with e filled, SPB_ERR_DECLINED when the
+ * side has no counter, SPB_ERR_DEVICE when the calls failed, SPB_ERR_IO
+ * when the counter did not read or did not move. */
 spb_status energy_measure(const spb_energy_meters *m, int gpu, spb_time_calls_fn calls, void *ctx,
-                          double call_seconds, double pass_s, spb_energy *e, char *msg);
+                          double call_seconds, double window_s, spb_energy_edge *edge,
+                          spb_energy *e, char *msg);
 
 /* The reasons of a throttle mask, comma-separated, into out. */
 void energy_reasons_text(unsigned long long reasons, char *out, size_t size);

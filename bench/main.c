@@ -62,10 +62,11 @@ static void print_run_options(FILE *out)
         "                      timed from that call alone (capped column) and the study\n"
         "                      moves on; a device row is judged by one whole product on\n"
         "                      the device (default: no cap; scripts/main.sh uses 1000)\n"
-        "  --energy-s S        after each CPU or GPU row's timing, run its products S\n"
-        "                      seconds more and read the energy counters around them\n"
-        "                      (NVML, RAPL) for the joules_per_product, watts and\n"
-        "                      clock columns; 0: no energy pass (default %.2g)\n"
+        "  --energy-s S        after each CPU or GPU row's timing, run its products over\n"
+        "                      a window of at least S seconds between two changes of\n"
+        "                      the energy counter (NVML's moves about every 100 ms,\n"
+        "                      RAPL's every ms) for the joules_per_product, watts,\n"
+        "                      energy_err and clock columns; 0: none (default %.2g)\n"
         "  --bandwidth B       the CPU roofline: auto (default: this machine's figure\n"
         "                      when under a week old, else measured and kept), measure\n"
         "                      (now), GBPS (given), none (no roofline fractions)\n"
@@ -102,7 +103,7 @@ static void print_run_options(FILE *out)
         "Exit status: 0 when every row is ok or skipped, 1 when any is wrong or error,\n"
         "2 for a usage error (an input that cannot be used among them, refused before\n"
         "anything is measured), 128 + the signal after Ctrl-C (SIGINT) or SIGTERM.\n",
-        SPB_ENERGY_PASS_S, SPB_DEFAULT_TOLERANCE, HLL_DEFAULT_HACK_SIZE);
+        SPB_ENERGY_WINDOW_S, SPB_DEFAULT_TOLERANCE, HLL_DEFAULT_HACK_SIZE);
 }
 
 static void usage(FILE *out)

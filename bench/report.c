@@ -162,6 +162,7 @@ static const column columns[] = {
     COL("throttled", COL_FLAG, energy.throttled, COUNT_DIGITS),
     COL("throttle_reasons", COL_CHARS, energy.reasons, 0),
     COL("break_even_products", COL_REAL, break_even_products, COUNT_DIGITS),
+    COL("energy_err", COL_REAL, energy.err, 2),
     /* in the CSV too, so a row read back by --resume or merged keeps them */
     COL("samples_ms", COL_SAMPLES, timing.kept, 6),
 };
@@ -642,8 +643,8 @@ static void json_number_or_null(FILE *j, double v)
 /* "energy": where the energy columns come from, or why they are empty. */
 static void json_energy(FILE *j, const spb_json_header *h)
 {
-    fprintf(j, ",\n  \"energy\": {\"pass_s\": %g, \"gpu\": {\"available\": %s", h->energy_pass_s,
-            energy_available(h->energy, 1) ? "true" : "false");
+    fprintf(j, ",\n  \"energy\": {\"window_s\": %g, \"gpu\": {\"available\": %s",
+            h->energy_window_s, energy_available(h->energy, 1) ? "true" : "false");
     spb_gpu_power_info g;
     if (energy_gpu_info(h->energy, &g)) {
         fputs(", \"power_limit_w\": ", j);

@@ -99,7 +99,7 @@ typedef struct {
     int matrices;
     const spb_machine_load *load;    /* before the study (NULL: not sampled) */
     const spb_energy_meters *energy; /* the counters the energy columns come from */
-    double energy_pass_s;            /* 0: no energy pass */
+    double energy_window_s;          /* 0: no energy pass */
 } spb_json_header;
 
 /* Row tallies for the JSON trailer. */

@@ -635,28 +635,38 @@ static int turn_group(const held_row *h)
     return h->kernel->backend == SPB_BACKEND_CUDA ? 0 : h->config.threads;
 }
 
+/* Which rows a row ranks against when its noise is weighed (see
+ * spb_timed_row): the others of its precision; the rows every other is
+ * divided by (the baseline's speedup, the vendor's break-even) in none. */
+static int row_contest(const spb_run_opts *opts, const held_row *h)
+{
+    if (h->kernel == opts->op->baseline || h->kernel == opts->op->vendor) return 0;
+    return 1 + (int)h->config.precision;
+}
+
 /* After a row's timing: whether the GPU throttled while its group was
  * timed, and its energy pass (a failure of its products is the row's). */
 static spb_status measure_energy(const spb_run_opts *opts, held_row *h, const spb_timed_row *t,
-                                 const spb_throttle_mark *before, const spb_throttle_mark *after)
+                                 const spb_throttle_mark *before, const spb_throttle_mark *after,
+                                 spb_energy_edge *edge)
 {
     int gpu = h->kernel->backend == SPB_BACKEND_CUDA;
     int cpu = h->kernel->backend == SPB_BACKEND_SERIAL || h->kernel->backend == SPB_BACKEND_OPENMP;
     if (t->status != SPB_OK || (!gpu && !cpu))
         return t->status; /* distributed rows: not measured */
     if (gpu) energy_throttled_between(opts->energy, before, after, &h->r.energy);
-    if (opts->energy_pass_s <= 0 || run_stop_requested()) return SPB_OK;
+    if (opts->energy_window_s <= 0 || run_stop_requested()) return SPB_OK;
     char why[SPB_MSG_LEN] = "";
     double start = timing_now();
     spb_status st = energy_measure(opts->energy, gpu, t->time_calls, t->ctx, h->r.timing.median,
-                                   opts->energy_pass_s, &h->r.energy, why);
+                                   opts->energy_window_s, edge, &h->r.energy, why);
     phase_add(opts->out.phases, SPB_PHASE_ENERGY, timing_now() - start);
     if (st == SPB_ERR_DEVICE) {
         snprintf(h->msg, SPB_MSG_LEN, "%s", why);
         return st;
     }
     if (st != SPB_OK && why[0]) { /* a counter unread: columns empty, the reason in the message */
-        h->r.energy.joules_per_product = h->r.energy.watts = NAN;
+        h->r.energy.joules_per_product = h->r.energy.watts = h->r.energy.err = NAN;
         size_t used = strlen(h->msg);
         snprintf(h->msg + used, SPB_MSG_LEN - used, "%senergy not measured: %s", used ? "; " : "",
                  why);
@@ -675,12 +685,13 @@ static int time_group(spb_case *c, held_rows *held, int first, spb_timed_row *ti
         held_row *h = &held->rows[i];
         if (!h->state || turn_group(h) != group) continue;
         slot[n] = i;
-        timed[n++] =
+        timed[n] =
             h->kernel->time_calls
                 ? (spb_timed_row){.time_calls = h->kernel->time_calls,
                                   .ctx = h->state,
                                   .msg = h->msg}
                 : (spb_timed_row){.time_calls = time_host_calls, .ctx = &h->call, .msg = h->msg};
+        timed[n++].contest = row_contest(opts, h);
     }
     if (n > 1) {
         char doing[96];
@@ -698,16 +709,24 @@ static int time_group(spb_case *c, held_rows *held, int first, spb_timed_row *ti
     phase_add(opts->out.phases, SPB_PHASE_TIMING, timing_now() - start - again);
     phase_add(opts->out.phases, SPB_PHASE_AGAIN, again);
     energy_throttle_mark(opts->energy, &after);
+    /* the energy passes back to back, so that each opens its window where
+     * the one before closed */
+    spb_energy_edge edge = {0};
+    for (int k = 0; k < n && !stopped; k++) {
+        held_row *h = &held->rows[slot[k]];
+        /* a row whose calls failed keeps no figures (a first attempt's, say) */
+        if (timed[k].status == SPB_OK) h->r.timing = timed[k].timing;
+        c->precision = h->config.precision;
+        timed[k].status = measure_energy(opts, h, &timed[k], &before, &after, &edge);
+    }
     for (int k = 0; k < n; k++) {
         held_row *h = &held->rows[slot[k]];
         if (stopped) {
             h->dropped = 1;
         } else {
-            /* a row whose calls failed keeps no figures (a first attempt's, say) */
-            if (timed[k].status == SPB_OK) h->r.timing = timed[k].timing;
             c->precision = h->config.precision;
-            spb_status st = measure_energy(opts, h, &timed[k], &before, &after);
-            st = after_timing(h->kernel, h->state, c, opts, st, &h->r, h->msg);
+            spb_status st =
+                after_timing(h->kernel, h->state, c, opts, timed[k].status, &h->r, h->msg);
             h->again = st == SPB_ERR_NOMEM && n > 1;
         }
         release_held(opts, h);

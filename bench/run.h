@@ -74,7 +74,7 @@ typedef struct {
     const spb_done_set *done;        /* --resume: rows already measured (NULL: none) */
     const char *cache_dir;           /* --cache: parsed matrices kept here (NULL: none) */
     const spb_energy_meters *energy; /* the CPU's and GPU's counters (NULL: none read) */
-    double energy_pass_s;            /* each row's energy pass (0: none) */
+    double energy_window_s;          /* each row's energy pass (0: none) */
     spb_reporter out;                /* where the rows go */
 } spb_run_opts;
 

@@ -144,6 +144,23 @@ static int attempt_in_turns(spb_timed_row *rows, const int *which, int count,
     return stopped;
 }
 
+/* Whether got[j]'s noise can change a verdict (see spb_timed_row's
+ * contest): noisy, and of contest 0 or able to rank first in its own. */
+static int noise_counts(const spb_timed_row *rows, const int *which, const spb_timing *got,
+                        int live, int j)
+{
+    int contest = rows[which[j]].contest;
+    if (!got[j].noisy) return 0;
+    if (contest == 0) return 1;
+    const spb_timing *fastest = NULL;
+    for (int k = 0; k < live; k++)
+        if (rows[which[k]].status == SPB_OK && rows[which[k]].contest == contest &&
+            (!fastest || got[k].median < fastest->median))
+            fastest = &got[k];
+    double margin = fastest->spread > SPB_NOISY_SPREAD ? fastest->spread : SPB_NOISY_SPREAD;
+    return got[j].min <= fastest->median * (1.0 + margin);
+}
+
 int timing_measure_in_turns(spb_timed_row *rows, int count, const spb_timing_opts *opts,
                             int (*stop)(void), double *again_s)
 {
@@ -155,7 +172,7 @@ int timing_measure_in_turns(spb_timed_row *rows, int count, const spb_timing_opt
             which && got ? SPB_OK
                          : spb_fail(rows[i].msg, SPB_ERR_NOMEM, "out of memory for timing samples");
     int stopped = 0;
-    int kept_noisy = 0;       /* noisy rows in the attempt kept */
+    int kept_noisy = 0;       /* noisy rows in the attempt kept, where it counts */
     int last_noisy = 0;       /* and in the attempt before this one */
     double kept_spread = 0.0; /* and the sum of its rows' spreads */
     const int attempts = opts->once ? 1 : 1 + SPB_NOISY_RETRIES;
@@ -171,7 +188,7 @@ int timing_measure_in_turns(spb_timed_row *rows, int count, const spb_timing_opt
         double spread = 0.0;
         for (int j = 0; j < live; j++)
             if (rows[which[j]].status == SPB_OK) {
-                noisy += got[j].noisy;
+                noisy += noise_counts(rows, which, got, live, j);
                 spread += got[j].spread;
             }
         /* every row keeps the same attempt, so rows are only ever compared

@@ -22,7 +22,8 @@ typedef struct {
  * SPB_NOISY_SPREAD of the median (the bulk of the samples, so the median
  * itself is uncertain), or a sample above SPB_NOISY_OUTLIER times the
  * median (something else held the CPU or device for a whole sample). While
- * a row is noisy its rows are measured again, all of them, up to
+ * a row is noisy in a way that can change a verdict its rows are measured
+ * again, all of them, up to
  * SPB_NOISY_RETRIES more times but only while it helps (a re-measurement
  * that leaves as many rows noisy as the attempt before ends them: that
  * noise is the machine's, not a moment's), and all keep the steadiest
@@ -59,6 +60,11 @@ typedef struct {
     char *msg;         /* the row's failure, if any */
     spb_status status; /* SPB_OK, or why this row's timing failed */
     spb_timing timing; /* when status is SPB_OK */
+    /* Rows of one contest > 0 are ranked against each other: a noisy one is
+     * measured again only while it could rank first (its quickest sample
+     * within the noise margin of the contest's fastest median). Contest 0:
+     * a row others are measured against, whose noise always counts. */
+    int contest;
 } spb_timed_row;
 
 /* Measures rows together: each is warmed up and its batch sized, then

@@ -536,7 +536,7 @@ def test_energy_columns(tmp):
     energy = doc.get("energy", {})
     have_rapl = energy.get("cpu", {}).get("available")
     names = ("joules_per_product", "watts", "gflops_per_watt", "sm_clock_mhz", "mem_clock_mhz",
-             "gpu_temp_c", "throttled", "throttle_reasons")
+             "gpu_temp_c", "throttled", "throttle_reasons", "energy_err")
     check(r.returncode == 0 and len(rows) == 1 and all(n in rows[0] for n in names),
           "the CSV has the energy columns: %s" % (list(rows[0]) if rows else r.stderr))
     if have_rapl:
@@ -558,10 +558,13 @@ def test_energy_columns(tmp):
         check(d.returncode == 0 and len(device) == 9 and
               all(0 < float(x["joules_per_product"]) <= 2 * bound(x) and
                   float(x["sm_clock_mhz"]) > 0 and float(x["mem_clock_mhz"]) > 0 and
+                  0 < float(x["energy_err"]) < 0.2 and
                   x["throttled"] in ("0", "1") for x in device),
               "every device row's energy is above 0 and within the power limit times its "
-              "time (twice, for the pass's own timing), with its clocks: %s" %
-              [(x["kernel"], x["joules_per_product"], x["time_ms_median"], x["sm_clock_mhz"])
+              "time (twice, for the pass's own timing), with its clocks and its window's "
+              "bound under 20%%: %s" %
+              [(x["kernel"], x["joules_per_product"], x["time_ms_median"], x["sm_clock_mhz"],
+                x["energy_err"])
                for x in device])
     # the energy chart is drawn where the figures are (made up here: no counters)
     if rows and shutil.which("gnuplot"):

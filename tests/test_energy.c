@@ -29,30 +29,35 @@ static void zone(const char *root, const char *entry, const char *name, const ch
     if (now) check_put(dir, "energy_uj", now);
 }
 
-/* The products of the pass: each call advances the counters' files to
- * their end values (the package's past its range: it wraps). */
+/* The products of the pass: each takes a millisecond and adds 100 uJ to
+ * the package counter (past its range: it wraps) and 30 uJ to DRAM's. */
 typedef struct {
     const char *root;
-    long calls;
+    double package, dram;
 } rapl_calls;
 
 static double rapl_products(void *ctx, int calls)
 {
     rapl_calls *r = ctx;
-    char dir[600];
+    double start = timing_now();
+    while (timing_now() - start < 1e-3 * calls) continue;
+    r->package = fmod(r->package + 100.0 * calls, 1000000.0);
+    r->dram += 30.0 * calls;
+    char dir[600], text[32];
     snprintf(dir, sizeof dir, "%s/intel-rapl:0", r->root);
-    check_put(dir, "energy_uj", "1000\n");
+    snprintf(text, sizeof text, "%.0f\n", r->package);
+    check_put(dir, "energy_uj", text);
     snprintf(dir, sizeof dir, "%s/intel-rapl:0:1", r->root);
-    check_put(dir, "energy_uj", "400\n");
-    r->calls += calls;
-    return 1e-3 * calls;
+    snprintf(text, sizeof text, "%.0f\n", r->dram);
+    check_put(dir, "energy_uj", text);
+    return timing_now() - start;
 }
 
 static void test_rapl(void)
 {
     char root[] = "/tmp/spb_powercap_XXXXXX";
     if (!mkdtemp(root)) return;
-    zone(root, "intel-rapl:0", "package-0", "1000000", "999000");
+    zone(root, "intel-rapl:0", "package-0", "1000000", "996000");
     zone(root, "intel-rapl:0:0", "core", "1000000", "5");
     zone(root, "intel-rapl:0:1", "dram", "500000", "100");
     spb_energy_meters *m = energy_open("/nonexistent/libnvidia-ml.so.1", "", root);
@@ -60,19 +65,22 @@ static void test_rapl(void)
     CHECK(strstr(energy_cpu_zones(m), "package-0") && strstr(energy_cpu_zones(m), "dram") &&
               !strstr(energy_cpu_zones(m), "core"),
           "zones: packages and DRAM, not their cores: %s", energy_cpu_zones(m));
-    rapl_calls calls = {root, 0};
+    rapl_calls calls = {root, 996000, 100};
     spb_energy e;
     energy_init(&e);
     char msg[SPB_MSG_LEN] = "";
-    spb_status st = energy_measure(m, 0, rapl_products, &calls, 1e-3, 0.01, &e, msg);
-    /* package: 999000 -> wrap at 1000000 -> 1000 is 2001 uJ; DRAM 300 uJ */
-    double joules = e.joules_per_product * (double)calls.calls;
-    CHECK(st == SPB_OK && fabs(joules - 2301e-6) < 1e-12,
-          "a wrapped package counter and DRAM: %.9g J over %ld products, expected 2.301e-3 (%s)",
-          joules, calls.calls, msg);
-    CHECK(e.watts > 0 && isnan(e.sm_mhz) && e.throttled == -1,
-          "CPU rows: watts, no clocks, throttling unknown (%g W, %g MHz, %d)", e.watts, e.sm_mhz,
-          e.throttled);
+    spb_status st = energy_measure(m, 0, rapl_products, &calls, 1e-3, 0.06, NULL, &e, msg);
+    /* the package wrapped within the pass (40 products in); each product
+     * is 130 uJ, known to the window's timing (e.err) */
+    CHECK(st == SPB_OK && calls.package < 996000 &&
+              fabs(e.joules_per_product - 130e-6) <= (e.err + 0.02) * 130e-6,
+          "a wrapped package counter and DRAM: %.4g J per product, expected 1.3e-4 within "
+          "%.2g (%s)",
+          e.joules_per_product, e.err, msg);
+    CHECK(e.watts > 0 && e.err > 0 && isnan(e.sm_mhz) && e.throttled == -1,
+          "CPU rows: watts, the window's bound, no clocks, throttling unknown (%g W, err %g, %g "
+          "MHz, %d)",
+          e.watts, e.err, e.sm_mhz, e.throttled);
     energy_close(m);
 
     /* a zone without its counter: no CPU energy, and the file named */
@@ -152,12 +160,13 @@ static void test_nvml(void)
     energy_init(&e);
     char msg[SPB_MSG_LEN] = "";
     double start = timing_now();
-    spb_status st = energy_measure(m, 1, busy_products, &made, 1e-3, 0.3, &e, msg);
+    spb_status st = energy_measure(m, 1, busy_products, &made, 1e-3, 0.3, NULL, &e, msg);
     double took = timing_now() - start;
-    CHECK(st == SPB_OK && e.watts > 130 && e.watts < 170,
-          "a steady 150 W read as %g W over a 0.3 s pass (%s)", e.watts, msg);
-    /* the pass lasts at least 0.3 s, longer on a busy machine: its energy
-     * over its power is its length, between the two */
+    CHECK(st == SPB_OK && fabs(e.watts - 150) <= 150 * e.err + 1e-9 && e.err > 0,
+          "a steady 150 W read as %g W, within %.2g, over a 0.3 s window (%s)", e.watts, e.err,
+          msg);
+    /* the pass lasts at least its window, longer on a busy machine: its
+     * energy over its power is its length, between the two */
     double seconds = e.joules_per_product * (double)made / e.watts;
     CHECK(seconds >= 0.3 - 1e-6 && seconds <= took + 1e-6,
           "joules per product x products over the power is the pass's length: %g s, the pass "
@@ -167,21 +176,39 @@ static void test_nvml(void)
           "clocks read, no throttling: %g / %g MHz, throttled %d (%s)", e.sm_mhz, e.mem_mhz,
           e.throttled, e.reasons);
 
+    /* a counter moving every 100 ms, as NVML's does: a 0.05 s window is
+     * one of its steps, known to the readings' gap, and the next row's pass
+     * opens its window where this one's closed */
+    int *step_ms = dlsym(fake, "fake_nvml_step_ms");
+    *step_ms = 100;
+    spb_energy_edge edge = {0};
+    for (int row = 0; row < 2; row++) {
+        energy_init(&e);
+        spb_energy_edge was = edge;
+        st = energy_measure(m, 1, busy_products, &made, 1e-3, 0.05, &edge, &e, msg);
+        CHECK(st == SPB_OK && fabs(e.watts - 150) <= 150 * e.err + 1e-9 && e.err > 0 &&
+                  edge.valid && (row == 0 || edge.uj[0] - was.uj[0] == 15e6),
+              "row %d of a chain, 100 ms steps: %g W within %.2g; its window %g J after the "
+              "last (one step: 15 J) (%s)",
+              row, e.watts, e.err, (edge.uj[0] - was.uj[0]) * 1e-6, msg);
+    }
+    *step_ms = 10;
+
     *reasons = 0x1 | 0x2; /* idle, a user's clock setting: not throttling */
     energy_init(&e);
     made = 0;
-    energy_measure(m, 1, busy_products, &made, 1e-3, 0.02, &e, msg);
+    energy_measure(m, 1, busy_products, &made, 1e-3, 0.02, NULL, &e, msg);
     CHECK(e.throttled == 0, "idle and clock-setting reasons are not throttling (%s)", e.reasons);
 
     *reasons = SPB_THROTTLE_SW_POWER | SPB_THROTTLE_HW_HEAT;
     energy_init(&e);
-    energy_measure(m, 1, busy_products, &made, 1e-3, 0.02, &e, msg);
+    energy_measure(m, 1, busy_products, &made, 1e-3, 0.02, NULL, &e, msg);
     CHECK(e.throttled == 1 && strstr(e.reasons, "power cap") && strstr(e.reasons, "heat"),
           "power cap and heat: throttled %d (%s)", e.throttled, e.reasons);
 
     *reasons = 0;
     energy_init(&e);
-    energy_measure(m, 1, limited_products, limited_ns, 1e-3, 0.02, &e, msg);
+    energy_measure(m, 1, limited_products, limited_ns, 1e-3, 0.02, NULL, &e, msg);
     CHECK(e.throttled == 1 && e.reasons[0], "time under a limit during the pass: throttled %d (%s)",
           e.throttled, e.reasons);
 
@@ -203,7 +230,8 @@ static void test_nvml(void)
     CHECK(!energy_available(m, 1) && strstr(energy_why(m, 1), "no energy counter"),
           "a GPU without the counter: %s", energy_why(m, 1));
     energy_init(&e);
-    CHECK(energy_measure(m, 1, busy_products, &made, 1e-3, 0.02, &e, msg) == SPB_ERR_DECLINED &&
+    CHECK(energy_measure(m, 1, busy_products, &made, 1e-3, 0.02, NULL, &e, msg) ==
+                  SPB_ERR_DECLINED &&
               isnan(e.joules_per_product),
           "no counter: no pass, the columns empty");
     energy_close(m);
@@ -259,7 +287,7 @@ static void test_rapl_broken(void)
         spb_energy e;
         energy_init(&e);
         char msg[SPB_MSG_LEN] = "";
-        spb_status st = energy_measure(m, 0, broken_products, &calls, 1e-3, 0.01, &e, msg);
+        spb_status st = energy_measure(m, 0, broken_products, &calls, 1e-3, 0.01, NULL, &e, msg);
         CHECK(st != SPB_OK && isnan(e.watts) && isnan(e.joules_per_product) &&
                   strstr(msg, after[k] ? "not a count of microjoules" : "did not move"),
               "a counter reading %s after the pass: status %d, %g W, '%s'",

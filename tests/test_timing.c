@@ -146,6 +146,35 @@ static void check_in_turns(void)
           timed[0].timing.attempts, timed[1].timing.attempts, timed[0].timing.median,
           timed[1].timing.median, timed[0].timing.noisy);
 
+    /* the same stall in a row three times slower than its contest's
+     * fastest: it cannot rank first, so it is labelled noisy and not
+     * measured again; in the fastest row, or a row of contest 0, it is */
+    for (int stalled = 0; stalled < 3; stalled++) {
+        shared_machine steady = {.slow_after = 1L << 40, .slow_factor = 1.0, .last_row = -1};
+        for (int i = 0; i < 2; i++) {
+            rows[i] = (machine_row){.machine = &steady,
+                                    .id = i,
+                                    .base = i ? 3e-3 : 1e-3,
+                                    /* a sample's invocation (see above) */
+                                    .stall_at = i != (stalled ? 0 : 1) ? 0
+                                                : i                    ? 4
+                                                                       : 5};
+            timed[i] = (spb_timed_row){.time_calls = machine_calls,
+                                       .ctx = &rows[i],
+                                       .msg = msgs2[i],
+                                       .contest = stalled == 2 ? 0 : 1};
+        }
+        timing_measure_in_turns(timed, 2, &ten, NULL, NULL);
+        const spb_timing *t = &timed[stalled ? 0 : 1].timing;
+        int expect = stalled ? 2 : 1;
+        CHECK(timed[0].status == SPB_OK && t->attempts == expect && t->noisy == (expect == 1),
+              "a stall in the %s: %d attempts (expected %d), noisy %d",
+              stalled == 0   ? "slower row of a contest"
+              : stalled == 1 ? "fastest row of a contest"
+                             : "a row of contest 0",
+              t->attempts, expect, t->noisy);
+    }
+
     /* a stop asked for part-way: the measurement ends there and says so */
     shared_machine stopping = {.slow_after = 1L << 40, .slow_factor = 1.0, .last_row = -1};
     int stopped = measure_three(&stopping, rows, timed, &opts, stop_at_25);

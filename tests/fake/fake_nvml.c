@@ -1,18 +1,19 @@
 /* fake_nvml.c — a stand-in for libnvidia-ml.so.1 with the entry points
  * spbench loads: a GPU at one PCI bus id drawing a steady FAKE_WATTS, its
- * energy counter moving in 10 ms steps as NVML's does; the throttle
- * reasons and violation time are set by the test (fake_nvml_reasons,
- * fake_nvml_limited_ns). test_energy loads it as bench/energy.c loads NVML. */
+ * energy counter moving in steps of fake_nvml_step_ms (NVML's moves about
+ * every 100 ms); the throttle reasons and violation time are set by the
+ * test (fake_nvml_reasons, fake_nvml_limited_ns). test_energy loads it as bench/energy.c loads
+ * NVML. */
 #include <string.h>
 #include <time.h>
 
-#define FAKE_WATTS   150.0
-#define FAKE_BUS_ID  "00000000:19:00.0"
-#define FAKE_STEP_MS 10
+#define FAKE_WATTS  150.0
+#define FAKE_BUS_ID "00000000:19:00.0"
 
 unsigned long long fake_nvml_reasons;
 unsigned long long fake_nvml_limited_ns;
 int fake_nvml_no_energy; /* 1: the counter is not supported (pre-Volta) */
+int fake_nvml_step_ms = 10;
 
 static double started;
 static int device_token;
@@ -55,7 +56,8 @@ int nvmlDeviceGetTotalEnergyConsumption(void *device, unsigned long long *mj)
     if (device != &device_token) return 2;
     if (fake_nvml_no_energy) return 3; /* NVML_ERROR_NOT_SUPPORTED */
     double ms = (now() - started) * 1e3;
-    double stepped = (double)((unsigned long long)(ms / FAKE_STEP_MS) * FAKE_STEP_MS);
+    double stepped = (double)((unsigned long long)(ms / fake_nvml_step_ms) *
+                              (unsigned long long)fake_nvml_step_ms);
     *mj = 5000000ULL + (unsigned long long)(stepped * FAKE_WATTS); /* W = mJ per ms */
     return 0;
 }
