@@ -67,6 +67,7 @@ typedef struct {
     char bandwidth_kept[SPB_MSG_LEN]; /* whether the measured figures were kept, and where */
     spb_output json_claim;            /* the JSON's lock, held while its text goes to json_temp */
     char json_temp[4200];             /* renamed onto --json at the end: whole or not at all */
+    spb_noise_memory noise_memory;    /* the study's re-measurements (timing.h) */
 } run_args;
 
 /* --precision fp64|fp32|both into the run's list of precisions. */
@@ -251,7 +252,8 @@ static void parse_run_args(int argc, char **argv, run_args *a)
 {
     spb_run_opts *o = &a->opts;
     o->op = operation_spmv();
-    o->timing = (spb_timing_opts){.warmup = 2, .min_samples = 10, .min_time = 0.1};
+    o->timing = (spb_timing_opts){
+        .warmup = 2, .min_samples = 10, .min_time = 0.1, .memory = &a->noise_memory};
     o->energy_window_s = SPB_ENERGY_WINDOW_S;
     o->seed = 1;
     o->tolerance = SPB_DEFAULT_TOLERANCE;
@@ -804,7 +806,8 @@ static spb_status close_outputs(run_args *a, spb_status st, char *msg)
 }
 
 /* Noisy rows and a busy machine, said at the end where a user looks. */
-static void print_noise_summary(const spb_run_totals *totals, const spb_machine_load *m)
+static void print_noise_summary(const spb_run_totals *totals, const spb_machine_load *m,
+                                const spb_noise_memory *memory)
 {
     char why[512];
     int busy = machine_load_busy(m, why, sizeof why);
@@ -819,6 +822,10 @@ static void print_noise_summary(const spb_run_totals *totals, const spb_machine_
         printf("# the machine was busy (%s): no row broke the noise rule, but compare with a "
                "run on a quiet machine\n",
                why);
+    if (memory->skipped)
+        printf("# %d group%s of rows not measured again for their noise: re-measurements had "
+               "stopped helping (the machine's noise; one in %d was still tried)\n",
+               memory->skipped, memory->skipped == 1 ? "" : "s", SPB_NOISY_PROBE);
     if (totals->counts.throttled)
         printf("# the GPU throttled during %d row%s (power or heat; throttled, throttle_reasons): "
                "their times are below the kernels' speed at full clocks\n",
@@ -952,7 +959,7 @@ static int finish_run(int argc, char **argv, const run_args *a, spb_run_totals *
         printf("; %d were already in %s, %d measured now", totals->counts.resumed,
                a->opts.out.csv_path, totals->counts.rows - totals->counts.resumed);
     printf("\n");
-    print_noise_summary(totals, &a->machine);
+    print_noise_summary(totals, &a->machine, &a->noise_memory);
     phases_print(stdout, &a->phases);
     int stopped_by = run_stop_requested();
     if (stopped_by) {

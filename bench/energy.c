@@ -5,9 +5,11 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ---- NVML, loaded at run time: the few entry points used, declared here ---- */
 
@@ -355,21 +357,24 @@ static void read_clocks(const spb_energy_meters *m, spb_energy *e)
     e->temp_c = nvml_reading(m, m->nvml.temperature, NVML_TEMPERATURE_GPU);
 }
 
-#define ENERGY_POLL_S   2e-3 /* products between two readings of the counter */
-#define ENERGY_SETTLE_S 0.02 /* products before a window may open: the counter lags the power */
-#define ENERGY_CHAIN_S  5e-3 /* a pass this soon after another's opens its window there */
-#define ENERGY_STUCK_S  1.0  /* a counter still for this long under products is dead */
+#define ENERGY_CHUNK_S  2e-3   /* products between two looks at the counter's reader */
+#define ENERGY_SETTLE_S 0.02   /* products before a window may open: the counter lags the power */
+#define ENERGY_CHAIN_S  5e-3   /* a pass this soon after another's opens its window there */
+#define ENERGY_STUCK_S  1.0    /* a counter still for this long under products is dead */
+#define ENERGY_NAP_NS   200000 /* between two readings of a counter that reads at once (RAPL) */
 
-/* The side's counter as read at a moment. */
+/* The side's counter as read: when the reading began and ended (NVML's
+ * takes milliseconds) and what it held. */
 typedef struct {
-    double at; /* timing_now() when read */
+    double from, to;
     double uj[SPB_ENERGY_ZONES];
 } reading;
 
 static int take_reading(const spb_energy_meters *m, int gpu, reading *r, char *why)
 {
+    r->from = timing_now();
     int ok = read_counter(m, gpu, r->uj, why);
-    r->at = timing_now();
+    r->to = timing_now();
     return ok;
 }
 
@@ -380,53 +385,108 @@ static int counter_moved(const spb_energy_meters *m, int gpu, const reading *a, 
     return 0;
 }
 
-/* The change between two readings: it happened between them, taken
- * mid-way. */
+/* The change between two readings: after the first began, before the
+ * second ended; taken mid-way. */
 static spb_energy_edge change_between(int gpu, const reading *before, const reading *after)
 {
     spb_energy_edge edge = {.valid = 1,
                             .gpu = gpu,
-                            .at = 0.5 * (before->at + after->at),
-                            .half_gap = 0.5 * (after->at - before->at),
-                            .seen = after->at};
+                            .at = 0.5 * (before->from + after->to),
+                            .half_gap = 0.5 * (after->to - before->from),
+                            .seen = after->to};
     memcpy(edge.uj, after->uj, sizeof edge.uj);
     return edge;
 }
 
-/* The pass's loop: products in chunks, the counter read after each, until
- * a window of at least window_s lies between two of its changes (the
- * first after ENERGY_SETTLE_S of products, unless *open already holds a
- * change to start from). */
-static spb_status run_window(const spb_energy_meters *m, int gpu, spb_time_calls_fn calls,
-                             void *ctx, int per_chunk, double window_s, spb_energy_edge *open,
-                             spb_energy_edge *close, double *made, spb_energy *e, char *msg)
+/* The counter's reader, a thread beside the products (so they run on
+ * while it reads): it reads until a window of at least window_s lies
+ * between two changes, the first after ENERGY_SETTLE_S of products unless
+ * open already holds one; then sets done. */
+typedef struct {
+    const spb_energy_meters *m;
+    int gpu;
+    double start, window_s;
+    spb_energy_edge open, close;
+    spb_energy found; /* clocks and throttling, read under load */
+    spb_throttle_mark before;
+    pthread_mutex_t lock;
+    int done, quit; /* under lock: the reader finished; the products failed */
+    spb_status status;
+    char msg[SPB_MSG_LEN];
+} counter_reader;
+
+static int reader_should_end(counter_reader *r, int finished)
 {
+    pthread_mutex_lock(&r->lock);
+    if (finished) r->done = 1;
+    int quit = r->quit;
+    pthread_mutex_unlock(&r->lock);
+    return quit;
+}
+
+/* The reader's loop; its status says how it ended. */
+static void *read_counter_beside(void *arg)
+{
+    counter_reader *r = arg;
+    const spb_energy_meters *m = r->m;
+    int gpu = r->gpu;
     char why[SPB_MSG_LEN] = "";
     reading last, now;
-    if (!take_reading(m, gpu, &last, why)) return spb_fail(msg, SPB_ERR_IO, "%s", why);
-    double start = last.at, moved_at = last.at;
-    for (*made = 0;;) {
-        if (calls(ctx, per_chunk) < 0)
-            return spb_fail(msg, SPB_ERR_DEVICE, "products failed in the energy pass");
-        *made += per_chunk;
-        if (gpu && *made == per_chunk) read_clocks(m, e); /* under load, after the first chunk */
-        if (!take_reading(m, gpu, &now, why)) return spb_fail(msg, SPB_ERR_IO, "%s", why);
-        if (counter_moved(m, gpu, &last, &now)) {
+    r->status = take_reading(m, gpu, &last, why) ? SPB_OK : spb_fail(r->msg, SPB_ERR_IO, "%s", why);
+    double moved_at = last.to;
+    while (r->status == SPB_OK && !reader_should_end(r, 0)) {
+        if (!gpu) nanosleep(&(struct timespec){0, ENERGY_NAP_NS}, NULL);
+        if (!take_reading(m, gpu, &now, why)) {
+            r->status = spb_fail(r->msg, SPB_ERR_IO, "%s", why);
+        } else if (counter_moved(m, gpu, &last, &now)) {
             spb_energy_edge seen = change_between(gpu, &last, &now);
-            if (open->valid && seen.at - open->at >= window_s) {
-                *close = seen;
-                return SPB_OK;
+            if (r->open.valid && seen.at - r->open.at >= r->window_s) {
+                r->close = seen;
+                break;
             }
-            if (!open->valid && now.at - start >= ENERGY_SETTLE_S) *open = seen;
-            moved_at = now.at;
-        } else if (now.at - moved_at > ENERGY_STUCK_S) { /* a working counter moves: stuck */
-            return spb_fail(msg, SPB_ERR_IO,
-                            "the %s energy counter did not move over %.2g s of products: a dead "
-                            "counter, not 0 W",
-                            gpu ? "GPU's" : "CPU's", now.at - moved_at);
+            if (!r->open.valid && last.from - r->start >= ENERGY_SETTLE_S) {
+                r->open = seen;
+                if (gpu) read_clocks(m, &r->found); /* under load */
+            }
+            moved_at = now.to;
+        } else if (now.to - moved_at > ENERGY_STUCK_S) { /* a working counter moves: stuck */
+            r->status = spb_fail(r->msg, SPB_ERR_IO,
+                                 "the %s energy counter did not move over %.2g s of products: a "
+                                 "dead counter, not 0 W",
+                                 gpu ? "GPU's" : "CPU's", now.to - moved_at);
         }
         last = now;
     }
+    if (gpu && r->status == SPB_OK) {
+        spb_throttle_mark after;
+        energy_throttle_mark(m, &after);
+        energy_throttled_between(m, &r->before, &after, &r->found);
+    }
+    reader_should_end(r, 1);
+    return NULL;
+}
+
+/* Whether the reader is done. */
+static int reader_done(counter_reader *r)
+{
+    pthread_mutex_lock(&r->lock);
+    int done = r->done;
+    pthread_mutex_unlock(&r->lock);
+    return done;
+}
+
+/* Runs the products in chunks until the reader is done; the count made. */
+static spb_status products_beside(counter_reader *r, spb_time_calls_fn calls, void *ctx,
+                                  int per_chunk, double *made)
+{
+    for (*made = 0; !reader_done(r); *made += per_chunk)
+        if (calls(ctx, per_chunk) < 0) {
+            pthread_mutex_lock(&r->lock);
+            r->quit = 1;
+            pthread_mutex_unlock(&r->lock);
+            return SPB_ERR_DEVICE;
+        }
+    return SPB_OK;
 }
 
 spb_status energy_measure(const spb_energy_meters *m, int gpu, spb_time_calls_fn calls, void *ctx,
@@ -434,33 +494,42 @@ spb_status energy_measure(const spb_energy_meters *m, int gpu, spb_time_calls_fn
                           spb_energy *e, char *msg)
 {
     if (!energy_available(m, gpu)) return SPB_ERR_DECLINED;
-    double chunk = call_seconds > 0 ? floor(ENERGY_POLL_S / call_seconds) : 1;
+    double chunk = call_seconds > 0 ? floor(ENERGY_CHUNK_S / call_seconds) : 1;
     int per_chunk = chunk < 1 ? 1 : chunk > 1e7 ? 10000000 : (int)chunk;
-    spb_throttle_mark before, after;
-    energy_throttle_mark(m, &before);
-    double start = timing_now(), made = 0;
+    counter_reader r = {.m = m, .gpu = gpu, .start = timing_now(), .window_s = window_s};
+    r.found = *e;
+    if (gpu) energy_throttle_mark(m, &r.before);
     /* a pass right after another's (the next row of a group) opens its
      * window where that one's closed */
-    spb_energy_edge open = {0}, close = {0};
-    if (edge && edge->valid && edge->gpu == gpu && start - edge->seen < ENERGY_CHAIN_S)
-        open = *edge;
+    if (edge && edge->valid && edge->gpu == gpu && r.start - edge->seen < ENERGY_CHAIN_S)
+        r.open = *edge;
     if (edge) edge->valid = 0;
-    spb_status st =
-        run_window(m, gpu, calls, ctx, per_chunk, window_s, &open, &close, &made, e, msg);
-    if (st != SPB_OK) return st;
-    double joules = joules_between(m, gpu, open.uj, close.uj);
-    double window = close.at - open.at;
+    pthread_t reader;
+    pthread_mutex_init(&r.lock, NULL);
+    if (pthread_create(&reader, NULL, read_counter_beside, &r) != 0) {
+        pthread_mutex_destroy(&r.lock);
+        return spb_fail(msg, SPB_ERR_IO, "cannot start the energy counter's reader");
+    }
+    double made = 0;
+    spb_status st = products_beside(&r, calls, ctx, per_chunk, &made);
+    pthread_join(reader, NULL);
+    pthread_mutex_destroy(&r.lock);
+    double end = timing_now();
+    if (st != SPB_OK) return spb_fail(msg, st, "products failed in the energy pass");
+    if (r.status != SPB_OK) return spb_fail(msg, r.status, "%s", r.msg);
+    double joules = joules_between(m, gpu, r.open.uj, r.close.uj);
+    double window = r.close.at - r.open.at;
     if (!(joules > 0) || !(window > 0))
         return spb_fail(msg, SPB_ERR_IO, "the %s energy counter went backwards",
                         gpu ? "GPU's" : "CPU's");
+    *e = r.found;
     e->watts = joules / window;
     /* a product's energy: the power times a product's share of the pass */
-    e->joules_per_product = e->watts * (close.seen - start) / made;
-    e->err = (open.half_gap + close.half_gap) / window;
-    if (edge) *edge = close;
-    if (gpu) {
-        energy_throttle_mark(m, &after);
-        energy_throttled_between(m, &before, &after, e);
-    }
+    e->joules_per_product = e->watts * (end - r.start) / made;
+    /* the changes' places, and a chained window's start under the previous
+     * row's products (up to the power's whole difference) */
+    double borrowed = r.open.at < r.start ? r.start - r.open.at : 0;
+    e->err = (r.open.half_gap + r.close.half_gap + borrowed) / window;
+    if (edge) *edge = r.close;
     return SPB_OK;
 }

@@ -84,9 +84,10 @@ typedef struct {
 } spb_energy_edge;
 
 /* The energy pass: calls(ctx, n) run back to back in chunks of about 2 ms
- * (call_seconds: one call, from the timing), the side's counter read
- * after each chunk, until at least window_s lies between two of its
- * changes: the window is then known to the gap between two readings
+ * (call_seconds: one call, from the timing) while a thread beside them
+ * reads the side's counter (NVML's read takes milliseconds), until at
+ * least window_s lies between two of its changes: the window is then
+ * known to the span of two readings
  * whatever the counter's step (NVML's moves about every 100 ms, RAPL's
  * every millisecond), and e->err says how well (the two changes' half
  * gaps over the window). The first change may open a window only after

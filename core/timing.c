@@ -161,6 +161,22 @@ static int noise_counts(const spb_timed_row *rows, const int *which, const spb_t
     return got[j].min <= fastest->median * (1.0 + margin);
 }
 
+/* Whether the study's memory lets a group be measured again. */
+static int memory_allows(spb_noise_memory *memory)
+{
+    if (!memory || memory->unhelpful < 2) return 1;
+    if (++memory->waiting % SPB_NOISY_PROBE == 0) return 1;
+    memory->skipped++;
+    return 0;
+}
+
+static void remember_attempt(spb_noise_memory *memory, int helped)
+{
+    if (!memory) return;
+    memory->unhelpful = helped ? 0 : memory->unhelpful + 1;
+    if (helped) memory->waiting = 0;
+}
+
 int timing_measure_in_turns(spb_timed_row *rows, int count, const spb_timing_opts *opts,
                             int (*stop)(void), double *again_s)
 {
@@ -205,9 +221,11 @@ int timing_measure_in_turns(spb_timed_row *rows, int count, const spb_timing_opt
             kept_noisy = noisy;
             kept_spread = spread;
         }
+        if (taken > 1) remember_attempt(opts->memory, noisy < last_noisy);
         /* again only while it helps: an attempt that left as many rows noisy
          * as the one before met the machine's noise, not a moment's */
         if (!kept_noisy || (taken > 1 && noisy >= last_noisy)) break;
+        if (taken == 1 && !memory_allows(opts->memory)) break;
         last_noisy = noisy;
     }
     spb_free(which);

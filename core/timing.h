@@ -11,11 +11,23 @@
 #define SPB_MAX_BATCH          (1 << 20)
 #define SPB_MAX_SAMPLES        100000
 
+/* What a study's re-measurements taught it: two in a row that left as
+ * many rows noisy as before mean the noise is the machine's, so from
+ * then on only every SPB_NOISY_PROBE-th group that wants one is measured
+ * again (to see whether the noise has passed; one that helps ends this). */
+#define SPB_NOISY_PROBE 4
+typedef struct {
+    int unhelpful; /* re-measurements in a row that did not help */
+    int skipped;   /* groups not measured again for it */
+    int waiting;   /* groups that wanted one since the last probe */
+} spb_noise_memory;
+
 typedef struct {
     int warmup;      /* calls before timing starts */
     int min_samples; /* at least this many samples */
     double min_time; /* and at least this many seconds of samples */
     int once;        /* 1: a noisy attempt is not measured again (the auto kernels' trials) */
+    spb_noise_memory *memory; /* the study's (NULL: every group judged alone) */
 } spb_timing_opts;
 
 /* A row is noisy when its samples disagree: the interquartile range above

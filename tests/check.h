@@ -46,12 +46,15 @@ static inline int check_done(void)
 /* A fixture file: text written to dir/name (a test's own temporary folder). */
 static inline void check_put(const char *dir, const char *name, const char *text)
 {
-    char path[700];
+    /* whole or not at all, as a reader beside the writer sees it (a
+     * counter file read by another thread) */
+    char path[700], temp[720];
     snprintf(path, sizeof path, "%.600s/%s", dir, name);
-    FILE *f = fopen(path, "w");
+    snprintf(temp, sizeof temp, "%s.being-written", path);
+    FILE *f = fopen(temp, "w");
     if (!f) return;
     fputs(text, f);
-    fclose(f);
+    if (fclose(f) != 0 || rename(temp, path) != 0) remove(temp);
 }
 
 #endif

@@ -30,16 +30,49 @@ static double fake_calls(void *ctx, int calls)
     return per_call * calls;
 }
 
-static spb_timing measure(fake_clock *c)
+static spb_timing measure_with(fake_clock *c, spb_noise_memory *memory)
 {
     /* no warm-up, one invocation to size the batch (1 ms: batch 1), then
      * ten samples: invocations 1..10 are the first attempt's samples */
-    spb_timing_opts opts = {.warmup = 0, .min_samples = 10, .min_time = 0.0};
+    spb_timing_opts opts = {.warmup = 0, .min_samples = 10, .min_time = 0.0, .memory = memory};
     char msg[SPB_MSG_LEN] = "";
     spb_timed_row row = {.time_calls = fake_calls, .ctx = c, .msg = msg};
     timing_measure_in_turns(&row, 1, &opts, NULL, NULL);
     CHECK(row.status == SPB_OK, "timing: %s", msg);
     return row.timing;
+}
+
+static spb_timing measure(fake_clock *c) { return measure_with(c, NULL); }
+
+/* A study whose groups all meet the machine's noise: after two
+ * re-measurements that did not help, only every SPB_NOISY_PROBE-th group
+ * is measured again; one that helps brings the re-measurements back. */
+static void check_noise_memory(void)
+{
+    const int every_attempt[] = {5, 16, 27, -1};
+    spb_noise_memory memory = {0};
+    int attempts[2 + 2 * SPB_NOISY_PROBE];
+    for (int g = 0; g < 2 + 2 * SPB_NOISY_PROBE; g++) {
+        fake_clock always = {1e-3, 10, every_attempt, 0, 0};
+        attempts[g] = measure_with(&always, &memory).attempts;
+    }
+    int measured_again = 0;
+    for (int g = 2; g < 2 + 2 * SPB_NOISY_PROBE; g++) measured_again += attempts[g] > 1;
+    CHECK(attempts[0] == 2 && attempts[1] == 2 && measured_again == 2 && memory.skipped > 0,
+          "the machine's noise: groups 1 and 2 measured again, then %d of the next %d (expected "
+          "2), %d skipped",
+          measured_again, 2 * SPB_NOISY_PROBE, memory.skipped);
+    const int first_only[] = {5, -1}; /* a moment's noise: the probe helps */
+    int helped_at = -1;
+    for (int g = 0; g < SPB_NOISY_PROBE && helped_at < 0; g++) {
+        fake_clock once = {1e-3, 10, first_only, 0, 0};
+        if (measure_with(&once, &memory).attempts == 2) helped_at = g;
+    }
+    fake_clock again = {1e-3, 10, first_only, 0, 0};
+    spb_timing t = measure_with(&again, &memory);
+    CHECK(helped_at >= 0 && memory.unhelpful == 0 && t.attempts == 2 && !t.noisy,
+          "a probe that helps: the next noisy group is measured again (attempts %d, noisy %d)",
+          t.attempts, t.noisy);
 }
 
 /* A machine shared by rows timed in turns: every call takes the row's
@@ -186,6 +219,7 @@ static void check_in_turns(void)
 int main(void)
 {
     check_in_turns();
+    check_noise_memory();
 
     const int none[] = {-1};
     fake_clock quiet = {1e-3, 1, none, 0, 0};
