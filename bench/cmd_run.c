@@ -68,6 +68,7 @@ typedef struct {
     spb_output json_claim;            /* the JSON's lock, held while its text goes to json_temp */
     char json_temp[4200];             /* renamed onto --json at the end: whole or not at all */
     spb_noise_memory noise_memory;    /* the study's re-measurements (timing.h) */
+    spb_energy_edge energy_edge;      /* where its last energy window closed (energy.h) */
 } run_args;
 
 /* --precision fp64|fp32|both into the run's list of precisions. */
@@ -255,6 +256,7 @@ static void parse_run_args(int argc, char **argv, run_args *a)
     o->timing = (spb_timing_opts){
         .warmup = 2, .min_samples = 10, .min_time = 0.1, .memory = &a->noise_memory};
     o->energy_window_s = SPB_ENERGY_WINDOW_S;
+    o->energy_edge = &a->energy_edge;
     o->seed = 1;
     o->tolerance = SPB_DEFAULT_TOLERANCE;
     o->config = (spb_kernel_config){

@@ -362,6 +362,7 @@ static void read_clocks(const spb_energy_meters *m, spb_energy *e)
 #define ENERGY_CHAIN_S  5e-3   /* a pass this soon after another's opens its window there */
 #define ENERGY_STUCK_S  1.0    /* a counter still for this long under products is dead */
 #define ENERGY_NAP_NS   200000 /* between two readings of a counter that reads at once (RAPL) */
+#define ENERGY_MARGIN_S 5e-3   /* woken this long before the change expected to close a window */
 
 /* The side's counter as read: when the reading began and ended (NVML's
  * takes milliseconds) and what it held. */
@@ -399,93 +400,171 @@ static spb_energy_edge change_between(int gpu, const reading *before, const read
 }
 
 /* The counter's reader, a thread beside the products (so they run on
- * while it reads): it reads until a window of at least window_s lies
- * between two changes, the first after ENERGY_SETTLE_S of products unless
- * open already holds one; then sets done. */
+ * while it reads). It reads without pause until the window opens on a
+ * change (the first after ENERGY_SETTLE_S of products, unless open
+ * already holds one), then sleeps until just before the change that can
+ * close it (from the counter's period, when known), and reads again until
+ * that change: inside the window it reads only at its end, since a read
+ * of NVML's counter slows the products beside it. Then it sets done. */
 typedef struct {
     const spb_energy_meters *m;
     int gpu;
     double start, window_s;
     spb_energy_edge open, close;
     spb_energy found; /* clocks and throttling, read under load */
-    spb_throttle_mark before;
     pthread_mutex_t lock;
     int done, quit; /* under lock: the reader finished; the products failed */
     spb_status status;
     char msg[SPB_MSG_LEN];
 } counter_reader;
 
-static int reader_should_end(counter_reader *r, int finished)
+static int reader_flag(counter_reader *r, int *flag, int set)
 {
     pthread_mutex_lock(&r->lock);
-    if (finished) r->done = 1;
-    int quit = r->quit;
+    if (set) *flag = 1;
+    int value = *flag;
     pthread_mutex_unlock(&r->lock);
-    return quit;
+    return value;
 }
 
-/* The reader's loop; its status says how it ended. */
-static void *read_counter_beside(void *arg)
+/* Reads until the counter moves from *last (a change after `after`
+ * seconds of the pass, when given); the change into *seen. 0 when it
+ * failed or was told to quit (r->status says which). */
+static int next_change(counter_reader *r, reading *last, double after, spb_energy_edge *seen)
 {
-    counter_reader *r = arg;
-    const spb_energy_meters *m = r->m;
-    int gpu = r->gpu;
     char why[SPB_MSG_LEN] = "";
-    reading last, now;
-    r->status = take_reading(m, gpu, &last, why) ? SPB_OK : spb_fail(r->msg, SPB_ERR_IO, "%s", why);
-    double moved_at = last.to;
-    while (r->status == SPB_OK && !reader_should_end(r, 0)) {
-        if (!gpu) nanosleep(&(struct timespec){0, ENERGY_NAP_NS}, NULL);
-        if (!take_reading(m, gpu, &now, why)) {
+    double moved_at = last->to;
+    for (reading now; r->status == SPB_OK && !reader_flag(r, &r->quit, 0); *last = now) {
+        if (!r->gpu) nanosleep(&(struct timespec){0, ENERGY_NAP_NS}, NULL);
+        if (!take_reading(r->m, r->gpu, &now, why)) {
             r->status = spb_fail(r->msg, SPB_ERR_IO, "%s", why);
-        } else if (counter_moved(m, gpu, &last, &now)) {
-            spb_energy_edge seen = change_between(gpu, &last, &now);
-            if (r->open.valid && seen.at - r->open.at >= r->window_s) {
-                r->close = seen;
-                break;
-            }
-            if (!r->open.valid && last.from - r->start >= ENERGY_SETTLE_S) {
-                r->open = seen;
-                if (gpu) read_clocks(m, &r->found); /* under load */
-            }
+        } else if (counter_moved(r->m, r->gpu, last, &now)) {
+            *seen = change_between(r->gpu, last, &now);
             moved_at = now.to;
+            if (last->from >= after) {
+                *last = now;
+                return 1;
+            }
         } else if (now.to - moved_at > ENERGY_STUCK_S) { /* a working counter moves: stuck */
             r->status = spb_fail(r->msg, SPB_ERR_IO,
                                  "the %s energy counter did not move over %.2g s of products: a "
                                  "dead counter, not 0 W",
-                                 gpu ? "GPU's" : "CPU's", now.to - moved_at);
+                                 r->gpu ? "GPU's" : "CPU's", now.to - moved_at);
         }
-        last = now;
     }
-    if (gpu && r->status == SPB_OK) {
-        spb_throttle_mark after;
-        energy_throttle_mark(m, &after);
-        energy_throttled_between(m, &r->before, &after, &r->found);
+    return 0;
+}
+
+/* Sleeps until `until` (timing_now's clock), in slices, unless told to quit. */
+static void sleep_until(counter_reader *r, double until)
+{
+    for (double left; (left = until - timing_now()) > 0 && !reader_flag(r, &r->quit, 0);) {
+        double nap = left < 0.01 ? left : 0.01;
+        nanosleep(&(struct timespec){0, (long)(nap * 1e9)}, NULL);
     }
-    reader_should_end(r, 1);
+}
+
+static void *read_counter_beside(void *arg)
+{
+    counter_reader *r = arg;
+    spb_throttle_mark before, after;
+    if (r->gpu) energy_throttle_mark(r->m, &before);
+    char why[SPB_MSG_LEN] = "";
+    reading last;
+    r->status =
+        take_reading(r->m, r->gpu, &last, why) ? SPB_OK : spb_fail(r->msg, SPB_ERR_IO, "%s", why);
+    spb_energy_edge seen;
+    if (!r->open.valid && next_change(r, &last, r->start + ENERGY_SETTLE_S, &seen)) r->open = seen;
+    if (r->gpu && r->open.valid) read_clocks(r->m, &r->found); /* under load */
+    /* the change that closes the window: a whole number of the counter's
+     * periods on, less a margin for its jitter */
+    double period = r->open.period, wait = r->window_s;
+    if (period > 0) {
+        double periods = ceil(r->window_s / period - 1e-9) * period - ENERGY_MARGIN_S;
+        if (periods > wait) wait = periods;
+    }
+    if (r->open.valid) sleep_until(r, r->open.at + wait);
+    reading woke, at_open = {0};
+    memcpy(at_open.uj, r->open.uj, sizeof at_open.uj);
+    int closed = r->open.valid && take_reading(r->m, r->gpu, &woke, why);
+    int quiet = closed && !counter_moved(r->m, r->gpu, &at_open, &woke); /* none while asleep */
+    while (closed && (closed = next_change(r, &woke, 0, &seen)) &&
+           seen.at - r->open.at < r->window_s)
+        quiet = 0;
+    if (closed) {
+        r->close = seen;
+        /* one period between two changes with none unseen between them */
+        r->close.period = quiet ? seen.at - r->open.at : period;
+        if (r->gpu) {
+            energy_throttle_mark(r->m, &after);
+            energy_throttled_between(r->m, &before, &after, &r->found);
+        }
+    }
+    reader_flag(r, &r->done, 1);
     return NULL;
 }
 
-/* Whether the reader is done. */
-static int reader_done(counter_reader *r)
-{
-    pthread_mutex_lock(&r->lock);
-    int done = r->done;
-    pthread_mutex_unlock(&r->lock);
-    return done;
-}
+/* The products' progress: count made by each moment. */
+typedef struct {
+    double *at, *made;
+    int count, cap;
+} progress_log;
 
-/* Runs the products in chunks until the reader is done; the count made. */
+/* Runs the products in chunks until the reader is done, noting each
+ * chunk's end; SPB_ERR_NOMEM or SPB_ERR_DEVICE when it could not. */
 static spb_status products_beside(counter_reader *r, spb_time_calls_fn calls, void *ctx,
-                                  int per_chunk, double *made)
+                                  int per_chunk, progress_log *log)
 {
-    for (*made = 0; !reader_done(r); *made += per_chunk)
+    double made = 0;
+    while (!reader_flag(r, &r->done, 0)) {
         if (calls(ctx, per_chunk) < 0) {
-            pthread_mutex_lock(&r->lock);
-            r->quit = 1;
-            pthread_mutex_unlock(&r->lock);
+            reader_flag(r, &r->quit, 1);
             return SPB_ERR_DEVICE;
         }
+        made += per_chunk;
+        int cap = log->cap;
+        if (!spb_grow((void **)&log->at, &cap, log->count, 256, sizeof *log->at) ||
+            !spb_grow((void **)&log->made, &log->cap, log->count, 256, sizeof *log->made)) {
+            reader_flag(r, &r->quit, 1);
+            return SPB_ERR_NOMEM;
+        }
+        log->at[log->count] = timing_now();
+        log->made[log->count++] = made;
+    }
+    return SPB_OK;
+}
+
+/* Products made by time t (interpolated between chunk ends; 0 before the
+ * pass's start). */
+static double made_by(const progress_log *log, double start, double t)
+{
+    double at0 = start, made0 = 0;
+    for (int k = 0; k < log->count; k++) {
+        if (log->at[k] >= t) return made0 + (log->made[k] - made0) * (t - at0) / (log->at[k] - at0);
+        at0 = log->at[k];
+        made0 = log->made[k];
+    }
+    return made0;
+}
+
+/* The figures from the window: watts over it, and a product's energy at
+ * the rate the products ran within it (from when this row's began). */
+static spb_status window_figures(const counter_reader *r, const progress_log *log, spb_energy *e,
+                                 char *msg)
+{
+    double joules = joules_between(r->m, r->gpu, r->open.uj, r->close.uj);
+    double window = r->close.at - r->open.at;
+    double from = r->open.at > r->start ? r->open.at : r->start;
+    double products = made_by(log, r->start, r->close.at) - made_by(log, r->start, from);
+    if (!(joules > 0) || !(window > 0) || !(products > 0))
+        return spb_fail(msg, SPB_ERR_IO, "the %s energy counter went backwards",
+                        r->gpu ? "GPU's" : "CPU's");
+    *e = r->found;
+    e->watts = joules / window;
+    e->joules_per_product = e->watts * (r->close.at - from) / products;
+    /* the changes' places, and a chained window's start under the previous
+     * row's products (up to the power's whole difference) */
+    e->err = (r->open.half_gap + r->close.half_gap + (from - r->open.at)) / window;
     return SPB_OK;
 }
 
@@ -498,11 +577,12 @@ spb_status energy_measure(const spb_energy_meters *m, int gpu, spb_time_calls_fn
     int per_chunk = chunk < 1 ? 1 : chunk > 1e7 ? 10000000 : (int)chunk;
     counter_reader r = {.m = m, .gpu = gpu, .start = timing_now(), .window_s = window_s};
     r.found = *e;
-    if (gpu) energy_throttle_mark(m, &r.before);
     /* a pass right after another's (the next row of a group) opens its
      * window where that one's closed */
     if (edge && edge->valid && edge->gpu == gpu && r.start - edge->seen < ENERGY_CHAIN_S)
         r.open = *edge;
+    else if (edge && edge->gpu == gpu)
+        r.open.period = edge->period; /* the counter's period, learnt before */
     if (edge) edge->valid = 0;
     pthread_t reader;
     pthread_mutex_init(&r.lock, NULL);
@@ -510,26 +590,19 @@ spb_status energy_measure(const spb_energy_meters *m, int gpu, spb_time_calls_fn
         pthread_mutex_destroy(&r.lock);
         return spb_fail(msg, SPB_ERR_IO, "cannot start the energy counter's reader");
     }
-    double made = 0;
-    spb_status st = products_beside(&r, calls, ctx, per_chunk, &made);
+    progress_log log = {0};
+    spb_status st = products_beside(&r, calls, ctx, per_chunk, &log);
     pthread_join(reader, NULL);
     pthread_mutex_destroy(&r.lock);
-    double end = timing_now();
-    if (st != SPB_OK) return spb_fail(msg, st, "products failed in the energy pass");
-    if (r.status != SPB_OK) return spb_fail(msg, r.status, "%s", r.msg);
-    double joules = joules_between(m, gpu, r.open.uj, r.close.uj);
-    double window = r.close.at - r.open.at;
-    if (!(joules > 0) || !(window > 0))
-        return spb_fail(msg, SPB_ERR_IO, "the %s energy counter went backwards",
-                        gpu ? "GPU's" : "CPU's");
-    *e = r.found;
-    e->watts = joules / window;
-    /* a product's energy: the power times a product's share of the pass */
-    e->joules_per_product = e->watts * (end - r.start) / made;
-    /* the changes' places, and a chained window's start under the previous
-     * row's products (up to the power's whole difference) */
-    double borrowed = r.open.at < r.start ? r.start - r.open.at : 0;
-    e->err = (r.open.half_gap + r.close.half_gap + borrowed) / window;
-    if (edge) *edge = r.close;
-    return SPB_OK;
+    if (st == SPB_OK && r.status != SPB_OK)
+        st = spb_fail(msg, r.status, "%s", r.msg);
+    else if (st != SPB_OK)
+        spb_fail(msg, st,
+                 st == SPB_ERR_NOMEM ? "out of memory for the energy pass"
+                                     : "products failed in the energy pass");
+    if (st == SPB_OK) st = window_figures(&r, &log, e, msg);
+    spb_free(log.at);
+    spb_free(log.made);
+    if (st == SPB_OK && edge) *edge = r.close;
+    return st;
 }

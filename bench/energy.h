@@ -80,6 +80,7 @@ typedef struct {
     double at;       /* when the change happened: mid-way between the readings around it */
     double half_gap; /* half the time between those readings: at's uncertainty */
     double seen;     /* when it was read */
+    double period;   /* the counter's period as last seen (0: not known) */
     double uj[SPB_ENERGY_ZONES];
 } spb_energy_edge;
 

@@ -711,13 +711,13 @@ static int time_group(spb_case *c, held_rows *held, int first, spb_timed_row *ti
     energy_throttle_mark(opts->energy, &after);
     /* the energy passes back to back, so that each opens its window where
      * the one before closed */
-    spb_energy_edge edge = {0};
+    spb_energy_edge *edge = opts->energy_edge;
     for (int k = 0; k < n && !stopped; k++) {
         held_row *h = &held->rows[slot[k]];
         /* a row whose calls failed keeps no figures (a first attempt's, say) */
         if (timed[k].status == SPB_OK) h->r.timing = timed[k].timing;
         c->precision = h->config.precision;
-        timed[k].status = measure_energy(opts, h, &timed[k], &before, &after, &edge);
+        timed[k].status = measure_energy(opts, h, &timed[k], &before, &after, edge);
     }
     for (int k = 0; k < n; k++) {
         held_row *h = &held->rows[slot[k]];

@@ -75,6 +75,7 @@ typedef struct {
     const char *cache_dir;           /* --cache: parsed matrices kept here (NULL: none) */
     const spb_energy_meters *energy; /* the CPU's and GPU's counters (NULL: none read) */
     double energy_window_s;          /* each row's energy pass (0: none) */
+    spb_energy_edge *energy_edge;    /* the study's last energy window (NULL: none) */
     spb_reporter out;                /* where the rows go */
 } spb_run_opts;
 

@@ -165,13 +165,12 @@ static void test_nvml(void)
     CHECK(st == SPB_OK && fabs(e.watts - 150) <= 150 * e.err + 1e-9 && e.err > 0,
           "a steady 150 W read as %g W, within %.2g, over a 0.3 s window (%s)", e.watts, e.err,
           msg);
-    /* the pass lasts at least its window, longer on a busy machine: its
-     * energy over its power is its length, between the two */
-    double seconds = e.joules_per_product * (double)made / e.watts;
-    CHECK(seconds >= 0.3 - 1e-6 && seconds <= took + 1e-6,
-          "joules per product x products over the power is the pass's length: %g s, the pass "
-          "0.3 s to %g s",
-          seconds, took);
+    /* a product's energy over the power is its time: a millisecond */
+    double per_product = e.joules_per_product / e.watts;
+    CHECK(fabs(per_product - 1e-3) <= (e.err + 0.05) * 1e-3 && took >= 0.3,
+          "joules per product over the power is a product's time: %g s, expected 1e-3 within "
+          "%.2g (the pass %g s)",
+          per_product, e.err + 0.05, took);
     CHECK(e.sm_mhz == 1755 && e.mem_mhz == 2619 && e.throttled == 0 && !e.reasons[0],
           "clocks read, no throttling: %g / %g MHz, throttled %d (%s)", e.sm_mhz, e.mem_mhz,
           e.throttled, e.reasons);
@@ -181,16 +180,27 @@ static void test_nvml(void)
      * opens its window where this one's closed */
     int *step_ms = dlsym(fake, "fake_nvml_step_ms");
     *step_ms = 100;
+    int *reads = dlsym(fake, "fake_nvml_reads");
+    double *read_at = dlsym(fake, "fake_nvml_read_at");
     spb_energy_edge edge = {0};
-    for (int row = 0; row < 2; row++) {
+    for (int row = 0; row < 3; row++) {
         energy_init(&e);
         spb_energy_edge was = edge;
+        *reads = 0;
         st = energy_measure(m, 1, busy_products, &made, 1e-3, 0.05, &edge, &e, msg);
         CHECK(st == SPB_OK && fabs(e.watts - 150) <= 150 * e.err + 1e-9 && e.err > 0 &&
                   edge.valid && (row == 0 || edge.uj[0] - was.uj[0] == 15e6),
               "row %d of a chain, 100 ms steps: %g W within %.2g; its window %g J after the "
               "last (one step: 15 J) (%s)",
               row, e.watts, e.err, (edge.uj[0] - was.uj[0]) * 1e-6, msg);
+        /* the period known (from row 1 on), the counter is not read inside
+         * the window but in its last 10 ms (a read slows the products) */
+        int inside = 0;
+        for (int k = 0; row > 0 && k < *reads; k++)
+            inside += read_at[k] > was.at + 5e-3 && read_at[k] < edge.at - 10e-3;
+        CHECK(row == 0 || (inside == 0 && edge.period > 0.09 && edge.period < 0.11),
+              "row %d: %d reads inside the window; the period learnt %g s", row, inside,
+              edge.period);
     }
     *step_ms = 10;
 

@@ -14,6 +14,8 @@ unsigned long long fake_nvml_reasons;
 unsigned long long fake_nvml_limited_ns;
 int fake_nvml_no_energy; /* 1: the counter is not supported (pre-Volta) */
 int fake_nvml_step_ms = 10;
+double fake_nvml_read_at[1 << 16]; /* when the energy counter was read (CLOCK_MONOTONIC s) */
+int fake_nvml_reads;
 
 static double started;
 static int device_token;
@@ -55,6 +57,8 @@ int nvmlDeviceGetTotalEnergyConsumption(void *device, unsigned long long *mj)
 {
     if (device != &device_token) return 2;
     if (fake_nvml_no_energy) return 3; /* NVML_ERROR_NOT_SUPPORTED */
+    if (fake_nvml_reads < (int)(sizeof fake_nvml_read_at / sizeof *fake_nvml_read_at))
+        fake_nvml_read_at[fake_nvml_reads++] = now();
     double ms = (now() - started) * 1e3;
     double stepped = (double)((unsigned long long)(ms / fake_nvml_step_ms) *
                               (unsigned long long)fake_nvml_step_ms);
