@@ -362,7 +362,7 @@ static void read_clocks(const spb_energy_meters *m, spb_energy *e)
 #define ENERGY_CHAIN_S  5e-3   /* a pass this soon after another's opens its window there */
 #define ENERGY_STUCK_S  1.0    /* a counter still for this long under products is dead */
 #define ENERGY_NAP_NS   200000 /* between two readings of a counter that reads at once (RAPL) */
-#define ENERGY_MARGIN_S 5e-3   /* woken this long before the change expected to close a window */
+#define ENERGY_MARGIN_S 0.015  /* woken this long before the change expected to close a window */
 
 /* The side's counter as read: when the reading began and ended (NVML's
  * takes milliseconds) and what it held. */

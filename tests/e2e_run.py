@@ -558,11 +558,11 @@ def test_energy_columns(tmp):
         check(d.returncode == 0 and len(device) == 9 and
               all(0 < float(x["joules_per_product"]) <= 2 * bound(x) and
                   float(x["sm_clock_mhz"]) > 0 and float(x["mem_clock_mhz"]) > 0 and
-                  0 < float(x["energy_err"]) < 0.2 and
+                  0 < float(x["energy_err"]) < 0.5 and
                   x["throttled"] in ("0", "1") for x in device),
               "every device row's energy is above 0 and within the power limit times its "
               "time (twice, for the pass's own timing), with its clocks and its window's "
-              "bound under 20%%: %s" %
+              "bound under 50%%: %s" %
               [(x["kernel"], x["joules_per_product"], x["time_ms_median"], x["sm_clock_mhz"],
                 x["energy_err"])
                for x in device])
