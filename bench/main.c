@@ -150,7 +150,7 @@ static const struct {
               "  --force; --processes: the inputs are whole runs of one study (run\n"
               "  --processes N)\n"},
     {"compare", "usage: spbench compare BASE NEW [--strict] [--fail-if-slower PCT] [--csv OUT]\n"
-                "                       [--json OUT] [--chart OUTDIR] [--force]\n"
+                "                       [--json OUT] [--markdown OUT] [--chart OUTDIR] [--force]\n"
                 "       spbench compare FILE --kernels A,B\n"
                 "  NEW's time over BASE's for every row both hold (results JSON or CSV, each\n"
                 "  with every row's samples): new/base, the ratio of the medians; est, the\n"
@@ -165,8 +165,9 @@ static const struct {
                 "  confidence (by new/base where the samples are too few), when a row broke\n"
                 "  in NEW, or when nothing could be judged; --kernels A,B compares kernel B\n"
                 "  against kernel A within one file; --chart draws OUTDIR/compare.png and\n"
-                "  .svg (gnuplot); --csv and --json never name an input and replace a file\n"
-                "  only with --force\n"},
+                "  .svg (gnuplot); --markdown writes the table and geometric means as\n"
+                "  Markdown; --csv, --json and --markdown never name an input and replace a\n"
+                "  file only with --force\n"},
     {"list", "usage: spbench --list\n"
              "  the kernel table: name, operation, format, backend, description\n"},
 };

@@ -3,7 +3,7 @@
 runs.
 
 usage: compare.py BASE NEW [--strict] [--fail-if-slower PCT] [--csv OUT] [--json OUT]
-                  [--chart OUTDIR] [--force]
+                  [--markdown OUT] [--chart OUTDIR] [--force]
        compare.py FILE --kernels A,B [...]
 
 Rows are matched by their key (matrix and what it was read from, operation,
@@ -38,8 +38,10 @@ interval, or by new/base where the samples are too few for one, and a row
 ok in BASE but wrong or in error in NEW fails it; a gate that could judge
 no pair fails. Rows are checked as read: a row twice, a time that is not a
 positive number, samples that are not times are refused naming the file
-and row. --csv and --json never name an input, replace an existing file
-only with --force, and are written whole or not at all.
+and row. --markdown writes the table and the geometric means as Markdown
+(for a pull request or a report). --csv, --json and --markdown never name
+an input, replace an existing file only with --force, and are written
+whole or not at all.
 Exit status: 0, 1 when --fail-if-slower found a slower row or geometric
 mean (its interval wholly above 1 + PCT/100) or could judge nothing, or
 --strict found the studies differ, 2 for a usage error.
@@ -470,9 +472,9 @@ def summarize(pairs):
 
 
 def check_outputs(opts):
-    """--csv and --json name neither an input nor one another, and replace
-    an existing file only with --force."""
-    outs = [(o, opts[o]) for o in ("csv", "json") if opts[o]]
+    """--csv, --json and --markdown name neither an input nor one another,
+    and replace an existing file only with --force."""
+    outs = [(o, opts[o]) for o in ("csv", "json", "markdown") if opts[o]]
     for option, path in outs:
         for given in opts["files"]:
             if same_file(path, given):
@@ -480,11 +482,35 @@ def check_outputs(opts):
                                    "name another file" % (option, path))
         if os.path.exists(path) and not opts["force"]:
             raise CompareError("--%s %s exists: --force replaces it" % (option, path))
-    if len(outs) == 2 and same_file(outs[0][1], outs[1][1]):
-        raise CompareError("--csv and --json name one file (%s)" % outs[0][1])
+    for k, (option, path) in enumerate(outs):
+        for other, again in outs[k + 1:]:
+            if same_file(path, again):
+                raise CompareError("--%s and --%s name one file (%s)" % (option, other, path))
 
 
-def write_outputs(pairs, summary, csv_path, json_path):
+def markdown(pairs, summary, label):
+    """The comparison as Markdown: one table row per pair, then the
+    geometric means (pipes in names escaped)."""
+    def cell(text):
+        return str(text).replace("|", "\\|")
+    lines = ["| matrix | kernel | threads | ranks | base ms | new ms | %s | est | 95%% interval "
+             "| verdict |" % label, "|---|---|---:|---:|---:|---:|---:|---:|---|---|"]
+    for p in pairs:
+        interval = "" if p["low"] is None else "[%s, %s]" % (number(p["low"]), number(p["high"]))
+        lines.append("| %s | %s%s | %s | %s | %.4g | %.4g | %s | %s | %s | %s%s |" % (
+            cell(p["matrix"]), cell(p["kernel"]),
+            "" if p["precision"] == "fp64" else "/" + p["precision"], p["threads"], p["ranks"],
+            p["base_ms"], p["new_ms"], number(p["median_ratio"]), number(p["ratio"]), interval,
+            p["verdict"], " (noisy: %s)" % cell(p["noisy"]) if p["noisy"] else ""))
+    lines += ["", "| geometric mean of %s | ratio | 95%% interval | rows |" % label,
+              "|---|---:|---|---:|"]
+    for name, (ratio, low, high, count) in summary.items():
+        interval = "" if low is None else "[%s, %s]" % (number(low), number(high))
+        lines.append("| %s | %s | %s | %d |" % (cell(name), number(ratio), interval, count))
+    return "\n".join(lines) + "\n"
+
+
+def write_outputs(pairs, summary, csv_path, json_path, markdown_path=None, label="new/base"):
     fields = ["matrix", "kernel", "precision", "threads", "ranks", "base_ms", "new_ms",
               "median_ratio", "ratio", "low", "high", "verdict", "base_samples", "new_samples",
               "processes", "noisy"]
@@ -499,6 +525,8 @@ def write_outputs(pairs, summary, csv_path, json_path):
         outputs.append((json_path, json.dumps(
             {"pairs": pairs, "geomean": {k: dict(zip(("ratio", "low", "high", "rows"), v))
                                          for k, v in summary.items()}}, indent=1)))
+    if markdown_path:
+        outputs.append((markdown_path, markdown(pairs, summary, label)))
     try:  # merge's writer: through temporary files, renamed when all are whole
         write_all(outputs)
     except MergeError as e:
@@ -548,13 +576,13 @@ def draw_chart(pairs, outdir):
 
 def parse(argv):
     opts = {"files": [], "strict": False, "pct": None, "csv": None, "json": None,
-            "kernels": None, "chart": None, "force": False}
+            "markdown": None, "kernels": None, "chart": None, "force": False}
     i = 0
     while i < len(argv):
         a = argv[i]
         if a in ("--strict", "--force"):
             opts[a[2:]] = True
-        elif a in ("--fail-if-slower", "--csv", "--json", "--kernels", "--chart"):
+        elif a in ("--fail-if-slower", "--csv", "--json", "--markdown", "--kernels", "--chart"):
             if i + 1 >= len(argv):
                 raise CompareError("%s needs a value" % a)
             i += 1
@@ -591,7 +619,8 @@ def main(argv):
         opts = parse(argv)
     except CompareError as e:
         print("spbench compare: %s\nusage: spbench compare BASE NEW [--strict] "
-              "[--fail-if-slower PCT] [--csv OUT] [--json OUT] [--chart OUTDIR] [--force]\n"
+              "[--fail-if-slower PCT] [--csv OUT] [--json OUT] [--markdown OUT] "
+              "[--chart OUTDIR] [--force]\n"
               "       spbench compare FILE --kernels A,B" % e, file=sys.stderr)
         return 2
     try:
@@ -608,7 +637,9 @@ def main(argv):
             raise CompareError(no_match(base_rows, new_rows, opts["kernels"]))
         summary = summarize(pairs)
         print_table(pairs, summary, only, said, known, sys.stdout, not opts["kernels"])
-        write_outputs(pairs, summary, opts["csv"], opts["json"])
+        label = "%s/%s" % (opts["kernels"][1], opts["kernels"][0]) if opts["kernels"] \
+            else "new/base"
+        write_outputs(pairs, summary, opts["csv"], opts["json"], opts["markdown"], label)
         if opts["chart"]:
             draw_chart(pairs, opts["chart"])
     except (CompareError, OSError) as e:

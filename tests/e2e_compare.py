@@ -115,6 +115,19 @@ def test_command(tmp):
     check(r.returncode == 0 and geo["low"] < 1.10 < geo["high"] and len(doc["pairs"]) == 8 and
           open(out_csv).readline().startswith("matrix,kernel"),
           "the geometric mean's interval covers 1.10; JSON and CSV written: %s" % geo)
+    out_md = os.path.join(tmp, "cmp.md")
+    r = spbench("compare", base, slow, "--markdown", out_md)
+    md = open(out_md).read().splitlines() if os.path.exists(out_md) else []
+    table = [l for l in md if l.startswith("| m") and "slower" in l]
+    check(r.returncode == 0 and md and md[0].startswith("| matrix | kernel |") and
+          len(table) == 8 and any(l.startswith("| all | 1.1") for l in md),
+          "--markdown: a table row per pair (8, each slower) and the geometric means: %s" % md[:4])
+    r = spbench("compare", base, slow, "--markdown", out_md)
+    check(r.returncode == 1 and "--force" in r.stderr, "--markdown does not replace a file "
+          "without --force: %s" % r.stderr)
+    r = spbench("compare", base, slow, "--markdown", slow, "--force")
+    check(r.returncode == 1 and "is an input" in r.stderr, "--markdown never names an input: %s"
+          % r.stderr)
     if shutil.which("gnuplot"):
         charts = os.path.join(tmp, "charts")
         r = spbench("compare", base, slow, "--chart", charts)
