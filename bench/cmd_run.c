@@ -162,6 +162,8 @@ static int parse_measure_option(int argc, char **argv, int *i, run_args *a)
         o->timing.min_samples = (int)parse_long("--reps", v, 1, SPB_MAX_SAMPLES);
     else if (option_value(argc, argv, i, "--min-time", &v))
         o->timing.min_time = parse_double("--min-time", v, 0);
+    else if (option_value(argc, argv, i, "--max-noise", &v))
+        o->timing.max_spread = parse_double("--max-noise", v, 1e-9) / 100;
     else if (option_value(argc, argv, i, "--energy-s", &v))
         o->energy_window_s = parse_double("--energy-s", v, 0);
     else if (option_value(argc, argv, i, "--max-kernel-ms", &v))
@@ -247,6 +249,12 @@ static void compose_settings(run_args *a)
              "tol=%g warmup=%d reps=%d min_time=%g build=%s", o->tolerance, o->timing.warmup,
              o->timing.min_samples, o->timing.min_time, spb_build());
     o->measured_under = a->measured_under;
+}
+
+/* The noise rule's spread limit in force (timing.h). */
+static double noise_limit(const spb_timing_opts *t)
+{
+    return t->max_spread > 0 ? t->max_spread : SPB_NOISY_SPREAD;
 }
 
 static void parse_run_args(int argc, char **argv, run_args *a)
@@ -713,8 +721,10 @@ static void print_run_header(const run_args *a, int matrices, int selected)
                o->tolerance, validation_bound(o->tolerance, SPB_FP32),
                validation_bound(SPB_DEFAULT_TOLERANCE, SPB_FP32));
     printf("# settings: %s%s\n", a->settings, a->resume ? "; resuming" : "");
-    printf("# timing: %d warm-up calls, >= %d samples and >= %.3g s per kernel\n", o->timing.warmup,
-           o->timing.min_samples, o->timing.min_time);
+    printf("# timing: %d warm-up calls, >= %d samples and >= %.3g s per kernel; noisy beyond "
+           "%g%% spread (--max-noise)\n",
+           o->timing.warmup, o->timing.min_samples, o->timing.min_time,
+           100 * noise_limit(&o->timing));
     printf("# roof%%: achieved bandwidth over the roofline; c: the row's data fits in the "
            "last-level cache, which served it, so it can pass 100\n");
     report_table_header(stdout);
@@ -809,16 +819,17 @@ static spb_status close_outputs(run_args *a, spb_status st, char *msg)
 
 /* Noisy rows and a busy machine, said at the end where a user looks. */
 static void print_noise_summary(const spb_run_totals *totals, const spb_machine_load *m,
-                                const spb_noise_memory *memory)
+                                const spb_timing_opts *timing)
 {
+    const spb_noise_memory *memory = timing->memory;
     char why[512];
     int busy = machine_load_busy(m, why, sizeof why);
     if (totals->counts.noisy)
         printf("# %d of %d ok rows noisy (samples spread beyond %.0f%% of the median, or one "
                "beyond %.0fx it, after up to %d re-measurements)%s%s; rerun %sor raise --reps "
                "and --min-time\n",
-               totals->counts.noisy, totals->counts.ok, 100 * SPB_NOISY_SPREAD, SPB_NOISY_OUTLIER,
-               SPB_NOISY_RETRIES, busy ? ": the machine was busy: " : "", why,
+               totals->counts.noisy, totals->counts.ok, 100 * noise_limit(timing),
+               SPB_NOISY_OUTLIER, SPB_NOISY_RETRIES, busy ? ": the machine was busy: " : "", why,
                busy ? "on a quiet machine " : "");
     else if (busy)
         printf("# the machine was busy (%s): no row broke the noise rule, but compare with a "
@@ -961,7 +972,7 @@ static int finish_run(int argc, char **argv, const run_args *a, spb_run_totals *
         printf("; %d were already in %s, %d measured now", totals->counts.resumed,
                a->opts.out.csv_path, totals->counts.rows - totals->counts.resumed);
     printf("\n");
-    print_noise_summary(totals, &a->machine, &a->noise_memory);
+    print_noise_summary(totals, &a->machine, &a->opts.timing);
     phases_print(stdout, &a->phases);
     int stopped_by = run_stop_requested();
     if (stopped_by) {

@@ -81,7 +81,7 @@ static int take_sample(spb_timed_row *row, attempt *a)
 }
 
 /* The attempt's figures (sorts its samples). */
-static void summarize(attempt *a, spb_timing *out)
+static void summarize(attempt *a, double max_spread, spb_timing *out)
 {
     double *s = a->samples;
     int count = a->count;
@@ -92,7 +92,7 @@ static void summarize(attempt *a, spb_timing *out)
     out->max = s[count - 1];
     out->spread =
         out->median > 0 ? (quantile(s, count, 0.75) - quantile(s, count, 0.25)) / out->median : 0.0;
-    out->noisy = timing_is_noisy(out);
+    out->noisy = timing_is_noisy(out, max_spread);
     out->attempts = 1;
     out->kept = count < SPB_KEPT_SAMPLES ? count : SPB_KEPT_SAMPLES;
     for (int k = 0; k < out->kept; k++) /* every sample, or evenly spaced ranks of them */
@@ -137,7 +137,8 @@ static int attempt_in_turns(spb_timed_row *rows, const int *which, int count,
         }
     }
     for (int j = 0; j < count; j++) {
-        if (rows[which[j]].status == SPB_OK && !stopped) summarize(&a[j], &got[j]);
+        if (rows[which[j]].status == SPB_OK && !stopped)
+            summarize(&a[j], opts->max_spread, &got[j]);
         spb_free(a[j].samples);
     }
     spb_free(a);
@@ -147,7 +148,7 @@ static int attempt_in_turns(spb_timed_row *rows, const int *which, int count,
 /* Whether got[j]'s noise can change a verdict (see spb_timed_row's
  * contest): noisy, and of contest 0 or able to rank first in its own. */
 static int noise_counts(const spb_timed_row *rows, const int *which, const spb_timing *got,
-                        int live, int j)
+                        int live, int j, double max_spread)
 {
     int contest = rows[which[j]].contest;
     if (!got[j].noisy) return 0;
@@ -157,7 +158,8 @@ static int noise_counts(const spb_timed_row *rows, const int *which, const spb_t
         if (rows[which[k]].status == SPB_OK && rows[which[k]].contest == contest &&
             (!fastest || got[k].median < fastest->median))
             fastest = &got[k];
-    double margin = fastest->spread > SPB_NOISY_SPREAD ? fastest->spread : SPB_NOISY_SPREAD;
+    double limit = max_spread > 0 ? max_spread : SPB_NOISY_SPREAD;
+    double margin = fastest->spread > limit ? fastest->spread : limit;
     return got[j].min <= fastest->median * (1.0 + margin);
 }
 
@@ -204,7 +206,7 @@ int timing_measure_in_turns(spb_timed_row *rows, int count, const spb_timing_opt
         double spread = 0.0;
         for (int j = 0; j < live; j++)
             if (rows[which[j]].status == SPB_OK) {
-                noisy += noise_counts(rows, which, got, live, j);
+                noisy += noise_counts(rows, which, got, live, j, opts->max_spread);
                 spread += got[j].spread;
             }
         /* every row keeps the same attempt, so rows are only ever compared
@@ -233,7 +235,8 @@ int timing_measure_in_turns(spb_timed_row *rows, int count, const spb_timing_opt
     return stopped;
 }
 
-int timing_is_noisy(const spb_timing *t)
+int timing_is_noisy(const spb_timing *t, double max_spread)
 {
-    return t->spread > SPB_NOISY_SPREAD || t->max > SPB_NOISY_OUTLIER * t->median;
+    double limit = max_spread > 0 ? max_spread : SPB_NOISY_SPREAD;
+    return t->spread > limit || t->max > SPB_NOISY_OUTLIER * t->median;
 }

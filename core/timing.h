@@ -28,6 +28,7 @@ typedef struct {
     double min_time; /* and at least this many seconds of samples */
     int once;        /* 1: a noisy attempt is not measured again (the auto kernels' trials) */
     spb_noise_memory *memory; /* the study's (NULL: every group judged alone) */
+    double max_spread;        /* the noise rule's spread (0: SPB_NOISY_SPREAD) */
 } spb_timing_opts;
 
 /* A row is noisy when its samples disagree: the interquartile range above
@@ -97,8 +98,9 @@ typedef struct {
 int timing_measure_in_turns(spb_timed_row *rows, int count, const spb_timing_opts *opts,
                             int (*stop)(void), double *again_s);
 
-/* Whether a timing breaks the noise rule. */
-int timing_is_noisy(const spb_timing *t);
+/* Whether a timing breaks the noise rule, its spread limit max_spread
+ * (0: SPB_NOISY_SPREAD). */
+int timing_is_noisy(const spb_timing *t, double max_spread);
 
 double timing_now(void); /* monotonic seconds */
 

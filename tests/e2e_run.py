@@ -519,6 +519,38 @@ def test_kernel_typo(tmp):
           "spmv --kernel with a typo names the nearest: %s" % r.stderr.strip())
 
 
+def test_max_noise(tmp):
+    """--max-noise PCT sets the noise rule's spread: at 0.0001% every row
+    whose samples differ at all is noisy; at 1000% only an outlier (a
+    sample beyond twice the median) makes one; the header and the JSON say
+    which; a limit of 0 or below is a usage error."""
+    cage4 = os.path.join(BUNDLED, "cage4.mtx.gz")
+    common = ["--reps", "12", "--min-time", "0", "--warmup", "1", "--energy-s", "0",
+              "--kernels", "csr.serial,csr.omp.static,hll.serial.row"]
+    rows = {}
+    for pct in ("0.0001", "1000"):
+        out = os.path.join(tmp, "noise-%s" % pct)
+        r = spbench("run", *common, "--max-noise", pct, "--csv", out + ".csv", "--json",
+                    out + ".json", cage4)
+        rows[pct] = [x for x in read_rows(out + ".csv") if x["status"] == "ok"]
+        with open(out + ".json") as f:
+            said = json.load(f)["settings"].get("max_noise")
+        check(r.returncode == 0 and rows[pct] and said == float(pct) / 100 and
+              "noisy beyond %g%% spread" % float(pct) in r.stdout,
+              "--max-noise %s: in the header and the JSON (%s): %s" % (pct, said, r.stderr))
+    check(all(x["noisy"] == "1" for x in rows["0.0001"] if float(x["spread"]) > 1e-6),
+          "at 0.0001%% every row with any spread is noisy: %s" %
+          [(x["kernel"], x["spread"], x["noisy"]) for x in rows["0.0001"]])
+    check(all(x["noisy"] == "0" or float(x["time_ms_max"]) > 2 * float(x["time_ms_median"])
+              for x in rows["1000"]),
+          "at 1000%% only an outlier makes a row noisy: %s" %
+          [(x["kernel"], x["spread"], x["noisy"]) for x in rows["1000"]])
+    for bad in ("0", "-5", "abc"):
+        r = spbench("run", "--max-noise", bad, cage4)
+        check(r.returncode == 2 and "--max-noise" in r.stderr,
+              "--max-noise %s is a usage error: %s" % (bad, r.stderr.strip()))
+
+
 def test_energy_columns(tmp):
     """The energy columns: empty where the machine has no counter, with the
     reason in the header and the JSON (a CPU without RAPL, no GPU here);
@@ -643,7 +675,7 @@ def main():
     run_tests([test_list, test_kernel_reference, test_thread_lists, test_run_batch,
                test_spmv_independent, test_gen_and_info, test_messages, test_usage_errors,
                test_precision, test_help_and_labels, test_time_cap, test_kernel_typo,
-               test_energy_columns, test_break_even],
+               test_max_noise, test_energy_columns, test_break_even],
               "spb_e2e_", globals())
 
 
