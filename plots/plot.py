@@ -33,6 +33,7 @@ noisy column) is marked * and the title says how many such rows there are. Exit 
 malformed CSV, or when gnuplot fails.
 """
 import csv
+import json
 import math
 import os
 import shutil
@@ -461,6 +462,32 @@ def rank_series(r):
     return r["kernel"] if r["threads_v"] == 1 else "%s_x%dt" % (r["kernel"], r["threads_v"])
 
 
+# The machine the rows ran on, from the results JSON beside the CSV (its
+# "machine"): cores, when known, mark the rank counts that shared them.
+MACHINE = {"cores": None}
+
+
+def machine_beside(csv_path):
+    """The cores of the machine in the JSON beside csv_path (X.json for
+    X.csv), or None when there is none or it does not say."""
+    base, ext = os.path.splitext(csv_path)
+    try:
+        with open(base + ".json") as f:
+            cores = json.load(f).get("machine", {}).get("cpu_cores")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return cores if isinstance(cores, int) and cores > 0 and ext == ".csv" else None
+
+
+def oversubscribed(rows, ranks):
+    """The rank counts whose ranks x threads passed the machine's cores."""
+    cores = MACHINE["cores"]
+    if not cores:
+        return set()
+    return {p for p in ranks
+            if p * max(r["threads_v"] for r in rows if int(r["ranks"]) == p) > cores}
+
+
 def rank_lines(chart, workdir, rows, panels, summary, spread_x=False):
     """Lines against the rank count, one per series, in one panel per
     (column, ylabel, title, ideal) of panels; summary: geomean or median
@@ -481,8 +508,14 @@ def rank_lines(chart, workdir, rows, panels, summary, spread_x=False):
                 line.append(summary(mine) if mine else "NaN")
         table.append(line)
     path = chart.datafile(workdir, table)
+    shared = oversubscribed(rows, ranks)
+    if shared:
+        chart.note = ((chart.note + "; ") if chart.note else "") + (
+            "*: more ranks x threads than the machine's %d cores: they time the sharing"
+            % MACHINE["cores"])
     chart.lines += ["set datafile missing 'NaN'", "set grid", "set xlabel 'ranks'",
-                    "set xtics (%s)" % ", ".join(str(p) for p in ranks),
+                    "set xtics (%s)" % ", ".join('"%d%s" %d' % (p, "*" if p in shared else "", p)
+                                                 for p in ranks),
                     "set key outside below horizontal maxcols 3"]
     if len(panels) > 1:
         chart.lines.append("set multiplot layout 1,%d title %s" % (len(panels),
@@ -503,8 +536,15 @@ def rank_lines(chart, workdir, rows, panels, summary, spread_x=False):
         top = max(values + [max(ranks) if ideal == "x" else float(ideal or 0)] or [1])
         if ideal:
             plots.append("%s title 'ideal' with lines dashtype 2 lw 2 lc 'gray'" % ideal)
-        # room above the highest line, the ideal included (at the frame it hid)
-        chart.lines += ["set ylabel %s" % quote(ylabel), "set yrange [0:%g]" % (1.12 * top)]
+        # room above the highest line, the ideal included (at the frame it hid); a
+        # log axis where the values span more than 20x (slowdowns of shared cores
+        # would sit on the floor of a linear one)
+        low = min([v for v in values if v > 0] or [top])
+        if top > 20 * low:
+            chart.lines += ["set logscale y", "set yrange [%g:%g]" % (low / 1.5, 1.5 * top)]
+        else:
+            chart.lines += ["unset logscale y", "set yrange [0:%g]" % (1.12 * top)]
+        chart.lines += ["set ylabel %s" % quote(ylabel)]
         if len(panels) > 1:  # one panel keeps the chart's title
             chart.lines.append("set title %s" % quote(title))
         chart.lines.append("plot " + ", ".join(plots))
@@ -681,6 +721,7 @@ def main():
     if measured:
         builders.insert(1, (chart_energy, measured))
     number_kernels(rows)
+    MACHINE["cores"] = machine_beside(csv_path)
     with tempfile.TemporaryDirectory(prefix="spbench_plot_") as workdir:
         for build, chosen in builders:
             chart = build(chosen, workdir)

@@ -16,6 +16,7 @@ usage: e2e_mpi.py SPBENCH SOURCE_DIR
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -93,7 +94,7 @@ def test_every_distribution(tmp, matrices):
     with open(bad, "w") as f:
         f.write("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 9 1.0\n")
     r = run([SPBENCH, "run", "--ranks", "1-4", "--threads", "1", *FAST, "--csv", csv_path,
-             *matrices, bad])
+             "--json", os.path.join(tmp, "scaling.json"), *matrices, bad])
     rows = read_rows(csv_path)
     check(r.returncode == 1, "the unreadable file makes the exit status 1: %d %s" %
           (r.returncode, r.stderr[-2000:]))
@@ -131,6 +132,16 @@ def test_every_distribution(tmp, matrices):
         check(r.returncode == 0 and all(os.path.getsize(os.path.join(charts, c + ".png")) > 0
                                         for c in ("strong_scaling", "comm_split")),
               "plot draws strong scaling and the communication split: %s" % r.stderr)
+        # the rank counts past the machine's cores (from the JSON beside the CSV) are marked
+        with open(os.path.join(tmp, "scaling.json")) as f:
+            cores = json.load(f)["machine"]["cpu_cores"]
+        with open(os.path.join(charts, "strong_scaling.svg")) as f:
+            svg = f.read()
+        marked = {p for p in range(1, 5) if re.search(r"<text>\s*%d\*\s*</text>" % p, svg)}
+        check(marked == {p for p in range(1, 5) if p > cores} and
+              (("than the machine's %d cores" % cores) in svg) == bool(marked),
+              "the strong-scaling chart marks the rank counts past the %d cores: %s" %
+              (cores, sorted(marked)))
     return rows
 
 
