@@ -34,9 +34,43 @@ static void note_break_even(spb_summary *summary, const spb_result *r)
     b->products[b->count++] = r->break_even_products;
 }
 
+/* r's kernel at its precision and setting among the means, added when new. */
+static spb_kernel_mean *mean_of(spb_summary *summary, const spb_result *r)
+{
+    for (int k = 0; k < summary->means_count; k++) {
+        spb_kernel_mean *m = &summary->means[k];
+        if (strcmp(m->kernel, r->kernel) == 0 && strcmp(m->precision, r->precision) == 0 &&
+            m->threads == r->threads && m->ranks == r->ranks)
+            return m;
+    }
+    if (!spb_grow((void **)&summary->means, &summary->means_cap, summary->means_count, 16,
+                  sizeof *summary->means))
+        return NULL;
+    spb_kernel_mean *m = &summary->means[summary->means_count++];
+    *m = (spb_kernel_mean){.threads = r->threads, .ranks = r->ranks};
+    snprintf(m->kernel, sizeof m->kernel, "%s", r->kernel);
+    snprintf(m->precision, sizeof m->precision, "%s", r->precision);
+    return m;
+}
+
+static void note_mean(spb_summary *summary, const spb_result *r)
+{
+    if (r->status != SPB_ROW_OK || !(r->gflops > 0)) return;
+    spb_kernel_mean *m = mean_of(summary, r);
+    if (!m) return;
+    m->log_gflops += log(r->gflops);
+    m->count++;
+    m->noisy += r->timing.noisy;
+    if (r->speedup > 0) {
+        m->log_speedup += log(r->speedup);
+        m->with_speedup++;
+    }
+}
+
 void summary_note(spb_summary *summary, const spb_result *r)
 {
     note_break_even(summary, r);
+    note_mean(summary, r);
     if (r->status != SPB_ROW_OK) return;
     for (int k = summary->count - 1; k >= 0; k--) {
         spb_best *b = &summary->best[k];
@@ -156,6 +190,32 @@ static int print_best_distributed(FILE *out, const spb_summary *summary, int wid
     return noisy;
 }
 
+/* Per kernel, precision and setting: the geometric means over the
+ * matrices, printed when some kernel has two matrices or more. */
+static void print_means(FILE *out, const spb_summary *summary, const char *baseline, int width)
+{
+    int several = 0;
+    for (int k = 0; k < summary->means_count; k++) several |= summary->means[k].count > 1;
+    if (!several) return;
+    fprintf(out,
+            "\n# per kernel: geometric mean over the matrices of its GFLOPS, and of its "
+            "speedup over %s where measured\n",
+            baseline);
+    fprintf(out, "%-*s %3s %5s %8s %10s %8s %6s\n", width, "kernel", "thr", "ranks", "matrices",
+            "gflops", "speedup", "noisy");
+    for (int k = 0; k < summary->means_count; k++) {
+        const spb_kernel_mean *m = &summary->means[k];
+        char name[96], speedup[32];
+        snprintf(name, sizeof name, "%s%s", m->kernel,
+                 strcmp(m->precision, "fp32") == 0 ? "/fp32" : "");
+        double geo_speedup =
+            m->with_speedup == m->count ? exp(m->log_speedup / m->with_speedup) : NAN;
+        fprintf(out, "%-*s %3d %5d %8d %10.4g %8s %6d\n", width, name, m->threads, m->ranks,
+                m->count, exp(m->log_gflops / m->count),
+                figure(speedup, sizeof speedup, 2, geo_speedup), m->noisy);
+    }
+}
+
 /* Per kernel and precision: how many of its rows beat the vendor kernel,
  * and the median and largest count of products their prepare took to pay. */
 static void print_break_even(FILE *out, const spb_summary *summary, const char *vendor)
@@ -190,6 +250,7 @@ void summary_print(FILE *out, const spb_summary *summary, const char *baseline, 
     if (noisy)
         fprintf(out, "# * ranked among noisy rows (%d of %d): the order may not hold\n", noisy,
                 summary->count);
+    print_means(out, summary, baseline, width);
     if (vendor) print_break_even(out, summary, vendor);
 }
 
@@ -197,6 +258,7 @@ void summary_free(spb_summary *summary)
 {
     for (int k = 0; k < summary->pays_count; k++) spb_free(summary->pays[k].products);
     spb_free(summary->pays);
+    spb_free(summary->means);
     spb_free(summary->best);
     *summary = (spb_summary){0};
 }

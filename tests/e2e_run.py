@@ -519,6 +519,36 @@ def test_kernel_typo(tmp):
           "spmv --kernel with a typo names the nearest: %s" % r.stderr.strip())
 
 
+def test_kernel_means(tmp):
+    """The end of run: per kernel and setting, the geometric mean over the
+    matrices of its GFLOPS and speedup, as the CSV's rows give them."""
+    csv_path = os.path.join(tmp, "means.csv")
+    r = spbench("run", *FAST, "--energy-s", "0", "--threads", "1,2", "--kernels",
+                "csr.serial,csr.omp.static", "--csv", csv_path,
+                os.path.join(BUNDLED, "cage4.mtx.gz"), "gen:lap2d:60")
+    rows = [x for x in read_rows(csv_path) if x["status"] == "ok"]
+    lines = r.stdout.split("# per kernel: geometric mean", 1)[-1].splitlines()[2:]
+    printed = {}
+    for line in lines:
+        parts = line.split()
+        if len(parts) != 7 or not parts[1].isdigit():
+            break
+        printed[(parts[0], parts[1])] = (int(parts[3]), float(parts[4]), float(parts[5]))
+    expected = {}
+    for x in rows:
+        expected.setdefault((x["kernel"], x["threads"]), []).append(x)
+    check(r.returncode == 0 and set(printed) == set(expected),
+          "a line per kernel and thread count: %s against %s" % (sorted(printed),
+                                                                  sorted(expected)))
+    for key, mine in expected.items():
+        geo = lambda c: math.exp(sum(math.log(float(x[c])) for x in mine) / len(mine))
+        got = printed.get(key, (0, 0, 0))
+        check(got[0] == len(mine) and abs(got[1] - geo("gflops")) <= 1e-3 * geo("gflops") and
+              abs(got[2] - geo("speedup")) <= 0.006 + 1e-3 * geo("speedup"),
+              "%s at %s threads: %s printed, %d matrices, %.4g GFLOPS, %.2f speedup from the "
+              "CSV" % (key[0], key[1], got, len(mine), geo("gflops"), geo("speedup")))
+
+
 def test_max_noise(tmp):
     """--max-noise PCT sets the noise rule's spread: at 0.0001% every row
     whose samples differ at all is noisy; at 1000% only an outlier (a
@@ -675,7 +705,7 @@ def main():
     run_tests([test_list, test_kernel_reference, test_thread_lists, test_run_batch,
                test_spmv_independent, test_gen_and_info, test_messages, test_usage_errors,
                test_precision, test_help_and_labels, test_time_cap, test_kernel_typo,
-               test_max_noise, test_energy_columns, test_break_even],
+               test_kernel_means, test_max_noise, test_energy_columns, test_break_even],
               "spb_e2e_", globals())
 
 
