@@ -521,7 +521,8 @@ def test_kernel_typo(tmp):
 
 def test_kernel_means(tmp):
     """The end of run: per kernel and setting, the geometric mean over the
-    matrices of its GFLOPS and speedup, as the CSV's rows give them."""
+    matrices of its GFLOPS and speedup, as the CSV's rows give them; and
+    each row's spread beside its median in the table."""
     csv_path = os.path.join(tmp, "means.csv")
     r = spbench("run", *FAST, "--energy-s", "0", "--threads", "1,2", "--kernels",
                 "csr.serial,csr.omp.static", "--csv", csv_path,
@@ -540,6 +541,12 @@ def test_kernel_means(tmp):
     check(r.returncode == 0 and set(printed) == set(expected),
           "a line per kernel and thread count: %s against %s" % (sorted(printed),
                                                                   sorted(expected)))
+    # the table gives each row's spread beside its median, as the CSV has it
+    table = {tuple(l.split()[:3]): l.split()[5] for l in r.stdout.splitlines()
+             if len(l.split()) > 6 and l.split()[1] in ("csr.serial", "csr.omp.static")}
+    check(all(table.get((x["matrix"], x["kernel"], x["threads"])) ==
+              "%.1f%%" % (100 * float(x["spread"])) for x in rows) and len(table) == len(rows),
+          "the table's spread column is the CSV's: %s" % table)
     for key, mine in expected.items():
         geo = lambda c: math.exp(sum(math.log(float(x[c])) for x in mine) / len(mine))
         got = printed.get(key, (0, 0, 0))
