@@ -16,6 +16,7 @@
 #include "../gpu/gpu.h"
 #include "../mpi/dist.h"
 #include "cli.h"
+#include "dry_run.h"
 #include "gen.h"
 #include "launch.h"
 #include "op_spgemm.h"
@@ -45,7 +46,7 @@ typedef struct {
     int ranks_given;   /* --ranks LIST */
     int threads_given; /* --threads LIST (a distributed study's default is 1 per rank) */
     spb_roofline roofline;
-    int resume, quiet, force;
+    int resume, quiet, force, dry_run;
     int shard, shards;                /* --shard I/N (0/0: the whole list) */
     int processes;                    /* --processes N: the study in N fresh processes */
     int process_index, process_count; /* --process-index K/N: run K of those */
@@ -221,6 +222,8 @@ static int parse_output_option(int argc, char **argv, int *i, run_args *a)
         a->opts.weak = 1;
     else if (strcmp(argv[*i], "--force") == 0)
         a->force = 1;
+    else if (strcmp(argv[*i], "--dry-run") == 0)
+        a->dry_run = 1;
     else
         return 0;
     return 1;
@@ -1080,6 +1083,22 @@ static spb_status start_measuring(run_args *a, int selected_cuda, int gpu_ranks,
     return st;
 }
 
+/* A run that does not measure here: a dry run, or one launched as several
+ * processes or under mpirun; its exit status, or -1 (and the list kept)
+ * when the run is this process's. */
+static int run_elsewhere(int argc, char **argv, run_args *a, spb_source_list *list)
+{
+    int code = -1;
+    if (a->dry_run)
+        code = dry_run_print(stdout, &a->opts, list, a->processes > 1 ? a->processes : 1);
+    else if (a->processes > 1 && !dist_launched())
+        code = launch_processes(argc, argv, a);
+    else if (a->ranks_given && !dist_launched())
+        code = run_under_mpirun(argc, argv, a);
+    if (code >= 0) sources_free(list);
+    return code;
+}
+
 int cmd_run(int argc, char **argv)
 {
     static run_args a; /* large: thread lists, messages */
@@ -1090,14 +1109,8 @@ int cmd_run(int argc, char **argv)
     parse_run_args(argc, argv, &a);
     int selected_cuda, gpu_ranks, selected = selected_or_exit(&a.opts, &selected_cuda, &gpu_ranks);
     spb_source_list list = matrices_or_exit(&a);
-    if (a.processes > 1 && !dist_launched()) {
-        sources_free(&list);
-        return launch_processes(argc, argv, &a);
-    }
-    if (a.ranks_given && !dist_launched()) {
-        sources_free(&list);
-        return run_under_mpirun(argc, argv, &a);
-    }
+    int elsewhere = run_elsewhere(argc, argv, &a, &list);
+    if (elsewhere >= 0) return elsewhere;
     int most_ranks = a.ranks[a.opts.rank_counts - 1];
     if (a.opts.distributed && most_ranks > dist_world_size()) {
         fprintf(stderr, "spbench: --ranks asks for %d ranks; the launcher started %d\n", most_ranks,

@@ -519,6 +519,32 @@ def test_kernel_typo(tmp):
           "spmv --kernel with a typo names the nearest: %s" % r.stderr.strip())
 
 
+def test_dry_run(tmp):
+    """--dry-run lists the study and its least time, measures and writes
+    nothing, and its row counts are those the study then makes (timed:
+    ok; skipped here: skipped); a bad input is still refused first."""
+    csv_path = os.path.join(tmp, "dry.csv")
+    args = [*FAST, "--energy-s", "0", "--threads", "1,2", "--kernels",
+            "csr.serial,csr.omp.static,csr.cuda.warp", "--csv", csv_path,
+            os.path.join(BUNDLED, "cage4.mtx.gz"), "gen:lap2d:20"]
+    r = spbench("run", "--dry-run", *args)
+    said = re.search(r"^# rows: (\d+) \((\d+) timed, (\d+) skipped here\)", r.stdout, re.M)
+    check(r.returncode == 0 and said and not os.path.exists(csv_path) and
+          "# matrices (2): cage4 gen:lap2d:20" in r.stdout and
+          re.search(r"^# time: at least [\d.]+ s of timing", r.stdout, re.M),
+          "--dry-run: matrices, rows and time, nothing written: %s" % r.stdout)
+    real = spbench("run", *args)
+    rows = read_rows(csv_path)
+    count = lambda status: sum(x["status"] == status for x in rows)
+    check(said and real.returncode == 0 and
+          (len(rows), count("ok"), count("skipped")) == tuple(int(g) for g in said.groups()),
+          "the study makes the rows the dry run listed: %s against %s" %
+          ((len(rows), count("ok"), count("skipped")), said.groups() if said else None))
+    r = spbench("run", "--dry-run", "--kernels", "csr.serial", "gen:lapd:10")
+    check(r.returncode == 2 and "gen:lapd:10" in r.stderr,
+          "--dry-run refuses a bad input as a run does: %s" % r.stderr.strip())
+
+
 def test_kernel_means(tmp):
     """The end of run: per kernel and setting, the geometric mean over the
     matrices of its GFLOPS and speedup, as the CSV's rows give them; and
@@ -712,7 +738,7 @@ def main():
     run_tests([test_list, test_kernel_reference, test_thread_lists, test_run_batch,
                test_spmv_independent, test_gen_and_info, test_messages, test_usage_errors,
                test_precision, test_help_and_labels, test_time_cap, test_kernel_typo,
-               test_kernel_means, test_max_noise, test_energy_columns, test_break_even],
+               test_dry_run, test_kernel_means, test_max_noise, test_energy_columns, test_break_even],
               "spb_e2e_", globals())
 
 
