@@ -102,13 +102,14 @@ def ordered(values):
 # Kernel styles: colour x fill pattern (bars) or colour x dash and point
 # (lines); kernels are numbered once per CSV, grouped by backend, so a
 # kernel has the same style in every chart drawn from that CSV.
-# 18 colours, any two at least 29 apart in CIE L*a*b* (delta E 1976), each
-# as far as it can be from those before it (picked greedily from Tableau,
-# Kelly's and Okabe-Ito's sets), so neighbouring series stay apart; past 18
-# the fills and dashes tell series apart.
-PALETTE = ("#1f77b4", "#dcd300", "#be0032", "#008856", "#000080", "#000000", "#e377c2",
-           "#ff7f0e", "#8c6d31", "#9edae5", "#dbdb8d", "#ff9896", "#7f7f7f", "#843c39",
-           "#7b4173", "#2ca02c", "#c5b0d5", "#ffbb78")
+# 18 colours, any two at least 28 apart in CIE L*a*b* (delta E 1976), none
+# paler than L* 75 (a pale colour beside another reads as a pair on white),
+# each as far as it can be from those before it (picked greedily from
+# Tableau's, Kelly's and Okabe-Ito's sets), so neighbouring series stay
+# apart; past 18 the fills and dashes tell series apart.
+PALETTE = ("#1f77b4", "#f6a600", "#2ca02c", "#be0032", "#000080", "#000000", "#e377c2",
+           "#c2b280", "#654522", "#17becf", "#f99379", "#bcbd22", "#009e73", "#d55e00",
+           "#7f7f7f", "#604e97", "#882d17", "#b3446c")
 FILLS = ("solid 0.85", "pattern 4", "pattern 5", "pattern 2")
 DASHES = (1, 2, 4, 5)
 POINTS = (7, 5, 9, 11, 13, 3)
