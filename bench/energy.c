@@ -471,10 +471,14 @@ static void *read_counter_beside(void *arg)
     if (r->gpu) energy_throttle_mark(r->m, &before);
     char why[SPB_MSG_LEN] = "";
     reading last;
-    r->status =
-        take_reading(r->m, r->gpu, &last, why) ? SPB_OK : spb_fail(r->msg, SPB_ERR_IO, "%s", why);
     spb_energy_edge seen;
-    if (!r->open.valid && next_change(r, &last, r->start + ENERGY_SETTLE_S, &seen)) r->open = seen;
+    r->status = SPB_OK;
+    if (!r->open.valid) { /* a chained window is open already: no read inside it */
+        if (!take_reading(r->m, r->gpu, &last, why))
+            r->status = spb_fail(r->msg, SPB_ERR_IO, "%s", why);
+        else if (next_change(r, &last, r->start + ENERGY_SETTLE_S, &seen))
+            r->open = seen;
+    }
     if (r->gpu && r->open.valid) read_clocks(r->m, &r->found); /* under load */
     /* the change that closes the window: a whole number of the counter's
      * periods on, less a margin for its jitter */
