@@ -2,10 +2,22 @@
 #include "kernels.h"
 
 #include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../mpi/dist.h"
 #include "operation.h"
+
+const spb_kernel **kernel_table(int count)
+{
+    const spb_kernel **table = spb_calloc((size_t)count + 1, sizeof *table);
+    if (!table) {
+        fprintf(stderr, "spbench: out of memory for the kernel table\n");
+        exit(EXIT_FAILURE);
+    }
+    return table;
+}
 
 const spb_kernel *operation_kernel(const spb_operation *op, const char *name)
 {

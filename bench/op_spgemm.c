@@ -16,7 +16,6 @@
 #include "sources.h"
 #include "validate.h"
 
-#define MAX_KERNELS 32
 #define THIN_PREFIX "thin:"
 
 typedef struct {
@@ -198,10 +197,8 @@ static double spgemm_kernel_seconds(const spb_kernel *kernel, const void *state)
 
 const spb_operation *operation_spgemm(void)
 {
-    static const spb_kernel *table[MAX_KERNELS];
     static spb_operation op = {
         .name = "spgemm",
-        .kernels = table,
         .case_setup = spgemm_case_setup,
         .case_free = spgemm_case_free,
         .flops = spgemm_flops,
@@ -211,10 +208,13 @@ const spb_operation *operation_spgemm(void)
         .kernel_seconds = spgemm_kernel_seconds,
     };
     if (op.kernel_count == 0) {
-        for (int k = 0; k < cpu_spgemm_kernel_count && op.kernel_count < MAX_KERNELS; k++)
+        const spb_kernel **table =
+            kernel_table(cpu_spgemm_kernel_count + gpu_spgemm_kernel_count());
+        for (int k = 0; k < cpu_spgemm_kernel_count; k++)
             table[op.kernel_count++] = &cpu_spgemm_kernels[k].kernel;
-        for (int k = 0; k < gpu_spgemm_kernel_count() && op.kernel_count < MAX_KERNELS; k++)
+        for (int k = 0; k < gpu_spgemm_kernel_count(); k++)
             table[op.kernel_count++] = gpu_spgemm_kernel(k);
+        op.kernels = table;
         op.baseline = &cpu_spgemm_kernels[0].kernel; /* spgemm.gustavson */
         op.vendor = operation_kernel(&op, "cusparse.spgemm");
     }

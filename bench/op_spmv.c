@@ -15,8 +15,6 @@
 #include "../mpi/dist.h"
 #include "rng.h"
 
-#define MAX_KERNELS 64
-
 typedef struct {
     spb_value *x, *y, *y_ref;
     float *x32, *y32; /* fp32 rows: x rounded once, y before it is widened into y */
@@ -197,10 +195,8 @@ static spb_status spmv_host_calls(const spb_kernel *kernel, void *state, spb_cas
 
 const spb_operation *operation_spmv(void)
 {
-    static const spb_kernel *table[MAX_KERNELS];
     static spb_operation op = {
         .name = "spmv",
-        .kernels = table,
         .case_setup = spmv_case_setup,
         .case_free = spmv_case_free,
         .flops = spmv_flops,
@@ -209,12 +205,15 @@ const spb_operation *operation_spmv(void)
         .host_calls = spmv_host_calls,
     };
     if (op.kernel_count == 0) { /* the host rows, the device rows, the distributed rows */
-        for (int k = 0; k < cpu_spmv_kernel_count && op.kernel_count < MAX_KERNELS; k++)
+        const spb_kernel **table =
+            kernel_table(cpu_spmv_kernel_count + gpu_spmv_kernel_count() + dist_spmv_kernel_count);
+        for (int k = 0; k < cpu_spmv_kernel_count; k++)
             table[op.kernel_count++] = &cpu_spmv_kernels[k].kernel;
-        for (int k = 0; k < gpu_spmv_kernel_count() && op.kernel_count < MAX_KERNELS; k++)
+        for (int k = 0; k < gpu_spmv_kernel_count(); k++)
             table[op.kernel_count++] = gpu_spmv_kernel(k);
-        for (int k = 0; k < dist_spmv_kernel_count && op.kernel_count < MAX_KERNELS; k++)
+        for (int k = 0; k < dist_spmv_kernel_count; k++)
             table[op.kernel_count++] = &dist_spmv_kernels[k].kernel;
+        op.kernels = table;
         op.baseline = &cpu_spmv_kernels[0].kernel; /* csr.serial */
         op.vendor = operation_kernel(&op, "cusparse.csr");
     }

@@ -64,6 +64,11 @@ const spb_operation *operation_spgemm(void);
 const spb_operation *operation_at(int index);
 const spb_operation *operation_named(const char *name);
 
+/* Room for an operation's table of `count` kernels, kept for the process
+ * (sized from the kernel tables, so no kernel is ever left out); out of
+ * memory ends the process, as nothing can run without it. */
+const spb_kernel **kernel_table(int count);
+
 /* The kernel of op named `name`, or NULL. */
 const spb_kernel *operation_kernel(const spb_operation *op, const char *name);
 

@@ -25,10 +25,10 @@
 #define TEST_CACHE_BYTES 4096.0
 
 static int ran, skipped;
-static int ran_by_kernel[64];   /* every kernel must run somewhere, declines aside */
-static int ran32_by_kernel[64]; /* and every fp32 version */
-static int want_cuda;           /* which half of the table this run checks */
-static int fast;                /* the quick subset (ctest -L unit): fewer threads and shapes */
+static int *ran_by_kernel;   /* every kernel must run somewhere, declines aside */
+static int *ran32_by_kernel; /* and every fp32 version (both sized from the table) */
+static int want_cuda;        /* which half of the table this run checks */
+static int fast;             /* the quick subset (ctest -L unit): fewer threads and shapes */
 
 static void random_csr(spb_rng *rng, spb_index m, spb_index n, spb_index nnz, spb_index long_row,
                        spb_index long_len, spb_csr *A)
@@ -847,6 +847,10 @@ int main(int argc, char **argv)
 {
     want_cuda = argc > 2 && strcmp(argv[2], "cuda") == 0;
     fast = argc > 3 && strcmp(argv[3], "fast") == 0;
+    int kernels = operation_spmv()->kernel_count;
+    ran_by_kernel = calloc((size_t)kernels, sizeof *ran_by_kernel);
+    ran32_by_kernel = calloc((size_t)kernels, sizeof *ran32_by_kernel);
+    if (!ran_by_kernel || !ran32_by_kernel) return 1;
     unsigned long long seed = check_seed();
     spb_rng rng;
     spb_rng_seed(&rng, seed);
@@ -904,5 +908,7 @@ int main(int argc, char **argv)
     }
     printf("%d kernel runs, %d skipped (cannot run here)\n", ran, skipped);
     if (ran == 0) return CHECK_SKIP_CODE;
+    free(ran_by_kernel);
+    free(ran32_by_kernel);
     return check_done();
 }
