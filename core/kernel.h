@@ -9,7 +9,7 @@
 typedef struct spb_csr spb_csr;               /* formats/csr.h */
 typedef struct spb_format_set spb_format_set; /* formats/format_set.h */
 
-/* MPI rows run at each rank count (and thread count per rank). */
+/* MPI kernels run at each rank count (and thread count per rank). */
 typedef enum {
     SPB_BACKEND_SERIAL,
     SPB_BACKEND_OPENMP,
@@ -58,9 +58,9 @@ typedef spb_status (*spb_spgemm_fn)(const void *state, spb_csr *C, char *msg);
 struct spb_kernel {
     const char *name;        /* dotted, stable: the CSV key and chart label */
     const char *format;      /* "csr", "hll.row", "hll.col", "sell", or a library's own */
-    spb_backend backend;     /* serial and CUDA rows run once; OpenMP ones per thread count */
+    spb_backend backend;     /* serial and CUDA kernels at one thread count; OpenMP at each */
     const char *description; /* one line for --list */
-    const void *variant;     /* the row's own data (schedule, layout, launch), read by prepare */
+    const void *variant;     /* the kernel's own data (schedule, layout, launch), read by prepare */
     /* Whether the kernel can run here (A may be NULL: availability only);
      * fills why when not. NULL means always. */
     int (*supports)(const spb_kernel *self, const spb_csr *A, char *why);
@@ -86,25 +86,25 @@ struct spb_kernel {
     int timed_alone;
 };
 
-/* Whether the row runs over MPI ranks (mpi/): it is measured at each rank
- * count, has no single-processor roofline, reports its exchange's figures
- * and is scaled against its own time at one rank. The one question bench/
- * asks of a distributed row. */
+/* Whether the kernel runs over MPI ranks (mpi/): its rows are measured at
+ * each rank count, have no single-processor roofline, report their
+ * exchange's figures and are scaled against the kernel's time at one rank.
+ * The one question bench/ asks of a distributed kernel. */
 static inline int kernel_over_ranks(const spb_kernel *kernel)
 {
     return kernel->backend == SPB_BACKEND_MPI;
 }
 
-/* An SpMV row of the table: the part every row shares, then its product
- * (the timed part). The shared part comes first, so the run loop holds
- * every row as a `const spb_kernel *` and the operation gets its row back
- * (spmv_kernel_of). */
+/* An SpMV kernel of the table: the part every kernel shares, then its
+ * product (the timed part). The shared part comes first, so the run loop
+ * holds every kernel as a `const spb_kernel *` and the operation gets its
+ * own back (spmv_kernel_of). */
 typedef struct {
     spb_kernel kernel;
     spb_spmv_fn spmv;
 } spb_spmv_kernel;
 
-/* An SpGEMM row: the shared part, its product, and for device rows the
+/* An SpGEMM kernel: the shared part, its product, and for device kernels the
  * median seconds of the product kernels alone (no setup, allocation or
  * conversion) over the products made so far (NULL where the whole product
  * is one step). */

@@ -604,7 +604,7 @@ static spb_status auto_run(const void *state, const void *x, void *y, char *msg)
     return spmv_kernel_of(s->kernel)->spmv(s->state, x, y, msg);
 }
 
-/* ---- the rows ---------------------------------------------------------------------- */
+/* ---- the kernels of the host table ------------------------------------------------- */
 
 const spb_spmv_kernel cpu_spmv_kernels[] = {
     {.kernel = {.name = "csr.serial",

@@ -1,6 +1,6 @@
-/* spmv_csr.cu — CSR SpMV kernels on the GPU and their rows of the device
- * table. Each kernel is a static __global__ function with its banner, a
- * launch function that sizes the grid, a variant and one row. */
+/* spmv_csr.cu — CSR SpMV kernels on the GPU and their entries of the
+ * device table. Each kernel is a static __global__ function with its
+ * banner, a launch function that sizes the grid, a variant and one entry. */
 #include <stdio.h>
 #include <string.h>
 
@@ -662,7 +662,7 @@ static void release_stream(gpu_state *s)
     cudaFree(d->d_x_new);
 }
 
-/* ---- rows ---------------------------------------------------------------------- */
+/* ---- the kernels of the device table ---------------------------------------------- */
 
 /* A CSR variant of this file: default block, warps, no library parameter. */
 #define CSR_VARIANT(...)                                                                           \

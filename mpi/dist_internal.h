@@ -1,6 +1,6 @@
 /* dist_internal.h — what the distributed rows share inside mpi/: the
- * layouts and exchanges a row combines (rows.c names them), and the
- * operations rows.c calls, made by the MPI files (runtime.c, layout.c,
+ * layouts and exchanges a row combines (kernels.c names them), and the
+ * operations kernels.c calls, made by the MPI files (runtime.c, layout.c,
  * exchange.c, petsc.c) or, without MPI, by stub.c. */
 #ifndef SPB_DIST_INTERNAL_H
 #define SPB_DIST_INTERNAL_H
