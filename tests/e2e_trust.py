@@ -485,9 +485,24 @@ def test_noise_under_load(tmp):
     check(noisy, "rows measured under load are flagged noisy (%d of %d)" % (len(noisy), len(rows)))
     check(all(x["spread"] != "" and x["attempts"] in ("1", "2", "3") for x in rows),
           "every row carries its spread and attempts")
-    check(all(x["attempts"] in ("2", "3") for x in noisy),
-          "a noisy row was measured again before it was reported noisy (a third time only "
-          "when the second attempt helped)")
+    # a group (a matrix's rows at one thread count) left at one attempt with
+    # noisy rows: none of them could rank first among its precision's rows
+    # (csr.serial, the baseline, always counts), or the study had stopped
+    # measuring again for the machine's noise, and said so
+    stopped = "not measured again for their noise" in r.stdout
+
+    def could_rank_first(x):
+        mine = [y for y in rows if (y["matrix"], y["threads"], y["precision"]) ==
+                (x["matrix"], x["threads"], x["precision"])]
+        fastest = min(mine, key=lambda y: float(y["time_ms_median"]))
+        margin = max(0.10, float(fastest["spread"]))
+        return x["kernel"] == "csr.serial" or \
+            float(x["time_ms_min"]) <= float(fastest["time_ms_median"]) * (1 + margin) * 1.0001
+    once = [x for x in noisy if x["attempts"] == "1"]
+    check(stopped or not any(could_rank_first(x) for x in once),
+          "a noisy row that could change the ranking was measured again before it was "
+          "reported noisy, unless the study said re-measurement had stopped helping: %s" %
+          [(x["matrix"], x["kernel"], x["threads"]) for x in once if could_rank_first(x)][:4])
     check("ok, noisy (spread" in r.stdout, "the table says which rows are noisy")
     check(" *" in r.stdout and "ranked among noisy rows" in r.stdout,
           "the best-kernel table marks rankings made among noisy rows")
