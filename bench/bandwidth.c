@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../core/timing.h"
+#include "core/timing.h"
 #include "launch.h"
 
 #define UNKNOWN_CACHE_ELEMENTS (8l << 20) /* 64 MiB per array when the cache size is unknown */

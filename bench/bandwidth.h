@@ -16,7 +16,7 @@
 #ifndef SPB_BANDWIDTH_H
 #define SPB_BANDWIDTH_H
 
-#include "../core/spb.h"
+#include "core/spb.h"
 
 #define SPB_BW_SAMPLES_MAX 256
 #define SPB_BW_MIN_PASSES  5   /* at least this many passes per measurement */

@@ -3,9 +3,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../core/timing.h"
-#include "../formats/hll.h"
 #include "cli.h"
+#include "core/timing.h"
+#include "formats/hll.h"
 #include "gen.h"
 
 /* Fills the cache for source (if needed) and times a load from it. */

@@ -13,12 +13,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../gpu/gpu.h"
-#include "../mpi/dist.h"
 #include "cli.h"
 #include "dry_run.h"
 #include "gen.h"
+#include "gpu/gpu.h"
 #include "launch.h"
+#include "mpi/dist.h"
 #include "op_spgemm.h"
 #include "output_file.h"
 #include "plan.h"

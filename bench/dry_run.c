@@ -3,8 +3,8 @@
 
 #include <string.h>
 
-#include "../core/timing.h"
 #include "cli.h"
+#include "core/timing.h"
 #include "kernels.h"
 #include "plan.h"
 

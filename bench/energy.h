@@ -10,7 +10,7 @@
 #ifndef SPB_ENERGY_H
 #define SPB_ENERGY_H
 
-#include "../core/timing.h"
+#include "core/timing.h"
 
 #define SPB_ENERGY_ZONES      8    /* RAPL zones summed: packages and their DRAM */
 #define SPB_ENERGY_WINDOW_S   0.05 /* the default energy window, seconds */

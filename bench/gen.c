@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/memory.h"
+#include "core/memory.h"
 #include "rng.h"
 
 #define GEN_SEED 20261122u

@@ -15,7 +15,7 @@
 #ifndef SPB_GEN_H
 #define SPB_GEN_H
 
-#include "../formats/csr.h"
+#include "formats/csr.h"
 
 #define GEN_PREFIX "gen:"
 

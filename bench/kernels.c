@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../mpi/dist.h"
+#include "mpi/dist.h"
 #include "operation.h"
 
 const spb_kernel **kernel_table(int count)

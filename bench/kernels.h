@@ -2,8 +2,8 @@
 #ifndef SPB_KERNELS_H
 #define SPB_KERNELS_H
 
-#include "../core/kernel.h"
-#include "../formats/format_set.h"
+#include "core/kernel.h"
+#include "formats/format_set.h"
 
 const char *backend_name(spb_backend backend);
 

@@ -19,8 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../mpi/dist.h"
 #include "cli.h"
+#include "mpi/dist.h"
 #include "output_file.h"
 
 #define STOP_FILE_VAR      "SPB_STOP_FILE"

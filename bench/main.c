@@ -10,11 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../gpu/gpu.h"
-#include "../mpi/dist.h"
 #include "cli.h"
+#include "gpu/gpu.h"
 #include "kernels.h"
 #include "launch.h"
+#include "mpi/dist.h"
 #include "operation.h"
 #include "resume.h"
 #include "validate.h"

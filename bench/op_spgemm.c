@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/memory.h"
-#include "../cpu/spgemm_cpu.h"
-#include "../gpu/gpu.h"
+#include "core/memory.h"
+#include "cpu/spgemm_cpu.h"
+#include "gpu/gpu.h"
 #include "rng.h"
 #include "sources.h"
 #include "validate.h"

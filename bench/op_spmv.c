@@ -7,12 +7,12 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "../core/memory.h"
+#include "core/memory.h"
 #include "sources.h"
 
-#include "../cpu/spmv_cpu.h"
-#include "../gpu/gpu.h"
-#include "../mpi/dist.h"
+#include "cpu/spmv_cpu.h"
+#include "gpu/gpu.h"
+#include "mpi/dist.h"
 #include "rng.h"
 
 typedef struct {

@@ -6,8 +6,8 @@
 #ifndef SPB_OPERATION_H
 #define SPB_OPERATION_H
 
-#include "../core/kernel.h"
-#include "../formats/format_set.h"
+#include "core/kernel.h"
+#include "formats/format_set.h"
 #include "report.h"
 
 /* One matrix under one operation: what every kernel run on it shares. */

@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "../core/spb.h"
+#include "core/spb.h"
 
 typedef struct {
     const char *path, *option; /* "--csv" */

@@ -1,7 +1,7 @@
 /* phases.c — where a study's time goes (see phases.h). */
 #include "phases.h"
 
-#include "../core/timing.h"
+#include "core/timing.h"
 
 static const char *const names[SPB_PHASES] = {"loading",        "bandwidth",  "prepare",
                                               "auto trials",    "validation", "timing",

@@ -1,7 +1,7 @@
 /* plan.c — the rows of each matrix (see plan.h). */
 #include "plan.h"
 
-#include "../core/memory.h"
+#include "core/memory.h"
 
 /* Serial and device kernels run once (one host thread); OpenMP ones at
  * each thread count; distributed ones at each rank count and, per rank,

@@ -12,8 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../core/spb.h"
 #include "cli.h"
+#include "core/spb.h"
 #include "launch.h"
 
 static volatile sig_atomic_t running_child, stops;

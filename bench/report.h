@@ -6,12 +6,12 @@
 
 #include <stdio.h>
 
-#include "../core/timing.h"
-#include "../formats/csr.h"
-#include "../gpu/gpu.h"
-#include "../mpi/dist.h"
+#include "core/timing.h"
 #include "energy.h"
+#include "formats/csr.h"
+#include "gpu/gpu.h"
 #include "machine_load.h"
+#include "mpi/dist.h"
 #include "phases.h"
 #include "roofline.h"
 #include "validate.h"

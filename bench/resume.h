@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "../core/spb.h"
+#include "core/spb.h"
 #include "sources.h"
 
 /* A row read back: its key and its fields (pointing into line). */

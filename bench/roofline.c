@@ -4,8 +4,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../core/timing.h"
-#include "../gpu/gpu.h"
+#include "core/timing.h"
+#include "gpu/gpu.h"
 
 #define GPU_PASSES_MAX 32
 

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../core/memory.h"
+#include "core/memory.h"
 #include "gen.h"
 #include "plan.h"
 #include "sources.h"

@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-#include "../core/timing.h"
+#include "core/timing.h"
 #include "kernels.h"
 #include "machine_load.h"
 #include "operation.h"

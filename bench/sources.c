@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../formats/csr_binary.h"
+#include "formats/csr_binary.h"
 #include "gen.h"
 
 static int has_suffix(const char *s, const char *suffix)

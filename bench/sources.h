@@ -4,7 +4,7 @@
 #ifndef SPB_SOURCES_H
 #define SPB_SOURCES_H
 
-#include "../formats/mm.h"
+#include "formats/mm.h"
 
 #define SPB_NAME_LEN 256
 

@@ -4,8 +4,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "../core/memory.h"
-#include "../core/timing.h"
+#include "core/memory.h"
+#include "core/timing.h"
 
 /* The break-even list of r's kernel and precision, made when new (NULL:
  * no memory; the summary is a convenience, the rows are on disk). */

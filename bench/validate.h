@@ -2,7 +2,7 @@
 #ifndef SPB_VALIDATE_H
 #define SPB_VALIDATE_H
 
-#include "../formats/csr.h"
+#include "formats/csr.h"
 
 #define SPB_DEFAULT_TOLERANCE 1e-10
 

@@ -5,8 +5,8 @@
 #ifndef SPB_BASELINES_H
 #define SPB_BASELINES_H
 
-#include "../core/kernel.h"
-#include "../formats/format_set.h"
+#include "core/kernel.h"
+#include "formats/format_set.h"
 
 /* 1 when the library was compiled in; otherwise fills why. */
 int rsb_baseline_available(char *why);

@@ -2,7 +2,7 @@
 #ifndef SPB_PARTITION_H
 #define SPB_PARTITION_H
 
-#include "../formats/csr.h"
+#include "formats/csr.h"
 
 typedef struct {
     int parts;        /* ranges that hold at least one row (<= requested) */

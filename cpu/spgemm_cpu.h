@@ -5,8 +5,8 @@
 #ifndef SPB_SPGEMM_CPU_H
 #define SPB_SPGEMM_CPU_H
 
-#include "../core/kernel.h"
-#include "../formats/format_set.h"
+#include "core/kernel.h"
+#include "formats/format_set.h"
 
 /* The host kernels of the SpGEMM table (spgemm_kernels.c); the sequential
  * Gustavson kernel is the first, the speedup baseline. */

@@ -6,7 +6,7 @@
 
 #include <stdlib.h>
 
-#include "../core/spb.h"
+#include "core/spb.h"
 
 static inline int index_cmp(const void *a, const void *b)
 {

@@ -3,8 +3,8 @@
 #ifndef SPB_SPMV_CPU_H
 #define SPB_SPMV_CPU_H
 
-#include "../core/kernel.h"
-#include "../formats/format_set.h"
+#include "core/kernel.h"
+#include "formats/format_set.h"
 #include "partition.h"
 
 /* The host kernels of the SpMV table (spmv_kernels.c); csr.serial is the

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/kernel_trial.h"
-#include "../formats/format_set.h"
 #include "baselines.h"
+#include "core/kernel_trial.h"
+#include "formats/format_set.h"
 #include "spmv_cpu.h"
 
 /* What a host row's variant says: the HLL rows their layout, the OpenMP

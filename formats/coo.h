@@ -2,7 +2,7 @@
 #ifndef SPB_COO_H
 #define SPB_COO_H
 
-#include "../core/spb.h"
+#include "core/spb.h"
 
 /* Entries in any order; duplicates allowed (they are summed by csr_from_coo). */
 typedef struct {

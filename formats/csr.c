@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/memory.h"
+#include "core/memory.h"
 
 spb_status csr_alloc(spb_csr *A, spb_index m, spb_index n, spb_index nnz, char *msg)
 {

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/memory.h"
+#include "core/memory.h"
 
 void hll_free(spb_hll *A)
 {

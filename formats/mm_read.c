@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "../core/memory.h"
+#include "core/memory.h"
 #include "mm_lex.h"
 
 #define READ_CHUNK     (1u << 20)

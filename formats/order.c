@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/memory.h"
+#include "core/memory.h"
 
 /* The pattern of A + A^T without its diagonal: each vertex's neighbours. */
 typedef struct {

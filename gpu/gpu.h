@@ -7,8 +7,8 @@
 extern "C" {
 #endif
 
-#include "../core/kernel.h"
-#include "../formats/format_set.h"
+#include "core/kernel.h"
+#include "formats/format_set.h"
 
 typedef struct {
     char name[256];

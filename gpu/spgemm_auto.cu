@@ -7,7 +7,7 @@
  * ("Choosing a GPU SpGEMM row") has the rule and the data behind it. */
 #include <stdio.h>
 
-#include "../core/kernel_trial.h"
+#include "core/kernel_trial.h"
 #include "gpu.h"
 #include "spgemm_state.cuh"
 

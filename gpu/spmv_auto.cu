@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/kernel_trial.h"
+#include "core/kernel_trial.h"
 #include "gpu.h"
 #include "spmv_state.cuh"
 

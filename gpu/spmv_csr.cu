@@ -7,7 +7,7 @@
 #include "reduce.cuh"
 
 extern "C" {
-#include "../formats/order.h"
+#include "formats/order.h"
 }
 
 #define DEFAULT_BLOCK  256

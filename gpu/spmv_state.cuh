@@ -11,8 +11,8 @@
 #include <cusparse.h>
 
 extern "C" {
-#include "../core/kernel.h"
-#include "../formats/format_set.h"
+#include "core/kernel.h"
+#include "formats/format_set.h"
 }
 
 #define WARP      32

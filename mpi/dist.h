@@ -14,8 +14,8 @@
 #ifndef SPB_DIST_H
 #define SPB_DIST_H
 
-#include "../core/kernel.h"
-#include "../formats/format_set.h"
+#include "core/kernel.h"
+#include "formats/format_set.h"
 
 /* Called first in main, before the OpenMP runtime's placement is fixed:
  * under an MPI launcher that left this rank unbound, binds it to its share

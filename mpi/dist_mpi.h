@@ -6,7 +6,7 @@
 
 #include <mpi.h>
 
-#include "../cpu/partition.h"
+#include "cpu/partition.h"
 #include "dist_internal.h"
 
 /* ---- commands (runtime.c) ---- */

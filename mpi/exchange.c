@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cpu/spmv_cpu.h"
-#include "../gpu/gpu.h"
+#include "cpu/spmv_cpu.h"
 #include "dist_mpi.h"
+#include "gpu/gpu.h"
 #if __has_include(<mpi-ext.h>)
 #include <mpi-ext.h> /* Open MPI's extensions: MPIX_Query_cuda_support */
 #endif

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../gpu/gpu.h"
 #include "dist_internal.h"
+#include "gpu/gpu.h"
 
 static const dist_variant rows_allgather = {DIST_ROWS, DIST_ALLGATHER};
 static const dist_variant rows_ghost = {DIST_ROWS, DIST_GHOST};

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/memory.h"
+#include "core/memory.h"
 #include "dist_mpi.h"
 
 #define TAG_PART 11

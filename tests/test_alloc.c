@@ -7,11 +7,11 @@
  * Leaks are caught by the sanitizer build, where this test also runs. */
 #include <string.h>
 
-#include "../bench/operation.h"
-#include "../bench/run.h"
-#include "../formats/hll.h"
-#include "../formats/mm.h"
+#include "bench/operation.h"
+#include "bench/run.h"
 #include "check.h"
+#include "formats/hll.h"
+#include "formats/mm.h"
 
 typedef spb_status (*step_fn)(void *ctx, char *msg);
 

@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../bench/gen.h"
-#include "../cpu/baselines.h"
+#include "bench/gen.h"
 #include "check.h"
+#include "cpu/baselines.h"
 
 /* CPU ticks (user + system) of this process's threads: the calling
  * thread's into *mine, every other thread's summed into *others. */

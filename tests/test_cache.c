@@ -8,9 +8,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../bench/sources.h"
-#include "../formats/csr_binary.h"
+#include "bench/sources.h"
 #include "check.h"
+#include "formats/csr_binary.h"
 
 static int same_csr(const spb_csr *a, const spb_csr *b)
 {

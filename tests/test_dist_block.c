@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../bench/rng.h"
-#include "../core/memory.h"
-#include "../gpu/gpu.h"
+#include "bench/rng.h"
 #include "check.h"
+#include "core/memory.h"
+#include "gpu/gpu.h"
 
 #define GHOSTS    64
 #define TAIL      4096 /* packed entries at x's end: the part of x's upload that lands last */

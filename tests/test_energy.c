@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../bench/energy.h"
-#include "../core/timing.h"
+#include "bench/energy.h"
 #include "check.h"
+#include "core/timing.h"
 
 /* ---- a fake powercap tree ---- */
 

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../bench/rng.h"
-#include "../formats/format_set.h"
-#include "../formats/order.h"
+#include "bench/rng.h"
 #include "check.h"
+#include "formats/format_set.h"
+#include "formats/order.h"
 
 /* Random COO with duplicates and unsorted entries; some rows may be empty,
  * and row `dense_row` (if in range) is full. */

@@ -6,18 +6,18 @@
 #include <string.h>
 #include <time.h>
 
-#include "../bench/gen.h"
-#include "../bench/op_spmv.h"
-#include "../bench/resume.h"
-#include "../bench/rng.h"
-#include "../bench/run.h"
-#include "../bench/validate.h"
-#include "../core/kernel_trial.h"
-#include "../cpu/spmv_cpu.h"
-#include "../formats/format_set.h"
-#include "../gpu/gpu.h"
 #include "auto_message.h"
+#include "bench/gen.h"
+#include "bench/op_spmv.h"
+#include "bench/resume.h"
+#include "bench/rng.h"
+#include "bench/run.h"
+#include "bench/validate.h"
 #include "check.h"
+#include "core/kernel_trial.h"
+#include "cpu/spmv_cpu.h"
+#include "formats/format_set.h"
+#include "gpu/gpu.h"
 
 /* A pretend last-level cache (CPU) and L2 (GPU) of 4 KiB: column-blocked
  * kernels cut the test matrices into panels of 256 columns instead of

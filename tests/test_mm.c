@@ -8,9 +8,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "../bench/rng.h"
-#include "../formats/mm.h"
+#include "bench/rng.h"
 #include "check.h"
+#include "formats/mm.h"
 
 static char tmpdir[256];
 

@@ -1,9 +1,9 @@
 /* test_partition.c — the nnz-balanced row partition: every row covered
  * exactly once, no empty range, each boundary within one row's nonzeros of
  * the ideal split, on random and skewed row lengths. */
-#include "../bench/rng.h"
-#include "../cpu/partition.h"
+#include "bench/rng.h"
 #include "check.h"
+#include "cpu/partition.h"
 
 static void check_partition(const char *label, const spb_csr *A, int parts)
 {

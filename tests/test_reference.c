@@ -3,9 +3,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "../bench/validate.h"
-#include "../cpu/spmv_cpu.h"
+#include "bench/validate.h"
 #include "check.h"
+#include "cpu/spmv_cpu.h"
 
 static void test_hand_computed(void)
 {

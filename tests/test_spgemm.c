@@ -8,14 +8,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../bench/gen.h"
-#include "../bench/op_spgemm.h"
-#include "../bench/rng.h"
-#include "../bench/validate.h"
-#include "../cpu/spgemm_cpu.h"
-#include "../formats/mm.h"
 #include "auto_message.h"
+#include "bench/gen.h"
+#include "bench/op_spgemm.h"
+#include "bench/rng.h"
+#include "bench/validate.h"
 #include "check.h"
+#include "cpu/spgemm_cpu.h"
+#include "formats/mm.h"
 
 /* A CSR matrix from a dense array in which NAN means "not stored" (so
  * stored zeros can be written as 0). */

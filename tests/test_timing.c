@@ -7,8 +7,8 @@
  * down halfway slows every row alike; a row's turn after another's finds
  * its data warm; a noisy row has every row measured again, all keeping one
  * attempt; a row whose calls fail is an error alone. */
-#include "../core/timing.h"
 #include "check.h"
+#include "core/timing.h"
 
 /* A fake clock: every call takes `base` seconds, except the calls of the
  * timed invocations listed as slow, which take `slow` times longer. */

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 extern "C" {
-#include "../../core/spb.h"
+#include "core/spb.h"
 }
 
 /* A CSR matrix in device memory; val holds double, or float when fp32. */

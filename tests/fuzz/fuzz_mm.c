@@ -11,8 +11,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "../../formats/hll.h"
-#include "../../formats/mm.h"
+#include "formats/hll.h"
+#include "formats/mm.h"
 
 #define FUZZ_MAX_ROWS (1 << 22)
 
