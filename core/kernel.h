@@ -86,6 +86,9 @@ struct spb_kernel {
     int timed_alone;
 };
 
+/* The backend as rows and --list name it: "serial", "openmp", "cuda", "mpi". */
+const char *backend_name(spb_backend backend);
+
 /* Whether the kernel runs over MPI ranks (mpi/): its rows are measured at
  * each rank count, have no single-processor roofline, report their
  * exchange's figures and are scaled against the kernel's time at one rank.

@@ -7,8 +7,8 @@
  * Leaks are caught by the sanitizer build, where this test also runs. */
 #include <string.h>
 
-#include "bench/operation.h"
-#include "bench/run.h"
+#include "bench/run/operation.h"
+#include "bench/run/run.h"
 #include "check.h"
 #include "formats/hll.h"
 #include "formats/mm.h"

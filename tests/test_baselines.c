@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/gen.h"
+#include "bench/inputs/gen.h"
 #include "check.h"
 #include "cpu/baselines.h"
 

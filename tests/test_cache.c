@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench/sources.h"
+#include "bench/inputs/sources.h"
 #include "check.h"
 #include "formats/csr_binary.h"
 

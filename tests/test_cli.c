@@ -9,8 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bench/cli.h"
-#include "bench/sources.h"
+#include "bench/cli/cli.h"
+#include "bench/inputs/sources.h"
 #include "check.h"
 
 static void test_option_value(void)

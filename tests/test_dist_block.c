@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench/rng.h"
+#include "bench/inputs/rng.h"
 #include "check.h"
 #include "core/memory.h"
 #include "gpu/gpu.h"

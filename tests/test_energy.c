@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bench/energy.h"
+#include "bench/machine/energy.h"
 #include "check.h"
 #include "core/timing.h"
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/rng.h"
+#include "bench/inputs/rng.h"
 #include "check.h"
 #include "formats/format_set.h"
 #include "formats/order.h"

@@ -2,7 +2,7 @@
  * counts, reproducibility, and refusals. */
 #include <string.h>
 
-#include "bench/gen.h"
+#include "bench/inputs/gen.h"
 #include "check.h"
 
 static void check_generated(const char *spec, spb_index m, spb_index nnz)

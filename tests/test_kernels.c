@@ -7,12 +7,12 @@
 #include <time.h>
 
 #include "auto_message.h"
-#include "bench/gen.h"
-#include "bench/op_spmv.h"
-#include "bench/resume.h"
-#include "bench/rng.h"
-#include "bench/run.h"
-#include "bench/validate.h"
+#include "bench/inputs/gen.h"
+#include "bench/run/op_spmv.h"
+#include "bench/report/resume.h"
+#include "bench/inputs/rng.h"
+#include "bench/run/run.h"
+#include "bench/validation/validate.h"
 #include "check.h"
 #include "core/kernel_trial.h"
 #include "cpu/spmv_cpu.h"

@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "bench/rng.h"
+#include "bench/inputs/rng.h"
 #include "check.h"
 #include "formats/mm.h"
 

@@ -1,7 +1,7 @@
 /* test_partition.c — the nnz-balanced row partition: every row covered
  * exactly once, no empty range, each boundary within one row's nonzeros of
  * the ideal split, on random and skewed row lengths. */
-#include "bench/rng.h"
+#include "bench/inputs/rng.h"
 #include "check.h"
 #include "cpu/partition.h"
 

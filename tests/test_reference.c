@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "bench/validate.h"
+#include "bench/validation/validate.h"
 #include "check.h"
 #include "cpu/spmv_cpu.h"
 

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/report.h"
-#include "bench/resume.h"
+#include "bench/report/report.h"
+#include "bench/report/resume.h"
 #include "check.h"
 
 static const char *const MESSAGES[] = {"plain", "a, b and \"c\"", "two\nlines"};

@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench/roofline.h"
+#include "bench/machine/roofline.h"
 #include "check.h"
 
 static void figures(spb_roofline *r, double scale)

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bench/sources.h"
+#include "bench/inputs/sources.h"
 #include "check.h"
 
 static char root[] = "/tmp/spb_sources_XXXXXX";

@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "auto_message.h"
-#include "bench/gen.h"
-#include "bench/op_spgemm.h"
-#include "bench/rng.h"
-#include "bench/validate.h"
+#include "bench/inputs/gen.h"
+#include "bench/run/op_spgemm.h"
+#include "bench/inputs/rng.h"
+#include "bench/validation/validate.h"
 #include "check.h"
 #include "cpu/spgemm_cpu.h"
 #include "formats/mm.h"

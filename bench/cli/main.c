@@ -1,0 +1,374 @@
+/* main.c — the spbench command: the table of subcommands, usage, --list and
+ * plot. Library code never exits; the subcommands exit only on usage errors
+ * (cli.c's parsers, and cmd_run.c's options, shard and matrix list), with
+ * EXIT_USAGE. */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/cli/cli.h"
+#include "bench/cli/launch.h"
+#include "bench/machine/placement.h"
+#include "bench/report/resume.h"
+#include "bench/run/operation.h"
+#include "bench/run/selection.h"
+#include "bench/validation/validate.h"
+#include "gpu/gpu.h"
+#include "mpi/dist.h"
+
+static void print_commands(FILE *out)
+{
+    fprintf(out,
+            "spbench " SPB_VERSION " — sparse kernels (SpMV, SpGEMM), measured and validated\n"
+            "\n"
+            "usage:\n"
+            "  spbench run [options] MATRIX...   measure every selected kernel on each matrix\n"
+            "  spbench info [--cache DIR] MATRIX...  statistics, parse speed (and cache speed)\n"
+            "  spbench spmv MATRIX --kernel NAME [--x X.mtx | --seed S] -o Y.mtx\n"
+            "                                    one product y = A*x, written as Matrix Market\n"
+            "  spbench spgemm A [--b B] --kernel NAME [--threads N] -o C.mtx\n"
+            "                                    one product C = A*B, written as Matrix Market\n"
+            "  spbench gen SPEC -o FILE.mtx[.gz] write a generated matrix\n"
+            "  spbench plot RESULTS.csv OUTDIR   charts (PNG and SVG) with gnuplot\n"
+            "  spbench merge OUT.csv SHARD.csv... [--json OUT.json SHARD.json...]\n"
+            "                                    the shards of a study in one results file\n"
+            "  spbench compare BASE NEW          two studies' times, with intervals and verdicts\n"
+            "  spbench --list                    the kernel table\n"
+            "  spbench --version                 the version and what was built in\n"
+            "  spbench COMMAND --help            that command's options\n"
+            "\n"
+            "MATRIX: a .mtx or .mtx.gz file, a directory (every matrix in it), @list.txt\n"
+            "(one path or spec per line), or a generator spec: gen:lap2d:N[:LAYERS],\n"
+            "gen:lap3d:N[:LAYERS], gen:random:ROWS:PER_ROW, gen:rmat:SCALE:EDGE_FACTOR,\n"
+            "gen:hubs:ROWS:PER_ROW:HUBS:HUB_LEN, gen:road:N:KEEP_PERCENT.\n");
+}
+
+static void print_run_options(FILE *out)
+{
+    fprintf(
+        out,
+        "run options:\n"
+        "  --op spmv|spgemm    the operation: y = A*x (default) or C = A*B\n"
+        "  --b SPEC            spgemm's B: a file, a gen: spec or thin:K[:PER_ROW]\n"
+        "                      (default: A itself when square, else A^T)\n"
+        "  --kernels PATTERNS  comma-separated shell patterns, e.g. 'csr.*' (default all)\n"
+        "  --reps N            at least N timed samples (default 10)\n"
+        "  --min-time S        and at least S seconds of samples (default 0.1)\n"
+        "  --max-noise PCT     a row is noisy when its samples' interquartile range\n"
+        "                      passes PCT%% of the median (default 10), or one sample\n"
+        "                      twice it\n"
+        "  --warmup N          untimed calls first (default 2)\n"
+        "  --max-kernel-ms T   a kernel whose first validated call takes over T ms is\n"
+        "                      timed from that call alone (capped column) and the study\n"
+        "                      moves on; a device row is judged by one whole product on\n"
+        "                      the device (default: no cap; scripts/main.sh uses 1000)\n"
+        "  --energy-s S        after each CPU or GPU row's timing, run its products over\n"
+        "                      a window of at least S seconds between two changes of\n"
+        "                      the energy counter (NVML's moves about every 100 ms,\n"
+        "                      RAPL's every ms) for the joules_per_product, watts,\n"
+        "                      energy_err and clock columns; 0: none (default %.2g)\n"
+        "  --bandwidth B       the CPU roofline: auto (default: this machine's figure\n"
+        "                      when under a week old, else measured and kept), measure\n"
+        "                      (now), GBPS (given), none (no roofline fractions)\n"
+        "  --seed S            seed of the random x (default 1)\n"
+        "  --tol T             validation tolerance (default %.0e): a product fails when\n"
+        "                      ||y - y_ref||_2 > T * || |A| |x| ||_2\n"
+        "  --hack-size H       HLL rows per hack (default %d)\n"
+        "  --block-size B      GPU threads per block (default: each kernel's own)\n"
+        "  --precision P       fp64 (default), fp32, or both: each kernel in each\n"
+        "  --tile T            GPU SpGEMM accumulator columns per tile (default: the kernel's)\n"
+        "  --threads LIST      thread counts for OpenMP kernels: 1,2,4 or 1-8 or max\n"
+        "                      (default max); serial kernels run once at 1 thread\n"
+        "  --ranks LIST        a distributed study: the mpi.* and petsc.* rows (unless\n"
+        "                      --kernels says otherwise) at each rank count, --threads\n"
+        "                      per rank (default 1); spbench starts mpirun -np MAX\n"
+        "                      itself (inside a Slurm allocation too); under mpirun or\n"
+        "                      srun, at most the ranks started (default: all of them)\n"
+        "  --weak              with --ranks: each gen: spec is the matrix per rank, grown\n"
+        "                      with the rank count (weak scaling)\n"
+        "  --csv FILE          write result rows to FILE (flushed row by row)\n"
+        "  --resume            keep FILE's rows and measure only what is missing\n"
+        "  --force             overwrite a --csv or --json file that holds results\n"
+        "  --json FILE         the same rows with machine and build information\n"
+        "  --cache DIR         keep parsed matrices in DIR (binary, checked)\n"
+        "  --shard I/N         measure only shard I of N of the matrix list (balanced by\n"
+        "                      size, stable as the list grows; see scripts/slurm/submit.sh)\n"
+        "  --processes N       the whole run N times, each in a fresh process (its rows in\n"
+        "                      FILE.process-K.csv), combined into --csv/--json: each row\n"
+        "                      the middle run's, the JSON with every run's median, a row\n"
+        "                      whose runs spread over 10%% marked noisy\n"
+        "  --process-index K/N set by --processes on its K-th run\n"
+        "  --quiet             no progress on stderr\n"
+        "  --dry-run           list the matrices, kernels and rows the study would\n"
+        "                      measure and the least time it would take; measure\n"
+        "                      and write nothing\n"
+        "\n"
+        "Exit status: 0 when every row is ok or skipped, 1 when any is wrong or error,\n"
+        "2 for a usage error (an input that cannot be used among them, refused before\n"
+        "anything is measured), 128 + the signal after Ctrl-C (SIGINT) or SIGTERM.\n",
+        SPB_ENERGY_WINDOW_S, SPB_DEFAULT_TOLERANCE, HLL_DEFAULT_HACK_SIZE);
+}
+
+static void usage(FILE *out)
+{
+    print_commands(out);
+    fputc('\n', out);
+    print_run_options(out);
+}
+
+/* What `spbench COMMAND --help` prints for the commands other than run. */
+static const struct {
+    const char *name, *text;
+} command_help[] = {
+    {"info", "usage: spbench info [--hack-size H] [--cache DIR] MATRIX...\n"
+             "  the matrix's size, row lengths, HLL padding and bytes, and how fast it parses\n"
+             "  --hack-size H   HLL rows per hack (default 32)\n"
+             "  --cache DIR     also time a load from the binary cache in DIR\n"},
+    {"spmv", "usage: spbench spmv MATRIX --kernel NAME [--x X.mtx | --seed S] [--threads N]\n"
+             "                    [--hack-size H] [--tol T] -o Y.mtx [--force]\n"
+             "  one validated product y = A*x by kernel NAME, written as Matrix Market;\n"
+             "  x from X.mtx (a vector file), else random with seed S (default 1)\n"},
+    {"spgemm",
+     "usage: spbench spgemm A [--b B] --kernel NAME [--threads N] [--tol T] -o C.mtx [--force]\n"
+     "  one validated product C = A*B by kernel NAME, written as Matrix Market;\n"
+     "  B: a file, a gen: spec or thin:K[:PER_ROW] (default A, or A^T when A is\n"
+     "  not square)\n"},
+    {"gen", "usage: spbench gen SPEC -o FILE.mtx[.gz] [--force]\n"
+            "  writes a generated matrix: gen:lap2d:N[:LAYERS] (N x N, or N x LAYERS),\n"
+            "  gen:lap3d:N[:LAYERS] (N^3, or N x N x LAYERS), gen:random:ROWS:PER_ROW,\n"
+            "  gen:rmat:SCALE:EDGE_FACTOR, gen:hubs:ROWS:PER_ROW:HUBS:HUB_LEN (symmetric,\n"
+            "  HUBS rows of HUB_LEN), gen:road:N:KEEP_PERCENT (a grid graph keeping that\n"
+            "  share of its edges) (fixed seeds); .gz is written compressed; an existing\n"
+            "  FILE is replaced only with --force\n"},
+    {"plot", "usage: spbench plot RESULTS.csv OUTDIR\n"
+             "  charts of a results CSV as PNG and SVG (gnuplot): gflops, energy (GFLOPS per\n"
+             "  watt), cpu_vs_gpu, scaling, roofline, csr_vs_hll; strong_scaling,\n"
+             "  weak_scaling, comm_split for the distributed rows; spgemm_gflops,\n"
+             "  spgemm_time for SpGEMM rows\n"},
+    {"merge", "usage: spbench merge [--processes] [--force] OUT.csv SHARD.csv... [--json "
+              "OUT.json SHARD.json...]\n"
+              "  the shards of a study (run --shard I/N) in one results file; every row is\n"
+              "  checked, a row measured twice is refused, nothing is written on a failure;\n"
+              "  an output that is an input is refused, an existing one replaced only with\n"
+              "  --force; --processes: the inputs are whole runs of one study (run\n"
+              "  --processes N)\n"},
+    {"compare", "usage: spbench compare BASE NEW [--strict] [--fail-if-slower PCT] [--csv OUT]\n"
+                "                       [--json OUT] [--markdown OUT] [--chart OUTDIR] [--force]\n"
+                "       spbench compare FILE --kernels A,B\n"
+                "  NEW's time over BASE's for every row both hold (results JSON or CSV, each\n"
+                "  with every row's samples): new/base, the ratio of the medians; est, the\n"
+                "  ratio the samples estimate, its 95% interval and a verdict (faster,\n"
+                "  slower, no difference shown, too few samples). The interval: between\n"
+                "  processes where both rows carry every process's median (run --processes\n"
+                "  N): Welch's t on their logarithms; else within one process:\n"
+                "  Hodges-Lehmann on the samples' logarithms, the Mann-Whitney interval.\n"
+                "  The geometric mean per kernel and overall. What differs between the\n"
+                "  studies is named first (--strict refuses it); --fail-if-slower PCT exits 1\n"
+                "  when a row or a geometric mean is slower by more than PCT% with\n"
+                "  confidence (by new/base where the samples are too few), when a row broke\n"
+                "  in NEW, or when nothing could be judged; --kernels A,B compares kernel B\n"
+                "  against kernel A within one file; --chart draws OUTDIR/compare.png and\n"
+                "  .svg (gnuplot); --markdown writes the table and geometric means as\n"
+                "  Markdown; --csv, --json and --markdown never name an input and replace a\n"
+                "  file only with --force\n"},
+    {"list", "usage: spbench --list\n"
+             "  the kernel table: name, operation, format, backend, description\n"},
+};
+
+/* `spbench COMMAND --help`: 1 when it printed that command's help. */
+static int print_command_help(const char *cmd)
+{
+    if (strcmp(cmd, "run") == 0) {
+        printf("usage: spbench run [options] MATRIX...\n\n");
+        print_run_options(stdout);
+        return 1;
+    }
+    for (size_t k = 0; k < sizeof command_help / sizeof command_help[0]; k++)
+        if (strcmp(cmd, command_help[k].name) == 0 ||
+            (strcmp(cmd, "--list") == 0 && strcmp(command_help[k].name, "list") == 0)) {
+            fputs(command_help[k].text, stdout);
+            return 1;
+        }
+    return 0;
+}
+
+/* ---- spbench --list ----------------------------------------------------------- */
+
+static int cmd_list(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    int width = 0; /* the name column as wide as the longest name */
+    for (int o = 0; operation_at(o); o++)
+        for (int k = 0; k < operation_at(o)->kernel_count; k++) {
+            int len = (int)strlen(operation_at(o)->kernels[k]->name);
+            if (len > width) width = len;
+        }
+    for (int o = 0; operation_at(o); o++) {
+        const spb_operation *op = operation_at(o);
+        for (int k = 0; k < op->kernel_count; k++) {
+            const spb_kernel *kernel = op->kernels[k];
+            char why[SPB_MSG_LEN] = "";
+            int available = !kernel->supports || kernel->supports(kernel, NULL, why);
+            printf("%-*s %-6s %-11s %-7s %s%s%s%s\n", width, kernel->name, op->name, kernel->format,
+                   backend_name(kernel->backend), kernel->description,
+                   available ? "" : " [unavailable: ", available ? "" : why, available ? "" : "]");
+        }
+    }
+    if (!gpu_compiled())
+        printf("# no GPU kernels: spbench was built without CUDA (no CUDA compiler found)\n");
+    return 0;
+}
+
+/* ---- spbench plot -------------------------------------------------------------- */
+
+#ifndef SPB_PLOTS_DIR
+#define SPB_PLOTS_DIR "plots"
+#endif
+#ifndef SPB_SCRIPTS_DIR
+#define SPB_SCRIPTS_DIR "scripts"
+#endif
+
+/* Runs a Python helper of the repository (the CSV and JSON handling of
+ * plot and merge): script under dir, with the command's arguments. */
+static int run_python(const char *env, const char *dir, const char *name, int argc, char **argv)
+{
+    char script[4096];
+    const char *given = getenv(env);
+    snprintf(script, sizeof script, "%s/%s", dir, name);
+    if (given) snprintf(script, sizeof script, "%s", given);
+    char **args = calloc((size_t)argc + 3, sizeof *args);
+    if (!args) return EXIT_RESULTS_BAD;
+    args[0] = "python3";
+    args[1] = script;
+    for (int k = 0; k < argc; k++) args[k + 2] = argv[k];
+    execvp("python3", args);
+    fprintf(stderr, "spbench: cannot run python3 %s: %s (needs python3)\n", script,
+            strerror(errno));
+    free(args);
+    return EXIT_RESULTS_BAD;
+}
+
+/* Charts are drawn by plots/plot.py (CSV handling) and gnuplot (drawing). */
+static int cmd_plot(int argc, char **argv)
+{
+    if (argc != 2 || argv[0][0] == '-') {
+        fprintf(stderr, "spbench: usage: spbench plot RESULTS.csv OUTDIR\n");
+        return EXIT_USAGE;
+    }
+    return run_python("SPB_PLOT_SCRIPT", SPB_PLOTS_DIR, "plot.py", argc, argv);
+}
+
+/* Two studies, or two kernels of one, compared with statistics. */
+static int cmd_compare(int argc, char **argv)
+{
+    return run_python("SPB_COMPARE_SCRIPT", SPB_SCRIPTS_DIR, "compare.py", argc, argv);
+}
+
+/* Shards of a study (run --shard I/N) into one results file. */
+static int cmd_merge(int argc, char **argv)
+{
+    int first = 0; /* --processes and --force come before OUT.csv */
+    while (first < argc &&
+           (strcmp(argv[first], "--processes") == 0 || strcmp(argv[first], "--force") == 0))
+        first++;
+    if (argc < 2 + first || argv[first][0] == '-') {
+        fprintf(stderr, "spbench: usage: spbench merge [--processes] [--force] OUT.csv "
+                        "SHARD.csv... [--json OUT.json SHARD.json...]\n");
+        return EXIT_USAGE;
+    }
+    /* every shard's rows get resume's verdict (one reader for both) */
+    for (int k = first + 1; k < argc && strcmp(argv[k], "--json") != 0; k++) {
+        char msg[SPB_MSG_LEN] = "";
+        int rows;
+        if (results_check(argv[k], &rows, msg) != SPB_OK) {
+            fprintf(stderr, "spbench merge: %s; nothing written\n", msg);
+            return EXIT_RESULTS_BAD;
+        }
+    }
+    return run_python("SPB_MERGE_SCRIPT", SPB_SCRIPTS_DIR, "merge.py", argc, argv);
+}
+
+typedef struct {
+    const char *name;
+    int (*run)(int argc, char **argv); /* the arguments after the command */
+} command;
+
+static const command commands[] = {
+    {"run", cmd_run},   {"info", cmd_info},       {"spmv", cmd_spmv},   {"spgemm", cmd_spgemm},
+    {"gen", cmd_gen},   {"plot", cmd_plot},       {"merge", cmd_merge}, {"--list", cmd_list},
+    {"list", cmd_list}, {"compare", cmd_compare},
+};
+
+/* SPB_MEMORY_LIMIT, when set, is a byte count above 0 (core/memory.c
+ * reads it): a typo there would silently cap every allocation at 0. */
+static int memory_limit_valid(void)
+{
+    const char *limit = getenv("SPB_MEMORY_LIMIT");
+    if (!limit || !*limit) return 1;
+    char *end;
+    errno = 0;
+    double bytes = strtod(limit, &end);
+    if (!errno && end != limit && !*end && bytes > 0 && isfinite(bytes)) return 1;
+    fprintf(stderr, "spbench: SPB_MEMORY_LIMIT='%s': expects a byte count above 0, like 8e9\n",
+            limit);
+    return 0;
+}
+
+/* SIGINT or SIGTERM outside run (which stops between rows itself): the
+ * file being written is removed, then the signal ends the process. */
+static void on_signal_remove_temps(int signo)
+{
+    spb_temp_remove_all();
+    signal(signo, SIG_DFL);
+    raise(signo);
+}
+
+static void remove_temps_on_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal_remove_temps;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+int main(int argc, char **argv)
+{
+    dist_place_rank(); /* under an MPI launcher: this rank's share of the cores */
+    placement_place_threads(argv);
+    dist_start(launch_by_spbench()); /* ranks other than 0 serve rank 0 and end there */
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        const char *cusp = gpu_cusp_version();
+        printf("spbench %s (commit %s; %s; CUDA %s; MPI %s; PETSc %s; NCCL %s; CUSP %s)\n",
+               SPB_VERSION, spb_git_commit(), spb_build(),
+               gpu_compiled() ? "compiled in" : "not built",
+               dist_compiled() ? "compiled in" : "not built",
+               dist_petsc_compiled() ? "compiled in" : "not built",
+               gpu_nccl_compiled() ? "compiled in" : "not built", cusp ? cusp : "not built");
+        return 0;
+    }
+    if (!memory_limit_valid()) return EXIT_USAGE;
+    remove_temps_on_signals(); /* run sets its own */
+    if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0) &&
+        print_command_help(cmd))
+        return 0;
+    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
+        if (strcmp(cmd, commands[k].name) == 0) return commands[k].run(argc - 2, argv + 2);
+    fprintf(stderr, "spbench: unknown command '%s' (see spbench --help)\n", cmd);
+    return EXIT_USAGE;
+}

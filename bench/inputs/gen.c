@@ -1,0 +1,327 @@
+/* gen.c — matrix generators (see gen.h). */
+#include "bench/inputs/gen.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/inputs/rng.h"
+#include "core/memory.h"
+
+#define GEN_SEED 20261122u
+
+int gen_is_spec(const char *text) { return strncmp(text, GEN_PREFIX, strlen(GEN_PREFIX)) == 0; }
+
+/* Parses "name:a[:b]" after the prefix; returns the number of values read. */
+static int parse_spec(const char *spec, char *name, size_t name_size, long long *values, int max)
+{
+    const char *p = spec + strlen(GEN_PREFIX);
+    const char *colon = strchr(p, ':');
+    size_t len = colon ? (size_t)(colon - p) : strlen(p);
+    if (len == 0 || len >= name_size) return -1;
+    memcpy(name, p, len);
+    name[len] = '\0';
+    int count = 0;
+    while (colon) {
+        char *end;
+        if (count == max) return -1;
+        /* digits only: "+10", " 10" or a value past 64 bits would name the
+         * same matrix differently, or another one */
+        if (!isdigit((unsigned char)colon[1])) return -1;
+        errno = 0;
+        long long v = strtoll(colon + 1, &end, 10);
+        if (errno || (*end != '\0' && *end != ':')) return -1;
+        values[count++] = v;
+        colon = *end == ':' ? end : NULL;
+    }
+    return count;
+}
+
+/* Sizes as doubles: the ones refused here may not fit in 64-bit integers. */
+static spb_status too_large(const char *spec, double rows, double nnz, char *msg)
+{
+    return spb_fail(msg, SPB_ERR_TOO_LARGE,
+                    "%s: %.0f rows and %.0f entries exceed the 32-bit index limit of %d", spec,
+                    rows, nnz, SPB_INDEX_MAX);
+}
+
+/* Stencil Laplacian on a grid of `dims` dimensions, `side` points along
+ * each but the slowest, `layers` along the slowest (the grid a weak-scaling
+ * study grows: each rank's slab keeps its size): diagonal 2*dims, -1 for
+ * each neighbour inside the grid; columns ascend. */
+static spb_status gen_laplacian(const char *spec, long long side, long long layers, int dims,
+                                spb_csr *A, char *msg)
+{
+    double rows_estimate = (double)layers * side * (dims == 3 ? side : 1);
+    if (rows_estimate * (2 * dims + 1) > SPB_INDEX_MAX)
+        return too_large(spec, rows_estimate, rows_estimate * (2 * dims + 1), msg);
+    long long plane = dims == 3 ? side * side : side, rows = plane * layers;
+    long long nnz_bound = rows * (2 * dims + 1);
+    spb_status st = csr_alloc(A, (spb_index)rows, (spb_index)rows, (spb_index)nnz_bound, msg);
+    if (st != SPB_OK) return st;
+    long long strides[3] = {plane, dims == 3 ? side : 1, 1};
+    long long extent[3] = {layers, side, side};
+    int nstrides = dims == 3 ? 3 : 2;
+    spb_index k = 0;
+    for (long long r = 0; r < rows; r++) {
+        long long coord[3] = {0, 0, 0};
+        long long rest = r;
+        for (int d = nstrides - 1; d >= 0; d--) {
+            coord[d] = rest % extent[d];
+            rest /= extent[d];
+        }
+        for (int d = 0; d < nstrides; d++)
+            if (coord[d] > 0) {
+                A->col_idx[k] = (spb_index)(r - strides[d]);
+                A->val[k++] = -1.0;
+            }
+        A->col_idx[k] = (spb_index)r;
+        A->val[k++] = 2.0 * dims;
+        for (int d = nstrides - 1; d >= 0; d--)
+            if (coord[d] < extent[d] - 1) {
+                A->col_idx[k] = (spb_index)(r + strides[d]);
+                A->val[k++] = -1.0;
+            }
+        A->row_ptr[r + 1] = k;
+    }
+    A->nnz = k;
+    return SPB_OK;
+}
+
+static int cmp_index(const void *a, const void *b)
+{
+    spb_index x = *(const spb_index *)a, y = *(const spb_index *)b;
+    return (x > y) - (x < y);
+}
+
+/* PER_ROW distinct uniformly random columns in every row, sorted. */
+static spb_status gen_random(const char *spec, long long rows, long long per_row, spb_csr *A,
+                             char *msg)
+{
+    if (per_row > rows)
+        return spb_fail(msg, SPB_ERR_INVALID, "%s: %lld entries per row do not fit in %lld columns",
+                        spec, per_row, rows);
+    if (rows > SPB_INDEX_MAX || rows * per_row > SPB_INDEX_MAX)
+        return too_large(spec, (double)rows, (double)rows * per_row, msg);
+    spb_status st =
+        csr_alloc(A, (spb_index)rows, (spb_index)rows, (spb_index)(rows * per_row), msg);
+    if (st != SPB_OK) return st;
+    spb_rng rng;
+    spb_rng_seed(&rng, GEN_SEED);
+    for (long long r = 0; r < rows; r++) {
+        spb_index *cols = A->col_idx + r * per_row;
+        spb_index have = 0;
+        while (have < per_row) {
+            for (spb_index k = have; k < per_row; k++)
+                cols[k] = (spb_index)spb_rng_below(&rng, (uint64_t)rows);
+            qsort(cols, (size_t)per_row, sizeof *cols, cmp_index);
+            have = 1;
+            for (spb_index k = 1; k < per_row; k++)
+                if (cols[k] != cols[have - 1]) cols[have++] = cols[k];
+        }
+        for (spb_index k = 0; k < per_row; k++) A->val[r * per_row + k] = spb_rng_value(&rng);
+        A->row_ptr[r + 1] = (spb_index)((r + 1) * per_row);
+    }
+    return SPB_OK;
+}
+
+/* R-MAT (Chakrabarti et al.) with probabilities a=0.57, b=c=0.19, d=0.05:
+ * each edge descends SCALE levels of quadrants; duplicates are summed. */
+static spb_status gen_rmat(const char *spec, long long scale, long long edge_factor, spb_csr *A,
+                           char *msg)
+{
+    double rows = ldexp(1.0, (int)(scale < 1000 ? scale : 1000)), estimate = rows * edge_factor;
+    if (rows > SPB_INDEX_MAX || estimate > SPB_INDEX_MAX)
+        return too_large(spec, rows, estimate, msg);
+    long long n = 1ll << scale, edges = edge_factor * n;
+    spb_coo coo;
+    spb_status st = coo_alloc(&coo, (spb_index)n, (spb_index)n, (spb_index)edges, msg);
+    if (st != SPB_OK) return st;
+    spb_rng rng;
+    spb_rng_seed(&rng, GEN_SEED);
+    for (long long e = 0; e < edges; e++) {
+        spb_index row = 0, col = 0;
+        for (long long level = 0; level < scale; level++) {
+            double u = spb_rng_uniform(&rng);
+            int down = u >= 0.57 + 0.19, right = (u >= 0.57 && u < 0.76) || u >= 0.95;
+            row = row * 2 + down;
+            col = col * 2 + right;
+        }
+        coo.row[e] = row;
+        coo.col[e] = col;
+        coo.val[e] = spb_rng_value(&rng);
+    }
+    st = csr_from_coo(&coo, A, msg);
+    coo_free(&coo);
+    return st;
+}
+
+/* Symmetric: PER_ROW / 2 random entries per row mirrored (about PER_ROW a
+ * row), and HUBS rows, spread evenly, of HUB_LEN random columns each,
+ * mirrored too (so HUB_LEN-long columns): the shape of meshes and circuits
+ * with a few rows thousands of times the mean, where one thread or warp per
+ * row waits on the longest row, and of low compression in A*A (a product
+ * row meeting a hub column gets HUB_LEN products). Duplicates are summed. */
+static spb_status gen_hubs(const char *spec, const long long *v, spb_csr *A, char *msg)
+{
+    long long rows = v[0], per_row = v[1], hubs = v[2], hub_len = v[3];
+    long long half = (per_row + 1) / 2, entries = 2 * (rows * half + hubs * hub_len);
+    if (hubs > rows || hub_len > rows)
+        return spb_fail(msg, SPB_ERR_INVALID,
+                        "%s: %lld hubs of %lld entries do not fit in %lld rows", spec, hubs,
+                        hub_len, rows);
+    if (rows > SPB_INDEX_MAX || entries > SPB_INDEX_MAX)
+        return too_large(spec, (double)rows, (double)entries, msg);
+    spb_coo coo;
+    spb_status st = coo_alloc(&coo, (spb_index)rows, (spb_index)rows, (spb_index)entries, msg);
+    if (st != SPB_OK) return st;
+    spb_rng rng;
+    spb_rng_seed(&rng, GEN_SEED);
+    long long e = 0;
+    for (long long k = 0; k < rows * half + hubs * hub_len; k++) {
+        long long r = k < rows * half ? k / half : (k - rows * half) / hub_len * (rows / hubs);
+        spb_index c = (spb_index)spb_rng_below(&rng, (uint64_t)rows);
+        double value = spb_rng_value(&rng);
+        coo.row[e] = (spb_index)r, coo.col[e] = c, coo.val[e++] = value;
+        coo.row[e] = c, coo.col[e] = (spb_index)r, coo.val[e++] = value;
+    }
+    st = csr_from_coo(&coo, A, msg);
+    coo_free(&coo);
+    return st;
+}
+
+/* A road network's shape: an N x N grid graph whose edges (to the right and
+ * down) are each kept with probability KEEP_PERCENT %, symmetric, every
+ * value 1 (a pattern matrix): short rows alike (mean 4 * KEEP / 100, at
+ * most 4, a few empty), numbered along the grid, as road graphs come
+ * numbered by their geography. */
+static spb_status gen_road(const char *spec, long long side, long long keep_percent, spb_csr *A,
+                           char *msg)
+{
+    double nodes = (double)side * side;
+    if (keep_percent > 100)
+        return spb_fail(msg, SPB_ERR_INVALID, "%s: keeps %lld%% of the edges (at most 100)", spec,
+                        keep_percent);
+    if (nodes * 4 > SPB_INDEX_MAX) return too_large(spec, nodes, nodes * 4, msg);
+    spb_coo coo;
+    spb_status st =
+        coo_alloc(&coo, (spb_index)nodes, (spb_index)nodes, (spb_index)(nodes * 4), msg);
+    if (st != SPB_OK) return st;
+    spb_rng rng;
+    spb_rng_seed(&rng, GEN_SEED);
+    spb_index e = 0;
+    for (long long r = 0; r < side; r++)
+        for (long long c = 0; c < side; c++)
+            for (int down = 0; down < 2; down++) {
+                if ((down ? r : c) + 1 >= side ||
+                    spb_rng_below(&rng, 100) >= (uint64_t)keep_percent)
+                    continue;
+                spb_index a = (spb_index)(r * side + c), b = a + (spb_index)(down ? side : 1);
+                coo.row[e] = a, coo.col[e] = b, coo.val[e++] = 1.0;
+                coo.row[e] = b, coo.col[e] = a, coo.val[e++] = 1.0;
+            }
+    coo.nnz = e;
+    st = csr_from_coo(&coo, A, msg);
+    coo_free(&coo);
+    return st;
+}
+
+int gen_spec_well_formed(const char *spec, char *msg)
+{
+    char name[32] = "";
+    long long v[4];
+    int count = parse_spec(spec, name, sizeof name, v, 4);
+    static const char *const names[] = {"lap2d", "lap3d", "random", "rmat", "hubs", "road"};
+    static const int least[] = {1, 1, 2, 2, 4, 2}; /* the Laplacians take an optional layer count */
+    static const int most[] = {2, 2, 2, 2, 4, 2};
+    for (int k = 0; k < 6; k++) {
+        if (strcmp(name, names[k]) != 0 || count < least[k] || count > most[k]) continue;
+        for (int i = 0; i < count; i++)
+            if (v[i] <= 0) {
+                spb_fail(msg, SPB_ERR_INVALID, "%s: the sizes of gen:%s must be positive integers",
+                         spec, name);
+                return 0;
+            }
+        return 1;
+    }
+    spb_fail(msg, SPB_ERR_INVALID,
+             "%s: unknown generator spec (expected gen:lap2d:N[:LAYERS], "
+             "gen:lap3d:N[:LAYERS], gen:random:ROWS:PER_ROW, "
+             "gen:rmat:SCALE:EDGE_FACTOR, gen:hubs:ROWS:PER_ROW:HUBS:HUB_LEN or "
+             "gen:road:N:KEEP_PERCENT, positive integers)",
+             spec);
+    return 0;
+}
+
+spb_status gen_matrix(const char *spec, spb_csr *A, char *msg)
+{
+    memset(A, 0, sizeof *A);
+    char name[32];
+    long long v[4];
+    int count = parse_spec(spec, name, sizeof name, v, 4);
+    if (!gen_spec_well_formed(spec, msg)) return SPB_ERR_INVALID;
+    double entries = gen_estimate_nnz(spec);
+    if (entries > 0 && entries <= SPB_INDEX_MAX) { /* beyond it, each generator says so */
+        char detail[64];
+        snprintf(detail, sizeof detail, "about %.0f entries as triplets and CSR", entries);
+        spb_status fits = spb_memory_check(28.0 * entries, spec, detail, msg);
+        if (fits != SPB_OK) return fits;
+    }
+    int dims = strcmp(name, "lap2d") == 0 ? 2 : strcmp(name, "lap3d") == 0 ? 3 : 0;
+    if (dims && (count == 1 || count == 2))
+        return gen_laplacian(spec, v[0], v[count - 1], dims, A, msg);
+    if (count == 2 && strcmp(name, "random") == 0) return gen_random(spec, v[0], v[1], A, msg);
+    if (count == 2 && strcmp(name, "rmat") == 0) return gen_rmat(spec, v[0], v[1], A, msg);
+    if (count == 4 && strcmp(name, "hubs") == 0) return gen_hubs(spec, v, A, msg);
+    return gen_road(spec, v[0], v[1], A, msg); /* the one left */
+}
+
+double gen_estimate_nnz(const char *spec)
+{
+    char name[32];
+    long long v[4];
+    int count = parse_spec(spec, name, sizeof name, v, 4);
+    if (count < 1 || v[0] <= 0 || v[count - 1] <= 0) return 0;
+    double a = (double)v[0];
+    double layers = (double)v[count - 1];
+    if (count <= 2 && strcmp(name, "lap2d") == 0) return 5.0 * a * layers;
+    if (count <= 2 && strcmp(name, "lap3d") == 0) return 7.0 * a * a * layers;
+    if (count == 2 && strcmp(name, "random") == 0) return a * (double)v[1];
+    if (count == 2 && strcmp(name, "rmat") == 0)
+        return ldexp((double)v[1], (int)(a < 1000 ? a : 1000));
+    if (count == 2 && strcmp(name, "road") == 0) return 4.0 * a * a * (double)v[1] / 100.0;
+    if (count == 4 && strcmp(name, "hubs") == 0) {
+        long long half_row = (v[1] + 1) / 2; /* gen:hubs mirrors half a row */
+        return 2.0 * (a * (double)half_row + (double)v[2] * (double)v[3]);
+    }
+    return 0;
+}
+
+spb_status gen_spec_for_ranks(const char *spec, int ranks, char *out, size_t size, char *msg)
+{
+    char name[32];
+    long long v[4];
+    int count = gen_is_spec(spec) ? parse_spec(spec, name, sizeof name, v, 4) : -1;
+    if (count < 1 || v[0] <= 0 || v[count - 1] <= 0)
+        return spb_fail(msg, SPB_ERR_INVALID,
+                        "--weak: %s is not a generator spec (a weak-scaling study grows gen: "
+                        "matrices with the rank count)",
+                        spec);
+    int power = 0;
+    while ((1 << power) < ranks) power++;
+    if (strcmp(name, "lap2d") == 0 || strcmp(name, "lap3d") == 0)
+        snprintf(out, size, "gen:%s:%lld:%lld", name, v[0], v[count - 1] * ranks);
+    else if (strcmp(name, "random") == 0 && count == 2)
+        snprintf(out, size, "gen:random:%lld:%lld", v[0] * ranks, v[1]);
+    else if (strcmp(name, "rmat") == 0 && count == 2 && (1 << power) == ranks)
+        snprintf(out, size, "gen:rmat:%lld:%lld", v[0] + power, v[1]);
+    else
+        return spb_fail(msg, SPB_ERR_INVALID,
+                        "--weak: %s cannot grow to %d ranks (gen:rmat doubles its rows per "
+                        "scale step: give rank counts that are powers of 2)",
+                        spec, ranks);
+    return SPB_OK;
+}

@@ -1,0 +1,158 @@
+/* roofline_cache.c — a machine's CPU bandwidth figures kept between runs
+ * (see roofline.h): one line per key (host, CPU, CPUs, cache, build) and
+ * thread count, tab-separated, with the time it was measured. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench/machine/roofline.h"
+
+#define LINE_FIELDS 11 /* key, threads, read best/median/worst/trials, triad's, time */
+
+void roofline_cache_path(char *out, size_t size)
+{
+    const char *given = getenv("SPB_BANDWIDTH_CACHE");
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (given && *given)
+        snprintf(out, size, "%s", given);
+    else if (xdg && *xdg)
+        snprintf(out, size, "%s/spbench/bandwidth.tsv", xdg);
+    else
+        snprintf(out, size, "%s/.cache/spbench/bandwidth.tsv", home && *home ? home : "/tmp");
+}
+
+typedef struct {
+    char key[1024];
+    int threads;
+    spb_bw_stat read, triad;
+    double at;
+} cache_line;
+
+/* One line of the file into c; 0 when it is not one (a line of another
+ * version, or cut short). */
+static int parse_line(char *line, cache_line *c)
+{
+    char *fields[LINE_FIELDS];
+    int n = 0;
+    for (char *p = line; n < LINE_FIELDS; n++) {
+        fields[n] = p;
+        p = strchr(p, '\t');
+        if (!p) {
+            n++;
+            break;
+        }
+        *p++ = '\0';
+    }
+    if (n != LINE_FIELDS) return 0;
+    fields[LINE_FIELDS - 1][strcspn(fields[LINE_FIELDS - 1], "\n")] = '\0';
+    snprintf(c->key, sizeof c->key, "%s", fields[0]);
+    c->threads = atoi(fields[1]);
+    spb_bw_stat *stats[2] = {&c->read, &c->triad};
+    for (int s = 0; s < 2; s++) {
+        memset(stats[s], 0, sizeof *stats[s]);
+        stats[s]->best = atof(fields[2 + 4 * s]);
+        stats[s]->median = atof(fields[3 + 4 * s]);
+        stats[s]->worst = atof(fields[4 + 4 * s]);
+        stats[s]->trials = atoi(fields[5 + 4 * s]);
+    }
+    c->at = atof(fields[10]);
+    return c->threads > 0 && c->read.best > 0 && c->triad.best > 0 && c->at > 0;
+}
+
+static void write_line(FILE *f, const char *key, int threads, const spb_bw_stat *read,
+                       const spb_bw_stat *triad, double at)
+{
+    fprintf(f, "%s\t%d\t%.6g\t%.6g\t%.6g\t%d\t%.6g\t%.6g\t%.6g\t%d\t%.0f\n", key, threads,
+            read->best, read->median, read->worst, read->trials, triad->best, triad->median,
+            triad->worst, triad->trials, at);
+}
+
+int roofline_reuse(spb_roofline *r, const char *key, double max_age_s)
+{
+    char path[4096];
+    roofline_cache_path(path, sizeof path);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    int found[SPB_ROOFLINE_THREADS] = {0};
+    spb_cpu_bandwidth figures[SPB_ROOFLINE_THREADS];
+    double oldest = 0, now = (double)time(NULL);
+    char line[2048];
+    cache_line c;
+    while (fgets(line, sizeof line, f)) {
+        /* parse_line cuts the line up: once per line, then each thread count */
+        if (!parse_line(line, &c) || strcmp(c.key, key) != 0 || now - c.at > max_age_s ||
+            c.at > now + 60)
+            continue;
+        for (int k = 0; k < r->cpu_count; k++)
+            if (c.threads == r->cpu[k].threads) {
+                figures[k] = (spb_cpu_bandwidth){c.threads, c.read, c.triad};
+                found[k] = 1;
+                if (oldest == 0 || c.at < oldest) oldest = c.at;
+            }
+    }
+    fclose(f);
+    for (int k = 0; k < r->cpu_count; k++)
+        if (!found[k]) return 0;
+    for (int k = 0; k < r->cpu_count; k++) r->cpu[k] = figures[k];
+    r->cpu_source = SPB_BW_REUSED;
+    r->cpu_measured_at = oldest;
+    return 1;
+}
+
+/* mkdir -p of path's folder. */
+static int make_folder_of(const char *path)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir) return 1;
+    *slash = '\0';
+    for (char *p = dir + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(dir, 0777) != 0 && errno != EEXIST) return 0;
+            *p = '/';
+        }
+    return mkdir(dir, 0777) == 0 || errno == EEXIST;
+}
+
+int roofline_store(const spb_roofline *r, const char *key, char *why, size_t size)
+{
+    char path[4096], temp[4200];
+    roofline_cache_path(path, sizeof path);
+    snprintf(temp, sizeof temp, "%s.tmp.%ld", path, (long)getpid());
+    if (!make_folder_of(path)) {
+        snprintf(why, size, "cannot create the folder of %s: %s", path, strerror(errno));
+        return 0;
+    }
+    FILE *out = fopen(temp, "w");
+    if (!out) {
+        snprintf(why, size, "cannot write %s: %s", temp, strerror(errno));
+        return 0;
+    }
+    FILE *in = fopen(path, "r"); /* the other keys and thread counts stay */
+    char line[2048], copy[2048];
+    cache_line c;
+    while (in && fgets(line, sizeof line, in)) {
+        snprintf(copy, sizeof copy, "%s", line); /* parse_line cuts it up: once */
+        int replaced = 0, mine = parse_line(copy, &c) && strcmp(c.key, key) == 0;
+        for (int k = 0; k < r->cpu_count && mine && !replaced; k++)
+            replaced = c.threads == r->cpu[k].threads;
+        if (!replaced && strchr(line, '\n')) fputs(line, out);
+    }
+    if (in) fclose(in);
+    for (int k = 0; k < r->cpu_count; k++)
+        write_line(out, key, r->cpu[k].threads, &r->cpu[k].read, &r->cpu[k].triad,
+                   r->cpu_measured_at);
+    int failed = ferror(out);
+    if (fclose(out) != 0 || failed || rename(temp, path) != 0) {
+        snprintf(why, size, "cannot write %s: %s", path, strerror(errno));
+        unlink(temp);
+        return 0;
+    }
+    return 1;
+}

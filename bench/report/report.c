@@ -1,0 +1,767 @@
+/* report.c — result rows as CSV, JSON and table lines, and the JSON
+ * document's header (machine, build, settings) and trailer. */
+#include "bench/report/report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <omp.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/kernel.h"
+
+const char *row_status_str(spb_row_status status)
+{
+    switch (status) {
+    case SPB_ROW_OK: return "ok";
+    case SPB_ROW_WRONG: return "wrong";
+    case SPB_ROW_SKIPPED: return "skipped";
+    case SPB_ROW_ERROR: return "error";
+    }
+    return "error";
+}
+
+int result_over_ranks(const spb_result *r)
+{
+    return strcmp(r->backend, backend_name(SPB_BACKEND_MPI)) == 0;
+}
+
+void result_init(spb_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->matrix = r->operation = r->kernel = r->format = r->backend = r->precision = "";
+    r->message = r->settings = r->host = r->source_id = r->measured_under = "";
+    r->stored_entries = r->prepare_ms = r->tune_ms = r->gflops = r->gbytes_per_s = NAN;
+    r->products = r->nnz_c = r->kernel_ms = r->break_even_products = NAN;
+    r->roofline_frac = r->speedup = r->efficiency = r->bandwidth_gbs = r->tolerance = NAN;
+    r->timing.median = r->timing.min = r->timing.max = NAN;
+    r->error.abs_l2 = r->error.rel_l2 = r->error.max_abs = NAN;
+    r->stats.row_mean = r->stats.row_std = NAN;
+    r->in_cache = -1;
+    r->capped = -1;
+    r->ranks = 1;
+    dist_stats_init(&r->dist);
+    r->rank_speedup = r->rank_efficiency = NAN;
+    energy_init(&r->energy);
+    r->gflops_per_watt = NAN;
+    r->status = SPB_ROW_ERROR;
+}
+
+#define COUNT_DIGITS 17 /* exact for any integer count */
+
+/* One output field of a row: text, or a number with its significant digits
+ * (NAN: not applicable, written empty in CSV and null in JSON). */
+typedef struct {
+    const char *name;
+    const char *text; /* NULL for a number */
+    double number;
+    int digits;
+} field;
+
+/* How a column is kept in spb_result and written. */
+typedef enum {
+    COL_TEXT,        /* const char * */
+    COL_REAL,        /* double; NAN is empty */
+    COL_MS,          /* double seconds, written in milliseconds */
+    COL_INT,         /* int, always written */
+    COL_COUNT,       /* int, 0 is empty (not measured) */
+    COL_FLAG,        /* int, -1 is empty (unknown) */
+    COL_INDEX,       /* spb_index of the matrix's statistics, empty when it was not read */
+    COL_STATUS,      /* spb_row_status, written as its name */
+    COL_SAMPLE_REAL, /* double of the timing, empty when nothing was timed */
+    COL_SAMPLE_INT,  /* int of the timing, empty when nothing was timed */
+    COL_COMPRESSION, /* products / nnz_c, derived: written, never read back */
+    COL_CHARS,       /* char[SPB_THROTTLE_TEXT_LEN] */
+    COL_SAMPLES      /* the timing's kept samples, milliseconds separated by spaces */
+} column_kind;
+
+typedef struct {
+    const char *name;
+    column_kind kind;
+    size_t offset; /* in spb_result */
+    int digits;    /* significant digits of a number */
+} column;
+
+#define COL(name, kind, member, digits)                                                            \
+    {                                                                                              \
+        name, kind, offsetof(spb_result, member), digits                                           \
+    }
+
+/* Every column, in CSV order: the one list the CSV and JSON writers and the
+ * reader of --resume follow. */
+static const column columns[] = {
+    COL("matrix", COL_TEXT, matrix, 0),
+    COL("kernel", COL_TEXT, kernel, 0),
+    COL("format", COL_TEXT, format, 0),
+    COL("backend", COL_TEXT, backend, 0),
+    COL("threads", COL_INT, threads, COUNT_DIGITS),
+    COL("rows", COL_INDEX, stats.rows, COUNT_DIGITS),
+    COL("cols", COL_INDEX, stats.cols, COUNT_DIGITS),
+    COL("nnz", COL_INDEX, stats.nnz, COUNT_DIGITS),
+    COL("stored_entries", COL_REAL, stored_entries, COUNT_DIGITS),
+    COL("time_ms_median", COL_MS, timing.median, 6),
+    COL("time_ms_min", COL_MS, timing.min, 6),
+    COL("time_ms_max", COL_MS, timing.max, 6),
+    COL("reps", COL_COUNT, timing.samples, COUNT_DIGITS),
+    COL("gflops", COL_REAL, gflops, 6),
+    COL("gbytes_per_s", COL_REAL, gbytes_per_s, 6),
+    COL("roofline_frac", COL_REAL, roofline_frac, 4),
+    COL("speedup", COL_REAL, speedup, 4),
+    COL("efficiency", COL_REAL, efficiency, 4),
+    COL("abs_l2_err", COL_REAL, error.abs_l2, 4),
+    COL("rel_l2_err", COL_REAL, error.rel_l2, 4),
+    COL("status", COL_STATUS, status, 0),
+    COL("message", COL_TEXT, message, 0),
+    COL("prepare_ms", COL_REAL, prepare_ms, 6),
+    COL("max_abs_err", COL_REAL, error.max_abs, 4),
+    COL("tolerance", COL_REAL, tolerance, 2),
+    COL("batch", COL_COUNT, timing.batch, COUNT_DIGITS),
+    COL("row_len_mean", COL_REAL, stats.row_mean, 4),
+    COL("row_len_std", COL_REAL, stats.row_std, 4),
+    COL("row_len_max", COL_INDEX, stats.row_max, COUNT_DIGITS),
+    COL("empty_rows", COL_INDEX, stats.empty_rows, COUNT_DIGITS),
+    COL("bandwidth_gbs", COL_REAL, bandwidth_gbs, 4),
+    COL("tune_ms", COL_REAL, tune_ms, 6),
+    COL("block_size", COL_COUNT, block_size, COUNT_DIGITS),
+    COL("settings", COL_TEXT, settings, 0),
+    COL("operation", COL_TEXT, operation, 0),
+    COL("precision", COL_TEXT, precision, 0),
+    COL("in_cache", COL_FLAG, in_cache, COUNT_DIGITS),
+    COL("products", COL_REAL, products, COUNT_DIGITS),
+    COL("nnz_c", COL_REAL, nnz_c, COUNT_DIGITS),
+    COL("compression", COL_COMPRESSION, products, 4),
+    COL("host", COL_TEXT, host, 0),
+    COL("kernel_ms", COL_REAL, kernel_ms, 6),
+    COL("source_id", COL_TEXT, source_id, 0),
+    COL("spread", COL_SAMPLE_REAL, timing.spread, 4),
+    COL("noisy", COL_SAMPLE_INT, timing.noisy, COUNT_DIGITS),
+    COL("attempts", COL_COUNT, timing.attempts, COUNT_DIGITS),
+    COL("ranks", COL_INT, ranks, COUNT_DIGITS),
+    COL("rank_speedup", COL_REAL, rank_speedup, 4),
+    COL("rank_efficiency", COL_REAL, rank_efficiency, 4),
+    COL("compute_ms", COL_MS, dist.compute_s, 6),
+    COL("comm_ms", COL_MS, dist.comm_s, 6),
+    COL("exchange_ms", COL_MS, dist.exchange_s, 6),
+    COL("exchange_gbs", COL_REAL, dist.exchange_gbs, 6),
+    COL("bytes_sent_max", COL_REAL, dist.bytes_max, COUNT_DIGITS),
+    COL("bytes_sent_mean", COL_REAL, dist.bytes_mean, 6),
+    COL("neighbours", COL_REAL, dist.neighbours, COUNT_DIGITS),
+    COL("imbalance", COL_REAL, dist.imbalance, 4),
+    COL("capped", COL_FLAG, capped, COUNT_DIGITS),
+    COL("measured_under", COL_TEXT, measured_under, 0),
+    COL("joules_per_product", COL_REAL, energy.joules_per_product, 4),
+    COL("watts", COL_REAL, energy.watts, 4),
+    COL("gflops_per_watt", COL_REAL, gflops_per_watt, 4),
+    COL("sm_clock_mhz", COL_REAL, energy.sm_mhz, COUNT_DIGITS),
+    COL("mem_clock_mhz", COL_REAL, energy.mem_mhz, COUNT_DIGITS),
+    COL("gpu_temp_c", COL_REAL, energy.temp_c, COUNT_DIGITS),
+    COL("throttled", COL_FLAG, energy.throttled, COUNT_DIGITS),
+    COL("throttle_reasons", COL_CHARS, energy.reasons, 0),
+    COL("break_even_products", COL_REAL, break_even_products, COUNT_DIGITS),
+    COL("energy_err", COL_REAL, energy.err, 2),
+    /* in the CSV too, so a row read back by --resume or merged keeps them */
+    COL("samples_ms", COL_SAMPLES, timing.kept, 6),
+};
+
+#define COLUMN_COUNT ((int)(sizeof columns / sizeof columns[0]))
+_Static_assert(sizeof(spb_index) == sizeof(int), "COL_INDEX members are read as int");
+
+/* Column c's member of r, read as its kind stores it. */
+static double member_real(const spb_result *r, const column *c)
+{
+    double v;
+    memcpy(&v, (const char *)r + c->offset, sizeof v);
+    return v;
+}
+
+static int member_int(const spb_result *r, const column *c)
+{
+    int v;
+    memcpy(&v, (const char *)r + c->offset, sizeof v);
+    return v;
+}
+
+/* The value of column c of r, as the writers take it. */
+static field column_field(const spb_result *r, const column *c)
+{
+    const double none = NAN;
+    int have_rows = r->status != SPB_ROW_ERROR || r->stats.rows || r->stats.cols;
+    int sampled = r->timing.samples && r->capped != 1;
+    field f = {c->name, NULL, none, c->digits};
+    switch (c->kind) {
+    case COL_TEXT: memcpy(&f.text, (const char *)r + c->offset, sizeof f.text); break;
+    case COL_REAL: f.number = member_real(r, c); break;
+    case COL_MS: f.number = member_real(r, c) * 1e3; break;
+    case COL_INT: f.number = member_int(r, c); break;
+    case COL_COUNT: f.number = member_int(r, c) ? member_int(r, c) : none; break;
+    case COL_FLAG: f.number = member_int(r, c) >= 0 ? member_int(r, c) : none; break;
+    case COL_INDEX: f.number = have_rows ? member_int(r, c) : none; break;
+    case COL_STATUS: f.text = row_status_str(r->status); break;
+    /* a capped row's one sample says nothing of the spread: unknown, not quiet */
+    case COL_SAMPLE_REAL: f.number = sampled ? member_real(r, c) : none; break;
+    case COL_SAMPLE_INT: f.number = sampled ? member_int(r, c) : none; break;
+    case COL_COMPRESSION: f.number = r->nnz_c > 0 ? r->products / r->nnz_c : none; break;
+    case COL_CHARS: f.text = (const char *)r + c->offset; break;
+    case COL_SAMPLES: break; /* written by write_samples */
+    }
+    return f;
+}
+
+static int row_fields(const spb_result *r, field *fields)
+{
+    for (int k = 0; k < COLUMN_COUNT; k++) fields[k] = column_field(r, &columns[k]);
+    return COLUMN_COUNT;
+}
+
+static double number_or_nan(const char *text)
+{
+    char *end;
+    double v = strtod(text, &end);
+    return *text && !*end ? v : NAN;
+}
+
+/* The kept samples from their CSV text (checked by samples_valid). */
+static void read_samples(spb_timing *t, const char *text)
+{
+    t->kept = 0;
+    for (char *end; *text && t->kept < SPB_KEPT_SAMPLES; text = end) {
+        double ms = strtod(text, &end);
+        if (end == text) break;
+        t->kept_s[t->kept++] = (float)(ms / 1e3);
+    }
+}
+
+/* Whether a samples cell holds at most SPB_KEPT_SAMPLES finite times, not
+ * negative, separated by single spaces. */
+static int samples_valid(const char *text)
+{
+    int count = 0;
+    for (char *end; *text; text = end + (*end == ' ')) {
+        double ms = strtod(text, &end);
+        if (end == text || !isfinite(ms) || ms < 0 || (*end && *end != ' ') ||
+            ++count > SPB_KEPT_SAMPLES)
+            return 0;
+    }
+    return 1;
+}
+
+/* Sets column c of r from its CSV text (text stays owned by the caller). */
+static void set_column(spb_result *r, const column *c, char *text)
+{
+    char *at = (char *)r + c->offset;
+    double v = number_or_nan(text);
+    int whole = isnan(v) ? 0 : (int)v, flag = isnan(v) ? -1 : whole;
+    spb_index index = (spb_index)whole;
+    double seconds = v / 1e3;
+    switch (c->kind) {
+    case COL_TEXT: memcpy(at, &text, sizeof text); break;
+    case COL_REAL:
+    case COL_SAMPLE_REAL: memcpy(at, &v, sizeof v); break;
+    case COL_MS: memcpy(at, &seconds, sizeof seconds); break;
+    case COL_INT:
+    case COL_COUNT:
+    case COL_SAMPLE_INT: memcpy(at, &whole, sizeof whole); break;
+    case COL_FLAG: memcpy(at, &flag, sizeof flag); break;
+    case COL_INDEX: memcpy(at, &index, sizeof index); break;
+    case COL_STATUS:
+        for (int st = SPB_ROW_OK; st <= SPB_ROW_ERROR; st++)
+            if (strcmp(text, row_status_str((spb_row_status)st)) == 0) r->status = st;
+        break;
+    case COL_COMPRESSION: break; /* derived from products and nnz_c */
+    case COL_CHARS: snprintf(at, SPB_THROTTLE_TEXT_LEN, "%s", text); break;
+    case COL_SAMPLES: read_samples(&r->timing, text); break;
+    }
+}
+
+int report_csv_row_check(char *const *fields, int count, char *why, size_t size)
+{
+    if (count != COLUMN_COUNT) {
+        snprintf(why, size, "%d fields, the header %d", count, COLUMN_COUNT);
+        return 0;
+    }
+    for (int k = 0; k < count; k++) {
+        const column *c = &columns[k];
+        const char *text = fields[k];
+        for (const char *p = text; *p;) {
+            int len = spb_utf8_len(p);
+            if (len == 0) {
+                snprintf(why, size, "%s holds bytes that are not UTF-8", c->name);
+                return 0;
+            }
+            p += len;
+        }
+        if (c->kind == COL_TEXT || c->kind == COL_CHARS || (c->kind != COL_STATUS && !*text))
+            continue;
+        if (c->kind == COL_SAMPLES) {
+            if (samples_valid(text)) continue;
+            snprintf(why, size, "%s is '%.40s', not times separated by spaces", c->name, text);
+            return 0;
+        }
+        if (c->kind == COL_STATUS) {
+            int known = 0;
+            for (int st = SPB_ROW_OK; st <= SPB_ROW_ERROR; st++)
+                known |= strcmp(text, row_status_str((spb_row_status)st)) == 0;
+            if (known) continue;
+            snprintf(why, size, "status '%.40s' is none of ok, wrong, skipped, error", text);
+            return 0;
+        }
+        char *end;
+        double v = strtod(text, &end);
+        int integral = c->kind == COL_INT || c->kind == COL_COUNT || c->kind == COL_FLAG ||
+                       c->kind == COL_INDEX || c->kind == COL_SAMPLE_INT;
+        if (*end || isinf(v) || (integral && (v != floor(v) || v < -1))) {
+            snprintf(why, size, "%s is '%.40s', not a number", c->name, text);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+void result_from_csv(spb_result *r, char *const *fields, int count)
+{
+    result_init(r);
+    for (int k = 0; k < count && k < COLUMN_COUNT; k++) set_column(r, &columns[k], fields[k]);
+}
+
+const char *report_csv_columns(void)
+{
+    static char header[2048];
+    if (header[0]) return header;
+    spb_result r;
+    result_init(&r);
+    field fields[COLUMN_COUNT];
+    int count = row_fields(&r, fields);
+    size_t len = 0;
+    for (int k = 0; k < count; k++)
+        len += (size_t)snprintf(header + len, sizeof header - len, "%s%s", k ? "," : "",
+                                fields[k].name);
+    return header;
+}
+
+static void csv_text(FILE *f, const char *s)
+{
+    if (strpbrk(s, ",\"\n\r") == NULL) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+    }
+    fputc('"', f);
+}
+
+static spb_status flush_checked(FILE *out, const char *path, char *msg)
+{
+    if (fflush(out) != 0 || ferror(out))
+        return spb_fail(msg, SPB_ERR_IO, "%s: write failed: %s", path, strerror(errno));
+    return SPB_OK;
+}
+
+spb_status report_csv_header(FILE *csv, const char *path, char *msg)
+{
+    if (!csv) return SPB_OK;
+    fprintf(csv, "%s\n", report_csv_columns());
+    return flush_checked(csv, path, msg);
+}
+
+/* The kept samples in milliseconds, `sep` between them. */
+static void write_samples(FILE *f, const spb_timing *t, const char *sep)
+{
+    for (int k = 0; k < t->kept; k++) fprintf(f, "%s%.6g", k ? sep : "", 1e3 * t->kept_s[k]);
+}
+
+spb_status report_csv_row(FILE *csv, const char *path, const spb_result *r, char *msg)
+{
+    if (!csv) return SPB_OK;
+    field fields[COLUMN_COUNT];
+    int count = row_fields(r, fields);
+    for (int k = 0; k < count; k++) {
+        if (k) fputc(',', csv);
+        if (columns[k].kind == COL_SAMPLES)
+            write_samples(csv, &r->timing, " ");
+        else if (fields[k].text)
+            csv_text(csv, fields[k].text);
+        else if (!isnan(fields[k].number))
+            fprintf(csv, "%.*g", fields[k].digits, fields[k].number);
+    }
+    fputc('\n', csv);
+    return flush_checked(csv, path, msg);
+}
+
+void report_json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    while (*s) {
+        unsigned char c = (unsigned char)*s;
+        int len = spb_utf8_len(s);
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else if (len == 0) /* not UTF-8 (a file name's raw bytes in a message) */
+            fputc('?', f);
+        else
+            fwrite(s, 1, (size_t)len, f);
+        s += len > 0 ? len : 1;
+    }
+    fputc('"', f);
+}
+
+spb_status report_json_row(FILE *json, const char *path, const spb_result *r, int first, char *msg)
+{
+    if (!json) return SPB_OK;
+    field fields[COLUMN_COUNT];
+    int count = row_fields(r, fields);
+    fputs(first ? "\n    {" : ",\n    {", json);
+    for (int k = 0; k < count; k++) {
+        if (columns[k].kind == COL_SAMPLES) { /* an array, and only when there are samples */
+            if (r->timing.kept > 0) {
+                fprintf(json, ", \"%s\": [", fields[k].name);
+                write_samples(json, &r->timing, ", ");
+                fputc(']', json);
+            }
+            continue;
+        }
+        fprintf(json, "%s\"%s\": ", k ? ", " : "", fields[k].name);
+        if (fields[k].text)
+            report_json_string(json, fields[k].text);
+        else if (isnan(fields[k].number) || isinf(fields[k].number))
+            fputs("null", json);
+        else
+            fprintf(json, "%.*g", fields[k].digits, fields[k].number);
+    }
+    fputc('}', json);
+    return flush_checked(json, path, msg);
+}
+
+void report_table_header(FILE *out)
+{
+    fprintf(out, "%-24s %-22s %3s %10s %10s %6s %8s %8s %6s %9s  %s\n", "matrix", "kernel", "thr",
+            "nnz", "median_ms", "spread", "GFLOPS", "GB/s", "roof%", "rel_err", "status");
+    fflush(out);
+}
+
+/* The width of the terminal `out` writes to, or 0 when it is not one. */
+static int terminal_width(FILE *out)
+{
+    struct winsize size;
+    if (!isatty(fileno(out)) || ioctl(fileno(out), TIOCGWINSZ, &size) != 0) return 0;
+    return size.ws_col;
+}
+
+void report_table_line(FILE *out, char *line, int keep)
+{
+    int width = terminal_width(out); /* on a terminal a line is cut to fit; files keep it all */
+    if (width > 0 && width < keep + 3) width = keep + 3;
+    if (width > 0 && (int)strlen(line) > width) snprintf(line + width - 3, 4, "...");
+    fprintf(out, "%s\n", line);
+    fflush(out);
+}
+
+void report_table_row(FILE *out, const spb_result *r)
+{
+    char nnz[32] = "-", median[32] = "-", spread[32] = "-", gflops[32] = "-", gbs[32] = "-",
+         roof[32] = "-", rel[32] = "-";
+    if (r->stats.rows || r->stats.cols) snprintf(nnz, sizeof nnz, "%d", (int)r->stats.nnz);
+    if (!isnan(r->timing.median)) snprintf(median, sizeof median, "%.3e", r->timing.median * 1e3);
+    /* the interquartile range over the median; a capped row's one sample has none */
+    if (r->timing.samples > 1 && r->capped != 1 && !isnan(r->timing.spread))
+        snprintf(spread, sizeof spread, "%.1f%%", 100 * r->timing.spread);
+    if (!isnan(r->gflops)) snprintf(gflops, sizeof gflops, "%.3f", r->gflops);
+    if (!isnan(r->gbytes_per_s)) snprintf(gbs, sizeof gbs, "%.2f", r->gbytes_per_s);
+    if (!isnan(r->roofline_frac)) /* c: served by the cache, so above 100 can happen */
+        snprintf(roof, sizeof roof, "%.1f%s", 100 * r->roofline_frac, r->in_cache == 1 ? "c" : "");
+    if (!isnan(r->error.rel_l2)) snprintf(rel, sizeof rel, "%.2e", r->error.rel_l2);
+    char kernel[128]; /* fp64 is the default: other precisions are named */
+    snprintf(kernel, sizeof kernel, "%s%s%s", r->kernel,
+             strcmp(r->precision, "fp32") == 0 ? "/" : "",
+             strcmp(r->precision, "fp32") == 0 ? r->precision : "");
+    if (result_over_ranks(r)) { /* a distributed row at P ranks: kernel@P */
+        size_t used = strlen(kernel);
+        snprintf(kernel + used, sizeof kernel - used, "@%d", r->ranks);
+    }
+    char status[96]; /* a noisy row says so where its status is read */
+    snprintf(status, sizeof status, "%s", row_status_str(r->status));
+    if (r->status == SPB_ROW_OK && r->timing.noisy)
+        snprintf(status, sizeof status,
+                 "ok, noisy (spread %.0f%%, max %.1fx the median, %d "
+                 "attempts)",
+                 100 * r->timing.spread, r->timing.max / r->timing.median, r->timing.attempts);
+    char line[2 * SPB_MSG_LEN];
+    int keep = snprintf(line, sizeof line, "%-24.24s %-22s %3d %10s %10s %6s %8s %8s %6s %9s  %s",
+                        r->matrix, kernel, r->threads, nnz, median, spread, gflops, gbs, roof, rel,
+                        status);
+    snprintf(line, sizeof line, "%-24.24s %-22s %3d %10s %10s %6s %8s %8s %6s %9s  %s%s%s",
+             r->matrix, kernel, r->threads, nnz, median, spread, gflops, gbs, roof, rel, status,
+             r->message[0] ? ": " : "", r->message);
+    report_table_line(out, line, keep); /* the message may be cut, never the status */
+}
+
+/* ---- the JSON document ---------------------------------------------------------- */
+
+#define SPB_JSON_FORMAT_VERSION 1
+
+/* __VERSION__ alone is a bare number under gcc ("12.2.0"): name the compiler. */
+#if defined(__clang__)
+#define SPB_COMPILER_NAME "clang"
+#elif defined(__GNUC__)
+#define SPB_COMPILER_NAME "gcc"
+#else
+#define SPB_COMPILER_NAME "cc"
+#endif
+
+/* The CPU model from /proc/cpuinfo, or "unknown". */
+void report_cpu_model(char *out, size_t size)
+{
+    snprintf(out, size, "unknown");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "model name", 10) != 0) continue;
+        char *colon = strchr(line, ':');
+        if (!colon) continue;
+        colon += 1 + (colon[1] == ' ');
+        colon[strcspn(colon, "\n")] = '\0';
+        snprintf(out, size, "%s", colon);
+        break;
+    }
+    fclose(f);
+}
+
+/* "spbench": the build. */
+static void json_build(FILE *j, const spb_json_header *h)
+{
+    fprintf(j, "  \"spbench\": {\"version\": \"%s\", \"git_commit\": \"%s\", \"compiler\": ",
+            h->version, h->git_commit);
+    report_json_string(j, SPB_COMPILER_NAME " " __VERSION__);
+    fprintf(j, ", \"build\": ");
+    report_json_string(j, h->build);
+    fprintf(j, ", \"cuda_compiled\": %s},\n", gpu_compiled() ? "true" : "false");
+}
+
+static void json_stat(FILE *j, const char *name, const spb_bw_stat *s)
+{
+    fprintf(j, "\"%s\": {\"best\": %.4g, \"median\": %.4g, \"worst\": %.4g, \"trials\": %d}", name,
+            s->best, s->median, s->worst, s->trials);
+}
+
+/* "bandwidth": every measured figure with its spread, how many times the
+ * set was measured and over how many seconds. */
+static void json_bandwidth(FILE *j, const spb_roofline *r)
+{
+    static const char *const sources[] = {"measured", "reused", "given", "none"};
+    fprintf(j, "\"bandwidth\": {\"measurements\": %d, \"span_s\": %.1f, \"cpu_source\": \"%s\", ",
+            r->measurements, r->last_at - r->first_at, sources[r->cpu_source]);
+    fprintf(j, "\"cpu_measured_at\": ");
+    if (r->cpu_source == SPB_BW_MEASURED || r->cpu_source == SPB_BW_REUSED)
+        fprintf(j, "%.0f, ", r->cpu_measured_at);
+    else
+        fputs("null, ", j);
+    fputs("\"cpu_llc_source\": ", j);
+    report_json_string(j, r->llc_source);
+    fputs(", \"cpu_key\": ", j);
+    report_json_string(j, r->cpu_key);
+    fputs(", \"cpu\": {", j);
+    for (int k = 0; k < r->cpu_count; k++) {
+        fprintf(j, "%s\"%d\": {", k ? ", " : "", r->cpu[k].threads);
+        json_stat(j, "read", &r->cpu[k].read);
+        fputs(", ", j);
+        json_stat(j, "triad", &r->cpu[k].triad);
+        fprintf(j, ", \"roofline\": %.4g}", roofline_cpu(r, r->cpu[k].threads));
+    }
+    fputs("}, \"gpu\": ", j);
+    if (r->gpu) {
+        fputc('{', j);
+        json_stat(j, "read", &r->gpu_read);
+        fputs(", ", j);
+        json_stat(j, "copy", &r->gpu_copy);
+        fprintf(j, ", \"roofline\": %.4g}", roofline_gpu(r));
+    } else {
+        fputs("null", j);
+    }
+    fputc('}', j);
+}
+
+/* "machine": CPU model, cores, cache and bounds; the GPU or why there is none. */
+static void json_machine(FILE *j, const spb_json_header *h)
+{
+    const spb_roofline *r = h->roofline;
+    char model[256];
+    report_cpu_model(model, sizeof model);
+    fprintf(j, "  \"machine\": {\n    \"cpu_model\": ");
+    report_json_string(j, model);
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    /* the machine's cores, and those this process may use (a rank's share) */
+    fprintf(
+        j,
+        ",\n    \"cpu_cores\": %ld,\n    \"cpu_cores_used\": %d,\n    \"cpu_llc_bytes\": %.0f,\n",
+        online > 0 ? online : (long)omp_get_num_procs(), omp_get_num_procs(), r->cpu_llc_bytes);
+    fputs("    \"cpu_bandwidth_gbs\": {", j);
+    for (int k = 0; k < r->cpu_count; k++)
+        fprintf(j, "%s\"%d\": %.4g", k ? ", " : "", r->cpu[k].threads,
+                roofline_cpu(r, r->cpu[k].threads));
+    fprintf(j, "},\n    \"gpu\": ");
+    const spb_gpu_info *gpu = h->gpu;
+    if (gpu) {
+        fprintf(j, "{\"name\": ");
+        report_json_string(j, gpu->name);
+        fprintf(j,
+                ", \"sm_count\": %d, \"compute_capability\": \"%d.%d\", \"memory_bytes\": %.0f, "
+                "\"l2_bytes\": %.0f, \"driver_version\": %d, \"runtime_version\": %d, "
+                "\"copy_bandwidth_gbs\": %.4g, \"roofline_gbs\": %.4g",
+                gpu->sm_count, gpu->cc_major, gpu->cc_minor, gpu->memory_bytes, gpu->l2_bytes,
+                gpu->driver_version, gpu->runtime_version, r->gpu_copy.best, roofline_gpu(r));
+        if (r->gpu_peer) /* the GPU ranks' link: GPU 0 to 1, one way */
+            fprintf(j,
+                    ", \"peer_copy_gbs\": %.4g, \"peer_copy_median_gbs\": %.4g, "
+                    "\"peer_access\": %s",
+                    r->gpu_peer_copy.best, r->gpu_peer_copy.median,
+                    r->gpu_peer_direct ? "true" : "false");
+        fputc('}', j);
+    } else {
+        fprintf(j, "{\"name\": null, \"reason\": ");
+        report_json_string(j, h->gpu_reason);
+        fputc('}', j);
+    }
+    fputs(",\n    ", j);
+    json_bandwidth(j, r);
+    fprintf(j, "\n  },\n");
+}
+
+/* A number, or null when negative (not measured here). */
+static void json_number_or_null(FILE *j, double v)
+{
+    if (v < 0)
+        fputs("null", j);
+    else
+        fprintf(j, "%.2f", v);
+}
+
+/* "energy": where the energy columns come from, or why they are empty. */
+static void json_energy(FILE *j, const spb_json_header *h)
+{
+    fprintf(j, ",\n  \"energy\": {\"window_s\": %g, \"gpu\": {\"available\": %s",
+            h->energy_window_s, energy_available(h->energy, 1) ? "true" : "false");
+    spb_gpu_power_info g;
+    if (energy_gpu_info(h->energy, &g)) {
+        fputs(", \"power_limit_w\": ", j);
+        json_number_or_null(j, g.power_limit_w);
+        fputs(", \"sm_clock_mhz\": ", j);
+        json_number_or_null(j, g.sm_mhz);
+        fputs(", \"mem_clock_mhz\": ", j);
+        json_number_or_null(j, g.mem_mhz);
+        fputs(", \"temp_c\": ", j);
+        json_number_or_null(j, g.temp_c);
+    } else {
+        fputs(", \"why\": ", j);
+        report_json_string(j, energy_why(h->energy, 1));
+    }
+    fprintf(j, "}, \"cpu\": {\"available\": %s, \"%s\": ",
+            energy_available(h->energy, 0) ? "true" : "false",
+            energy_available(h->energy, 0) ? "zones" : "why");
+    report_json_string(j, energy_available(h->energy, 0) ? energy_cpu_zones(h->energy)
+                                                         : energy_why(h->energy, 0));
+    fputs("}}", j);
+}
+
+spb_status report_json_begin(FILE *j, const char *path, const spb_json_header *h, char *msg)
+{
+    if (!j) return SPB_OK;
+    char date[64];
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    fprintf(j, "{\n  \"format\": \"spbench-results\",\n  \"format_version\": %d,\n",
+            SPB_JSON_FORMAT_VERSION);
+    json_build(j, h);
+    fprintf(j, "  \"date\": \"%s\",\n", date);
+    json_machine(j, h);
+    fprintf(j, "  \"settings\": {\"operation\": \"%s\", \"precision\": \"%s\", \"row_key\": ",
+            h->operation, h->precision);
+    report_json_string(j, h->settings);
+    fprintf(j,
+            ", \"kernels\": \"%s\", \"warmup\": %d, \"min_samples\": %d, \"min_time_s\": %g, "
+            "\"max_noise\": %g, \"tolerance\": %g, \"matrices\": %d},\n  \"columns\": ",
+            h->kernels ? h->kernels : "*", h->timing.warmup, h->timing.min_samples,
+            h->timing.min_time, h->timing.max_spread > 0 ? h->timing.max_spread : SPB_NOISY_SPREAD,
+            h->tolerance, h->matrices);
+    report_json_string(j, report_csv_columns());
+    if (h->load) {
+        fprintf(j,
+                ",\n  \"load_before\": {\"cores\": %d, \"load_average\": %.2f, "
+                "\"cpu_pressure_percent\": ",
+                h->load->cores, h->load->load_before);
+        json_number_or_null(j, h->load->pressure_before);
+        fprintf(j, ", \"bandwidth_spread\": %.4f}", h->load->bandwidth_spread);
+    }
+    json_energy(j, h);
+    fprintf(j, ",\n  \"rows\": [");
+    if (fflush(j) != 0 || ferror(j))
+        return spb_fail(msg, SPB_ERR_IO, "%s: write failed: %s", path, strerror(errno));
+    return SPB_OK;
+}
+
+/* The trailer's noise record: noisy rows and how busy the machine was. */
+static void json_noise(FILE *j, const spb_row_counts *n, const spb_machine_load *load)
+{
+    fprintf(j, "\"noise\": {\"noisy_rows\": %d", n->noisy);
+    if (load) {
+        char why[512];
+        int busy = machine_load_busy(load, why, sizeof why);
+        fprintf(j, ", \"busy\": %s, \"why\": ", busy ? "true" : "false");
+        report_json_string(j, why);
+        fprintf(j, ", \"load_average_max\": %.2f, \"cpu_pressure_percent_max\": ", load->load_max);
+        json_number_or_null(j, load->pressure_max);
+    }
+    fputs("},\n  ", j);
+}
+
+void report_json_failed(FILE *json, const char *error)
+{
+    if (!json) return;
+    fprintf(json,
+            "{\n  \"format\": \"spbench-results\",\n  \"format_version\": %d,\n  \"rows\": [],\n"
+            "  \"interrupted\": {\"error\": ",
+            SPB_JSON_FORMAT_VERSION);
+    report_json_string(json, error);
+    fputs(", \"note\": \"ended by the error before any row\"}\n}\n", json);
+}
+
+spb_status report_json_end(FILE *json, const char *path, const spb_row_counts *n,
+                           const spb_roofline *roofline, const spb_machine_load *load,
+                           const spb_phase_times *phases, char *msg)
+{
+    if (!json) return SPB_OK;
+    fprintf(json,
+            "\n  ],\n  \"totals\": {\"rows\": %d, \"ok\": %d, \"wrong\": %d, \"skipped\": %d, "
+            "\"error\": %d, \"already_in_csv\": %d},\n  \"interrupted\": ",
+            n->rows, n->ok, n->wrong, n->skipped, n->errors, n->resumed);
+    if (n->interrupted_by) {
+        fprintf(json,
+                "{\"signal\": %d, \"note\": \"stopped early: the rows are those measured "
+                "before it; --resume continues\"},\n  ",
+                n->interrupted_by);
+    } else if (n->failed) {
+        fputs("{\"error\": ", json);
+        report_json_string(json, n->failed);
+        fputs(", \"note\": \"ended early by the error: the rows are those measured before it; "
+              "--resume continues\"},\n  ",
+              json);
+    } else
+        fputs("false,\n  ", json);
+    json_noise(json, n, load);
+    fputs("\"time_s\": ", json);
+    phases_json(json, phases);
+    fputs(",\n  ", json);
+    json_bandwidth(json, roofline); /* after the re-measurements of a long run */
+    fputs("\n}\n", json);
+    if (fflush(json) != 0 || ferror(json))
+        return spb_fail(msg, SPB_ERR_IO, "%s: write failed: %s", path, strerror(errno));
+    return SPB_OK;
+}

@@ -1,0 +1,264 @@
+/* summary.c — the end-of-run summary (see summary.h). */
+#include "bench/report/summary.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "core/memory.h"
+#include "core/timing.h"
+
+/* The break-even list of r's kernel and precision, made when new (NULL:
+ * no memory; the summary is a convenience, the rows are on disk). */
+static spb_break_even *pays_of(spb_summary *summary, const spb_result *r)
+{
+    for (int k = 0; k < summary->pays_count; k++) {
+        spb_break_even *b = &summary->pays[k];
+        if (strcmp(b->kernel, r->kernel) == 0 && strcmp(b->precision, r->precision) == 0) return b;
+    }
+    if (!spb_grow((void **)&summary->pays, &summary->pays_cap, summary->pays_count, 8,
+                  sizeof *summary->pays))
+        return NULL;
+    spb_break_even *b = &summary->pays[summary->pays_count++];
+    *b = (spb_break_even){0};
+    snprintf(b->kernel, sizeof b->kernel, "%s", r->kernel);
+    snprintf(b->precision, sizeof b->precision, "%s", r->precision);
+    return b;
+}
+
+static void note_break_even(spb_summary *summary, const spb_result *r)
+{
+    if (r->status != SPB_ROW_OK || isnan(r->break_even_products)) return;
+    spb_break_even *b = pays_of(summary, r);
+    if (!b) return;
+    if (!spb_grow((void **)&b->products, &b->cap, b->count, 16, sizeof *b->products)) return;
+    b->products[b->count++] = r->break_even_products;
+}
+
+/* r's kernel at its precision and setting among the means, added when new. */
+static spb_kernel_mean *mean_of(spb_summary *summary, const spb_result *r)
+{
+    for (int k = 0; k < summary->means_count; k++) {
+        spb_kernel_mean *m = &summary->means[k];
+        if (strcmp(m->kernel, r->kernel) == 0 && strcmp(m->precision, r->precision) == 0 &&
+            m->threads == r->threads && m->ranks == r->ranks)
+            return m;
+    }
+    if (!spb_grow((void **)&summary->means, &summary->means_cap, summary->means_count, 16,
+                  sizeof *summary->means))
+        return NULL;
+    spb_kernel_mean *m = &summary->means[summary->means_count++];
+    *m = (spb_kernel_mean){.threads = r->threads, .ranks = r->ranks};
+    snprintf(m->kernel, sizeof m->kernel, "%s", r->kernel);
+    snprintf(m->precision, sizeof m->precision, "%s", r->precision);
+    return m;
+}
+
+static void note_mean(spb_summary *summary, const spb_result *r)
+{
+    if (r->status != SPB_ROW_OK || !(r->gflops > 0)) return;
+    spb_kernel_mean *m = mean_of(summary, r);
+    if (!m) return;
+    m->log_gflops += log(r->gflops);
+    m->count++;
+    m->noisy += r->timing.noisy;
+    if (r->speedup > 0) {
+        m->log_speedup += log(r->speedup);
+        m->with_speedup++;
+    }
+}
+
+void summary_note(spb_summary *summary, const spb_result *r)
+{
+    note_break_even(summary, r);
+    note_mean(summary, r);
+    if (r->status != SPB_ROW_OK) return;
+    for (int k = summary->count - 1; k >= 0; k--) {
+        spb_best *b = &summary->best[k];
+        if (strcmp(b->matrix, r->matrix) != 0) break;
+        if (b->threads != r->threads || b->ranks != r->ranks ||
+            b->distributed != result_over_ranks(r))
+            continue;
+        b->noisy |= r->timing.noisy;
+        if (r->timing.median < b->seconds) {
+            b->kernel = r->kernel;
+            b->precision = r->precision;
+            b->seconds = r->timing.median;
+            b->speedup = r->speedup;
+            b->rank_speedup = r->rank_speedup;
+            b->dist = r->dist;
+        }
+        return;
+    }
+    if (!spb_grow((void **)&summary->best, &summary->cap, summary->count, 64,
+                  sizeof *summary->best))
+        return; /* the summary is a convenience; the rows are on disk */
+    spb_best *b = &summary->best[summary->count++];
+    snprintf(b->matrix, sizeof b->matrix, "%s", r->matrix);
+    b->kernel = r->kernel;
+    b->precision = r->precision;
+    b->threads = r->threads;
+    b->ranks = r->ranks;
+    b->distributed = result_over_ranks(r);
+    b->seconds = r->timing.median;
+    b->speedup = r->speedup;
+    b->noisy = r->timing.noisy;
+    b->rank_speedup = r->rank_speedup;
+    b->dist = r->dist;
+}
+
+/* A best row's kernel as the table names it: fp32 rows say so, * marks noise. */
+static void best_name(const spb_best *b, char *name, size_t size)
+{
+    int fp32 = strcmp(b->precision, "fp32") == 0;
+    snprintf(name, size, "%s%s%s", b->kernel, fp32 ? "/fp32" : "", b->noisy ? " *" : "");
+}
+
+/* A figure with `decimals` digits after the point, or "-" where it does
+ * not apply (NAN). */
+static const char *figure(char *text, size_t size, int decimals, double v)
+{
+    if (isnan(v)) return "-";
+    snprintf(text, size, "%.*f", decimals, v);
+    return text;
+}
+
+/* The one-process rows' best kernel per matrix and thread count. */
+static int print_best_local(FILE *out, const spb_summary *summary, const char *baseline, int width)
+{
+    int noisy = 0, printed = 0;
+    for (int k = 0; k < summary->count; k++) {
+        const spb_best *b = &summary->best[k];
+        if (b->distributed) continue;
+        if (printed++ == 0) {
+            fprintf(out, "\n# best kernel per matrix and thread count (speedup over %s)\n",
+                    baseline);
+            fprintf(out, "%-24s %3s  %-*s %10s %8s\n", "matrix", "thr", width, "best kernel",
+                    "median_ms", "speedup");
+        }
+        char kernel[128], speedup[32];
+        best_name(b, kernel, sizeof kernel);
+        fprintf(out, "%-24.24s %3d  %-*s %10.3e %8s\n", b->matrix, b->threads, width, kernel,
+                b->seconds * 1e3, figure(speedup, sizeof speedup, 2, b->speedup));
+        noisy += b->noisy;
+    }
+    return noisy;
+}
+
+/* The best distributed row of b's matrix and threads at one rank, or NULL. */
+static const spb_best *best_at_one_rank(const spb_summary *summary, const spb_best *b)
+{
+    for (int k = 0; k < summary->count; k++) {
+        const spb_best *one = &summary->best[k];
+        if (one->distributed && one->ranks == 1 && one->threads == b->threads &&
+            strcmp(one->matrix, b->matrix) == 0)
+            return one;
+    }
+    return NULL;
+}
+
+/* The distributed rows' best per matrix, rank count and threads per rank,
+ * with what a PETSc -log_view reader looks for: the split of the time,
+ * the bytes, the neighbours and the balance. */
+static int print_best_distributed(FILE *out, const spb_summary *summary, int width)
+{
+    int noisy = 0, printed = 0;
+    for (int k = 0; k < summary->count; k++) {
+        const spb_best *b = &summary->best[k];
+        if (!b->distributed) continue;
+        if (printed++ == 0) {
+            fprintf(out, "\n# best distributed row per matrix, rank count and threads per rank, "
+                         "by time (spd_best1: over the best row at one rank; rank_spd: over "
+                         "the same kernel at one rank)\n");
+            fprintf(out, "%-24s %5s %3s  %-*s %10s %9s %8s %9s %9s %10s %4s %6s\n", "matrix",
+                    "ranks", "thr", width, "best kernel", "median_ms", "spd_best1", "rank_spd",
+                    "compute_ms", "comm_ms", "MB_sent", "nbrs", "imbal");
+        }
+        char kernel[128], best1[32], spd[32], compute[32], comm[32], sent[32], nbrs[32], imbal[32];
+        best_name(b, kernel, sizeof kernel);
+        const spb_best *one = best_at_one_rank(summary, b);
+        fprintf(out, "%-24.24s %5d %3d  %-*s %10.3e %9s %8s %9s %9s %10s %4s %6s\n", b->matrix,
+                b->ranks, b->threads, width, kernel, b->seconds * 1e3,
+                figure(best1, sizeof best1, 2, one ? one->seconds / b->seconds : NAN),
+                figure(spd, sizeof spd, 2, b->rank_speedup),
+                figure(compute, sizeof compute, 4, b->dist.compute_s * 1e3),
+                figure(comm, sizeof comm, 4, b->dist.comm_s * 1e3),
+                figure(sent, sizeof sent, 3, b->dist.bytes_max / 1e6),
+                figure(nbrs, sizeof nbrs, 0, b->dist.neighbours),
+                figure(imbal, sizeof imbal, 2, b->dist.imbalance));
+        noisy += b->noisy;
+    }
+    return noisy;
+}
+
+/* Per kernel, precision and setting: the geometric means over the
+ * matrices, printed when some kernel has two matrices or more. */
+static void print_means(FILE *out, const spb_summary *summary, const char *baseline, int width)
+{
+    int several = 0;
+    for (int k = 0; k < summary->means_count; k++) several |= summary->means[k].count > 1;
+    if (!several) return;
+    fprintf(out,
+            "\n# per kernel: geometric mean over the matrices of its GFLOPS, and of its "
+            "speedup over %s where measured\n",
+            baseline);
+    fprintf(out, "%-*s %3s %5s %8s %10s %8s %6s\n", width, "kernel", "thr", "ranks", "matrices",
+            "gflops", "speedup", "noisy");
+    for (int k = 0; k < summary->means_count; k++) {
+        const spb_kernel_mean *m = &summary->means[k];
+        char name[96], speedup[32];
+        snprintf(name, sizeof name, "%s%s", m->kernel,
+                 strcmp(m->precision, "fp32") == 0 ? "/fp32" : "");
+        double geo_speedup =
+            m->with_speedup == m->count ? exp(m->log_speedup / m->with_speedup) : NAN;
+        fprintf(out, "%-*s %3d %5d %8d %10.4g %8s %6d\n", width, name, m->threads, m->ranks,
+                m->count, exp(m->log_gflops / m->count),
+                figure(speedup, sizeof speedup, 2, geo_speedup), m->noisy);
+    }
+}
+
+/* Per kernel and precision: how many of its rows beat the vendor kernel,
+ * and the median and largest count of products their prepare took to pay. */
+static void print_break_even(FILE *out, const spb_summary *summary, const char *vendor)
+{
+    for (int k = 0; k < summary->pays_count; k++) {
+        spb_break_even *b = &summary->pays[k];
+        if (k == 0) {
+            fprintf(out,
+                    "\n# device rows faster than %s, and the products after which their "
+                    "prepare paid against its own (break_even_products)\n",
+                    vendor);
+            fprintf(out, "%-28s %-9s %6s %12s %12s\n", "kernel", "precision", "faster", "median",
+                    "most");
+        }
+        double median = timing_median(b->products, b->count); /* sorts them */
+        fprintf(out, "%-28.28s %-9s %6d %12.0f %12.0f\n", b->kernel, b->precision, b->count, median,
+                b->products[b->count - 1]);
+    }
+}
+
+void summary_print(FILE *out, const spb_summary *summary, const char *baseline, const char *vendor)
+{
+    if (summary->count == 0) return;
+    int width = 20; /* the longest name decides the column: no row pushed out of line */
+    for (int k = 0; k < summary->count; k++) {
+        char kernel[128];
+        best_name(&summary->best[k], kernel, sizeof kernel);
+        if ((int)strlen(kernel) > width) width = (int)strlen(kernel);
+    }
+    int noisy = print_best_local(out, summary, baseline, width);
+    noisy += print_best_distributed(out, summary, width);
+    if (noisy)
+        fprintf(out, "# * ranked among noisy rows (%d of %d): the order may not hold\n", noisy,
+                summary->count);
+    print_means(out, summary, baseline, width);
+    if (vendor) print_break_even(out, summary, vendor);
+}
+
+void summary_free(spb_summary *summary)
+{
+    for (int k = 0; k < summary->pays_count; k++) spb_free(summary->pays[k].products);
+    spb_free(summary->pays);
+    spb_free(summary->means);
+    spb_free(summary->best);
+    *summary = (spb_summary){0};
+}

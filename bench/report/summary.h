@@ -1,0 +1,63 @@
+/* summary.h — the end-of-run summary: per matrix, the fastest ok row at
+ * each thread count (one-process rows) and at each rank and thread count
+ * (distributed rows), with its speedup and, for distributed rows, where
+ * the time went; each kernel's geometric means over the matrices. */
+#ifndef SPB_SUMMARY_H
+#define SPB_SUMMARY_H
+
+#include <stdio.h>
+
+#include "bench/report/report.h"
+
+/* The fastest ok row of one matrix at one setting. */
+typedef struct {
+    char matrix[128];
+    const char *kernel, *precision;
+    int threads, ranks;
+    int distributed; /* a distributed row: named kernel@ranks */
+    double seconds, speedup;
+    int noisy;           /* a row it was ranked among is noisy: the ranking may not hold */
+    double rank_speedup; /* distributed rows: over the same row at one rank */
+    spb_dist_stats dist; /* and their exchange figures */
+} spb_best;
+
+/* A kernel's rows (in one precision) faster than the vendor kernel, and
+ * the products after which each one's prepare paid (break_even_products). */
+typedef struct {
+    char kernel[64], precision[8];
+    double *products;
+    int count, cap;
+} spb_break_even;
+
+/* A kernel's ok rows at one precision and setting, for its geometric
+ * means over the matrices. */
+typedef struct {
+    char kernel[64], precision[8];
+    int threads, ranks;
+    double log_gflops, log_speedup; /* sums of the logarithms */
+    int count, with_speedup, noisy;
+} spb_kernel_mean;
+
+typedef struct {
+    spb_best *best; /* grows as matrices are measured */
+    int count, cap;
+    spb_break_even *pays; /* per kernel and precision, in the order first met */
+    int pays_count, pays_cap;
+    spb_kernel_mean *means; /* per kernel, precision and setting, in the order first met */
+    int means_count, means_cap;
+} spb_summary;
+
+/* Keeps r when it is the fastest ok row of its matrix and setting so far
+ * (rows arrive matrix by matrix), and its break-even count. */
+void summary_note(spb_summary *summary, const spb_result *r);
+
+/* Prints the best row per matrix and setting, with its speedup over
+ * `baseline` (the operation's baseline kernel); per kernel, its geometric
+ * mean GFLOPS and speedup over the matrices (where one was measured on two
+ * or more); then, per kernel, its rows faster than `vendor` (NULL: none)
+ * and when their prepare paid. */
+void summary_print(FILE *out, const spb_summary *summary, const char *baseline, const char *vendor);
+
+void summary_free(spb_summary *summary);
+
+#endif

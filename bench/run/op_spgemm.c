@@ -1,0 +1,222 @@
+/* op_spgemm.c — the SpGEMM operation: the kernel table (host rows from
+ * cpu/), the second operand, the reference C and |A|*|B| from the
+ * sequential Gustavson kernel, the size checks made before anything large
+ * is allocated, one product and its validation. */
+#include "bench/run/op_spgemm.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/inputs/rng.h"
+#include "bench/inputs/sources.h"
+#include "bench/validation/validate.h"
+#include "core/memory.h"
+#include "cpu/spgemm_cpu.h"
+#include "gpu/gpu.h"
+
+#define THIN_PREFIX "thin:"
+
+typedef struct {
+    spb_csr B; /* owned, unless B is A itself */
+    int b_is_a;
+    spb_csr ref;   /* the reference C */
+    spb_csr scale; /* |A|*|B| on the reference's pattern */
+    spb_csr C;     /* the last product */
+} spgemm_data;
+
+const spb_csr *spgemm_case_c(const spb_case *c) { return &((const spgemm_data *)c->data)->C; }
+
+/* thin:K[:PER_ROW] into k and per_row; 0 when malformed. */
+static int parse_thin(const char *spec, long *k, long *per_row)
+{
+    char *end;
+    *per_row = 2;
+    *k = strtol(spec + strlen(THIN_PREFIX), &end, 10);
+    if (*end == ':') *per_row = strtol(end + 1, &end, 10);
+    return *end == '\0' && *k >= 1 && *k <= SPB_INDEX_MAX && *per_row >= 1 && *per_row <= *k;
+}
+
+int spgemm_operand_valid(const char *spec, char *why)
+{
+    long k, per_row;
+    if (strncmp(spec, THIN_PREFIX, strlen(THIN_PREFIX)) == 0 && !parse_thin(spec, &k, &per_row)) {
+        spb_fail(why, SPB_ERR_INVALID,
+                 "--b %s: expected thin:K or thin:K:PER_ROW with 1 <= PER_ROW <= K", spec);
+        return 0;
+    }
+    return 1;
+}
+
+/* A seeded random rows x k matrix, per_row distinct columns in each row. */
+static spb_status thin_matrix(spb_index rows, long k, long per_row, uint64_t seed, spb_csr *B,
+                              char *msg)
+{
+    if ((double)rows * per_row > SPB_INDEX_MAX)
+        return spb_fail(msg, SPB_ERR_TOO_LARGE, "thin B: %d rows x %ld entries exceed %d",
+                        (int)rows, per_row, (int)SPB_INDEX_MAX);
+    spb_status st = csr_alloc(B, rows, (spb_index)k, (spb_index)(rows * per_row), msg);
+    if (st != SPB_OK) return st;
+    spb_rng rng;
+    spb_rng_seed(&rng, seed ^ 0x7468696eull);
+    for (spb_index i = 0; i < rows; i++) {
+        spb_index *cols = B->col_idx + (int64_t)i * per_row;
+        for (long e = 0; e < per_row; e++) { /* distinct columns, kept sorted */
+            spb_index j = (spb_index)spb_rng_below(&rng, (uint64_t)k), at = (spb_index)e;
+            int seen = 0;
+            for (long f = 0; f < e; f++) seen |= cols[f] == j;
+            if (seen) {
+                e--;
+                continue;
+            }
+            for (; at > 0 && cols[at - 1] > j; at--) cols[at] = cols[at - 1];
+            cols[at] = j;
+        }
+        for (long e = 0; e < per_row; e++) B->val[(int64_t)i * per_row + e] = spb_rng_value(&rng);
+        B->row_ptr[i + 1] = (spb_index)((int64_t)(i + 1) * per_row);
+    }
+    return SPB_OK;
+}
+
+/* B by the spec: A itself, A^T, thin:..., or a matrix source. */
+static spb_status load_operand(spb_case *c, spgemm_data *d, uint64_t seed, char *msg)
+{
+    const char *spec = c->operand;
+    long k, per_row;
+    if (!spec && c->A->m == c->A->n) {
+        d->b_is_a = 1;
+        return SPB_OK;
+    }
+    if (!spec) return csr_transpose(c->A, &d->B, msg);
+    if (strncmp(spec, THIN_PREFIX, strlen(THIN_PREFIX)) == 0) {
+        if (!parse_thin(spec, &k, &per_row))
+            return spb_fail(msg, SPB_ERR_INVALID, "--b %s: expected thin:K[:PER_ROW]", spec);
+        return thin_matrix(c->A->n, k, per_row, seed, &d->B, msg);
+    }
+    return source_load(spec, &d->B, NULL, msg);
+}
+
+/* Refuses, before anything large is allocated, a product beyond 32-bit
+ * indices or beyond the machine's memory (C held four times: reference,
+ * scale, the kernel's C and a library's copy). */
+static spb_status check_size(spb_case *c, const spb_csr *B, char *msg)
+{
+    int64_t products = csr_spgemm_products(c->A, B);
+    if (products > SPB_INDEX_MAX)
+        return spb_fail(msg, SPB_ERR_TOO_LARGE,
+                        "%s: A*B makes %lld intermediate products, beyond the 32-bit limit %d",
+                        c->name, (long long)products, (int)SPB_INDEX_MAX);
+    int64_t nnz_c = csr_spgemm_nnz(c->A, B);
+    if (nnz_c < 0) return spb_fail(msg, SPB_ERR_NOMEM, "%s: out of memory", c->name);
+    double need = 4.0 * (12.0 * nnz_c + 4.0 * (c->A->m + 1.0));
+    char what[SPB_NAME_LEN + 32], detail[128];
+    snprintf(what, sizeof what, "%s: its SpGEMM", c->name);
+    snprintf(detail, sizeof detail, "C of %lld entries, held four times", (long long)nnz_c);
+    spb_status st = spb_memory_check(need, what, detail, msg);
+    if (st != SPB_OK) return st;
+    c->products = (double)products;
+    c->nnz_c = (double)nnz_c;
+    return SPB_OK;
+}
+
+static void spgemm_case_free(spb_case *c)
+{
+    spgemm_data *d = c->data;
+    if (d) {
+        csr_free(&d->B);
+        csr_free(&d->ref);
+        csr_free(&d->scale);
+        csr_free(&d->C);
+        spb_free(d);
+    }
+    c->data = NULL;
+}
+
+static spb_status spgemm_case_setup(spb_case *c, uint64_t seed, char *msg)
+{
+    spgemm_data *d = c->data = spb_calloc(1, sizeof *d);
+    if (!d) return spb_fail(msg, SPB_ERR_NOMEM, "%s: out of memory", c->name);
+    spb_status st = load_operand(c, d, seed, msg);
+    const spb_csr *B = d->b_is_a ? c->A : &d->B;
+    if (st == SPB_OK && c->A->n != B->m)
+        st = spb_fail(msg, SPB_ERR_INVALID,
+                      "%s: A is %d x %d and B is %d x %d: A's columns must equal B's rows", c->name,
+                      (int)c->A->m, (int)c->A->n, (int)B->m, (int)B->n);
+    if (st == SPB_OK) st = check_size(c, B, msg);
+    if (st == SPB_OK) st = csr_spgemm_gustavson(c->A, B, 0, &d->ref, msg);
+    if (st == SPB_OK) st = csr_spgemm_gustavson(c->A, B, 1, &d->scale, msg);
+    if (st != SPB_OK) {
+        spgemm_case_free(c);
+        return st;
+    }
+    c->formats.b = B;
+    return SPB_OK;
+}
+
+static double spgemm_flops(const spb_case *c) { return 2.0 * c->products; }
+
+static double spgemm_bytes(const spb_case *c, const spb_kernel_plan *plan, spb_precision precision)
+{
+    (void)plan;
+    return csr_spgemm_bytes(c->A, c->products, c->nnz_c, precision);
+}
+
+static spb_row_status spgemm_product(const spb_kernel *kernel, void *state, spb_case *c,
+                                     double tolerance, spb_validation *v, char *msg)
+{
+    spgemm_data *d = c->data;
+    csr_free(&d->C);
+    spb_status st = spgemm_kernel_of(kernel)->spgemm(state, &d->C, msg);
+    if (st == SPB_OK && kernel->check) st = kernel->check(state, msg);
+    if (st != SPB_OK) return SPB_ROW_ERROR;
+    char where[SPB_MSG_LEN];
+    validate_csr(&d->C, &d->ref, d->scale.val, tolerance, v, where, sizeof where);
+    if (!v->passed) spb_fail(msg, SPB_ERR_INVALID, "%s", where);
+    if (v->reference_overflow) return SPB_ROW_ERROR;
+    return v->passed ? SPB_ROW_OK : SPB_ROW_WRONG;
+}
+
+static spb_status spgemm_host_calls(const spb_kernel *kernel, void *state, spb_case *c, int calls,
+                                    char *msg)
+{
+    spgemm_data *d = c->data;
+    spb_status st = SPB_OK;
+    for (int k = 0; k < calls && st == SPB_OK; k++) {
+        csr_free(&d->C); /* C's allocation is part of every product */
+        st = spgemm_kernel_of(kernel)->spgemm(state, &d->C, msg);
+    }
+    return st;
+}
+
+static double spgemm_kernel_seconds(const spb_kernel *kernel, const void *state)
+{
+    const spb_spgemm_kernel *row = spgemm_kernel_of(kernel);
+    return row->kernel_seconds ? row->kernel_seconds(state) : NAN;
+}
+
+const spb_operation *operation_spgemm(void)
+{
+    static spb_operation op = {
+        .name = "spgemm",
+        .case_setup = spgemm_case_setup,
+        .case_free = spgemm_case_free,
+        .flops = spgemm_flops,
+        .bytes = spgemm_bytes,
+        .product = spgemm_product,
+        .host_calls = spgemm_host_calls,
+        .kernel_seconds = spgemm_kernel_seconds,
+    };
+    if (op.kernel_count == 0) {
+        const spb_kernel **table =
+            kernel_table(cpu_spgemm_kernel_count + gpu_spgemm_kernel_count());
+        for (int k = 0; k < cpu_spgemm_kernel_count; k++)
+            table[op.kernel_count++] = &cpu_spgemm_kernels[k].kernel;
+        for (int k = 0; k < gpu_spgemm_kernel_count(); k++)
+            table[op.kernel_count++] = gpu_spgemm_kernel(k);
+        op.kernels = table;
+        op.baseline = &cpu_spgemm_kernels[0].kernel; /* spgemm.gustavson */
+        op.vendor = operation_kernel(&op, "cusparse.spgemm");
+    }
+    return &op;
+}

@@ -1,0 +1,221 @@
+/* op_spmv.c — the SpMV operation: the kernel table (host rows from cpu/,
+ * device rows from gpu/), random x, the compensated reference y_ref and the
+ * error scale || |A||x| ||_2, one product and its validation. */
+#include "bench/run/op_spmv.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "bench/inputs/sources.h"
+#include "core/memory.h"
+
+#include "bench/inputs/rng.h"
+#include "cpu/spmv_cpu.h"
+#include "gpu/gpu.h"
+#include "mpi/dist.h"
+
+typedef struct {
+    spb_value *x, *y, *y_ref;
+    float *x32, *y32; /* fp32 rows: x rounded once, y before it is widened into y */
+    double scale;     /* || |A| |x| ||_2 */
+} spmv_data;
+
+void spmv_random_vector(uint64_t seed, spb_index n, spb_value *x)
+{
+    spb_rng rng;
+    spb_rng_seed(&rng, seed);
+    for (spb_index i = 0; i < n; i++) x[i] = spb_rng_value(&rng);
+}
+
+static void reference(spb_case *c)
+{
+    spmv_data *d = c->data;
+    for (spb_index j = 0; j < c->A->n; j++) d->x32[j] = (float)d->x[j];
+    csr_reference_spmv(c->A, d->x, d->y_ref);
+    csr_abs_spmv(c->A, d->x, d->y); /* y is scratch until the first product */
+    d->scale = vector_norm2(c->A->m, d->y);
+}
+
+static void spmv_case_free(spb_case *c)
+{
+    spmv_data *d = c->data;
+    if (d) {
+        spb_free(d->x);
+        spb_free(d->y);
+        spb_free(d->y_ref);
+        spb_free(d->x32);
+        spb_free(d->y32);
+        spb_free(d);
+    }
+    c->data = NULL;
+}
+
+/* Refuses, before any vector is allocated, a matrix whose product would
+ * not fit: x and y with their fp32 copies and the reference, and a kernel's
+ * first-touch copies of A, x and y. A 1 x 2^31 matrix of one entry takes a
+ * few bytes to read and tens of GiB to multiply. */
+static spb_status spmv_check_memory(const spb_case *c, char *msg)
+{
+    double m = c->A->m, n = c->A->n, nnz = c->A->nnz, gib = 1024.0 * 1024.0 * 1024.0;
+    double vectors = 12.0 * n + 20.0 * m, copies = 12.0 * nnz + 4.0 * (m + 1) + 8.0 * n + 8.0 * m;
+    char detail[256], what[SPB_NAME_LEN + 32];
+    snprintf(detail, sizeof detail,
+             "%.0f x %.0f: x, y, their fp32 copies and the reference %.2f GiB, a kernel's copies "
+             "of A, x and y %.2f GiB",
+             m, n, vectors / gib, copies / gib);
+    snprintf(what, sizeof what, "%s: its SpMV", c->name);
+    return spb_memory_check(vectors + copies, what, detail, msg);
+}
+
+static spb_status spmv_case_setup(spb_case *c, uint64_t seed, char *msg)
+{
+    spb_status st = spmv_check_memory(c, msg);
+    if (st != SPB_OK) return st;
+    spmv_data *d = c->data = spb_calloc(1, sizeof *d);
+    if (d) {
+        d->x = spb_malloc((size_t)c->A->n, sizeof *d->x);
+        d->y = spb_malloc((size_t)c->A->m, sizeof *d->y);
+        d->y_ref = spb_malloc((size_t)c->A->m, sizeof *d->y_ref);
+        d->x32 = spb_malloc((size_t)c->A->n, sizeof *d->x32);
+        d->y32 = spb_malloc((size_t)c->A->m, sizeof *d->y32);
+    }
+    if (!d || !d->x || !d->y || !d->y_ref || !d->x32 || !d->y32) {
+        spmv_case_free(c);
+        return spb_fail(msg, SPB_ERR_NOMEM, "%s: out of memory for the vectors", c->name);
+    }
+    spmv_random_vector(seed, c->A->n, d->x);
+    reference(c);
+    c->products = c->nnz_c = NAN;
+    return SPB_OK;
+}
+
+void spmv_case_set_x(spb_case *c, const spb_value *x)
+{
+    spmv_data *d = c->data;
+    for (spb_index j = 0; j < c->A->n; j++) d->x[j] = x[j];
+    reference(c);
+}
+
+const spb_value *spmv_case_y(const spb_case *c) { return ((const spmv_data *)c->data)->y; }
+
+static double spmv_flops(const spb_case *c) { return 2.0 * c->A->nnz; }
+
+/* The format's byte model, from the kernel's prepare. */
+static double spmv_bytes(const spb_case *c, const spb_kernel_plan *plan, spb_precision precision)
+{
+    (void)c;
+    (void)precision;
+    return plan->bytes;
+}
+
+/* The product's x and y in the precision of the row being measured. */
+static const void *case_x(const spb_case *c)
+{
+    const spmv_data *d = c->data;
+    return c->precision == SPB_FP32 ? (const void *)d->x32 : (const void *)d->x;
+}
+
+static void *case_y(const spb_case *c)
+{
+    spmv_data *d = c->data;
+    return c->precision == SPB_FP32 ? (void *)d->y32 : (void *)d->y;
+}
+
+static void spmv_validate_output(const spb_case *c, double tolerance, spb_validation *v)
+{
+    spmv_data *d = c->data;
+    if (c->precision == SPB_FP32) /* judged in fp64 against the same reference */
+        for (spb_index i = 0; i < c->A->m; i++) d->y[i] = d->y32[i];
+    validate_vector(c->A->m, d->y, d->y_ref, d->scale, tolerance, v);
+}
+
+/* After an fp32 row failed: whether A and x rounded to fp32, multiplied
+ * exactly enough (in fp64), already miss the reference. Then the input's
+ * range is the cause (values below fp32's smallest normal flush to 0 or
+ * lose their digits), not the kernel, and msg says so. */
+static int fp32_input_out_of_range(const spb_case *c, double tolerance, char *msg)
+{
+    const spmv_data *d = c->data;
+    const spb_csr *A = c->A;
+    spb_value *y = spb_malloc((size_t)A->m, sizeof *y);
+    if (!y) return 0;
+    double smallest = INFINITY;
+    for (spb_index i = 0; i < A->m; i++) {
+        double sum = 0.0;
+        for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+            if (A->val[k] != 0 && fabs(A->val[k]) < smallest) smallest = fabs(A->val[k]);
+            sum += (double)(float)A->val[k] * (double)d->x32[A->col_idx[k]];
+        }
+        y[i] = sum;
+    }
+    spb_validation rounded;
+    validate_vector(A->m, y, d->y_ref, d->scale, tolerance, &rounded);
+    spb_free(y);
+    if (rounded.passed || rounded.reference_overflow) return 0;
+    snprintf(msg, SPB_MSG_LEN,
+             "A's values in fp32 already miss the reference (rel_err %.2g before any kernel "
+             "runs)%s: the input's range, not the kernel",
+             rounded.rel_l2,
+             smallest < FLT_MIN ? ", the smallest below fp32's smallest normal (1.2e-38)" : "");
+    return 1;
+}
+
+static spb_row_status spmv_product(const spb_kernel *kernel, void *state, spb_case *c,
+                                   double tolerance, spb_validation *v, char *msg)
+{
+    spmv_data *d = c->data;
+    for (spb_index i = 0; i < c->A->m; i++) {
+        d->y[i] = NAN;
+        d->y32[i] = NAN;
+    }
+    spb_status st = spmv_kernel_of(kernel)->spmv(state, case_x(c), case_y(c), msg);
+    if (st == SPB_OK && kernel->check) st = kernel->check(state, msg);
+    if (st != SPB_OK) return SPB_ROW_ERROR;
+    spmv_validate_output(c, tolerance, v);
+    if (v->reference_overflow) {
+        spb_fail(msg, SPB_ERR_INVALID,
+                 "the exact y = A*x (or its bound |A||x|) overflows fp64: nothing to validate "
+                 "against");
+        return SPB_ROW_ERROR;
+    }
+    if (!v->passed && c->precision == SPB_FP32 && fp32_input_out_of_range(c, tolerance, msg))
+        return SPB_ROW_SKIPPED;
+    return v->passed ? SPB_ROW_OK : SPB_ROW_WRONG;
+}
+
+static spb_status spmv_host_calls(const spb_kernel *kernel, void *state, spb_case *c, int calls,
+                                  char *msg)
+{
+    spb_status st = SPB_OK;
+    for (int k = 0; k < calls && st == SPB_OK; k++)
+        st = spmv_kernel_of(kernel)->spmv(state, case_x(c), case_y(c), msg);
+    return st;
+}
+
+const spb_operation *operation_spmv(void)
+{
+    static spb_operation op = {
+        .name = "spmv",
+        .case_setup = spmv_case_setup,
+        .case_free = spmv_case_free,
+        .flops = spmv_flops,
+        .bytes = spmv_bytes,
+        .product = spmv_product,
+        .host_calls = spmv_host_calls,
+    };
+    if (op.kernel_count == 0) { /* the host rows, the device rows, the distributed rows */
+        const spb_kernel **table =
+            kernel_table(cpu_spmv_kernel_count + gpu_spmv_kernel_count() + dist_spmv_kernel_count);
+        for (int k = 0; k < cpu_spmv_kernel_count; k++)
+            table[op.kernel_count++] = &cpu_spmv_kernels[k].kernel;
+        for (int k = 0; k < gpu_spmv_kernel_count(); k++)
+            table[op.kernel_count++] = gpu_spmv_kernel(k);
+        for (int k = 0; k < dist_spmv_kernel_count; k++)
+            table[op.kernel_count++] = &dist_spmv_kernels[k].kernel;
+        op.kernels = table;
+        op.baseline = &cpu_spmv_kernels[0].kernel; /* csr.serial */
+        op.vendor = operation_kernel(&op, "cusparse.csr");
+    }
+    return &op;
+}

@@ -1,0 +1,1015 @@
+/* run.c — one matrix through every selected kernel of an operation (see
+ * run.h): the protocol is written once here; the operation supplies its
+ * table, inputs, reference and validation. */
+#include "bench/run/run.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/inputs/gen.h"
+#include "bench/inputs/sources.h"
+#include "bench/run/plan.h"
+#include "core/memory.h"
+
+static volatile sig_atomic_t stop_signal;
+static const char *stop_file; /* run --ranks: the launcher creates it to stop the ranks */
+
+void run_request_stop(int signo) { stop_signal = signo; }
+
+void run_watch_stop_file(const char *path) { stop_file = path; }
+
+int run_stop_requested(void)
+{
+    if (!stop_signal && stop_file && access(stop_file, F_OK) == 0) stop_signal = SIGINT;
+    return stop_signal;
+}
+
+/* Prints the matrix's folded skips, a line per reason. */
+static void flush_folded(const spb_run_opts *opts, spb_run_totals *totals)
+{
+    if (!totals->skips.count) return;
+    progress_finish(opts->out.progress);
+    for (int k = 0; k < totals->skips.count; k++) {
+        const spb_fold *f = &totals->skips.folds[k];
+        char line[2 * SPB_MSG_LEN];
+        int keep = snprintf(line, sizeof line, "%-24.24s %d kernel%s skipped", totals->skips.matrix,
+                            f->count, f->count == 1 ? "" : "s");
+        snprintf(line + keep, sizeof line - (size_t)keep, " (%s%s): %s", f->kernels,
+                 f->more ? ", ..." : "", f->reason);
+        report_table_line(opts->out.table, line, keep);
+    }
+    totals->skips.count = 0;
+}
+
+/* Whether the fold's list already names kernel (whole names, not parts:
+ * hll.omp.col is not hll.omp.col.pattern). */
+static int fold_names(const spb_fold *f, const char *kernel)
+{
+    size_t len = strlen(kernel);
+    for (const char *p = f->kernels; (p = strstr(p, kernel)) != NULL; p += len)
+        if ((p == f->kernels || p[-1] == ' ') && (p[len] == ',' || p[len] == '\0')) return 1;
+    return 0;
+}
+
+/* Whether r joins a folded line: a skipped row, kept with the others of
+ * its matrix skipped for the same reason (the first SPB_FOLD_REASONS
+ * reasons; a row beyond them is printed as it comes). */
+static int fold(const spb_run_opts *opts, spb_run_totals *totals, const spb_result *r)
+{
+    if (r->status != SPB_ROW_SKIPPED) return 0;
+    if (totals->skips.count && strcmp(totals->skips.matrix, r->matrix) != 0)
+        flush_folded(opts, totals);
+    snprintf(totals->skips.matrix, sizeof totals->skips.matrix, "%s", r->matrix);
+    spb_fold *f = NULL;
+    for (int k = 0; k < totals->skips.count && !f; k++)
+        if (strcmp(totals->skips.folds[k].reason, r->message) == 0) f = &totals->skips.folds[k];
+    if (!f && totals->skips.count == SPB_FOLD_REASONS) return 0;
+    if (!f) {
+        f = &totals->skips.folds[totals->skips.count++];
+        snprintf(f->reason, sizeof f->reason, "%s", r->message);
+        f->kernels[0] = '\0';
+        f->count = f->names = f->more = 0;
+    }
+    f->count++; /* a kernel at several thread counts is one name, listed once */
+    if (!fold_names(f, r->kernel) && f->names == SPB_FOLD_NAMES) {
+        f->more = 1;
+    } else if (!fold_names(f, r->kernel)) {
+        size_t used = strlen(f->kernels);
+        snprintf(f->kernels + used, sizeof f->kernels - used, "%s%s", used ? ", " : "", r->kernel);
+        f->names++;
+    }
+    return 1;
+}
+
+/* A row into the table and the outputs, and into the tallies; a row read
+ * back by --resume (stored) goes to the JSON but not again to the CSV. */
+static void emit_row(const spb_run_opts *opts, spb_run_totals *totals, const spb_result *r,
+                     int stored, spb_status *csv_status, char *msg)
+{
+    progress_finish(opts->out.progress); /* the row replaces the live progress line */
+    if (!fold(opts, totals, r)) report_table_row(opts->out.table, r);
+    if (*csv_status == SPB_OK && !stored)
+        *csv_status = report_csv_row(opts->out.csv, opts->out.csv_path, r, msg);
+    if (*csv_status == SPB_OK)
+        *csv_status =
+            report_json_row(opts->out.json, opts->out.json_path, r, totals->counts.rows == 0, msg);
+    totals->counts.rows++;
+    totals->counts.resumed += stored;
+    totals->counts.noisy += r->status == SPB_ROW_OK && r->timing.noisy;
+    totals->counts.throttled += r->status == SPB_ROW_OK && r->energy.throttled == 1;
+    if (!stored && opts->out.machine) machine_load_sample(opts->out.machine);
+    totals->counts.ok += r->status == SPB_ROW_OK;
+    totals->counts.wrong += r->status == SPB_ROW_WRONG;
+    totals->counts.skipped += r->status == SPB_ROW_SKIPPED;
+    totals->counts.errors += r->status == SPB_ROW_ERROR;
+}
+
+static void emit(const spb_run_opts *opts, spb_run_totals *totals, const spb_result *r,
+                 spb_status *csv_status, char *msg)
+{
+    emit_row(opts, totals, r, 0, csv_status, msg);
+}
+
+/* Keeps an ok row of the operation's baseline or vendor kernel: the
+ * speedups and break-even counts of the rows after it use its figures. */
+static void note_reference(spb_case *c, const spb_run_opts *opts, const spb_result *r)
+{
+    if (r->status != SPB_ROW_OK) return;
+    int p = strcmp(r->precision, spb_precision_str(SPB_FP32)) == 0 ? SPB_FP32 : SPB_FP64;
+    if (strcmp(r->kernel, opts->op->baseline->name) == 0) c->baseline_seconds[p] = r->timing.median;
+    if (opts->op->vendor && strcmp(r->kernel, opts->op->vendor->name) == 0) {
+        c->vendor_seconds[p] = r->timing.median;
+        c->vendor_prepare_s[p] = r->prepare_ms / 1e3;
+    }
+}
+
+/* A device row faster than the vendor kernel: the products after which its
+ * costlier prepare has paid for itself (ISpMV's measure), 0 when it costs
+ * no more. */
+static void break_even(const spb_case *c, const spb_kernel *kernel, const spb_run_opts *opts,
+                       spb_result *r)
+{
+    double vendor_t = c->vendor_seconds[c->precision], vendor_p = c->vendor_prepare_s[c->precision];
+    double t = r->timing.median, p = r->prepare_ms / 1e3;
+    if (kernel->backend != SPB_BACKEND_CUDA || kernel == opts->op->vendor || !(vendor_t > 0) ||
+        !(t < vendor_t) || isnan(p))
+        return;
+    r->break_even_products = p <= vendor_p ? 0 : ceil((p - vendor_p) / (vendor_t - t));
+}
+
+/* A row --resume found in the CSV, reported as if measured now: in the
+ * JSON, the table, the tallies and the summary, and as the speedup
+ * baseline or vendor figures of the rows still to measure (c may be
+ * NULL). */
+static void replay(const spb_run_opts *opts, spb_run_totals *totals, const spb_done_row *row,
+                   spb_case *c, spb_status *csv_status, char *msg)
+{
+    spb_result r;
+    result_from_csv(&r, row->fields, row->count);
+    totals->replayed[row - opts->done->rows] = 1;
+    emit_row(opts, totals, &r, 1, csv_status, msg);
+    summary_note(&totals->summary, &r);
+    if (c) note_reference(c, opts, &r);
+}
+
+/* The timed host calls: `calls` products through the operation, on the
+ * inputs of the row's precision (rows of both precisions take turns). */
+typedef struct {
+    const spb_operation *op;
+    const spb_kernel *kernel;
+    void *state;
+    spb_case *c;
+    spb_precision precision;
+    char *msg;
+} host_calls;
+
+static double time_host_calls(void *ctx, int calls)
+{
+    host_calls *h = ctx;
+    h->c->precision = h->precision;
+    double start = timing_now();
+    spb_status st = h->op->host_calls(h->kernel, h->state, h->c, calls, h->msg);
+    double elapsed = timing_now() - start;
+    return st == SPB_OK ? elapsed : -1.0;
+}
+
+/* supports and prepare (timed on its own) into r; 0 when the row ends here. */
+static int prepare_kernel(const spb_kernel *kernel, spb_case *c, const spb_kernel_config *config,
+                          spb_kernel_plan *plan, spb_result *r, spb_phase_times *phases,
+                          char *row_msg)
+{
+    if (kernel->supports && !kernel->supports(kernel, c->A, row_msg)) {
+        r->status = SPB_ROW_SKIPPED;
+        return 0;
+    }
+    if (config->precision == SPB_FP32 && !kernel->fp32) {
+        spb_fail(row_msg, SPB_ERR_DECLINED, "this kernel has no fp32 version yet");
+        r->status = SPB_ROW_SKIPPED;
+        return 0;
+    }
+    *plan = (spb_kernel_plan){0};
+    plan->tune_ms = NAN;
+    double start = timing_now();
+    spb_status st = kernel->prepare(kernel, &c->formats, config, plan, row_msg);
+    r->prepare_ms = (timing_now() - start) * 1e3;
+    phase_add(phases, strncmp(kernel->name, "auto.", 5) == 0 ? SPB_PHASE_AUTO : SPB_PHASE_PREPARE,
+              r->prepare_ms / 1e3);
+    if (st != SPB_OK) {
+        /* a kernel that declines this matrix by design is skipped, not failed */
+        r->status = st == SPB_ERR_DECLINED ? SPB_ROW_SKIPPED : SPB_ROW_ERROR;
+        return 0;
+    }
+    r->stored_entries = (double)plan->stored_entries;
+    r->tune_ms = plan->tune_ms;
+    if (plan->block_size) r->block_size = plan->block_size;
+    return 1;
+}
+
+/* A kernel slower than --max-kernel-ms: the row is that one call alone
+ * (`what` took `seconds`), marked capped, and the study moves on. */
+static void cap_row(spb_result *r, const char *what, double seconds, double cap_ms, char *row_msg)
+{
+    r->timing.median = r->timing.min = r->timing.max = seconds;
+    r->timing.samples = r->timing.batch = r->timing.attempts = 1;
+    r->timing.spread = 0;
+    r->timing.noisy = 0;
+    r->timing.kept = 1;
+    r->timing.kept_s[0] = (float)seconds;
+    r->capped = 1;
+    size_t used = strlen(row_msg);
+    snprintf(row_msg + used, SPB_MSG_LEN - used,
+             "%scapped: %s took %.0f ms, over --max-kernel-ms %g: timed from that call alone",
+             used ? "; " : "", what, seconds * 1e3, cap_ms);
+}
+
+/* The validated first product, then the cap: 1 when the row is to be
+ * timed, 0 when it ends here (r's status and message say how: failed,
+ * wrong, or capped and timed from that call alone). */
+static int first_product(const spb_kernel *kernel, void *state, spb_case *c,
+                         const spb_run_opts *opts, spb_result *r, char *row_msg)
+{
+    const spb_operation *op = opts->op;
+    double start = timing_now();
+    r->status = op->product(kernel, state, c, r->tolerance, &r->error, row_msg);
+    double first = timing_now() - start;
+    phase_add(opts->out.phases, SPB_PHASE_VALIDATE, first);
+    if (r->status != SPB_ROW_OK) {
+        if (r->status == SPB_ROW_WRONG)
+            spb_fail(row_msg, SPB_ERR_INVALID, "first product failed validation");
+        return 0;
+    }
+    r->capped = 0;
+    if (opts->max_kernel_ms > 0 && first * 1e3 > opts->max_kernel_ms && kernel->time_calls) {
+        /* a device row's first call also brought the output to the host and
+         * validated it (a second, for C of 10^8 entries): one whole product
+         * alone decides */
+        double alone = kernel->time_calls(state, 1);
+        if (alone < 0) {
+            if (kernel->check) kernel->check(state, row_msg);
+            r->status = SPB_ROW_ERROR;
+            return 0;
+        }
+        first = alone;
+    }
+    if (opts->max_kernel_ms > 0 && first * 1e3 > opts->max_kernel_ms) {
+        cap_row(r, kernel->time_calls ? "one whole product on the device" : "its first call", first,
+                opts->max_kernel_ms, row_msg);
+        return 0;
+    }
+    return 1;
+}
+
+/* After the timed calls: their outcome (`timed`, and r->timing when it is
+ * SPB_OK), then one more whole product of the same state, validated. Fills
+ * r's status and error. */
+static spb_status after_timing(const spb_kernel *kernel, void *state, spb_case *c,
+                               const spb_run_opts *opts, spb_status timed, spb_result *r,
+                               char *row_msg)
+{
+    if (timed != SPB_OK) {
+        /* the device's own account (out of memory, say) before the timing's */
+        char device[SPB_MSG_LEN] = "";
+        spb_status st = kernel->check ? kernel->check(state, device) : SPB_OK;
+        if (st != SPB_OK) snprintf(row_msg, SPB_MSG_LEN, "%s", device);
+        r->status = SPB_ROW_ERROR;
+        return st != SPB_OK ? st : timed;
+    }
+    spb_validation last;
+    double start = timing_now();
+    spb_row_status after = opts->op->product(kernel, state, c, r->tolerance, &last, row_msg);
+    phase_add(opts->out.phases, SPB_PHASE_VALIDATE, timing_now() - start);
+    if (after == SPB_ROW_ERROR) {
+        r->status = SPB_ROW_ERROR;
+        return SPB_ERR_DEVICE;
+    }
+    if (!last.passed || !(last.abs_l2 <= r->error.abs_l2)) r->error = last;
+    if (after == SPB_ROW_WRONG) {
+        r->status = SPB_ROW_WRONG;
+        spb_fail(row_msg, SPB_ERR_INVALID, "a product after the timed calls failed validation");
+    }
+    return SPB_OK;
+}
+
+/* Rates, roofline fraction and speedup over the operation's baseline. */
+static void fill_metrics(spb_case *c, const spb_run_opts *opts, double bytes, double bandwidth_gbs,
+                         spb_result *r)
+{
+    double t = r->timing.median;
+    r->gflops = opts->op->flops(c) / t / 1e9;
+    r->gbytes_per_s = bytes / t / 1e9;
+    r->bandwidth_gbs = bandwidth_gbs;
+    if (bandwidth_gbs > 0) r->roofline_frac = r->gbytes_per_s / bandwidth_gbs;
+    /* against the baseline in the same precision */
+    note_reference(c, opts, r); /* the baseline's own row: the speedup below is 1 */
+    if (c->baseline_seconds[c->precision] > 0) {
+        r->speedup = c->baseline_seconds[c->precision] / t;
+        r->efficiency = r->speedup / (r->threads * r->ranks); /* per core in use */
+    }
+    /* flops per joule: the energy pass's products, apart from the timing */
+    if (r->energy.joules_per_product > 0)
+        r->gflops_per_watt = opts->op->flops(c) / r->energy.joules_per_product / 1e9;
+}
+
+/* The kernel's bound (the GPU's, or the CPU's at its thread count) and
+ * whether its working set fits in that side's last-level cache. */
+static double bound_for(const spb_kernel *kernel, const spb_run_opts *opts, int threads,
+                        double bytes, int *in_cache)
+{
+    const spb_roofline *roof = opts->roofline;
+    *in_cache = -1;
+    /* the bandwidth is measured by rank 0 alone: no bound for P ranks */
+    if (!roof || kernel_over_ranks(kernel)) return 0;
+    int gpu = kernel->backend == SPB_BACKEND_CUDA;
+    double llc = gpu ? roof->gpu_l2_bytes : roof->cpu_llc_bytes;
+    if (llc > 0) *in_cache = bytes <= llc;
+    return gpu ? roofline_gpu(roof) : roofline_cpu(roof, threads);
+}
+
+/* A distributed row's exchange figures, and the medians over its samples
+ * of compute, exposed communication and (GPU rows) the exchange, whose
+ * bandwidth is the most bytes a rank sends over it. */
+static void distributed_figures(const void *state, spb_result *r)
+{
+    double *series[DIST_SERIES];
+    int samples = dist_kernel_stats(state, &r->dist, series);
+    if (samples <= 0) return;
+    r->dist.compute_s = timing_median(series[DIST_COMPUTE], samples);
+    r->dist.comm_s = timing_median(series[DIST_COMM], samples);
+    if (!series[DIST_EXCHANGE]) return;
+    r->dist.exchange_s = timing_median(series[DIST_EXCHANGE], samples);
+    if (r->dist.exchange_s > 0 && r->dist.bytes_max > 0)
+        r->dist.exchange_gbs = r->dist.bytes_max / r->dist.exchange_s / 1e9;
+}
+
+spb_status run_single_product(const spb_operation *op, const spb_kernel *kernel, spb_case *c,
+                              const spb_kernel_config *config, double tolerance, spb_validation *v,
+                              char *msg)
+{
+    if (kernel->supports && !kernel->supports(kernel, c->A, msg))
+        return spb_fail(msg, SPB_ERR_DECLINED, "kernel %s cannot run here", kernel->name);
+    spb_kernel_plan plan = {0};
+    spb_status st = kernel->prepare(kernel, &c->formats, config, &plan, msg);
+    if (st != SPB_OK) return st;
+    spb_row_status status = op->product(kernel, plan.state, c, tolerance, v, msg);
+    kernel->release(plan.state);
+    if (status == SPB_ROW_ERROR) {
+        char why[SPB_MSG_LEN];
+        snprintf(why, sizeof why, "%s", msg);
+        return spb_fail(msg, SPB_ERR_DEVICE, "%s failed%s%s", kernel->name, why[0] ? ": " : "",
+                        why);
+    }
+    return status == SPB_ROW_WRONG ? SPB_ERR_INVALID : SPB_OK;
+}
+
+void progress_show(spb_progress *p, const char *matrix, const char *kernel)
+{
+    if (!p || !p->out) return;
+    double elapsed = timing_now() - p->start;
+    char left[32] = "?";
+    if (p->index > 1) { /* from the matrices finished so far */
+        double eta = elapsed / (p->index - 1) * (p->total - p->index + 1);
+        snprintf(left, sizeof left, "%02d:%02d:%02d", (int)(eta / 3600), (int)(eta / 60) % 60,
+                 (int)eta % 60);
+    }
+    fprintf(p->out, "%s[%d/%d] %s: %s (elapsed %02d:%02d:%02d, left ~%s)%s",
+            p->live ? "\r\033[K" : "", p->index, p->total, matrix, kernel, (int)(elapsed / 3600),
+            (int)(elapsed / 60) % 60, (int)elapsed % 60, left, p->live ? "" : "\n");
+    fflush(p->out);
+}
+
+void progress_finish(spb_progress *p)
+{
+    if (p && p->out && p->live) fputs("\r\033[K", p->out);
+}
+
+spb_status run_totals_begin(const spb_run_opts *opts, spb_run_totals *totals, char *msg)
+{
+    memset(totals, 0, sizeof *totals);
+    if (!opts->done || opts->done->count == 0) return SPB_OK;
+    totals->replayed = spb_calloc((size_t)opts->done->count, 1);
+    return totals->replayed ? SPB_OK
+                            : spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the resumed rows");
+}
+
+spb_status run_replay_rest(const spb_run_opts *opts, spb_run_totals *totals, char *msg)
+{
+    spb_status st = SPB_OK;
+    int kept = 0;
+    for (int k = 0; opts->done && k < opts->done->count && st == SPB_OK; k++) {
+        if (totals->replayed[k]) continue;
+        if (kept++ == 0 && opts->out.table)
+            fprintf(opts->out.table, "# rows of %s this run did not select, kept as they are:\n",
+                    opts->out.csv_path);
+        replay(opts, totals, &opts->done->rows[k], NULL, &st, msg);
+    }
+    return st;
+}
+
+void run_totals_free(spb_run_totals *totals)
+{
+    spb_free(totals->replayed);
+    totals->replayed = NULL;
+    spb_free(totals->one_rank.at);
+    totals->one_rank.at = NULL;
+    totals->one_rank.count = totals->one_rank.cap = 0;
+    summary_free(&totals->summary);
+}
+
+/* The row --resume found already measured, or NULL. */
+static const spb_done_row *stored_row(const spb_run_opts *opts, const char *matrix,
+                                      const char *kernel, spb_precision precision, int threads,
+                                      int ranks)
+{
+    char key[1024];
+    spb_row_key row = {matrix,  opts->op->name, kernel,        spb_precision_str(precision),
+                       threads, ranks,          opts->settings};
+    resume_key(key, sizeof key, &row);
+    return resume_find(opts->done, key);
+}
+
+/* Whether every planned row of the matrix is already measured (or the
+ * matrix failed to load before); if so, replays them all. */
+static int replayed_whole(const char *name, const spb_plan *plan, const spb_run_opts *opts,
+                          spb_run_totals *totals, spb_status *csv_status, char *msg)
+{
+    if (!opts->done) return 0;
+    const spb_done_row *failed = stored_row(opts, name, "", plan->first_precision, 0, 1);
+    if (failed) {
+        replay(opts, totals, failed, NULL, csv_status, msg);
+        return 1;
+    }
+    for (int pass = 0; pass < 2; pass++) /* all there? then replay them all */
+        for (int i = 0; i < plan->count && *csv_status == SPB_OK; i++) {
+            const spb_planned_row *p = &plan->rows[i];
+            const spb_done_row *row = stored_row(opts, name, p->kernel->name, p->config.precision,
+                                                 p->config.threads, p->config.ranks);
+            if (pass == 0 && !row) return 0;
+            if (pass == 1) replay(opts, totals, row, NULL, csv_status, msg);
+        }
+    return 1;
+}
+
+/* A row with the fields every row of this case shares. */
+static void row_start(spb_result *r, const spb_run_opts *opts, spb_precision precision,
+                      const spb_case *c, const spb_kernel *kernel, char *row_msg)
+{
+    result_init(r);
+    r->matrix = c->name;
+    r->source_id = c->source_id ? c->source_id : "";
+    r->operation = opts->op->name;
+    r->precision = spb_precision_str(precision);
+    r->settings = opts->settings;
+    r->measured_under = opts->measured_under ? opts->measured_under : "";
+    r->host = opts->host ? opts->host : "";
+    r->message = row_msg;
+    if (!kernel) return;
+    r->kernel = kernel->name;
+    r->format = kernel->format;
+    r->backend = backend_name(kernel->backend);
+    /* the bound scales with the unit roundoff of the precision computed in */
+    r->tolerance = validation_bound(opts->tolerance, precision);
+}
+
+/* The baseline's and the vendor kernel's figures that --resume found in
+ * the CSV, whether or not they are selected now: the speedups and
+ * break-even counts of the rows measured now use them. */
+static void references_from_done(spb_case *c, const spb_run_opts *opts)
+{
+    const spb_kernel *references[] = {opts->op->baseline, opts->op->vendor};
+    for (int k = 0; k < 2; k++)
+        for (int p = 0; p < SPB_PRECISIONS && references[k]; p++) {
+            spb_kernel_config config = plan_first_config(opts, references[k], (spb_precision)p);
+            const spb_done_row *row = stored_row(opts, c->name, references[k]->name,
+                                                 config.precision, config.threads, config.ranks);
+            spb_result r;
+            if (!row) continue;
+            result_from_csv(&r, row->fields, row->count);
+            note_reference(c, opts, &r);
+        }
+}
+
+/* What the progress line says a row measures: its place among the
+ * matrix's rows; an OpenMP kernel at its thread count, a distributed one at
+ * its ranks (and threads per rank). */
+static void describe_run(char *doing, size_t size, int place, int of, const spb_kernel *kernel,
+                         const spb_kernel_config *config)
+{
+    int threads = config->threads;
+    int keep = snprintf(doing, size, "row %d of %d, %s", place, of, kernel->name);
+    if (keep < 0 || (size_t)keep >= size) return;
+    if (kernel_over_ranks(kernel))
+        snprintf(doing + keep, size - (size_t)keep, " at %d rank%s x %d thread%s", config->ranks,
+                 config->ranks == 1 ? "" : "s", threads, threads == 1 ? "" : "s");
+    else if (kernel->backend == SPB_BACKEND_OPENMP)
+        snprintf(doing + keep, size - (size_t)keep, " at %d thread%s", threads,
+                 threads == 1 ? "" : "s");
+}
+
+/* The one-rank time of r's matrix, kernel, threads and precision, or
+ * NULL; with `add`, a new entry when there is none. */
+static spb_one_rank *one_rank_of(spb_run_totals *totals, const spb_result *r, int add)
+{
+    for (int k = 0; k < totals->one_rank.count; k++) {
+        spb_one_rank *o = &totals->one_rank.at[k];
+        if (o->threads == r->threads && strcmp(o->matrix, r->matrix) == 0 &&
+            strcmp(o->kernel, r->kernel) == 0 && strcmp(o->precision, r->precision) == 0)
+            return o;
+    }
+    if (!add) return NULL;
+    if (!spb_grow((void **)&totals->one_rank.at, &totals->one_rank.cap, totals->one_rank.count, 32,
+                  sizeof *totals->one_rank.at))
+        return NULL; /* the rows stay right; only their scaling is left empty */
+    spb_one_rank *o = &totals->one_rank.at[totals->one_rank.count++];
+    snprintf(o->matrix, sizeof o->matrix, "%s", r->matrix);
+    snprintf(o->kernel, sizeof o->kernel, "%s", r->kernel);
+    snprintf(o->precision, sizeof o->precision, "%s", r->precision);
+    o->threads = r->threads;
+    return o;
+}
+
+/* A distributed row against the same row at one rank (measured before it:
+ * ranks ascend). Strong scaling: speedup t1/tP, efficiency speedup / P.
+ * Weak scaling (the matrix grows with P): efficiency t1/tP, speedup P times
+ * it (the scaled speedup). */
+static void scale_over_ranks(spb_run_totals *totals, const spb_run_opts *opts, spb_result *r)
+{
+    if (!result_over_ranks(r) || r->status != SPB_ROW_OK) return;
+    spb_one_rank *one = one_rank_of(totals, r, r->ranks == 1);
+    if (!one) return;
+    if (r->ranks == 1) one->seconds = r->timing.median;
+    double ratio = one->seconds / r->timing.median;
+    r->rank_speedup = opts->weak ? ratio * r->ranks : ratio;
+    r->rank_efficiency = opts->weak ? ratio : ratio / r->ranks;
+}
+
+/* The error row of a distributed row about to be measured, kept in
+ * opts->in_flight until its own row is written (see run.h). */
+static void keep_in_flight(const spb_run_opts *opts, const spb_result *r)
+{
+    if (!opts->in_flight || !result_over_ranks(r)) return;
+    char msg[SPB_MSG_LEN] = "";
+    spb_result e = *r;
+    e.status = SPB_ROW_ERROR;
+    e.message = "a rank ended the job during this row, twice (killed or crashed; mpirun aborted "
+                "it)";
+    FILE *f = fopen(opts->in_flight, "w");
+    if (!f) return;
+    report_csv_row(f, opts->in_flight, &e, msg);
+    fclose(f);
+}
+
+/* A row of the matrix in hand. Rows are prepared and validated one by one
+ * and held; then the held rows are timed together, in turns (timing.h), and
+ * every row is written in table order. */
+typedef struct {
+    const spb_kernel *kernel;
+    spb_kernel_config config;
+    int place, of;              /* its place in the matrix's plan, for the progress line */
+    const spb_done_row *stored; /* --resume: replayed, not measured */
+    spb_result r;
+    char msg[SPB_MSG_LEN];
+    void *state;     /* prepared, validated once, waiting to be timed (NULL: none) */
+    int dropped;     /* its timing stopped by a signal: not written (--resume redoes it) */
+    int again;       /* out of device memory beside the rows it took turns with: redone alone */
+    host_calls call; /* its timed calls, when it has no time_calls of its own */
+    double bytes, bound;
+} held_row;
+
+typedef struct {
+    held_row *rows; /* room for every row of the matrix: r.message points into it */
+    int count;
+    int waiting; /* rows holding a state */
+} held_rows;
+
+/* Whether the kernel is timed alone, never in turns with other rows (the
+ * row says why: core/kernel.h). */
+static int timed_alone(const spb_kernel *kernel) { return kernel->timed_alone; }
+
+/* Bounds, figures from the state, then the state released. */
+static void release_held(const spb_run_opts *opts, held_row *h)
+{
+    if (h->r.status == SPB_ROW_OK && opts->op->kernel_seconds)
+        h->r.kernel_ms = opts->op->kernel_seconds(h->kernel, h->state) * 1e3;
+    if (kernel_over_ranks(h->kernel)) distributed_figures(h->state, &h->r);
+    h->kernel->release(h->state);
+    h->state = NULL;
+}
+
+/* The row's prepare and first product; its state is held when it is to be
+ * timed, else released. */
+static void start_row(spb_case *c, held_rows *held, held_row *h, const spb_run_opts *opts)
+{
+    char doing[160];
+    describe_run(doing, sizeof doing, h->place, h->of, h->kernel, &h->config);
+    progress_show(opts->out.progress, c->name, doing);
+    row_start(&h->r, opts, h->config.precision, c, h->kernel, h->msg);
+    h->r.threads = h->config.threads;
+    h->r.ranks = h->config.ranks;
+    h->r.stats = c->stats;
+    h->r.products = c->products;
+    h->r.nnz_c = c->nnz_c;
+    c->precision = h->config.precision;
+    keep_in_flight(opts, &h->r);
+    spb_kernel_plan plan;
+    if (!prepare_kernel(h->kernel, c, &h->config, &plan, &h->r, opts->out.phases, h->msg)) return;
+    h->bytes = opts->op->bytes(c, &plan, h->config.precision);
+    h->bound = bound_for(h->kernel, opts, h->config.threads, h->bytes, &h->r.in_cache);
+    h->state = plan.state;
+    if (first_product(h->kernel, h->state, c, opts, &h->r, h->msg)) {
+        held->waiting++;
+        h->call = (host_calls){opts->op, h->kernel, h->state, c, h->config.precision, h->msg};
+    } else {
+        release_held(opts, h);
+    }
+}
+
+/* Rows that run on the same processors take turns together: the device
+ * rows, and the CPU rows at each thread count (a wider row's idle workers,
+ * still spinning, would slow a narrower row timed after it). */
+static int turn_group(const held_row *h)
+{
+    return h->kernel->backend == SPB_BACKEND_CUDA ? 0 : h->config.threads;
+}
+
+/* Which rows a row ranks against when its noise is weighed (see
+ * spb_timed_row): the others of its precision; the rows every other is
+ * divided by (the baseline's speedup, the vendor's break-even) in none. */
+static int row_contest(const spb_run_opts *opts, const held_row *h)
+{
+    if (h->kernel == opts->op->baseline || h->kernel == opts->op->vendor) return 0;
+    return 1 + (int)h->config.precision;
+}
+
+/* After a row's timing: whether the GPU throttled while its group was
+ * timed, and its energy pass (a failure of its products is the row's). */
+static spb_status measure_energy(const spb_run_opts *opts, held_row *h, const spb_timed_row *t,
+                                 const spb_throttle_mark *before, const spb_throttle_mark *after,
+                                 spb_energy_edge *edge)
+{
+    int gpu = h->kernel->backend == SPB_BACKEND_CUDA;
+    int cpu = h->kernel->backend == SPB_BACKEND_SERIAL || h->kernel->backend == SPB_BACKEND_OPENMP;
+    if (t->status != SPB_OK || (!gpu && !cpu))
+        return t->status; /* distributed rows: not measured */
+    if (gpu) energy_throttled_between(opts->energy, before, after, &h->r.energy);
+    if (opts->energy_window_s <= 0 || run_stop_requested()) return SPB_OK;
+    char why[SPB_MSG_LEN] = "";
+    double start = timing_now();
+    spb_status st = energy_measure(opts->energy, gpu, t->time_calls, t->ctx, h->r.timing.median,
+                                   opts->energy_window_s, edge, &h->r.energy, why);
+    phase_add(opts->out.phases, SPB_PHASE_ENERGY, timing_now() - start);
+    if (st == SPB_ERR_DEVICE) {
+        snprintf(h->msg, SPB_MSG_LEN, "%s", why);
+        return st;
+    }
+    if (st != SPB_OK && why[0]) { /* a counter unread: columns empty, the reason in the message */
+        h->r.energy.joules_per_product = h->r.energy.watts = h->r.energy.err = NAN;
+        size_t used = strlen(h->msg);
+        snprintf(h->msg + used, SPB_MSG_LEN - used, "%senergy not measured: %s", used ? "; " : "",
+                 why);
+    }
+    return SPB_OK;
+}
+
+/* Times the waiting rows of h's turn group in turns (timed[] and slot[]:
+ * room for them); each is validated once more and released, or dropped
+ * when a stop cuts the timing short. 1 when it did. */
+static int time_group(spb_case *c, held_rows *held, int first, spb_timed_row *timed, int *slot,
+                      const spb_run_opts *opts)
+{
+    int group = turn_group(&held->rows[first]), n = 0;
+    for (int i = first; i < held->count; i++) {
+        held_row *h = &held->rows[i];
+        if (!h->state || turn_group(h) != group) continue;
+        slot[n] = i;
+        timed[n] =
+            h->kernel->time_calls
+                ? (spb_timed_row){.time_calls = h->kernel->time_calls,
+                                  .ctx = h->state,
+                                  .msg = h->msg}
+                : (spb_timed_row){.time_calls = time_host_calls, .ctx = &h->call, .msg = h->msg};
+        timed[n++].contest = row_contest(opts, h);
+    }
+    if (n > 1) {
+        char doing[96];
+        if (group == 0)
+            snprintf(doing, sizeof doing, "timing %d device rows in turns", n);
+        else
+            snprintf(doing, sizeof doing, "timing %d rows at %d thread%s in turns", n, group,
+                     group == 1 ? "" : "s");
+        progress_show(opts->out.progress, c->name, doing);
+    }
+    spb_throttle_mark before, after;
+    energy_throttle_mark(opts->energy, &before);
+    double start = timing_now(), again = 0;
+    int stopped = timing_measure_in_turns(timed, n, &opts->timing, run_stop_requested, &again);
+    phase_add(opts->out.phases, SPB_PHASE_TIMING, timing_now() - start - again);
+    phase_add(opts->out.phases, SPB_PHASE_AGAIN, again);
+    energy_throttle_mark(opts->energy, &after);
+    /* the energy passes back to back, so that each opens its window where
+     * the one before closed */
+    spb_energy_edge *edge = opts->energy_edge;
+    for (int k = 0; k < n && !stopped; k++) {
+        held_row *h = &held->rows[slot[k]];
+        /* a row whose calls failed keeps no figures (a first attempt's, say) */
+        if (timed[k].status == SPB_OK) h->r.timing = timed[k].timing;
+        c->precision = h->config.precision;
+        timed[k].status = measure_energy(opts, h, &timed[k], &before, &after, edge);
+    }
+    for (int k = 0; k < n; k++) {
+        held_row *h = &held->rows[slot[k]];
+        if (stopped) {
+            h->dropped = 1;
+        } else {
+            c->precision = h->config.precision;
+            spb_status st =
+                after_timing(h->kernel, h->state, c, opts, timed[k].status, &h->r, h->msg);
+            h->again = st == SPB_ERR_NOMEM && n > 1;
+        }
+        release_held(opts, h);
+    }
+    return stopped;
+}
+
+static void start_row(spb_case *c, held_rows *held, held_row *h, const spb_run_opts *opts);
+static void flush_held(spb_case *c, held_rows *held, const spb_run_opts *opts,
+                       spb_run_totals *totals, spb_status *csv_status, char *msg);
+
+/* Empties the list; the rows whose timing ran out of device memory beside
+ * the others (held states and the pool their products left) are measured
+ * again, each alone, from a fresh prepare, as a row whose prepare fails
+ * beside held rows is. */
+static void redo_alone(spb_case *c, held_rows *held, const spb_run_opts *opts,
+                       spb_run_totals *totals, spb_status *csv_status, char *msg)
+{
+    int count = held->count;
+    held->count = held->waiting = 0;
+    for (int i = 0; i < count && *csv_status == SPB_OK && !run_stop_requested(); i++) {
+        if (!held->rows[i].again) continue;
+        const held_row *was = &held->rows[i];
+        held_row again = {
+            .kernel = was->kernel, .config = was->config, .place = was->place, .of = was->of};
+        held_row *h = &held->rows[held->count++];
+        *h = again;
+        start_row(c, held, h, opts);
+        flush_held(c, held, opts, totals, csv_status, msg); /* alone: never again */
+    }
+}
+
+/* Times the waiting rows, group by group (turn_group), validates each once
+ * more and releases it; then writes every held row, in table order, and
+ * empties the list. */
+static void flush_held(spb_case *c, held_rows *held, const spb_run_opts *opts,
+                       spb_run_totals *totals, spb_status *csv_status, char *msg)
+{
+    size_t n = (size_t)held->waiting;
+    spb_timed_row *timed = n ? spb_calloc(n, sizeof *timed) : NULL;
+    int *slot = n ? spb_calloc(n, sizeof *slot) : NULL;
+    int stopped = 0;
+    for (int i = 0; i < held->count; i++) {
+        held_row *h = &held->rows[i];
+        if (!h->state) continue;
+        if (!timed || !slot) { /* no room to time them: each row says so, or tries alone */
+            h->r.status = SPB_ROW_ERROR;
+            spb_fail(h->msg, SPB_ERR_NOMEM, "out of memory for timing samples");
+            h->again = n > 1;
+            release_held(opts, h);
+        } else if (stopped) {
+            h->dropped = 1;
+            release_held(opts, h);
+        } else {
+            stopped = time_group(c, held, i, timed, slot, opts);
+        }
+    }
+    spb_free(slot);
+    spb_free(timed);
+    /* the vendor row's figures first: the rows before it weigh against it too */
+    for (int i = 0; i < held->count; i++)
+        if (!held->rows[i].stored && !held->rows[i].dropped && !held->rows[i].again &&
+            held->rows[i].kernel == opts->op->vendor)
+            note_reference(c, opts, &held->rows[i].r);
+    for (int i = 0; i < held->count; i++) {
+        held_row *h = &held->rows[i];
+        if (h->stored) {
+            replay(opts, totals, h->stored, c, csv_status, msg);
+            result_from_csv(&h->r, h->stored->fields, h->stored->count);
+            scale_over_ranks(totals, opts, &h->r);
+            continue;
+        }
+        if (h->dropped || h->again) continue;
+        c->precision = h->config.precision;
+        if (h->r.status == SPB_ROW_OK) {
+            fill_metrics(c, opts, h->bytes, h->bound, &h->r);
+            break_even(c, h->kernel, opts, &h->r);
+        }
+        scale_over_ranks(totals, opts, &h->r);
+        /* the error row goes before the row is written: a job ended in
+         * between loses the row (--resume measures it), never doubles it */
+        if (opts->in_flight && kernel_over_ranks(h->kernel)) unlink(opts->in_flight);
+        emit(opts, totals, &h->r, csv_status, msg);
+        summary_note(&totals->summary, &h->r);
+    }
+    redo_alone(c, held, opts, totals, csv_status, msg);
+}
+
+/* Whether the memory left can take one more row beside those held: room
+ * for a kernel's copy of A in another format, a workspace as large, and
+ * its vectors. Held rows take memory page by page as they touch it, and
+ * the kernel of this system does not refuse an allocation it cannot back
+ * but ends the process later: a run that holds its rows must stop adding
+ * to them before that. */
+static int room_for_another_row(const spb_case *c)
+{
+    spb_memory_room room = spb_memory_room_now();
+    double need = 2.0 * csr_bytes(c->A) + (double)sizeof(spb_value) * 2.0 * (c->A->m + c->A->n);
+    return room.bytes < 0 || room.bytes >= need;
+}
+
+/* One row: kernel at config on the case, held (see held_row). When memory
+ * runs short, the rows held are timed and written first. A row that fails
+ * while other rows hold their states may have failed for want of the
+ * memory they hold: they are timed and written first, and the row is tried
+ * again alone. */
+static void hold_row(spb_case *c, held_rows *held, const spb_plan *plan, int index,
+                     const spb_run_opts *opts, spb_run_totals *totals, spb_status *csv_status,
+                     char *msg)
+{
+    const spb_planned_row *p = &plan->rows[index];
+    const held_row fresh = {
+        .kernel = p->kernel, .config = p->config, .place = index + 1, .of = plan->count};
+    if (held->count && (timed_alone(p->kernel) || (held->waiting && !room_for_another_row(c))))
+        flush_held(c, held, opts, totals, csv_status, msg);
+    held_row *h = &held->rows[held->count++];
+    *h = fresh;
+    h->stored = stored_row(opts, c->name, p->kernel->name, p->config.precision, p->config.threads,
+                           p->config.ranks);
+    if (!h->stored) start_row(c, held, h, opts);
+    if (!h->stored && h->r.status == SPB_ROW_ERROR && held->waiting > 0) {
+        held->count--;
+        flush_held(c, held, opts, totals, csv_status, msg);
+        h = &held->rows[held->count++];
+        *h = fresh;
+        start_row(c, held, h, opts);
+    }
+    if (timed_alone(p->kernel)) flush_held(c, held, opts, totals, csv_status, msg);
+}
+
+/* The planned rows on one case. Formats are freed after the last row that
+ * needs them, once no held row refers to them. */
+static spb_status run_case(spb_case *c, const spb_plan *plan, held_rows *held,
+                           const spb_run_opts *opts, spb_run_totals *totals, char *msg)
+{
+    spb_status csv_status = SPB_OK;
+    references_from_done(c, opts);
+    unsigned formats_after = ~0u; /* the formats the rows still to start need */
+    for (int i = 0; i < plan->count && csv_status == SPB_OK && !run_stop_requested(); i++) {
+        hold_row(c, held, plan, i, opts, totals, &csv_status, msg);
+        if (!plan_kernel_ends(plan, i)) continue;
+        formats_after = plan_formats_after(plan, i);
+        if (!held->waiting) format_set_keep(&c->formats, formats_after);
+    }
+    /* after a stop asked for, no row starts, and the rows held are dropped
+     * as their timing stops (flush_held): --resume measures them */
+    flush_held(c, held, opts, totals, &csv_status, msg);
+    format_set_keep(&c->formats, formats_after);
+    return csv_status;
+}
+
+typedef struct {
+    const char *source_id, *matrix;
+} named_source;
+
+static int cmp_named_source(const void *a, const void *b)
+{
+    return strcmp(((const named_source *)a)->source_id, ((const named_source *)b)->source_id);
+}
+
+spb_status run_adopt_names(spb_source_list *list, const spb_done_set *done, char *msg)
+{
+    if (done->count == 0 || list->count == 0) return SPB_OK;
+    named_source *known = spb_malloc((size_t)done->count, sizeof *known);
+    const char **pinned = spb_calloc((size_t)list->count, sizeof *pinned);
+    char(*ids)[SPB_SOURCE_ID_LEN] = spb_malloc((size_t)list->count, sizeof *ids);
+    if (!known || !pinned || !ids) {
+        spb_free(known);
+        spb_free(pinned);
+        spb_free(ids);
+        return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the resumed names");
+    }
+    int count = 0, adopted = 0;
+    for (int j = 0; j < done->count; j++) {
+        spb_result r;
+        result_from_csv(&r, done->rows[j].fields, done->rows[j].count);
+        if (r.source_id[0] && strcmp(r.source_id, "generated") != 0)
+            known[count++] = (named_source){r.source_id, r.matrix};
+    }
+    if (count > 0) qsort(known, (size_t)count, sizeof *known, cmp_named_source);
+    for (int k = 0; k < list->count && count > 0; k++) {
+        if (gen_is_spec(list->items[k])) continue;
+        source_id(list->items[k], ids[k], sizeof ids[k]);
+        named_source key = {ids[k], NULL};
+        const named_source *hit =
+            ids[k][0] ? bsearch(&key, known, (size_t)count, sizeof *known, cmp_named_source) : NULL;
+        if (hit && strcmp(hit->matrix, list->names[k]) != 0 &&
+            source_can_be_named(list->items[k], hit->matrix)) {
+            pinned[k] = hit->matrix;
+            adopted++;
+        }
+    }
+    spb_status st = adopted ? sources_pin_names(list, pinned, msg) : SPB_OK;
+    spb_free(known);
+    spb_free(pinned);
+    spb_free(ids);
+    return st;
+}
+
+spb_status run_check_measured(const spb_done_set *done, const char *measured_under,
+                              const char *csv_path, char *msg)
+{
+    for (int j = 0; j < done->count; j++) {
+        spb_result r;
+        result_from_csv(&r, done->rows[j].fields, done->rows[j].count);
+        if (strcmp(r.measured_under, measured_under) == 0) continue;
+        return spb_fail(msg, SPB_ERR_INVALID,
+                        "%s: its rows were measured under '%s'; this run is '%s': a file would "
+                        "state one and hold rows of the other; resume with the same options "
+                        "and build, or into a new CSV",
+                        csv_path, r.measured_under, measured_under);
+    }
+    return SPB_OK;
+}
+
+spb_status run_check_sources(const spb_source_list *list, const spb_done_set *done,
+                             const char *csv_path, char *msg)
+{
+    for (int k = 0; k < list->count; k++) {
+        char id[SPB_SOURCE_ID_LEN];
+        int first, count = resume_rows_of(done, list->names[k], &first);
+        if (count == 0) continue;
+        source_id(list->items[k], id, sizeof id);
+        for (int j = first; j < first + count; j++) {
+            spb_result r;
+            const spb_done_row *row = &done->rows[j];
+            result_from_csv(&r, row->fields, row->count);
+            if (strcmp(r.source_id, id) == 0) continue;
+            return spb_fail(msg, SPB_ERR_INVALID,
+                            "%s: %s holds %d rows of %s measured from another file, or from "
+                            "this one before it changed (%s then; %s now); resume into a new "
+                            "CSV, or take those rows out of it",
+                            list->items[k], csv_path, count, list->names[k],
+                            r.source_id[0] ? r.source_id : "unreadable", id[0] ? id : "unreadable");
+        }
+    }
+    return SPB_OK;
+}
+
+spb_status run_matrix(const char *source, const char *name, const spb_run_opts *opts,
+                      spb_run_totals *totals, char *msg)
+{
+    char row_msg[SPB_MSG_LEN] = "";
+    spb_plan plan;
+    spb_status st = plan_build(&plan, opts, row_msg); /* failed: the matrix's error row */
+    spb_status replay_status = SPB_OK;
+    if (st == SPB_OK && replayed_whole(name, &plan, opts, totals, &replay_status, msg)) {
+        plan_free(&plan);
+        flush_folded(opts, totals);
+        progress_show(opts->out.progress, name, "already in the CSV");
+        return replay_status;
+    }
+    progress_show(opts->out.progress, name, "loading");
+    double loading = timing_now();
+    spb_csr A = {0};
+    char id[SPB_SOURCE_ID_LEN];
+    source_id(source, id, sizeof id);
+    spb_case c = {.name = name, .source_id = id, .A = &A, .operand = opts->operand};
+    spb_cache_note cache;
+    if (st == SPB_OK) st = source_load_cached(source, opts->cache_dir, &A, &cache, row_msg);
+    if (st == SPB_OK && cache.outcome == SPB_CACHE_NOT_STORED)
+        fprintf(stderr, "spbench: warning: cache: %s\n", cache.text);
+    format_set_init(&c.formats, &A);
+    if (st == SPB_OK) st = opts->op->case_setup(&c, opts->seed, row_msg);
+    phase_add(opts->out.phases, SPB_PHASE_LOAD, timing_now() - loading);
+    held_rows held = {0};
+    if (st == SPB_OK && !(held.rows = spb_calloc((size_t)plan.count + 1, sizeof *held.rows)))
+        st = spb_fail(row_msg, SPB_ERR_NOMEM, "%s: out of memory for its rows", name);
+    spb_status csv_status = SPB_OK;
+    if (st != SPB_OK) { /* one error row for the matrix; the batch goes on */
+        spb_result r;
+        row_start(&r, opts, plan.first_precision, &c, NULL, row_msg);
+        emit(opts, totals, &r, &csv_status, msg);
+    } else {
+        csr_stats(&A, &c.stats);
+        csv_status = run_case(&c, &plan, &held, opts, totals, msg);
+        totals->conversions += c.formats.conversions;
+    }
+    spb_free(held.rows);
+    plan_free(&plan);
+    format_set_free(&c.formats);
+    opts->op->case_free(&c);
+    csr_free(&A);
+    flush_folded(opts, totals);
+    return csv_status;
+}

@@ -1,0 +1,178 @@
+/* run.h — measuring every selected kernel on one matrix: per row, prepare
+ * (timed on its own) and a first product on a NaN-poisoned y validated
+ * against the reference; then the rows on the same processors (the device
+ * rows; the CPU rows at one thread count) timed together, in turns (timing.h);
+ * per row, one more validated product, metrics, and one flushed row, in
+ * table order. */
+#ifndef SPB_RUN_H
+#define SPB_RUN_H
+
+#include <stdio.h>
+
+#include "bench/inputs/sources.h"
+#include "bench/machine/machine_load.h"
+#include "bench/machine/roofline.h"
+#include "bench/report/phases.h"
+#include "bench/report/report.h"
+#include "bench/report/resume.h"
+#include "bench/report/summary.h"
+#include "bench/run/operation.h"
+#include "bench/run/selection.h"
+#include "core/timing.h"
+
+/* Progress of a batch on stderr: matrix i of N, kernel, elapsed, time left. */
+typedef struct {
+    FILE *out; /* NULL: quiet */
+    int live;  /* a terminal: one line rewritten in place */
+    int index, total;
+    double start;
+} spb_progress;
+
+void progress_show(spb_progress *p, const char *matrix, const char *kernel);
+void progress_finish(spb_progress *p);
+
+/* Where a run's rows go, apart from how they are measured (spb_run_opts):
+ * the outputs, the progress line and the load watcher. */
+typedef struct {
+    FILE *csv; /* NULL: no CSV */
+    const char *csv_path;
+    FILE *json; /* NULL: no JSON */
+    const char *json_path;
+    FILE *table; /* human-readable rows */
+    spb_progress *progress;
+    spb_machine_load *machine; /* sampled after every row measured (NULL: not watched) */
+    spb_phase_times *phases;   /* where the time goes (NULL: not kept) */
+} spb_reporter;
+
+/* How a run measures: the operation, its kernels and settings; and where
+ * its rows go (out). */
+typedef struct {
+    const spb_operation *op; /* the operation measured */
+    const char *operand;     /* SpGEMM's --b spec (NULL: the default) */
+    const char *host;        /* this machine's name, in every row (NULL: empty) */
+    const char *kernels;     /* selection patterns (NULL: all) */
+    spb_timing_opts timing;
+    double max_kernel_ms;            /* a first call slower caps the row at that call (0: no cap) */
+    uint64_t seed;                   /* for x */
+    double tolerance;                /* see validate.h */
+    spb_kernel_config config;        /* hack size, block size (threads and precision set per row) */
+    const spb_precision *precisions; /* each kernel runs in each (NULL: config.precision only) */
+    int precision_count;
+    const int *threads; /* thread counts for OpenMP kernels (and per rank), ascending */
+    int thread_counts;
+    const int *ranks; /* rank counts for distributed kernels, ascending */
+    int rank_counts;
+    int distributed; /* a distributed study: its rows are chosen by default */
+    int weak;        /* a weak-scaling study: each matrix grows with the ranks */
+    /* run --ranks: where the error row of the distributed row in flight is
+     * kept while it is measured, for the launcher to record should a rank
+     * end the job (NULL: not kept) */
+    const char *in_flight;
+    const spb_roofline *roofline;    /* the bounds and cache sizes (NULL: none) */
+    const char *settings;            /* the row key's settings part (see report.h) */
+    const char *measured_under;      /* the rows' measured_under (see report.h) */
+    const spb_done_set *done;        /* --resume: rows already measured (NULL: none) */
+    const char *cache_dir;           /* --cache: parsed matrices kept here (NULL: none) */
+    const spb_energy_meters *energy; /* the CPU's and GPU's counters (NULL: none read) */
+    double energy_window_s;          /* each row's energy pass (0: none) */
+    spb_energy_edge *energy_edge;    /* the study's last energy window (NULL: none) */
+    spb_reporter out;                /* where the rows go */
+} spb_run_opts;
+
+/* Skipped rows of one matrix that share a reason. */
+#define SPB_FOLD_REASONS 8
+#define SPB_FOLD_NAMES   4 /* kernels named on the line; beyond, only counted */
+typedef struct {
+    char reason[SPB_MSG_LEN];
+    char kernels[160]; /* the first SPB_FOLD_NAMES names, comma-separated */
+    int count;         /* rows */
+    int names, more;   /* names listed; 1 when further kernels are left unnamed */
+} spb_fold;
+
+/* A distributed row's time at one rank. */
+typedef struct {
+    char matrix[128], kernel[64], precision[8];
+    int threads;
+    double seconds;
+} spb_one_rank;
+
+/* The current matrix's skipped rows, one table line per reason, printed
+ * when the matrix ends (a skip says little row by row: "not a pattern
+ * matrix" four times, forty GPU rows without a device). */
+typedef struct {
+    spb_fold folds[SPB_FOLD_REASONS];
+    int count;
+    char matrix[256];
+} spb_skip_folds;
+
+/* Distributed rows at one rank: the time each later rank count is scaled
+ * against (per matrix, kernel, threads and precision). */
+typedef struct {
+    spb_one_rank *at;
+    int count, cap;
+} spb_one_rank_times;
+
+/* What a run keeps from matrix to matrix: its tallies, the skips being
+ * folded, the summary, the one-rank times, and what --resume replayed. */
+typedef struct {
+    spb_row_counts counts;
+    int conversions; /* formats built (each at most once per matrix and setting) */
+    spb_skip_folds skips;
+    spb_summary summary;
+    spb_one_rank_times one_rank;
+    unsigned char *replayed; /* --resume: which rows of opts->done went out again (NULL: none) */
+} spb_run_totals;
+
+/* A stop asked for by a signal (SIGINT, SIGTERM): no other row starts, and
+ * the rows being timed in turns are dropped at their next turn (--resume
+ * measures them); a row being prepared is finished. run_request_stop is async-signal-safe;
+ * run_stop_requested gives the signal, or 0. */
+void run_request_stop(int signo);
+int run_stop_requested(void);
+/* A stop asked for by a file's appearing (the launcher of run --ranks
+ * creates it: signals do not reach the ranks alike under every launcher),
+ * taken as SIGINT; checked between rows. */
+void run_watch_stop_file(const char *path);
+
+void run_totals_free(spb_run_totals *totals);
+
+/* --resume: the rows of the CSV this run did not report (other matrices,
+ * kernels, precisions or thread counts than it selected) into the JSON,
+ * the table and the tallies, so that the JSON keeps every row the CSV
+ * keeps. totals->replayed must have been made (run_totals_begin). */
+spb_status run_replay_rest(const spb_run_opts *opts, spb_run_totals *totals, char *msg);
+/* The totals of a run, with what --resume needs. */
+spb_status run_totals_begin(const spb_run_opts *opts, spb_run_totals *totals, char *msg);
+
+/* With --resume: each source whose rows the CSV holds under another of
+ * its names (a study grown by a file of the same base name: "m", now
+ * "a/m" beside "b/m") keeps that name, so no matrix is measured twice
+ * under two names; the others are named around it. */
+spb_status run_adopt_names(spb_source_list *list, const spb_done_set *done, char *msg);
+
+/* With --resume: refuses rows of the CSV measured under other options or
+ * another build (measured_under) than this run's, naming both. */
+spb_status run_check_measured(const spb_done_set *done, const char *measured_under,
+                              const char *csv_path, char *msg);
+
+/* With --resume: refuses (naming file and CSV) a source whose rows in the
+ * CSV were measured from another file, or from this one before it changed
+ * (its source_id differs), so no stored row is ever replayed for it. */
+spb_status run_check_sources(const spb_source_list *list, const spb_done_set *done,
+                             const char *csv_path, char *msg);
+
+/* Runs the selected kernels on one matrix source, its rows under `name`
+ * (see sources.h). Matrix and kernel failures become error rows; only a
+ * failed CSV or JSON write is returned as an error. */
+spb_status run_matrix(const char *source, const char *name, const spb_run_opts *opts,
+                      spb_run_totals *totals, char *msg);
+
+/* One validated product of one kernel on a set-up case, outside any timing
+ * (`spbench spmv`): supports, prepare, product, release. SPB_ERR_INVALID,
+ * with msg left to the caller, when the product fails validation (v says by
+ * how much). */
+spb_status run_single_product(const spb_operation *op, const spb_kernel *kernel, spb_case *c,
+                              const spb_kernel_config *config, double tolerance, spb_validation *v,
+                              char *msg);
+
+#endif

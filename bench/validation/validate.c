@@ -1,0 +1,142 @@
+/* validate.c — error norms against the reference. */
+#include "bench/validation/validate.h"
+
+#include <math.h>
+#include <stdio.h>
+
+/* A 2-norm summed without overflow (LAPACK's dnrm2 scaling): the squares
+ * are kept relative to the largest magnitude seen, so entries near 1e200
+ * give a finite norm; an infinite or NaN entry makes it infinite or NaN. */
+typedef struct {
+    double scale, ssq;
+} norm_sum;
+
+static void norm_add(norm_sum *n, double v)
+{
+    double a = fabs(v);
+    if (a == 0) return;
+    if (!isfinite(a)) {
+        n->scale = isnan(n->scale) ? n->scale : a;
+        n->ssq = 1;
+    } else if (n->scale < a) {
+        n->ssq = 1 + n->ssq * (n->scale / a) * (n->scale / a);
+        n->scale = a;
+    } else {
+        n->ssq += (a / n->scale) * (a / n->scale);
+    }
+}
+
+static double norm_value(const norm_sum *n) { return n->scale * sqrt(n->ssq); }
+
+double vector_norm2(spb_index len, const spb_value *v)
+{
+    norm_sum n = {0, 0};
+    for (spb_index i = 0; i < len; i++) norm_add(&n, v[i]);
+    return norm_value(&n);
+}
+
+double validation_bound(double tolerance, spb_precision precision)
+{
+    double ratio = spb_precision_unit_roundoff(precision) / spb_precision_unit_roundoff(SPB_FP64);
+    double scaled = tolerance * ratio, most = SPB_DEFAULT_TOLERANCE * ratio;
+    return fmax(tolerance, fmin(scaled, most));
+}
+
+/* err over ref, 0 when both are 0. */
+static double relative(double err, double ref)
+{
+    return ref > 0 ? err / ref : (err == 0 ? 0.0 : INFINITY);
+}
+
+void validate_vector(spb_index len, const spb_value *y, const spb_value *y_ref, double scale,
+                     double tolerance, spb_validation *out)
+{
+    norm_sum err = {0, 0};
+    double max_abs = 0.0;
+    int finite = 1;
+    for (spb_index i = 0; i < len; i++) {
+        double d = y[i] - y_ref[i];
+        if (!isfinite(d)) finite = 0;
+        norm_add(&err, d);
+        if (fabs(d) > max_abs) max_abs = fabs(d);
+    }
+    double ref_norm = vector_norm2(len, y_ref);
+    out->reference_overflow = !isfinite(ref_norm) || !isfinite(scale);
+    out->abs_l2 = finite ? norm_value(&err) : NAN;
+    out->max_abs = finite ? max_abs : NAN;
+    out->rel_l2 = out->reference_overflow ? NAN : relative(out->abs_l2, ref_norm);
+    out->passed = finite && !out->reference_overflow && isfinite(out->abs_l2) &&
+                  out->abs_l2 <= tolerance * scale;
+}
+
+/* The first column where row i of C and of ref differ. */
+static spb_index first_difference(const spb_csr *C, const spb_csr *ref, spb_index i)
+{
+    spb_index kc = C->row_ptr[i], kr = ref->row_ptr[i];
+    for (; kc < C->row_ptr[i + 1] && kr < ref->row_ptr[i + 1]; kc++, kr++)
+        if (C->col_idx[kc] != ref->col_idx[kr])
+            return C->col_idx[kc] < ref->col_idx[kr] ? C->col_idx[kc] : ref->col_idx[kr];
+    return kc < C->row_ptr[i + 1] ? C->col_idx[kc] : ref->col_idx[kr];
+}
+
+/* Whether the patterns agree; where names the first difference if not. */
+static int same_pattern(const spb_csr *C, const spb_csr *ref, char *where, size_t where_size)
+{
+    if (C->m != ref->m || C->n != ref->n) {
+        snprintf(where, where_size, "C is %d x %d, the reference %d x %d", (int)C->m, (int)C->n,
+                 (int)ref->m, (int)ref->n);
+        return 0;
+    }
+    for (spb_index i = 0; i < ref->m; i++) {
+        int same = C->row_ptr[i + 1] - C->row_ptr[i] == ref->row_ptr[i + 1] - ref->row_ptr[i];
+        for (spb_index k = 0; same && k < ref->row_ptr[i + 1] - ref->row_ptr[i]; k++)
+            same = C->col_idx[C->row_ptr[i] + k] == ref->col_idx[ref->row_ptr[i] + k];
+        if (!same) {
+            snprintf(where, where_size,
+                     "pattern differs first at (%d, %d): row %d has %d entries, the reference %d",
+                     (int)i, (int)first_difference(C, ref, i), (int)i,
+                     (int)(C->row_ptr[i + 1] - C->row_ptr[i]),
+                     (int)(ref->row_ptr[i + 1] - ref->row_ptr[i]));
+            return 0;
+        }
+    }
+    return 1;
+}
+
+void validate_csr(const spb_csr *C, const spb_csr *ref, const spb_value *scale, double tolerance,
+                  spb_validation *out, char *where, size_t where_size)
+{
+    out->abs_l2 = out->rel_l2 = out->max_abs = NAN;
+    out->reference_overflow = 0;
+    out->passed = 0;
+    where[0] = '\0';
+    if (!same_pattern(C, ref, where, where_size)) return;
+    norm_sum err2 = {0, 0}, ref2 = {0, 0};
+    double worst = 0.0;
+    int passed = 1, overflow = 0;
+    for (spb_index i = 0; i < ref->m; i++)
+        for (spb_index k = ref->row_ptr[i]; k < ref->row_ptr[i + 1]; k++) {
+            double err = fabs(C->val[k] - ref->val[k]);
+            norm_add(&err2, err);
+            norm_add(&ref2, ref->val[k]);
+            if (err > worst || isnan(err)) worst = err;
+            if (!isfinite(ref->val[k]) || !isfinite(scale[k])) {
+                if (!overflow)
+                    snprintf(where, where_size,
+                             "the exact C overflows fp64 at (%d, %d): nothing to validate against",
+                             (int)i, (int)ref->col_idx[k]);
+                overflow = 1;
+                passed = 0;
+            } else if (!(err <= tolerance * scale[k]) && passed) {
+                passed = 0;
+                snprintf(where, where_size,
+                         "value differs first at (%d, %d): %.17g, expected %.17g", (int)i,
+                         (int)ref->col_idx[k], C->val[k], ref->val[k]);
+            }
+        }
+    out->reference_overflow = overflow;
+    out->abs_l2 = norm_value(&err2);
+    out->rel_l2 = overflow ? NAN : relative(out->abs_l2, norm_value(&ref2));
+    out->max_abs = worst;
+    out->passed = passed;
+}
