@@ -30,9 +30,9 @@ spb_status gpu_query(spb_gpu_info *info, char *msg);
 int gpu_available(char *why);
 
 /* `passes` timed passes (after one untimed) of two kernels over two buffers
- * of 2x L2 each (4x L2 in all, as on the CPU: see bench/bandwidth.h), in GB/s: a device-to-device
- * copy (counting bytes read and written) and a read stream (two buffers read, one value per block
- * written: the traffic of SpMV). The GPU roofline is the best of both. */
+ * of 2x L2 each (4x L2 in all, as on the CPU: see bench/machine/bandwidth.h), in GB/s: a
+ * device-to-device copy (counting bytes read and written) and a read stream (two buffers read, one
+ * value per block written: the traffic of SpMV). The GPU roofline is the best of both. */
 spb_status gpu_bandwidth_samples(int passes, double *copy_gbs, double *read_gbs, char *msg);
 
 /* The link between GPU 0 and GPU 1, as the distributed GPU rows' exchange

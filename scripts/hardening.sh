@@ -5,7 +5,7 @@
 #     synchronisation (libgomp cannot: its barriers are invisible to TSan);
 #  2. a clang build with MPI and PETSc, whose libraries load GNU's OpenMP
 #     runtime beside LLVM's: its OpenMP threads must still get every CPU
-#     the run was given (bench/launch.c, SPB_START_CPUS; without it the
+#     the run was given (bench/machine/placement.c, SPB_START_CPUS; without it the
 #     header read "OpenMP: 1 processors of the machine's 2");
 #  3. a short libFuzzer run of the Matrix Market reader (FUZZ_SECONDS,
 #     default 60) from the seed corpus, under ASan + UBSan.

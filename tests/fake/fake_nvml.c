@@ -2,8 +2,8 @@
  * spbench loads: a GPU at one PCI bus id drawing a steady FAKE_WATTS, its
  * energy counter moving in steps of fake_nvml_step_ms (NVML's moves about
  * every 100 ms); the throttle reasons and violation time are set by the
- * test (fake_nvml_reasons, fake_nvml_limited_ns). test_energy loads it as bench/energy.c loads
- * NVML. */
+ * test (fake_nvml_reasons, fake_nvml_limited_ns). test_energy loads it as
+ * bench/machine/energy.c loads NVML. */
 #include <string.h>
 #include <time.h>
 
