@@ -442,8 +442,8 @@ spb_status report_json_row(FILE *json, const char *path, const spb_result *r, in
 
 void report_table_header(FILE *out)
 {
-    fprintf(out, "%-24s %-22s %3s %10s %10s %6s %8s %8s %6s %9s  %s\n", "matrix", "kernel", "thr",
-            "nnz", "median_ms", "spread", "GFLOPS", "GB/s", "roof%", "rel_err", "status");
+    fprintf(out, "%-24s %-22s %3s %10s %9s %5s %7s %7s %6s %8s  %s\n", "matrix", "kernel", "thr",
+            "nnz", "median_ms", "sprd", "GFLOPS", "GB/s", "roof%", "rel_err", "status");
     fflush(out);
 }
 
@@ -472,7 +472,8 @@ void report_table_row(FILE *out, const spb_result *r)
     if (!isnan(r->timing.median)) snprintf(median, sizeof median, "%.3e", r->timing.median * 1e3);
     /* the interquartile range over the median; a capped row's one sample has none */
     if (r->timing.samples > 1 && r->capped != 1 && !isnan(r->timing.spread))
-        snprintf(spread, sizeof spread, "%.1f%%", 100 * r->timing.spread);
+        snprintf(spread, sizeof spread, "%.*f%%", 100 * r->timing.spread < 9.95 ? 1 : 0,
+                 100 * r->timing.spread);
     if (!isnan(r->gflops)) snprintf(gflops, sizeof gflops, "%.3f", r->gflops);
     if (!isnan(r->gbytes_per_s)) snprintf(gbs, sizeof gbs, "%.2f", r->gbytes_per_s);
     if (!isnan(r->roofline_frac)) /* c: served by the cache, so above 100 can happen */
@@ -494,10 +495,10 @@ void report_table_row(FILE *out, const spb_result *r)
                  "attempts)",
                  100 * r->timing.spread, r->timing.max / r->timing.median, r->timing.attempts);
     char line[2 * SPB_MSG_LEN];
-    int keep = snprintf(line, sizeof line, "%-24.24s %-22s %3d %10s %10s %6s %8s %8s %6s %9s  %s",
+    int keep = snprintf(line, sizeof line, "%-24.24s %-22s %3d %10s %9s %5s %7s %7s %6s %8s  %s",
                         r->matrix, kernel, r->threads, nnz, median, spread, gflops, gbs, roof, rel,
                         status);
-    snprintf(line, sizeof line, "%-24.24s %-22s %3d %10s %10s %6s %8s %8s %6s %9s  %s%s%s",
+    snprintf(line, sizeof line, "%-24.24s %-22s %3d %10s %9s %5s %7s %7s %6s %8s  %s%s%s",
              r->matrix, kernel, r->threads, nnz, median, spread, gflops, gbs, roof, rel, status,
              r->message[0] ? ": " : "", r->message);
     report_table_line(out, line, keep); /* the message may be cut, never the status */
