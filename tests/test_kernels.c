@@ -8,9 +8,9 @@
 
 #include "auto_message.h"
 #include "bench/inputs/gen.h"
-#include "bench/run/op_spmv.h"
-#include "bench/report/resume.h"
 #include "bench/inputs/rng.h"
+#include "bench/report/resume.h"
+#include "bench/run/op_spmv.h"
 #include "bench/run/run.h"
 #include "bench/validation/validate.h"
 #include "check.h"

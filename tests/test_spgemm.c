@@ -10,8 +10,8 @@
 
 #include "auto_message.h"
 #include "bench/inputs/gen.h"
-#include "bench/run/op_spgemm.h"
 #include "bench/inputs/rng.h"
+#include "bench/run/op_spgemm.h"
 #include "bench/validation/validate.h"
 #include "check.h"
 #include "cpu/spgemm_cpu.h"

@@ -47,6 +47,32 @@ static void print_commands(FILE *out)
             "gen:hubs:ROWS:PER_ROW:HUBS:HUB_LEN, gen:road:N:KEEP_PERCENT.\n");
 }
 
+/* run's options for its outputs and the study's shape, and its exit status. */
+static void print_run_output_options(FILE *out)
+{
+    fputs("  --csv FILE          write result rows to FILE (flushed row by row)\n"
+          "  --resume            keep FILE's rows and measure only what is missing\n"
+          "  --force             overwrite a --csv or --json file that holds results\n"
+          "  --json FILE         the same rows with machine and build information\n"
+          "  --cache DIR         keep parsed matrices in DIR (binary, checked)\n"
+          "  --shard I/N         measure only shard I of N of the matrix list (balanced by\n"
+          "                      size, stable as the list grows; see scripts/slurm/submit.sh)\n"
+          "  --processes N       the whole run N times, each in a fresh process (its rows in\n"
+          "                      FILE.process-K.csv), combined into --csv/--json: each row\n"
+          "                      the middle run's, the JSON with every run's median, a row\n"
+          "                      whose runs spread over 10% marked noisy\n"
+          "  --process-index K/N set by --processes on its K-th run\n"
+          "  --quiet             no progress on stderr\n"
+          "  --dry-run           list the matrices, kernels and rows the study would\n"
+          "                      measure and the least time it would take; measure\n"
+          "                      and write nothing\n"
+          "\n"
+          "Exit status: 0 when every row is ok or skipped, 1 when any is wrong or error,\n"
+          "2 for a usage error (an input that cannot be used among them, refused before\n"
+          "anything is measured), 128 + the signal after Ctrl-C (SIGINT) or SIGTERM.\n",
+          out);
+}
+
 static void print_run_options(FILE *out)
 {
     fprintf(
@@ -89,28 +115,9 @@ static void print_run_options(FILE *out)
         "                      itself (inside a Slurm allocation too); under mpirun or\n"
         "                      srun, at most the ranks started (default: all of them)\n"
         "  --weak              with --ranks: each gen: spec is the matrix per rank, grown\n"
-        "                      with the rank count (weak scaling)\n"
-        "  --csv FILE          write result rows to FILE (flushed row by row)\n"
-        "  --resume            keep FILE's rows and measure only what is missing\n"
-        "  --force             overwrite a --csv or --json file that holds results\n"
-        "  --json FILE         the same rows with machine and build information\n"
-        "  --cache DIR         keep parsed matrices in DIR (binary, checked)\n"
-        "  --shard I/N         measure only shard I of N of the matrix list (balanced by\n"
-        "                      size, stable as the list grows; see scripts/slurm/submit.sh)\n"
-        "  --processes N       the whole run N times, each in a fresh process (its rows in\n"
-        "                      FILE.process-K.csv), combined into --csv/--json: each row\n"
-        "                      the middle run's, the JSON with every run's median, a row\n"
-        "                      whose runs spread over 10%% marked noisy\n"
-        "  --process-index K/N set by --processes on its K-th run\n"
-        "  --quiet             no progress on stderr\n"
-        "  --dry-run           list the matrices, kernels and rows the study would\n"
-        "                      measure and the least time it would take; measure\n"
-        "                      and write nothing\n"
-        "\n"
-        "Exit status: 0 when every row is ok or skipped, 1 when any is wrong or error,\n"
-        "2 for a usage error (an input that cannot be used among them, refused before\n"
-        "anything is measured), 128 + the signal after Ctrl-C (SIGINT) or SIGTERM.\n",
+        "                      with the rank count (weak scaling)\n",
         SPB_ENERGY_WINDOW_S, SPB_DEFAULT_TOLERANCE, HLL_DEFAULT_HACK_SIZE);
+    print_run_output_options(out);
 }
 
 static void usage(FILE *out)

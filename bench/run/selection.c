@@ -13,7 +13,7 @@
 
 const spb_kernel **kernel_table(int count)
 {
-    const spb_kernel **table = spb_calloc((size_t)count + 1, sizeof *table);
+    const spb_kernel **table = spb_calloc((size_t)count + 1, sizeof(const spb_kernel *));
     if (!table) {
         fprintf(stderr, "spbench: out of memory for the kernel table\n");
         exit(EXIT_FAILURE);
