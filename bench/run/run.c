@@ -1,18 +1,15 @@
 /* run.c — one matrix through every selected kernel of an operation (see
  * run.h): the protocol is written once here; the operation supplies its
- * table, inputs, reference and validation. */
+ * table, inputs, reference and validation. The rows it makes are written
+ * by emit.c; what --resume finds is read by stored.c. */
 #include "bench/run/run.h"
 
 #include <math.h>
 #include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/inputs/gen.h"
-#include "bench/inputs/sources.h"
-#include "bench/run/plan.h"
+#include "bench/run/run_internal.h"
 #include "core/memory.h"
 
 static volatile sig_atomic_t stop_signal;
@@ -26,134 +23,6 @@ int run_stop_requested(void)
 {
     if (!stop_signal && stop_file && access(stop_file, F_OK) == 0) stop_signal = SIGINT;
     return stop_signal;
-}
-
-/* Prints the matrix's folded skips, a line per reason. */
-static void flush_folded(const spb_run_opts *opts, spb_run_totals *totals)
-{
-    if (!totals->skips.count) return;
-    progress_finish(opts->out.progress);
-    for (int k = 0; k < totals->skips.count; k++) {
-        const spb_fold *f = &totals->skips.folds[k];
-        char line[2 * SPB_MSG_LEN];
-        int keep = snprintf(line, sizeof line, "%-24.24s %d kernel%s skipped", totals->skips.matrix,
-                            f->count, f->count == 1 ? "" : "s");
-        snprintf(line + keep, sizeof line - (size_t)keep, " (%s%s): %s", f->kernels,
-                 f->more ? ", ..." : "", f->reason);
-        report_table_line(opts->out.table, line, keep);
-    }
-    totals->skips.count = 0;
-}
-
-/* Whether the fold's list already names kernel (whole names, not parts:
- * hll.omp.col is not hll.omp.col.pattern). */
-static int fold_names(const spb_fold *f, const char *kernel)
-{
-    size_t len = strlen(kernel);
-    for (const char *p = f->kernels; (p = strstr(p, kernel)) != NULL; p += len)
-        if ((p == f->kernels || p[-1] == ' ') && (p[len] == ',' || p[len] == '\0')) return 1;
-    return 0;
-}
-
-/* Whether r joins a folded line: a skipped row, kept with the others of
- * its matrix skipped for the same reason (the first SPB_FOLD_REASONS
- * reasons; a row beyond them is printed as it comes). */
-static int fold(const spb_run_opts *opts, spb_run_totals *totals, const spb_result *r)
-{
-    if (r->status != SPB_ROW_SKIPPED) return 0;
-    if (totals->skips.count && strcmp(totals->skips.matrix, r->matrix) != 0)
-        flush_folded(opts, totals);
-    snprintf(totals->skips.matrix, sizeof totals->skips.matrix, "%s", r->matrix);
-    spb_fold *f = NULL;
-    for (int k = 0; k < totals->skips.count && !f; k++)
-        if (strcmp(totals->skips.folds[k].reason, r->message) == 0) f = &totals->skips.folds[k];
-    if (!f && totals->skips.count == SPB_FOLD_REASONS) return 0;
-    if (!f) {
-        f = &totals->skips.folds[totals->skips.count++];
-        snprintf(f->reason, sizeof f->reason, "%s", r->message);
-        f->kernels[0] = '\0';
-        f->count = f->names = f->more = 0;
-    }
-    f->count++; /* a kernel at several thread counts is one name, listed once */
-    if (!fold_names(f, r->kernel) && f->names == SPB_FOLD_NAMES) {
-        f->more = 1;
-    } else if (!fold_names(f, r->kernel)) {
-        size_t used = strlen(f->kernels);
-        snprintf(f->kernels + used, sizeof f->kernels - used, "%s%s", used ? ", " : "", r->kernel);
-        f->names++;
-    }
-    return 1;
-}
-
-/* A row into the table and the outputs, and into the tallies; a row read
- * back by --resume (stored) goes to the JSON but not again to the CSV. */
-static void emit_row(const spb_run_opts *opts, spb_run_totals *totals, const spb_result *r,
-                     int stored, spb_status *csv_status, char *msg)
-{
-    progress_finish(opts->out.progress); /* the row replaces the live progress line */
-    if (!fold(opts, totals, r)) report_table_row(opts->out.table, r);
-    if (*csv_status == SPB_OK && !stored)
-        *csv_status = report_csv_row(opts->out.csv, opts->out.csv_path, r, msg);
-    if (*csv_status == SPB_OK)
-        *csv_status =
-            report_json_row(opts->out.json, opts->out.json_path, r, totals->counts.rows == 0, msg);
-    totals->counts.rows++;
-    totals->counts.resumed += stored;
-    totals->counts.noisy += r->status == SPB_ROW_OK && r->timing.noisy;
-    totals->counts.throttled += r->status == SPB_ROW_OK && r->energy.throttled == 1;
-    if (!stored && opts->out.machine) machine_load_sample(opts->out.machine);
-    totals->counts.ok += r->status == SPB_ROW_OK;
-    totals->counts.wrong += r->status == SPB_ROW_WRONG;
-    totals->counts.skipped += r->status == SPB_ROW_SKIPPED;
-    totals->counts.errors += r->status == SPB_ROW_ERROR;
-}
-
-static void emit(const spb_run_opts *opts, spb_run_totals *totals, const spb_result *r,
-                 spb_status *csv_status, char *msg)
-{
-    emit_row(opts, totals, r, 0, csv_status, msg);
-}
-
-/* Keeps an ok row of the operation's baseline or vendor kernel: the
- * speedups and break-even counts of the rows after it use its figures. */
-static void note_reference(spb_case *c, const spb_run_opts *opts, const spb_result *r)
-{
-    if (r->status != SPB_ROW_OK) return;
-    int p = strcmp(r->precision, spb_precision_str(SPB_FP32)) == 0 ? SPB_FP32 : SPB_FP64;
-    if (strcmp(r->kernel, opts->op->baseline->name) == 0) c->baseline_seconds[p] = r->timing.median;
-    if (opts->op->vendor && strcmp(r->kernel, opts->op->vendor->name) == 0) {
-        c->vendor_seconds[p] = r->timing.median;
-        c->vendor_prepare_s[p] = r->prepare_ms / 1e3;
-    }
-}
-
-/* A device row faster than the vendor kernel: the products after which its
- * costlier prepare has paid for itself (ISpMV's measure), 0 when it costs
- * no more. */
-static void break_even(const spb_case *c, const spb_kernel *kernel, const spb_run_opts *opts,
-                       spb_result *r)
-{
-    double vendor_t = c->vendor_seconds[c->precision], vendor_p = c->vendor_prepare_s[c->precision];
-    double t = r->timing.median, p = r->prepare_ms / 1e3;
-    if (kernel->backend != SPB_BACKEND_CUDA || kernel == opts->op->vendor || !(vendor_t > 0) ||
-        !(t < vendor_t) || isnan(p))
-        return;
-    r->break_even_products = p <= vendor_p ? 0 : ceil((p - vendor_p) / (vendor_t - t));
-}
-
-/* A row --resume found in the CSV, reported as if measured now: in the
- * JSON, the table, the tallies and the summary, and as the speedup
- * baseline or vendor figures of the rows still to measure (c may be
- * NULL). */
-static void replay(const spb_run_opts *opts, spb_run_totals *totals, const spb_done_row *row,
-                   spb_case *c, spb_status *csv_status, char *msg)
-{
-    spb_result r;
-    result_from_csv(&r, row->fields, row->count);
-    totals->replayed[row - opts->done->rows] = 1;
-    emit_row(opts, totals, &r, 1, csv_status, msg);
-    summary_note(&totals->summary, &r);
-    if (c) note_reference(c, opts, &r);
 }
 
 /* The timed host calls: `calls` products through the operation, on the
@@ -365,94 +234,6 @@ spb_status run_single_product(const spb_operation *op, const spb_kernel *kernel,
     return status == SPB_ROW_WRONG ? SPB_ERR_INVALID : SPB_OK;
 }
 
-void progress_show(spb_progress *p, const char *matrix, const char *kernel)
-{
-    if (!p || !p->out) return;
-    double elapsed = timing_now() - p->start;
-    char left[32] = "?";
-    if (p->index > 1) { /* from the matrices finished so far */
-        double eta = elapsed / (p->index - 1) * (p->total - p->index + 1);
-        snprintf(left, sizeof left, "%02d:%02d:%02d", (int)(eta / 3600), (int)(eta / 60) % 60,
-                 (int)eta % 60);
-    }
-    fprintf(p->out, "%s[%d/%d] %s: %s (elapsed %02d:%02d:%02d, left ~%s)%s",
-            p->live ? "\r\033[K" : "", p->index, p->total, matrix, kernel, (int)(elapsed / 3600),
-            (int)(elapsed / 60) % 60, (int)elapsed % 60, left, p->live ? "" : "\n");
-    fflush(p->out);
-}
-
-void progress_finish(spb_progress *p)
-{
-    if (p && p->out && p->live) fputs("\r\033[K", p->out);
-}
-
-spb_status run_totals_begin(const spb_run_opts *opts, spb_run_totals *totals, char *msg)
-{
-    memset(totals, 0, sizeof *totals);
-    if (!opts->done || opts->done->count == 0) return SPB_OK;
-    totals->replayed = spb_calloc((size_t)opts->done->count, 1);
-    return totals->replayed ? SPB_OK
-                            : spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the resumed rows");
-}
-
-spb_status run_replay_rest(const spb_run_opts *opts, spb_run_totals *totals, char *msg)
-{
-    spb_status st = SPB_OK;
-    int kept = 0;
-    for (int k = 0; opts->done && k < opts->done->count && st == SPB_OK; k++) {
-        if (totals->replayed[k]) continue;
-        if (kept++ == 0 && opts->out.table)
-            fprintf(opts->out.table, "# rows of %s this run did not select, kept as they are:\n",
-                    opts->out.csv_path);
-        replay(opts, totals, &opts->done->rows[k], NULL, &st, msg);
-    }
-    return st;
-}
-
-void run_totals_free(spb_run_totals *totals)
-{
-    spb_free(totals->replayed);
-    totals->replayed = NULL;
-    spb_free(totals->one_rank.at);
-    totals->one_rank.at = NULL;
-    totals->one_rank.count = totals->one_rank.cap = 0;
-    summary_free(&totals->summary);
-}
-
-/* The row --resume found already measured, or NULL. */
-static const spb_done_row *stored_row(const spb_run_opts *opts, const char *matrix,
-                                      const char *kernel, spb_precision precision, int threads,
-                                      int ranks)
-{
-    char key[1024];
-    spb_row_key row = {matrix,  opts->op->name, kernel,        spb_precision_str(precision),
-                       threads, ranks,          opts->settings};
-    resume_key(key, sizeof key, &row);
-    return resume_find(opts->done, key);
-}
-
-/* Whether every planned row of the matrix is already measured (or the
- * matrix failed to load before); if so, replays them all. */
-static int replayed_whole(const char *name, const spb_plan *plan, const spb_run_opts *opts,
-                          spb_run_totals *totals, spb_status *csv_status, char *msg)
-{
-    if (!opts->done) return 0;
-    const spb_done_row *failed = stored_row(opts, name, "", plan->first_precision, 0, 1);
-    if (failed) {
-        replay(opts, totals, failed, NULL, csv_status, msg);
-        return 1;
-    }
-    for (int pass = 0; pass < 2; pass++) /* all there? then replay them all */
-        for (int i = 0; i < plan->count && *csv_status == SPB_OK; i++) {
-            const spb_planned_row *p = &plan->rows[i];
-            const spb_done_row *row = stored_row(opts, name, p->kernel->name, p->config.precision,
-                                                 p->config.threads, p->config.ranks);
-            if (pass == 0 && !row) return 0;
-            if (pass == 1) replay(opts, totals, row, NULL, csv_status, msg);
-        }
-    return 1;
-}
-
 /* A row with the fields every row of this case shares. */
 static void row_start(spb_result *r, const spb_run_opts *opts, spb_precision precision,
                       const spb_case *c, const spb_kernel *kernel, char *row_msg)
@@ -474,24 +255,6 @@ static void row_start(spb_result *r, const spb_run_opts *opts, spb_precision pre
     r->tolerance = validation_bound(opts->tolerance, precision);
 }
 
-/* The baseline's and the vendor kernel's figures that --resume found in
- * the CSV, whether or not they are selected now: the speedups and
- * break-even counts of the rows measured now use them. */
-static void references_from_done(spb_case *c, const spb_run_opts *opts)
-{
-    const spb_kernel *references[] = {opts->op->baseline, opts->op->vendor};
-    for (int k = 0; k < 2; k++)
-        for (int p = 0; p < SPB_PRECISIONS && references[k]; p++) {
-            spb_kernel_config config = plan_first_config(opts, references[k], (spb_precision)p);
-            const spb_done_row *row = stored_row(opts, c->name, references[k]->name,
-                                                 config.precision, config.threads, config.ranks);
-            spb_result r;
-            if (!row) continue;
-            result_from_csv(&r, row->fields, row->count);
-            note_reference(c, opts, &r);
-        }
-}
-
 /* What the progress line says a row measures: its place among the
  * matrix's rows; an OpenMP kernel at its thread count, a distributed one at
  * its ranks (and threads per rank). */
@@ -507,43 +270,6 @@ static void describe_run(char *doing, size_t size, int place, int of, const spb_
     else if (kernel->backend == SPB_BACKEND_OPENMP)
         snprintf(doing + keep, size - (size_t)keep, " at %d thread%s", threads,
                  threads == 1 ? "" : "s");
-}
-
-/* The one-rank time of r's matrix, kernel, threads and precision, or
- * NULL; with `add`, a new entry when there is none. */
-static spb_one_rank *one_rank_of(spb_run_totals *totals, const spb_result *r, int add)
-{
-    for (int k = 0; k < totals->one_rank.count; k++) {
-        spb_one_rank *o = &totals->one_rank.at[k];
-        if (o->threads == r->threads && strcmp(o->matrix, r->matrix) == 0 &&
-            strcmp(o->kernel, r->kernel) == 0 && strcmp(o->precision, r->precision) == 0)
-            return o;
-    }
-    if (!add) return NULL;
-    if (!spb_grow((void **)&totals->one_rank.at, &totals->one_rank.cap, totals->one_rank.count, 32,
-                  sizeof *totals->one_rank.at))
-        return NULL; /* the rows stay right; only their scaling is left empty */
-    spb_one_rank *o = &totals->one_rank.at[totals->one_rank.count++];
-    snprintf(o->matrix, sizeof o->matrix, "%s", r->matrix);
-    snprintf(o->kernel, sizeof o->kernel, "%s", r->kernel);
-    snprintf(o->precision, sizeof o->precision, "%s", r->precision);
-    o->threads = r->threads;
-    return o;
-}
-
-/* A distributed row against the same row at one rank (measured before it:
- * ranks ascend). Strong scaling: speedup t1/tP, efficiency speedup / P.
- * Weak scaling (the matrix grows with P): efficiency t1/tP, speedup P times
- * it (the scaled speedup). */
-static void scale_over_ranks(spb_run_totals *totals, const spb_run_opts *opts, spb_result *r)
-{
-    if (!result_over_ranks(r) || r->status != SPB_ROW_OK) return;
-    spb_one_rank *one = one_rank_of(totals, r, r->ranks == 1);
-    if (!one) return;
-    if (r->ranks == 1) one->seconds = r->timing.median;
-    double ratio = one->seconds / r->timing.median;
-    r->rank_speedup = opts->weak ? ratio * r->ranks : ratio;
-    r->rank_efficiency = opts->weak ? ratio : ratio / r->ranks;
 }
 
 /* The error row of a distributed row about to be measured, kept in
@@ -876,94 +602,6 @@ static spb_status run_case(spb_case *c, const spb_plan *plan, held_rows *held,
     flush_held(c, held, opts, totals, &csv_status, msg);
     format_set_keep(&c->formats, formats_after);
     return csv_status;
-}
-
-typedef struct {
-    const char *source_id, *matrix;
-} named_source;
-
-static int cmp_named_source(const void *a, const void *b)
-{
-    return strcmp(((const named_source *)a)->source_id, ((const named_source *)b)->source_id);
-}
-
-spb_status run_adopt_names(spb_source_list *list, const spb_done_set *done, char *msg)
-{
-    if (done->count == 0 || list->count == 0) return SPB_OK;
-    named_source *known = spb_malloc((size_t)done->count, sizeof *known);
-    const char **pinned = spb_calloc((size_t)list->count, sizeof *pinned);
-    char(*ids)[SPB_SOURCE_ID_LEN] = spb_malloc((size_t)list->count, sizeof *ids);
-    if (!known || !pinned || !ids) {
-        spb_free(known);
-        spb_free(pinned);
-        spb_free(ids);
-        return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the resumed names");
-    }
-    int count = 0, adopted = 0;
-    for (int j = 0; j < done->count; j++) {
-        spb_result r;
-        result_from_csv(&r, done->rows[j].fields, done->rows[j].count);
-        if (r.source_id[0] && strcmp(r.source_id, "generated") != 0)
-            known[count++] = (named_source){r.source_id, r.matrix};
-    }
-    if (count > 0) qsort(known, (size_t)count, sizeof *known, cmp_named_source);
-    for (int k = 0; k < list->count && count > 0; k++) {
-        if (gen_is_spec(list->items[k])) continue;
-        source_id(list->items[k], ids[k], sizeof ids[k]);
-        named_source key = {ids[k], NULL};
-        const named_source *hit =
-            ids[k][0] ? bsearch(&key, known, (size_t)count, sizeof *known, cmp_named_source) : NULL;
-        if (hit && strcmp(hit->matrix, list->names[k]) != 0 &&
-            source_can_be_named(list->items[k], hit->matrix)) {
-            pinned[k] = hit->matrix;
-            adopted++;
-        }
-    }
-    spb_status st = adopted ? sources_pin_names(list, pinned, msg) : SPB_OK;
-    spb_free(known);
-    spb_free(pinned);
-    spb_free(ids);
-    return st;
-}
-
-spb_status run_check_measured(const spb_done_set *done, const char *measured_under,
-                              const char *csv_path, char *msg)
-{
-    for (int j = 0; j < done->count; j++) {
-        spb_result r;
-        result_from_csv(&r, done->rows[j].fields, done->rows[j].count);
-        if (strcmp(r.measured_under, measured_under) == 0) continue;
-        return spb_fail(msg, SPB_ERR_INVALID,
-                        "%s: its rows were measured under '%s'; this run is '%s': a file would "
-                        "state one and hold rows of the other; resume with the same options "
-                        "and build, or into a new CSV",
-                        csv_path, r.measured_under, measured_under);
-    }
-    return SPB_OK;
-}
-
-spb_status run_check_sources(const spb_source_list *list, const spb_done_set *done,
-                             const char *csv_path, char *msg)
-{
-    for (int k = 0; k < list->count; k++) {
-        char id[SPB_SOURCE_ID_LEN];
-        int first, count = resume_rows_of(done, list->names[k], &first);
-        if (count == 0) continue;
-        source_id(list->items[k], id, sizeof id);
-        for (int j = first; j < first + count; j++) {
-            spb_result r;
-            const spb_done_row *row = &done->rows[j];
-            result_from_csv(&r, row->fields, row->count);
-            if (strcmp(r.source_id, id) == 0) continue;
-            return spb_fail(msg, SPB_ERR_INVALID,
-                            "%s: %s holds %d rows of %s measured from another file, or from "
-                            "this one before it changed (%s then; %s now); resume into a new "
-                            "CSV, or take those rows out of it",
-                            list->items[k], csv_path, count, list->names[k],
-                            r.source_id[0] ? r.source_id : "unreadable", id[0] ? id : "unreadable");
-        }
-    }
-    return SPB_OK;
 }
 
 spb_status run_matrix(const char *source, const char *name, const spb_run_opts *opts,

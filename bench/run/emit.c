@@ -1,0 +1,228 @@
+/* emit.c — the rows a run writes: each to the CSV, JSON and table (skipped
+ * rows folded for the table), the references other rows are divided by
+ * (the baseline's speedup, the vendor's break-even), rows read back by
+ * --resume, the scaling over ranks, the progress line and the run's
+ * totals (see run_internal.h). */
+#include <math.h>
+#include <string.h>
+
+#include "bench/run/run_internal.h"
+
+/* Prints the matrix's folded skips, a line per reason. */
+void flush_folded(const spb_run_opts *opts, spb_run_totals *totals)
+{
+    if (!totals->skips.count) return;
+    progress_finish(opts->out.progress);
+    for (int k = 0; k < totals->skips.count; k++) {
+        const spb_fold *f = &totals->skips.folds[k];
+        char line[2 * SPB_MSG_LEN];
+        int keep = snprintf(line, sizeof line, "%-24.24s %d kernel%s skipped", totals->skips.matrix,
+                            f->count, f->count == 1 ? "" : "s");
+        snprintf(line + keep, sizeof line - (size_t)keep, " (%s%s): %s", f->kernels,
+                 f->more ? ", ..." : "", f->reason);
+        report_table_line(opts->out.table, line, keep);
+    }
+    totals->skips.count = 0;
+}
+
+/* Whether the fold's list already names kernel (whole names, not parts:
+ * hll.omp.col is not hll.omp.col.pattern). */
+static int fold_names(const spb_fold *f, const char *kernel)
+{
+    size_t len = strlen(kernel);
+    for (const char *p = f->kernels; (p = strstr(p, kernel)) != NULL; p += len)
+        if ((p == f->kernels || p[-1] == ' ') && (p[len] == ',' || p[len] == '\0')) return 1;
+    return 0;
+}
+
+/* Whether r joins a folded line: a skipped row, kept with the others of
+ * its matrix skipped for the same reason (the first SPB_FOLD_REASONS
+ * reasons; a row beyond them is printed as it comes). */
+static int fold(const spb_run_opts *opts, spb_run_totals *totals, const spb_result *r)
+{
+    if (r->status != SPB_ROW_SKIPPED) return 0;
+    if (totals->skips.count && strcmp(totals->skips.matrix, r->matrix) != 0)
+        flush_folded(opts, totals);
+    snprintf(totals->skips.matrix, sizeof totals->skips.matrix, "%s", r->matrix);
+    spb_fold *f = NULL;
+    for (int k = 0; k < totals->skips.count && !f; k++)
+        if (strcmp(totals->skips.folds[k].reason, r->message) == 0) f = &totals->skips.folds[k];
+    if (!f && totals->skips.count == SPB_FOLD_REASONS) return 0;
+    if (!f) {
+        f = &totals->skips.folds[totals->skips.count++];
+        snprintf(f->reason, sizeof f->reason, "%s", r->message);
+        f->kernels[0] = '\0';
+        f->count = f->names = f->more = 0;
+    }
+    f->count++; /* a kernel at several thread counts is one name, listed once */
+    if (!fold_names(f, r->kernel) && f->names == SPB_FOLD_NAMES) {
+        f->more = 1;
+    } else if (!fold_names(f, r->kernel)) {
+        size_t used = strlen(f->kernels);
+        snprintf(f->kernels + used, sizeof f->kernels - used, "%s%s", used ? ", " : "", r->kernel);
+        f->names++;
+    }
+    return 1;
+}
+
+/* A row into the table and the outputs, and into the tallies; a row read
+ * back by --resume (stored) goes to the JSON but not again to the CSV. */
+static void emit_row(const spb_run_opts *opts, spb_run_totals *totals, const spb_result *r,
+                     int stored, spb_status *csv_status, char *msg)
+{
+    progress_finish(opts->out.progress); /* the row replaces the live progress line */
+    if (!fold(opts, totals, r)) report_table_row(opts->out.table, r);
+    if (*csv_status == SPB_OK && !stored)
+        *csv_status = report_csv_row(opts->out.csv, opts->out.csv_path, r, msg);
+    if (*csv_status == SPB_OK)
+        *csv_status =
+            report_json_row(opts->out.json, opts->out.json_path, r, totals->counts.rows == 0, msg);
+    totals->counts.rows++;
+    totals->counts.resumed += stored;
+    totals->counts.noisy += r->status == SPB_ROW_OK && r->timing.noisy;
+    totals->counts.throttled += r->status == SPB_ROW_OK && r->energy.throttled == 1;
+    if (!stored && opts->out.machine) machine_load_sample(opts->out.machine);
+    totals->counts.ok += r->status == SPB_ROW_OK;
+    totals->counts.wrong += r->status == SPB_ROW_WRONG;
+    totals->counts.skipped += r->status == SPB_ROW_SKIPPED;
+    totals->counts.errors += r->status == SPB_ROW_ERROR;
+}
+
+void emit(const spb_run_opts *opts, spb_run_totals *totals, const spb_result *r,
+          spb_status *csv_status, char *msg)
+{
+    emit_row(opts, totals, r, 0, csv_status, msg);
+}
+
+/* Keeps an ok row of the operation's baseline or vendor kernel: the
+ * speedups and break-even counts of the rows after it use its figures. */
+void note_reference(spb_case *c, const spb_run_opts *opts, const spb_result *r)
+{
+    if (r->status != SPB_ROW_OK) return;
+    int p = strcmp(r->precision, spb_precision_str(SPB_FP32)) == 0 ? SPB_FP32 : SPB_FP64;
+    if (strcmp(r->kernel, opts->op->baseline->name) == 0) c->baseline_seconds[p] = r->timing.median;
+    if (opts->op->vendor && strcmp(r->kernel, opts->op->vendor->name) == 0) {
+        c->vendor_seconds[p] = r->timing.median;
+        c->vendor_prepare_s[p] = r->prepare_ms / 1e3;
+    }
+}
+
+/* A device row faster than the vendor kernel: the products after which its
+ * costlier prepare has paid for itself (ISpMV's measure), 0 when it costs
+ * no more. */
+void break_even(const spb_case *c, const spb_kernel *kernel, const spb_run_opts *opts,
+                spb_result *r)
+{
+    double vendor_t = c->vendor_seconds[c->precision], vendor_p = c->vendor_prepare_s[c->precision];
+    double t = r->timing.median, p = r->prepare_ms / 1e3;
+    if (kernel->backend != SPB_BACKEND_CUDA || kernel == opts->op->vendor || !(vendor_t > 0) ||
+        !(t < vendor_t) || isnan(p))
+        return;
+    r->break_even_products = p <= vendor_p ? 0 : ceil((p - vendor_p) / (vendor_t - t));
+}
+
+/* A row --resume found in the CSV, reported as if measured now: in the
+ * JSON, the table, the tallies and the summary, and as the speedup
+ * baseline or vendor figures of the rows still to measure (c may be
+ * NULL). */
+void replay(const spb_run_opts *opts, spb_run_totals *totals, const spb_done_row *row, spb_case *c,
+            spb_status *csv_status, char *msg)
+{
+    spb_result r;
+    result_from_csv(&r, row->fields, row->count);
+    totals->replayed[row - opts->done->rows] = 1;
+    emit_row(opts, totals, &r, 1, csv_status, msg);
+    summary_note(&totals->summary, &r);
+    if (c) note_reference(c, opts, &r);
+}
+
+void progress_show(spb_progress *p, const char *matrix, const char *kernel)
+{
+    if (!p || !p->out) return;
+    double elapsed = timing_now() - p->start;
+    char left[32] = "?";
+    if (p->index > 1) { /* from the matrices finished so far */
+        double eta = elapsed / (p->index - 1) * (p->total - p->index + 1);
+        snprintf(left, sizeof left, "%02d:%02d:%02d", (int)(eta / 3600), (int)(eta / 60) % 60,
+                 (int)eta % 60);
+    }
+    fprintf(p->out, "%s[%d/%d] %s: %s (elapsed %02d:%02d:%02d, left ~%s)%s",
+            p->live ? "\r\033[K" : "", p->index, p->total, matrix, kernel, (int)(elapsed / 3600),
+            (int)(elapsed / 60) % 60, (int)elapsed % 60, left, p->live ? "" : "\n");
+    fflush(p->out);
+}
+
+void progress_finish(spb_progress *p)
+{
+    if (p && p->out && p->live) fputs("\r\033[K", p->out);
+}
+
+spb_status run_totals_begin(const spb_run_opts *opts, spb_run_totals *totals, char *msg)
+{
+    memset(totals, 0, sizeof *totals);
+    if (!opts->done || opts->done->count == 0) return SPB_OK;
+    totals->replayed = spb_calloc((size_t)opts->done->count, 1);
+    return totals->replayed ? SPB_OK
+                            : spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the resumed rows");
+}
+
+spb_status run_replay_rest(const spb_run_opts *opts, spb_run_totals *totals, char *msg)
+{
+    spb_status st = SPB_OK;
+    int kept = 0;
+    for (int k = 0; opts->done && k < opts->done->count && st == SPB_OK; k++) {
+        if (totals->replayed[k]) continue;
+        if (kept++ == 0 && opts->out.table)
+            fprintf(opts->out.table, "# rows of %s this run did not select, kept as they are:\n",
+                    opts->out.csv_path);
+        replay(opts, totals, &opts->done->rows[k], NULL, &st, msg);
+    }
+    return st;
+}
+
+void run_totals_free(spb_run_totals *totals)
+{
+    spb_free(totals->replayed);
+    totals->replayed = NULL;
+    spb_free(totals->one_rank.at);
+    totals->one_rank.at = NULL;
+    totals->one_rank.count = totals->one_rank.cap = 0;
+    summary_free(&totals->summary);
+}
+
+/* The one-rank time of r's matrix, kernel, threads and precision, or
+ * NULL; with `add`, a new entry when there is none. */
+static spb_one_rank *one_rank_of(spb_run_totals *totals, const spb_result *r, int add)
+{
+    for (int k = 0; k < totals->one_rank.count; k++) {
+        spb_one_rank *o = &totals->one_rank.at[k];
+        if (o->threads == r->threads && strcmp(o->matrix, r->matrix) == 0 &&
+            strcmp(o->kernel, r->kernel) == 0 && strcmp(o->precision, r->precision) == 0)
+            return o;
+    }
+    if (!add) return NULL;
+    if (!spb_grow((void **)&totals->one_rank.at, &totals->one_rank.cap, totals->one_rank.count, 32,
+                  sizeof *totals->one_rank.at))
+        return NULL; /* the rows stay right; only their scaling is left empty */
+    spb_one_rank *o = &totals->one_rank.at[totals->one_rank.count++];
+    snprintf(o->matrix, sizeof o->matrix, "%s", r->matrix);
+    snprintf(o->kernel, sizeof o->kernel, "%s", r->kernel);
+    snprintf(o->precision, sizeof o->precision, "%s", r->precision);
+    o->threads = r->threads;
+    return o;
+}
+
+/* A distributed row against the same row at one rank (measured before it:
+ * ranks ascend). Strong scaling: speedup t1/tP, efficiency speedup / P.
+ * Weak scaling (the matrix grows with P): efficiency t1/tP, speedup P times
+ * it (the scaled speedup). */
+void scale_over_ranks(spb_run_totals *totals, const spb_run_opts *opts, spb_result *r)
+{
+    if (!result_over_ranks(r) || r->status != SPB_ROW_OK) return;
+    spb_one_rank *one = one_rank_of(totals, r, r->ranks == 1);
+    if (!one) return;
+    if (r->ranks == 1) one->seconds = r->timing.median;
+    double ratio = one->seconds / r->timing.median;
+    r->rank_speedup = opts->weak ? ratio * r->ranks : ratio;
+    r->rank_efficiency = opts->weak ? ratio : ratio / r->ranks;
+}
