@@ -132,14 +132,14 @@ def test_kernel_reference():
     lists reads the same there, and a row there that this build does not
     list is one of a part not built here (CUDA, MPI)."""
     spec = importlib.util.spec_from_file_location(
-        "kernel_reference", os.path.join(SOURCE, "scripts", "kernel_reference.py"))
+        "kernel_reference", os.path.join(SOURCE, "scripts", "dev", "kernel_reference.py"))
     ref = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(ref)
     listed = ref.listed(SPBENCH)
     written = ref.written(open(os.path.join(SOURCE, "docs", "kernels.md")).read())
     stale = [row[0] for row in listed if row not in written]
     check(written and not stale, "docs/kernels.md lists every kernel as --list does (run "
-          "scripts/kernel_reference.py): differs for %s" % stale[:5])
+          "scripts/dev/kernel_reference.py): differs for %s" % stale[:5])
     version = spbench("--version").stdout
     built = {"cuda": "CUDA compiled in" in version, "mpi": "MPI compiled in" in version}
     names = {row[0] for row in listed}

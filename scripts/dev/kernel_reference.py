@@ -13,7 +13,7 @@ import re
 import subprocess
 import sys
 
-BEGIN = "<!-- the kernel table, written by scripts/kernel_reference.py from spbench --list -->"
+BEGIN = "<!-- the kernel table, written by scripts/dev/kernel_reference.py from spbench --list -->"
 END = "<!-- end of the kernel table -->"
 
 
@@ -54,7 +54,7 @@ def main(argv):
     if not argv:
         print(__doc__.strip(), file=sys.stderr)
         return 2
-    path = argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "docs",
+    path = argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..", "docs",
                                                       "kernels.md")
     doc = open(path).read()
     block = "%s\n%s\n%s" % (BEGIN, table(listed(argv[0])), END)

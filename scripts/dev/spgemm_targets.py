@@ -7,7 +7,7 @@ device kernel and the best one per matrix against cusparse.spgemm (whole
 products; targets 1.5x for A*A with no matrix below 1.0x, 2.0x for a thin
 B). Time ratios from the same run.
 
-usage: scripts/spgemm_targets.py RESULTS.csv
+usage: scripts/dev/spgemm_targets.py RESULTS.csv
 """
 import csv
 import math

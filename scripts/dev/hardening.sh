@@ -10,7 +10,7 @@
 #  3. a short libFuzzer run of the Matrix Market reader (FUZZ_SECONDS,
 #     default 60) from the seed corpus, under ASan + UBSan.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 bash scripts/deps.sh clang libclang-rt-14-dev libomp-14-dev llvm-14
 archer=$(find /usr/lib/llvm-* -name libarcher.so 2>/dev/null | head -n 1)
 [ -n "$archer" ] || { echo "hardening: libarcher.so not found (libomp-14-dev)" >&2; exit 1; }

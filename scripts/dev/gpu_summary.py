@@ -4,7 +4,7 @@ the geometric mean, from one results CSV: a table per precision. The best
 kernel is picked among the kernels themselves: auto.cuda runs one of them,
 so it is shown but not a candidate. Markdown on stdout.
 
-usage: python3 scripts/gpu_summary.py RESULTS.csv
+usage: python3 scripts/dev/gpu_summary.py RESULTS.csv
 """
 import csv
 import math

@@ -2,7 +2,7 @@
 library baseline, from one results CSV: GFLOPS, roofline fraction, and the
 time ratio t(library) / t(best spbench kernel), with geometric means.
 
-usage: python3 scripts/compare_baselines.py RESULTS.csv [THREADS] [PATTERN]
+usage: python3 scripts/dev/compare_baselines.py RESULTS.csv [THREADS] [PATTERN]
 PATTERN (default 'csr.omp.*,hll.omp.*') picks the spbench kernels compared.
 """
 import csv
