@@ -7,8 +7,14 @@ PATTERN (default 'csr.omp.*,hll.omp.*') picks the spbench kernels compared.
 """
 import csv
 import fnmatch
+import gzip
 import math
 import sys
+
+def open_text(path):
+    """A results CSV, plain or gzip-compressed (docs/results keeps them .gz)."""
+    return gzip.open(path, "rt", newline="") if path.endswith(".gz") else open(path, newline="")
+
 
 BASELINES = ("librsb", "graphblas")
 
@@ -17,7 +23,7 @@ def main():
     path = sys.argv[1]
     threads = sys.argv[2] if len(sys.argv) > 2 else None
     patterns = (sys.argv[3] if len(sys.argv) > 3 else "csr.omp.*,hll.omp.*").split(",")
-    rows = [r for r in csv.DictReader(open(path, newline="")) if r["status"] == "ok"]
+    rows = [r for r in csv.DictReader(open_text(path)) if r["status"] == "ok"]
     if threads is None:
         threads = max((r["threads"] for r in rows), key=int)
     matrices = []

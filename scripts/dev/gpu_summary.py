@@ -7,8 +7,14 @@ so it is shown but not a candidate. Markdown on stdout.
 usage: python3 scripts/dev/gpu_summary.py RESULTS.csv
 """
 import csv
+import gzip
 import math
 import sys
+
+def open_text(path):
+    """A results CSV, plain or gzip-compressed (docs/results keeps them .gz)."""
+    return gzip.open(path, "rt", newline="") if path.endswith(".gz") else open(path, newline="")
+
 
 
 def table(rows, precision):
@@ -55,7 +61,7 @@ def table(rows, precision):
 
 
 def main():
-    rows = [r for r in csv.DictReader(open(sys.argv[1], newline=""))
+    rows = [r for r in csv.DictReader(open_text(sys.argv[1]))
             if r["status"] == "ok" and r["backend"] == "cuda"]
     precisions = []
     for r in rows:

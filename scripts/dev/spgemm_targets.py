@@ -10,8 +10,14 @@ B). Time ratios from the same run.
 usage: scripts/dev/spgemm_targets.py RESULTS.csv
 """
 import csv
+import gzip
 import math
 import sys
+
+def open_text(path):
+    """A results CSV, plain or gzip-compressed (docs/results keeps them .gz)."""
+    return gzip.open(path, "rt", newline="") if path.endswith(".gz") else open(path, newline="")
+
 
 
 def geomean(values):
@@ -41,7 +47,7 @@ def gpu_targets(time, b, matrices):
 
 
 def main():
-    rows = [r for r in csv.DictReader(open(sys.argv[1]))
+    rows = [r for r in csv.DictReader(open_text(sys.argv[1]))
             if r.get("operation") == "spgemm" and r["status"] == "ok" and r["rows"] == r["cols"]]
     time = {}
     noisy = sum(r.get("noisy") == "1" for r in rows)
