@@ -417,7 +417,7 @@ static void check_break_even(void)
     opts.timing = (spb_timing_opts){.warmup = 0, .min_samples = 1, .min_time = 0.0};
     opts.tolerance = SPB_DEFAULT_TOLERANCE;
     opts.config = (spb_kernel_config){.hack_size = 32, .threads = 1, .precision = SPB_FP64};
-    opts.out = (spb_reporter){.csv = csv, .csv_path = path, .table = fopen("/dev/null", "w")};
+    opts.out = (spb_run_outputs){.csv = csv, .csv_path = path, .table = fopen("/dev/null", "w")};
     opts.settings = "test";
     spb_run_totals totals = {0};
     CHECK(run_matrix("gen:lap2d:10", "gen:lap2d:10", &opts, &totals, msg) == SPB_OK, "run: %s",

@@ -1,5 +1,5 @@
-/* emit.c — the rows a run writes: each to the CSV, JSON and table (skipped
- * rows folded for the table), the references other rows are divided by
+/* emit.c — the rows a run writes: each handed to its reporters (the table,
+ * the CSV, the JSON: bench/report/reporter.h), the references other rows are divided by
  * (the baseline's speedup, the vendor's break-even), rows read back by
  * --resume, the scaling over ranks, the progress line and the run's
  * totals (see run_internal.h). */
@@ -8,61 +8,13 @@
 
 #include "bench/run/run_internal.h"
 
-/* Prints the matrix's folded skips, a line per reason. */
+/* Writes what the reporters hold (the table's folded skips of the matrix
+ * that ended), after the live progress line. */
 void flush_folded(const spb_run_opts *opts, spb_run_totals *totals)
 {
-    if (!totals->skips.count) return;
+    if (!reporters_holding(&totals->reporters)) return;
     progress_finish(opts->out.progress);
-    for (int k = 0; k < totals->skips.count; k++) {
-        const spb_fold *f = &totals->skips.folds[k];
-        char line[2 * SPB_MSG_LEN];
-        int keep = snprintf(line, sizeof line, "%-24.24s %d kernel%s skipped", totals->skips.matrix,
-                            f->count, f->count == 1 ? "" : "s");
-        snprintf(line + keep, sizeof line - (size_t)keep, " (%s%s): %s", f->kernels,
-                 f->more ? ", ..." : "", f->reason);
-        report_table_line(opts->out.table, line, keep);
-    }
-    totals->skips.count = 0;
-}
-
-/* Whether the fold's list already names kernel (whole names, not parts:
- * hll.omp.col is not hll.omp.col.pattern). */
-static int fold_names(const spb_fold *f, const char *kernel)
-{
-    size_t len = strlen(kernel);
-    for (const char *p = f->kernels; (p = strstr(p, kernel)) != NULL; p += len)
-        if ((p == f->kernels || p[-1] == ' ') && (p[len] == ',' || p[len] == '\0')) return 1;
-    return 0;
-}
-
-/* Whether r joins a folded line: a skipped row, kept with the others of
- * its matrix skipped for the same reason (the first SPB_FOLD_REASONS
- * reasons; a row beyond them is printed as it comes). */
-static int fold(const spb_run_opts *opts, spb_run_totals *totals, const spb_result *r)
-{
-    if (r->status != SPB_ROW_SKIPPED) return 0;
-    if (totals->skips.count && strcmp(totals->skips.matrix, r->matrix) != 0)
-        flush_folded(opts, totals);
-    snprintf(totals->skips.matrix, sizeof totals->skips.matrix, "%s", r->matrix);
-    spb_fold *f = NULL;
-    for (int k = 0; k < totals->skips.count && !f; k++)
-        if (strcmp(totals->skips.folds[k].reason, r->message) == 0) f = &totals->skips.folds[k];
-    if (!f && totals->skips.count == SPB_FOLD_REASONS) return 0;
-    if (!f) {
-        f = &totals->skips.folds[totals->skips.count++];
-        snprintf(f->reason, sizeof f->reason, "%s", r->message);
-        f->kernels[0] = '\0';
-        f->count = f->names = f->more = 0;
-    }
-    f->count++; /* a kernel at several thread counts is one name, listed once */
-    if (!fold_names(f, r->kernel) && f->names == SPB_FOLD_NAMES) {
-        f->more = 1;
-    } else if (!fold_names(f, r->kernel)) {
-        size_t used = strlen(f->kernels);
-        snprintf(f->kernels + used, sizeof f->kernels - used, "%s%s", used ? ", " : "", r->kernel);
-        f->names++;
-    }
-    return 1;
+    reporters_flush(&totals->reporters);
 }
 
 /* A row into the table and the outputs, and into the tallies; a row read
@@ -71,12 +23,10 @@ static void emit_row(const spb_run_opts *opts, spb_run_totals *totals, const spb
                      int stored, spb_status *csv_status, char *msg)
 {
     progress_finish(opts->out.progress); /* the row replaces the live progress line */
-    if (!fold(opts, totals, r)) report_table_row(opts->out.table, r);
-    if (*csv_status == SPB_OK && !stored)
-        *csv_status = report_csv_row(opts->out.csv, opts->out.csv_path, r, msg);
-    if (*csv_status == SPB_OK)
-        *csv_status =
-            report_json_row(opts->out.json, opts->out.json_path, r, totals->counts.rows == 0, msg);
+    if (!totals->reporters.count)
+        reporters_begin(&totals->reporters, opts->out.table, opts->out.csv, opts->out.csv_path,
+                        opts->out.json, opts->out.json_path);
+    reporters_row(&totals->reporters, r, stored, csv_status, msg);
     totals->counts.rows++;
     totals->counts.resumed += stored;
     totals->counts.noisy += r->status == SPB_ROW_OK && r->timing.noisy;

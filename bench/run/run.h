@@ -14,6 +14,7 @@
 #include "bench/machine/roofline.h"
 #include "bench/report/phases.h"
 #include "bench/report/report.h"
+#include "bench/report/reporter.h"
 #include "bench/report/resume.h"
 #include "bench/report/summary.h"
 #include "bench/run/operation.h"
@@ -32,7 +33,8 @@ void progress_show(spb_progress *p, const char *matrix, const char *kernel);
 void progress_finish(spb_progress *p);
 
 /* Where a run's rows go, apart from how they are measured (spb_run_opts):
- * the outputs, the progress line and the load watcher. */
+ * the outputs (each written by its reporter, bench/report/reporter.h), the
+ * progress line and the load watcher. */
 typedef struct {
     FILE *csv; /* NULL: no CSV */
     const char *csv_path;
@@ -42,7 +44,7 @@ typedef struct {
     spb_progress *progress;
     spb_machine_load *machine; /* sampled after every row measured (NULL: not watched) */
     spb_phase_times *phases;   /* where the time goes (NULL: not kept) */
-} spb_reporter;
+} spb_run_outputs;
 
 /* How a run measures: the operation, its kernels and settings; and where
  * its rows go (out). */
@@ -76,18 +78,8 @@ typedef struct {
     const spb_energy_meters *energy; /* the CPU's and GPU's counters (NULL: none read) */
     double energy_window_s;          /* each row's energy pass (0: none) */
     spb_energy_edge *energy_edge;    /* the study's last energy window (NULL: none) */
-    spb_reporter out;                /* where the rows go */
+    spb_run_outputs out;             /* where the rows go */
 } spb_run_opts;
-
-/* Skipped rows of one matrix that share a reason. */
-#define SPB_FOLD_REASONS 8
-#define SPB_FOLD_NAMES   4 /* kernels named on the line; beyond, only counted */
-typedef struct {
-    char reason[SPB_MSG_LEN];
-    char kernels[160]; /* the first SPB_FOLD_NAMES names, comma-separated */
-    int count;         /* rows */
-    int names, more;   /* names listed; 1 when further kernels are left unnamed */
-} spb_fold;
 
 /* A distributed row's time at one rank. */
 typedef struct {
@@ -96,15 +88,6 @@ typedef struct {
     double seconds;
 } spb_one_rank;
 
-/* The current matrix's skipped rows, one table line per reason, printed
- * when the matrix ends (a skip says little row by row: "not a pattern
- * matrix" four times, forty GPU rows without a device). */
-typedef struct {
-    spb_fold folds[SPB_FOLD_REASONS];
-    int count;
-    char matrix[256];
-} spb_skip_folds;
-
 /* Distributed rows at one rank: the time each later rank count is scaled
  * against (per matrix, kernel, threads and precision). */
 typedef struct {
@@ -112,12 +95,13 @@ typedef struct {
     int count, cap;
 } spb_one_rank_times;
 
-/* What a run keeps from matrix to matrix: its tallies, the skips being
- * folded, the summary, the one-rank times, and what --resume replayed. */
+/* What a run keeps from matrix to matrix: its tallies, its reporters (made
+ * from opts->out at its first row), the summary, the one-rank times, and
+ * what --resume replayed. */
 typedef struct {
     spb_row_counts counts;
     int conversions; /* formats built (each at most once per matrix and setting) */
-    spb_skip_folds skips;
+    spb_reporters reporters;
     spb_summary summary;
     spb_one_rank_times one_rank;
     unsigned char *replayed; /* --resume: which rows of opts->done went out again (NULL: none) */

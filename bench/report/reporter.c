@@ -1,0 +1,128 @@
+/* reporter.c — the run's three reporters (see reporter.h). */
+#include "bench/report/reporter.h"
+
+#include <string.h>
+
+static void table_flush(spb_reporter *self)
+{
+    spb_table_reporter *t = (spb_table_reporter *)self;
+    for (int k = 0; k < t->count; k++) {
+        const spb_fold *f = &t->folds[k];
+        char line[2 * SPB_MSG_LEN];
+        int keep = snprintf(line, sizeof line, "%-24.24s %d kernel%s skipped", t->matrix, f->count,
+                            f->count == 1 ? "" : "s");
+        snprintf(line + keep, sizeof line - (size_t)keep, " (%s%s): %s", f->kernels,
+                 f->more ? ", ..." : "", f->reason);
+        report_table_line(t->out, line, keep);
+    }
+    t->count = 0;
+}
+
+/* Whether the fold's list already names kernel (whole names, not parts:
+ * hll.omp.col is not hll.omp.col.pattern). */
+static int fold_names(const spb_fold *f, const char *kernel)
+{
+    size_t len = strlen(kernel);
+    for (const char *p = f->kernels; (p = strstr(p, kernel)) != NULL; p += len)
+        if ((p == f->kernels || p[-1] == ' ') && (p[len] == ',' || p[len] == '\0')) return 1;
+    return 0;
+}
+
+/* Whether r joins a folded line: a skipped row, kept with the others of
+ * its matrix skipped for the same reason (the first SPB_FOLD_REASONS
+ * reasons; a row beyond them is printed as it comes). */
+static int fold(spb_table_reporter *t, const spb_result *r)
+{
+    if (r->status != SPB_ROW_SKIPPED) return 0;
+    if (t->count && strcmp(t->matrix, r->matrix) != 0) table_flush(&t->base);
+    snprintf(t->matrix, sizeof t->matrix, "%s", r->matrix);
+    spb_fold *f = NULL;
+    for (int k = 0; k < t->count && !f; k++)
+        if (strcmp(t->folds[k].reason, r->message) == 0) f = &t->folds[k];
+    if (!f && t->count == SPB_FOLD_REASONS) return 0;
+    if (!f) {
+        f = &t->folds[t->count++];
+        snprintf(f->reason, sizeof f->reason, "%s", r->message);
+        f->kernels[0] = '\0';
+        f->count = f->names = f->more = 0;
+    }
+    f->count++; /* a kernel at several thread counts is one name, listed once */
+    if (!fold_names(f, r->kernel) && f->names == SPB_FOLD_NAMES) {
+        f->more = 1;
+    } else if (!fold_names(f, r->kernel)) {
+        size_t used = strlen(f->kernels);
+        snprintf(f->kernels + used, sizeof f->kernels - used, "%s%s", used ? ", " : "", r->kernel);
+        f->names++;
+    }
+    return 1;
+}
+
+static spb_status table_row(spb_reporter *self, const spb_result *r, int stored, char *msg)
+{
+    (void)stored, (void)msg;
+    spb_table_reporter *t = (spb_table_reporter *)self;
+    if (!fold(t, r)) report_table_row(t->out, r);
+    return SPB_OK;
+}
+
+static spb_status csv_row(spb_reporter *self, const spb_result *r, int stored, char *msg)
+{
+    spb_file_reporter *f = (spb_file_reporter *)self;
+    if (stored) return SPB_OK;
+    f->rows++;
+    return report_csv_row(f->out, f->path, r, msg);
+}
+
+static spb_status json_row(spb_reporter *self, const spb_result *r, int stored, char *msg)
+{
+    (void)stored;
+    spb_file_reporter *f = (spb_file_reporter *)self;
+    return report_json_row(f->out, f->path, r, f->rows++ == 0, msg);
+}
+
+void reporter_table(spb_table_reporter *t, FILE *out)
+{
+    *t = (spb_table_reporter){.base = {table_row, table_flush}, .out = out};
+}
+
+void reporter_csv(spb_file_reporter *f, FILE *out, const char *path)
+{
+    *f = (spb_file_reporter){.base = {csv_row, NULL}, .out = out, .path = path};
+}
+
+void reporter_json(spb_file_reporter *f, FILE *out, const char *path)
+{
+    *f = (spb_file_reporter){.base = {json_row, NULL}, .out = out, .path = path};
+}
+
+void reporters_begin(spb_reporters *set, FILE *table, FILE *csv, const char *csv_path, FILE *json,
+                     const char *json_path)
+{
+    set->count = 0;
+    reporter_table(&set->table, table);
+    reporter_csv(&set->csv, csv, csv_path);
+    reporter_json(&set->json, json, json_path);
+    if (table) set->all[set->count++] = &set->table.base;
+    if (csv) set->all[set->count++] = &set->csv.base;
+    if (json) set->all[set->count++] = &set->json.base;
+}
+
+void reporters_row(spb_reporters *set, const spb_result *r, int stored, spb_status *status,
+                   char *msg)
+{
+    for (int k = 0; k < set->count; k++) {
+        spb_reporter *rep = set->all[k];
+        if (rep == &set->table.base)
+            rep->row(rep, r, stored, msg); /* the console never fails the run */
+        else if (*status == SPB_OK)
+            *status = rep->row(rep, r, stored, msg);
+    }
+}
+
+void reporters_flush(spb_reporters *set)
+{
+    for (int k = 0; k < set->count; k++)
+        if (set->all[k]->flush) set->all[k]->flush(set->all[k]);
+}
+
+int reporters_holding(const spb_reporters *set) { return set->count && set->table.count > 0; }

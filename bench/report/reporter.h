@@ -1,0 +1,78 @@
+/* reporter.h — where a run's rows go. The run hands every row to each of
+ * its reporters and knows no format (google/benchmark's runner/reporter
+ * split); each reporter writes its own: the console table (skipped rows
+ * folded, a line per reason and matrix), the CSV, the JSON's rows. The
+ * files' opening, headers and trailers stay with the command that owns
+ * them (bench/cli/run_outputs.c). */
+#ifndef SPB_REPORTER_H
+#define SPB_REPORTER_H
+
+#include <stdio.h>
+
+#include "bench/report/report.h"
+
+typedef struct spb_reporter spb_reporter;
+struct spb_reporter {
+    /* A row; stored: read back by --resume (the CSV holds it already). A
+     * failure (a full disk) is the run's, with msg saying why. */
+    spb_status (*row)(spb_reporter *self, const spb_result *r, int stored, char *msg);
+    /* The end of a matrix's rows, or of the run: whatever is held goes out
+     * (NULL: holds nothing). */
+    void (*flush)(spb_reporter *self);
+};
+
+/* Skipped rows of one matrix that share a reason. */
+#define SPB_FOLD_REASONS 8
+#define SPB_FOLD_NAMES   4 /* kernels named on the line; beyond, only counted */
+typedef struct {
+    char reason[SPB_MSG_LEN];
+    char kernels[160]; /* the first SPB_FOLD_NAMES names, comma-separated */
+    int count;         /* rows */
+    int names, more;   /* names listed; 1 when further kernels are left unnamed */
+} spb_fold;
+
+/* The console table: a line per row, the current matrix's skipped rows
+ * held and printed one line per reason when the matrix ends (a skip says
+ * little row by row: "not a pattern matrix" four times, forty GPU rows
+ * without a device). */
+typedef struct {
+    spb_reporter base;
+    FILE *out;
+    spb_fold folds[SPB_FOLD_REASONS];
+    int count;
+    char matrix[256];
+} spb_table_reporter;
+
+/* The CSV's rows (a stored row is not written again), and the JSON's. */
+typedef struct {
+    spb_reporter base;
+    FILE *out;
+    const char *path;
+    int rows; /* written so far (the JSON separates them) */
+} spb_file_reporter;
+
+void reporter_table(spb_table_reporter *t, FILE *out);
+void reporter_csv(spb_file_reporter *f, FILE *out, const char *path);
+void reporter_json(spb_file_reporter *f, FILE *out, const char *path);
+
+/* A run's reporters, in the order a row reaches them: the table, the CSV,
+ * the JSON (those with a stream). */
+#define SPB_MAX_REPORTERS 4
+typedef struct {
+    spb_table_reporter table;
+    spb_file_reporter csv, json;
+    spb_reporter *all[SPB_MAX_REPORTERS];
+    int count; /* 0: not made yet */
+} spb_reporters;
+
+void reporters_begin(spb_reporters *set, FILE *table, FILE *csv, const char *csv_path, FILE *json,
+                     const char *json_path);
+/* A row to each reporter; after a failure (*status set) the files get no
+ * more rows (the table still does). */
+void reporters_row(spb_reporters *set, const spb_result *r, int stored, spb_status *status,
+                   char *msg);
+void reporters_flush(spb_reporters *set);
+/* Whether a reporter holds rows that a flush would write. */
+int reporters_holding(const spb_reporters *set);
+
+#endif
