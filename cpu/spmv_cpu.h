@@ -12,6 +12,13 @@
 extern const spb_spmv_kernel cpu_spmv_kernels[];
 extern const int cpu_spmv_kernel_count;
 
+/* auto.omp's entry points (spmv_auto.c): its prepare times the candidates
+ * its rules name for the matrix's shape and keeps the fastest. */
+spb_status cpu_auto_prepare(const spb_kernel *self, spb_format_set *F,
+                            const spb_kernel_config *config, spb_kernel_plan *plan, char *msg);
+void cpu_auto_release(void *state);
+spb_status cpu_auto_run(const void *state, const void *x, void *y, char *msg);
+
 /* Reference product: each row summed with error-free transformations (Dot2,
  * Ogita-Rump-Oishi), as accurate as if computed in twice the precision and
  * then rounded. Slow on purpose; the yardstick for every kernel. */
