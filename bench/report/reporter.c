@@ -80,17 +80,17 @@ static spb_status json_row(spb_reporter *self, const spb_result *r, int stored, 
     return report_json_row(f->out, f->path, r, f->rows++ == 0, msg);
 }
 
-void reporter_table(spb_table_reporter *t, FILE *out)
+static void reporter_table(spb_table_reporter *t, FILE *out)
 {
     *t = (spb_table_reporter){.base = {table_row, table_flush}, .out = out};
 }
 
-void reporter_csv(spb_file_reporter *f, FILE *out, const char *path)
+static void reporter_csv(spb_file_reporter *f, FILE *out, const char *path)
 {
     *f = (spb_file_reporter){.base = {csv_row, NULL}, .out = out, .path = path};
 }
 
-void reporter_json(spb_file_reporter *f, FILE *out, const char *path)
+static void reporter_json(spb_file_reporter *f, FILE *out, const char *path)
 {
     *f = (spb_file_reporter){.base = {json_row, NULL}, .out = out, .path = path};
 }

@@ -51,10 +51,6 @@ typedef struct {
     int rows; /* written so far (the JSON separates them) */
 } spb_file_reporter;
 
-void reporter_table(spb_table_reporter *t, FILE *out);
-void reporter_csv(spb_file_reporter *f, FILE *out, const char *path);
-void reporter_json(spb_file_reporter *f, FILE *out, const char *path);
-
 /* A run's reporters, in the order a row reaches them: the table, the CSV,
  * the JSON (those with a stream). */
 #define SPB_MAX_REPORTERS 4
