@@ -276,9 +276,11 @@ def test_plot(tmp):
     if all(row["in_cache"] == "1" for row in read_rows(out_csv) if row["status"] == "ok"):
         check("fits in the last-level cache" in open(os.path.join(charts, "roofline.svg")).read(),
               "the roofline chart says that every row was served by the cache")
-    colours, apart = palette_min_distance()
+    colours, apart, palest = palette_min_distance()
     check(colours >= 18 and apart >= 28, "18 series colours before any repeats, every two "
           "apart (delta E %.1f over %d colours)" % (apart, colours))
+    check(palest <= 75, "no pale colour (L* above 75 reads as a pair with another on white): "
+          "the palest is L* %.1f" % palest)
     scaling = "" if scaling_out else open(os.path.join(charts, "scaling.svg")).read()
     rows = read_rows(out_csv)
     for kernel in {row["kernel"] for row in rows if row["backend"] == "openmp" and
@@ -322,8 +324,8 @@ def test_plot(tmp):
 
 
 def palette_min_distance():
-    """How many colours the charts' palette has before it repeats, and the
-    least CIE76 distance between two of them."""
+    """How many colours the charts' palette has before it repeats, the
+    least CIE76 distance between two of them, and the palest one's L*."""
     sys.path.insert(0, os.path.join(SOURCE, "plots"))
     import plot
 
@@ -337,7 +339,9 @@ def palette_min_distance():
         return 116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)
 
     colours = [lab(c) for c in plot.PALETTE]
-    return len(colours), min(math.dist(a, b) for i, a in enumerate(colours) for b in colours[i + 1:])
+    return (len(colours),
+            min(math.dist(a, b) for i, a in enumerate(colours) for b in colours[i + 1:]),
+            max(c[0] for c in colours))
 
 
 def gpu_rows(path):
