@@ -357,12 +357,13 @@ static void read_clocks(const spb_energy_meters *m, spb_energy *e)
     e->temp_c = nvml_reading(m, m->nvml.temperature, NVML_TEMPERATURE_GPU);
 }
 
-#define ENERGY_CHUNK_S  2e-3   /* products between two looks at the counter's reader */
-#define ENERGY_SETTLE_S 0.02   /* products before a window may open: the counter lags the power */
-#define ENERGY_CHAIN_S  5e-3   /* a pass this soon after another's opens its window there */
-#define ENERGY_STUCK_S  1.0    /* a counter still for this long under products is dead */
-#define ENERGY_NAP_NS   200000 /* between two readings of a counter that reads at once (RAPL) */
-#define ENERGY_MARGIN_S 0.015  /* woken this long before the change expected to close a window */
+#define ENERGY_CHUNK_S    2e-3   /* products between two looks at the counter's reader */
+#define ENERGY_SETTLE_S   0.02   /* products before a window may open: the counter lags the power */
+#define ENERGY_CHAIN_S    5e-3   /* a pass this soon after another's opens its window there */
+#define ENERGY_STUCK_S    1.0    /* a counter still for this long under products is dead */
+#define ENERGY_NAP_NS     200000 /* between two readings of a counter that reads at once (RAPL) */
+#define ENERGY_MARGIN_S   0.015  /* woken this long before the change expected to close a window */
+#define ENERGY_LATE_WAKES 4      /* sleeps again at most this often after waking past a change */
 
 /* The side's counter as read: when the reading began and ended (NVML's
  * takes milliseconds) and what it held. */
@@ -464,6 +465,31 @@ static void sleep_until(counter_reader *r, double until)
     }
 }
 
+/* The reading on waking before the change that closes the window. A
+ * busy machine may wake the reader after that change: then it sleeps
+ * again until just before the next one (rather than reading through a
+ * period, which slows the products), and *quiet says a change went
+ * unseen. 0 when a read failed. */
+static int wake_before_change(counter_reader *r, double period, reading *woke, int *quiet)
+{
+    reading before = {0};
+    memcpy(before.uj, r->open.uj, sizeof before.uj);
+    for (int wakes = 0;; wakes++) {
+        char why[SPB_MSG_LEN] = "";
+        if (!take_reading(r->m, r->gpu, woke, why)) {
+            r->status = spb_fail(r->msg, SPB_ERR_IO, "%s", why);
+            return 0;
+        }
+        if (!counter_moved(r->m, r->gpu, &before, woke)) return 1;
+        *quiet = 0;
+        if (!(period > 0) || wakes == ENERGY_LATE_WAKES) return 1;
+        double next = r->open.at + ceil((woke->to - r->open.at) / period) * period;
+        if (next - woke->to < 2 * ENERGY_MARGIN_S) return 1; /* near: read up to it */
+        before = *woke;
+        sleep_until(r, next - ENERGY_MARGIN_S);
+    }
+}
+
 static void *read_counter_beside(void *arg)
 {
     counter_reader *r = arg;
@@ -476,8 +502,10 @@ static void *read_counter_beside(void *arg)
     if (!r->open.valid) { /* a chained window is open already: no read inside it */
         if (!take_reading(r->m, r->gpu, &last, why))
             r->status = spb_fail(r->msg, SPB_ERR_IO, "%s", why);
-        else if (next_change(r, &last, r->start + ENERGY_SETTLE_S, &seen))
+        else if (next_change(r, &last, r->start + ENERGY_SETTLE_S, &seen)) {
+            seen.period = r->open.period; /* learnt before: kept */
             r->open = seen;
+        }
     }
     if (r->gpu && r->open.valid) read_clocks(r->m, &r->found); /* under load */
     /* the change that closes the window: a whole number of the counter's
@@ -488,17 +516,19 @@ static void *read_counter_beside(void *arg)
         if (periods > wait) wait = periods;
     }
     if (r->open.valid) sleep_until(r, r->open.at + wait);
-    reading woke, at_open = {0};
-    memcpy(at_open.uj, r->open.uj, sizeof at_open.uj);
-    int closed = r->open.valid && take_reading(r->m, r->gpu, &woke, why);
-    int quiet = closed && !counter_moved(r->m, r->gpu, &at_open, &woke); /* none while asleep */
+    reading woke;
+    int quiet = 1; /* no change unseen while asleep */
+    int closed = r->open.valid && wake_before_change(r, period, &woke, &quiet);
     while (closed && (closed = next_change(r, &woke, 0, &seen)) &&
            seen.at - r->open.at < r->window_s)
         quiet = 0;
     if (closed) {
         r->close = seen;
-        /* one period between two changes with none unseen between them */
-        r->close.period = quiet ? seen.at - r->open.at : period;
+        /* one period between two changes with none unseen between them,
+         * averaged with those before (each is placed only to its readings'
+         * gaps, and NVML's period jitters) */
+        double one = seen.at - r->open.at;
+        r->close.period = !quiet ? period : period > 0 ? 0.75 * period + 0.25 * one : one;
         if (r->gpu) {
             energy_throttle_mark(r->m, &after);
             energy_throttled_between(r->m, &before, &after, &r->found);

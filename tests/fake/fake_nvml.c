@@ -2,7 +2,8 @@
  * spbench loads: a GPU at one PCI bus id drawing a steady FAKE_WATTS, its
  * energy counter moving in steps of fake_nvml_step_ms (NVML's moves about
  * every 100 ms); the throttle reasons and violation time are set by the
- * test (fake_nvml_reasons, fake_nvml_limited_ns). test_energy loads it as
+ * test (fake_nvml_reasons, fake_nvml_limited_ns), and a read can be made
+ * slow (a reader woken late on a busy machine). test_energy loads it as
  * bench/machine/energy.c loads NVML. */
 #include <string.h>
 #include <time.h>
@@ -14,8 +15,9 @@ unsigned long long fake_nvml_reasons;
 unsigned long long fake_nvml_limited_ns;
 int fake_nvml_no_energy; /* 1: the counter is not supported (pre-Volta) */
 int fake_nvml_step_ms = 10;
-double fake_nvml_read_at[1 << 16]; /* when the energy counter was read (CLOCK_MONOTONIC s) */
+double fake_nvml_read_at[1 << 20]; /* when the energy counter was read (CLOCK_MONOTONIC s) */
 int fake_nvml_reads;
+int fake_nvml_slow_wake_ms; /* the next read after a pause of 50 ms takes this long, once */
 
 static double started;
 static int device_token;
@@ -57,6 +59,12 @@ int nvmlDeviceGetTotalEnergyConsumption(void *device, unsigned long long *mj)
 {
     if (device != &device_token) return 2;
     if (fake_nvml_no_energy) return 3; /* NVML_ERROR_NOT_SUPPORTED */
+    static double last_read;
+    if (fake_nvml_slow_wake_ms > 0 && now() - last_read > 50e-3) {
+        nanosleep(&(struct timespec){0, fake_nvml_slow_wake_ms * 1000000L}, NULL);
+        fake_nvml_slow_wake_ms = 0;
+    }
+    last_read = now();
     if (fake_nvml_reads < (int)(sizeof fake_nvml_read_at / sizeof *fake_nvml_read_at))
         fake_nvml_read_at[fake_nvml_reads++] = now();
     double ms = (now() - started) * 1e3;
