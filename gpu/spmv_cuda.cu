@@ -366,6 +366,7 @@ static const struct {
     const spb_spmv_kernel *rows;
     const int *count;
 } families[] = {{gpu_csr_kernels, &gpu_csr_kernel_count},
+                {gpu_csr_balanced_kernels, &gpu_csr_balanced_kernel_count},
                 {gpu_merge_kernels, &gpu_merge_kernel_count},
                 {gpu_colblock_kernels, &gpu_colblock_kernel_count},
                 {gpu_hll_kernels, &gpu_hll_kernel_count},

@@ -54,6 +54,12 @@ struct gpu_variant {
         f<double, pattern>, f<float, pattern>                                                      \
     }
 
+/* A CSR variant: the given default block, then the variant's own fields. */
+#define GPU_CSR_VARIANT(block, ...)                                                                \
+    {                                                                                              \
+        .format = SPB_FORMAT_CSR, .default_block = block, __VA_ARGS__                              \
+    }
+
 /* What every device row (SpMV and SpGEMM) keeps: the events that time its
  * products and the first failure of its device calls. */
 struct gpu_record {
@@ -175,6 +181,8 @@ spb_status gpu_spmv_check(const void *state, char *msg);
 /* Each family file exports its rows. */
 extern const spb_spmv_kernel gpu_csr_kernels[];
 extern const int gpu_csr_kernel_count;
+extern const spb_spmv_kernel gpu_csr_balanced_kernels[];
+extern const int gpu_csr_balanced_kernel_count;
 extern const spb_spmv_kernel gpu_auto_kernels[];
 extern const int gpu_auto_kernel_count;
 extern const spb_spmv_kernel gpu_merge_kernels[];
