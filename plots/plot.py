@@ -33,13 +33,15 @@ noisy column) is marked * and the title says how many such rows there are. Exit 
 malformed CSV, or when gnuplot fails.
 """
 import csv
-import json
-import math
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
+
+from drawing import (Chart, best_by, by_backend, draw, geomean, histogram, impossible_note,
+                     line_style, marked, median, number_kernels, ordered, quote)
+from rank_charts import (MACHINE, chart_comm_split, chart_strong_scaling, chart_weak_scaling,
+                         machine_beside)
 
 REQUIRED = ("matrix", "kernel", "format", "backend", "threads", "gflops", "roofline_frac",
             "speedup", "efficiency", "status")
@@ -89,192 +91,6 @@ def load_rows(path):
     if not ok:
         raise CsvError("%s has no row with status ok to draw" % path)
     return ok
-
-
-def ordered(values):
-    seen = []
-    for v in values:
-        if v not in seen:
-            seen.append(v)
-    return seen
-
-
-# Kernel styles: colour x fill pattern (bars) or colour x dash and point
-# (lines); kernels are numbered once per CSV, grouped by backend, so a
-# kernel has the same style in every chart drawn from that CSV.
-# 18 colours, any two at least 28 apart in CIE L*a*b* (delta E 1976), none
-# paler than L* 75 (a pale colour beside another reads as a pair on white),
-# each as far as it can be from those before it (picked greedily from
-# Tableau's, Kelly's and Okabe-Ito's sets), so neighbouring series stay
-# apart; past 18 the fills and dashes tell series apart.
-PALETTE = ("#1f77b4", "#f6a600", "#2ca02c", "#be0032", "#000080", "#000000", "#e377c2",
-           "#c2b280", "#654522", "#17becf", "#f99379", "#bcbd22", "#009e73", "#d55e00",
-           "#7f7f7f", "#604e97", "#882d17", "#b3446c")
-FILLS = ("solid 0.85", "pattern 4", "pattern 5", "pattern 2")
-DASHES = (1, 2, 4, 5)
-POINTS = (7, 5, 9, 11, 13, 3)
-BACKENDS = ("serial", "openmp", "cuda", "mpi")
-KERNEL_INDEX = {}
-
-
-def number_kernels(rows):
-    """Numbers every kernel of the CSV: by backend, then in order of appearance."""
-    KERNEL_INDEX.clear()
-    rank = lambda r: BACKENDS.index(r["backend"]) if r["backend"] in BACKENDS else len(BACKENDS)
-    for r in sorted(rows, key=rank):  # stable: keeps the table order within a backend
-        KERNEL_INDEX.setdefault(r["kernel"], len(KERNEL_INDEX))
-
-
-def by_backend(kernels):
-    return sorted(kernels, key=lambda k: KERNEL_INDEX.get(k, len(KERNEL_INDEX)))
-
-
-def bar_style(series, position):
-    """A kernel's own bar style; other series (CPU/GPU, formats) by position."""
-    i = KERNEL_INDEX.get(series, position)
-    return "fs %s border -1 lc rgb '%s'" % (FILLS[(i // len(PALETTE)) % len(FILLS)],
-                                           PALETTE[i % len(PALETTE)])
-
-
-def line_style(series, position):
-    i = KERNEL_INDEX.get(series, position)
-    return "lc rgb '%s' dt %d pt %d" % (PALETTE[i % len(PALETTE)],
-                                        DASHES[(i // len(PALETTE)) % len(DASHES)],
-                                        POINTS[i % len(POINTS)])
-
-
-def quote(text):
-    return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-class Chart:
-    """One gnuplot script drawing one chart twice (PNG and SVG)."""
-
-    def __init__(self, name, title, width, height=600):
-        self.name, self.title, self.width, self.height = name, title, width, height
-        self.lines = []
-        self.data = []
-        self.note = ""  # a second title line
-        self.empty = None  # why there is nothing to draw (then it is not drawn)
-        self.key_right = []  # the labels of a key outside on the right, which narrows the plot
-
-    def quoted_title(self):
-        """The title and the note, wrapped, as one quoted string (gnuplot's \\n)."""
-        text = self.wrapped(self.title) + ("\n" + self.wrapped(self.note) if self.note else "")
-        return quote(text).replace("\n", "\\n")
-
-    def key_width(self):
-        """About the pixels a key on the right takes: columns of its longest
-        label (7 pixels a character, 60 for the sample), as many columns as
-        the rows that fit in the height need."""
-        if not self.key_right:
-            return 0
-        rows = max(1, (self.height - 160) // 17)
-        columns = -(-len(self.key_right) // rows)
-        return columns * (7 * max(len(str(label)) for label in self.key_right) + 60)
-
-    def wrapped(self, text):
-        """Text in lines that fit over the plot (a 10-point character is up to
-        9 pixels wide, with room to spare at the edges; gnuplot centres the
-        title over the plot, not the canvas)."""
-        width = max(40, (self.width - self.key_width()) // 9 - 4)
-        lines = []
-        for paragraph in text.split("\n"):
-            line = ""
-            for word in paragraph.split():
-                if line and len(line) + 1 + len(word) > width:
-                    lines.append(line)
-                    line = word
-                else:
-                    line = (line + " " + word).strip()
-            lines.append(line)
-        return "\n".join(lines)
-
-    def mark_noisy(self, count):
-        """Says under the title that names marked * had noisy rows."""
-        if count:
-            self.note = ("* %d noisy row(s) among the data (samples spread beyond 10%% of the "
-                         "median, or one beyond 2x): the order may not hold" % count) + (
-                             "; " + self.note if self.note else "")
-
-    def datafile(self, workdir, rows):
-        path = os.path.join(workdir, "%s_%d.dat" % (self.name, len(self.data)))
-        with open(path, "w") as f:
-            for r in rows:
-                f.write("\t".join(str(v) for v in r) + "\n")
-        self.data.append(path)
-        return path
-
-    def no_data(self, why):
-        """The reason, centred and wrapped so that it fits the canvas (drawn
-        where a chart must be, as compare's; plot leaves the chart out and
-        lists why)."""
-        self.empty = why
-        words, lines = why.split(), [""]
-        for w in words:
-            if len(lines[-1]) + len(w) + 1 > 60:
-                lines.append("")
-            lines[-1] = (lines[-1] + " " + w).strip()
-        text = "\\n".join(lines).replace('"', "'")
-        self.lines += ["unset key", "unset xtics", "unset ytics", "unset border",
-                       'set label 1 "%s" at graph 0.5, graph 0.5 center font \',14\'' % text,
-                       "plot [0:1][0:1] NaN notitle"]
-
-    def script(self, outdir):
-        body = []
-        for term, ext in (("pngcairo noenhanced font 'sans,10'", "png"),
-                          ("svg noenhanced font 'sans,10' dynamic", "svg")):
-            body.append("set terminal %s size %d,%d" % (term, self.width, self.height))
-            body.append("set output %s" % quote(os.path.join(outdir, "%s.%s" % (self.name, ext))))
-            body.append("set title %s" % self.quoted_title())
-            body += self.lines
-            body.append("unset output")
-            body.append("reset")
-        return "\n".join(body) + "\n"
-
-
-def best_by(rows, key):
-    """Highest-GFLOPS row per key(row)."""
-    best = {}
-    for r in rows:
-        k = key(r)
-        if k not in best or r["gflops_v"] > best[k]["gflops_v"]:
-            best[k] = r
-    return best
-
-
-def marked(name, noisy):
-    return name + "*" if noisy else name  # no space: data files split on blanks
-
-
-def histogram(chart, workdir, matrices, series, values, ylabel, drawn=None):
-    """Grouped bars: one group per matrix, one bar per series; a matrix whose
-    drawn rows (drawn: {(matrix, series): row}) include a noisy one is
-    marked *."""
-    drawn = drawn or {}
-    noisy = {m for (m, _), r in drawn.items() if r["noisy_v"]}
-    chart.mark_noisy(sum(r["noisy_v"] for r in drawn.values()))
-    table = [[marked(m, m in noisy)] + [values.get((m, s), "NaN") for s in series]
-             for m in matrices]
-    path = chart.datafile(workdir, table)
-    finite = [v for row in table for v in row[1:] if v != "NaN" and v > 0]
-    chart.lines += [
-        "set style data histograms", "set style histogram clustered gap 1",
-        "set style fill solid 0.85 border -1", "set boxwidth 0.9",
-        "set xtics rotate by -45 scale 0", "set grid ytics", "set ylabel %s" % quote(ylabel),
-        "set xlabel 'matrix'",
-        "set key outside right top vertical", "set datafile missing 'NaN'",
-    ]
-    chart.key_right = list(series)
-    chart.width += chart.key_width()  # the plot keeps the width its bars were sized for
-    if finite and max(finite) / min(finite) > 100:
-        chart.lines.append("set logscale y")
-    else:
-        chart.lines.append("set yrange [0:*]")
-    plots = ["%s using %d:xtic(1) title %s %s"
-             % (quote(path) if i == 0 else "''", i + 2, quote(s), bar_style(s, i))
-             for i, s in enumerate(series)]
-    chart.lines.append("plot " + ", ".join(plots))
 
 
 def chart_gflops(rows, workdir):
@@ -372,22 +188,6 @@ def chart_cpu_vs_gpu(rows, workdir):
     return chart
 
 
-def geomean(values):
-    values = [v for v in values if v > 0]
-    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
-
-
-def impossible_note(chart, left_out, unit):
-    """The chart says which rows it left out for a speedup above their
-    thread or rank count: a figure that cannot be true is not plotted."""
-    if not left_out:
-        return
-    chart.note = ((chart.note + "; ") if chart.note else "") + (
-        "%d row(s) left out: a speedup above their %s count, which cannot be true (its one-%s "
-        "time is suspect), e.g. %s" % (len(left_out), unit, unit, ", ".join(left_out[:3])))
-    print("plot: %s: %s" % (chart.name, chart.note), file=sys.stderr)
-
-
 def own_speedups(omp, left_out=None):
     """Each OpenMP row's speedup over the same kernel's row at one thread
     (same matrix, precision and settings): thread scaling is a kernel
@@ -426,7 +226,6 @@ def chart_scaling(rows, workdir):
     counts = {k: len({r["matrix"] for r in omp if r["kernel"] == k}) for k in kernels}
     label = {k: "%s (%d)" % (marked(k, any(r["noisy_v"] for r in omp if r["kernel"] == k)),
                              counts[k]) for k in kernels}
-    noisy = {r["kernel"] for r in omp if r["noisy_v"]}
     chart.mark_noisy(sum(r["noisy_v"] for r in omp))
     table = []
     for t in threads:
@@ -458,157 +257,6 @@ def chart_scaling(rows, workdir):
     return chart
 
 
-def rank_series(r):
-    """A distributed row's series: its kernel, and its threads per rank when more than one."""
-    return r["kernel"] if r["threads_v"] == 1 else "%s_x%dt" % (r["kernel"], r["threads_v"])
-
-
-# The machine the rows ran on, from the results JSON beside the CSV (its
-# "machine"): cores, when known, mark the rank counts that shared them.
-MACHINE = {"cores": None}
-
-
-def machine_beside(csv_path):
-    """The cores of the machine in the JSON beside csv_path (X.json for
-    X.csv), or None when there is none or it does not say."""
-    base, ext = os.path.splitext(csv_path)
-    try:
-        with open(base + ".json") as f:
-            cores = json.load(f).get("machine", {}).get("cpu_cores")
-    except (OSError, ValueError, AttributeError):
-        return None
-    return cores if isinstance(cores, int) and cores > 0 and ext == ".csv" else None
-
-
-def oversubscribed(rows, ranks):
-    """The rank counts whose ranks x threads passed the machine's cores."""
-    cores = MACHINE["cores"]
-    if not cores:
-        return set()
-    return {p for p in ranks
-            if p * max(r["threads_v"] for r in rows if int(r["ranks"]) == p) > cores}
-
-
-def rank_lines(chart, workdir, rows, panels, summary, spread_x=False):
-    """Lines against the rank count, one per series, in one panel per
-    (column, ylabel, title, ideal) of panels; summary: geomean or median
-    of the column over the matrices. Solid lines, each series its own
-    colour and marker; spread_x shifts each series a little sideways so
-    that markers at one rank count do not hide each other."""
-    ranks = sorted({int(r["ranks"]) for r in rows})
-    series = ordered(rank_series(r) for r in rows)
-    noisy = {rank_series(r) for r in rows if r["noisy_v"]}
-    chart.mark_noisy(sum(r["noisy_v"] for r in rows))
-    table = []
-    for p in ranks:
-        line = [p]
-        for column, _, _, _ in panels:
-            for s in series:
-                mine = [float(r[column]) for r in rows if rank_series(r) == s and
-                        int(r["ranks"]) == p and r.get(column, "") != ""]
-                line.append(summary(mine) if mine else "NaN")
-        table.append(line)
-    path = chart.datafile(workdir, table)
-    shared = oversubscribed(rows, ranks)
-    if shared:
-        chart.note = ((chart.note + "; ") if chart.note else "") + (
-            "*: more ranks x threads than the machine's %d cores: they time the sharing"
-            % MACHINE["cores"])
-    chart.lines += ["set datafile missing 'NaN'", "set grid", "set xlabel 'ranks'",
-                    "set xtics (%s)" % ", ".join('"%d%s" %d' % (p, "*" if p in shared else "", p)
-                                                 for p in ranks),
-                    "set key outside below horizontal maxcols 3"]
-    if len(panels) > 1:
-        chart.lines.append("set multiplot layout 1,%d title %s" % (len(panels),
-                                                                   chart.quoted_title()))
-    width = 0.04 * (max(ranks) - min(ranks)) / max(1, len(series) - 1) if spread_x else 0
-    if width:  # the shifted markers inside the frame
-        pad = width * len(series)
-        chart.lines.append("set xrange [%g:%g]" % (min(ranks) - pad, max(ranks) + pad))
-    for k, (_column, ylabel, title, ideal) in enumerate(panels):
-        plots = ["%s using ($1%+g):%d with linespoints %s lw 2 dt 1 lc rgb '%s' pt %d ps 1.2"
-                 % (quote(path) if i == 0 else "''", (i - (len(series) - 1) / 2.0) * width,
-                    2 + k * len(series) + i,
-                    "title " + quote(marked(s, s in noisy)) if k == 0 else "notitle",
-                    PALETTE[i % len(PALETTE)], POINTS[i % len(POINTS)])
-                 for i, s in enumerate(series)]
-        values = [v for line in table for v in line[1 + k * len(series):1 + (k + 1) * len(series)]
-                  if v != "NaN"]
-        top = max(values + [max(ranks) if ideal == "x" else float(ideal or 0)] or [1])
-        if ideal:
-            plots.append("%s title 'ideal' with lines dashtype 2 lw 2 lc 'gray'" % ideal)
-        # room above the highest line, the ideal included (at the frame it hid); a
-        # log axis where the values span more than 20x (slowdowns of shared cores
-        # would sit on the floor of a linear one)
-        low = min([v for v in values if v > 0] or [top])
-        if top > 20 * low:
-            chart.lines += ["set logscale y", "set yrange [%g:%g]" % (low / 1.5, 1.5 * top)]
-        else:
-            chart.lines += ["unset logscale y", "set yrange [0:%g]" % (1.12 * top)]
-        chart.lines += ["set ylabel %s" % quote(ylabel)]
-        if len(panels) > 1:  # one panel keeps the chart's title
-            chart.lines.append("set title %s" % quote(title))
-        chart.lines.append("plot " + ", ".join(plots))
-    if len(panels) > 1:
-        chart.lines.append("unset multiplot")
-
-
-def median(values):
-    values = sorted(values)
-    half = len(values) // 2
-    return values[half] if len(values) % 2 else (values[half - 1] + values[half]) / 2
-
-
-def chart_strong_scaling(rows, workdir):
-    strong = [r for r in rows if not r["matrix"].endswith("/rank")]
-    hybrid = any(r["threads_v"] > 1 for r in strong)
-    chart = Chart("strong_scaling", "Strong scaling of the distributed rows (geometric mean over "
-                  "the matrices%s)" % ("; _xNt: N threads per rank" if hybrid else ""), 1100, 620)
-    if len({r["ranks"] for r in strong}) < 2:
-        chart.no_data("No strong-scaling data: needs distributed rows at two or more rank "
-                      "counts, 1 among them (spbench run --ranks 1,2,4 MATRIX)")
-        return chart
-    left_out = ["%s %s %.1fx at %s" % (r["kernel"], r["matrix"], float(r["rank_speedup"]),
-                                        r["ranks"]) for r in strong
-                if r.get("rank_speedup", "") != "" and float(r["rank_speedup"]) > int(r["ranks"])]
-    strong = [r for r in strong if r.get("rank_speedup", "") == "" or
-              float(r["rank_speedup"]) <= int(r["ranks"])]
-    impossible_note(chart, left_out, "rank")
-    rank_lines(chart, workdir, strong,
-               [("rank_speedup", "speedup over one rank", "speedup", "x"),
-                ("rank_efficiency", "efficiency (speedup / ranks)", "efficiency", None)], geomean)
-    return chart
-
-
-def chart_weak_scaling(rows, workdir):
-    weak = [r for r in rows if r["matrix"].endswith("/rank")]
-    chart = Chart("weak_scaling", "Weak scaling: each rank keeps its share of a matrix that "
-                  "grows with the ranks (efficiency t1/tP, geometric mean over the specs)", 900)
-    if len({r["ranks"] for r in weak}) < 2:
-        chart.no_data("No weak-scaling data: needs rows of spbench run --ranks 1,2,4 --weak "
-                      "gen:SPEC")
-        return chart
-    rank_lines(chart, workdir, weak,
-               [("rank_efficiency", "efficiency t1 / tP", "weak-scaling efficiency", "1")],
-               geomean)
-    return chart
-
-
-def chart_comm_split(rows, workdir):
-    split = [dict(r, comm_share=float(r["comm_ms"]) / float(r["time_ms_median"]))
-             for r in rows if r.get("comm_ms", "") != "" and int(r["ranks"]) > 1]
-    chart = Chart("comm_split", "Exposed communication: its share of the product's time (the "
-                  "slowest rank's, median over the matrices)", 900)
-    if not split:
-        chart.no_data("No communication data: needs distributed rows (other than PETSc's, "
-                      "which does not split its time) at two or more ranks")
-        return chart
-    rank_lines(chart, workdir, split,
-               [("comm_share", "exposed communication / time", "communication share", None)],
-               median, spread_x=True)
-    return chart
-
-
 def chart_roofline(rows, workdir):
     """Boxes: median and range of the roofline fraction over the matrices whose
     working set does not fit in the last-level cache; crosses: the rows that
@@ -634,8 +282,7 @@ def chart_roofline(rows, workdir):
         count = " (%d)" % len(v) if memory else ""  # the matrices behind the bar
         label = quote(marked(k, k in noisy) + count)  # one column: quoted
         if v:
-            median = v[len(v) // 2] if len(v) % 2 else 0.5 * (v[len(v) // 2 - 1] + v[len(v) // 2])
-            table.append([i, median, v[0], v[-1], label])
+            table.append([i, median(v), v[0], v[-1], label])
         else:
             table.append([i, "NaN", "NaN", "NaN", label])
         points += [[i, float(r["roofline_frac"])] for r in cached if r["kernel"] == k]
@@ -739,92 +386,6 @@ def main():
                 return 1
             print("%s/%s.png, %s/%s.svg" % (outdir, chart.name, outdir, chart.name))
     return 0
-
-
-def compare_label(p):
-    """A pair's x label: the matrix, its thread and rank counts when they are
-    not 1 (rows of one matrix told apart), * when either side was noisy."""
-    label = p["matrix"]
-    if str(p.get("threads", "1")) not in ("1", ""):
-        label += " t%s" % p["threads"]
-    if str(p.get("ranks", "1")) not in ("1", ""):
-        label += " r%s" % p["ranks"]
-    if str(p.get("precision", "")) == "fp32":
-        label += " fp32"
-    return label + (" *" if p.get("noisy") else "")
-
-
-def chart_compare(pairs, workdir):
-    """spbench compare's pairs: NEW's time over BASE's per matrix with its
-    95% interval, one panel per kernel (every kernel, two panels a row), on
-    a log axis (one wide interval cannot flatten the rest), a line at 1 (no
-    change); a label says threads and ranks where they are not 1, and * marks
-    a noisy pair."""
-    kernels = ordered(p["kernel"] for p in pairs)
-    rows = (len(kernels) + 1) // 2
-    chart = Chart("compare", "NEW's time over BASE's per matrix (95% interval; below 1: NEW "
-                  "faster; * noisy)", 1100, 320 * rows + 80)
-    if not pairs:
-        chart.no_data("No pairs to draw")
-        return chart
-    chart.lines += ["set datafile missing 'NaN'", "set grid ytics", "set xtics rotate by -45",
-                    "set logscale y", "set format y '%g'",
-                    "set multiplot layout %d,%d title %s" % (rows, min(2, len(kernels)),
-                                                             chart.quoted_title())]
-    for k in kernels:
-        mine = [p for p in pairs if p["kernel"] == k]
-        table = [[i, p["ratio"], p["low"] if p["low"] is not None else "NaN",
-                  p["high"] if p["high"] is not None else "NaN", quote(compare_label(p))]
-                 for i, p in enumerate(mine)]
-        path = chart.datafile(workdir, table)
-        values = [v for p in mine for v in (p["ratio"], p["low"], p["high"]) if v]
-        low, high = min(values + [0.8]) / 1.15, max(values + [1.25]) * 1.15  # 1 inside, centred
-        chart.lines += ["set title %s" % quote(k), "set ylabel 'new / base (log)'",
-                        "set xrange [-0.7:%f]" % (len(mine) - 0.3),
-                        "set yrange [%g:%g]" % (low, high),
-                        # under a decade a log axis shows one tic: name the ratios between
-                        "set ytics (0.5, 0.67, 0.8, 0.9, 1, 1.1, 1.25, 1.5, 2)" if high / low < 10
-                        else "set ytics auto",
-                        "plot %s using 1:2:3:4:xtic(5) with yerrorbars pt 7 lc rgb '%s' notitle, "
-                        "1 with lines dashtype 2 lc 'gray' notitle" % (quote(path), PALETTE[0])]
-    chart.lines.append("unset multiplot")
-    return chart
-
-
-def draw(chart, workdir, outdir):
-    """Runs gnuplot on the chart and moves it into outdir; the reason as
-    text when it could not, else None."""
-    done = subprocess.run(["gnuplot"], input=chart.script(workdir), text=True,
-                          capture_output=True)
-    if done.returncode != 0:
-        return "gnuplot failed on %s:\n%s" % (chart.name, done.stderr)
-    return publish(chart.name, workdir, outdir)
-
-
-def publish(name, workdir, outdir):
-    """Moves a chart's PNG and SVG from workdir into outdir, each through a
-    temporary file renamed into place, after checking gnuplot wrote it
-    whole (on a full disk it once left 0-byte files and reported success);
-    the reason as text when it could not, else None."""
-    for ext, ending in (("png", b"IEND\xaeB`\x82"), ("svg", b"</svg>\n")):
-        drawn = os.path.join(workdir, "%s.%s" % (name, ext))
-        final = os.path.join(outdir, "%s.%s" % (name, ext))
-        partial = "%s.tmp.%d" % (final, os.getpid())
-        try:
-            with open(drawn, "rb") as f:
-                whole = f.read()
-            if not whole.rstrip().endswith(ending.rstrip()):
-                return "gnuplot wrote %s.%s incompletely (is %s full?)" % (name, ext, workdir)
-            with open(partial, "wb") as f:
-                f.write(whole)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(partial, final)
-        except OSError as e:
-            if os.path.exists(partial):
-                os.unlink(partial)
-            return "%s: cannot write the chart: %s" % (final, e.strerror or e)
-    return None
 
 
 if __name__ == "__main__":

@@ -47,7 +47,6 @@ mean (its interval wholly above 1 + PCT/100) or could judge nothing, or
 --strict found the studies differ, 2 for a usage error.
 """
 import csv
-import importlib.util
 import io
 import json
 import math
@@ -558,17 +557,17 @@ def gate_refusal(known):
 
 
 def draw_chart(pairs, outdir):
-    """compare.png and .svg in outdir, drawn by plots/plot.py's helpers."""
+    """compare.png and .svg in outdir, drawn by plots/compare_chart.py."""
     here = os.path.dirname(os.path.abspath(__file__))
-    path = os.environ.get("SPB_PLOT_SCRIPT") or os.path.join(here, "..", "plots", "plot.py")
-    spec = importlib.util.spec_from_file_location("spbench_plot", path)
-    plot = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(plot)
+    script = os.environ.get("SPB_PLOT_SCRIPT") or os.path.join(here, "..", "plots", "plot.py")
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))  # the charts' modules
+    import compare_chart
+    import drawing
     if shutil.which("gnuplot") is None:
         raise CompareError("--chart needs gnuplot (sudo apt-get install gnuplot-nox)")
     os.makedirs(outdir, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="spbench_compare_") as workdir:
-        failed = plot.draw(plot.chart_compare(pairs, workdir), workdir, outdir)
+        failed = drawing.draw(compare_chart.chart_compare(pairs, workdir), workdir, outdir)
     if failed:
         raise CompareError(failed)
     print("%s/compare.png, %s/compare.svg" % (outdir, outdir))

@@ -327,7 +327,7 @@ def palette_min_distance():
     """How many colours the charts' palette has before it repeats, the
     least CIE76 distance between two of them, and the palest one's L*."""
     sys.path.insert(0, os.path.join(SOURCE, "plots"))
-    import plot
+    import drawing
 
     def lab(colour):
         rgb = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
@@ -338,7 +338,7 @@ def palette_min_distance():
         fx, fy, fz = (v ** (1 / 3) if v > 0.008856 else 7.787 * v + 16 / 116 for v in xyz)
         return 116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)
 
-    colours = [lab(c) for c in plot.PALETTE]
+    colours = [lab(c) for c in drawing.PALETTE]
     return (len(colours),
             min(math.dist(a, b) for i, a in enumerate(colours) for b in colours[i + 1:]),
             max(c[0] for c in colours))
