@@ -9,8 +9,10 @@
 #define CHECK_SKIP_CODE    77
 #define CHECK_DEFAULT_SEED 20261123ULL
 
-static int check_passed, check_failed;
-static unsigned long long check_seed_used;
+/* The tally, one for the whole program: a test of several files has a
+ * weak definition in each, which the linker merges. */
+__attribute__((weak)) int check_passed, check_failed;
+__attribute__((weak)) unsigned long long check_seed_used;
 
 #define CHECK(cond, ...)                                                                           \
     do {                                                                                           \
