@@ -38,7 +38,7 @@ static void print_commands(FILE *out)
             "                                    the shards of a study in one results file\n"
             "  spbench compare BASE NEW          two studies' times, with intervals and verdicts\n"
             "  spbench --list                    the kernel table\n"
-            "  spbench --version                 the version and what was built in\n"
+            "  spbench --version                 the version, what was built in, where its helpers are\n"
             "  spbench COMMAND --help            that command's options\n"
             "\n"
             "MATRIX: a .mtx or .mtx.gz file, a directory (every matrix in it), @list.txt\n"
@@ -239,13 +239,36 @@ static int cmd_list(int argc, char **argv)
 #ifndef SPB_SCRIPTS_DIR
 #define SPB_SCRIPTS_DIR "scripts"
 #endif
+#ifndef SPB_SHARE_FROM_BIN
+#define SPB_SHARE_FROM_BIN "../share/spbench"
+#endif
 
-/* Runs a Python helper of the repository (the CSV and JSON handling of
- * plot and merge): script under dir, with the command's arguments. */
-static int run_python(const char *env, const char *dir, const char *name, int argc, char **argv)
+/* Where the Python helpers of folder `sub` (scripts, plots) are: under the
+ * installed prefix, found from this binary's own place
+ * (BIN/SPB_SHARE_FROM_BIN/sub: a prefix can move), else the source tree
+ * spbench was built from (`built_in`). */
+static void helper_dir(const char *sub, const char *built_in, char *dir, size_t size)
 {
-    char script[4096];
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    char *slash = n > 0 ? (exe[n] = '\0', strrchr(exe, '/')) : NULL;
+    if (slash) {
+        *slash = '\0';
+        int len = snprintf(dir, size, "%s/%s/%s", exe, SPB_SHARE_FROM_BIN, sub);
+        if (len > 0 && (size_t)len < size && access(dir, R_OK) == 0) return;
+    }
+    snprintf(dir, size, "%s", built_in);
+}
+
+/* Runs a Python helper (the CSV and JSON handling of plot, merge and
+ * compare): script `name` in helper folder `sub`, or the file the
+ * environment variable `env` names, with the command's arguments. */
+static int run_python(const char *env, const char *sub, const char *built_in, const char *name,
+                      int argc, char **argv)
+{
+    char dir[4096], script[8192];
     const char *given = getenv(env);
+    helper_dir(sub, built_in, dir, sizeof dir);
     snprintf(script, sizeof script, "%s/%s", dir, name);
     if (given) snprintf(script, sizeof script, "%s", given);
     char **args = calloc((size_t)argc + 3, sizeof *args);
@@ -267,13 +290,13 @@ static int cmd_plot(int argc, char **argv)
         fprintf(stderr, "spbench: usage: spbench plot RESULTS.csv OUTDIR\n");
         return EXIT_USAGE;
     }
-    return run_python("SPB_PLOT_SCRIPT", SPB_PLOTS_DIR, "plot.py", argc, argv);
+    return run_python("SPB_PLOT_SCRIPT", "plots", SPB_PLOTS_DIR, "plot.py", argc, argv);
 }
 
 /* Two studies, or two kernels of one, compared with statistics. */
 static int cmd_compare(int argc, char **argv)
 {
-    return run_python("SPB_COMPARE_SCRIPT", SPB_SCRIPTS_DIR, "compare.py", argc, argv);
+    return run_python("SPB_COMPARE_SCRIPT", "scripts", SPB_SCRIPTS_DIR, "compare.py", argc, argv);
 }
 
 /* Shards of a study (run --shard I/N) into one results file. */
@@ -297,7 +320,7 @@ static int cmd_merge(int argc, char **argv)
             return EXIT_RESULTS_BAD;
         }
     }
-    return run_python("SPB_MERGE_SCRIPT", SPB_SCRIPTS_DIR, "merge.py", argc, argv);
+    return run_python("SPB_MERGE_SCRIPT", "scripts", SPB_SCRIPTS_DIR, "merge.py", argc, argv);
 }
 
 typedef struct {
@@ -367,6 +390,10 @@ int main(int argc, char **argv)
                dist_compiled() ? "compiled in" : "not built",
                dist_petsc_compiled() ? "compiled in" : "not built",
                gpu_nccl_compiled() ? "compiled in" : "not built", cusp ? cusp : "not built");
+        char scripts[4096], plots[4096];
+        helper_dir("scripts", SPB_SCRIPTS_DIR, scripts, sizeof scripts);
+        helper_dir("plots", SPB_PLOTS_DIR, plots, sizeof plots);
+        printf("helpers: %s, %s\n", scripts, plots);
         return 0;
     }
     if (!memory_limit_valid()) return EXIT_USAGE;

@@ -16,12 +16,15 @@
 #   --ranks LIST   a distributed study (spbench run --ranks LIST): each task holds
 #                  an allocation of the most ranks (--ntasks, or N nodes x T tasks)
 #                  and measures every rank count in it, through mpirun
-#   --spbench BIN  the spbench binary (default: this repository's build/spbench)
+#   --spbench BIN  the spbench binary (default: this repository's build/spbench,
+#                  or PREFIX/bin/spbench where this script was installed)
 # MATRIX: files, directories, @lists and gen: specs, as for spbench run;
 # RUN-OPTIONS go to every task's spbench run (e.g. --kernels 'csr.*' --threads 1-8).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 shards=4 gpus=0 cpus="" partition="" time_limit="" bin="$here/../../build/spbench"
+# installed (cmake --install): this script is PREFIX/share/spbench/slurm/submit.sh
+[ -x "$bin" ] || [ ! -x "$here/../../../bin/spbench" ] || bin="$here/../../../bin/spbench"
 ranks="" nodes="" tasks_per_node=""
 usage() { # asked for (--help): to stdout, exit 0; a mistake: to stderr, exit 2
   if [ "${1:-2}" -eq 0 ]; then

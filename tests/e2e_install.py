@@ -1,0 +1,94 @@
+"""End-to-end install test: `cmake --install BUILD --prefix P` puts spbench
+in P/bin and its helpers under P/share/spbench; the prefix, moved, still
+works, because the binary finds its helpers from its own place. As root,
+the source and build trees are hidden (a mount namespace lays an empty
+folder over each) while run, merge, compare and plot run from the prefix:
+a helper read from the source tree would fail there.
+
+usage: e2e_install.py SPBENCH SOURCE_DIR [TEST]
+"""
+import os
+import shutil
+import subprocess
+
+from spbtest import SOURCE, SPBENCH, check, run_tests
+
+QUICK = ("--kernels csr.serial,csr.omp.static --threads 1 --reps 3 --min-time 0 "
+         "--bandwidth 10 --energy-s 0 --quiet")
+MATRICES = "gen:lap2d:40 gen:random:500:5"
+
+# the study a user runs from the prefix: a run, the same in two shards
+# merged, a second run compared with the first, and charts
+FLOW = """set -e
+S="$1/bin/spbench"
+if [ -n "$2" ] && [ -e "$2/CMakeLists.txt" ]; then echo "the source tree is in view"; exit 3; fi
+"$S" --version
+"$S" run {q} --csv a.csv --json a.json {m}
+"$S" run {q} --shard 1/2 --csv s1.csv {m}
+"$S" run {q} --shard 2/2 --csv s2.csv {m}
+"$S" merge m.csv s1.csv s2.csv
+"$S" run {q} --csv b.csv --json b.json {m}
+"$S" compare a.json b.json
+"$S" plot a.csv charts
+""".format(q=QUICK, m=MATRICES)
+
+
+def installed(tmp):
+    """The build installed into tmp/prefix, then moved to tmp/moved."""
+    build = os.path.dirname(os.path.abspath(SPBENCH))
+    prefix, moved = os.path.join(tmp, "prefix"), os.path.join(tmp, "moved")
+    r = subprocess.run(["cmake", "--install", build, "--prefix", prefix], capture_output=True,
+                       text=True, timeout=300)
+    check(r.returncode == 0, "cmake --install: %s" % r.stderr)
+    os.rename(prefix, moved)
+    return build, moved
+
+
+def hidden(paths):
+    """A command prefix that runs under an empty folder laid over each path
+    (a private mount namespace), or None where this user cannot."""
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        return None
+    probe = subprocess.run(["unshare", "-m", "--propagation", "private", "true"],
+                           capture_output=True)
+    if probe.returncode != 0:
+        return None
+    mounts = " && ".join("mount -t tmpfs none '%s'" % p for p in paths)
+    return ["unshare", "-m", "--propagation", "private", "sh", "-c", mounts + ' && exec "$@"',
+            "hide"]
+
+
+def test_prefix(tmp):
+    build, moved = installed(tmp)
+    share = os.path.join(moved, "share", "spbench")
+    for helper in ("scripts/compare.py", "scripts/merge.py", "plots/plot.py",
+                   "plots/drawing.py", "plots/rank_charts.py", "plots/compare_chart.py",
+                   "slurm/submit.sh"):
+        check(os.path.isfile(os.path.join(share, helper)), "installed: share/spbench/%s" % helper)
+    binary = os.path.join(moved, "bin", "spbench")
+    r = subprocess.run([binary, "--version"], capture_output=True, text=True)
+    check(r.returncode == 0 and "helpers: %s/bin/../share/spbench/scripts" % moved in r.stdout,
+          "the moved prefix's binary names its own helpers: %s" % r.stdout)
+
+    work = os.path.join(tmp, "study")
+    os.mkdir(work)
+    with open(os.path.join(work, "flow.sh"), "w") as f:
+        f.write(FLOW)
+    trees = [SOURCE] + ([] if os.path.abspath(build).startswith(os.path.abspath(SOURCE) + "/")
+                        else [build])
+    hide = hidden([os.path.abspath(t) for t in trees])
+    command = (hide or []) + ["bash", "flow.sh", moved, SOURCE if hide else ""]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SPB_")}
+    r = subprocess.run(command, cwd=work, capture_output=True, text=True, env=env, timeout=600)
+    where = "with the source and build trees hidden" if hide else "(not root: trees left in view)"
+    check(r.returncode == 0, "run, merge, compare and plot from the prefix %s: %s%s"
+          % (where, r.stdout[-2000:], r.stderr[-2000:]))
+    if r.returncode != 0:
+        return
+    check("m.csv: 4 rows from 2 shards" in r.stdout, "merge joined the shards: %s" % r.stdout)
+    check("4 pairs" in r.stdout or "over 4 rows" in r.stdout, "compare paired the two runs")
+    check(os.path.getsize(os.path.join(work, "charts", "gflops.svg")) > 0, "plot drew gflops")
+
+
+if __name__ == "__main__":
+    run_tests([test_prefix], "spb_e2e_install_", globals())
