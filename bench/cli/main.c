@@ -38,7 +38,7 @@ static void print_commands(FILE *out)
             "                                    the shards of a study in one results file\n"
             "  spbench compare BASE NEW          two studies' times, with intervals and verdicts\n"
             "  spbench --list                    the kernel table\n"
-            "  spbench --version                 the version, what was built in, where its helpers are\n"
+            "  spbench --version                 version, what is built in, where the helpers are\n"
             "  spbench COMMAND --help            that command's options\n"
             "\n"
             "MATRIX: a .mtx or .mtx.gz file, a directory (every matrix in it), @list.txt\n"
