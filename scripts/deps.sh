@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian machine lacks to build and test spbench.
-# librsb and GraphBLAS are the CPU baselines, gnuplot draws the charts, curl
-# serves matrices/fetch.sh, Slurm and munge run the scale-out test on a
+# librsb and GraphBLAS are the CPU baselines, gnuplot draws the charts, Slurm
+# and munge run the scale-out test on a
 # one-node cluster the test starts itself (as root), Open MPI and PETSc run
 # the distributed rows and their baseline. CUDA (nvcc) is optional and never installed
 # here: without it the GPU kernels are compiled out and report themselves
@@ -15,7 +15,7 @@ if [ "${1:-}" = "--check" ]; then
   shift
 fi
 packages=(build-essential cmake zlib1g-dev python3 clang-format clang-tidy librsb-dev
-          libgraphblas-dev gnuplot-nox fonts-liberation curl slurm-wlm munge openmpi-bin
+          libgraphblas-dev gnuplot-nox fonts-liberation slurm-wlm munge openmpi-bin
           libopenmpi-dev libpetsc-real-dev "$@")
 missing=()
 for p in "${packages[@]}"; do

@@ -2,14 +2,10 @@
 file in the middle is killed after some rows and resumed, ending with every
 row present once; --json is valid and versioned; progress goes to stderr;
 `spbench plot` draws every chart from a small CSV and refuses empty or
-malformed ones; matrices/fetch.sh against a server on loopback.
+malformed ones.
 
 usage: e2e_batch.py SPBENCH SOURCE_DIR
 """
-import csv
-import functools
-import http.server
-import io
 import json
 import math
 import os
@@ -18,12 +14,9 @@ import shutil
 import signal
 import subprocess
 import sys
-import tarfile
-import threading
 import time
-import gzip
 
-from spbtest import SOURCE, SPBENCH, check, finish, read_rows, skip, spbench, run_tests
+from spbtest import SOURCE, SPBENCH, check, read_rows, skip, spbench, run_tests
 BUNDLED = os.path.join(SOURCE, "matrices")
 FAST = ["--reps", "2", "--min-time", "0", "--warmup", "0"]
 # slow enough to be killed part-way: many samples per kernel (every run that
@@ -348,61 +341,8 @@ def gpu_rows(path):
     return sum(1 for row in read_rows(path) if row["backend"] == "cuda" and row["status"] == "ok")
 
 
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-def test_fetch(tmp):
-    if shutil.which("curl") is None:
-        skip("curl not installed: the fetch.sh tests")
-        return
-    served = os.path.join(tmp, "served", "MM")
-    os.makedirs(os.path.join(served, "Good"))
-    os.makedirs(os.path.join(served, "Bad"))
-    text = gzip.open(os.path.join(BUNDLED, "west0479.mtx.gz")).read()
-    for group, name, payload in (("Good", "west0479", text), ("Bad", "notmm", b"hello\n")):
-        with tarfile.open(os.path.join(served, group, name + ".tar.gz"), "w:gz") as t:
-            info = tarfile.TarInfo("%s/%s.mtx" % (name, name))
-            info.size = len(payload)
-            t.addfile(info, io.BytesIO(payload))
-    handler = functools.partial(QuietHandler, directory=os.path.join(tmp, "served"))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        base = "http://127.0.0.1:%d/MM" % server.server_address[1]
-        lst = os.path.join(tmp, "list.txt")
-        dest = os.path.join(tmp, "fetched")
-        with open(lst, "w") as f:
-            f.write("# test list\nGood/west0479\nBad/notmm\nGood/missing\n")
-        env = dict(os.environ, SPB_FETCH_BASE=base)
-        fetch = os.path.join(SOURCE, "matrices", "fetch.sh")
-        r = subprocess.run(["bash", fetch, lst, dest], capture_output=True, text=True, env=env,
-                           timeout=120)
-        check(r.returncode == 1, "fetch.sh fails when some matrices fail")
-        got = os.path.join(dest, "west0479.mtx.gz")
-        check(os.path.exists(got) and gzip.open(got).read() == text, "a good matrix arrives intact")
-        check("not a Matrix Market file" in r.stderr, "a bad archive is named: %s" % r.stderr)
-        check("Good/missing: download failed" in r.stderr, "a missing matrix is named")
-        check(not os.path.exists(os.path.join(dest, "notmm.mtx.gz")), "nothing bad is kept")
-        with open(lst, "w") as f:
-            f.write("Good/west0479\n")
-        r = subprocess.run(["bash", fetch, lst, dest], capture_output=True, text=True, env=env,
-                           timeout=120)
-        check(r.returncode == 0 and "1 already present" in r.stdout, "present matrices are skipped")
-        env["SPB_FETCH_BASE"] = "http://127.0.0.1:9/MM"
-        with open(lst, "w") as f:
-            f.write("Good/other\n")
-        r = subprocess.run(["bash", fetch, lst, dest], capture_output=True, text=True, env=env,
-                           timeout=120)
-        check(r.returncode == 1 and "offline" in r.stderr, "an unreachable collection is reported")
-    finally:
-        server.shutdown()
-
-
 def main():
-    run_tests([test_kill_and_resume, test_json_and_progress, test_overwrite_refused, test_plot,
-               test_fetch],
+    run_tests([test_kill_and_resume, test_json_and_progress, test_overwrite_refused, test_plot],
               "spb_e2e_batch_", globals())
 
 

@@ -1,9 +1,11 @@
 """End-to-end install test: `cmake --install BUILD --prefix P` puts spbench
 in P/bin and its helpers under P/share/spbench; the prefix, moved, still
-works, because the binary finds its helpers from its own place. As root,
-the source and build trees are hidden (a mount namespace lays an empty
-folder over each) while run, merge, compare and plot run from the prefix:
-a helper read from the source tree would fail there.
+works, because the binary finds its helpers from its own place. A user's
+path from the prefix: fetch matrices by criteria from a mirror of the
+SuiteSparse collection (e2e_fetch's, on loopback), run the study on them,
+merge its shards, compare two runs, plot. As root, the source and build
+trees are hidden meanwhile (a mount namespace lays an empty folder over
+each): a helper read from the source tree would fail there.
 
 usage: e2e_install.py SPBENCH SOURCE_DIR [TEST]
 """
@@ -11,11 +13,12 @@ import os
 import shutil
 import subprocess
 
+from e2e_fetch import fixture_mirror
 from spbtest import SOURCE, SPBENCH, check, run_tests
 
 QUICK = ("--kernels csr.serial,csr.omp.static --threads 1 --reps 3 --min-time 0 "
          "--bandwidth 10 --energy-s 0 --quiet")
-MATRICES = "gen:lap2d:40 gen:random:500:5"
+MATRICES = "@study.txt"  # what fetch chose: two matrices
 
 # the study a user runs from the prefix: a run, the same in two shards
 # merged, a second run compared with the first, and charts
@@ -23,6 +26,7 @@ FLOW = """set -e
 S="$1/bin/spbench"
 if [ -n "$2" ] && [ -e "$2/CMakeLists.txt" ]; then echo "the source tree is in view"; exit 3; fi
 "$S" --version
+"$S" fetch --base "$3" --cache cache --group HB --real -o study.txt
 "$S" run {q} --csv a.csv --json a.json {m}
 "$S" run {q} --shard 1/2 --csv s1.csv {m}
 "$S" run {q} --shard 2/2 --csv s2.csv {m}
@@ -61,7 +65,7 @@ def hidden(paths):
 def test_prefix(tmp):
     build, moved = installed(tmp)
     share = os.path.join(moved, "share", "spbench")
-    for helper in ("scripts/compare.py", "scripts/merge.py", "plots/plot.py",
+    for helper in ("scripts/compare.py", "scripts/merge.py", "scripts/fetch.py", "plots/plot.py",
                    "plots/drawing.py", "plots/rank_charts.py", "plots/compare_chart.py",
                    "slurm/submit.sh"):
         check(os.path.isfile(os.path.join(share, helper)), "installed: share/spbench/%s" % helper)
@@ -77,7 +81,8 @@ def test_prefix(tmp):
     trees = [SOURCE] + ([] if os.path.abspath(build).startswith(os.path.abspath(SOURCE) + "/")
                         else [build])
     hide = hidden([os.path.abspath(t) for t in trees])
-    command = (hide or []) + ["bash", "flow.sh", moved, SOURCE if hide else ""]
+    base = fixture_mirror(tmp)[0]
+    command = (hide or []) + ["bash", "flow.sh", moved, SOURCE if hide else "", base]
     env = {k: v for k, v in os.environ.items() if not k.startswith("SPB_")}
     r = subprocess.run(command, cwd=work, capture_output=True, text=True, env=env, timeout=600)
     where = "with the source and build trees hidden" if hide else "(not root: trees left in view)"
@@ -85,6 +90,7 @@ def test_prefix(tmp):
           % (where, r.stdout[-2000:], r.stderr[-2000:]))
     if r.returncode != 0:
         return
+    check("study.txt: 2 matrices" in r.stdout, "fetch chose and fetched: %s" % r.stdout)
     check("m.csv: 4 rows from 2 shards" in r.stdout, "merge joined the shards: %s" % r.stdout)
     check("4 pairs" in r.stdout or "over 4 rows" in r.stdout, "compare paired the two runs")
     check(os.path.getsize(os.path.join(work, "charts", "gflops.svg")) > 0, "plot drew gflops")

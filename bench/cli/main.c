@@ -37,6 +37,7 @@ static void print_commands(FILE *out)
             "  spbench merge OUT.csv SHARD.csv... [--json OUT.json SHARD.json...]\n"
             "                                    the shards of a study in one results file\n"
             "  spbench compare BASE NEW          two studies' times, with intervals and verdicts\n"
+            "  spbench fetch [CRITERIA] -o LIST  SuiteSparse matrices chosen by what they are\n"
             "  spbench --list                    the kernel table\n"
             "  spbench --version                 version, what is built in, where the helpers are\n"
             "  spbench COMMAND --help            that command's options\n"
@@ -182,6 +183,20 @@ static const struct {
                 "  .svg (gnuplot); --markdown writes the table and geometric means as\n"
                 "  Markdown; --csv, --json and --markdown never name an input and replace a\n"
                 "  file only with --force\n"},
+    {"fetch", "usage: spbench fetch [--kind GLOB] [--group GLOB] [--name GLOB] [--min-nnz N]\n"
+              "                     [--max-nnz N] [--min-rows N] [--max-rows N] [--real]\n"
+              "                     [--square] [--max N [--largest]] [--list FILE] [-o LIST]\n"
+              "                     [--cache DIR] [--jobs N] [--dry-run] [--refresh] [--base URL]\n"
+              "  matrices of the SuiteSparse Matrix Collection chosen from its index\n"
+              "  (ssstats.csv) by those fields (all together; --max: the N smallest by\n"
+              "  entries, or largest), or Group/Name lines of --list FILE; says what it\n"
+              "  would fetch and how many bytes first (--dry-run: only that); downloads\n"
+              "  --jobs at a time (default 4), resuming a dropped connection; checks each\n"
+              "  archive (a Matrix Market file of the index's size); keeps them in the\n"
+              "  cache (default ~/.cache/spbench/matrices) as Group/Name.mtx.gz for later\n"
+              "  fetches; -o LIST writes their paths for spbench run @LIST when all are\n"
+              "  there. --base URL (or SPB_FETCH_BASE): a mirror laid out as\n"
+              "  https://sparse.tamu.edu\n"},
     {"list", "usage: spbench --list\n"
              "  the kernel table: name, operation, format, backend, description\n"},
 };
@@ -299,6 +314,12 @@ static int cmd_compare(int argc, char **argv)
     return run_python("SPB_COMPARE_SCRIPT", "scripts", SPB_SCRIPTS_DIR, "compare.py", argc, argv);
 }
 
+/* Matrices of the SuiteSparse collection, chosen by what they are. */
+static int cmd_fetch(int argc, char **argv)
+{
+    return run_python("SPB_FETCH_SCRIPT", "scripts", SPB_SCRIPTS_DIR, "fetch.py", argc, argv);
+}
+
 /* Shards of a study (run --shard I/N) into one results file. */
 static int cmd_merge(int argc, char **argv)
 {
@@ -331,7 +352,7 @@ typedef struct {
 static const command commands[] = {
     {"run", cmd_run},   {"info", cmd_info},       {"spmv", cmd_spmv},   {"spgemm", cmd_spgemm},
     {"gen", cmd_gen},   {"plot", cmd_plot},       {"merge", cmd_merge}, {"--list", cmd_list},
-    {"list", cmd_list}, {"compare", cmd_compare},
+    {"list", cmd_list}, {"compare", cmd_compare}, {"fetch", cmd_fetch},
 };
 
 /* SPB_MEMORY_LIMIT, when set, is a byte count above 0 (core/memory.c

@@ -1,0 +1,490 @@
+#!/usr/bin/env python3
+"""Matrices from the SuiteSparse Matrix Collection, chosen by what they are:
+what `spbench fetch` runs.
+
+usage: fetch.py [SELECTION] [--list FILE] [-o LIST] [--cache DIR] [--jobs N]
+                [--dry-run] [--refresh] [--base URL]
+
+SELECTION, from the collection's index (ssstats.csv: group, name, rows,
+columns, entries, real, binary, kind, ...), all of them together:
+  --group GLOB, --name GLOB, --kind GLOB   shell patterns, any case
+                                           (--kind 'graph*', --group SNAP)
+  --min-nnz N, --max-nnz N                 entries (1e6 and 5e7 are numbers)
+  --min-rows N, --max-rows N               rows
+  --real                                   real values (not binary, integer
+                                           or complex)
+  --square                                 as many rows as columns
+  --max N                                  the N smallest by entries (with
+                                           --largest: the N largest)
+--list FILE takes Group/Name lines ('#' comments) instead, or besides.
+
+The matrices chosen are listed, with how many are in the cache already and
+how many bytes the rest will take to download, before anything is fetched;
+--dry-run stops there. Downloads run --jobs at a time (default 4); a
+connection dropped mid-file is resumed from where it stopped (an HTTP
+range), up to three times. Each archive (Group/Name.tar.gz, holding
+Name/Name.mtx) is checked: a whole gzip stream, a Matrix Market banner,
+and the rows and columns the index gives (the collection publishes no
+checksums). Matrices are kept in the cache (--cache, default
+$XDG_CACHE_HOME/spbench/matrices or ~/.cache/spbench/matrices) as
+Group/Name.mtx.gz, where a later fetch finds them; the index is kept there
+too and fetched again after a week (--refresh: now). -o LIST writes the
+chosen matrices' paths, one per line, for `spbench run @LIST`; it is
+written only when every one of them is in the cache.
+
+The collection is https://sparse.tamu.edu (--base or SPB_FETCH_BASE: a
+mirror laid out alike: BASE/files/ssstats.csv, BASE/MM/Group/Name.tar.gz).
+Exit status 0 when every matrix chosen is in the cache; 1 when one could
+not be fetched (each named), the collection cannot be reached (one line),
+or the cache's disk is full; 2 for a usage error.
+"""
+import concurrent.futures
+import csv
+import fnmatch
+import gzip
+import http.client
+import os
+import shutil
+import sys
+import tarfile
+import threading
+import time
+import urllib.error
+import urllib.request
+import zlib
+
+BASE = "https://sparse.tamu.edu"
+INDEX_MAX_AGE_S = 7 * 24 * 3600
+TRIES = 4  # a download and three resumptions
+TIMEOUT_S = 30
+CHUNK = 1 << 20
+
+
+class FetchError(Exception):
+    pass
+
+
+class UsageError(Exception):
+    pass
+
+
+# ---- the index ----------------------------------------------------------------------
+
+FIELDS = ("group", "name", "rows", "cols", "nnz", "real", "binary", "nd", "posdef",
+          "pattern_symmetry", "numerical_symmetry", "kind")
+
+
+def parse_index(text):
+    """The matrices of ssstats.csv: its first line is their count, its
+    second the collection's date, then one line per matrix."""
+    lines = text.splitlines()
+    if len(lines) < 3 or not lines[0].strip().isdigit():
+        raise FetchError("the index is not the collection's ssstats.csv (first line: %r)"
+                         % (lines[0][:60] if lines else ""))
+    matrices = []
+    for number, row in enumerate(csv.reader(lines[2:]), start=3):
+        if not row:
+            continue
+        if len(row) < len(FIELDS):
+            raise FetchError("the index's line %d has %d fields, not %d or more"
+                             % (number, len(row), len(FIELDS)))
+        m = dict(zip(FIELDS, row))
+        try:
+            for field in ("rows", "cols", "nnz"):
+                m[field] = int(float(m[field]))
+            for field in ("real", "binary"):
+                m[field] = int(float(m[field])) == 1
+        except ValueError:
+            raise FetchError("the index's line %d: a count that is not a number" % number)
+        matrices.append(m)
+    return matrices
+
+
+def open_url(url, start=0):
+    request = urllib.request.Request(url, headers={"User-Agent": "spbench-fetch"})
+    if start:
+        request.add_header("Range", "bytes=%d-" % start)
+    return urllib.request.urlopen(request, timeout=TIMEOUT_S)
+
+
+def unreachable(base, e):
+    reason = getattr(e, "reason", e)
+    return FetchError("cannot reach %s (offline?): %s" % (base, reason))
+
+
+def load_index(base, cache, refresh):
+    """The index, from the cache while it is under a week old (unless
+    refresh), else fetched and kept; offline, the cached one."""
+    path = os.path.join(cache, "ssstats.csv")
+    fresh = os.path.exists(path) and time.time() - os.path.getmtime(path) < INDEX_MAX_AGE_S
+    if fresh and not refresh:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return parse_index(f.read())
+    try:
+        with open_url(base + "/files/ssstats.csv") as response:
+            text = response.read().decode("utf-8", errors="replace")
+    except (urllib.error.URLError, OSError) as e:
+        if os.path.exists(path):
+            print("spbench fetch: %s; the index kept in the cache is used"
+                  % unreachable(base, e), file=sys.stderr)
+            with open(path, encoding="utf-8", errors="replace") as f:
+                return parse_index(f.read())
+        raise unreachable(base, e)
+    matrices = parse_index(text)
+    write_whole(path, text.encode("utf-8"))
+    return matrices
+
+
+# ---- the selection --------------------------------------------------------------------
+
+def number(text, option):
+    try:
+        value = float(text)
+    except ValueError:
+        raise UsageError("%s needs a number, not %r" % (option, text))
+    if value < 0:
+        raise UsageError("%s needs a number of at least 0, not %r" % (option, text))
+    return value
+
+
+def select(matrices, opts):
+    """The matrices every criterion admits, smallest first by entries (the
+    largest first with --largest), then the first --max."""
+    def admits(m):
+        for field in ("group", "name", "kind"):
+            pattern = opts[field]
+            if pattern is not None and not fnmatch.fnmatch(m[field].lower(), pattern.lower()):
+                return False
+        low_nnz, high_nnz = opts["min_nnz"], opts["max_nnz"]
+        low_rows, high_rows = opts["min_rows"], opts["max_rows"]
+        return ((low_nnz is None or m["nnz"] >= low_nnz) and
+                (high_nnz is None or m["nnz"] <= high_nnz) and
+                (low_rows is None or m["rows"] >= low_rows) and
+                (high_rows is None or m["rows"] <= high_rows) and
+                (not opts["real"] or (m["real"] and not m["binary"])) and
+                (not opts["square"] or m["rows"] == m["cols"]))
+    chosen = sorted((m for m in matrices if admits(m)),
+                    key=lambda m: (m["nnz"], m["group"], m["name"]), reverse=opts["largest"])
+    return chosen[:opts["max"]] if opts["max"] is not None else chosen
+
+
+def listed(path, matrices):
+    """The matrices of a Group/Name list, each found in the index (one not
+    there is kept, without the index's figures)."""
+    by_key = {(m["group"], m["name"]): m for m in matrices}
+    chosen = []
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except OSError as e:
+        raise UsageError("cannot read the list %s: %s" % (path, e.strerror or e))
+    for number, line in enumerate(lines, start=1):
+        entry = line.split("#", 1)[0].strip()
+        if not entry:
+            continue
+        group, slash, name = entry.partition("/")
+        if not slash or not group or not name or "/" in name:
+            raise UsageError("%s:%d: %r is not Group/Name" % (path, number, entry))
+        chosen.append(by_key.get((group, name), {"group": group, "name": name, "rows": None,
+                                                 "cols": None, "nnz": None, "kind": "?"}))
+    return chosen
+
+
+# ---- downloading -----------------------------------------------------------------------
+
+def write_whole(path, data):
+    """data into path through a temporary file renamed into place."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    temp = "%s.part.%d" % (path, os.getpid())
+    try:
+        with open(temp, "wb") as f:
+            f.write(data)
+        os.replace(temp, path)
+    except OSError:
+        if os.path.exists(temp):
+            os.remove(temp)
+        raise
+
+
+def archive_url(base, m):
+    return "%s/MM/%s/%s.tar.gz" % (base, m["group"], m["name"])
+
+
+def archive_size(base, m):
+    """The archive's bytes (HTTP HEAD), or None when the server does not say."""
+    request = urllib.request.Request(archive_url(base, m), method="HEAD",
+                                     headers={"User-Agent": "spbench-fetch"})
+    try:
+        with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:
+            length = response.headers.get("Content-Length")
+            return int(length) if length and length.isdigit() else None
+    except (urllib.error.URLError, OSError, ValueError):
+        return None
+
+
+def download(url, part):
+    """The archive into part, resumed from part's size where a connection
+    dropped (up to TRIES attempts). A disk error propagates as OSError."""
+    for attempt in range(TRIES):
+        have = os.path.getsize(part) if os.path.exists(part) else 0
+        try:
+            with open_url(url, have) as response:
+                if have and response.status != 206:  # the server ignored the range
+                    have = 0
+                total = response.headers.get("Content-Length")
+                total = have + int(total) if total and total.isdigit() else None
+                with open(part, "ab" if have else "wb") as f:
+                    while True:
+                        chunk = response.read(CHUNK)
+                        if not chunk:
+                            break
+                        f.write(chunk)
+            if total is None or os.path.getsize(part) == total:
+                return
+        except urllib.error.HTTPError as e:
+            if e.code == 416:  # the range starts at the end: a part already whole
+                return
+            raise FetchError("%s: HTTP %d %s" % (url, e.code, e.reason))
+        except (urllib.error.URLError, ConnectionError, TimeoutError,
+                http.client.IncompleteRead) as e:
+            if attempt + 1 == TRIES:
+                raise FetchError("%s: the connection dropped %d times: %s"
+                                 % (url, TRIES, getattr(e, "reason", e)))
+    raise FetchError("%s: ended short %d times" % (url, TRIES))
+
+
+def unpack(part, m, target):
+    """Name/Name.mtx out of the archive, checked (banner; rows and columns
+    as the index gives them), into target gzip-compressed."""
+    member = "%s/%s.mtx" % (m["name"], m["name"])
+    temp = "%s.part.%d" % (target, os.getpid())
+    try:
+        with tarfile.open(part, "r:gz") as archive:
+            try:
+                source = archive.extractfile(member)
+            except KeyError:
+                source = None
+            if source is None:
+                raise FetchError("the archive holds no %s" % member)
+            banner = source.readline()
+            if not banner.lower().startswith(b"%%matrixmarket"):
+                raise FetchError("%s is not a Matrix Market file" % member)
+            with gzip.open(temp, "wb", compresslevel=6) as out:
+                out.write(banner)
+                for line in iter(source.readline, b""):
+                    out.write(line)
+                    if not line.startswith(b"%") and line.strip():
+                        check_size(line.split(), m, member)
+                        break
+                shutil.copyfileobj(source, out, CHUNK)
+        os.replace(temp, target)
+    except (tarfile.TarError, EOFError, gzip.BadGzipFile, zlib.error) as e:
+        remove_quietly(temp)
+        raise FetchError("a corrupt archive: %s" % e)
+    except (OSError, FetchError):
+        remove_quietly(temp)
+        raise
+
+
+def remove_quietly(path):
+    try:
+        os.remove(path)
+    except OSError:
+        pass
+
+
+def check_size(fields, m, member):
+    if m.get("rows") is None:
+        return
+    try:
+        rows, cols = int(fields[0]), int(fields[1])
+    except (IndexError, ValueError):
+        raise FetchError("%s has no size line" % member)
+    if (rows, cols) != (m["rows"], m["cols"]):
+        raise FetchError("%s is %d x %d, the index says %d x %d"
+                         % (member, rows, cols, m["rows"], m["cols"]))
+
+
+def cached_path(cache, m):
+    return os.path.join(cache, m["group"], m["name"] + ".mtx.gz")
+
+
+def fetch_one(base, cache, m):
+    """One matrix into the cache; the archive's part file stays on a
+    dropped connection (a later fetch resumes it) and goes on success or
+    on a corrupt archive."""
+    target = cached_path(cache, m)
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    part = os.path.join(cache, ".downloads", "%s__%s.tar.gz" % (m["group"], m["name"]))
+    os.makedirs(os.path.dirname(part), exist_ok=True)
+    try:
+        download(archive_url(base, m), part)
+    except OSError:  # the disk: the part is not kept, its space is wanted
+        remove_quietly(part)
+        raise
+    try:
+        unpack(part, m, target)
+    finally:
+        if os.path.exists(part):
+            os.remove(part)
+
+
+# ---- the command ------------------------------------------------------------------------
+
+def default_cache():
+    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(root, "spbench", "matrices")
+
+
+def parse(argv):
+    opts = {"group": None, "name": None, "kind": None, "min_nnz": None, "max_nnz": None,
+            "min_rows": None, "max_rows": None, "real": False, "square": False, "max": None,
+            "largest": False, "list": None, "out": None, "cache": default_cache(), "jobs": 4,
+            "dry_run": False, "refresh": False,
+            "base": os.environ.get("SPB_FETCH_BASE") or BASE}
+    valued = {"--group": "group", "--name": "name", "--kind": "kind", "--min-nnz": "min_nnz",
+              "--max-nnz": "max_nnz", "--min-rows": "min_rows", "--max-rows": "max_rows",
+              "--max": "max", "--list": "list", "-o": "out", "--cache": "cache",
+              "--jobs": "jobs", "--base": "base"}
+    flags = {"--real": "real", "--square": "square", "--largest": "largest",
+             "--dry-run": "dry_run", "--refresh": "refresh"}
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a in flags:
+            opts[flags[a]] = True
+        elif a in valued:
+            if i + 1 >= len(argv):
+                raise UsageError("%s needs a value" % a)
+            i += 1
+            opts[valued[a]] = argv[i]
+        else:
+            raise UsageError("unknown option %r (see spbench fetch --help)" % a)
+        i += 1
+    for key in ("min_nnz", "max_nnz", "min_rows", "max_rows"):
+        if opts[key] is not None:
+            opts[key] = number(opts[key], "--" + key.replace("_", "-"))
+    for key, option in (("max", "--max"), ("jobs", "--jobs")):
+        if opts[key] is not None:
+            value = number(str(opts[key]), option)
+            if value != int(value) or value < 1:
+                raise UsageError("%s needs a whole number of at least 1" % option)
+            opts[key] = int(value)
+    criteria = [k for k in ("group", "name", "kind", "min_nnz", "max_nnz", "min_rows", "max_rows",
+                            "real", "square", "max") if opts[k] not in (None, False)]
+    if not criteria and opts["list"] is None:
+        raise UsageError("name what to fetch: criteria (--kind, --min-nnz, ...) or --list FILE")
+    opts["criteria"] = criteria
+    opts["base"] = opts["base"].rstrip("/")
+    return opts
+
+
+def human(count):
+    for unit in ("B", "KB", "MB", "GB"):
+        if count < 1000 or unit == "GB":
+            return ("%d %s" if unit == "B" else "%.1f %s") % (count, unit)
+        count /= 1000.0
+
+
+def plan(opts, chosen):
+    """Says what was chosen, what the cache holds, and what the rest will
+    take; the matrices still to fetch."""
+    missing = [m for m in chosen if not os.path.exists(cached_path(opts["cache"], m))]
+    with concurrent.futures.ThreadPoolExecutor(opts["jobs"]) as pool:
+        sizes = list(pool.map(lambda m: archive_size(opts["base"], m), missing))
+    known = [s for s in sizes if s is not None]
+    print("%d matrices chosen: %d in the cache (%s), %d to fetch, %s%s of archives"
+          % (len(chosen), len(chosen) - len(missing), opts["cache"], len(missing),
+             human(sum(known)), "" if len(known) == len(missing) else " or more"))
+    for m in chosen:
+        figures = ("" if m.get("rows") is None else
+                   "  %d x %d, %d entries, %s" % (m["rows"], m["cols"], m["nnz"], m["kind"]))
+        print("  %s/%s%s%s" % (m["group"], m["name"], figures,
+                                "" if m in missing else "  (cached)"))
+    return missing
+
+
+def fetch_all(opts, missing):
+    """Fetches the missing matrices, jobs at a time; the names of those that
+    failed, each with its reason (printed as they fail)."""
+    failed, lock, done = [], threading.Lock(), [0]
+    disk_full = threading.Event()
+
+    def one(m):
+        if disk_full.is_set():
+            return
+        key = "%s/%s" % (m["group"], m["name"])
+        try:
+            fetch_one(opts["base"], opts["cache"], m)
+            why = None
+        except FetchError as e:
+            why = str(e)
+        except OSError as e:
+            why = "cannot write the cache %s: %s" % (opts["cache"], e.strerror or e)
+            if e.errno == 28:
+                disk_full.set()
+        with lock:
+            done[0] += 1
+            if why:
+                failed.append(key)
+                print("spbench fetch: %s: %s" % (key, why), file=sys.stderr)
+            else:
+                print("[%d/%d] %s" % (done[0], len(missing), key), file=sys.stderr)
+
+    with concurrent.futures.ThreadPoolExecutor(opts["jobs"]) as pool:
+        list(pool.map(one, missing))
+    if disk_full.is_set():
+        print("spbench fetch: the cache's disk is full (%s): free space or give --cache DIR"
+              % opts["cache"], file=sys.stderr)
+    return failed, disk_full.is_set()
+
+
+def main(argv):
+    if argv and argv[0] in ("-h", "--help"):
+        print(__doc__.split("\n", 2)[2])
+        return 0
+    try:
+        opts = parse(argv)
+        matrices = load_index(opts["base"], opts["cache"], opts["refresh"])
+        chosen = listed(opts["list"], matrices) if opts["list"] else []
+        if opts["criteria"]:
+            chosen += [m for m in select(matrices, opts) if m not in chosen]
+    except UsageError as e:
+        print("spbench fetch: %s" % e, file=sys.stderr)
+        return 2
+    except FetchError as e:
+        print("spbench fetch: %s" % e, file=sys.stderr)
+        return 1
+    except OSError as e:
+        print("spbench fetch: cannot use the cache %s: %s" % (opts["cache"], e.strerror or e),
+              file=sys.stderr)
+        return 1
+    if not chosen:
+        print("spbench fetch: no matrix of the index (%d) meets the criteria" % len(matrices),
+              file=sys.stderr)
+        return 1
+    missing = plan(opts, chosen)
+    if opts["dry_run"]:
+        return 0
+    failed, disk_full = fetch_all(opts, missing)
+    absent = [m for m in chosen if not os.path.exists(cached_path(opts["cache"], m))]
+    if failed or disk_full or absent:
+        print("spbench fetch: %d of %d not in the cache%s" % (
+            len(absent), len(chosen), "; %s not written" % opts["out"] if opts["out"] else ""),
+            file=sys.stderr)
+        return 1
+    if opts["out"]:
+        header = "# spbench fetch %s\n" % " ".join(argv)
+        paths = "".join(os.path.abspath(cached_path(opts["cache"], m)) + "\n" for m in chosen)
+        try:
+            write_whole(os.path.abspath(opts["out"]), (header + paths).encode("utf-8"))
+        except OSError as e:
+            print("spbench fetch: cannot write %s: %s" % (opts["out"], e.strerror or e),
+                  file=sys.stderr)
+            return 1
+        print("%s: %d matrices (spbench run @%s)" % (opts["out"], len(chosen), opts["out"]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
