@@ -341,8 +341,37 @@ def gpu_rows(path):
     return sum(1 for row in read_rows(path) if row["backend"] == "cuda" and row["status"] == "ok")
 
 
+def test_results_schema(tmp):
+    """A run's and a merge's JSON meet docs/results.schema.json (spbench()
+    checks every one the tests write); a row missing a column, a status
+    that is none of the four, a field no column names, a merged file
+    without its shards: each is caught."""
+    from spbtest import results_validator, schema_error
+    validator = results_validator()
+    if validator is None:
+        return
+    out = os.path.join(tmp, "schema.json")
+    r = spbench("run", *FAST, "--kernels", "csr.serial", "--bandwidth", "10", "--quiet",
+                "--json", out, "gen:lap2d:20")
+    check(r.returncode == 0 and schema_error(validator, json.load(open(out))) is None,
+          "a run's JSON meets the schema: %s" % r.stderr)
+    good = json.load(open(out))
+    for what, spoil in (("a row without gflops", lambda d: d["rows"][0].pop("gflops")),
+                        ("a status of 'fine'", lambda d: d["rows"][0].update(status="fine")),
+                        ("a field no column names", lambda d: d["rows"][0].update(speed=1)),
+                        ("samples that are text", lambda d: d["rows"][0].update(
+                            samples_ms="1 2")),
+                        ("no format_version", lambda d: d.pop("format_version")),
+                        ("a merged file without its shards",
+                         lambda d: d.update(merged=True) or d.pop("machine"))):
+        bad = json.loads(json.dumps(good))
+        spoil(bad)
+        check(schema_error(validator, bad) is not None, "the schema catches %s" % what)
+
+
 def main():
-    run_tests([test_kill_and_resume, test_json_and_progress, test_overwrite_refused, test_plot],
+    run_tests([test_kill_and_resume, test_json_and_progress, test_overwrite_refused, test_plot,
+               test_results_schema],
               "spb_e2e_batch_", globals())
 
 

@@ -1,5 +1,6 @@
 """Shared helpers of the end-to-end tests: the checks and their tally,
-running the spbench binary named on the command line, and running a file's
+running the spbench binary named on the command line (every results JSON
+it writes checked against docs/results.schema.json), and running a file's
 tests, all or one.
 
 Each e2e_*.py is run as: e2e_NAME.py SPBENCH SOURCE_DIR [TEST]; with TEST
@@ -10,6 +11,7 @@ them and a time-out names the function).
 import csv
 import gzip
 import inspect
+import json
 import os
 import shutil
 import subprocess
@@ -32,8 +34,70 @@ def check(cond, what):
 
 
 def spbench(*args, **kw):
+    """Runs spbench; a results JSON it wrote (run's or merge's --json) is
+    checked against the schema."""
     kw.setdefault("timeout", 900)
-    return subprocess.run([SPBENCH, *args], capture_output=True, text=True, **kw)
+    out = written_json(args)
+    before = stamp(out)
+    r = subprocess.run([SPBENCH, *args], capture_output=True, text=True, **kw)
+    if out and stamp(out) not in (None, before):
+        check_results_json(out)
+    return r
+
+
+def written_json(args):
+    if args and args[0] in ("run", "merge") and "--json" in args[:-1]:
+        return args[list(args).index("--json") + 1]
+    return None
+
+
+def stamp(path):
+    try:
+        st = os.stat(path)
+        return (st.st_mtime_ns, st.st_size, st.st_ino)
+    except (OSError, TypeError):
+        return None
+
+
+_schema = []
+
+
+def results_validator():
+    """docs/results.schema.json's validator, or None where the jsonschema
+    module is missing (python3-jsonschema; said once, as a skipped part)."""
+    if not _schema:
+        try:
+            import jsonschema
+            with open(os.path.join(SOURCE, "docs", "results.schema.json")) as f:
+                _schema.append(jsonschema.Draft202012Validator(json.load(f)))
+        except ImportError:
+            skip("the results JSON schema check: no jsonschema module (python3-jsonschema)")
+            _schema.append(None)
+    return _schema[0]
+
+
+def check_results_json(path):
+    """A results file against docs/results.schema.json: its first errors."""
+    validator = results_validator()
+    if validator is None:
+        return
+    try:
+        with open(path) as f:
+            document = json.load(f)
+    except (OSError, ValueError) as e:
+        check(False, "%s: not a JSON document: %s" % (path, e))
+        return
+    check(not schema_error(validator, document),
+          "%s against docs/results.schema.json: %s" % (path, schema_error(validator, document)))
+
+
+def schema_error(validator, document):
+    """The most telling error of a document against the schema, or None."""
+    import jsonschema
+    worst = jsonschema.exceptions.best_match(validator.iter_errors(document))
+    if worst is None:
+        return None
+    return "%s: %s" % ("/".join(map(str, worst.absolute_path)) or "(top)", worst.message[:300])
 
 
 def read_rows(path):
