@@ -15,7 +15,7 @@ if [ "${1:-}" = "--check" ]; then
   shift
 fi
 packages=(build-essential cmake zlib1g-dev python3 clang-format clang-tidy librsb-dev
-          libgraphblas-dev gnuplot-nox fonts-liberation python3-jsonschema slurm-wlm munge openmpi-bin
+          libgraphblas-dev gnuplot-nox fonts-liberation python3-jsonschema chromium slurm-wlm munge openmpi-bin
           libopenmpi-dev libpetsc-real-dev "$@")
 missing=()
 for p in "${packages[@]}"; do

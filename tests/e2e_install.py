@@ -3,7 +3,8 @@ in P/bin and its helpers under P/share/spbench; the prefix, moved, still
 works, because the binary finds its helpers from its own place. A user's
 path from the prefix: fetch matrices by criteria from a mirror of the
 SuiteSparse collection (e2e_fetch's, on loopback), run the study on them,
-merge its shards, compare two runs, plot. As root, the source and build
+merge its shards, compare two runs, plot, and open the report in a
+headless Chromium (where installed). As root, the source and build
 trees are hidden meanwhile (a mount namespace lays an empty folder over
 each): a helper read from the source tree would fail there.
 
@@ -34,6 +35,7 @@ if [ -n "$2" ] && [ -e "$2/CMakeLists.txt" ]; then echo "the source tree is in v
 "$S" run {q} --csv b.csv --json b.json {m}
 "$S" compare a.json b.json
 "$S" plot a.csv charts
+"$S" report a.json -o study.html
 """.format(q=QUICK, m=MATRICES)
 
 
@@ -65,7 +67,8 @@ def hidden(paths):
 def test_prefix(tmp):
     build, moved = installed(tmp)
     share = os.path.join(moved, "share", "spbench")
-    for helper in ("scripts/compare.py", "scripts/merge.py", "scripts/fetch.py", "plots/plot.py",
+    for helper in ("scripts/compare.py", "scripts/merge.py", "scripts/fetch.py",
+                   "scripts/report.py", "plots/plot.py",
                    "plots/drawing.py", "plots/rank_charts.py", "plots/compare_chart.py",
                    "slurm/submit.sh"):
         check(os.path.isfile(os.path.join(share, helper)), "installed: share/spbench/%s" % helper)
@@ -94,6 +97,15 @@ def test_prefix(tmp):
     check("m.csv: 4 rows from 2 shards" in r.stdout, "merge joined the shards: %s" % r.stdout)
     check("4 pairs" in r.stdout or "over 4 rows" in r.stdout, "compare paired the two runs")
     check(os.path.getsize(os.path.join(work, "charts", "gflops.svg")) > 0, "plot drew gflops")
+    page = os.path.join(work, "study.html")
+    check("study.html: 4 rows" in r.stdout and os.path.getsize(page) > 0, "report wrote the page")
+    browser = shutil.which("chromium")
+    if browser:  # the page opened as a user would, from the file
+        shown = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
+                                "--dump-dom", "file://" + page], capture_output=True, text=True,
+                               timeout=120)
+        check(shown.returncode == 0 and 'id="matrices"' in shown.stdout,
+              "the report opens in a browser: %s" % shown.stderr[-300:])
 
 
 if __name__ == "__main__":

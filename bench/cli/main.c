@@ -38,6 +38,7 @@ static void print_commands(FILE *out)
             "                                    the shards of a study in one results file\n"
             "  spbench compare BASE NEW          two studies' times, with intervals and verdicts\n"
             "  spbench fetch [CRITERIA] -o LIST  SuiteSparse matrices chosen by what they are\n"
+            "  spbench report STUDY.json         the study as one HTML page\n"
             "  spbench --list                    the kernel table\n"
             "  spbench --version                 version, what is built in, where the helpers are\n"
             "  spbench COMMAND --help            that command's options\n"
@@ -197,6 +198,11 @@ static const struct {
               "  fetches; -o LIST writes their paths for spbench run @LIST when all are\n"
               "  there. --base URL (or SPB_FETCH_BASE): a mirror laid out as\n"
               "  https://sparse.tamu.edu\n"},
+    {"report", "usage: spbench report STUDY.json [-o OUT.html] [--force]\n"
+               "  the study as one self-contained HTML page: machine and build, totals, the\n"
+               "  verdict on noise, each kernel's geometric means against the baselines\n"
+               "  with 95% intervals, a table of the matrices to sort and filter, and the\n"
+               "  charts inline; OUT defaults to STUDY.html, replaced only with --force\n"},
     {"list", "usage: spbench --list\n"
              "  the kernel table: name, operation, format, backend, description\n"},
 };
@@ -320,6 +326,12 @@ static int cmd_fetch(int argc, char **argv)
     return run_python("SPB_FETCH_SCRIPT", "scripts", SPB_SCRIPTS_DIR, "fetch.py", argc, argv);
 }
 
+/* A study's results as one HTML page. */
+static int cmd_report(int argc, char **argv)
+{
+    return run_python("SPB_REPORT_SCRIPT", "scripts", SPB_SCRIPTS_DIR, "report.py", argc, argv);
+}
+
 /* Shards of a study (run --shard I/N) into one results file. */
 static int cmd_merge(int argc, char **argv)
 {
@@ -352,7 +364,7 @@ typedef struct {
 static const command commands[] = {
     {"run", cmd_run},   {"info", cmd_info},       {"spmv", cmd_spmv},   {"spgemm", cmd_spgemm},
     {"gen", cmd_gen},   {"plot", cmd_plot},       {"merge", cmd_merge}, {"--list", cmd_list},
-    {"list", cmd_list}, {"compare", cmd_compare}, {"fetch", cmd_fetch},
+    {"list", cmd_list}, {"compare", cmd_compare}, {"fetch", cmd_fetch}, {"report", cmd_report},
 };
 
 /* SPB_MEMORY_LIMIT, when set, is a byte count above 0 (core/memory.c

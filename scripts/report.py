@@ -1,0 +1,470 @@
+#!/usr/bin/env python3
+"""A study as one HTML page: what `spbench report` runs.
+
+usage: report.py STUDY.json [-o OUT.html] [--force]
+
+One self-contained file (no network when it is opened: styles, the
+sorting script and the charts are inside it): the machine and build, the
+study's settings and totals, the verdict on noise, each kernel's geometric
+mean over the matrices against every baseline the study holds (the serial
+kernel, the vendor and library rows) with a 95% interval, a table of the
+matrices to sort (click a heading) and filter (the box above it) with each
+matrix's best kernel, its speedups and the statuses of its rows (noisy,
+capped and skipped rows counted), and the charts of `spbench plot` inline
+(where gnuplot is installed). Every name in it is shown as text. The
+default OUT is STUDY.html beside the JSON; an existing OUT is replaced
+only with --force, and never when it is the input. Exit status 1 with a
+message for a missing or foreign file, 2 for a usage error.
+"""
+import base64
+import csv
+import html
+import io
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+# baselines a kernel is measured against, as their names begin
+BASELINE_PREFIXES = ("csr.serial", "spgemm.serial", "cusparse.", "librsb", "graphblas", "petsc.")
+# Student's t at 97.5% for 1..30 degrees of freedom, then the normal's
+T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
+        2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+        2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
+
+
+class ReportError(Exception):
+    pass
+
+
+def load(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            study = json.load(f)
+    except OSError as e:
+        raise ReportError("cannot read %s: %s" % (path, e.strerror or e))
+    except ValueError as e:
+        raise ReportError("%s is not JSON: %s" % (path, e))
+    if not isinstance(study, dict) or study.get("format") != "spbench-results":
+        raise ReportError("%s is not a spbench results file (run --json, merge --json)" % path)
+    if study.get("merged"):  # shards merged: the first shard's header speaks for the study
+        header = dict(study["shards"][0]) if study.get("shards") else {}
+        header.update(rows=study.get("rows", []), totals=study.get("totals", {}))
+        header["shards"] = len(study.get("shards", []))
+        study = header
+    return study
+
+
+# ---- the figures ------------------------------------------------------------------------
+
+def is_baseline(kernel):
+    return kernel.startswith(BASELINE_PREFIXES)
+
+
+def case(r):
+    """What rows are compared within: the matrix and the precision."""
+    return (r["matrix"], r.get("precision") or "fp64")
+
+
+def best_times(rows):
+    """Each kernel's best median time per case, over its thread and rank
+    counts (ok rows only)."""
+    best = {}
+    for r in rows:
+        t = r.get("time_ms_median")
+        if r.get("status") != "ok" or not isinstance(t, (int, float)) or t <= 0:
+            continue
+        key = (r["kernel"], case(r))
+        if key not in best or t < best[key]:
+            best[key] = t
+    return best
+
+
+def geomean_interval(values):
+    """The geometric mean of positive values and its 95% interval (Student's
+    t on their logarithms); the interval is None under two values."""
+    logs = [math.log(v) for v in values if v > 0]
+    if not logs:
+        return None, None, None
+    mean = statistics.fmean(logs)
+    if len(logs) < 2:
+        return math.exp(mean), None, None
+    half = (T975[len(logs) - 2] if len(logs) - 1 <= len(T975) else 1.960) * \
+        statistics.stdev(logs) / math.sqrt(len(logs))
+    return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
+
+
+def kernel_means(rows):
+    """Per kernel: its matrices, the geometric mean of its best GFLOPS per
+    case, and against each baseline the geometric mean of the baseline's
+    best time over the kernel's (a speedup) with its interval."""
+    best = best_times(rows)
+    gflops = {}
+    for r in rows:
+        g = r.get("gflops")
+        if r.get("status") == "ok" and isinstance(g, (int, float)) and g > 0:
+            key = (r["kernel"], case(r))
+            gflops[key] = max(gflops.get(key, 0), g)
+    kernels = ordered(r["kernel"] for r in rows)
+    baselines = [k for k in kernels if is_baseline(k)]
+    means = []
+    for k in kernels:
+        cases = sorted(c for kk, c in best if kk == k)
+        if not cases:
+            continue
+        entry = {"kernel": k, "cases": len(cases),
+                 "gflops": geomean_interval([gflops[(k, c)] for c in cases if (k, c) in gflops]),
+                 "against": {}}
+        for b in baselines:
+            if b == k:
+                continue
+            ratios = [best[(b, c)] / best[(k, c)] for c in cases if (b, c) in best]
+            if ratios:
+                entry["against"][b] = geomean_interval(ratios) + (len(ratios),)
+        means.append(entry)
+    return baselines, means
+
+
+def ordered(values):
+    seen = []
+    for v in values:
+        if v not in seen:
+            seen.append(v)
+    return seen
+
+
+def matrix_table(rows, baselines):
+    """One line per case: its size, the best kernel (shortest time), its
+    GFLOPS, its speedup over each baseline, and its rows' statuses."""
+    best = best_times(rows)
+    lines = []
+    for c in ordered(case(r) for r in rows):
+        mine = [r for r in rows if case(r) == c]
+        timed = [(t, k) for (k, cc), t in best.items() if cc == c]
+        fastest = min(timed) if timed else None
+        g = [r.get("gflops") for r in mine if fastest and r["kernel"] == fastest[1] and
+             r.get("time_ms_median") == fastest[0]]
+        first = mine[0]
+        lines.append({
+            "matrix": c[0], "precision": c[1], "rows": first.get("rows"), "nnz": first.get("nnz"),
+            "best": fastest[1] if fastest else None, "time_ms": fastest[0] if fastest else None,
+            "gflops": g[0] if g else None,
+            "speedups": {b: (best[(b, c)] / fastest[0]) if fastest and (b, c) in best else None
+                         for b in baselines},
+            "statuses": {s: sum(1 for r in mine if r.get("status") == s)
+                         for s in ("ok", "wrong", "skipped", "error")},
+            "noisy": sum(1 for r in mine if r.get("noisy") == 1),
+            "capped": sum(1 for r in mine if r.get("capped") == 1)})
+    return lines
+
+
+# ---- the charts --------------------------------------------------------------------------
+
+def charts(study, helpers):
+    """spbench plot's charts of the study as (name, SVG bytes); and why none
+    were drawn, when none were."""
+    rows = study.get("rows", [])
+    columns = (study.get("columns") or "").split(",")
+    if not rows or not columns[0]:
+        return [], "the study has no rows"
+    plot = os.environ.get("SPB_PLOT_SCRIPT") or os.path.join(helpers, "..", "plots", "plot.py")
+    if not os.path.exists(plot):
+        return [], "plot.py not found beside report.py"
+    with tempfile.TemporaryDirectory(prefix="spbench_report_") as work:
+        path = os.path.join(work, "study.csv")
+        with open(path, "w", newline="", encoding="utf-8") as f:
+            out = csv.writer(f)
+            out.writerow(columns)
+            for r in rows:
+                out.writerow([csv_value(r.get(c)) for c in columns])
+        done = subprocess.run([sys.executable, plot, path, os.path.join(work, "charts")],
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            return [], "spbench plot failed: %s" % (done.stderr.strip().splitlines() or ["?"])[-1]
+        drawn = []
+        for line in done.stdout.splitlines():
+            if line.endswith(".svg"):
+                svg = line.split(", ")[-1]
+                with open(svg, "rb") as f:
+                    drawn.append((os.path.basename(svg)[:-4], f.read()))
+        return drawn, None if drawn else "no chart had the data it needs"
+
+
+def csv_value(v):
+    if v is None:
+        return ""
+    if isinstance(v, list):
+        return " ".join("%g" % x for x in v)
+    if isinstance(v, float):
+        return "%.17g" % v
+    return str(v)
+
+
+# ---- the page -----------------------------------------------------------------------------
+
+def esc(value):
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def num(value, digits=3):
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return ""
+    if isinstance(value, int):
+        return str(value)
+    return "%.*g" % (digits, value)
+
+
+def interval(mean, low, high, unit="x"):
+    """A geometric mean with its interval, as text."""
+    if mean is None:
+        return ""
+    return "%.3g%s" % (mean, unit) + (" [%.3g, %.3g]" % (low, high) if low is not None else "")
+
+
+STYLE = """
+body{font:14px/1.45 system-ui,sans-serif;margin:1.5em auto;max-width:1200px;padding:0 1em;color:#222}
+h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ccc}
+table{border-collapse:collapse;margin:.5em 0}td,th{padding:.2em .6em;border-bottom:1px solid #eee;
+text-align:right;white-space:nowrap}td:first-child,th:first-child{text-align:left}
+th{cursor:pointer;background:#f4f4f4;position:sticky;top:0}th.sorted-up:after{content:" \\25b2"}
+th.sorted-down:after{content:" \\25bc"}.warn{background:#fff3cd;padding:.5em;border-left:4px solid #e0a800}
+.ok{color:#1a7f37}.bad{color:#b00020;font-weight:bold}.muted{color:#777}
+dl{display:grid;grid-template-columns:max-content auto;gap:.1em 1em}dt{font-weight:bold}
+img{max-width:100%;border:1px solid #eee;margin:.5em 0}.wide{overflow-x:auto;max-height:80vh}input{margin:.3em 0;padding:.2em;width:20em}
+"""
+
+# sorts a table by a heading's column (numbers as numbers, empty last) and
+# filters its rows by the text of the box before it; #sort=COLUMN sorts on
+# load (a column's data-key)
+SCRIPT = """
+function cellValue(row, i) {
+  var text = row.cells[i].getAttribute('data-value');
+  if (text === null) text = row.cells[i].textContent;
+  var n = parseFloat(text);
+  return {empty: text === '', number: isNaN(n) ? null : n, text: text.toLowerCase()};
+}
+function sortTable(table, i, down) {
+  var body = table.tBodies[0], rows = Array.prototype.slice.call(body.rows);
+  rows.sort(function (a, b) {
+    var x = cellValue(a, i), y = cellValue(b, i);
+    if (x.empty !== y.empty) return x.empty ? 1 : -1;
+    var c = (x.number !== null && y.number !== null) ? x.number - y.number
+            : x.text < y.text ? -1 : x.text > y.text ? 1 : 0;
+    return down ? -c : c;
+  });
+  rows.forEach(function (r) { body.appendChild(r); });
+  Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, k) {
+    th.className = k === i ? (down ? 'sorted-down' : 'sorted-up') : '';
+  });
+}
+document.querySelectorAll('table.sortable').forEach(function (table) {
+  Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, i) {
+    th.addEventListener('click', function () {
+      sortTable(table, i, th.className === 'sorted-up');
+    });
+  });
+});
+document.querySelectorAll('input.filter').forEach(function (box) {
+  var table = document.getElementById(box.getAttribute('data-table'));
+  box.addEventListener('input', function () {
+    var want = box.value.toLowerCase();
+    Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
+      row.style.display = row.textContent.toLowerCase().indexOf(want) >= 0 ? '' : 'none';
+    });
+  });
+});
+var wanted = /#sort=([a-z_.0-9-]+)(:down)?/.exec(location.hash);
+if (wanted) {
+  document.querySelectorAll('table.sortable').forEach(function (table) {
+    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, i) {
+      if (th.getAttribute('data-key') === wanted[1]) sortTable(table, i, !!wanted[2]);
+    });
+  });
+}
+"""
+
+
+def header_section(study):
+    s, m, st = study.get("spbench", {}), study.get("machine", {}), study.get("settings", {})
+    gpu = m.get("gpu") or {}
+    items = [("spbench", "%s (commit %s; %s)" % (s.get("version"), s.get("git_commit"),
+                                                  s.get("build"))),
+             ("measured", study.get("date")),
+             ("CPU", "%s, %s cores, last-level cache %s bytes" % (
+                 m.get("cpu_model"), m.get("cpu_cores"), m.get("cpu_llc_bytes"))),
+             ("GPU", gpu.get("name") or gpu.get("reason") or "none"),
+             ("operation", "%s, %s" % (st.get("operation"), st.get("precision"))),
+             ("kernels", st.get("kernels")),
+             ("timing", "%s warm-up calls, at least %s samples and %s s per row" % (
+                 st.get("warmup"), st.get("min_samples"), st.get("min_time_s")))]
+    if study.get("shards"):
+        items.append(("shards", "%d merged" % study["shards"]))
+    return "<dl>%s</dl>" % "".join("<dt>%s</dt><dd>%s</dd>" % (esc(k), esc(v)) for k, v in items)
+
+
+def totals_section(study):
+    t, noise = study.get("totals", {}), study.get("noise") or {}
+    ok = t.get("ok", 0)
+    parts = ["<p>%d rows: %d ok, %s wrong, %d skipped, %s in error.</p>" % (
+        t.get("rows", 0), ok, bad_count(t.get("wrong", 0)), t.get("skipped", 0),
+        bad_count(t.get("error", 0)))]
+    if study.get("interrupted"):
+        parts.append('<p class="warn">The study was interrupted: rows are missing.</p>')
+    noisy = noise.get("noisy_rows", sum(1 for r in study.get("rows", []) if r.get("noisy") == 1))
+    verdict = ("%d of %d ok rows are noisy (their samples spread more than the noise rule "
+               "allows, after re-measurement): treat their times as rough." % (noisy, ok)
+               if noisy else "No ok row is noisy.")
+    if noise.get("busy"):
+        verdict += " The machine was busy: %s." % noise.get("why", "")
+    parts.append('<p class="%s">%s</p>' % ("warn" if noisy or noise.get("busy") else "ok",
+                                           esc(verdict)))
+    return "".join(parts)
+
+
+def bad_count(n):
+    return '<span class="bad">%d</span>' % n if n else "0"
+
+
+def means_section(baselines, means):
+    head = ("<tr><th data-key=kernel>kernel</th><th data-key=cases>matrices</th>"
+            "<th data-key=gflops>GFLOPS (geo. mean)</th>" +
+            "".join("<th data-key=%s>vs %s</th>" % (esc(b), esc(b)) for b in baselines) + "</tr>")
+    body = []
+    for e in means:
+        g = e["gflops"]
+        cells = ["<td>%s</td>" % esc(e["kernel"]), "<td>%d</td>" % e["cases"],
+                 '<td data-value="%s">%s</td>' % (num(g[0], 6), esc(interval(*g, unit="")))]
+        for b in baselines:
+            a = e["against"].get(b)
+            cells.append('<td data-value="%s" title="over %s matrices">%s</td>' % (
+                num(a[0], 6), a[3], esc(interval(*a[:3]))) if a else "<td></td>")
+        body.append("<tr>%s</tr>" % "".join(cells))
+    return ('<table class="sortable" id="means"><thead>%s</thead><tbody>%s</tbody></table>'
+            % (head, "".join(body)))
+
+
+def matrix_section(lines, baselines):
+    head = ("<tr><th data-key=matrix>matrix</th><th data-key=precision>precision</th>"
+            "<th data-key=rows>rows</th><th data-key=nnz>entries</th><th data-key=best>best "
+            "kernel</th><th data-key=time_ms>time (ms)</th><th data-key=best_gflops>GFLOPS</th>" +
+            "".join("<th data-key=%s>best vs %s</th>" % (esc(b), esc(b)) for b in baselines) +
+            "<th data-key=ok>ok</th><th data-key=wrong>wrong</th><th data-key=skipped>skipped</th>"
+            "<th data-key=error>error</th><th data-key=noisy>noisy</th>"
+            "<th data-key=capped>capped</th></tr>")
+    body = []
+    for l in lines:
+        st = l["statuses"]
+        cells = ["<td>%s</td>" % esc(l["matrix"]), "<td>%s</td>" % esc(l["precision"]),
+                 "<td>%s</td>" % num(l["rows"]), "<td>%s</td>" % num(l["nnz"]),
+                 "<td>%s</td>" % esc(l["best"] or ""),
+                 '<td data-value="%s">%s</td>' % (num(l["time_ms"], 9), num(l["time_ms"], 4)),
+                 '<td data-value="%s">%s</td>' % (num(l["gflops"], 9), num(l["gflops"], 4))]
+        cells += ['<td data-value="%s">%s</td>' % (num(l["speedups"][b], 9),
+                                                   num(l["speedups"][b], 3) + "x"
+                                                   if l["speedups"][b] else "")
+                  for b in baselines]
+        cells += ["<td>%d</td>" % st["ok"], "<td>%s</td>" % bad_count(st["wrong"]),
+                  "<td>%d</td>" % st["skipped"], "<td>%s</td>" % bad_count(st["error"]),
+                  "<td>%d</td>" % l["noisy"], "<td>%d</td>" % l["capped"]]
+        body.append("<tr>%s</tr>" % "".join(cells))
+    return ('<input class="filter" data-table="matrices" placeholder="filter: a matrix, a '
+            'kernel, ..."><div class="wide">'
+            '<table class="sortable" id="matrices"><thead>%s</thead><tbody>%s</tbody></table></div>'
+            % (head, "".join(body)))
+
+
+def page(study, source, drawn, why_none):
+    rows = study.get("rows", [])
+    baselines, means = kernel_means(rows)
+    lines = matrix_table(rows, baselines)
+    figures = "".join('<figure><img alt="%s" src="data:image/svg+xml;base64,%s"></figure>'
+                      % (esc(name), base64.b64encode(svg).decode("ascii")) for name, svg in drawn)
+    return """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>spbench: %s</title><style>%s</style></head><body>
+<h1>spbench study: %s</h1>
+%s
+<h2>Rows and noise</h2>
+%s
+<h2>Kernels: geometric means over the matrices</h2>
+<p>Each kernel's best row per matrix and precision (over thread and rank counts);
+"vs B" is B's time over the kernel's (above 1: faster than B), with its 95%% interval
+over the matrices both ran (Student's t on the logarithms).</p>
+%s
+<h2>Matrices</h2>
+<p>Click a heading to sort; type to filter.</p>
+%s
+<h2>Charts</h2>
+%s
+<p class="muted">Made by spbench report from %s.</p>
+<script>%s</script>
+</body></html>
+""" % (esc(os.path.basename(source)), STYLE, esc(os.path.basename(source)), header_section(study),
+       totals_section(study), means_section(baselines, means), matrix_section(lines, baselines),
+       figures or "<p>No charts: %s.</p>" % esc(why_none), esc(source), SCRIPT)
+
+
+def write_whole(path, text):
+    """text into path through a temporary file renamed into place."""
+    temp = "%s.tmp.%d" % (path, os.getpid())
+    try:
+        with io.open(temp, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(temp, path)
+    finally:
+        if os.path.exists(temp):
+            os.remove(temp)
+
+
+def main(argv):
+    if argv and argv[0] in ("-h", "--help"):
+        print(__doc__.split("\n", 2)[2])
+        return 0
+    args, out, force = [], None, False
+    i = 0
+    while i < len(argv):
+        if argv[i] == "-o" and i + 1 < len(argv):
+            out, i = argv[i + 1], i + 2
+            continue
+        if argv[i] == "--force":
+            force = True
+        elif argv[i].startswith("-"):
+            print("spbench report: unknown option %r (see spbench report --help)" % argv[i],
+                  file=sys.stderr)
+            return 2
+        else:
+            args.append(argv[i])
+        i += 1
+    if len(args) != 1:
+        print("spbench report: usage: spbench report STUDY.json [-o OUT.html] [--force]",
+              file=sys.stderr)
+        return 2
+    source = args[0]
+    out = out or os.path.splitext(source)[0] + ".html"
+    if os.path.exists(out) and os.path.exists(source) and os.path.samefile(out, source):
+        print("spbench report: %s is the input; give another -o" % out, file=sys.stderr)
+        return 1
+    if os.path.exists(out) and not force:
+        print("spbench report: %s exists; --force replaces it" % out, file=sys.stderr)
+        return 1
+    try:
+        study = load(source)
+        drawn, why_none = charts(study, os.path.dirname(os.path.abspath(__file__)))
+        text = page(study, source, drawn, why_none)
+        write_whole(out, text)
+    except ReportError as e:
+        print("spbench report: %s" % e, file=sys.stderr)
+        return 1
+    except OSError as e:
+        print("spbench report: cannot write %s: %s" % (out, e.strerror or e), file=sys.stderr)
+        return 1
+    print("%s: %d rows, %d charts" % (out, len(study.get("rows", [])), len(drawn)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,170 @@
+"""End-to-end tests of `spbench report`: a study's JSON as one HTML page.
+Its figures are recomputed here from the JSON (each matrix's best kernel,
+GFLOPS and statuses; a kernel's geometric mean); a matrix named like an
+HTML tag shows as text; the page asks for nothing over the network; in a
+headless Chromium it loads without a script error and its table sorts.
+
+usage: e2e_report.py SPBENCH SOURCE_DIR [TEST]
+"""
+import html.parser
+import json
+import math
+import os
+import shutil
+import subprocess
+
+from spbtest import SOURCE, check, run_tests, skip, spbench
+
+HOSTILE = "<img src=x onerror=alert(1)>"
+QUICK = ["--kernels", "csr.serial,csr.omp.static,hll.serial.col,librsb", "--threads", "1",
+         "--reps", "3", "--min-time", "0", "--bandwidth", "10", "--energy-s", "0", "--quiet"]
+
+
+class Cells(html.parser.HTMLParser):
+    """The cells of each table (text and data-value), and every tag seen."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables, self.tags, self.table, self.cell = {}, [], None, None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.tags.append((tag, a))
+        if tag == "table":
+            self.table = self.tables.setdefault(a.get("id"), {"head": [], "rows": []})
+        elif tag == "tr" and self.table is not None:
+            self.row = []
+        elif tag in ("td", "th") and self.table is not None:
+            self.cell = {"text": "", "value": a.get("data-value"), "key": a.get("data-key")}
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self.cell is not None:
+            self.row.append(self.cell)
+            self.cell = None
+        elif tag == "tr" and self.table is not None:
+            kind = "head" if self.row and self.row[0]["key"] else "rows"
+            self.table[kind].append(self.row)
+        elif tag == "table":
+            self.table = None
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell["text"] += data
+
+
+def parsed(path):
+    p = Cells()
+    with open(path, encoding="utf-8") as f:
+        p.feed(f.read())
+    return p
+
+
+def fixture_study(tmp):
+    """A small study's JSON, a matrix among them named like an HTML tag."""
+    folder = os.path.join(tmp, "matrices")
+    os.mkdir(folder)
+    for name in ("cage4", "west0479", "plskz362"):
+        shutil.copy(os.path.join(SOURCE, "matrices", name + ".mtx.gz"), folder)
+    shutil.copy(os.path.join(SOURCE, "matrices", "1138_bus.mtx.gz"),
+                os.path.join(folder, HOSTILE + ".mtx.gz"))
+    out = os.path.join(tmp, "study.json")
+    r = spbench("run", *QUICK, "--json", out, folder)
+    check(os.path.exists(out), "the study ran: %s" % r.stderr[-400:])
+    return out
+
+
+def column(table, key):
+    keys = [c["key"] for c in table["head"][0]]
+    return keys.index(key)
+
+
+def test_figures(tmp, study):
+    out = os.path.join(tmp, "study.html")
+    r = spbench("report", study, "-o", out)
+    check(r.returncode == 0 and os.path.exists(out), "report writes the page: %s" % r.stderr)
+    if r.returncode != 0:
+        return
+    doc = json.load(open(study))
+    page = parsed(out)
+    matrices = page.tables.get("matrices")
+    check(matrices is not None and len(matrices["rows"]) == 4, "a line per matrix")
+    names = [row[0]["text"] for row in matrices["rows"]]
+    check(HOSTILE in names, "the matrix named like a tag is shown as text: %s" % names)
+    check(not any(tag == "img" and "onerror" in a for tag, a in page.tags),
+          "no element comes from a matrix's name")
+    for row in matrices["rows"]:
+        name = row[0]["text"]
+        mine = [r for r in doc["rows"] if r["matrix"] == name]
+        ok = [r for r in mine if r["status"] == "ok"]
+        best = min(ok, key=lambda r: r["time_ms_median"])
+        check(row[column(matrices, "best")]["text"] == best["kernel"],
+              "%s: the best kernel is the JSON's fastest ok row (%s)" % (name, best["kernel"]))
+        shown = float(row[column(matrices, "best_gflops")]["value"])
+        check(abs(shown - best["gflops"]) <= 1e-8 * best["gflops"],
+              "%s: its GFLOPS is the JSON's (%g, %g)" % (name, shown, best["gflops"]))
+        for status in ("ok", "skipped"):
+            count = int(row[column(matrices, status)]["text"])
+            check(count == sum(1 for r in mine if r["status"] == status),
+                  "%s: its %s rows counted" % (name, status))
+    means = page.tables.get("means")
+    serial = [r for r in doc["rows"] if r["kernel"] == "csr.serial" and r["status"] == "ok"]
+    expected = math.exp(sum(math.log(r["gflops"]) for r in serial) / len(serial))
+    row = next(row for row in means["rows"] if row[0]["text"] == "csr.serial")
+    shown = float(row[column(means, "gflops")]["value"])
+    check(abs(shown - expected) <= 1e-5 * expected,
+          "csr.serial's geometric mean GFLOPS is the JSON's (%g, %g)" % (shown, expected))
+    against = {}
+    for r in doc["rows"]:
+        if r["status"] == "ok" and r["kernel"] in ("csr.serial", "hll.serial.col"):
+            against.setdefault(r["matrix"], {})[r["kernel"]] = r["time_ms_median"]
+    ratios = [t["csr.serial"] / t["hll.serial.col"] for t in against.values() if len(t) == 2]
+    expected = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
+    row = next(row for row in means["rows"] if row[0]["text"] == "hll.serial.col")
+    shown = float(row[column(means, "csr.serial")]["value"])
+    check(abs(shown - expected) <= 1e-5 * expected,
+          "hll.serial.col against csr.serial: %g, from the JSON %g" % (shown, expected))
+    text = open(out, encoding="utf-8").read()
+    check('src="http' not in text and "href=\"http" not in text and "@import" not in text,
+          "the page asks for nothing over the network")
+    check(text.count("data:image/svg+xml;base64,") >= 1 or shutil.which("gnuplot") is None,
+          "the charts are inside the page")
+    r = spbench("report", study, "-o", out)
+    check(r.returncode == 1 and "--force" in r.stderr, "an existing page is kept without --force")
+    r = spbench("report", study, "-o", study, "--force")
+    check(r.returncode == 1 and "input" in r.stderr, "the input is never written over")
+    r = spbench("report", os.path.join(SOURCE, "matrices", "README.md"), "-o", out, "--force")
+    check(r.returncode == 1 and "JSON" in r.stderr, "a file that is not a study is refused")
+
+
+def test_browser(tmp, study):
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        skip("no Chromium: the page in a browser (apt-get install chromium)")
+        return
+    out = os.path.join(tmp, "browser.html")
+    check(spbench("report", study, "-o", out).returncode == 0, "report for the browser")
+    # the page's own #sort=COLUMN: sorted as it loads, then the DOM as the browser holds it
+    r = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
+                        "--enable-logging=stderr", "--v=0", "--dump-dom",
+                        "file://%s#sort=best_gflops:down" % out],
+                       capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0 and "</html>" in r.stdout, "Chromium loads the page: %s"
+          % r.stderr[-400:])
+    errors = [l for l in r.stderr.splitlines() if "Uncaught" in l or "SyntaxError" in l]
+    check(not errors, "no script error: %s" % errors)
+    dom = Cells()
+    dom.feed(r.stdout)
+    table = dom.tables.get("matrices")
+    if table is None:
+        check(False, "the matrices table in the browser's DOM")
+        return
+    at = column(table, "best_gflops")
+    values = [float(row[at]["value"]) for row in table["rows"] if row[at]["value"]]
+    check(len(values) == 4 and values == sorted(values, reverse=True),
+          "the table sorted in the browser, highest GFLOPS first: %s" % values)
+    heads = [c for c in table["head"][0] if c["key"] == "best_gflops"]
+    check(heads and "sorted-down" in r.stdout, "the sorted heading is marked")
+
+
+if __name__ == "__main__":
+    run_tests([test_figures, test_browser], "spb_e2e_report_", globals())
