@@ -233,7 +233,9 @@ th{cursor:pointer;background:#f4f4f4;position:sticky;top:0}th.sorted-up:after{co
 th.sorted-down:after{content:" \\25bc"}.warn{background:#fff3cd;padding:.5em;border-left:4px solid #e0a800}
 .ok{color:#1a7f37}.bad{color:#b00020;font-weight:bold}.muted{color:#777}
 dl{display:grid;grid-template-columns:max-content auto;gap:.1em 1em}dt{font-weight:bold}
-img{max-width:100%;border:1px solid #eee;margin:.5em 0}.wide{overflow-x:auto;max-height:80vh}input{margin:.3em 0;padding:.2em;width:20em}
+img{max-width:100%;border:1px solid #eee;margin:.5em 0}.wide{overflow-x:auto;max-height:80vh}
+figure.chart{margin:0;overflow-x:auto}figure.chart img{cursor:zoom-in}
+figure.full img{max-width:none;cursor:zoom-out}figcaption{color:#777}input{margin:.3em 0;padding:.2em;width:20em}
 """
 
 # sorts a table by a heading's column (numbers as numbers, empty last) and
@@ -275,6 +277,10 @@ document.querySelectorAll('input.filter').forEach(function (box) {
       row.style.display = row.textContent.toLowerCase().indexOf(want) >= 0 ? '' : 'none';
     });
   });
+});
+// a chart at its full size (many matrices), and back
+document.querySelectorAll('figure.chart img').forEach(function (img) {
+  img.addEventListener('click', function () { img.parentNode.classList.toggle('full'); });
 });
 var wanted = /#sort=([a-z_.0-9-]+)(:down)?/.exec(location.hash);
 if (wanted) {
@@ -380,8 +386,10 @@ def page(study, source, drawn, why_none):
     rows = study.get("rows", [])
     baselines, means = kernel_means(rows)
     lines = matrix_table(rows, baselines)
-    figures = "".join('<figure><img alt="%s" src="data:image/svg+xml;base64,%s"></figure>'
-                      % (esc(name), base64.b64encode(svg).decode("ascii")) for name, svg in drawn)
+    figures = "".join('<figure class="chart"><img alt="%s" title="click: full size" '
+                      'src="data:image/svg+xml;base64,%s"><figcaption>%s</figcaption></figure>'
+                      % (esc(name), base64.b64encode(svg).decode("ascii"), esc(name))
+                      for name, svg in drawn)
     return """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -399,6 +407,7 @@ over the matrices both ran (Student's t on the logarithms).</p>
 <p>Click a heading to sort; type to filter.</p>
 %s
 <h2>Charts</h2>
+<p>Click a chart for its full size.</p>
 %s
 <p class="muted">Made by spbench report from %s.</p>
 <script>%s</script>
