@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 
+
 def ordered(values):
     seen = []
     for v in values:

@@ -60,6 +60,11 @@ def load(path):
 
 # ---- the figures ------------------------------------------------------------------------
 
+def first_seen(values):
+    """The values without repeats, in the order they first came."""
+    return list(dict.fromkeys(values))
+
+
 def is_baseline(kernel):
     return kernel.startswith(BASELINE_PREFIXES)
 
@@ -108,7 +113,7 @@ def kernel_means(rows):
         if r.get("status") == "ok" and isinstance(g, (int, float)) and g > 0:
             key = (r["kernel"], case(r))
             gflops[key] = max(gflops.get(key, 0), g)
-    kernels = ordered(r["kernel"] for r in rows)
+    kernels = first_seen(r["kernel"] for r in rows)
     baselines = [k for k in kernels if is_baseline(k)]
     means = []
     for k in kernels:
@@ -128,20 +133,12 @@ def kernel_means(rows):
     return baselines, means
 
 
-def ordered(values):
-    seen = []
-    for v in values:
-        if v not in seen:
-            seen.append(v)
-    return seen
-
-
 def matrix_table(rows, baselines):
     """One line per case: its size, the best kernel (shortest time), its
     GFLOPS, its speedup over each baseline, and its rows' statuses."""
     best = best_times(rows)
     lines = []
-    for c in ordered(case(r) for r in rows):
+    for c in first_seen(case(r) for r in rows):
         mine = [r for r in rows if case(r) == c]
         timed = [(t, k) for (k, cc), t in best.items() if cc == c]
         fastest = min(timed) if timed else None
