@@ -351,10 +351,13 @@ def test_results_schema(tmp):
     if validator is None:
         return
     out = os.path.join(tmp, "schema.json")
-    r = spbench("run", *FAST, "--kernels", "csr.serial", "--bandwidth", "10", "--quiet",
-                "--json", out, "gen:lap2d:20")
-    check(r.returncode == 0 and schema_error(validator, json.load(open(out))) is None,
-          "a run's JSON meets the schema: %s" % r.stderr)
+    r = spbench("run", *FAST, "--kernels", "csr.serial,csr.omp.pattern", "--bandwidth", "10",
+                "--quiet", "--json", out, "gen:lap2d:20")
+    statuses = sorted(row["status"] for row in json.load(open(out))["rows"])
+    check(r.returncode == 0 and statuses == ["ok", "skipped"] and
+          schema_error(validator, json.load(open(out))) is None,
+          "a run's JSON, a timed row and a skipped one (no samples), meets the schema: %s %s"
+          % (statuses, r.stderr))
     good = json.load(open(out))
     for what, spoil in (("a row without gflops", lambda d: d["rows"][0].pop("gflops")),
                         ("a status of 'fine'", lambda d: d["rows"][0].update(status="fine")),
