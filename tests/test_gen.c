@@ -76,10 +76,87 @@ static void check_road(void)
     csr_free(&T);
 }
 
+/* The longest row's length, and the row and column counts of entries. */
+static spb_index longest_row(const spb_csr *A)
+{
+    spb_index longest = 0;
+    for (spb_index i = 0; i < A->m; i++)
+        if (A->row_ptr[i + 1] - A->row_ptr[i] > longest)
+            longest = A->row_ptr[i + 1] - A->row_ptr[i];
+    return longest;
+}
+
+/* gen:lp: wide; every column PER_COL entries, or one more where a dense row
+ * holds it; the dense rows about DENSE_PERCENT % of the columns; the same
+ * matrix twice; the estimate near the count. */
+static void check_lp(void)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_csr A, T, B;
+    CHECK(gen_matrix("gen:lp:400:20000:3:70:2", &A, msg) == SPB_OK, "gen:lp: %s", msg);
+    CHECK(csr_check(&A, msg) == SPB_OK && A.m == 400 && A.n == 20000, "400 x 20000: %s", msg);
+    CHECK(csr_transpose(&A, &T, msg) == SPB_OK, "transpose: %s", msg);
+    int columns_ok = 1;
+    for (spb_index c = 0; c < T.m; c++) {
+        spb_index len = T.row_ptr[c + 1] - T.row_ptr[c];
+        columns_ok &= len >= 3 && len <= 5;
+    }
+    CHECK(columns_ok, "every column 3 entries, and up to 2 more from the dense rows");
+    int dense = 0;
+    for (spb_index i = 0; i < A.m; i++) {
+        spb_index len = A.row_ptr[i + 1] - A.row_ptr[i];
+        dense += len > 13000 && len < 15000; /* 70% of 20000, give or take */
+    }
+    double estimate = gen_estimate_nnz("gen:lp:400:20000:3:70:2");
+    CHECK(dense == 2 && longest_row(&A) < 15000, "two dense rows of about 14000: %d, longest %d",
+          dense, (int)longest_row(&A));
+    CHECK(estimate > 0.98 * A.nnz && estimate < 1.02 * A.nnz, "estimate %.0f for %d entries",
+          estimate, (int)A.nnz);
+    CHECK(gen_matrix("gen:lp:400:20000:3:70:2", &B, msg) == SPB_OK && B.nnz == A.nnz &&
+              !memcmp(A.col_idx, B.col_idx, sizeof *A.col_idx * (size_t)A.nnz) &&
+              !memcmp(A.val, B.val, sizeof *A.val * (size_t)A.nnz),
+          "gen:lp twice: the same matrix");
+    csr_free(&B);
+    CHECK(gen_matrix("gen:lp:50:300:2:10", &B, msg) == SPB_OK && longest_row(&B) < 60,
+          "one dense row when not given: longest %d", (int)longest_row(&B));
+    csr_free(&A);
+    csr_free(&T);
+    csr_free(&B);
+}
+
+/* gen:circuit: square, a full diagonal, about PER_ROW a row, and NETS rows
+ * and columns of about NET_LEN. */
+static void check_circuit(void)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_csr A, T;
+    CHECK(gen_matrix("gen:circuit:5000:5:3:1500", &A, msg) == SPB_OK, "gen:circuit: %s", msg);
+    CHECK(csr_check(&A, msg) == SPB_OK && A.m == 5000 && A.n == 5000, "5000 square: %s", msg);
+    CHECK(csr_transpose(&A, &T, msg) == SPB_OK, "transpose: %s", msg);
+    int diagonal = 1, long_rows = 0, long_cols = 0;
+    for (spb_index i = 0; i < A.m; i++) {
+        int has = 0;
+        for (spb_index k = A.row_ptr[i]; k < A.row_ptr[i + 1]; k++) has |= A.col_idx[k] == i;
+        diagonal &= has;
+        long_rows += A.row_ptr[i + 1] - A.row_ptr[i] > 1000;
+        long_cols += T.row_ptr[i + 1] - T.row_ptr[i] > 1000;
+    }
+    double mean = (double)(A.nnz - 2 * 3 * 1500) / A.m;
+    CHECK(diagonal && long_rows == 3 && long_cols == 3 && longest_row(&A) <= 1500 + 5 * 2,
+          "the diagonal, three rows and three columns of about 1500: %d, %d, longest %d", long_rows,
+          long_cols, (int)longest_row(&A));
+    CHECK(mean > 4 && mean <= 5, "about 5 a row besides the nets: %.2f", mean);
+    csr_free(&A);
+    csr_free(&T);
+    check_generated("gen:circuit:300:4:2:50", 300, -1);
+}
+
 int main(void)
 {
     check_hubs();
     check_road();
+    check_lp();
+    check_circuit();
     /* lap2d: 5 N^2 - 4 N entries; lap3d: 7 N^3 - 6 N^2 */
     check_generated("gen:lap2d:1", 1, 1);
     check_generated("gen:lap2d:10", 100, 5 * 100 - 4 * 10);
@@ -100,12 +177,27 @@ int main(void)
     for (spb_index k = A.row_ptr[12]; k < A.row_ptr[13]; k++) inner += A.val[k];
     CHECK(inner == 0 && A.row_ptr[13] - A.row_ptr[12] == 5, "interior row of lap2d:5");
     csr_free(&A);
-    static const char *const bad[] = {"gen:lap2d",         "gen:lap2d:0",     "gen:lap2d:-3",
-                                      "gen:cube:4",        "gen:random:10",   "gen:random:5:6",
-                                      "gen:lap2d:10x",     "gen:rmat:40:16",  "gen:lap3d:2000",
-                                      "gen:lap3d:4:0",     "gen:lap2d:3:4:5", "gen:hubs:10:2:1",
-                                      "gen:hubs:10:2:20:5"};
-    for (int k = 0; k < 13; k++) {
+    static const char *const bad[] = {"gen:lap2d",
+                                      "gen:lap2d:0",
+                                      "gen:lap2d:-3",
+                                      "gen:cube:4",
+                                      "gen:random:10",
+                                      "gen:random:5:6",
+                                      "gen:lap2d:10x",
+                                      "gen:rmat:40:16",
+                                      "gen:lap3d:2000",
+                                      "gen:lap3d:4:0",
+                                      "gen:lap2d:3:4:5",
+                                      "gen:hubs:10:2:1",
+                                      "gen:hubs:10:2:20:5",
+                                      "gen:lp:10:100:20:50",
+                                      "gen:lp:10:100:2:150",
+                                      "gen:lp:10:100:2:50:11",
+                                      "gen:lp:10:100:2",
+                                      "gen:circuit:10:20:1:5",
+                                      "gen:circuit:10:2:1:50",
+                                      "gen:lp:1:2:1:1:1:1"};
+    for (int k = 0; k < (int)(sizeof bad / sizeof bad[0]); k++) {
         msg[0] = '\0';
         spb_status st = gen_matrix(bad[k], &A, msg);
         CHECK(st != SPB_OK, "%s accepted", bad[k]);

@@ -46,7 +46,9 @@ static void print_commands(FILE *out)
             "MATRIX: a .mtx or .mtx.gz file, a directory (every matrix in it), @list.txt\n"
             "(one path or spec per line), or a generator spec: gen:lap2d:N[:LAYERS],\n"
             "gen:lap3d:N[:LAYERS], gen:random:ROWS:PER_ROW, gen:rmat:SCALE:EDGE_FACTOR,\n"
-            "gen:hubs:ROWS:PER_ROW:HUBS:HUB_LEN, gen:road:N:KEEP_PERCENT.\n");
+            "gen:hubs:ROWS:PER_ROW:HUBS:HUB_LEN, gen:road:N:KEEP_PERCENT,\n"
+            "gen:lp:ROWS:COLS:PER_COL:DENSE_PERCENT[:DENSE_ROWS], "
+            "gen:circuit:N:PER_ROW:NETS:NET_LEN.\n");
 }
 
 /* run's options for its outputs and the study's shape, and its exit status. */
@@ -151,8 +153,11 @@ static const struct {
             "  gen:lap3d:N[:LAYERS] (N^3, or N x N x LAYERS), gen:random:ROWS:PER_ROW,\n"
             "  gen:rmat:SCALE:EDGE_FACTOR, gen:hubs:ROWS:PER_ROW:HUBS:HUB_LEN (symmetric,\n"
             "  HUBS rows of HUB_LEN), gen:road:N:KEEP_PERCENT (a grid graph keeping that\n"
-            "  share of its edges) (fixed seeds); .gz is written compressed; an existing\n"
-            "  FILE is replaced only with --force\n"},
+            "  share of its edges), gen:lp:ROWS:COLS:PER_COL:DENSE_PERCENT[:DENSE_ROWS] (an\n"
+            "  LP matrix: wide, PER_COL a column, dense rows of that share of the columns),\n"
+            "  gen:circuit:N:PER_ROW:NETS:NET_LEN (a circuit matrix: NETS rows and columns\n"
+            "  of NET_LEN) (fixed seeds); .gz is written compressed; an existing FILE is\n"
+            "  replaced only with --force\n"},
     {"plot", "usage: spbench plot RESULTS.csv OUTDIR\n"
              "  charts of a results CSV as PNG and SVG (gnuplot): gflops, energy (GFLOPS per\n"
              "  watt), cpu_vs_gpu, scaling, roofline, csr_vs_hll; strong_scaling,\n"

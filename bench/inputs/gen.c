@@ -11,7 +11,8 @@
 #include "bench/inputs/rng.h"
 #include "core/memory.h"
 
-#define GEN_SEED 20261122u
+#define GEN_SEED       20261122u
+#define GEN_MAX_VALUES 5 /* the most values a spec takes (gen:lp) */
 
 int gen_is_spec(const char *text) { return strncmp(text, GEN_PREFIX, strlen(GEN_PREFIX)) == 0; }
 
@@ -229,15 +230,111 @@ static spb_status gen_road(const char *spec, long long side, long long keep_perc
     return st;
 }
 
+/* An LP constraint matrix's shape: ROWS x COLS (wide: many more columns
+ * than rows), each column PER_COL entries in distinct random rows, and
+ * DENSE_ROWS rows (1 when not given), spread evenly, each holding about
+ * DENSE_PERCENT % of the columns (a linking constraint): a handful of rows
+ * tens of thousands of entries long among rows of a few dozen, where a
+ * product A*A^T meets one row of C as long as the matrix is wide. */
+static spb_status gen_lp(const char *spec, const long long *v, int count, spb_csr *A, char *msg)
+{
+    long long rows = v[0], cols = v[1], per_col = v[2], percent = v[3];
+    long long dense = count == 5 ? v[4] : 1;
+    if (per_col > rows || dense > rows || percent > 100)
+        return spb_fail(msg, SPB_ERR_INVALID,
+                        "%s: %lld entries a column and %lld dense rows must fit in %lld rows, "
+                        "and a dense row holds at most 100%% of the columns",
+                        spec, per_col, dense, rows);
+    double entries = (double)cols * per_col + (double)dense * cols * percent / 100.0;
+    if (rows > SPB_INDEX_MAX || cols > SPB_INDEX_MAX || entries * 1.01 > SPB_INDEX_MAX)
+        return too_large(spec, (double)rows, entries, msg);
+    spb_coo coo;
+    spb_index room = (spb_index)(cols * per_col + dense * cols);
+    spb_status st = coo_alloc(&coo, (spb_index)rows, (spb_index)cols, room, msg);
+    if (st != SPB_OK) return st;
+    spb_rng rng;
+    spb_rng_seed(&rng, GEN_SEED);
+    spb_index e = 0;
+    for (long long c = 0; c < cols; c++) {
+        for (long long k = 0; k < per_col; k++) { /* distinct rows: retry a repeat */
+            spb_index r = (spb_index)spb_rng_below(&rng, (uint64_t)rows);
+            int seen = 0;
+            for (spb_index j = e - (spb_index)k; j < e; j++) seen |= coo.row[j] == r;
+            if (seen) {
+                k--;
+                continue;
+            }
+            coo.row[e] = r, coo.col[e] = (spb_index)c, coo.val[e++] = spb_rng_value(&rng);
+        }
+    }
+    for (long long d = 0; d < dense; d++) /* duplicates with the columns' entries: summed */
+        for (long long c = 0; c < cols; c++)
+            if (spb_rng_below(&rng, 100) < (uint64_t)percent) {
+                coo.row[e] = (spb_index)(d * (rows / dense));
+                coo.col[e] = (spb_index)c, coo.val[e++] = spb_rng_value(&rng);
+            }
+    coo.nnz = e;
+    st = csr_from_coo(&coo, A, msg);
+    coo_free(&coo);
+    return st;
+}
+
+/* A circuit matrix's shape: N x N, unsymmetric, the diagonal and PER_ROW - 1
+ * more entries a row (half near the diagonal, half anywhere), and DENSE
+ * nets, spread evenly, each a row and a column of DENSE_LEN random entries
+ * (power and ground: a few rows and columns thousands of times the mean,
+ * which meet in A*A). Duplicates are summed. */
+static spb_status gen_circuit(const char *spec, const long long *v, spb_csr *A, char *msg)
+{
+    long long n = v[0], per_row = v[1], dense = v[2], dense_len = v[3];
+    if (per_row > n || dense > n || dense_len > n)
+        return spb_fail(msg, SPB_ERR_INVALID,
+                        "%s: %lld entries a row, %lld nets of %lld entries must fit in %lld rows",
+                        spec, per_row, dense, dense_len, n);
+    double entries = (double)n * per_row + 2.0 * dense * dense_len;
+    if (n > SPB_INDEX_MAX || entries > SPB_INDEX_MAX)
+        return too_large(spec, (double)n, entries, msg);
+    spb_coo coo;
+    spb_status st = coo_alloc(&coo, (spb_index)n, (spb_index)n, (spb_index)entries, msg);
+    if (st != SPB_OK) return st;
+    spb_rng rng;
+    spb_rng_seed(&rng, GEN_SEED);
+    long long near = n / 100 + 8, e = 0;
+    for (long long r = 0; r < n; r++) {
+        coo.row[e] = (spb_index)r, coo.col[e] = (spb_index)r, coo.val[e++] = spb_rng_value(&rng);
+        for (long long k = 1; k < per_row; k++) {
+            long long c = k % 2
+                              ? r - near + (long long)spb_rng_below(&rng, (uint64_t)(2 * near + 1))
+                              : (long long)spb_rng_below(&rng, (uint64_t)n);
+            c = c < 0 ? -c : c >= n ? 2 * (n - 1) - c : c; /* reflected into the matrix */
+            coo.row[e] = (spb_index)r, coo.col[e] = (spb_index)c,
+            coo.val[e++] = spb_rng_value(&rng);
+        }
+    }
+    for (long long d = 0; d < dense; d++) {
+        spb_index net = (spb_index)(d * (n / dense) + n / dense / 2);
+        for (long long k = 0; k < dense_len; k++) {
+            spb_index other = (spb_index)spb_rng_below(&rng, (uint64_t)n);
+            coo.row[e] = net, coo.col[e] = other, coo.val[e++] = spb_rng_value(&rng);
+            coo.row[e] = other, coo.col[e] = net, coo.val[e++] = spb_rng_value(&rng);
+        }
+    }
+    st = csr_from_coo(&coo, A, msg);
+    coo_free(&coo);
+    return st;
+}
+
 int gen_spec_well_formed(const char *spec, char *msg)
 {
     char name[32] = "";
-    long long v[4];
-    int count = parse_spec(spec, name, sizeof name, v, 4);
-    static const char *const names[] = {"lap2d", "lap3d", "random", "rmat", "hubs", "road"};
-    static const int least[] = {1, 1, 2, 2, 4, 2}; /* the Laplacians take an optional layer count */
-    static const int most[] = {2, 2, 2, 2, 4, 2};
-    for (int k = 0; k < 6; k++) {
+    long long v[GEN_MAX_VALUES];
+    int count = parse_spec(spec, name, sizeof name, v, GEN_MAX_VALUES);
+    static const char *const names[] = {"lap2d", "lap3d", "random", "rmat",
+                                        "hubs",  "road",  "lp",     "circuit"};
+    /* the Laplacians take an optional layer count, gen:lp a dense row count */
+    static const int least[] = {1, 1, 2, 2, 4, 2, 4, 4};
+    static const int most[] = {2, 2, 2, 2, 4, 2, 5, 4};
+    for (int k = 0; k < (int)(sizeof names / sizeof names[0]); k++) {
         if (strcmp(name, names[k]) != 0 || count < least[k] || count > most[k]) continue;
         for (int i = 0; i < count; i++)
             if (v[i] <= 0) {
@@ -250,8 +347,9 @@ int gen_spec_well_formed(const char *spec, char *msg)
     spb_fail(msg, SPB_ERR_INVALID,
              "%s: unknown generator spec (expected gen:lap2d:N[:LAYERS], "
              "gen:lap3d:N[:LAYERS], gen:random:ROWS:PER_ROW, "
-             "gen:rmat:SCALE:EDGE_FACTOR, gen:hubs:ROWS:PER_ROW:HUBS:HUB_LEN or "
-             "gen:road:N:KEEP_PERCENT, positive integers)",
+             "gen:rmat:SCALE:EDGE_FACTOR, gen:hubs:ROWS:PER_ROW:HUBS:HUB_LEN, "
+             "gen:road:N:KEEP_PERCENT, gen:lp:ROWS:COLS:PER_COL:DENSE_PERCENT[:DENSE_ROWS] or "
+             "gen:circuit:N:PER_ROW:NETS:NET_LEN, positive integers)",
              spec);
     return 0;
 }
@@ -260,8 +358,8 @@ spb_status gen_matrix(const char *spec, spb_csr *A, char *msg)
 {
     memset(A, 0, sizeof *A);
     char name[32];
-    long long v[4];
-    int count = parse_spec(spec, name, sizeof name, v, 4);
+    long long v[GEN_MAX_VALUES];
+    int count = parse_spec(spec, name, sizeof name, v, GEN_MAX_VALUES);
     if (!gen_spec_well_formed(spec, msg)) return SPB_ERR_INVALID;
     double entries = gen_estimate_nnz(spec);
     if (entries > 0 && entries <= SPB_INDEX_MAX) { /* beyond it, each generator says so */
@@ -276,14 +374,16 @@ spb_status gen_matrix(const char *spec, spb_csr *A, char *msg)
     if (count == 2 && strcmp(name, "random") == 0) return gen_random(spec, v[0], v[1], A, msg);
     if (count == 2 && strcmp(name, "rmat") == 0) return gen_rmat(spec, v[0], v[1], A, msg);
     if (count == 4 && strcmp(name, "hubs") == 0) return gen_hubs(spec, v, A, msg);
+    if (strcmp(name, "lp") == 0) return gen_lp(spec, v, count, A, msg);
+    if (strcmp(name, "circuit") == 0) return gen_circuit(spec, v, A, msg);
     return gen_road(spec, v[0], v[1], A, msg); /* the one left */
 }
 
 double gen_estimate_nnz(const char *spec)
 {
     char name[32];
-    long long v[4];
-    int count = parse_spec(spec, name, sizeof name, v, 4);
+    long long v[GEN_MAX_VALUES];
+    int count = parse_spec(spec, name, sizeof name, v, GEN_MAX_VALUES);
     if (count < 1 || v[0] <= 0 || v[count - 1] <= 0) return 0;
     double a = (double)v[0];
     double layers = (double)v[count - 1];
@@ -297,14 +397,18 @@ double gen_estimate_nnz(const char *spec)
         long long half_row = (v[1] + 1) / 2; /* gen:hubs mirrors half a row */
         return 2.0 * (a * (double)half_row + (double)v[2] * (double)v[3]);
     }
+    if ((count == 4 || count == 5) && strcmp(name, "lp") == 0)
+        return (double)v[1] * ((double)v[2] + (count == 5 ? (double)v[4] : 1.0) * v[3] / 100.0);
+    if (count == 4 && strcmp(name, "circuit") == 0)
+        return a * (double)v[1] + 2.0 * (double)v[2] * (double)v[3];
     return 0;
 }
 
 spb_status gen_spec_for_ranks(const char *spec, int ranks, char *out, size_t size, char *msg)
 {
     char name[32];
-    long long v[4];
-    int count = gen_is_spec(spec) ? parse_spec(spec, name, sizeof name, v, 4) : -1;
+    long long v[GEN_MAX_VALUES];
+    int count = gen_is_spec(spec) ? parse_spec(spec, name, sizeof name, v, GEN_MAX_VALUES) : -1;
     if (count < 1 || v[0] <= 0 || v[count - 1] <= 0)
         return spb_fail(msg, SPB_ERR_INVALID,
                         "--weak: %s is not a generator spec (a weak-scaling study grows gen: "
