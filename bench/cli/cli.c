@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <math.h>
 #include <omp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -147,4 +148,15 @@ void refuse_existing_or_exit(const char *path, int force)
     if (force || !path || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) return;
     fprintf(stderr, "spbench: %s exists; --force replaces it\n", path);
     exit(EXIT_USAGE);
+}
+
+void on_stop_signals(void (*handler)(int), int flags)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = handler;
+    sa.sa_flags = flags;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
 }

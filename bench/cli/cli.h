@@ -36,6 +36,10 @@ spb_source_list expand_or_exit(int count, char **items);
  * "max" (the processors) and mixes into ascending distinct counts. */
 int parse_count_list(const char *option, const char *text, int *counts, int cap);
 
+/* SIGINT and SIGTERM to handler, with sigaction's flags (SA_RESTART: the
+ * files' reads and writes go on). */
+void on_stop_signals(void (*handler)(int), int flags);
+
 /* The subcommands: argv holds the arguments after the command's name. */
 int cmd_run(int argc, char **argv);
 int cmd_info(int argc, char **argv);

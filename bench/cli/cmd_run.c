@@ -87,13 +87,7 @@ static void on_stop_signal(int signo)
 
 static void catch_stop_signals(void)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop_signal;
-    sa.sa_flags = SA_RESTART; /* file writes and reads go on */
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    on_stop_signals(on_stop_signal, SA_RESTART);
     if (launch_stop_file()) run_watch_stop_file(launch_stop_file());
 }
 

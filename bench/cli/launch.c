@@ -170,12 +170,7 @@ static void watch_launched_job(void)
     setenv(STOP_FILE_VAR, stop_file, 1);
     setenv(IN_FLIGHT_FILE_VAR, in_flight_file, 1);
     setenv(END_FILE_VAR, end_file, 1);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = forward_stop;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    on_stop_signals(forward_stop, 0);
 }
 
 /* A job that ended before rank 0 reached the study's end, outside any row

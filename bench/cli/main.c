@@ -396,15 +396,7 @@ static void on_signal_remove_temps(int signo)
     raise(signo);
 }
 
-static void remove_temps_on_signals(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal_remove_temps;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-}
+static void remove_temps_on_signals(void) { on_stop_signals(on_signal_remove_temps, 0); }
 
 int main(int argc, char **argv)
 {

@@ -123,12 +123,7 @@ int run_processes(int argc, char **argv, int runs, const char *csv, const char *
         return EXIT_USAGE;
     }
     self[len] = '\0';
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    on_stop_signals(on_stop, 0);
     int worst = 0;
     for (int k = 1; k <= runs && worst < EXIT_USAGE && !stops; k++) {
         char files[2][4200] = {"", ""}, index[32];
