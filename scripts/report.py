@@ -102,11 +102,10 @@ def geomean_interval(values):
     return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
 
 
-def kernel_means(rows):
+def kernel_means(rows, best):
     """Per kernel: its matrices, the geometric mean of its best GFLOPS per
     case, and against each baseline the geometric mean of the baseline's
     best time over the kernel's (a speedup) with its interval."""
-    best = best_times(rows)
     gflops = {}
     for r in rows:
         g = r.get("gflops")
@@ -133,10 +132,9 @@ def kernel_means(rows):
     return baselines, means
 
 
-def matrix_table(rows, baselines):
+def matrix_table(rows, baselines, best):
     """One line per case: its size, the best kernel (shortest time), its
     GFLOPS, its speedup over each baseline, and its rows' statuses."""
-    best = best_times(rows)
     lines = []
     for c in first_seen(case(r) for r in rows):
         mine = [r for r in rows if case(r) == c]
@@ -381,8 +379,9 @@ def matrix_section(lines, baselines):
 
 def page(study, source, drawn, why_none):
     rows = study.get("rows", [])
-    baselines, means = kernel_means(rows)
-    lines = matrix_table(rows, baselines)
+    best = best_times(rows)  # each kernel's best time per case, for both tables
+    baselines, means = kernel_means(rows, best)
+    lines = matrix_table(rows, baselines, best)
     figures = "".join('<figure class="chart"><img alt="%s" title="click: full size" '
                       'src="data:image/svg+xml;base64,%s"><figcaption>%s</figcaption></figure>'
                       % (esc(name), base64.b64encode(svg).decode("ascii"), esc(name))
