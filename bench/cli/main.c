@@ -259,11 +259,8 @@ static int cmd_list(int argc, char **argv)
 
 /* ---- spbench plot -------------------------------------------------------------- */
 
-#ifndef SPB_PLOTS_DIR
-#define SPB_PLOTS_DIR "plots"
-#endif
-#ifndef SPB_SCRIPTS_DIR
-#define SPB_SCRIPTS_DIR "scripts"
+#ifndef SPB_SOURCE_DIR
+#define SPB_SOURCE_DIR "."
 #endif
 #ifndef SPB_SHARE_FROM_BIN
 #define SPB_SHARE_FROM_BIN "../share/spbench"
@@ -271,9 +268,9 @@ static int cmd_list(int argc, char **argv)
 
 /* Where the Python helpers of folder `sub` (scripts, plots) are: under the
  * installed prefix, found from this binary's own place
- * (BIN/SPB_SHARE_FROM_BIN/sub: a prefix can move), else the source tree
- * spbench was built from (`built_in`). */
-static void helper_dir(const char *sub, const char *built_in, char *dir, size_t size)
+ * (BIN/SPB_SHARE_FROM_BIN/sub: a prefix can move), else in the source tree
+ * spbench was built from (SPB_SOURCE_DIR/sub). */
+static void helper_dir(const char *sub, char *dir, size_t size)
 {
     char exe[4096];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -283,18 +280,17 @@ static void helper_dir(const char *sub, const char *built_in, char *dir, size_t 
         int len = snprintf(dir, size, "%s/%s/%s", exe, SPB_SHARE_FROM_BIN, sub);
         if (len > 0 && (size_t)len < size && access(dir, R_OK) == 0) return;
     }
-    snprintf(dir, size, "%s", built_in);
+    snprintf(dir, size, "%s/%s", SPB_SOURCE_DIR, sub);
 }
 
 /* Runs a Python helper (the CSV and JSON handling of plot, merge and
  * compare): script `name` in helper folder `sub`, or the file the
  * environment variable `env` names, with the command's arguments. */
-static int run_python(const char *env, const char *sub, const char *built_in, const char *name,
-                      int argc, char **argv)
+static int run_python(const char *env, const char *sub, const char *name, int argc, char **argv)
 {
     char dir[4096], script[8192];
     const char *given = getenv(env);
-    helper_dir(sub, built_in, dir, sizeof dir);
+    helper_dir(sub, dir, sizeof dir);
     snprintf(script, sizeof script, "%s/%s", dir, name);
     if (given) snprintf(script, sizeof script, "%s", given);
     char **args = calloc((size_t)argc + 3, sizeof *args);
@@ -316,25 +312,25 @@ static int cmd_plot(int argc, char **argv)
         fprintf(stderr, "spbench: usage: spbench plot RESULTS.csv OUTDIR\n");
         return EXIT_USAGE;
     }
-    return run_python("SPB_PLOT_SCRIPT", "plots", SPB_PLOTS_DIR, "plot.py", argc, argv);
+    return run_python("SPB_PLOT_SCRIPT", "plots", "plot.py", argc, argv);
 }
 
 /* Two studies, or two kernels of one, compared with statistics. */
 static int cmd_compare(int argc, char **argv)
 {
-    return run_python("SPB_COMPARE_SCRIPT", "scripts", SPB_SCRIPTS_DIR, "compare.py", argc, argv);
+    return run_python("SPB_COMPARE_SCRIPT", "scripts", "compare.py", argc, argv);
 }
 
 /* Matrices of the SuiteSparse collection, chosen by what they are. */
 static int cmd_fetch(int argc, char **argv)
 {
-    return run_python("SPB_FETCH_SCRIPT", "scripts", SPB_SCRIPTS_DIR, "fetch.py", argc, argv);
+    return run_python("SPB_FETCH_SCRIPT", "scripts", "fetch.py", argc, argv);
 }
 
 /* A study's results as one HTML page. */
 static int cmd_report(int argc, char **argv)
 {
-    return run_python("SPB_REPORT_SCRIPT", "scripts", SPB_SCRIPTS_DIR, "report.py", argc, argv);
+    return run_python("SPB_REPORT_SCRIPT", "scripts", "report.py", argc, argv);
 }
 
 /* Shards of a study (run --shard I/N) into one results file. */
@@ -358,7 +354,7 @@ static int cmd_merge(int argc, char **argv)
             return EXIT_RESULTS_BAD;
         }
     }
-    return run_python("SPB_MERGE_SCRIPT", "scripts", SPB_SCRIPTS_DIR, "merge.py", argc, argv);
+    return run_python("SPB_MERGE_SCRIPT", "scripts", "merge.py", argc, argv);
 }
 
 typedef struct {
@@ -421,8 +417,8 @@ int main(int argc, char **argv)
                dist_petsc_compiled() ? "compiled in" : "not built",
                gpu_nccl_compiled() ? "compiled in" : "not built", cusp ? cusp : "not built");
         char scripts[4096], plots[4096];
-        helper_dir("scripts", SPB_SCRIPTS_DIR, scripts, sizeof scripts);
-        helper_dir("plots", SPB_PLOTS_DIR, plots, sizeof plots);
+        helper_dir("scripts", scripts, sizeof scripts);
+        helper_dir("plots", plots, sizeof plots);
         printf("helpers: %s, %s\n", scripts, plots);
         return 0;
     }
