@@ -149,6 +149,7 @@ static void check_circuit(void)
     csr_free(&A);
     csr_free(&T);
     check_generated("gen:circuit:300:4:2:50", 300, -1);
+    check_generated("gen:circuit:3:2:1:1", 3, -1); /* smaller than the band near the diagonal */
 }
 
 int main(void)

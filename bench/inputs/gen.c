@@ -300,6 +300,7 @@ static spb_status gen_circuit(const char *spec, const long long *v, spb_csr *A, 
     spb_rng rng;
     spb_rng_seed(&rng, GEN_SEED);
     long long near = n / 100 + 8, e = 0;
+    if (near > n - 1) near = n - 1; /* a reflection then stays inside a small matrix */
     for (long long r = 0; r < n; r++) {
         coo.row[e] = (spb_index)r, coo.col[e] = (spb_index)r, coo.val[e++] = spb_rng_value(&rng);
         for (long long k = 1; k < per_row; k++) {
