@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "bench/machine/energy.h"
+#include "bench/report/phases.h"
 #include "check.h"
 #include "core/timing.h"
 
@@ -147,6 +148,33 @@ static double limited_products(void *ctx, int calls)
     return timing_now() - start;
 }
 
+/* The closing summary's account of the passes in phases (three chained
+ * rows of a 100 ms counter, then one woken late; 0.9 s of energy passes):
+ * the line and the JSON say how many periods a pass cost. */
+static void check_energy_account(const spb_phase_times *phases)
+{
+    const spb_energy_windows *w = &phases->energy;
+    CHECK(w->windows == 4 && w->chained == 3 && w->late_wakes >= 1 &&
+              fabs(w->period_window_s / w->periods - 0.1) < 0.01,
+          "4 windows counted, 3 chained, %d late wakes, a period of %g s", w->late_wakes,
+          w->period_window_s / w->periods);
+    char *text = NULL, *json = NULL;
+    size_t text_len = 0, json_len = 0;
+    FILE *out = open_memstream(&text, &text_len);
+    phases_print(out, phases);
+    fclose(out);
+    out = open_memstream(&json, &json_len);
+    phases_json(out, phases);
+    fclose(out);
+    CHECK(strstr(text, "# energy: 4 passes, 0.225 s each (2.2") &&
+              strstr(text, "periods of the counter's 100 ms") && strstr(text, "75% opened where"),
+          "the closing line on the passes: %s", text);
+    CHECK(strstr(json, "\"energy_windows\": {\"passes\": 4,") && strstr(json, "\"chained\": 3"),
+          "the trailer's account of the passes: %s", json);
+    free(text);
+    free(json);
+}
+
 static void test_nvml(void)
 {
     void *fake = dlopen(FAKE_NVML, RTLD_NOW | RTLD_LOCAL); /* the meters share its state */
@@ -191,6 +219,8 @@ static void test_nvml(void)
     int *reads = dlsym(fake, "fake_nvml_reads");
     double *read_at = dlsym(fake, "fake_nvml_read_at");
     spb_energy_edge edge = {0};
+    spb_phase_times phases = {.start = timing_now()};
+    phases.seconds[SPB_PHASE_ENERGY] = 0.9; /* four passes, as the run would add them */
     for (int row = 0; row < 3; row++) {
         energy_init(&e);
         spb_energy_edge was = edge;
@@ -217,6 +247,13 @@ static void test_nvml(void)
         CHECK(row == 0 || (inside <= (steps > 1) && edge.period > 0.09 && edge.period < 0.11),
               "row %d: %d reads inside the window's last step (of %g); the period learnt %g s", row,
               inside, steps, edge.period);
+        /* how the pass went: chained from row 1 on, its window as many
+         * periods as the counter's steps in it */
+        CHECK(e.chained == (row > 0) && (row == 0 || (fabs(e.window_s - 0.1 * steps) < 0.02 &&
+                                                      fabs(e.periods - steps) < 0.2)),
+              "row %d: chained %d, a window of %g s, %g periods (%g steps)", row, e.chained,
+              e.window_s, e.periods, steps);
+        phase_energy_window(&phases, e.window_s, e.periods, e.chained, e.late_wakes);
     }
     /* the next row's reader woken late (its read on waking ends 15 ms
      * past the change it slept for): it sleeps again to the next change
@@ -232,9 +269,13 @@ static void test_nvml(void)
     int inside = 0;
     for (int k = 0; k < *reads; k++)
         inside += read_at[k] > last_opened + 5e-3 && read_at[k] < edge.at - 35e-3;
-    CHECK(st == SPB_OK && fabs(e.watts - 150) <= 150 * e.err + 1e-9 && steps >= 2 && inside <= 1,
-          "a late wake: %g W within %.2g over %g steps; %d reads inside the last (%s)", e.watts,
-          e.err, steps, inside, msg);
+    CHECK(st == SPB_OK && fabs(e.watts - 150) <= 150 * e.err + 1e-9 && steps >= 2 && inside <= 1 &&
+              e.late_wakes >= 1 && e.chained,
+          "a late wake: %g W within %.2g over %g steps; %d reads inside the last; %d late wakes "
+          "counted (%s)",
+          e.watts, e.err, steps, inside, e.late_wakes, msg);
+    phase_energy_window(&phases, e.window_s, e.periods, e.chained, e.late_wakes);
+    check_energy_account(&phases);
     *step_ms = 10;
 
     *reasons = 0x1 | 0x2; /* idle, a user's clock setting: not throttling */

@@ -265,6 +265,8 @@ void energy_init(spb_energy *e)
     e->joules_per_product = e->watts = e->err = e->sm_mhz = e->mem_mhz = e->temp_c = NAN;
     e->throttled = -1;
     e->reasons[0] = '\0';
+    e->window_s = e->periods = NAN;
+    e->chained = e->late_wakes = 0;
 }
 
 void energy_throttle_mark(const spb_energy_meters *m, spb_throttle_mark *mark)
@@ -482,6 +484,7 @@ static int wake_before_change(counter_reader *r, double period, reading *woke, i
         }
         if (!counter_moved(r->m, r->gpu, &before, woke)) return 1;
         *quiet = 0;
+        r->found.late_wakes++;
         if (!(period > 0) || wakes == ENERGY_LATE_WAKES) return 1;
         double next = r->open.at + ceil((woke->to - r->open.at) / period) * period;
         if (next - woke->to < 2 * ENERGY_MARGIN_S) return 1; /* near: read up to it */
@@ -570,6 +573,8 @@ static spb_status window_figures(const counter_reader *r, double call_seconds, s
      * row's products (up to the power's whole difference) */
     double from = r->open.at > r->start ? r->open.at : r->start;
     e->err = (r->open.half_gap + r->close.half_gap + (from - r->open.at)) / window;
+    e->window_s = window;
+    e->periods = r->close.period > 0 ? window / r->close.period : NAN;
     return SPB_OK;
 }
 
@@ -584,9 +589,10 @@ spb_status energy_measure(const spb_energy_meters *m, int gpu, spb_time_calls_fn
     r.found = *e;
     /* a pass right after another's (the next row of a group) opens its
      * window where that one's closed */
-    if (edge && edge->valid && edge->gpu == gpu && r.start - edge->seen < ENERGY_CHAIN_S)
+    if (edge && edge->valid && edge->gpu == gpu && r.start - edge->seen < ENERGY_CHAIN_S) {
         r.open = *edge;
-    else if (edge && edge->gpu == gpu)
+        r.found.chained = 1;
+    } else if (edge && edge->gpu == gpu)
         r.open.period = edge->period; /* the counter's period, learnt before */
     if (edge) edge->valid = 0;
     pthread_t reader;

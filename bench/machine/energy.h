@@ -35,6 +35,11 @@ typedef struct {
     double sm_mhz, mem_mhz, temp_c;      /* the GPU's, during the pass */
     int throttled;                       /* 1 or 0; -1: unknown (no counters) */
     char reasons[SPB_THROTTLE_TEXT_LEN]; /* the throttle reasons seen, comma-separated */
+    /* how the pass went, for the study's account of its energy time */
+    double window_s; /* between the changes that opened and closed it */
+    double periods;  /* the window over the counter's period (NAN: period not known) */
+    int chained;     /* 1: opened where the pass before closed */
+    int late_wakes;  /* times its reader woke after the change it slept for */
 } spb_energy;
 
 void energy_init(spb_energy *e); /* all NAN, throttled unknown */

@@ -18,19 +18,35 @@ typedef enum {
     SPB_PHASES
 } spb_phase;
 
+/* The energy passes' windows: what the energy phase's seconds bought. */
+typedef struct {
+    int windows, chained, late_wakes;
+    double window_s;                 /* the windows' sum */
+    double periods, period_window_s; /* over the windows whose period was known: sums */
+} spb_energy_windows;
+
 typedef struct {
     double start; /* timing_now() as the run began */
     double seconds[SPB_PHASES];
+    spb_energy_windows energy;
 } spb_phase_times;
 
 /* Adds seconds to a phase (p may be NULL: not kept). */
 void phase_add(spb_phase_times *p, spb_phase which, double seconds);
 
+/* Counts an energy pass's window: its length, its length in counter
+ * periods (NAN: not known), whether it opened where the one before closed,
+ * and how often its reader woke after the change it slept for. */
+void phase_energy_window(spb_phase_times *p, double window_s, double periods, int chained,
+                         int late_wakes);
+
 /* The closing line: the run's wall time and each phase's share, the rest
- * (writing rows, the start) as "other". */
+ * (writing rows, the start) as "other"; then, after energy passes, a line
+ * on their windows (how many counter periods each cost). */
 void phases_print(FILE *out, const spb_phase_times *p);
 
-/* The same as a JSON object ("time_s": {...}), for the trailer. */
+/* The same as a JSON object ("time_s": {...}, the energy windows in
+ * "energy_windows" when there were any), for the trailer. */
 void phases_json(FILE *out, const spb_phase_times *p);
 
 #endif

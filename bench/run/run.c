@@ -387,6 +387,9 @@ static spb_status measure_energy(const spb_run_opts *opts, held_row *h, const sp
     spb_status st = energy_measure(opts->energy, gpu, t->time_calls, t->ctx, h->r.timing.median,
                                    opts->energy_window_s, edge, &h->r.energy, why);
     phase_add(opts->out.phases, SPB_PHASE_ENERGY, timing_now() - start);
+    if (st == SPB_OK)
+        phase_energy_window(opts->out.phases, h->r.energy.window_s, h->r.energy.periods,
+                            h->r.energy.chained, h->r.energy.late_wakes);
     if (st == SPB_ERR_DEVICE) {
         snprintf(h->msg, SPB_MSG_LEN, "%s", why);
         return st;
