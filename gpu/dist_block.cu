@@ -39,8 +39,9 @@ struct gpu_block : gpu_record {
     int registered_send, registered_ghosts;
     cudaStream_t comm; /* the exchange, beside the default stream's diagonal block */
     cudaEvent_t arrived, diag_start, diag_stop, tail_start, tail_stop, off_done;
-    cudaEvent_t x_landed;       /* x's upload done, for the exchange's stream */
-    cudaEvent_t exchange_start; /* the packing's start: to `arrived`, the exchange */
+    cudaEvent_t x_landed;            /* x's upload done, for the exchange's stream */
+    cudaEvent_t exchange_start;      /* the packing's start: to `arrived`, the exchange */
+    cudaEvent_t sent_host, up_start; /* the staged legs: send buffer on the host, ghosts' copy up */
 #ifdef SPB_HAVE_NCCL
     ncclComm_t nccl;
 #endif
@@ -144,8 +145,9 @@ static spb_status upload_exchange(gpu_block *b, const gpu_block_spec *spec, char
     GPU_TRY(b, cudaDeviceGetStreamPriorityRange(&least, &greatest), "stream priorities");
     GPU_TRY(b, cudaStreamCreateWithPriority(&b->comm, cudaStreamNonBlocking, greatest),
             "cudaStreamCreate");
-    for (cudaEvent_t *e : {&b->arrived, &b->diag_start, &b->diag_stop, &b->tail_start,
-                           &b->tail_stop, &b->x_landed, &b->exchange_start, &b->off_done})
+    for (cudaEvent_t *e :
+         {&b->arrived, &b->diag_start, &b->diag_stop, &b->tail_start, &b->tail_stop, &b->x_landed,
+          &b->exchange_start, &b->off_done, &b->sent_host, &b->up_start})
         GPU_TRY(b, cudaEventCreate(e), "cudaEventCreate");
     if (b->off_beside) b->off.state->stream = b->comm;
     return lock_host_buffers(b, spec, msg);
@@ -203,7 +205,7 @@ extern "C" void gpu_block_free(gpu_block *b)
     for (void *p : arrays) cudaFree(p);
     if (b->comm) cudaStreamDestroy(b->comm);
     for (cudaEvent_t e : {b->arrived, b->diag_start, b->diag_stop, b->tail_start, b->tail_stop,
-                          b->x_landed, b->exchange_start, b->off_done})
+                          b->x_landed, b->exchange_start, b->off_done, b->sent_host, b->up_start})
         if (e) cudaEventDestroy(e);
     delete b;
 }
@@ -301,6 +303,7 @@ extern "C" spb_status gpu_block_start(gpu_block *b, char *msg)
                 cudaMemcpyAsync(b->send_host, b->d_send, sizeof(double) * (size_t)b->sends_total,
                                 cudaMemcpyDeviceToHost, b->comm),
                 "ghosts to the host");
+    GPU_TRY(b, cudaEventRecord(b->sent_host, b->comm), "event");
     launch_diag(b);
     GPU_TRY(b, cudaStreamSynchronize(b->comm), "packing");
     return SPB_OK;
@@ -310,13 +313,23 @@ fail:
 
 extern "C" spb_status gpu_block_finish(gpu_block *b, gpu_product_times *times, char *msg)
 {
+    float to_host_ms = 0, to_device_ms = 0;
+    GPU_TRY(b, cudaEventRecord(b->up_start, b->comm), "event");
     if (b->ghosts > 0)
         GPU_TRY(b,
                 cudaMemcpyAsync(b->d_ghosts, b->ghosts_host, sizeof(double) * (size_t)b->ghosts,
                                 cudaMemcpyHostToDevice, b->comm),
                 "ghosts to the device");
     GPU_TRY(b, cudaEventRecord(b->arrived, b->comm), "event");
-    return finish_product(b, times, msg);
+    {
+        spb_status st = finish_product(b, times, msg); /* synchronised: the events are done */
+        if (st != SPB_OK) return st;
+    }
+    GPU_TRY(b, cudaEventElapsedTime(&to_host_ms, b->exchange_start, b->sent_host), "event time");
+    GPU_TRY(b, cudaEventElapsedTime(&to_device_ms, b->up_start, b->arrived), "event time");
+    times->to_host_s = to_host_ms * 1e-3;
+    times->to_device_s = to_device_ms * 1e-3;
+    return SPB_OK;
 fail:
     return gpu_state_fail(b, msg);
 }

@@ -91,9 +91,11 @@ int gpu_device_count(void);
 
 /* A product's times, in seconds: the two blocks' kernels (compute), and the
  * exchange from the packing's start to the ghosts' arrival on the device
- * (exchange: hidden behind the diagonal block or not; 0 without one). */
+ * (exchange: hidden behind the diagonal block or not; 0 without one); the
+ * staged exchange's copies: the packing's start to the send buffer on the
+ * host (to_host), and the ghosts' copy up (to_device); 0 otherwise. */
 typedef struct {
-    double compute_s, exchange_s;
+    double compute_s, exchange_s, to_host_s, to_device_s;
 } gpu_product_times;
 
 /* The host-staged exchange: start packs the entries to send, copies them to

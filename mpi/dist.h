@@ -52,6 +52,10 @@ typedef struct {
     double bytes_mean;   /* and mean over ranks */
     double neighbours;   /* ranks a rank sends to or receives from, max */
     double imbalance;    /* stored entries per rank, max over mean */
+    /* mpi.cuda.staged: the host path's three legs, per product, the slowest
+     * rank's: device to host (the packing included), MPI between the ranks
+     * (waiting for a neighbour's copy included), host to device */
+    double to_host_s, mpi_s, to_device_s;
 } spb_dist_stats;
 
 void dist_stats_init(spb_dist_stats *s);
@@ -73,8 +77,17 @@ int dist_kernel_unavailable(const spb_kernel *self, char *why);
  * per timed sample the most of any rank, per product, of each series:
  * returns the samples (the caller takes their medians into out; 0 when the
  * row cannot split its time); series[DIST_EXCHANGE] is NULL for rows that
- * do not time their exchange apart (the CPU rows). */
-enum { DIST_COMPUTE, DIST_COMM, DIST_EXCHANGE, DIST_SERIES };
+ * do not time their exchange apart (the CPU rows), and the legs' series
+ * (DIST_TO_HOST ..) for rows other than mpi.cuda.staged. */
+enum {
+    DIST_COMPUTE,
+    DIST_COMM,
+    DIST_EXCHANGE,
+    DIST_TO_HOST,
+    DIST_MPI,
+    DIST_TO_DEVICE,
+    DIST_SERIES
+};
 int dist_kernel_stats(const void *state, spb_dist_stats *out, double *series[DIST_SERIES]);
 
 #endif

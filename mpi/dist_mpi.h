@@ -118,7 +118,9 @@ typedef struct {
      * reported) */
     double *sample[DIST_SERIES];
     int samples, sample_cap;
-    double local_compute, local_exchange; /* this rank, over the current TIME command */
+    /* this rank, over the current TIME command: compute, the exchange, and
+     * the staged exchange's legs */
+    double local_compute, local_exchange, local_to_host, local_mpi, local_to_device;
     spb_dist_stats stats;
     spb_value *scatter_buf; /* rank 0: x and y in rank order for scatter and gather */
     int *scatter_counts, *scatter_displs;

@@ -532,7 +532,7 @@ static void keep_gpu_failure(dist_state *s, spb_status st, const char *msg)
 static void gpu_product(dist_state *s)
 {
     char msg[SPB_MSG_LEN] = "";
-    gpu_product_times times = {0, 0};
+    gpu_product_times times = {0, 0, 0, 0};
     spb_status st;
     if (s->variant->exchange == DIST_GPU_NCCL) {
         gpu_exchange_plan plan = {s->ghost.sends,      s->ghost.recvs,     s->ghost.send_rank,
@@ -540,13 +540,17 @@ static void gpu_product(dist_state *s)
         st = gpu_block_nccl_product(s->gpu.block, &plan, &times, msg);
     } else {
         st = gpu_block_start(s->gpu.block, msg);
+        double start = MPI_Wtime();
         post_receives(s);
         post_sends(s);
         MPI_Waitall(s->ghost.recvs + s->ghost.sends, s->ghost.requests, MPI_STATUSES_IGNORE);
+        s->local_mpi += MPI_Wtime() - start;
         if (st == SPB_OK) st = gpu_block_finish(s->gpu.block, &times, msg);
     }
     s->local_compute += times.compute_s;
     s->local_exchange += times.exchange_s;
+    s->local_to_host += times.to_host_s;
+    s->local_to_device += times.to_device_s;
     keep_gpu_failure(s, st, msg);
 }
 

@@ -121,4 +121,5 @@ void dist_stats_init(spb_dist_stats *s)
     memset(s, 0, sizeof *s);
     s->compute_s = s->comm_s = s->bytes_max = s->bytes_mean = s->neighbours = s->imbalance = NAN;
     s->exchange_s = s->exchange_gbs = NAN;
+    s->to_host_s = s->mpi_s = s->to_device_s = NAN;
 }

@@ -182,15 +182,22 @@ static double time_products(dist_state *s, int calls)
 {
     double total = 0;
     s->local_compute = s->local_exchange = 0;
+    s->local_to_host = s->local_mpi = s->local_to_device = 0;
     for (int c = 0; c < calls; c++) {
         MPI_Barrier(s->comm);
         double start = MPI_Wtime();
         product_once(s);
         total += MPI_Wtime() - start;
     }
-    double mine[4] = {total, s->local_compute, total - s->local_compute, s->local_exchange};
-    double slowest[4];
-    MPI_Reduce(mine, slowest, 4, MPI_DOUBLE, MPI_MAX, 0, s->comm);
+    double mine[DIST_SERIES + 1] = {total,
+                                    s->local_compute,
+                                    total - s->local_compute,
+                                    s->local_exchange,
+                                    s->local_to_host,
+                                    s->local_mpi,
+                                    s->local_to_device};
+    double slowest[DIST_SERIES + 1];
+    MPI_Reduce(mine, slowest, DIST_SERIES + 1, MPI_DOUBLE, MPI_MAX, 0, s->comm);
     if (s->rank != 0 || calls <= 0 || !sample_room(s)) return s->rank == 0 ? slowest[0] : 0;
     for (int k = 0; k < DIST_SERIES; k++) s->sample[k][s->samples] = slowest[k + 1] / calls;
     s->samples++;
@@ -343,5 +350,7 @@ int dist_kernel_stats(const void *state, spb_dist_stats *out, double *series[DIS
     *out = s->stats;
     for (int k = 0; k < DIST_SERIES; k++) series[k] = s->sample[k];
     if (!s->gpu.block) series[DIST_EXCHANGE] = NULL;
+    if (!s->gpu.block || s->variant->exchange != DIST_GPU_STAGED)
+        series[DIST_TO_HOST] = series[DIST_MPI] = series[DIST_TO_DEVICE] = NULL;
     return s->variant->exchange == DIST_PETSC ? 0 : s->samples; /* PETSc's split is its own */
 }

@@ -4,10 +4,12 @@ mpi.cuda.nccl on shapes that stress the ghost block (hub rows, R-MAT, a
 pattern matrix, a Laplacian, a matrix of three rows), each rank on its own
 GPU. Every row validates; NCCL's row runs (it declines only where ranks
 share a GPU); the rows say where their ghost block ran and time their
-exchange; the header measures the link between the GPUs. Reports itself
+exchange (the staged row its three legs); the header measures the link
+between the GPUs. Reports itself
 skipped on a machine with fewer than two GPUs, saying why.
 """
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -41,6 +43,18 @@ def why_not():
     return None
 
 
+def check_legs(row):
+    """The staged row's message gives its three legs, each timed and none
+    longer than the product."""
+    legs = re.findall(r"(device to host|MPI|host to device) ([\d.e+-]+) ms \(([\d.e+-]+) GB/s\)",
+                      row["message"])
+    product = float(row["time_ms_median"])
+    check([name for name, _, _ in legs] == ["device to host", "MPI", "host to device"] and
+          all(0 < float(ms) <= 1.1 * product for _, ms, _ in legs),
+          "%s: the staged row's legs, each within the product's %g ms: %s" %
+          (row["matrix"], product, row["message"][:200]))
+
+
 def main():
     skip_whole_test(why_not(), "SPB_REQUIRE_TWO_GPUS")
     tmp = tempfile.mkdtemp(prefix="spb_e2e_gpu_ranks_")
@@ -66,6 +80,8 @@ def main():
                   (x["matrix"], x["kernel"], x["message"][:120]))
             check(not ghosts or float(x["exchange_ms"]) > 0,
                   "%s %s: the exchange is timed" % (x["matrix"], x["kernel"]))
+            if x["kernel"] == "mpi.cuda.staged":
+                check_legs(x)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     finish()
