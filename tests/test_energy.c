@@ -276,6 +276,16 @@ static void test_nvml(void)
           e.watts, e.err, steps, inside, e.late_wakes, msg);
     phase_energy_window(&phases, e.window_s, e.periods, e.chained, e.late_wakes);
     check_energy_account(&phases);
+    /* the late wake widened the margin the reader wakes by (a late wake
+     * costs a period, a wider margin only reads); a pass in time narrows
+     * it again */
+    double widened = edge.margin;
+    energy_init(&e);
+    st = energy_measure(m, 1, busy_products, &made, 1e-3, 0.05, &edge, &e, msg);
+    CHECK(widened >= 0.029 && st == SPB_OK && e.late_wakes == 0 && edge.margin < widened &&
+              edge.margin >= 0.015,
+          "the margin: %g s after the late wake, %g s after a pass in time (%d late wakes)",
+          widened, edge.margin, e.late_wakes);
     *step_ms = 10;
 
     *reasons = 0x1 | 0x2; /* idle, a user's clock setting: not throttling */

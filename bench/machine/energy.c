@@ -365,6 +365,7 @@ static void read_clocks(const spb_energy_meters *m, spb_energy *e)
 #define ENERGY_STUCK_S    1.0    /* a counter still for this long under products is dead */
 #define ENERGY_NAP_NS     200000 /* between two readings of a counter that reads at once (RAPL) */
 #define ENERGY_MARGIN_S   0.015  /* woken this long before the change expected to close a window */
+#define ENERGY_MARGIN_MAX 0.5    /* the margin learnt: at most this share of the period */
 #define ENERGY_LATE_WAKES 4      /* sleeps again at most this often after waking past a change */
 
 /* The side's counter as read: when the reading began and ended (NVML's
@@ -472,7 +473,8 @@ static void sleep_until(counter_reader *r, double until)
  * again until just before the next one (rather than reading through a
  * period, which slows the products), and *quiet says a change went
  * unseen. 0 when a read failed. */
-static int wake_before_change(counter_reader *r, double period, reading *woke, int *quiet)
+static int wake_before_change(counter_reader *r, double period, double *margin, reading *woke,
+                              int *quiet)
 {
     reading before = {0};
     memcpy(before.uj, r->open.uj, sizeof before.uj);
@@ -486,10 +488,14 @@ static int wake_before_change(counter_reader *r, double period, reading *woke, i
         *quiet = 0;
         r->found.late_wakes++;
         if (!(period > 0) || wakes == ENERGY_LATE_WAKES) return 1;
+        /* the change came sooner than the margin allowed for (the
+         * counter's jitter, or the machine woke the reader late): a wider
+         * margin, which costs reads, not a period */
+        *margin = fmin(2 * *margin, ENERGY_MARGIN_MAX * period);
         double next = r->open.at + ceil((woke->to - r->open.at) / period) * period;
-        if (next - woke->to < 2 * ENERGY_MARGIN_S) return 1; /* near: read up to it */
+        if (next - woke->to < 2 * *margin) return 1; /* near: read up to it */
         before = *woke;
-        sleep_until(r, next - ENERGY_MARGIN_S);
+        sleep_until(r, next - *margin);
     }
 }
 
@@ -507,21 +513,24 @@ static void *read_counter_beside(void *arg)
             r->status = spb_fail(r->msg, SPB_ERR_IO, "%s", why);
         else if (next_change(r, &last, r->start + ENERGY_SETTLE_S, &seen)) {
             seen.period = r->open.period; /* learnt before: kept */
+            seen.margin = r->open.margin;
             r->open = seen;
         }
     }
     if (r->gpu && r->open.valid) read_clocks(r->m, &r->found); /* under load */
     /* the change that closes the window: a whole number of the counter's
-     * periods on, less a margin for its jitter */
+     * periods on, less a margin for its jitter (learnt: wider after a late
+     * wake, narrower after each pass that woke in time) */
     double period = r->open.period, wait = r->window_s;
+    double margin = r->open.margin > 0 ? r->open.margin : ENERGY_MARGIN_S;
     if (period > 0) {
-        double periods = ceil(r->window_s / period - 1e-9) * period - ENERGY_MARGIN_S;
+        double periods = ceil(r->window_s / period - 1e-9) * period - margin;
         if (periods > wait) wait = periods;
     }
     if (r->open.valid) sleep_until(r, r->open.at + wait);
     reading woke;
     int quiet = 1; /* no change unseen while asleep */
-    int closed = r->open.valid && wake_before_change(r, period, &woke, &quiet);
+    int closed = r->open.valid && wake_before_change(r, period, &margin, &woke, &quiet);
     while (closed && (closed = next_change(r, &woke, 0, &seen)) &&
            seen.at - r->open.at < r->window_s)
         quiet = 0;
@@ -532,6 +541,7 @@ static void *read_counter_beside(void *arg)
          * gaps, and NVML's period jitters) */
         double one = seen.at - r->open.at;
         r->close.period = !quiet ? period : period > 0 ? 0.75 * period + 0.25 * one : one;
+        r->close.margin = quiet ? fmax(ENERGY_MARGIN_S, 0.9 * margin) : margin;
         if (r->gpu) {
             energy_throttle_mark(r->m, &after);
             energy_throttled_between(r->m, &before, &after, &r->found);
@@ -592,8 +602,10 @@ spb_status energy_measure(const spb_energy_meters *m, int gpu, spb_time_calls_fn
     if (edge && edge->valid && edge->gpu == gpu && r.start - edge->seen < ENERGY_CHAIN_S) {
         r.open = *edge;
         r.found.chained = 1;
-    } else if (edge && edge->gpu == gpu)
-        r.open.period = edge->period; /* the counter's period, learnt before */
+    } else if (edge && edge->gpu == gpu) { /* the counter's period and margin, learnt before */
+        r.open.period = edge->period;
+        r.open.margin = edge->margin;
+    }
     if (edge) edge->valid = 0;
     pthread_t reader;
     pthread_mutex_init(&r.lock, NULL);

@@ -86,6 +86,7 @@ typedef struct {
     double half_gap; /* half the time between those readings: at's uncertainty */
     double seen;     /* when it was read */
     double period;   /* the counter's period as last seen (0: not known) */
+    double margin;   /* how long before the change expected a reader wakes (0: the default) */
     double uj[SPB_ENERGY_ZONES];
 } spb_energy_edge;
 
@@ -100,8 +101,10 @@ typedef struct {
  * ENERGY_SETTLE_S of products, unless *edge (NULL: none) holds the change
  * the previous pass closed on, read a moment ago: rows measured one after
  * another then share it, and each costs one window. *edge receives this
- * pass's closing change. SPB_OK with e filled, SPB_ERR_DECLINED when the
- * side has no counter, SPB_ERR_DEVICE when the calls failed, SPB_ERR_IO
+ * pass's closing change, the counter's period and the margin the reader
+ * wakes by before a change (wider after a wake that came too late, which
+ * costs a period; narrower after each pass that woke in time). SPB_OK with e filled,
+ * SPB_ERR_DECLINED when the side has no counter, SPB_ERR_DEVICE when the calls failed, SPB_ERR_IO
  * when the counter did not read or did not move. */
 spb_status energy_measure(const spb_energy_meters *m, int gpu, spb_time_calls_fn calls, void *ctx,
                           double call_seconds, double window_s, spb_energy_edge *edge,
