@@ -493,7 +493,7 @@ static int wake_before_change(counter_reader *r, double period, double *margin, 
          * margin, which costs reads, not a period */
         *margin = fmin(2 * *margin, ENERGY_MARGIN_MAX * period);
         double next = r->open.at + ceil((woke->to - r->open.at) / period) * period;
-        if (next - woke->to < 2 * *margin) return 1; /* near: read up to it */
+        if (next - woke->to < 2 * ENERGY_MARGIN_S) return 1; /* near: read up to it */
         before = *woke;
         sleep_until(r, next - *margin);
     }
@@ -531,6 +531,10 @@ static void *read_counter_beside(void *arg)
     reading woke;
     int quiet = 1; /* no change unseen while asleep */
     int closed = r->open.valid && wake_before_change(r, period, &margin, &woke, &quiet);
+    /* the throttle counters now, not after the close: their reads take
+     * milliseconds, and the next row's pass chains only if it starts
+     * within ENERGY_CHAIN_S of the change */
+    if (closed && r->gpu) energy_throttle_mark(r->m, &after);
     while (closed && (closed = next_change(r, &woke, 0, &seen)) &&
            seen.at - r->open.at < r->window_s)
         quiet = 0;
@@ -542,10 +546,7 @@ static void *read_counter_beside(void *arg)
         double one = seen.at - r->open.at;
         r->close.period = !quiet ? period : period > 0 ? 0.75 * period + 0.25 * one : one;
         r->close.margin = quiet ? fmax(ENERGY_MARGIN_S, 0.9 * margin) : margin;
-        if (r->gpu) {
-            energy_throttle_mark(r->m, &after);
-            energy_throttled_between(r->m, &before, &after, &r->found);
-        }
+        if (r->gpu) energy_throttled_between(r->m, &before, &after, &r->found);
     }
     reader_flag(r, &r->done, 1);
     return NULL;

@@ -18,6 +18,7 @@ int fake_nvml_step_ms = 10;
 double fake_nvml_read_at[1 << 20]; /* when the energy counter was read (CLOCK_MONOTONIC s) */
 int fake_nvml_reads;
 int fake_nvml_slow_wake_ms; /* the next read after a pause of 50 ms takes this long, once */
+int fake_nvml_violation_ms; /* each read of a violation counter takes this long */
 
 static double started;
 static int device_token;
@@ -113,6 +114,8 @@ int nvmlDeviceGetEnforcedPowerLimit(void *device, unsigned *mw)
 int nvmlDeviceGetViolationStatus(void *device, int policy, unsigned long long *time)
 {
     (void)device;
+    if (fake_nvml_violation_ms > 0)
+        nanosleep(&(struct timespec){0, fake_nvml_violation_ms * 1000000L}, NULL);
     time[0] = (unsigned long long)(now() * 1e9);
     time[1] = policy == 0 ? fake_nvml_limited_ns : 0;
     return 0;
