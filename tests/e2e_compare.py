@@ -21,7 +21,7 @@ import signal
 import subprocess
 import time
 
-from spbtest import SPBENCH, SOURCE, check, finish, read_rows, spbench, run_tests
+from spbtest import SPBENCH, SOURCE, check, read_rows, spbench, run_tests
 
 spec = importlib.util.spec_from_file_location("compare", os.path.join(SOURCE, "scripts",
                                                                       "compare.py"))

@@ -11,7 +11,7 @@ import subprocess
 import sys
 import threading
 
-from spbtest import SOURCE, SPBENCH, check, finish, read_rows, skip, spbench, run_tests
+from spbtest import SOURCE, SPBENCH, check, read_rows, skip, spbench, run_tests
 BUNDLED = os.path.join(SOURCE, "matrices")
 FAST = ["--reps", "1", "--min-time", "0", "--warmup", "0", "--quiet"]
 

@@ -13,7 +13,7 @@ import subprocess
 import threading
 import time
 
-from spbtest import SOURCE, SPBENCH, check, finish, read_rows, skip, spbench, run_tests
+from spbtest import SOURCE, SPBENCH, check, read_rows, skip, spbench, run_tests
 
 BUNDLED = os.path.join(SOURCE, "matrices")
 FAST = ["--reps", "1", "--min-time", "0", "--warmup", "0", "--quiet", "--threads", "1"]

@@ -11,7 +11,7 @@ import os
 import subprocess
 import time
 
-from spbtest import SOURCE, check, finish, skip, spbench, run_tests
+from spbtest import SOURCE, check, skip, spbench, run_tests
 
 BUNDLED = os.path.join(SOURCE, "matrices")
 FAST = ["--kernels", "csr.serial", "--reps", "3", "--min-time", "0", "--warmup", "0",

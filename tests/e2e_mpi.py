@@ -22,7 +22,7 @@ import signal
 import subprocess
 import time
 
-from spbtest import (SPBENCH, SOURCE, check, finish, read_mtx, read_rows, run_tests, skip,
+from spbtest import (SPBENCH, SOURCE, check, read_mtx, read_rows, run_tests, skip,
                      skip_whole_test)
 
 KERNELS = ["mpi.rows.allgather", "mpi.rows", "mpi.nnz", "mpi.nnz.allgather", "mpi.cyclic",

@@ -7,7 +7,6 @@ usage: e2e_run.py SPBENCH SOURCE_DIR
 """
 import csv
 import fcntl
-import gzip
 import importlib.util
 import json
 import math
@@ -22,7 +21,7 @@ import subprocess
 import sys
 import termios
 
-from spbtest import SOURCE, SPBENCH, check, finish, read_mtx, read_rows, spbench, run_tests
+from spbtest import SOURCE, SPBENCH, check, read_mtx, read_rows, spbench, run_tests
 SHARED = os.path.normpath(os.path.join(SOURCE, "..", "shared", "matrices"))
 BUNDLED = os.path.join(SOURCE, "matrices")
 MATRICES = SHARED if os.path.isdir(SHARED) else BUNDLED

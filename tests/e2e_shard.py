@@ -12,7 +12,7 @@ import signal
 import subprocess
 import time
 
-from spbtest import SOURCE, SPBENCH, check, finish, read_rows, spbench, run_tests
+from spbtest import SOURCE, SPBENCH, check, read_rows, spbench, run_tests
 
 BUNDLED = os.path.join(SOURCE, "matrices")
 MATRICES = [BUNDLED, "gen:lap2d:40"]

@@ -8,7 +8,7 @@ usage: e2e_spgemm.py SPBENCH SOURCE_DIR
 """
 import os
 
-from spbtest import SOURCE, check, finish, read_mtx, read_rows, spbench, run_tests
+from spbtest import SOURCE, check, read_mtx, read_rows, spbench, run_tests
 
 BUNDLED = os.path.join(SOURCE, "matrices")
 FAST = ["--reps", "2", "--min-time", "0", "--warmup", "1", "--quiet"]

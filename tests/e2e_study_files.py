@@ -19,7 +19,7 @@ import signal
 import subprocess
 import time
 
-from spbtest import SOURCE, SPBENCH, check, finish, read_rows, run_tests, skip, spbench
+from spbtest import SOURCE, SPBENCH, check, read_rows, run_tests, skip, spbench
 
 BUNDLED = os.path.join(SOURCE, "matrices")
 FAST = ["--kernels", "csr.serial,hll.serial.row", "--threads", "1", "--reps", "5",

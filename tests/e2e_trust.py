@@ -16,7 +16,7 @@ import subprocess
 import threading
 import time
 
-from spbtest import SOURCE, SPBENCH, check, finish, read_rows, skip, spbench, run_tests
+from spbtest import SOURCE, SPBENCH, check, read_rows, skip, spbench, run_tests
 
 BUNDLED = os.path.join(SOURCE, "matrices")
 FAST = ["--reps", "1", "--min-time", "0", "--warmup", "0", "--quiet", "--threads", "1"]
@@ -387,7 +387,7 @@ def test_reader_refuses(tmp):
         f.write("%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 4\n1 2 1\n"
                 "2 3 2\n")
     out = os.path.join(tmp, "reader.csv")
-    r = spbench("run", *FAST, "--kernels", "csr.serial", "--csv", out, folder)
+    spbench("run", *FAST, "--kernels", "csr.serial", "--csv", out, folder)
     rows = {x["matrix"]: x for x in read_rows(out)}
     for name, (_, cause) in READER_REFUSES.items():
         row = rows.get(name[:-4])
