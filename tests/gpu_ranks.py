@@ -1,0 +1,62 @@
+"""What the GPU-rank tests share (e2e_gpu_ranks: two GPUs; e2e_gpu_ranks4:
+four): the GPUs this machine has, why a study cannot run here, the shapes
+that stress the ghost block, and the checks every row gets."""
+import os
+import re
+import shutil
+import subprocess
+
+from spbtest import SPBENCH, SOURCE, check
+
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+           NCCL_NVLS_ENABLE=os.environ.get("NCCL_NVLS_ENABLE", "0"))
+SHAPES = ["gen:hubs:45000:8:1:17663", "gen:rmat:16:8", "gen:lap3d:40", "gen:random:3:2",
+          os.path.join(SOURCE, "matrices", "jagmesh7.mtx.gz")]
+
+
+def gpus():
+    """The GPUs nvidia-smi lists (0 without the tool)."""
+    if not shutil.which("nvidia-smi"):
+        return 0
+    r = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True)
+    return sum(1 for line in r.stdout.splitlines() if line.startswith("GPU "))
+
+
+def why_not(need):
+    """Why a study of GPU ranks on `need` GPUs cannot run here; None when it can."""
+    version = subprocess.run([SPBENCH, "--version"], capture_output=True, text=True).stdout
+    if "CUDA compiled in" not in version or "MPI compiled in" not in version:
+        return "spbench was built without CUDA or MPI"
+    if not shutil.which("mpirun"):
+        return "no mpirun"
+    count = gpus()
+    if count < need:
+        return "this machine has %d GPU%s; GPU ranks on %d GPUs need %d" % (
+            count, "" if count == 1 else "s", need, need)
+    return None
+
+
+def check_legs(row):
+    """The staged row's message gives its three legs, each timed and none
+    longer than the product."""
+    legs = re.findall(r"(device to host|MPI|host to device) ([\d.e+-]+) ms \(([\d.e+-]+) GB/s\)",
+                      row["message"])
+    product = float(row["time_ms_median"])
+    check([name for name, _, _ in legs] == ["device to host", "MPI", "host to device"] and
+          all(0 < float(ms) <= 1.1 * product for _, ms, _ in legs),
+          "%s: the staged row's legs, each within the product's %g ms: %s" %
+          (row["matrix"], product, row["message"][:200]))
+
+
+def check_ranked_row(x):
+    """A row at two ranks or more, with ghosts: the message names the ghost
+    block's kernel and place, the exchange is timed, and the staged row
+    gives its legs."""
+    ghosts = float(x["bytes_sent_max"] or 0) > 0
+    check(not ghosts or "ghost block" in x["message"],
+          "%s %s at %s ranks: the message names the ghost block's kernel and place: %s" %
+          (x["matrix"], x["kernel"], x["ranks"], x["message"][:120]))
+    check(not ghosts or float(x["exchange_ms"]) > 0,
+          "%s %s at %s ranks: the exchange is timed" % (x["matrix"], x["kernel"], x["ranks"]))
+    if ghosts and x["kernel"] == "mpi.cuda.staged":
+        check_legs(x)
