@@ -474,7 +474,9 @@ def test_help_and_labels(tmp):
         r = subprocess.run(["bash", submit, "--spbench", SPBENCH, os.path.join(tmp, "study"),
                             cage4], capture_output=True, text=True, env=env, timeout=120)
         check(r.returncode == 2 and "no Slurm controller is reachable" in r.stderr and
-              "merge" in r.stderr, "submit.sh without a cluster says so: %s" % r.stderr.strip())
+              "no-such-slurm.conf, which cannot be read" in r.stderr and "merge" in r.stderr,
+              "submit.sh without a cluster says so, naming the unreadable SLURM_CONF: %s" %
+              r.stderr.strip())
 
 
 def test_time_cap(tmp):

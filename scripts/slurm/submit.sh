@@ -69,9 +69,16 @@ if [ -n "$nodes$tasks_per_node" ]; then
 fi
 command -v sbatch >/dev/null || { echo "submit.sh: sbatch not found: is Slurm loaded (module load slurm)?" >&2; exit 2; }
 [ -x "$bin" ] || { echo "submit.sh: $bin is not an executable spbench (build it, or --spbench BIN)" >&2; exit 2; }
-if ! timeout 60 scontrol ping >/dev/null 2>&1; then
+# Slurm's commands retry a SLURM_CONF they cannot read for a minute: say so at once
+why=""
+if [ -n "${SLURM_CONF:-}" ] && [ ! -r "$SLURM_CONF" ]; then
+  why="SLURM_CONF names $SLURM_CONF, which cannot be read"
+elif ! timeout 60 scontrol ping >/dev/null 2>&1; then
+  why="'scontrol ping' fails"
+fi
+if [ -n "$why" ]; then
   cat >&2 <<EOF
-submit.sh: no Slurm controller is reachable ('scontrol ping' fails): submit from a
+submit.sh: no Slurm controller is reachable ($why): submit from a
 cluster's login node. Without Slurm, run the shards here and merge them:
   for i in \$(seq $shards); do $bin run --shard \$i/$shards --resume --csv OUTDIR/shard-\$i.csv --json OUTDIR/shard-\$i.json MATRIX...; done
   $bin merge OUTDIR/results.csv OUTDIR/shard-*.csv --json OUTDIR/results.json OUTDIR/shard-*.json
