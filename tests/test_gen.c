@@ -5,6 +5,15 @@
 #include "bench/inputs/gen.h"
 #include "check.h"
 
+/* Whether two matrices are the same, entry for entry. */
+static int same_matrix(const spb_csr *A, const spb_csr *B)
+{
+    return A->m == B->m && A->n == B->n && A->nnz == B->nnz &&
+           !memcmp(A->row_ptr, B->row_ptr, sizeof *A->row_ptr * ((size_t)A->m + 1)) &&
+           !memcmp(A->col_idx, B->col_idx, sizeof *A->col_idx * (size_t)A->nnz) &&
+           !memcmp(A->val, B->val, sizeof *A->val * (size_t)A->nnz);
+}
+
 static void check_generated(const char *spec, spb_index m, spb_index nnz)
 {
     char msg[SPB_MSG_LEN] = "";
@@ -17,9 +26,7 @@ static void check_generated(const char *spec, spb_index m, spb_index nnz)
           (int)m);
     if (nnz >= 0) CHECK(A.nnz == nnz, "%s: nnz %d, expected %d", spec, (int)A.nnz, (int)nnz);
     CHECK(gen_matrix(spec, &B, msg) == SPB_OK, "%s: %s", spec, msg);
-    int same = A.nnz == B.nnz && !memcmp(A.col_idx, B.col_idx, sizeof *A.col_idx * (size_t)A.nnz) &&
-               !memcmp(A.val, B.val, sizeof *A.val * (size_t)A.nnz);
-    CHECK(same, "%s: two generations differ", spec);
+    CHECK(same_matrix(&A, &B), "%s: two generations differ", spec);
     csr_free(&A);
     csr_free(&B);
 }
@@ -32,10 +39,7 @@ static void check_hubs(void)
     spb_csr A, T;
     CHECK(gen_matrix("gen:hubs:2000:6:2:500", &A, msg) == SPB_OK, "gen:hubs: %s", msg);
     CHECK(csr_transpose(&A, &T, msg) == SPB_OK, "transpose: %s", msg);
-    int same = A.nnz == T.nnz && !memcmp(A.row_ptr, T.row_ptr, sizeof *A.row_ptr * 2001) &&
-               !memcmp(A.col_idx, T.col_idx, sizeof *A.col_idx * (size_t)A.nnz) &&
-               !memcmp(A.val, T.val, sizeof *A.val * (size_t)A.nnz);
-    CHECK(same, "gen:hubs is symmetric");
+    CHECK(same_matrix(&A, &T), "gen:hubs is symmetric");
     spb_index longest = 0, hubs_seen = 0;
     for (spb_index i = 0; i < A.m; i++) {
         spb_index len = A.row_ptr[i + 1] - A.row_ptr[i];
@@ -112,9 +116,7 @@ static void check_lp(void)
           dense, (int)longest_row(&A));
     CHECK(estimate > 0.98 * A.nnz && estimate < 1.02 * A.nnz, "estimate %.0f for %d entries",
           estimate, (int)A.nnz);
-    CHECK(gen_matrix("gen:lp:400:20000:3:70:2", &B, msg) == SPB_OK && B.nnz == A.nnz &&
-              !memcmp(A.col_idx, B.col_idx, sizeof *A.col_idx * (size_t)A.nnz) &&
-              !memcmp(A.val, B.val, sizeof *A.val * (size_t)A.nnz),
+    CHECK(gen_matrix("gen:lp:400:20000:3:70:2", &B, msg) == SPB_OK && same_matrix(&A, &B),
           "gen:lp twice: the same matrix");
     csr_free(&B);
     CHECK(gen_matrix("gen:lp:50:300:2:10", &B, msg) == SPB_OK && longest_row(&B) < 60,
