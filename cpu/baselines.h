@@ -30,11 +30,12 @@ spb_status graphblas_baseline_prepare(const spb_csr *A, const float *val32, int 
 spb_status graphblas_baseline_run(const void *state, const void *x, void *y, char *msg);
 void graphblas_baseline_release(void *state);
 
-/* SpGEMM: A and B as row-major GrB_Matrix objects built in prepare; the
- * run is GrB_mxm (plus-times, fp64) into a new matrix, unpacked as CSR
- * and copied into C, as any caller holding plain arrays must do. */
-spb_status graphblas_spgemm_prepare(const spb_csr *A, const spb_csr *B, int threads, void **state,
-                                    char *msg);
+/* SpGEMM: A and B as row-major GrB_Matrix objects built in prepare (fp32
+ * from a_val32 and b_val32 when given, else fp64); the run is GrB_mxm
+ * (plus-times in that type) into a new matrix, unpacked as CSR and copied
+ * into C, as any caller holding plain arrays must do. */
+spb_status graphblas_spgemm_prepare(const spb_csr *A, const spb_csr *B, const float *a_val32,
+                                    const float *b_val32, int threads, void **state, char *msg);
 spb_status graphblas_spgemm_run(const void *state, spb_csr *C, char *msg);
 void graphblas_spgemm_release(void *state);
 

@@ -173,6 +173,7 @@ typedef struct {
     GrB_Matrix A, B;
     GrB_Descriptor desc;
     GrB_Index m, n;
+    int fp32; /* A, B and C in GrB_FP32 */
 } graphblas_mxm_state;
 
 void graphblas_spgemm_release(void *state)
@@ -185,8 +186,8 @@ void graphblas_spgemm_release(void *state)
     spb_free(s);
 }
 
-spb_status graphblas_spgemm_prepare(const spb_csr *A, const spb_csr *B, int threads, void **state,
-                                    char *msg)
+spb_status graphblas_spgemm_prepare(const spb_csr *A, const spb_csr *B, const float *a_val32,
+                                    const float *b_val32, int threads, void **state, char *msg)
 {
     *state = NULL;
     spb_status st = ensure_init(msg);
@@ -195,8 +196,9 @@ spb_status graphblas_spgemm_prepare(const spb_csr *A, const spb_csr *B, int thre
     if (!s) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
     s->m = (GrB_Index)A->m;
     s->n = (GrB_Index)B->n;
-    st = build_matrix(A, NULL, &s->A, msg);
-    if (st == SPB_OK) st = build_matrix(B, NULL, &s->B, msg);
+    s->fp32 = a_val32 != NULL;
+    st = build_matrix(A, a_val32, &s->A, msg);
+    if (st == SPB_OK) st = build_matrix(B, b_val32, &s->B, msg);
     if (st == SPB_OK) st = thread_descriptor(threads, &s->desc, msg);
     if (st == SPB_OK)
         *state = s;
@@ -207,7 +209,7 @@ spb_status graphblas_spgemm_prepare(const spb_csr *A, const spb_csr *B, int thre
 
 /* GraphBLAS's CSR (64-bit indices, possibly iso) copied into spbench's. */
 static spb_status copy_out(GrB_Index m, GrB_Index n, const GrB_Index *Ap, const GrB_Index *Aj,
-                           const double *Ax, bool iso, spb_csr *C, char *msg)
+                           const void *Ax, int fp32, bool iso, spb_csr *C, char *msg)
 {
     GrB_Index nnz = Ap[m];
     if (nnz > (GrB_Index)SPB_INDEX_MAX)
@@ -218,7 +220,8 @@ static spb_status copy_out(GrB_Index m, GrB_Index n, const GrB_Index *Ap, const 
     for (GrB_Index i = 0; i <= m; i++) C->row_ptr[i] = (spb_index)Ap[i];
     for (GrB_Index k = 0; k < nnz; k++) {
         C->col_idx[k] = (spb_index)Aj[k];
-        C->val[k] = iso ? Ax[0] : Ax[k];
+        GrB_Index at = iso ? 0 : k;
+        C->val[k] = fp32 ? ((const float *)Ax)[at] : ((const double *)Ax)[at];
     }
     return SPB_OK;
 }
@@ -232,21 +235,23 @@ spb_status graphblas_spgemm_run(const void *state, spb_csr *C, char *msg)
     void *Ax = NULL;
     bool iso = false;
     const char *what = "GrB_Matrix_new";
-    GrB_Info info = GrB_Matrix_new(&P, GrB_FP64, s->m, s->n);
+    GrB_Info info = GrB_Matrix_new(&P, s->fp32 ? GrB_FP32 : GrB_FP64, s->m, s->n);
     if (info == GrB_SUCCESS) {
         what = "setting row-major storage";
         info = GxB_Matrix_Option_set(P, GxB_FORMAT, GxB_BY_ROW);
     }
     if (info == GrB_SUCCESS) {
         what = "GrB_mxm";
-        info = GrB_mxm(P, NULL, NULL, GrB_PLUS_TIMES_SEMIRING_FP64, s->A, s->B, s->desc);
+        info = GrB_mxm(P, NULL, NULL,
+                       s->fp32 ? GrB_PLUS_TIMES_SEMIRING_FP32 : GrB_PLUS_TIMES_SEMIRING_FP64, s->A,
+                       s->B, s->desc);
     }
     if (info == GrB_SUCCESS) { /* jumbled NULL: GraphBLAS returns sorted rows */
         what = "GxB_Matrix_unpack_CSR";
         info =
             GxB_Matrix_unpack_CSR(P, &Ap, &Aj, &Ax, &Ap_size, &Aj_size, &Ax_size, &iso, NULL, NULL);
     }
-    spb_status st = info == GrB_SUCCESS ? copy_out(s->m, s->n, Ap, Aj, Ax, iso, C, msg)
+    spb_status st = info == GrB_SUCCESS ? copy_out(s->m, s->n, Ap, Aj, Ax, s->fp32, iso, C, msg)
                                         : graphblas_error(info, what, msg);
     free(Ap); /* unpacked arrays belong to the caller, from GraphBLAS's malloc */
     free(Aj);

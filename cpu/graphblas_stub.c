@@ -28,11 +28,13 @@ spb_status graphblas_baseline_run(const void *state, const void *x, void *y, cha
 
 void graphblas_baseline_release(void *state) { (void)state; }
 
-spb_status graphblas_spgemm_prepare(const spb_csr *A, const spb_csr *B, int threads, void **state,
-                                    char *msg)
+spb_status graphblas_spgemm_prepare(const spb_csr *A, const spb_csr *B, const float *a_val32,
+                                    const float *b_val32, int threads, void **state, char *msg)
 {
     (void)A;
     (void)B;
+    (void)a_val32;
+    (void)b_val32;
     (void)threads;
     *state = NULL;
     return spb_fail(msg, SPB_ERR_DECLINED, "not built with GraphBLAS");

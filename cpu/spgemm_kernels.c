@@ -1,34 +1,54 @@
 /* spgemm_kernels.c — the host kernels of the SpGEMM table: sequential
  * Gustavson (the speedup baseline) and hash, OpenMP, and GraphBLAS's
- * GrB_mxm. A is the format set's CSR, B its second operand. */
+ * GrB_mxm, each in fp64 and fp32. A is the format set's CSR, B its second
+ * operand. */
 #include "baselines.h"
 #include "spgemm_cpu.h"
 
-static void no_release(void *state) { (void)state; }
+spb_status spgemm_values_of(spb_format_set *F, spb_precision precision, spgemm_values *v, char *msg)
+{
+    v->a32 = v->b32 = NULL;
+    if (precision != SPB_FP32) return SPB_OK;
+    spb_status st = format_set_csr_values32(F, &v->a32, msg);
+    return st == SPB_OK ? format_set_b_values32(F, &v->b32, msg) : st;
+}
 
-/* The sequential kernels need only the operands: the state is the set. */
+/* The sequential kernels' state: the operands and the values multiplied. */
+typedef struct {
+    const spb_format_set *F;
+    spgemm_values values;
+} operands;
+
 static spb_status operands_prepare(const spb_kernel *self, spb_format_set *F,
                                    const spb_kernel_config *config, spb_kernel_plan *plan,
                                    char *msg)
 {
     (void)self;
-    (void)config;
-    (void)msg;
-    plan->state = F;
+    operands *s = spb_calloc(1, sizeof *s);
+    if (!s) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
+    s->F = F;
+    spb_status st = spgemm_values_of(F, config->precision, &s->values, msg);
+    if (st != SPB_OK) {
+        spb_free(s);
+        return st;
+    }
+    plan->state = s;
     plan->stored_entries = F->csr->nnz;
     return SPB_OK;
 }
 
+static void operands_release(void *state) { spb_free(state); }
+
 static spb_status gustavson_run(const void *state, spb_csr *C, char *msg)
 {
-    const spb_format_set *F = state;
-    return csr_spgemm_gustavson(F->csr, F->b, 0, C, msg);
+    const operands *s = state;
+    return csr_spgemm_gustavson_values(s->F->csr, s->F->b, &s->values, C, msg);
 }
 
 static spb_status hash_run(const void *state, spb_csr *C, char *msg)
 {
-    const spb_format_set *F = state;
-    return csr_spgemm_hash(F->csr, F->b, C, msg);
+    const operands *s = state;
+    return csr_spgemm_hash(s->F->csr, s->F->b, &s->values, C, msg);
 }
 
 static spb_status omp_prepare(const spb_kernel *self, spb_format_set *F,
@@ -36,8 +56,11 @@ static spb_status omp_prepare(const spb_kernel *self, spb_format_set *F,
 {
     (void)self;
     plan->stored_entries = F->csr->nnz;
-    return spgemm_omp_plan_new(F->csr, F->b, config->threads, (spgemm_omp_plan **)&plan->state,
-                               msg);
+    spgemm_values values;
+    spb_status st = spgemm_values_of(F, config->precision, &values, msg);
+    if (st != SPB_OK) return st;
+    return spgemm_omp_plan_new(F->csr, F->b, &values, config->threads,
+                               (spgemm_omp_plan **)&plan->state, msg);
 }
 
 /* The plan's workspaces and call count change with every product. */
@@ -54,7 +77,11 @@ static spb_status graphblas_prepare(const spb_kernel *self, spb_format_set *F,
 {
     (void)self;
     plan->stored_entries = F->csr->nnz;
-    return graphblas_spgemm_prepare(F->csr, F->b, config->threads, &plan->state, msg);
+    spgemm_values values;
+    spb_status st = spgemm_values_of(F, config->precision, &values, msg);
+    if (st != SPB_OK) return st;
+    return graphblas_spgemm_prepare(F->csr, F->b, values.a32, values.b32, config->threads,
+                                    &plan->state, msg);
 }
 
 const spb_spgemm_kernel cpu_spgemm_kernels[] = {
@@ -65,7 +92,8 @@ const spb_spgemm_kernel cpu_spgemm_kernels[] = {
                     "C = A*B row by row, a dense accumulator as wide as B and the touched "
                     "columns sorted (the speedup baseline and the reference)",
                 .prepare = operands_prepare,
-                .release = no_release},
+                .release = operands_release,
+                .fp32 = 1},
      .spgemm = gustavson_run},
     {.kernel = {.name = "spgemm.hash",
                 .format = "csr",
@@ -74,7 +102,8 @@ const spb_spgemm_kernel cpu_spgemm_kernels[] = {
                     "C = A*B, every product into one hash map keyed by (row, column), then "
                     "sorted into CSR",
                 .prepare = operands_prepare,
-                .release = no_release},
+                .release = operands_release,
+                .fp32 = 1},
      .spgemm = hash_run},
     {.kernel = {.name = "spgemm.omp",
                 .format = "csr",
@@ -83,7 +112,8 @@ const spb_spgemm_kernel cpu_spgemm_kernels[] = {
                     "C = A*B, rows split by products, symbolic then numeric pass, dense or "
                     "hash accumulator per row",
                 .prepare = omp_prepare,
-                .release = omp_release},
+                .release = omp_release,
+                .fp32 = 1},
      .spgemm = omp_run},
     {.kernel = {.name = "graphblas.mxm",
                 .format = "grb.row",
@@ -92,7 +122,8 @@ const spb_spgemm_kernel cpu_spgemm_kernels[] = {
                     "SuiteSparse:GraphBLAS GrB_mxm, plus-times, row-major; C copied out as CSR",
                 .supports = graphblas_row_supports,
                 .prepare = graphblas_prepare,
-                .release = graphblas_spgemm_release},
+                .release = graphblas_spgemm_release,
+                .fp32 = 1},
      .spgemm = graphblas_spgemm_run},
 };
 

@@ -7,7 +7,7 @@
 #include <omp.h>
 #include <string.h>
 
-#include "spgemm_cpu.h"
+#include "spgemm_rows.h"
 #include "spgemm_sort.h"
 
 #define CHUNKS_PER_THREAD 8
@@ -17,13 +17,14 @@
 
 typedef struct {
     int64_t *marker; /* dense: the stamp of the (call, row, pass) that last touched column j */
-    double *acc;     /* dense: its sum */
+    double *acc;     /* dense: its sum (fp32: as floats) */
     spb_index *keys; /* hash: columns, -1 empty */
-    double *vals;    /* hash: sums */
+    double *vals;    /* hash: sums (fp32: as floats) */
 } workspace;
 
 struct spgemm_omp_plan {
     const spb_csr *A, *B;
+    spgemm_values values;
     int threads, chunks;
     int64_t *row_products;  /* size A.m + 1: prefix sums of products per row */
     spb_index *chunk_start; /* size chunks + 1: the first row of each chunk */
@@ -40,14 +41,6 @@ static uint64_t hash_mask(int64_t products)
     uint64_t size = 16;
     while (size < 2 * (uint64_t)products) size *= 2;
     return size - 1;
-}
-
-/* Column j's slot: where it is, or the empty slot where it goes. */
-static uint64_t hash_slot(const workspace *w, uint64_t mask, spb_index j)
-{
-    uint64_t s = ((uint32_t)j * 2654435761u) & mask;
-    while (w->keys[s] != -1 && w->keys[s] != j) s = (s + 1) & mask;
-    return s;
 }
 
 void spgemm_omp_plan_free(spgemm_omp_plan *p)
@@ -105,8 +98,8 @@ static spb_status alloc_workspaces(spgemm_omp_plan *p, char *msg)
     return SPB_OK;
 }
 
-spb_status spgemm_omp_plan_new(const spb_csr *A, const spb_csr *B, int threads,
-                               spgemm_omp_plan **plan, char *msg)
+spb_status spgemm_omp_plan_new(const spb_csr *A, const spb_csr *B, const spgemm_values *v,
+                               int threads, spgemm_omp_plan **plan, char *msg)
 {
     *plan = NULL;
     if (A->n != B->m)
@@ -117,6 +110,7 @@ spb_status spgemm_omp_plan_new(const spb_csr *A, const spb_csr *B, int threads,
     if (!p) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
     p->A = A;
     p->B = B;
+    p->values = *v;
     p->threads = threads > 0 ? threads : 1;
     p->chunks = p->threads * CHUNKS_PER_THREAD;
     p->row_products = spb_malloc((size_t)A->m + 1, sizeof *p->row_products);
@@ -173,7 +167,7 @@ static spb_index row_count(const spgemm_omp_plan *p, workspace *w, spb_index i)
     for (spb_index ka = A->row_ptr[i]; ka < A->row_ptr[i + 1]; ka++)
         for (spb_index kb = B->row_ptr[A->col_idx[ka]]; kb < B->row_ptr[A->col_idx[ka] + 1]; kb++) {
             spb_index j = B->col_idx[kb];
-            uint64_t s = hash_slot(w, mask, j);
+            uint64_t s = spgemm_hash_slot(w->keys, mask, j);
             if (w->keys[s] == -1) {
                 w->keys[s] = j;
                 count++;
@@ -183,25 +177,17 @@ static spb_index row_count(const spgemm_omp_plan *p, workspace *w, spb_index i)
     return count;
 }
 
-/* Numeric, dense accumulator. */
+/* Numeric, dense accumulator, in the plan's precision. */
 static spb_index row_fill_dense(const spgemm_omp_plan *p, workspace *w, spb_index i,
                                 int64_t products, spb_index *cols, double *vals)
 {
     const spb_csr *A = p->A, *B = p->B;
+    const float *a32 = p->values.a32;
     int64_t mark = stamp(p, i, 1);
-    spb_index len = 0;
-    for (spb_index ka = A->row_ptr[i]; ka < A->row_ptr[i + 1]; ka++) {
-        double a = A->val[ka];
-        for (spb_index kb = B->row_ptr[A->col_idx[ka]]; kb < B->row_ptr[A->col_idx[ka] + 1]; kb++) {
-            spb_index j = B->col_idx[kb];
-            if (w->marker[j] != mark) {
-                w->marker[j] = mark;
-                w->acc[j] = 0.0;
-                cols[len++] = j;
-            }
-            w->acc[j] += a * B->val[kb];
-        }
-    }
+    float *acc32 = (float *)w->acc;
+    spb_index len =
+        a32 ? spgemm_dense_row32(A, a32, B, p->values.b32, i, mark, w->marker, acc32, cols, 0)
+            : spgemm_dense_row64(A, A->val, B, B->val, i, mark, w->marker, w->acc, cols, 0);
     if ((int64_t)B->n <= SCAN_RATIO * products) { /* in column order by one scan */
         len = 0;
         for (spb_index j = 0; j < B->n; j++)
@@ -209,7 +195,7 @@ static spb_index row_fill_dense(const spgemm_omp_plan *p, workspace *w, spb_inde
     } else {
         sort_columns(cols, len);
     }
-    for (spb_index k = 0; k < len; k++) vals[k] = w->acc[cols[k]];
+    for (spb_index k = 0; k < len; k++) vals[k] = a32 ? acc32[cols[k]] : w->acc[cols[k]];
     return len;
 }
 
@@ -218,23 +204,17 @@ static spb_index row_fill_hash(const spgemm_omp_plan *p, workspace *w, spb_index
                                int64_t products, spb_index *cols, double *vals)
 {
     const spb_csr *A = p->A, *B = p->B;
+    const float *a32 = p->values.a32;
     uint64_t mask = hash_mask(products);
-    spb_index len = 0;
-    for (spb_index ka = A->row_ptr[i]; ka < A->row_ptr[i + 1]; ka++) {
-        double a = A->val[ka];
-        for (spb_index kb = B->row_ptr[A->col_idx[ka]]; kb < B->row_ptr[A->col_idx[ka] + 1]; kb++) {
-            spb_index j = B->col_idx[kb];
-            uint64_t s = hash_slot(w, mask, j);
-            if (w->keys[s] == -1) {
-                w->keys[s] = j;
-                w->vals[s] = 0.0;
-                cols[len++] = j;
-            }
-            w->vals[s] += a * B->val[kb];
-        }
-    }
+    float *vals32 = (float *)w->vals;
+    spb_index len =
+        a32 ? spgemm_hash_row32(A, a32, B, p->values.b32, i, mask, w->keys, vals32, cols)
+            : spgemm_hash_row64(A, A->val, B, B->val, i, mask, w->keys, w->vals, cols);
     sort_columns(cols, len);
-    for (spb_index k = 0; k < len; k++) vals[k] = w->vals[hash_slot(w, mask, cols[k])];
+    for (spb_index k = 0; k < len; k++) {
+        uint64_t s = spgemm_hash_slot(w->keys, mask, cols[k]);
+        vals[k] = a32 ? vals32[s] : w->vals[s];
+    }
     for (uint64_t s = 0; s <= mask; s++) w->keys[s] = -1;
     return len;
 }

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "spgemm_cpu.h"
+#include "spgemm_rows.h"
 #include "spgemm_sort.h"
 
 int64_t csr_spgemm_nnz(const spb_csr *A, const spb_csr *B)
@@ -35,8 +35,10 @@ static spb_status check_shapes(const spb_csr *A, const spb_csr *B, char *msg)
     return SPB_OK;
 }
 
-spb_status csr_spgemm_gustavson(const spb_csr *A, const spb_csr *B, int absolute, spb_csr *C,
-                                char *msg)
+/* Gustavson in the values' precision (a32 NULL: fp64, the reference's
+ * own when absolute). */
+static spb_status gustavson(const spb_csr *A, const spb_csr *B, const spgemm_values *v,
+                            int absolute, spb_csr *C, char *msg)
 {
     memset(C, 0, sizeof *C);
     spb_status st = check_shapes(A, B, msg);
@@ -46,8 +48,8 @@ spb_status csr_spgemm_gustavson(const spb_csr *A, const spb_csr *B, int absolute
     if (nnz > SPB_INDEX_MAX)
         return spb_fail(msg, SPB_ERR_TOO_LARGE, "C would hold %lld entries, beyond %d",
                         (long long)nnz, (int)SPB_INDEX_MAX);
-    spb_index *marker = spb_malloc((size_t)B->n, sizeof *marker);
-    double *acc = spb_malloc((size_t)B->n, sizeof *acc);
+    int64_t *marker = spb_malloc((size_t)B->n, sizeof *marker);
+    double *acc = spb_malloc((size_t)B->n, sizeof *acc); /* fp32: as floats */
     if (marker && acc) st = csr_alloc(C, A->m, B->n, (spb_index)nnz, msg);
     if (!marker || !acc || st != SPB_OK) {
         spb_free(marker);
@@ -55,30 +57,38 @@ spb_status csr_spgemm_gustavson(const spb_csr *A, const spb_csr *B, int absolute
         return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for C (%lld entries)", (long long)nnz);
     }
     for (spb_index j = 0; j < B->n; j++) marker[j] = -1;
+    float *acc32 = (float *)acc;
     spb_index len = 0;
     for (spb_index i = 0; i < A->m; i++) {
-        spb_index start = len;
-        for (spb_index ka = A->row_ptr[i]; ka < A->row_ptr[i + 1]; ka++) {
-            spb_index r = A->col_idx[ka];
-            double a = absolute ? fabs(A->val[ka]) : A->val[ka];
-            for (spb_index kb = B->row_ptr[r]; kb < B->row_ptr[r + 1]; kb++) {
-                spb_index j = B->col_idx[kb];
-                double b = absolute ? fabs(B->val[kb]) : B->val[kb];
-                if (marker[j] != i) {
-                    marker[j] = i;
-                    acc[j] = 0.0;
-                    C->col_idx[len++] = j;
-                }
-                acc[j] += a * b;
-            }
+        spb_index *cols = C->col_idx + len, count;
+        if (v->a32) {
+            count = spgemm_dense_row32(A, v->a32, B, v->b32, i, i, marker, acc32, cols, absolute);
+            sort_columns(cols, count);
+            for (spb_index k = 0; k < count; k++) C->val[len + k] = acc32[cols[k]];
+        } else {
+            count = spgemm_dense_row64(A, A->val, B, B->val, i, i, marker, acc, cols, absolute);
+            sort_columns(cols, count);
+            for (spb_index k = 0; k < count; k++) C->val[len + k] = acc[cols[k]];
         }
-        sort_columns(C->col_idx + start, len - start);
-        for (spb_index k = start; k < len; k++) C->val[k] = acc[C->col_idx[k]];
+        len += count;
         C->row_ptr[i + 1] = len;
     }
     spb_free(marker);
     spb_free(acc);
     return SPB_OK;
+}
+
+spb_status csr_spgemm_gustavson(const spb_csr *A, const spb_csr *B, int absolute, spb_csr *C,
+                                char *msg)
+{
+    const spgemm_values fp64 = {NULL, NULL};
+    return gustavson(A, B, &fp64, absolute, C, msg);
+}
+
+spb_status csr_spgemm_gustavson_values(const spb_csr *A, const spb_csr *B, const spgemm_values *v,
+                                       spb_csr *C, char *msg)
+{
+    return gustavson(A, B, v, 0, C, msg);
 }
 
 /* ---- the hash kernel --------------------------------------------------------------- */
@@ -121,8 +131,9 @@ static int hash_grow(hash_map *h)
     return 1;
 }
 
-/* Adds v at key; 0 when the map could not grow. */
-static int hash_add(hash_map *h, uint64_t key, double v)
+/* Adds v at key (in float when single: the sum held as a float, v one);
+ * 0 when the map could not grow. */
+static int hash_add(hash_map *h, uint64_t key, double v, int single)
 {
     if (2 * (h->used + 1) > h->mask + 1 && !hash_grow(h)) return 0;
     uint64_t s = hash_slot(key, h->mask);
@@ -132,7 +143,10 @@ static int hash_add(hash_map *h, uint64_t key, double v)
         h->slots[s].val = 0.0;
         h->used++;
     }
-    h->slots[s].val += v;
+    if (single) /* float + float, rounded once: float addition exactly */
+        h->slots[s].val = (float)(h->slots[s].val + v);
+    else
+        h->slots[s].val += v;
     return 1;
 }
 
@@ -164,7 +178,8 @@ static spb_status hash_to_csr(hash_map *h, spb_index m, spb_index n, spb_csr *C,
     return SPB_OK;
 }
 
-spb_status csr_spgemm_hash(const spb_csr *A, const spb_csr *B, spb_csr *C, char *msg)
+spb_status csr_spgemm_hash(const spb_csr *A, const spb_csr *B, const spgemm_values *v, spb_csr *C,
+                           char *msg)
 {
     memset(C, 0, sizeof *C);
     spb_status st = check_shapes(A, B, msg);
@@ -176,7 +191,9 @@ spb_status csr_spgemm_hash(const spb_csr *A, const spb_csr *B, spb_csr *C, char 
             spb_index r = A->col_idx[ka];
             for (spb_index kb = B->row_ptr[r]; kb < B->row_ptr[r + 1]; kb++) {
                 uint64_t key = (uint64_t)i << 32 | (uint32_t)B->col_idx[kb];
-                if (!hash_add(&h, key, A->val[ka] * B->val[kb])) {
+                double product =
+                    v->a32 ? (double)(v->a32[ka] * v->b32[kb]) : A->val[ka] * B->val[kb];
+                if (!hash_add(&h, key, product, v->a32 != NULL)) {
                     st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the hash map");
                     break;
                 }

@@ -43,6 +43,8 @@ void format_set_free(spb_format_set *F)
     format_set_keep(F, 0);
     spb_free(F->csr_val32);
     F->csr_val32 = NULL;
+    spb_free(F->b_val32);
+    F->b_val32 = NULL;
     F->csr = NULL;
 }
 
@@ -62,21 +64,41 @@ static spb_status hll_round_values(spb_hll *H, char *msg)
     return SPB_OK;
 }
 
+/* M's values rounded to fp32 into *out (allocated), checked first so that
+ * nothing is half made; `which` names the matrix in the refusal. */
+static spb_status round_values(const spb_csr *M, const char *which, float **out, char *msg)
+{
+    for (spb_index i = 0; i < M->m; i++)
+        for (spb_index k = M->row_ptr[i]; k < M->row_ptr[i + 1]; k++)
+            if (isinf((float)M->val[k]) && !isinf(M->val[k]))
+                return spb_fail(msg, SPB_ERR_DECLINED, "%svalue %.17g at (%d, %d) overflows fp32",
+                                which, M->val[k], (int)i + 1, (int)M->col_idx[k] + 1);
+    *out = spb_malloc((size_t)M->nnz, sizeof **out);
+    if (!*out) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for fp32 values");
+    for (spb_index k = 0; k < M->nnz; k++) (*out)[k] = (float)M->val[k];
+    return SPB_OK;
+}
+
 spb_status format_set_csr_values32(spb_format_set *F, const float **out, char *msg)
 {
-    const spb_csr *A = F->csr;
     if (!F->csr_val32) {
-        for (spb_index i = 0; i < A->m; i++) /* checked first: nothing half made */
-            for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
-                if (isinf((float)A->val[k]) && !isinf(A->val[k]))
-                    return spb_fail(msg, SPB_ERR_DECLINED, "value %.17g at (%d, %d) overflows fp32",
-                                    A->val[k], (int)i + 1, (int)A->col_idx[k] + 1);
-        F->csr_val32 = spb_malloc((size_t)A->nnz, sizeof *F->csr_val32);
-        if (!F->csr_val32) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for fp32 values");
-        for (spb_index k = 0; k < A->nnz; k++) F->csr_val32[k] = (float)A->val[k];
+        spb_status st = round_values(F->csr, "", &F->csr_val32, msg);
+        if (st != SPB_OK) return st;
         F->conversions++;
     }
     *out = F->csr_val32;
+    return SPB_OK;
+}
+
+spb_status format_set_b_values32(spb_format_set *F, const float **out, char *msg)
+{
+    if (F->b == F->csr) return format_set_csr_values32(F, out, msg);
+    if (!F->b_val32) {
+        spb_status st = round_values(F->b, "B's ", &F->b_val32, msg);
+        if (st != SPB_OK) return st;
+        F->conversions++;
+    }
+    *out = F->b_val32;
     return SPB_OK;
 }
 

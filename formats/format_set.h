@@ -43,6 +43,7 @@ typedef struct spb_format_set {
     int used;
     int conversions;  /* formats built so far, counted by tests */
     float *csr_val32; /* the CSR's values in fp32, made on request (NULL until then) */
+    float *b_val32;   /* b's values in fp32, when b is not the CSR itself (the same) */
 } spb_format_set;
 
 void format_set_init(spb_format_set *F, const spb_csr *A);
@@ -61,6 +62,8 @@ spb_status format_set_sell(spb_format_set *F, spb_index slice_size, const spb_se
  * beyond fp32's range declines the matrix (SPB_ERR_DECLINED, naming the
  * entry) instead of becoming infinite. */
 spb_status format_set_csr_values32(spb_format_set *F, const float **out, char *msg);
+/* The same for SpGEMM's second operand b (the CSR's own when b is A). */
+spb_status format_set_b_values32(spb_format_set *F, const float **out, char *msg);
 
 /* Frees the derived formats of the kinds whose bit (1 << kind) is not in
  * keep_mask: the run drops a format after the last kernel that needs it. */

@@ -36,13 +36,14 @@ static void csr_from_dense(spb_index m, spb_index n, const double *d, spb_csr *A
     }
 }
 
-/* The dense product and its pattern, computed from the stored entries. */
+/* The dense product and its pattern, computed from the stored entries;
+ * stored counts each entry's products. */
 static void dense_product(const spb_csr *A, const spb_csr *B, double *val, double *scale,
-                          char *stored)
+                          int *stored)
 {
     memset(val, 0, sizeof *val * (size_t)A->m * B->n);
     memset(scale, 0, sizeof *scale * (size_t)A->m * B->n);
-    memset(stored, 0, (size_t)A->m * B->n);
+    memset(stored, 0, sizeof *stored * (size_t)A->m * B->n);
     for (spb_index i = 0; i < A->m; i++)
         for (spb_index ka = A->row_ptr[i]; ka < A->row_ptr[i + 1]; ka++) {
             spb_index r = A->col_idx[ka];
@@ -50,18 +51,23 @@ static void dense_product(const spb_csr *A, const spb_csr *B, double *val, doubl
                 size_t at = (size_t)i * B->n + B->col_idx[kb];
                 val[at] += A->val[ka] * B->val[kb];
                 scale[at] += fabs(A->val[ka] * B->val[kb]);
-                stored[at] = 1;
+                stored[at]++;
             }
         }
 }
 
-/* C against the dense product: pattern exact, values within 1e-12 * scale. */
+/* C against the dense product: pattern exact, values within 1e-12 * scale
+ * in fp64. In fp32 every value must be a float (a kernel that summed in
+ * double would not give one) within fp32's rounding bound: the operands
+ * rounded (2u) and k products summed (k u), u = 2^-24. */
 static void check_against_dense(const char *label, const char *kernel, int threads,
-                                const spb_csr *A, const spb_csr *B, const spb_csr *C)
+                                spb_precision precision, const spb_csr *A, const spb_csr *B,
+                                const spb_csr *C)
 {
     size_t size = (size_t)A->m * B->n + 1;
     double *val = malloc(sizeof *val * size), *scale = malloc(sizeof *scale * size);
-    char *stored = malloc(size);
+    int *stored = malloc(sizeof *stored * size);
+    const char *in = precision == SPB_FP32 ? "/fp32" : "";
     dense_product(A, B, val, scale, stored);
     int ok = C->m == A->m && C->n == B->n && csr_check(C, NULL) == SPB_OK;
     for (spb_index i = 0; ok && i < A->m; i++) {
@@ -70,22 +76,29 @@ static void check_against_dense(const char *label, const char *kernel, int threa
             size_t at = (size_t)i * B->n + j;
             if (!stored[at]) continue;
             int here = k < C->row_ptr[i + 1] && C->col_idx[k] == j;
-            CHECK(here, "%s, %s at %d threads: (%d, %d) missing", label, kernel, threads, (int)i,
-                  (int)j);
+            CHECK(here, "%s, %s%s at %d threads: (%d, %d) missing", label, kernel, in, threads,
+                  (int)i, (int)j);
             ok = here;
             if (!here) break;
-            CHECK(fabs(C->val[k] - val[at]) <= 1e-12 * scale[at],
-                  "%s, %s at %d threads: (%d, %d) = %.17g, expected %.17g", label, kernel, threads,
-                  (int)i, (int)j, C->val[k], val[at]);
+            double bound =
+                precision == SPB_FP32 ? (stored[at] + 3) * 0x1p-24 * scale[at] : 1e-12 * scale[at];
+            CHECK(fabs(C->val[k] - val[at]) <= bound,
+                  "%s, %s%s at %d threads: (%d, %d) = %.17g, expected %.17g", label, kernel, in,
+                  threads, (int)i, (int)j, C->val[k], val[at]);
+            if (precision == SPB_FP32)
+                CHECK((double)(float)C->val[k] == C->val[k],
+                      "%s, %s/fp32: (%d, %d) = %.17g is not a float: not summed in fp32", label,
+                      kernel, (int)i, (int)j, C->val[k]);
             k++;
         }
         if (ok) {
-            CHECK(k == C->row_ptr[i + 1], "%s, %s at %d threads: row %d has extra entries", label,
-                  kernel, threads, (int)i);
+            CHECK(k == C->row_ptr[i + 1], "%s, %s%s at %d threads: row %d has extra entries", label,
+                  kernel, in, threads, (int)i);
             ok = k == C->row_ptr[i + 1];
         }
     }
-    CHECK(ok, "%s, %s at %d threads: C does not match the dense product", label, kernel, threads);
+    CHECK(ok, "%s, %s%s at %d threads: C does not match the dense product", label, kernel, in,
+          threads);
     free(val);
     free(scale);
     free(stored);
@@ -99,8 +112,9 @@ static int want_cuda; /* which half of the table this run checks */
 static const int cuda_shapes[][2] = {{0, 0}, {32, 32}, {256, 4096}};
 #define CUDA_SHAPES ((int)(sizeof cuda_shapes / sizeof cuda_shapes[0]))
 
-/* Every kernel of this run's half that can run here: OpenMP ones at 1-4
- * threads, device ones at each launch shape. */
+/* Every kernel of this run's half that can run here, in fp64 and (where it
+ * has one) fp32: OpenMP ones at 1-4 threads, device ones at each launch
+ * shape. */
 static void check_all(const char *label, const spb_csr *A, const spb_csr *B)
 {
     const spb_operation *op = operation_spgemm();
@@ -112,13 +126,16 @@ static void check_all(const char *label, const spb_csr *A, const spb_csr *B)
         char why[SPB_MSG_LEN] = "";
         if ((kernel->backend == SPB_BACKEND_CUDA) != want_cuda) continue;
         if (kernel->supports && !kernel->supports(kernel, A, why)) continue;
-        int variants = kernel->backend == SPB_BACKEND_OPENMP ? 4 : want_cuda ? CUDA_SHAPES : 1;
+        int shapes = kernel->backend == SPB_BACKEND_OPENMP ? 4 : want_cuda ? CUDA_SHAPES : 1;
+        int variants = shapes * (kernel->fp32 ? 2 : 1);
         for (int v = 0; v < variants; v++) {
-            int threads = kernel->backend == SPB_BACKEND_OPENMP ? v + 1 : 1;
-            spb_kernel_config config = {.hack_size = 32, .threads = threads, .precision = SPB_FP64};
+            int threads = kernel->backend == SPB_BACKEND_OPENMP ? v % shapes + 1 : 1;
+            spb_precision precision = v < shapes ? SPB_FP64 : SPB_FP32;
+            spb_kernel_config config = {
+                .hack_size = 32, .threads = threads, .precision = precision};
             if (want_cuda) {
-                config.block_size = cuda_shapes[v][0];
-                config.tile = cuda_shapes[v][1];
+                config.block_size = cuda_shapes[v % shapes][0];
+                config.tile = cuda_shapes[v % shapes][1];
             }
             spb_kernel_plan plan = {0};
             char msg[SPB_MSG_LEN] = "";
@@ -130,7 +147,8 @@ static void check_all(const char *label, const spb_csr *A, const spb_csr *B)
                 spb_csr C;
                 st = spgemm_kernel_of(kernel)->spgemm(plan.state, &C, msg);
                 CHECK(st == SPB_OK, "%s, %s: %s", label, kernel->name, msg);
-                if (st == SPB_OK) check_against_dense(label, kernel->name, threads, A, B, &C);
+                if (st == SPB_OK)
+                    check_against_dense(label, kernel->name, threads, precision, A, B, &C);
                 csr_free(&C);
             }
             if (kernel->time_calls) /* timed products leave the state usable */

@@ -1,0 +1,57 @@
+/* spgemm_rows_template.h — the numeric inner loops of the host SpGEMM
+ * kernels, one body for both precisions: spgemm_rows.h includes it once per
+ * value type, after defining SPB_FN(name) (the name in this precision),
+ * SPB_VALUE (double or float) and SPB_ABS (its absolute value). No include
+ * guard: it is meant to be included twice. */
+
+/* Row i of A*B into the dense accumulator acc: a column is new to the row
+ * while marker[j] != mark; the new columns are appended to cols in the
+ * order met. With absolute, |a|*|b| is summed (the reference's scale).
+ * Returns the row's length. */
+static inline spb_index SPB_FN(spgemm_dense_row)(const spb_csr *A, const SPB_VALUE *a_val,
+                                                 const spb_csr *B, const SPB_VALUE *b_val,
+                                                 spb_index i, int64_t mark, int64_t *marker,
+                                                 SPB_VALUE *acc, spb_index *cols, int absolute)
+{
+    spb_index len = 0;
+    for (spb_index ka = A->row_ptr[i]; ka < A->row_ptr[i + 1]; ka++) {
+        spb_index r = A->col_idx[ka];
+        SPB_VALUE a = absolute ? SPB_ABS(a_val[ka]) : a_val[ka];
+        for (spb_index kb = B->row_ptr[r]; kb < B->row_ptr[r + 1]; kb++) {
+            spb_index j = B->col_idx[kb];
+            SPB_VALUE b = absolute ? SPB_ABS(b_val[kb]) : b_val[kb];
+            if (marker[j] != mark) {
+                marker[j] = mark;
+                acc[j] = 0;
+                cols[len++] = j;
+            }
+            acc[j] += a * b;
+        }
+    }
+    return len;
+}
+
+/* Row i of A*B into an open-addressing table of mask + 1 slots (keys -1
+ * when empty), the new columns appended to cols; the table is left filled. */
+static inline spb_index SPB_FN(spgemm_hash_row)(const spb_csr *A, const SPB_VALUE *a_val,
+                                                const spb_csr *B, const SPB_VALUE *b_val,
+                                                spb_index i, uint64_t mask, spb_index *keys,
+                                                SPB_VALUE *vals, spb_index *cols)
+{
+    spb_index len = 0;
+    for (spb_index ka = A->row_ptr[i]; ka < A->row_ptr[i + 1]; ka++) {
+        spb_index r = A->col_idx[ka];
+        SPB_VALUE a = a_val[ka];
+        for (spb_index kb = B->row_ptr[r]; kb < B->row_ptr[r + 1]; kb++) {
+            spb_index j = B->col_idx[kb];
+            uint64_t s = spgemm_hash_slot(keys, mask, j);
+            if (keys[s] == -1) {
+                keys[s] = j;
+                vals[s] = 0;
+                cols[len++] = j;
+            }
+            vals[s] += a * b_val[kb];
+        }
+    }
+    return len;
+}
