@@ -40,7 +40,7 @@ int spgemm_alloc_c(gpu_spgemm_state *s, int nnz)
     s->C.nnz = nnz;
     return spgemm_alloc(s, (void **)&s->C.row_ptr, sizeof(int) * ((size_t)s->C.m + 1)) ||
            spgemm_alloc(s, (void **)&s->C.col_idx, sizeof(int) * (size_t)nnz) ||
-           spgemm_alloc(s, (void **)&s->C.val, sizeof(double) * (size_t)nnz);
+           spgemm_alloc(s, &s->C.val, s->value_bytes * (size_t)nnz);
 }
 
 void spgemm_free_c(gpu_spgemm_state *s)
@@ -93,9 +93,11 @@ __global__ void columns_of_keys_kernel(const unsigned long long *keys, int count
     if (e < count) col_idx[e] = (int)(keys[e] & col_mask);
 }
 
-void spgemm_coordinates_to_csr(gpu_spgemm_state *s, unsigned long long *keys, double *vals,
-                               int count, int col_bits)
+template <class T>
+void spgemm_coordinates_to_csr(gpu_spgemm_state *s, unsigned long long *keys, T *vals, int count,
+                               int col_bits)
 {
+    T *c_val = NULL; /* C's values, once allocated */
     int m = s->A.m, key_bits = col_bits + spgemm_bits(m);
     int *row_counts = NULL;
     unsigned long long *sorted_keys = NULL;
@@ -105,6 +107,7 @@ void spgemm_coordinates_to_csr(gpu_spgemm_state *s, unsigned long long *keys, do
         spgemm_alloc(s, (void **)&row_counts, sizeof(int) * ((size_t)m + 1)) ||
         spgemm_alloc(s, (void **)&sorted_keys, sizeof(*sorted_keys) * (size_t)count))
         goto fail;
+    c_val = values_of<T>(s->C);
     GPU_TRY(&s->core, cudaMemsetAsync(row_counts, 0, sizeof(int) * ((size_t)m + 1), 0),
             "cudaMemsetAsync");
     if (count > 0)
@@ -113,8 +116,8 @@ void spgemm_coordinates_to_csr(gpu_spgemm_state *s, unsigned long long *keys, do
             cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, row_counts, s->C.row_ptr, m + 1),
             "cub::DeviceScan");
     GPU_TRY(&s->core,
-            cub::DeviceRadixSort::SortPairs(NULL, sort_bytes, keys, sorted_keys, vals, s->C.val,
-                                            count, 0, key_bits),
+            cub::DeviceRadixSort::SortPairs(NULL, sort_bytes, keys, sorted_keys, vals, c_val, count,
+                                            0, key_bits),
             "cub::DeviceRadixSort");
     if (spgemm_alloc(s, &temp, scan_bytes > sort_bytes ? scan_bytes : sort_bytes)) goto fail;
     GPU_TRY(&s->core,
@@ -122,7 +125,7 @@ void spgemm_coordinates_to_csr(gpu_spgemm_state *s, unsigned long long *keys, do
             "cub::DeviceScan");
     if (count > 0) {
         GPU_TRY(&s->core,
-                cub::DeviceRadixSort::SortPairs(temp, sort_bytes, keys, sorted_keys, vals, s->C.val,
+                cub::DeviceRadixSort::SortPairs(temp, sort_bytes, keys, sorted_keys, vals, c_val,
                                                 count, 0, key_bits),
                 "cub::DeviceRadixSort");
         columns_of_keys_kernel<<<gpu_blocks_for(count, 256), 256>>>(
@@ -135,16 +138,23 @@ fail:
     spgemm_free(temp);
 }
 
+template void spgemm_coordinates_to_csr<double>(gpu_spgemm_state *, unsigned long long *, double *,
+                                                int, int);
+template void spgemm_coordinates_to_csr<float>(gpu_spgemm_state *, unsigned long long *, float *,
+                                               int, int);
+
 /* ---- prepare ------------------------------------------------------------------- */
 
-static int upload_csr(gpu_spgemm_state *s, const spb_csr *H, gpu_csr *D)
+/* H with its values in the state's precision (val32: H's rounded to fp32). */
+static int upload_csr(gpu_spgemm_state *s, const spb_csr *H, const float *val32, gpu_csr *D)
 {
     D->m = H->m;
     D->n = H->n;
     D->nnz = H->nnz;
+    const void *val = s->precision == SPB_FP32 ? (const void *)val32 : (const void *)H->val;
     return gpu_upload(&s->core, (void **)&D->row_ptr, H->row_ptr, (size_t)H->m + 1, sizeof(int)) ||
            gpu_upload(&s->core, (void **)&D->col_idx, H->col_idx, (size_t)H->nnz, sizeof(int)) ||
-           gpu_upload(&s->core, (void **)&D->val, H->val, (size_t)H->nnz, sizeof(double));
+           gpu_upload(&s->core, &D->val, val, (size_t)H->nnz, s->value_bytes);
 }
 
 /* Refuses, with the estimate, a product whose operands and working set
@@ -193,9 +203,16 @@ spb_status gpu_spgemm_prepare(const spb_kernel *self, spb_format_set *formats,
     int64_t products = csr_spgemm_products(A, B);
     st = check_fits(A, B, products, msg);
     if (st != SPB_OK) return st;
+    const float *a32 = NULL, *b32 = NULL; /* fp32: declined when a value is out of range */
+    if (config->precision == SPB_FP32 &&
+        ((st = format_set_csr_values32(formats, &a32, msg)) != SPB_OK ||
+         (st = format_set_b_values32(formats, &b32, msg)) != SPB_OK))
+        return st;
     gpu_spgemm_state *s = (gpu_spgemm_state *)spb_calloc(1, sizeof *s);
     if (!s) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
     s->variant = v;
+    s->precision = config->precision;
+    s->value_bytes = spb_precision_bytes(config->precision);
     s->block_size = block;
     s->tile = tile;
     s->products = products;
@@ -206,7 +223,7 @@ spb_status gpu_spgemm_prepare(const spb_kernel *self, spb_format_set *formats,
     GPU_TRY(&s->core, cudaDeviceGetDefaultMemPool(&pool, 0), "cudaDeviceGetDefaultMemPool");
     GPU_TRY(&s->core, cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep),
             "cudaMemPoolSetAttribute");
-    if (upload_csr(s, A, &s->A) || upload_csr(s, B, &s->B)) goto fail;
+    if (upload_csr(s, A, a32, &s->A) || upload_csr(s, B, b32, &s->B)) goto fail;
     GPU_TRY(&s->core, cudaEventCreate(&s->core.start), "cudaEventCreate");
     GPU_TRY(&s->core, cudaEventCreate(&s->core.stop), "cudaEventCreate");
     GPU_TRY(&s->core, cudaEventCreate(&s->kernel_start), "cudaEventCreate");
@@ -253,10 +270,19 @@ spb_status gpu_spgemm_run(const void *state, spb_csr *C, char *msg)
                 cudaMemcpy(C->col_idx, s->C.col_idx, sizeof(int) * (size_t)C->nnz,
                            cudaMemcpyDeviceToHost),
                 "cudaMemcpy C");
+        /* fp32: the floats into the front half of C's values, then widened from
+         * the last down, so that none is overwritten before it is read */
         GPU_TRY(
             &s->core,
-            cudaMemcpy(C->val, s->C.val, sizeof(double) * (size_t)C->nnz, cudaMemcpyDeviceToHost),
+            cudaMemcpy(C->val, s->C.val, s->value_bytes * (size_t)C->nnz, cudaMemcpyDeviceToHost),
             "cudaMemcpy C");
+        if (s->precision == SPB_FP32) {
+            float widened;
+            for (int64_t k = (int64_t)C->nnz - 1; k >= 0; k--) {
+                memcpy(&widened, (const char *)C->val + sizeof(float) * (size_t)k, sizeof widened);
+                C->val[k] = widened;
+            }
+        }
     }
     return SPB_OK;
 fail:

@@ -8,18 +8,32 @@
 
 #define CHUNK_FRACTION 0.2f /* ALG3: share of the products handled at once */
 
+/* The state's value type (matrices and compute), and alpha = 1 and
+ * beta = 0 in it. */
+static cudaDataType value_type(const gpu_spgemm_state *s)
+{
+    return s->precision == SPB_FP32 ? CUDA_R_32F : CUDA_R_64F;
+}
+
+static const void *scalar(const gpu_spgemm_state *s, int value)
+{
+    static const double fp64[2] = {0.0, 1.0};
+    static const float fp32[2] = {0.0f, 1.0f};
+    return s->precision == SPB_FP32 ? (const void *)&fp32[value] : (const void *)&fp64[value];
+}
+
 static spb_status cusparse_setup(gpu_spgemm_state *s, char *msg)
 {
     GPU_SPARSE_TRY(&s->core, cusparseCreate(&s->handle), "cusparseCreate");
     GPU_SPARSE_TRY(&s->core,
                    cusparseCreateCsr(&s->mat_a, s->A.m, s->A.n, s->A.nnz, s->A.row_ptr,
                                      s->A.col_idx, s->A.val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                                     CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F),
+                                     CUSPARSE_INDEX_BASE_ZERO, value_type(s)),
                    "cusparseCreateCsr");
     GPU_SPARSE_TRY(&s->core,
                    cusparseCreateCsr(&s->mat_b, s->B.m, s->B.n, s->B.nnz, s->B.row_ptr,
                                      s->B.col_idx, s->B.val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                                     CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F),
+                                     CUSPARSE_INDEX_BASE_ZERO, value_type(s)),
                    "cusparseCreateCsr");
     return SPB_OK;
 fail:
@@ -35,18 +49,18 @@ struct cusparse_call {
 /* ALG3's second buffer size, from a third buffer used only to estimate it. */
 static int alg3_estimate(gpu_spgemm_state *s, cusparse_call *c, size_t *size2)
 {
-    const double one = 1.0, zero = 0.0;
+    const void *one = scalar(s, 1), *zero = scalar(s, 0);
     const cusparseOperation_t op = CUSPARSE_OPERATION_NON_TRANSPOSE;
     size_t size3 = 0;
     GPU_SPARSE_TRY(&s->core,
-                   cusparseSpGEMM_estimateMemory(s->handle, op, op, &one, s->mat_a, s->mat_b, &zero,
-                                                 c->mat_c, CUDA_R_64F, CUSPARSE_SPGEMM_ALG3,
+                   cusparseSpGEMM_estimateMemory(s->handle, op, op, one, s->mat_a, s->mat_b, zero,
+                                                 c->mat_c, value_type(s), CUSPARSE_SPGEMM_ALG3,
                                                  c->spgemm, CHUNK_FRACTION, &size3, NULL, NULL),
                    "cusparseSpGEMM_estimateMemory");
     if (spgemm_alloc(s, &c->buffer3, size3)) return 1;
     GPU_SPARSE_TRY(&s->core,
                    cusparseSpGEMM_estimateMemory(
-                       s->handle, op, op, &one, s->mat_a, s->mat_b, &zero, c->mat_c, CUDA_R_64F,
+                       s->handle, op, op, one, s->mat_a, s->mat_b, zero, c->mat_c, value_type(s),
                        CUSPARSE_SPGEMM_ALG3, c->spgemm, CHUNK_FRACTION, &size3, c->buffer3, size2),
                    "cusparseSpGEMM_estimateMemory");
     spgemm_free(c->buffer3);
@@ -59,7 +73,7 @@ fail:
 /* One attempt with the algorithm; nonzero on failure (recorded in s). */
 static int cusparse_attempt(gpu_spgemm_state *s, cusparseSpGEMMAlg_t alg, cusparse_call *c)
 {
-    const double one = 1.0, zero = 0.0;
+    const void *one = scalar(s, 1), *zero = scalar(s, 0);
     const cusparseOperation_t op = CUSPARSE_OPERATION_NON_TRANSPOSE;
     size_t size1 = 0, size2 = 0;
     int64_t rows = 0, cols = 0, nnz = 0;
@@ -67,32 +81,34 @@ static int cusparse_attempt(gpu_spgemm_state *s, cusparseSpGEMMAlg_t alg, cuspar
     GPU_SPARSE_TRY(&s->core,
                    cusparseCreateCsr(&c->mat_c, s->A.m, s->B.n, 0, NULL, NULL, NULL,
                                      CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                                     CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F),
+                                     CUSPARSE_INDEX_BASE_ZERO, value_type(s)),
                    "cusparseCreateCsr");
     GPU_SPARSE_TRY(&s->core,
-                   cusparseSpGEMM_workEstimation(s->handle, op, op, &one, s->mat_a, s->mat_b, &zero,
-                                                 c->mat_c, CUDA_R_64F, alg, c->spgemm, &size1,
+                   cusparseSpGEMM_workEstimation(s->handle, op, op, one, s->mat_a, s->mat_b, zero,
+                                                 c->mat_c, value_type(s), alg, c->spgemm, &size1,
                                                  NULL),
                    "cusparseSpGEMM_workEstimation");
     if (spgemm_alloc(s, &c->buffer1, size1)) return 1;
     GPU_SPARSE_TRY(&s->core,
-                   cusparseSpGEMM_workEstimation(s->handle, op, op, &one, s->mat_a, s->mat_b, &zero,
-                                                 c->mat_c, CUDA_R_64F, alg, c->spgemm, &size1,
+                   cusparseSpGEMM_workEstimation(s->handle, op, op, one, s->mat_a, s->mat_b, zero,
+                                                 c->mat_c, value_type(s), alg, c->spgemm, &size1,
                                                  c->buffer1),
                    "cusparseSpGEMM_workEstimation");
     if (alg == CUSPARSE_SPGEMM_ALG3) {
         if (alg3_estimate(s, c, &size2)) return 1;
     } else {
         GPU_SPARSE_TRY(&s->core,
-                       cusparseSpGEMM_compute(s->handle, op, op, &one, s->mat_a, s->mat_b, &zero,
-                                              c->mat_c, CUDA_R_64F, alg, c->spgemm, &size2, NULL),
+                       cusparseSpGEMM_compute(s->handle, op, op, one, s->mat_a, s->mat_b, zero,
+                                              c->mat_c, value_type(s), alg, c->spgemm, &size2,
+                                              NULL),
                        "cusparseSpGEMM_compute");
     }
     if (spgemm_alloc(s, &c->buffer2, size2)) return 1;
     GPU_TRY(&s->core, cudaEventRecord(s->kernel_start), "cudaEventRecord");
     GPU_SPARSE_TRY(&s->core,
-                   cusparseSpGEMM_compute(s->handle, op, op, &one, s->mat_a, s->mat_b, &zero,
-                                          c->mat_c, CUDA_R_64F, alg, c->spgemm, &size2, c->buffer2),
+                   cusparseSpGEMM_compute(s->handle, op, op, one, s->mat_a, s->mat_b, zero,
+                                          c->mat_c, value_type(s), alg, c->spgemm, &size2,
+                                          c->buffer2),
                    "cusparseSpGEMM_compute");
     GPU_TRY(&s->core, cudaEventRecord(s->kernel_stop), "cudaEventRecord");
     GPU_SPARSE_TRY(&s->core, cusparseSpMatGetSize(c->mat_c, &rows, &cols, &nnz),
@@ -101,8 +117,8 @@ static int cusparse_attempt(gpu_spgemm_state *s, cusparseSpGEMMAlg_t alg, cuspar
     GPU_SPARSE_TRY(&s->core, cusparseCsrSetPointers(c->mat_c, s->C.row_ptr, s->C.col_idx, s->C.val),
                    "cusparseCsrSetPointers");
     GPU_SPARSE_TRY(&s->core,
-                   cusparseSpGEMM_copy(s->handle, op, op, &one, s->mat_a, s->mat_b, &zero, c->mat_c,
-                                       CUDA_R_64F, alg, c->spgemm),
+                   cusparseSpGEMM_copy(s->handle, op, op, one, s->mat_a, s->mat_b, zero, c->mat_c,
+                                       value_type(s), alg, c->spgemm),
                    "cusparseSpGEMM_copy");
     spgemm_record_kernel_time(s);
     return 0;

@@ -6,11 +6,12 @@
  * in registers (up to 16 products), a warp with a merge sort of 1, 2, 4 or
  * 8 items per lane (up to 256), a block with a radix sort in shared memory
  * (up to 2048); longer rows accumulate into a dense row in shared memory
- * when B has at most 4096 columns (past 8192 products shared out among
- * blocks, their sums added in global memory), else they are expanded into
- * global memory and sorted there by segment, so no row is too long. Rows
- * compress into their own product range; a last pass packs them into C in
- * the original row order. */
+ * when B has at most 4096 columns, and past 8192 products while B fits a
+ * block's shared memory (shared out among blocks, their sums added in
+ * global memory); the others are expanded into global memory and sorted
+ * there by segment, so no row is too long. Rows compress into their own
+ * product range; a last pass packs them into C in the original row order.
+ * Every kernel is a template on the value type (fp64 and fp32). */
 #include <limits.h>
 
 #include <cub/block/block_radix_sort.cuh>
@@ -37,14 +38,14 @@
 #define TIERS 10
 __constant__ int tier_first_class[TIERS] = {1, 6, 7, 8, 9, 10, 11, 12, 13, 15};
 
-struct esc_args {
+template <class T> struct esc_args {
     const int *a_rp, *a_ci;
-    const double *a_v;
+    const T *a_v;
     const int *b_rp, *b_ci;
-    const double *b_v;
+    const T *b_v;
     const int *offset; /* each row's first product */
     int *out_col;      /* each row compressed at its offset */
-    double *out_val;
+    T *out_val;
     int *c_count; /* each row's entries of C */
 };
 
@@ -108,8 +109,9 @@ __global__ void tier_bounds_kernel(const int *sorted_classes, int m, int *bounds
 /* ---- one thread per row --------------------------------------------------------------- */
 
 /* Steps (k, pos, end) to the next product of the row, if any. */
-__device__ static void next_product(const esc_args &g, int a_end, int &k, int &pos, int &end,
-                                    double &a)
+template <class T>
+__device__ static void next_product(const esc_args<T> &g, int a_end, int &k, int &pos, int &end,
+                                    T &a)
 {
     while (pos == end && k < a_end) {
         const int j = g.a_ci[k];
@@ -121,17 +123,17 @@ __device__ static void next_product(const esc_args &g, int a_end, int &k, int &p
 }
 
 /* Expanded into N registers (INT_MAX pads), a bitonic network, compressed. */
-template <int N> __device__ static void thread_row(const esc_args &g, int row)
+template <int N, class T> __device__ static void thread_row(const esc_args<T> &g, int row)
 {
     int key[N];
-    double val[N];
+    T val[N];
     int k = g.a_rp[row], a_end = g.a_rp[row + 1], pos = 0, end = 0;
-    double a = 0.0;
+    T a = 0;
     next_product(g, a_end, k, pos, end, a);
 #pragma unroll
     for (int e = 0; e < N; e++) {
         key[e] = INT_MAX;
-        val[e] = 0.0;
+        val[e] = 0;
         if (pos < end) {
             key[e] = g.b_ci[pos];
             val[e] = a * g.b_v[pos];
@@ -150,7 +152,7 @@ template <int N> __device__ static void thread_row(const esc_args &g, int row)
                     const int tk = key[e];
                     key[e] = key[partner];
                     key[partner] = tk;
-                    const double tv = val[e];
+                    const T tv = val[e];
                     val[e] = val[partner];
                     val[partner] = tv;
                 }
@@ -171,16 +173,16 @@ template <int N> __device__ static void thread_row(const esc_args &g, int row)
     g.c_count[row] = written;
 }
 
-__global__ void thread_rows_kernel(esc_args g, const int *rows, int count)
+template <class T> __global__ void thread_rows_kernel(esc_args<T> g, const int *rows, int count)
 {
     int r = blockIdx.x * blockDim.x + threadIdx.x;
     if (r >= count) return;
     const int row = rows[r];
     const int p = g.offset[row + 1] - g.offset[row];
     if (p <= 8)
-        thread_row<8>(g, row);
+        thread_row<8, T>(g, row);
     else
-        thread_row<THREAD_CAP>(g, row);
+        thread_row<THREAD_CAP, T>(g, row);
 }
 
 /* ---- groups: a warp or a block ------------------------------------------------------------ */
@@ -209,10 +211,10 @@ __device__ static void group_sync(int *warp_sums)
 }
 
 /* Where expanded products go: the row's key/val arrays, in product order. */
-struct store_products {
+template <class T> struct store_products {
     int *key;
-    double *val;
-    __device__ void operator()(int e, int col, double v) const
+    T *val;
+    __device__ void operator()(int e, int col, T v) const
     {
         key[e] = col;
         val[e] = v;
@@ -225,9 +227,9 @@ struct store_products {
  * numbers the chunk's products, and thread t makes products t, t + width,
  * ...: neighbouring threads read neighbouring entries of B, and one long
  * row of B is shared out, not left to one thread. */
-template <class Sink>
-__device__ static void expand_entries(const esc_args &g, int a_begin, int a_end, int t, int width,
-                                      int *warp_sums, int *prefix, const Sink &sink)
+template <class T, class Sink>
+__device__ static void expand_entries(const esc_args<T> &g, int a_begin, int a_end, int t,
+                                      int width, int *warp_sums, int *prefix, const Sink &sink)
 {
     int placed = 0;
     for (int first = a_begin; first < a_end; first += width) {
@@ -256,8 +258,8 @@ __device__ static void expand_entries(const esc_args &g, int a_begin, int a_end,
 }
 
 /* The products of a whole row (see expand_entries). */
-template <class Sink>
-__device__ static void expand_row(const esc_args &g, int row, int t, int width, int *warp_sums,
+template <class T, class Sink>
+__device__ static void expand_row(const esc_args<T> &g, int row, int t, int width, int *warp_sums,
                                   int *prefix, const Sink &sink)
 {
     expand_entries(g, g.a_rp[row], g.a_rp[row + 1], t, width, warp_sums, prefix, sink);
@@ -269,8 +271,9 @@ __device__ static void expand_row(const esc_args &g, int row, int t, int width, 
  * the warp-piece holding a run's first item stores the run, and pieces that
  * continue a run begun in an earlier warp or chunk add to it after a
  * barrier. */
-__device__ static void compress_row(const esc_args &g, int row, int p, int t, int width,
-                                    int *warp_sums, const int *key, const double *val)
+template <class T>
+__device__ static void compress_row(const esc_args<T> &g, int row, int p, int t, int width,
+                                    int *warp_sums, const int *key, const T *val)
 {
     const int lane = threadIdx.x % WARP, out = g.offset[row];
     int written = 0; /* runs begun before this chunk */
@@ -279,10 +282,10 @@ __device__ static void compress_row(const esc_args &g, int row, int p, int t, in
         const int head = in && (e == 0 || key[e] != key[e - 1]);
         int heads;
         const int slot = out + written + group_exclusive_sum(head, warp_sums, &heads) + head - 1;
-        double sum = in ? val[e] : 0.0;
+        T sum = in ? val[e] : T(0);
         int begun = head || lane == 0, from = lane; /* the piece's first lane */
         for (int offset = 1; offset < WARP; offset <<= 1) {
-            const double up = __shfl_up_sync(FULL_MASK, sum, offset);
+            const T up = __shfl_up_sync(FULL_MASK, sum, offset);
             const int up_begun = __shfl_up_sync(FULL_MASK, begun, offset);
             const int up_from = __shfl_up_sync(FULL_MASK, from, offset);
             if (lane >= offset && !begun) {
@@ -314,23 +317,24 @@ struct less_int {
 };
 
 /* ITEMS products per lane: a tier for each of 32, 64, 128, 256. */
-template <int ITEMS> __global__ void warp_rows_kernel(esc_args g, const int *rows, int count)
+template <int ITEMS, class T>
+__global__ void warp_rows_kernel(esc_args<T> g, const int *rows, int count)
 {
-    typedef cub::WarpMergeSort<int, ITEMS, WARP, double> sort_t;
+    typedef cub::WarpMergeSort<int, ITEMS, WARP, T> sort_t;
     __shared__ typename sort_t::TempStorage temp[WARPS];
     __shared__ int s_key[WARPS][WARP * ITEMS], prefix[WARPS][WARP + 1];
-    __shared__ double s_val[WARPS][WARP * ITEMS];
+    __shared__ T s_val[WARPS][WARP * ITEMS];
     const int warp = threadIdx.x / WARP, lane = threadIdx.x % WARP;
     const int r = blockIdx.x * WARPS + warp;
     if (r >= count) return; /* the whole warp: no block-wide barrier follows */
     const int row = rows[r], p = g.offset[row + 1] - g.offset[row];
-    expand_row(g, row, lane, WARP, NULL, prefix[warp], store_products{s_key[warp], s_val[warp]});
+    expand_row(g, row, lane, WARP, NULL, prefix[warp], store_products<T>{s_key[warp], s_val[warp]});
     int key[ITEMS];
-    double val[ITEMS];
+    T val[ITEMS];
     for (int j = 0; j < ITEMS; j++) {
         const int e = lane * ITEMS + j;
         key[j] = e < p ? s_key[warp][e] : INT_MAX;
-        val[j] = e < p ? s_val[warp][e] : 0.0;
+        val[j] = e < p ? s_val[warp][e] : T(0);
     }
     __syncwarp();
     sort_t(temp[warp]).Sort(key, val, less_int());
@@ -345,28 +349,28 @@ template <int ITEMS> __global__ void warp_rows_kernel(esc_args g, const int *row
 /* ---- one block per row ------------------------------------------------------------------- */
 
 /* ITEMS products per thread: a tier for each of 512, 1024, 2048. */
-template <int ITEMS>
+template <int ITEMS, class T>
 __global__ void __launch_bounds__(BLOCK)
-    block_rows_kernel(esc_args g, const int *rows, int key_bits)
+    block_rows_kernel(esc_args<T> g, const int *rows, int key_bits)
 {
-    typedef cub::BlockRadixSort<int, BLOCK, ITEMS, double> sort_t;
+    typedef cub::BlockRadixSort<int, BLOCK, ITEMS, T> sort_t;
     __shared__ union {
         typename sort_t::TempStorage sort;
         struct {
             int key[BLOCK * ITEMS];
-            double val[BLOCK * ITEMS];
+            T val[BLOCK * ITEMS];
         } items;
     } sh;
     __shared__ int warp_sums[BLOCK / WARP], prefix[BLOCK + 1];
     const int row = rows[blockIdx.x], p = g.offset[row + 1] - g.offset[row], t = threadIdx.x;
     const int pad = (int)((1u << key_bits) - 1u); /* above every column, inside the sorted bits */
-    expand_row(g, row, t, BLOCK, warp_sums, prefix, store_products{sh.items.key, sh.items.val});
+    expand_row(g, row, t, BLOCK, warp_sums, prefix, store_products<T>{sh.items.key, sh.items.val});
     int key[ITEMS];
-    double val[ITEMS];
+    T val[ITEMS];
     for (int j = 0; j < ITEMS; j++) {
         const int e = t * ITEMS + j;
         key[j] = e < p ? sh.items.key[e] : pad;
-        val[j] = e < p ? sh.items.val[e] : 0.0;
+        val[j] = e < p ? sh.items.val[e] : T(0);
     }
     __syncthreads();
     sort_t(sh.sort).Sort(key, val, 0, key_bits);
@@ -382,19 +386,27 @@ __global__ void __launch_bounds__(BLOCK)
 /* ---- long rows of a narrow B: a dense accumulator in shared memory ------------------------ */
 
 /* Products summed where they fall, into one accumulator per column of B. */
-struct accumulate_products {
-    double *acc;
+template <class T> struct accumulate_products {
+    T *acc;
     unsigned *flags;
-    __device__ void operator()(int, int col, double v) const
+    __device__ void operator()(int, int col, T v) const
     {
         atomicAdd(&acc[col], v);
         atomicOr(&flags[col / WARP], 1u << (col % WARP));
     }
 };
 
+/* A dense row's accumulator and flags in dynamic shared memory: n values,
+ * then a flag bit per column (dense_shared_bytes). */
+template <class T> static __host__ __device__ size_t dense_shared_bytes(int n)
+{
+    return sizeof(T) * (size_t)n + sizeof(unsigned) * (size_t)((n + WARP - 1) / WARP);
+}
+
 /* The touched columns of a dense row (acc and flags in shared or global
  * memory) written out in column order at offsets from a block scan. */
-__device__ static void write_dense_row(const esc_args &g, int row, int n, const double *acc,
+template <class T>
+__device__ static void write_dense_row(const esc_args<T> &g, int row, int n, const T *acc,
                                        const unsigned *flags, int *warp_sums)
 {
     const int t = threadIdx.x, out = g.offset[row];
@@ -415,16 +427,18 @@ __device__ static void write_dense_row(const esc_args &g, int row, int n, const 
 /* A row too long to sort on chip, when B has at most DENSE_COLS columns:
  * accumulated by column, then written out in column order (sorted as it
  * stands). */
-__global__ void __launch_bounds__(BLOCK) dense_rows_kernel(esc_args g, const int *rows, int n)
+template <class T>
+__global__ void __launch_bounds__(BLOCK) dense_rows_kernel(esc_args<T> g, const int *rows, int n)
 {
-    __shared__ double acc[DENSE_COLS];
-    __shared__ unsigned flags[DENSE_COLS / WARP];
+    extern __shared__ __align__(16) unsigned char dense_shared[];
+    T *acc = (T *)dense_shared;
+    unsigned *flags = (unsigned *)(acc + n);
     __shared__ int warp_sums[BLOCK / WARP], prefix[BLOCK + 1];
     const int row = rows[blockIdx.x], t = threadIdx.x;
-    for (int c = t; c < n; c += BLOCK) acc[c] = 0.0;
+    for (int c = t; c < n; c += BLOCK) acc[c] = 0;
     for (int w = t; w * WARP < n; w += BLOCK) flags[w] = 0;
     __syncthreads();
-    expand_row(g, row, t, BLOCK, warp_sums, prefix, accumulate_products{acc, flags});
+    expand_row(g, row, t, BLOCK, warp_sums, prefix, accumulate_products<T>{acc, flags});
     write_dense_row(g, row, n, acc, flags, warp_sums);
 }
 
@@ -432,17 +446,22 @@ __global__ void __launch_bounds__(BLOCK) dense_rows_kernel(esc_args g, const int
  * SLICE_PRODUCTS of its products (at most MAX_SLICES), each taking a slice
  * of its entries of A: one block over a hub row of 3x10^6 products kept
  * one SM of 132 busy for 1.7 ms (0.08% of the GPU's issue, Nsight
- * Compute). */
+ * Compute). Such rows are dense while B's width fits a block's shared
+ * memory (dense_cols: about 28,000 columns in fp64 on an H100): such a row
+ * has over 8192 products, so its width is at most a few times its products,
+ * and sorting them in global memory cost the LP shape 8.6x cuSPARSE. */
 #define SLICE_PRODUCTS 8192
 #define MAX_SLICES     64
 
 /* Slice blockIdx.y of the dense row blockIdx.x: accumulated on chip, then
  * added into the row's accumulator in global memory (zeroed before). */
+template <class T>
 __global__ void __launch_bounds__(BLOCK)
-    dense_slices_kernel(esc_args g, const int *rows, int n, double *acc_all, unsigned *flags_all)
+    dense_slices_kernel(esc_args<T> g, const int *rows, int n, T *acc_all, unsigned *flags_all)
 {
-    __shared__ double acc[DENSE_COLS];
-    __shared__ unsigned flags[DENSE_COLS / WARP];
+    extern __shared__ __align__(16) unsigned char dense_shared[];
+    T *acc = (T *)dense_shared;
+    unsigned *flags = (unsigned *)(acc + n);
     __shared__ int warp_sums[BLOCK / WARP], prefix[BLOCK + 1];
     const int row = rows[blockIdx.x], slice = blockIdx.y, t = threadIdx.x;
     const int words = (n + WARP - 1) / WARP, p = g.offset[row + 1] - g.offset[row];
@@ -451,12 +470,12 @@ __global__ void __launch_bounds__(BLOCK)
     const int a0 = g.a_rp[row], entries = g.a_rp[row + 1] - a0;
     const int begin = a0 + (int)((long long)entries * slice / slices);
     const int end = a0 + (int)((long long)entries * (slice + 1) / slices);
-    for (int c = t; c < n; c += BLOCK) acc[c] = 0.0;
+    for (int c = t; c < n; c += BLOCK) acc[c] = 0;
     for (int w = t; w < words; w += BLOCK) flags[w] = 0;
     __syncthreads();
-    expand_entries(g, begin, end, t, BLOCK, warp_sums, prefix, accumulate_products{acc, flags});
+    expand_entries(g, begin, end, t, BLOCK, warp_sums, prefix, accumulate_products<T>{acc, flags});
     __syncthreads();
-    double *acc_row = acc_all + (size_t)blockIdx.x * n;
+    T *acc_row = acc_all + (size_t)blockIdx.x * n;
     unsigned *flags_row = flags_all + (size_t)blockIdx.x * words;
     for (int c = t; c < n; c += BLOCK)
         if (flags[c / WARP] >> (c % WARP) & 1u) atomicAdd(&acc_row[c], acc[c]);
@@ -465,8 +484,9 @@ __global__ void __launch_bounds__(BLOCK)
 }
 
 /* A sliced dense row, its slices summed: written out in column order. */
+template <class T>
 __global__ void __launch_bounds__(BLOCK)
-    dense_gather_kernel(esc_args g, const int *rows, int n, const double *acc_all,
+    dense_gather_kernel(esc_args<T> g, const int *rows, int n, const T *acc_all,
                         const unsigned *flags_all)
 {
     __shared__ int warp_sums[BLOCK / WARP];
@@ -477,20 +497,22 @@ __global__ void __launch_bounds__(BLOCK)
 
 /* ---- rows beyond shared memory: expanded, sorted and compressed in global memory ---------- */
 
-__global__ void global_expand_kernel(esc_args g, const int *rows, int *key, double *val,
+template <class T>
+__global__ void global_expand_kernel(esc_args<T> g, const int *rows, int *key, T *val,
                                      int *segment_begin, int *segment_end)
 {
     __shared__ int warp_sums[BLOCK / WARP], prefix[BLOCK + 1];
     const int row = rows[blockIdx.x], at = g.offset[row];
-    expand_row(g, row, threadIdx.x, BLOCK, warp_sums, prefix, store_products{key + at, val + at});
+    expand_row(g, row, threadIdx.x, BLOCK, warp_sums, prefix,
+               store_products<T>{key + at, val + at});
     if (threadIdx.x == 0) {
         segment_begin[blockIdx.x] = at;
         segment_end[blockIdx.x] = g.offset[row + 1];
     }
 }
 
-__global__ void global_compress_kernel(esc_args g, const int *rows, const int *key,
-                                       const double *val)
+template <class T>
+__global__ void global_compress_kernel(esc_args<T> g, const int *rows, const int *key, const T *val)
 {
     __shared__ int warp_sums[BLOCK / WARP];
     const int row = rows[blockIdx.x], at = g.offset[row];
@@ -499,7 +521,8 @@ __global__ void global_compress_kernel(esc_args g, const int *rows, const int *k
 
 /* ---- packing C ------------------------------------------------------------------------- */
 
-__global__ void pack_rows_kernel(esc_args g, int m, const int *c_row_ptr, int *c_col, double *c_val)
+template <class T>
+__global__ void pack_rows_kernel(esc_args<T> g, int m, const int *c_row_ptr, int *c_col, T *c_val)
 {
     const int row = (blockIdx.x * blockDim.x + threadIdx.x) / WARP, lane = threadIdx.x % WARP;
     if (row >= m) return;
@@ -512,17 +535,44 @@ __global__ void pack_rows_kernel(esc_args g, int m, const int *c_row_ptr, int *c
 
 /* ---- the whole product ------------------------------------------------------------------- */
 
-struct esc_work {
+/* The widest B whose dense row fits a block's shared memory beside the
+ * kernels' own arrays (a multiple of WARP columns); 0 when it cannot be
+ * read. */
+template <class T> static int dense_cols()
+{
+    int device = 0, optin = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) !=
+            cudaSuccess)
+        return 0;
+    const size_t static_bytes = sizeof(int) * (BLOCK / WARP + BLOCK + 1) + 1024; /* and a margin */
+    if ((size_t)optin <= static_bytes) return 0;
+    const size_t per_word = sizeof(T) * WARP + sizeof(unsigned); /* 32 columns and their flags */
+    return (int)(((size_t)optin - static_bytes) / per_word * WARP);
+}
+
+/* Lets kernel take `bytes` of dynamic shared memory; nonzero on failure. */
+template <class Kernel>
+static int dense_shared_fits(gpu_spgemm_state *s, Kernel kernel, size_t bytes)
+{
+    if (bytes <= 48 * 1024) return 0;
+    return gpu_cuda_failed(
+        &s->core,
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes),
+        "cudaFuncSetAttribute");
+}
+
+template <class T> struct esc_work {
     int *products, *classes, *rows, *sorted_classes, *order, *bounds;
     int *offset, *c_count, *out_col, *sorted_col, *segments;
-    double *out_val, *sorted_val, *dense_acc;
+    T *out_val, *sorted_val, *dense_acc;
     unsigned *dense_flags;
     void *temp;
     size_t temp_bytes;
 };
 
 /* cub's temporary storage, grown to what a call asks for. */
-static int ensure_temp(gpu_spgemm_state *s, esc_work *w, size_t bytes)
+template <class T> static int ensure_temp(gpu_spgemm_state *s, esc_work<T> *w, size_t bytes)
 {
     if (bytes <= w->temp_bytes) return 0;
     spgemm_free(w->temp);
@@ -532,7 +582,7 @@ static int ensure_temp(gpu_spgemm_state *s, esc_work *w, size_t bytes)
 }
 
 /* Products per row, offsets, rows sorted by size class, tier bounds (host). */
-static int esc_setup(gpu_spgemm_state *s, esc_work *w, int *bounds)
+template <class T> static int esc_setup(gpu_spgemm_state *s, esc_work<T> *w, int *bounds)
 {
     const int m = s->A.m;
     size_t bytes = 0;
@@ -577,17 +627,19 @@ fail:
 
 /* The rows of [from, to) of the work order that are longer than a block's
  * shared memory: expanded into global memory, sorted by segment, compressed. */
-static int esc_global_rows(gpu_spgemm_state *s, esc_work *w, const esc_args &g, int from, int to)
+template <class T>
+static int esc_global_rows(gpu_spgemm_state *s, esc_work<T> *w, const esc_args<T> &g, int from,
+                           int to)
 {
     const int count = to - from;
     size_t bytes = 0;
     if (count == 0) return 0;
     if (spgemm_alloc(s, (void **)&w->sorted_col, sizeof(int) * (size_t)s->products) ||
-        spgemm_alloc(s, (void **)&w->sorted_val, sizeof(double) * (size_t)s->products) ||
+        spgemm_alloc(s, (void **)&w->sorted_val, sizeof(T) * (size_t)s->products) ||
         spgemm_alloc(s, (void **)&w->segments, sizeof(int) * 2 * (size_t)count))
         return 1;
     int *begin = w->segments, *end = w->segments + count;
-    global_expand_kernel<<<count, BLOCK>>>(g, w->order + from, g.out_col, g.out_val, begin, end);
+    global_expand_kernel<T><<<count, BLOCK>>>(g, w->order + from, g.out_col, g.out_val, begin, end);
     GPU_TRY(&s->core,
             cub::DeviceSegmentedSort::SortPairs(NULL, bytes, g.out_col, w->sorted_col, g.out_val,
                                                 w->sorted_val, (int)s->products, count, begin, end),
@@ -597,7 +649,7 @@ static int esc_global_rows(gpu_spgemm_state *s, esc_work *w, const esc_args &g, 
             cub::DeviceSegmentedSort::SortPairs(w->temp, bytes, g.out_col, w->sorted_col, g.out_val,
                                                 w->sorted_val, (int)s->products, count, begin, end),
             "cub::DeviceSegmentedSort");
-    global_compress_kernel<<<count, BLOCK>>>(g, w->order + from, w->sorted_col, w->sorted_val);
+    global_compress_kernel<T><<<count, BLOCK>>>(g, w->order + from, w->sorted_col, w->sorted_val);
     return gpu_cuda_failed(&s->core, cudaGetLastError(), "kernel launch");
 fail:
     return 1;
@@ -605,64 +657,77 @@ fail:
 
 /* The dense rows past SLICE_PRODUCTS: their slices, then each row written
  * out from its accumulator (one per such row, so the memory is theirs). */
-static int esc_sliced_rows(gpu_spgemm_state *s, esc_work *w, const esc_args &g, const int *rows,
-                           int count)
+template <class T>
+static int esc_sliced_rows(gpu_spgemm_state *s, esc_work<T> *w, const esc_args<T> &g,
+                           const int *rows, int count)
 {
     const int n = s->B.n, words = (n + WARP - 1) / WARP;
     if (count == 0) return 0;
-    if (spgemm_alloc(s, (void **)&w->dense_acc, sizeof(double) * (size_t)count * n) ||
-        spgemm_alloc(s, (void **)&w->dense_flags, sizeof(unsigned) * (size_t)count * words))
+    if (spgemm_alloc(s, (void **)&w->dense_acc, sizeof(T) * (size_t)count * n) ||
+        spgemm_alloc(s, (void **)&w->dense_flags, sizeof(unsigned) * (size_t)count * words) ||
+        dense_shared_fits(s, dense_slices_kernel<T>, dense_shared_bytes<T>(n)))
         return 1;
-    GPU_TRY(&s->core, cudaMemsetAsync(w->dense_acc, 0, sizeof(double) * (size_t)count * n, 0),
+    GPU_TRY(&s->core, cudaMemsetAsync(w->dense_acc, 0, sizeof(T) * (size_t)count * n, 0),
             "cudaMemsetAsync");
     GPU_TRY(&s->core,
             cudaMemsetAsync(w->dense_flags, 0, sizeof(unsigned) * (size_t)count * words, 0),
             "cudaMemsetAsync");
-    dense_slices_kernel<<<dim3(count, MAX_SLICES), BLOCK>>>(g, rows, n, w->dense_acc,
-                                                            w->dense_flags);
-    dense_gather_kernel<<<count, BLOCK>>>(g, rows, n, w->dense_acc, w->dense_flags);
+    dense_slices_kernel<T><<<dim3(count, MAX_SLICES), BLOCK, dense_shared_bytes<T>(n)>>>(
+        g, rows, n, w->dense_acc, w->dense_flags);
+    dense_gather_kernel<T><<<count, BLOCK>>>(g, rows, n, w->dense_acc, w->dense_flags);
     return gpu_cuda_failed(&s->core, cudaGetLastError(), "kernel launch");
 fail:
     return 1;
 }
 
-template <int ITEMS> static void launch_warp_rows(const esc_args &g, const int *rows, int count)
+template <int ITEMS, class T>
+static void launch_warp_rows(const esc_args<T> &g, const int *rows, int count)
 {
     if (count > 0)
-        warp_rows_kernel<ITEMS><<<gpu_blocks_for(count, WARPS), WARPS * WARP>>>(g, rows, count);
+        warp_rows_kernel<ITEMS, T><<<gpu_blocks_for(count, WARPS), WARPS * WARP>>>(g, rows, count);
 }
 
-template <int ITEMS>
-static void launch_block_rows(const esc_args &g, const int *rows, int count, int key_bits)
+template <int ITEMS, class T>
+static void launch_block_rows(const esc_args<T> &g, const int *rows, int count, int key_bits)
 {
-    if (count > 0) block_rows_kernel<ITEMS><<<count, BLOCK>>>(g, rows, key_bits);
+    if (count > 0) block_rows_kernel<ITEMS, T><<<count, BLOCK>>>(g, rows, key_bits);
 }
 
-/* Each tier's rows, the product kernels proper (timed apart). */
-static int esc_rows(gpu_spgemm_state *s, esc_work *w, const esc_args &g, const int *bounds)
+/* Each tier's rows, the product kernels proper (timed apart). Rows past
+ * 2048 products are dense on chip when B is at most DENSE_COLS wide, and
+ * past SLICE_PRODUCTS while B fits a block's shared memory; the others are
+ * sorted in global memory. */
+template <class T>
+static int esc_rows(gpu_spgemm_state *s, esc_work<T> *w, const esc_args<T> &g, const int *bounds)
 {
     const int key_bits = spgemm_bits((long long)s->B.n + 1);
     const int *order = w->order;
     int count = bounds[1] - bounds[0];
     if (count > 0)
-        thread_rows_kernel<<<gpu_blocks_for(count, 128), 128>>>(g, order + bounds[0], count);
-    launch_warp_rows<1>(g, order + bounds[1], bounds[2] - bounds[1]);
-    launch_warp_rows<2>(g, order + bounds[2], bounds[3] - bounds[2]);
-    launch_warp_rows<4>(g, order + bounds[3], bounds[4] - bounds[3]);
-    launch_warp_rows<8>(g, order + bounds[4], bounds[5] - bounds[4]);
-    launch_block_rows<2>(g, order + bounds[5], bounds[6] - bounds[5], key_bits);
-    launch_block_rows<4>(g, order + bounds[6], bounds[7] - bounds[6], key_bits);
-    launch_block_rows<8>(g, order + bounds[7], bounds[8] - bounds[7], key_bits);
+        thread_rows_kernel<T><<<gpu_blocks_for(count, 128), 128>>>(g, order + bounds[0], count);
+    launch_warp_rows<1, T>(g, order + bounds[1], bounds[2] - bounds[1]);
+    launch_warp_rows<2, T>(g, order + bounds[2], bounds[3] - bounds[2]);
+    launch_warp_rows<4, T>(g, order + bounds[3], bounds[4] - bounds[3]);
+    launch_warp_rows<8, T>(g, order + bounds[4], bounds[5] - bounds[4]);
+    launch_block_rows<2, T>(g, order + bounds[5], bounds[6] - bounds[5], key_bits);
+    launch_block_rows<4, T>(g, order + bounds[6], bounds[7] - bounds[6], key_bits);
+    launch_block_rows<8, T>(g, order + bounds[7], bounds[8] - bounds[7], key_bits);
     if (gpu_cuda_failed(&s->core, cudaGetLastError(), "kernel launch")) return 1;
-    if (s->B.n > DENSE_COLS) return esc_global_rows(s, w, g, bounds[8], bounds[10]);
-    count = bounds[9] - bounds[8];
-    if (count > 0) dense_rows_kernel<<<count, BLOCK>>>(g, order + bounds[8], s->B.n);
-    if (gpu_cuda_failed(&s->core, cudaGetLastError(), "kernel launch")) return 1;
-    return esc_sliced_rows(s, w, g, order + bounds[9], bounds[10] - bounds[9]);
+    const int n = s->B.n, sliced_dense = n <= dense_cols<T>();
+    if (n > DENSE_COLS) {
+        if (esc_global_rows(s, w, g, bounds[8], sliced_dense ? bounds[9] : bounds[10])) return 1;
+    } else {
+        count = bounds[9] - bounds[8];
+        if (count > 0)
+            dense_rows_kernel<T>
+                <<<count, BLOCK, dense_shared_bytes<T>(n)>>>(g, order + bounds[8], n);
+        if (gpu_cuda_failed(&s->core, cudaGetLastError(), "kernel launch")) return 1;
+    }
+    return sliced_dense ? esc_sliced_rows(s, w, g, order + bounds[9], bounds[10] - bounds[9]) : 0;
 }
 
 /* C's row pointers from the counts, then its arrays, packed in row order. */
-static void esc_pack(gpu_spgemm_state *s, esc_work *w, const esc_args &g)
+template <class T> static void esc_pack(gpu_spgemm_state *s, esc_work<T> *w, const esc_args<T> &g)
 {
     const int m = s->A.m;
     int nnz = 0;
@@ -680,25 +745,27 @@ static void esc_pack(gpu_spgemm_state *s, esc_work *w, const esc_args &g)
             "kernel execution");
     s->C.nnz = nnz;
     if (spgemm_alloc(s, (void **)&s->C.col_idx, sizeof(int) * (size_t)nnz) ||
-        spgemm_alloc(s, (void **)&s->C.val, sizeof(double) * (size_t)nnz))
+        spgemm_alloc(s, &s->C.val, sizeof(T) * (size_t)nnz))
         return;
     if (m > 0)
-        pack_rows_kernel<<<gpu_blocks_for((long long)m * WARP, 256), 256>>>(g, m, s->C.row_ptr,
-                                                                            s->C.col_idx, s->C.val);
+        pack_rows_kernel<T><<<gpu_blocks_for((long long)m * WARP, 256), 256>>>(
+            g, m, s->C.row_ptr, s->C.col_idx, values_of<T>(s->C));
     gpu_cuda_failed(&s->core, cudaGetLastError(), "kernel launch");
 fail:
     return;
 }
 
-static void esc_product(gpu_spgemm_state *s)
+template <class T> static void esc_product_in(gpu_spgemm_state *s)
 {
-    esc_work w = {};
+    esc_work<T> w = {};
     int bounds[TIERS + 1] = {0};
-    esc_args g = {s->A.row_ptr, s->A.col_idx, s->A.val, s->B.row_ptr, s->B.col_idx,
-                  s->B.val,     NULL,         NULL,     NULL,         NULL};
+    esc_args<T> g = {s->A.row_ptr, s->A.col_idx, values_of<T>(s->A),
+                     s->B.row_ptr, s->B.col_idx, values_of<T>(s->B),
+                     NULL,         NULL,         NULL,
+                     NULL};
     if (s->A.m > 0 && esc_setup(s, &w, bounds)) goto done;
     if (spgemm_alloc(s, (void **)&w.out_col, sizeof(int) * (size_t)s->products) ||
-        spgemm_alloc(s, (void **)&w.out_val, sizeof(double) * (size_t)s->products))
+        spgemm_alloc(s, (void **)&w.out_val, sizeof(T) * (size_t)s->products))
         goto done;
     g.offset = w.offset;
     g.out_col = w.out_col;
@@ -732,6 +799,8 @@ done:
     spgemm_free(w.temp);
 }
 
+static void esc_product(gpu_spgemm_state *s) { SPGEMM_BY_PRECISION(s, esc_product_in); }
+
 static const gpu_spgemm_variant esc = {0, 0, esc_product, 0, NULL};
 
 const spb_spgemm_kernel gpu_spgemm_esc_kernels[] = {
@@ -739,8 +808,9 @@ const spb_spgemm_kernel gpu_spgemm_esc_kernels[] = {
         "spgemm.cuda.esc",
         "expand-sort-compress: rows grouped by products, each sorted by a thread "
         "(network, <= 16), a warp (merge sort, <= 256) or a block (radix sort, "
-        "<= 2048) on chip; longer rows dense on chip (B <= 4096 columns) or sorted in "
-        "global memory; C packed in row order",
+        "<= 2048) on chip; longer rows dense on chip (B <= 4096 columns, or past 8192 "
+        "products B as wide as shared memory holds) or sorted in global memory; C packed "
+        "in row order",
         &esc),
 };
 

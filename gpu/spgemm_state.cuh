@@ -8,21 +8,25 @@
 
 #include "spmv_state.cuh"
 
-/* A CSR matrix in device memory (arrays NULL when not allocated). */
+/* A CSR matrix in device memory (arrays NULL when not allocated); its
+ * values in the state's precision (double or float). */
 struct gpu_csr {
     int m, n, nnz;
     int *row_ptr, *col_idx;
-    double *val;
+    void *val;
 };
+
+/* M's values as the product's value type T. */
+template <class T> static inline T *values_of(const gpu_csr &M) { return (T *)M.val; }
 
 struct gpu_spgemm_state;
 
 struct gpu_spgemm_variant {
     int default_block; /* threads per block; 0: a library that picks its own */
     int default_tile;  /* accumulator columns per tile; 0: no tile */
-    /* One whole product into s->C (the previous C already freed), the
-     * product kernels between s->kernel_start and s->kernel_stop; failures
-     * go into s->core. */
+    /* One whole product into s->C (the previous C already freed), in
+     * s->precision, the product kernels between s->kernel_start and
+     * s->kernel_stop; failures go into s->core. */
     void (*product)(gpu_spgemm_state *s);
     int mode; /* the family's own selector (tiled kernels: which one) */
     /* After upload: library handles and descriptors (NULL: none). */
@@ -33,6 +37,8 @@ struct gpu_spgemm_state {
     gpu_record core; /* failure record and the whole-product events */
     const gpu_spgemm_variant *variant;
     gpu_csr A, B, C;
+    spb_precision precision; /* of the values, products and sums */
+    size_t value_bytes;
     int block_size, tile;
     int64_t products; /* intermediate products of A*B */
     cudaEvent_t kernel_start, kernel_stop;
@@ -59,9 +65,16 @@ int spgemm_bits(long long limit);
 void spgemm_record_kernel_time(gpu_spgemm_state *s);
 
 /* The unordered coordinates (row << col_bits | column, value) of C's
- * entries, each (row, column) once, into canonical CSR in s->C. */
-void spgemm_coordinates_to_csr(gpu_spgemm_state *s, unsigned long long *keys, double *vals,
-                               int count, int col_bits);
+ * entries, each (row, column) once, into canonical CSR in s->C (T double
+ * or float, the state's precision). */
+template <class T>
+void spgemm_coordinates_to_csr(gpu_spgemm_state *s, unsigned long long *keys, T *vals, int count,
+                               int col_bits);
+
+/* A family's product in the state's precision: product<double> or
+ * product<float> of a template taking the value type. */
+#define SPGEMM_BY_PRECISION(s, product)                                                            \
+    ((s)->precision == SPB_FP32 ? product<float>(s) : product<double>(s))
 
 #define FULL_MASK 0xffffffffu
 
@@ -112,9 +125,11 @@ double gpu_spgemm_kernel_seconds(const void *state);
     GPU_SPGEMM_KERNEL_IF(row_name, row_description, row_variant, gpu_kernel_supports)
 /* The same for a row that needs more than a device (see GPU_SPMV_KERNEL_IF). */
 #define GPU_SPGEMM_KERNEL_IF(row_name, row_description, row_variant, row_supports)                 \
-    GPU_SPGEMM_KERNEL_FULL(row_name, row_description, row_variant, row_supports, 0)
-/* ... and one timed alone (spb_kernel.timed_alone). */
-#define GPU_SPGEMM_KERNEL_FULL(row_name, row_description, row_variant, row_supports, alone)        \
+    GPU_SPGEMM_KERNEL_FULL(row_name, row_description, row_variant, row_supports, 0, 1)
+/* ... and one timed alone (spb_kernel.timed_alone), or without an fp32
+ * version (fp32 0). */
+#define GPU_SPGEMM_KERNEL_FULL(row_name, row_description, row_variant, row_supports, alone,        \
+                               single)                                                             \
     {                                                                                              \
         .kernel = {.name = row_name,                                                               \
                    .format = "csr",                                                                \
@@ -126,6 +141,7 @@ double gpu_spgemm_kernel_seconds(const void *state);
                    .release = gpu_spgemm_release,                                                  \
                    .time_calls = gpu_spgemm_time_calls,                                            \
                    .check = gpu_spgemm_check,                                                      \
+                   .fp32 = (single),                                                               \
                    .timed_alone = (alone)},                                                        \
         .spgemm = gpu_spgemm_run, .kernel_seconds = gpu_spgemm_kernel_seconds                      \
     }

@@ -15,16 +15,16 @@
 
 enum { MODE_THREAD, MODE_THREAD_HOISTED, MODE_BLOCK, MODE_BLOCK_RESERVE, MODE_WARP };
 
-struct tiled_args {
+template <class T> struct tiled_args {
     const int *a_rp, *a_ci;
-    const double *a_v;
+    const T *a_v;
     const int *b_rp, *b_ci;
-    const double *b_v;
+    const T *b_v;
     int m, col_bits, tile;
     int2 *cursor; /* per entry of A: its next entry of B, and that row of B's end */
     int *count;   /* entries of C written so far */
     unsigned long long *keys;
-    double *vals;
+    T *vals;
 };
 
 __device__ static unsigned long long coordinate(int row, int col, int col_bits)
@@ -35,11 +35,11 @@ __device__ static unsigned long long coordinate(int row, int col, int col_bits)
 /* ---- 1. thread per row --------------------------------------------------------------- */
 
 /* Written plainly: every bound re-read through the argument pointers. */
-__global__ void thread_row_kernel(tiled_args g)
+template <class T> __global__ void thread_row_kernel(tiled_args<T> g)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= g.m) return;
-    double acc[THREAD_TILE];
+    T acc[THREAD_TILE];
     int next = INT_MAX;
     for (int k = g.a_rp[i]; k < g.a_rp[i + 1]; k++) {
         g.cursor[k].x = g.b_rp[g.a_ci[k]];
@@ -53,7 +53,7 @@ __global__ void thread_row_kernel(tiled_args g)
             while (g.cursor[k].x < g.b_rp[g.a_ci[k] + 1] &&
                    g.b_ci[g.cursor[k].x] - base < THREAD_TILE) {
                 int slot = g.b_ci[g.cursor[k].x] - base;
-                double p = g.a_v[k] * g.b_v[g.cursor[k].x];
+                T p = g.a_v[k] * g.b_v[g.cursor[k].x];
                 acc[slot] = mask >> slot & 1u ? acc[slot] + p : p;
                 mask |= 1u << slot;
                 g.cursor[k].x++;
@@ -73,17 +73,18 @@ __global__ void thread_row_kernel(tiled_args g)
 
 /* The row's bounds and each entry's B-row end read once (the end kept
  * beside the cursor), every input read-only through restrict pointers. */
+template <class T>
 __global__ void
 thread_row_hoisted_kernel(const int *__restrict__ a_rp, const int *__restrict__ a_ci,
-                          const double *__restrict__ a_v, const int *__restrict__ b_rp,
-                          const int *__restrict__ b_ci, const double *__restrict__ b_v, int m,
+                          const T *__restrict__ a_v, const int *__restrict__ b_rp,
+                          const int *__restrict__ b_ci, const T *__restrict__ b_v, int m,
                           int col_bits, int2 *__restrict__ cursor, int *__restrict__ count,
-                          unsigned long long *__restrict__ keys, double *__restrict__ vals)
+                          unsigned long long *__restrict__ keys, T *__restrict__ vals)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= m) return;
     const int start = __ldg(&a_rp[i]), end = __ldg(&a_rp[i + 1]);
-    double acc[THREAD_TILE];
+    T acc[THREAD_TILE];
     int next = INT_MAX;
     for (int k = start; k < end; k++) {
         const int j = __ldg(&a_ci[k]);
@@ -98,11 +99,11 @@ thread_row_hoisted_kernel(const int *__restrict__ a_rp, const int *__restrict__ 
         for (int k = start; k < end; k++) {
             int2 c = cursor[k];
             if (c.x == c.y) continue;
-            const double a = __ldg(&a_v[k]);
+            const T a = __ldg(&a_v[k]);
             int col = __ldg(&b_ci[c.x]);
             while (col - base < THREAD_TILE) {
                 const int slot = col - base;
-                const double p = a * __ldg(&b_v[c.x]);
+                const T p = a * __ldg(&b_v[c.x]);
                 acc[slot] = mask >> slot & 1u ? acc[slot] + p : p;
                 mask |= 1u << slot;
                 if (++c.x == c.y) break;
@@ -125,9 +126,9 @@ thread_row_hoisted_kernel(const int *__restrict__ a_rp, const int *__restrict__ 
 /* Writes the tile's flagged entries out and clears them (acc to 0, flags
  * to none). Warp w takes flag words w, w + warps, ...; lane l the slot
  * 32 * word + l of each. */
-template <int MODE>
-__device__ static void emit_tile(const tiled_args &g, int row, int base, double *acc,
-                                 unsigned *flags, int *block_base, int *warp_sums)
+template <int MODE, class T>
+__device__ static void emit_tile(const tiled_args<T> &g, int row, int base, T *acc, unsigned *flags,
+                                 int *block_base, int *warp_sums)
 {
     const int lane = threadIdx.x % WARP, warp = threadIdx.x / WARP, warps = blockDim.x / WARP;
     const int words = g.tile / WARP;
@@ -156,7 +157,7 @@ __device__ static void emit_tile(const tiled_args &g, int row, int base, double 
         if (has) {
             g.keys[at] = coordinate(row, base + slot, g.col_bits);
             g.vals[at] = acc[slot];
-            acc[slot] = 0.0;
+            acc[slot] = 0;
             if (MODE == MODE_BLOCK_RESERVE) at++;
         }
         __syncwarp();
@@ -167,14 +168,15 @@ __device__ static void emit_tile(const tiled_args &g, int row, int base, double 
 /* One block per row of A. The next tile is the smallest column any cursor
  * points at, agreed through a shared atomicMin; two slots alternate so that
  * one round's minimum is read while the next one's is reset. */
-template <int MODE> __global__ void block_row_kernel(tiled_args g)
+template <int MODE, class T> __global__ void block_row_kernel(tiled_args<T> g)
 {
-    extern __shared__ double acc[]; /* tile accumulators, then one flag bit per column */
+    extern __shared__ __align__(16) unsigned char tile_shared[];
+    T *acc = (T *)tile_shared; /* tile accumulators, then one flag bit per column */
     unsigned *flags = (unsigned *)(acc + g.tile);
     __shared__ int next_tile[2], block_base, warp_sums[MAX_BLOCK / WARP];
     const int i = blockIdx.x, tid = threadIdx.x, threads = blockDim.x;
     const int start = g.a_rp[i], end = g.a_rp[i + 1];
-    for (int t = tid; t < g.tile; t += threads) acc[t] = 0.0;
+    for (int t = tid; t < g.tile; t += threads) acc[t] = 0;
     for (int w = tid; w < g.tile / WARP; w += threads) flags[w] = 0;
     if (tid == 0) next_tile[0] = next_tile[1] = INT_MAX;
     __syncthreads();
@@ -194,7 +196,7 @@ template <int MODE> __global__ void block_row_kernel(tiled_args g)
         for (int k = start + tid; k < end; k += threads) {
             int2 c = g.cursor[k];
             if (c.x == c.y) continue;
-            const double a = g.a_v[k];
+            const T a = g.a_v[k];
             int col = g.b_ci[c.x];
             while (col - base < g.tile) {
                 const int slot = col - base;
@@ -218,28 +220,29 @@ template <int MODE> __global__ void block_row_kernel(tiled_args g)
 
 /* ---- the whole product -------------------------------------------------------------- */
 
-template <int MODE> static void launch_block_rows(gpu_spgemm_state *s, const tiled_args &g)
+template <int MODE, class T>
+static void launch_block_rows(gpu_spgemm_state *s, const tiled_args<T> &g)
 {
-    size_t shared = sizeof(double) * (size_t)s->tile + sizeof(unsigned) * (size_t)(s->tile / WARP);
+    size_t shared = sizeof(T) * (size_t)s->tile + sizeof(unsigned) * (size_t)(s->tile / WARP);
     if (shared > 48 * 1024 &&
         gpu_cuda_failed(&s->core,
-                        cudaFuncSetAttribute(block_row_kernel<MODE>,
+                        cudaFuncSetAttribute(block_row_kernel<MODE, T>,
                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              (int)shared),
                         "cudaFuncSetAttribute"))
         return;
-    block_row_kernel<MODE><<<s->A.m, s->block_size, shared>>>(g);
+    block_row_kernel<MODE, T><<<s->A.m, s->block_size, shared>>>(g);
 }
 
-static void launch(gpu_spgemm_state *s, const tiled_args &g)
+template <class T> static void launch(gpu_spgemm_state *s, const tiled_args<T> &g)
 {
     const unsigned grid = (unsigned)((s->A.m + s->block_size - 1) / s->block_size);
     switch (s->variant->mode) {
-    case MODE_THREAD: thread_row_kernel<<<grid, s->block_size>>>(g); break;
+    case MODE_THREAD: thread_row_kernel<T><<<grid, s->block_size>>>(g); break;
     case MODE_THREAD_HOISTED:
-        thread_row_hoisted_kernel<<<grid, s->block_size>>>(g.a_rp, g.a_ci, g.a_v, g.b_rp, g.b_ci,
-                                                           g.b_v, g.m, g.col_bits, g.cursor,
-                                                           g.count, g.keys, g.vals);
+        thread_row_hoisted_kernel<T><<<grid, s->block_size>>>(g.a_rp, g.a_ci, g.a_v, g.b_rp, g.b_ci,
+                                                              g.b_v, g.m, g.col_bits, g.cursor,
+                                                              g.count, g.keys, g.vals);
         break;
     case MODE_BLOCK: launch_block_rows<MODE_BLOCK>(s, g); break;
     case MODE_BLOCK_RESERVE: launch_block_rows<MODE_BLOCK_RESERVE>(s, g); break;
@@ -250,16 +253,26 @@ static void launch(gpu_spgemm_state *s, const tiled_args &g)
 
 /* Coordinates for at most one entry per product, the kernel, then the
  * conversion to sorted CSR. */
-static void tiled_product(gpu_spgemm_state *s)
+template <class T> static void tiled_product_in(gpu_spgemm_state *s)
 {
-    tiled_args g = {
-        s->A.row_ptr,        s->A.col_idx, s->A.val, s->B.row_ptr, s->B.col_idx, s->B.val, s->A.m,
-        spgemm_bits(s->B.n), s->tile,      NULL,     NULL,         NULL,         NULL};
+    tiled_args<T> g = {s->A.row_ptr,
+                       s->A.col_idx,
+                       values_of<T>(s->A),
+                       s->B.row_ptr,
+                       s->B.col_idx,
+                       values_of<T>(s->B),
+                       s->A.m,
+                       spgemm_bits(s->B.n),
+                       s->tile,
+                       NULL,
+                       NULL,
+                       NULL,
+                       NULL};
     int count = 0;
     if (spgemm_alloc(s, (void **)&g.count, sizeof(int)) ||
         spgemm_alloc(s, (void **)&g.cursor, sizeof(int2) * (size_t)s->A.nnz) ||
         spgemm_alloc(s, (void **)&g.keys, sizeof(unsigned long long) * (size_t)s->products) ||
-        spgemm_alloc(s, (void **)&g.vals, sizeof(double) * (size_t)s->products))
+        spgemm_alloc(s, (void **)&g.vals, sizeof(T) * (size_t)s->products))
         goto done;
     GPU_TRY(&s->core, cudaMemsetAsync(g.count, 0, sizeof(int), 0), "cudaMemsetAsync");
     GPU_TRY(&s->core, cudaEventRecord(s->kernel_start), "cudaEventRecord");
@@ -276,6 +289,8 @@ done:
     spgemm_free(g.keys);
     spgemm_free(g.vals);
 }
+
+static void tiled_product(gpu_spgemm_state *s) { SPGEMM_BY_PRECISION(s, tiled_product_in); }
 
 static const gpu_spgemm_variant thread_row = {128, 0, tiled_product, MODE_THREAD, NULL};
 static const gpu_spgemm_variant thread_row_hoisted = {128, 0, tiled_product, MODE_THREAD_HOISTED,
