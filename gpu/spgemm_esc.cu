@@ -6,9 +6,10 @@
  * in registers (up to 16 products), a warp with a merge sort of 1, 2, 4 or
  * 8 items per lane (up to 256), a block with a radix sort in shared memory
  * (up to 2048); longer rows accumulate into a dense row in shared memory
- * when B has at most 4096 columns, and past 8192 products while B fits a
- * block's shared memory (shared out among blocks, their sums added in
- * global memory); the others are expanded into global memory and sorted
+ * when B has at most 4096 columns, and past 8192 products (shared out among
+ * blocks, their sums added in global memory) on chip while B fits a block's
+ * shared memory, else in global memory while B is not much wider than the
+ * rows are long; the others are expanded into global memory and sorted
  * there by segment, so no row is too long. Rows compress into their own
  * product range; a last pass packs them into C in the original row order.
  * Every kernel is a template on the value type (fp64 and fp32). */
@@ -446,22 +447,27 @@ __global__ void __launch_bounds__(BLOCK) dense_rows_kernel(esc_args<T> g, const 
  * SLICE_PRODUCTS of its products (at most MAX_SLICES), each taking a slice
  * of its entries of A: one block over a hub row of 3x10^6 products kept
  * one SM of 132 busy for 1.7 ms (0.08% of the GPU's issue, Nsight
- * Compute). Such rows are dense while B's width fits a block's shared
- * memory (dense_cols: about 28,000 columns in fp64 on an H100): such a row
- * has over 8192 products, so its width is at most a few times its products,
- * and sorting them in global memory cost the LP shape 8.6x cuSPARSE. */
-#define SLICE_PRODUCTS 8192
-#define MAX_SLICES     64
+ * Compute). Such a row has over 8192 products, so a width of B up to a few
+ * times that is worth a dense row: on chip while B's row fits a block's
+ * shared memory (dense_cols: about 28,000 columns in fp64 on an H100),
+ * else in global memory, up to GLOBAL_DENSE_COLS columns and while the
+ * rows' accumulators take at most GLOBAL_DENSE_SHARE values per product.
+ * Sorting these rows in global memory instead cost the LP shape 8.6x
+ * cuSPARSE (issue 62). */
+#define SLICE_PRODUCTS     8192
+#define MAX_SLICES         64
+#define GLOBAL_DENSE_COLS  131072 /* 16 times a sliced row's fewest products */
+#define GLOBAL_DENSE_SHARE 2
 
-/* Slice blockIdx.y of the dense row blockIdx.x: accumulated on chip, then
- * added into the row's accumulator in global memory (zeroed before). */
-template <class T>
+/* Slice blockIdx.y of the dense row blockIdx.x, added into the row's
+ * accumulator in global memory (zeroed before): ON_CHIP, accumulated in
+ * shared memory first and added once per column; else each product added
+ * there directly. */
+template <class T, bool ON_CHIP>
 __global__ void __launch_bounds__(BLOCK)
     dense_slices_kernel(esc_args<T> g, const int *rows, int n, T *acc_all, unsigned *flags_all)
 {
     extern __shared__ __align__(16) unsigned char dense_shared[];
-    T *acc = (T *)dense_shared;
-    unsigned *flags = (unsigned *)(acc + n);
     __shared__ int warp_sums[BLOCK / WARP], prefix[BLOCK + 1];
     const int row = rows[blockIdx.x], slice = blockIdx.y, t = threadIdx.x;
     const int words = (n + WARP - 1) / WARP, p = g.offset[row + 1] - g.offset[row];
@@ -470,13 +476,18 @@ __global__ void __launch_bounds__(BLOCK)
     const int a0 = g.a_rp[row], entries = g.a_rp[row + 1] - a0;
     const int begin = a0 + (int)((long long)entries * slice / slices);
     const int end = a0 + (int)((long long)entries * (slice + 1) / slices);
-    for (int c = t; c < n; c += BLOCK) acc[c] = 0;
-    for (int w = t; w < words; w += BLOCK) flags[w] = 0;
-    __syncthreads();
-    expand_entries(g, begin, end, t, BLOCK, warp_sums, prefix, accumulate_products<T>{acc, flags});
-    __syncthreads();
     T *acc_row = acc_all + (size_t)blockIdx.x * n;
     unsigned *flags_row = flags_all + (size_t)blockIdx.x * words;
+    T *acc = ON_CHIP ? (T *)dense_shared : acc_row;
+    unsigned *flags = ON_CHIP ? (unsigned *)(acc + n) : flags_row;
+    if (ON_CHIP) {
+        for (int c = t; c < n; c += BLOCK) acc[c] = 0;
+        for (int w = t; w < words; w += BLOCK) flags[w] = 0;
+        __syncthreads();
+    }
+    expand_entries(g, begin, end, t, BLOCK, warp_sums, prefix, accumulate_products<T>{acc, flags});
+    if (!ON_CHIP) return;
+    __syncthreads();
     for (int c = t; c < n; c += BLOCK)
         if (flags[c / WARP] >> (c % WARP) & 1u) atomicAdd(&acc_row[c], acc[c]);
     for (int w = t; w < words; w += BLOCK)
@@ -655,25 +666,30 @@ fail:
     return 1;
 }
 
-/* The dense rows past SLICE_PRODUCTS: their slices, then each row written
- * out from its accumulator (one per such row, so the memory is theirs). */
+/* The dense rows past SLICE_PRODUCTS: their slices (on chip or not), then
+ * each row written out from its accumulator (one per such row, so the
+ * memory is theirs). */
 template <class T>
 static int esc_sliced_rows(gpu_spgemm_state *s, esc_work<T> *w, const esc_args<T> &g,
-                           const int *rows, int count)
+                           const int *rows, int count, bool on_chip)
 {
     const int n = s->B.n, words = (n + WARP - 1) / WARP;
     if (count == 0) return 0;
     if (spgemm_alloc(s, (void **)&w->dense_acc, sizeof(T) * (size_t)count * n) ||
         spgemm_alloc(s, (void **)&w->dense_flags, sizeof(unsigned) * (size_t)count * words) ||
-        dense_shared_fits(s, dense_slices_kernel<T>, dense_shared_bytes<T>(n)))
+        (on_chip && dense_shared_fits(s, dense_slices_kernel<T, true>, dense_shared_bytes<T>(n))))
         return 1;
     GPU_TRY(&s->core, cudaMemsetAsync(w->dense_acc, 0, sizeof(T) * (size_t)count * n, 0),
             "cudaMemsetAsync");
     GPU_TRY(&s->core,
             cudaMemsetAsync(w->dense_flags, 0, sizeof(unsigned) * (size_t)count * words, 0),
             "cudaMemsetAsync");
-    dense_slices_kernel<T><<<dim3(count, MAX_SLICES), BLOCK, dense_shared_bytes<T>(n)>>>(
-        g, rows, n, w->dense_acc, w->dense_flags);
+    if (on_chip)
+        dense_slices_kernel<T, true><<<dim3(count, MAX_SLICES), BLOCK, dense_shared_bytes<T>(n)>>>(
+            g, rows, n, w->dense_acc, w->dense_flags);
+    else
+        dense_slices_kernel<T, false>
+            <<<dim3(count, MAX_SLICES), BLOCK>>>(g, rows, n, w->dense_acc, w->dense_flags);
     dense_gather_kernel<T><<<count, BLOCK>>>(g, rows, n, w->dense_acc, w->dense_flags);
     return gpu_cuda_failed(&s->core, cudaGetLastError(), "kernel launch");
 fail:
@@ -695,8 +711,8 @@ static void launch_block_rows(const esc_args<T> &g, const int *rows, int count, 
 
 /* Each tier's rows, the product kernels proper (timed apart). Rows past
  * 2048 products are dense on chip when B is at most DENSE_COLS wide, and
- * past SLICE_PRODUCTS while B fits a block's shared memory; the others are
- * sorted in global memory. */
+ * past SLICE_PRODUCTS as dense_slices_kernel says; the others are sorted in
+ * global memory. */
 template <class T>
 static int esc_rows(gpu_spgemm_state *s, esc_work<T> *w, const esc_args<T> &g, const int *bounds)
 {
@@ -713,7 +729,10 @@ static int esc_rows(gpu_spgemm_state *s, esc_work<T> *w, const esc_args<T> &g, c
     launch_block_rows<4, T>(g, order + bounds[6], bounds[7] - bounds[6], key_bits);
     launch_block_rows<8, T>(g, order + bounds[7], bounds[8] - bounds[7], key_bits);
     if (gpu_cuda_failed(&s->core, cudaGetLastError(), "kernel launch")) return 1;
-    const int n = s->B.n, sliced_dense = n <= dense_cols<T>();
+    const int n = s->B.n, sliced = bounds[10] - bounds[9], on_chip = n <= dense_cols<T>();
+    const int sliced_dense =
+        on_chip ||
+        (n <= GLOBAL_DENSE_COLS && (double)sliced * n <= GLOBAL_DENSE_SHARE * (double)s->products);
     if (n > DENSE_COLS) {
         if (esc_global_rows(s, w, g, bounds[8], sliced_dense ? bounds[9] : bounds[10])) return 1;
     } else {
@@ -723,7 +742,7 @@ static int esc_rows(gpu_spgemm_state *s, esc_work<T> *w, const esc_args<T> &g, c
                 <<<count, BLOCK, dense_shared_bytes<T>(n)>>>(g, order + bounds[8], n);
         if (gpu_cuda_failed(&s->core, cudaGetLastError(), "kernel launch")) return 1;
     }
-    return sliced_dense ? esc_sliced_rows(s, w, g, order + bounds[9], bounds[10] - bounds[9]) : 0;
+    return sliced_dense ? esc_sliced_rows(s, w, g, order + bounds[9], sliced, on_chip) : 0;
 }
 
 /* C's row pointers from the counts, then its arrays, packed in row order. */
@@ -808,9 +827,9 @@ const spb_spgemm_kernel gpu_spgemm_esc_kernels[] = {
         "spgemm.cuda.esc",
         "expand-sort-compress: rows grouped by products, each sorted by a thread "
         "(network, <= 16), a warp (merge sort, <= 256) or a block (radix sort, "
-        "<= 2048) on chip; longer rows dense on chip (B <= 4096 columns, or past 8192 "
-        "products B as wide as shared memory holds) or sorted in global memory; C packed "
-        "in row order",
+        "<= 2048) on chip; longer rows dense (on chip up to 4096 columns of B; past 8192 "
+        "products shared among blocks, on chip or in global memory) or sorted in global "
+        "memory; C packed in row order",
         &esc),
 };
 

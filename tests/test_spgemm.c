@@ -274,11 +274,12 @@ static void check_long_rows(spb_rng *rng)
     static const struct {
         spb_index m, n, p;
         double density;
-    } shapes[] = {{40, 300, 300, 0.1},   {20, 200, 3000, 0.15}, {12, 400, 2000, 0.5},
-                  {6, 300, 5000, 0.2},   /* B past 4096 columns, long rows: sliced on chip */
-                  {8, 100, 6000, 0.1},   /* about 6000 products a row, B past 4096: global */
-                  {3, 200, 60000, 0.05}, /* B wider than shared memory holds: global */
-                  {4, 3000, 300, 0.5}};  /* 10^5 products a row, B narrow: sliced */
+    } shapes[] = {{40, 300, 300, 0.1},    {20, 200, 3000, 0.15}, {12, 400, 2000, 0.5},
+                  {6, 300, 5000, 0.2},    /* B past 4096 columns, long rows: sliced on chip */
+                  {8, 100, 6000, 0.1},    /* about 6000 products a row, B past 4096: global */
+                  {3, 300, 60000, 0.05},  /* B wider than shared memory: dense in global */
+                  {2, 100, 140000, 0.05}, /* wider than a global dense row: sorted */
+                  {4, 3000, 300, 0.5}};   /* 10^5 products a row, B narrow: sliced */
     for (int s = 0; s < (int)(sizeof shapes / sizeof shapes[0]); s++) {
         spb_csr A, B;
         random_csr(rng, shapes[s].m, shapes[s].n, shapes[s].density, &A);
