@@ -501,6 +501,21 @@ def test_time_cap(tmp):
     rows = read_rows(free_csv)
     check(r.returncode == 0 and len(rows) == 1 and rows[0]["capped"] == "0" and
           int(rows[0]["reps"]) > 1, "under the cap the row is timed as always")
+    # SpGEMM's default cap, which 0 lifts; SpMV has none unless asked
+    cage4 = os.path.join(BUNDLED, "cage4.mtx.gz")
+    for args, cap in (([], " max_kernel_ms=1000"), (["--max-kernel-ms", "0"], "")):
+        out = os.path.join(tmp, "spgemm%d.csv" % len(args))
+        r = spbench("run", *FAST, "--op", "spgemm", "--kernels", "spgemm.gustavson", *args,
+                    "--csv", out, cage4)
+        rows = read_rows(out)
+        check(r.returncode == 0 and len(rows) == 1 and
+              rows[0]["settings"] == "hack_size=32 block_size=auto seed=1%s b=self" % cap,
+              "spgemm %s: settings %s" % (args, [x["settings"] for x in rows]))
+    out = os.path.join(tmp, "spmv.csv")
+    r = spbench("run", *FAST, "--kernels", "csr.serial", "--threads", "1", "--csv", out, cage4)
+    rows = read_rows(out)
+    check(r.returncode == 0 and rows and "max_kernel_ms" not in rows[0]["settings"],
+          "SpMV: no cap unless asked: %s" % [x["settings"] for x in rows])
 
 
 def test_kernel_typo(tmp):
