@@ -535,6 +535,11 @@ def test_usage(matrices):
     r = run([SPBENCH, "run", "--kernels", "mpi.rows", *FAST, matrices[2]])
     check(r.returncode == 0 and "skipped" in r.stdout and "not under MPI" in r.stdout,
           "outside MPI a distributed row is skipped, saying why: %s" % r.stdout[-500:])
+    r = run([SPBENCH, "run", "--ranks", "1", "--kernels", "mpi.rows", "--precision", "fp32",
+             *FAST, matrices[2]], timeout=60)
+    check(r.returncode == 0 and "no fp32 version" in r.stdout,
+          "a kernel without an fp32 version (the MPI rows) is skipped with the reason: %s" %
+          r.stdout[-500:])
     r = run(["mpirun", "-np", "2", SPBENCH, "run", "--ranks", "4", *FAST, matrices[2]],
             timeout=60)
     check(r.returncode == 2 and "the launcher started 2" in r.stderr,
