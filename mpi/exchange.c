@@ -103,7 +103,7 @@ static spb_status ghost_numbering(const dist_state *s, int64_t **keys, ghost_win
  * ghost block (ghost numbering), the latter keeping only rows with ghosts. */
 static spb_status split_part(dist_state *s, const ghost_window *w, spb_index ghosts, char *msg)
 {
-    const spb_csr *P = &s->part;
+    spb_csr *P = &s->part;
     spb_index off_nnz = 0, off_rows = 0;
     for (spb_index i = 0; i < P->m; i++) {
         spb_index before = off_nnz;
@@ -111,30 +111,46 @@ static spb_status split_part(dist_state *s, const ghost_window *w, spb_index gho
             off_nnz += ghost_number(w, P->col_idx[k]) != 0;
         off_rows += off_nnz > before;
     }
+    /* The diagonal block is compacted over the part's own arrays (an entry
+     * moves to a place no later than its own, after it is read), which it
+     * then takes: a copy of the matrix less per rank, and none at one rank
+     * (making a rank's part and its blocks took most of an H200 study's 17 s
+     * prepare a row, issue 61). PETSc builds its matrix from the part
+     * afterwards: its part stays, and the block is a copy. */
+    const int in_place = s->variant->exchange != DIST_PETSC;
     spb_index owned = map_owned(&s->cols, s->rank);
-    spb_status st = csr_alloc(&s->ghost.diag, P->m, owned, P->nnz - off_nnz, msg);
+    spb_status st =
+        in_place ? SPB_OK : csr_alloc(&s->ghost.diag, P->m, owned, P->nnz - off_nnz, msg);
     if (st == SPB_OK) st = csr_alloc(&s->ghost.off, off_rows, ghosts, off_nnz, msg);
     s->ghost.off_rows = spb_malloc((size_t)off_rows, sizeof *s->ghost.off_rows);
     if (st != SPB_OK || !s->ghost.off_rows)
         return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for a rank's blocks");
-    spb_index d = 0, o = 0, r = 0;
+    spb_csr *D = in_place ? P : &s->ghost.diag;
+    spb_index d = 0, o = 0, r = 0, start = P->row_ptr[0];
     for (spb_index i = 0; i < P->m; i++) {
-        spb_index before = o;
-        for (spb_index k = P->row_ptr[i]; k < P->row_ptr[i + 1]; k++) {
+        spb_index before = o, end = P->row_ptr[i + 1];
+        for (spb_index k = start; k < end; k++) {
             spb_index j = P->col_idx[k], ghost = ghost_number(w, j);
             if (!ghost) {
-                s->ghost.diag.col_idx[d] = map_local(&s->cols, j);
-                s->ghost.diag.val[d++] = P->val[k];
+                D->col_idx[d] = map_local(&s->cols, j);
+                D->val[d++] = P->val[k];
             } else {
                 s->ghost.off.col_idx[o] = ghost - 1;
                 s->ghost.off.val[o++] = P->val[k];
             }
         }
-        s->ghost.diag.row_ptr[i + 1] = d;
+        D->row_ptr[i + 1] = d;
+        start = end;
         if (o > before) {
             s->ghost.off_rows[r] = i;
             s->ghost.off.row_ptr[++r] = o;
         }
+    }
+    if (in_place) {
+        s->ghost.diag = *P;
+        s->ghost.diag.n = owned;
+        s->ghost.diag.nnz = d;
+        memset(P, 0, sizeof *P);
     }
     return SPB_OK;
 }
@@ -206,10 +222,10 @@ static spb_status plan_messages(dist_state *s, const int64_t *keys, spb_index gh
 }
 
 /* Rank 0's figures: bytes each rank sends per product, neighbours, and
- * stored entries per rank (max over mean). */
-static void plan_stats(dist_state *s, double bytes_sent, int neighbours)
+ * the entries each rank stores (`stored`: its part's; max over mean). */
+static void plan_stats(dist_state *s, double bytes_sent, int neighbours, double stored)
 {
-    double mine[3] = {bytes_sent, neighbours, s->part.nnz}, most[3], sum[3];
+    double mine[3] = {bytes_sent, neighbours, stored}, most[3], sum[3];
     MPI_Reduce(mine, most, 3, MPI_DOUBLE, MPI_MAX, 0, s->comm);
     MPI_Reduce(mine, sum, 3, MPI_DOUBLE, MPI_SUM, 0, s->comm);
     if (s->rank != 0) return;
@@ -284,7 +300,8 @@ static spb_status ghost_plan(dist_state *s, char *msg)
     if (st == SPB_OK) st = dist_agree(s->comm, chunk_diag(s, msg), msg);
     spb_free(keys);
     if (st != SPB_OK) return st;
-    plan_stats(s, 8.0 * s->ghost.send_start[s->ghost.sends], s->ghost.links);
+    plan_stats(s, 8.0 * s->ghost.send_start[s->ghost.sends], s->ghost.links,
+               (double)s->ghost.diag.nnz + s->ghost.off.nnz);
     return SPB_OK;
 }
 
@@ -335,7 +352,7 @@ static spb_status allgather_plan(dist_state *s, char *msg)
         spb_index j = W->col_idx[k];
         W->col_idx[k] = s->gather.displs[map_owner(&s->cols, j)] + map_local(&s->cols, j);
     }
-    plan_stats(s, 8.0 * owned * (s->size - 1), s->size - 1);
+    plan_stats(s, 8.0 * owned * (s->size - 1), s->size - 1, W->nnz);
     return SPB_OK;
 }
 
@@ -358,7 +375,7 @@ static spb_status grid_plan(dist_state *s, char *msg)
         fill_counts(s->grid.col, owned_x, s->gather.counts, s->gather.displs);
         fill_counts(s->grid.row, owned_y, s->grid.rs_counts, row_displs);
         double sent = 8.0 * owned_x * (s->grid.p - 1) + 8.0 * (s->gather.whole.m - owned_y);
-        plan_stats(s, sent, (s->grid.p - 1) + (s->grid.q - 1));
+        plan_stats(s, sent, (s->grid.p - 1) + (s->grid.q - 1), s->gather.whole.nnz);
     }
     spb_free(row_displs);
     return st;

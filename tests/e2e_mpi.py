@@ -194,8 +194,22 @@ def expected_exchange(kernel, m, n, entries, ranks):
     return (8 * max(sent), 8 * sum(sent) / ranks, max(len(x) for x in links))
 
 
+def expected_imbalance(kernel, m, entries, ranks):
+    """The most entries a rank stores over the mean, counted from the rows
+    each rank owns under the kernel's rule (1-D: whole rows)."""
+    lengths = [0] * m
+    for (i, _j) in entries:
+        lengths[i] += 1
+    stored = [0] * ranks
+    for i, p in enumerate(owners_by_rule(kernel, m, ranks, lengths)):
+        stored[p] += lengths[i]
+    return max(stored) / (sum(stored) / ranks)
+
+
 def test_exchange_counts(every_distribution, matrices):
-    """The plan moves exactly the ghost entries; the all-gather all of x."""
+    """The plan moves exactly the ghost entries; the all-gather all of x;
+    the imbalance is the stored entries' (it read 1 for every all-gather
+    row, whose part had been handed on before it was counted)."""
     rows = every_distribution
     for path in matrices[:2]:
         name = os.path.basename(path).split(".")[0]
@@ -215,6 +229,10 @@ def test_exchange_counts(every_distribution, matrices):
                       got[2] == neighbours,
                       "%s %s@%d moves what the matrix needs: %s, counted %s" %
                       (name, kernel, ranks, got, (most, mean, neighbours)))
+                imbalance = expected_imbalance(kernel, m, entries, ranks)
+                check(abs(float(row[0]["imbalance"]) - imbalance) < 1e-3 * imbalance,
+                      "%s %s@%d: imbalance %s, counted %.4f" %
+                      (name, kernel, ranks, row[0]["imbalance"], imbalance))
 
 
 def test_hybrid(tmp, matrices):
