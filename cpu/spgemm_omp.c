@@ -195,7 +195,10 @@ static spb_index row_fill_dense(const spgemm_omp_plan *p, workspace *w, spb_inde
     } else {
         sort_columns(cols, len);
     }
-    for (spb_index k = 0; k < len; k++) vals[k] = a32 ? acc32[cols[k]] : w->acc[cols[k]];
+    if (a32)
+        spgemm_gather32(acc32, cols, len, vals);
+    else
+        spgemm_gather64(w->acc, cols, len, vals);
     return len;
 }
 

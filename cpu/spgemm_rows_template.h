@@ -31,6 +31,14 @@ static inline spb_index SPB_FN(spgemm_dense_row)(const spb_csr *A, const SPB_VAL
     return len;
 }
 
+/* The sums at the row's columns cols[0..len) of a dense accumulator,
+ * widened into out. */
+static inline void SPB_FN(spgemm_gather)(const SPB_VALUE *acc, const spb_index *cols, spb_index len,
+                                         double *out)
+{
+    for (spb_index k = 0; k < len; k++) out[k] = acc[cols[k]];
+}
+
 /* Row i of A*B into an open-addressing table of mask + 1 slots (keys -1
  * when empty), the new columns appended to cols; the table is left filled. */
 static inline spb_index SPB_FN(spgemm_hash_row)(const spb_csr *A, const SPB_VALUE *a_val,

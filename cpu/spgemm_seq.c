@@ -60,16 +60,15 @@ static spb_status gustavson(const spb_csr *A, const spb_csr *B, const spgemm_val
     float *acc32 = (float *)acc;
     spb_index len = 0;
     for (spb_index i = 0; i < A->m; i++) {
-        spb_index *cols = C->col_idx + len, count;
-        if (v->a32) {
-            count = spgemm_dense_row32(A, v->a32, B, v->b32, i, i, marker, acc32, cols, absolute);
-            sort_columns(cols, count);
-            for (spb_index k = 0; k < count; k++) C->val[len + k] = acc32[cols[k]];
-        } else {
-            count = spgemm_dense_row64(A, A->val, B, B->val, i, i, marker, acc, cols, absolute);
-            sort_columns(cols, count);
-            for (spb_index k = 0; k < count; k++) C->val[len + k] = acc[cols[k]];
-        }
+        spb_index *cols = C->col_idx + len;
+        spb_index count =
+            v->a32 ? spgemm_dense_row32(A, v->a32, B, v->b32, i, i, marker, acc32, cols, absolute)
+                   : spgemm_dense_row64(A, A->val, B, B->val, i, i, marker, acc, cols, absolute);
+        sort_columns(cols, count);
+        if (v->a32)
+            spgemm_gather32(acc32, cols, count, C->val + len);
+        else
+            spgemm_gather64(acc, cols, count, C->val + len);
         len += count;
         C->row_ptr[i + 1] = len;
     }
