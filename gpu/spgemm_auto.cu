@@ -23,34 +23,64 @@
 /* A row this long in A (circuits, graphs): cuSPARSE is a candidate too
  * (a circuit matrix with rows of ~570 entries ran ESC at 0.81x of it). */
 #define AUTO_LONG_ROW 128
+/* A row of C of more than AUTO_SLICED_ROW products (ESC shares such a row
+ * out among blocks) that holds more than AUTO_ROW_SHARES SMs' even share of
+ * the products: the tiled kernels, a block per row, wait on that row alone.
+ * On the LP shapes (one row 12-36 SMs' share on an H200) they ran 4-40x
+ * ESC; on every other shape measured such a row held at most 6 shares.
+ * Shorter rows are left to the trial: on small products (cage4, 269 of
+ * them) the tiled kernels win whatever the shares. */
+#define AUTO_SLICED_ROW 8192
+#define AUTO_ROW_SHARES 8
 /* Rows of A whose products are counted for the compression. */
 #define AUTO_SAMPLE_ROWS 1024
 
 #define WHY_LEN (SPB_MSG_LEN / 2)
 
+/* The device's SMs (0 when it cannot be read: no row is then too long). */
+static int device_sms(void)
+{
+    int device = 0, sms = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
+        return 0;
+    return sms;
+}
+
 /* The rule: the candidates into `list`, and why. */
-static void choose(const spb_spgemm_shape *f, spb_trial_names *list, char *why)
+static void choose(const spb_spgemm_shape *f, int sms, spb_trial_names *list, char *why)
 {
     const int longest_row = (int)f->a_row_max;
     const int low = f->products >= AUTO_LARGE_PRODUCTS && f->compression < AUTO_LOW_COMPRESSION;
+    const double row_shares =
+        f->products > 0 ? (double)f->row_products_max * sms / (double)f->products : 0;
+    const int one_row = f->row_products_max > AUTO_SLICED_ROW && row_shares > AUTO_ROW_SHARES;
     const int few = f->row_products_max <= AUTO_THREAD_PRODUCTS;
     const int library = f->products >= AUTO_LARGE_PRODUCTS || longest_row >= AUTO_LONG_ROW;
     kernel_trial_name(list, "spgemm.cuda.esc");
-    if (!low) {
+    if (!low && !one_row) {
         kernel_trial_name(list, "spgemm.cuda.warp");
         kernel_trial_name(list, "spgemm.cuda.block");
         kernel_trial_name(list, "spgemm.cuda.block.reserve");
         if (few) kernel_trial_name(list, "spgemm.cuda.thread.hoisted");
     }
     if (library) kernel_trial_name(list, "cusparse.spgemm");
-    snprintf(why, WHY_LEN,
-             "%lld products (at most %lld in a row), compression about %.2f, A's longest row %d: "
-             "%s%s%s",
-             (long long)f->products, (long long)f->row_products_max, f->compression, longest_row,
-             low ? "millions of products of low compression, no tiled kernel"
-                 : "ESC and the tiled kernels",
-             few && !low ? "; few products per row, a thread per row" : "",
-             library ? "; cuSPARSE for the long rows or the many products" : "");
+    char tiled[96];
+    if (low)
+        snprintf(tiled, sizeof tiled, "millions of products of low compression, no tiled kernel");
+    else if (one_row)
+        snprintf(tiled, sizeof tiled,
+                 "C's longest row holds %.0f SMs' share of them, no tiled kernel", row_shares);
+    else
+        snprintf(tiled, sizeof tiled, "ESC and the tiled kernels");
+    if (snprintf(
+            why, WHY_LEN,
+            "%lld products (at most %lld in a row), compression about %.2f, A's longest row %d: "
+            "%s%s%s",
+            (long long)f->products, (long long)f->row_products_max, f->compression, longest_row,
+            tiled, few && !low && !one_row ? "; few products per row, a thread per row" : "",
+            library ? "; cuSPARSE for the long rows or the many products" : "") >= WHY_LEN)
+        why[WHY_LEN - 2] = '.'; /* cut short: shown as such */
 }
 
 static spb_status auto_prepare(const spb_kernel *self, spb_format_set *formats,
@@ -62,7 +92,7 @@ static spb_status auto_prepare(const spb_kernel *self, spb_format_set *formats,
     if (st != SPB_OK) return st;
     char why[WHY_LEN];
     spb_trial_names list = {{NULL}, 0};
-    choose(&shape, &list, why);
+    choose(&shape, device_sms(), &list, why);
     spb_trial trial = {};
     trial.interleave = shape.products < AUTO_LARGE_PRODUCTS; /* small: copies cost little */
     st = kernel_trial_candidates(&trial, &list, gpu_spgemm_kernel, gpu_spgemm_kernel_count(), msg);

@@ -6,12 +6,13 @@
  * in registers (up to 16 products), a warp with a merge sort of 1, 2, 4 or
  * 8 items per lane (up to 256), a block with a radix sort in shared memory
  * (up to 2048); longer rows accumulate into a dense row in shared memory
- * when B has at most 4096 columns, and past 8192 products (shared out among
- * blocks, their sums added in global memory) on chip while B fits a block's
- * shared memory, else in global memory while B is not much wider than the
- * rows are long; the others are expanded into global memory and sorted
- * there by segment, so no row is too long. Rows compress into their own
- * product range; a last pass packs them into C in the original row order.
+ * while B's row takes at most DENSE_ROW_BYTES, and past 8192 products
+ * (shared out among blocks, their sums added in global memory) on chip
+ * while B's row fits a block's shared memory, else in global memory while
+ * B is not much wider than the rows are long; the others are expanded into
+ * global memory and sorted there by segment, so no row is too long. Rows
+ * compress into their own product range; a last pass packs them into C in
+ * the original row order.
  * Every kernel is a template on the value type (fp64 and fp32). */
 #include <limits.h>
 
@@ -28,10 +29,17 @@
  * keeps rows of one class in their original order (neighbours share rows
  * of B in cache). */
 #define CLASS_BITS 6
-#define THREAD_CAP 16   /* products a thread sorts in registers */
-#define WARPS      4    /* warps per block of the warp tiers */
-#define BLOCK      256  /* threads of the block and global tiers */
-#define DENSE_COLS 4096 /* B at most this wide: rows too long to sort accumulate densely */
+#define THREAD_CAP 16  /* products a thread sorts in registers */
+#define WARPS      4   /* warps per block of the warp tiers */
+#define BLOCK      256 /* threads of the block and global tiers */
+/* Rows of 2049-8192 products accumulate densely on chip while B's dense
+ * row takes at most this much shared memory (about 8,000 columns in fp64,
+ * 15,900 in fp32), else they are sorted in global memory. Against sorting, on an
+ * H200 (rows of 2100-7700 products): 1.8-3.7x faster at 6000 columns in
+ * either precision and 1.2-2.2x at 16000 in fp32; at 128 KiB (16000
+ * columns in fp64) 0.55-1.2x, and worse wider, where fewer blocks fit an
+ * SM. bcsstk16 and ex40 (B 4884 and 7740 wide) went 3.4x and 2.8x faster. */
+#define DENSE_ROW_BYTES (64 * 1024)
 /* The first class of each tier: thread; warp with 1, 2, 4, 8 items per
  * lane; block with 2, 4, 8; dense or global; and, past SLICE_PRODUCTS
  * (class 15: more than 8192), dense in slices or global. TIERS bounds in
@@ -425,9 +433,9 @@ __device__ static void write_dense_row(const esc_args<T> &g, int row, int n, con
     if (t == 0) g.c_count[row] = written;
 }
 
-/* A row too long to sort on chip, when B has at most DENSE_COLS columns:
- * accumulated by column, then written out in column order (sorted as it
- * stands). */
+/* A row too long to sort on chip, when B's row fits in shared memory
+ * (DENSE_ROW_BYTES): accumulated by column, then written out in column
+ * order (sorted as it stands). */
 template <class T>
 __global__ void __launch_bounds__(BLOCK) dense_rows_kernel(esc_args<T> g, const int *rows, int n)
 {
@@ -573,6 +581,24 @@ static int dense_shared_fits(gpu_spgemm_state *s, Kernel kernel, size_t bytes)
         "cudaFuncSetAttribute");
 }
 
+/* Once per row, before its products: the widest B a dense row keeps on
+ * chip, and the dense kernels allowed the shared memory it takes. */
+template <class T> static spb_status esc_device_setup_in(gpu_spgemm_state *s, char *msg)
+{
+    s->dense_cols = dense_cols<T>();
+    const size_t bytes = dense_shared_bytes<T>(s->dense_cols);
+    if (dense_shared_fits(s, dense_rows_kernel<T>, bytes) ||
+        dense_shared_fits(s, dense_slices_kernel<T, true>, bytes))
+        return gpu_state_fail(&s->core, msg);
+    return SPB_OK;
+}
+
+static spb_status esc_device_setup(gpu_spgemm_state *s, char *msg)
+{
+    return s->precision == SPB_FP32 ? esc_device_setup_in<float>(s, msg)
+                                    : esc_device_setup_in<double>(s, msg);
+}
+
 template <class T> struct esc_work {
     int *products, *classes, *rows, *sorted_classes, *order, *bounds;
     int *offset, *c_count, *out_col, *sorted_col, *segments;
@@ -676,8 +702,7 @@ static int esc_sliced_rows(gpu_spgemm_state *s, esc_work<T> *w, const esc_args<T
     const int n = s->B.n, words = (n + WARP - 1) / WARP;
     if (count == 0) return 0;
     if (spgemm_alloc(s, (void **)&w->dense_acc, sizeof(T) * (size_t)count * n) ||
-        spgemm_alloc(s, (void **)&w->dense_flags, sizeof(unsigned) * (size_t)count * words) ||
-        (on_chip && dense_shared_fits(s, dense_slices_kernel<T, true>, dense_shared_bytes<T>(n))))
+        spgemm_alloc(s, (void **)&w->dense_flags, sizeof(unsigned) * (size_t)count * words))
         return 1;
     GPU_TRY(&s->core, cudaMemsetAsync(w->dense_acc, 0, sizeof(T) * (size_t)count * n, 0),
             "cudaMemsetAsync");
@@ -710,9 +735,9 @@ static void launch_block_rows(const esc_args<T> &g, const int *rows, int count, 
 }
 
 /* Each tier's rows, the product kernels proper (timed apart). Rows past
- * 2048 products are dense on chip when B is at most DENSE_COLS wide, and
- * past SLICE_PRODUCTS as dense_slices_kernel says; the others are sorted in
- * global memory. */
+ * 2048 products are dense on chip while B's row takes at most
+ * DENSE_ROW_BYTES, and past SLICE_PRODUCTS as dense_slices_kernel says;
+ * the others are sorted in global memory. */
 template <class T>
 static int esc_rows(gpu_spgemm_state *s, esc_work<T> *w, const esc_args<T> &g, const int *bounds)
 {
@@ -729,11 +754,11 @@ static int esc_rows(gpu_spgemm_state *s, esc_work<T> *w, const esc_args<T> &g, c
     launch_block_rows<4, T>(g, order + bounds[6], bounds[7] - bounds[6], key_bits);
     launch_block_rows<8, T>(g, order + bounds[7], bounds[8] - bounds[7], key_bits);
     if (gpu_cuda_failed(&s->core, cudaGetLastError(), "kernel launch")) return 1;
-    const int n = s->B.n, sliced = bounds[10] - bounds[9], on_chip = n <= dense_cols<T>();
+    const int n = s->B.n, sliced = bounds[10] - bounds[9], on_chip = n <= s->dense_cols;
     const int sliced_dense =
         on_chip ||
         (n <= GLOBAL_DENSE_COLS && (double)sliced * n <= GLOBAL_DENSE_SHARE * (double)s->products);
-    if (n > DENSE_COLS) {
+    if (n > s->dense_cols || dense_shared_bytes<T>(n) > DENSE_ROW_BYTES) {
         if (esc_global_rows(s, w, g, bounds[8], sliced_dense ? bounds[9] : bounds[10])) return 1;
     } else {
         count = bounds[9] - bounds[8];
@@ -820,16 +845,16 @@ done:
 
 static void esc_product(gpu_spgemm_state *s) { SPGEMM_BY_PRECISION(s, esc_product_in); }
 
-static const gpu_spgemm_variant esc = {0, 0, esc_product, 0, NULL};
+static const gpu_spgemm_variant esc = {0, 0, esc_product, 0, esc_device_setup};
 
 const spb_spgemm_kernel gpu_spgemm_esc_kernels[] = {
     GPU_SPGEMM_KERNEL(
         "spgemm.cuda.esc",
         "expand-sort-compress: rows grouped by products, each sorted by a thread "
         "(network, <= 16), a warp (merge sort, <= 256) or a block (radix sort, "
-        "<= 2048) on chip; longer rows dense (on chip up to 4096 columns of B; past 8192 "
-        "products shared among blocks, on chip or in global memory) or sorted in global "
-        "memory; C packed in row order",
+        "<= 2048) on chip; longer rows dense (on chip while B's row takes at most 64 KiB; "
+        "past 8192 products shared among blocks, on chip or in global memory) or sorted in "
+        "global memory; C packed in row order",
         &esc),
 };
 

@@ -40,6 +40,7 @@ struct gpu_spgemm_state {
     spb_precision precision; /* of the values, products and sums */
     size_t value_bytes;
     int block_size, tile;
+    int dense_cols; /* spgemm.cuda.esc: the widest B whose dense row fits a block's shared memory */
     int64_t products; /* intermediate products of A*B */
     cudaEvent_t kernel_start, kernel_stop;
     float *kernel_ms; /* the product kernels' time, one entry per product */

@@ -16,6 +16,7 @@
 #include "check.h"
 #include "cpu/spgemm_cpu.h"
 #include "formats/mm.h"
+#include "gpu/gpu.h"
 
 /* A CSR matrix from a dense array in which NAN means "not stored" (so
  * stored zeros can be written as 0). */
@@ -276,7 +277,9 @@ static void check_long_rows(spb_rng *rng)
         double density;
     } shapes[] = {{40, 300, 300, 0.1},    {20, 200, 3000, 0.15}, {12, 400, 2000, 0.5},
                   {6, 300, 5000, 0.2},    /* B past 4096 columns, long rows: sliced on chip */
-                  {8, 100, 6000, 0.1},    /* about 6000 products a row, B past 4096: global */
+                  {8, 100, 6000, 0.1},    /* about 6000 products a row, B past 4096: on chip */
+                  {8, 100, 12000, 0.05},  /* about 3000, on chip in fp32, sorted in fp64 */
+                  {8, 1000, 70000, 0.01}, /* about 7000, B wider than shared memory: sorted */
                   {3, 300, 60000, 0.05},  /* B wider than shared memory: dense in global */
                   {2, 100, 140000, 0.05}, /* wider than a global dense row: sorted */
                   {4, 3000, 300, 0.5}};   /* 10^5 products a row, B narrow: sliced */
@@ -350,8 +353,10 @@ static void check_spgemm_shape(spb_rng *rng)
     csr_free(&C);
 }
 
-/* spgemm.cuda.auto's rule, branch by branch (on the device only). */
-static void check_auto_choice(const char *label, const spb_csr *A, const char *expected)
+/* spgemm.cuda.auto's rule, branch by branch (on the device only): A*B's
+ * candidates must be `expected`. */
+static void check_auto_choice(const char *label, const spb_csr *A, const spb_csr *B,
+                              const char *expected)
 {
     const spb_operation *op = operation_spgemm();
     const spb_kernel *kernel = NULL;
@@ -361,7 +366,7 @@ static void check_auto_choice(const char *label, const spb_csr *A, const char *e
     if (!kernel) return;
     spb_format_set F;
     format_set_init(&F, A);
-    F.b = A;
+    F.b = B;
     spb_kernel_config config = {.hack_size = 32, .threads = 1, .precision = SPB_FP64};
     spb_kernel_plan plan = {0};
     char msg[SPB_MSG_LEN] = "";
@@ -382,18 +387,45 @@ static void check_auto_rule(void)
     spb_csr A;
     band_csr(2000, 4, &A); /* 16 products per row */
     snprintf(expected, sizeof expected, "%s,spgemm.cuda.thread.hoisted", tiled);
-    check_auto_choice("few products per row", &A, expected);
+    check_auto_choice("few products per row", &A, &A, expected);
     csr_free(&A);
     band_csr(600, 130, &A); /* rows of 130: long */
     snprintf(expected, sizeof expected, "%s,cusparse.spgemm", tiled);
-    check_auto_choice("a long row", &A, expected);
+    check_auto_choice("a long row", &A, &A, expected);
     csr_free(&A);
     band_csr(3000, 40, &A); /* 4.8 million products, compression about 20 */
-    check_auto_choice("many products, high compression", &A, expected);
+    check_auto_choice("many products, high compression", &A, &A, expected);
     csr_free(&A);
     char gen_msg[SPB_MSG_LEN] = "";
     CHECK(gen_matrix("gen:random:100000:5", &A, gen_msg) == SPB_OK, "%s", gen_msg);
-    check_auto_choice("many products, low compression", &A, "spgemm.cuda.esc,cusparse.spgemm");
+    check_auto_choice("many products, low compression", &A, &A, "spgemm.cuda.esc,cusparse.spgemm");
+    csr_free(&A);
+    /* An LP shape's A*A^T: its dense row makes a fifth of the products, more
+     * than 8 SMs' share on a device of 37 or more; the tiled kernels would
+     * wait on that one row. */
+    spb_csr T;
+    spb_spgemm_shape shape;
+    spb_gpu_info gpu;
+    CHECK(gen_matrix("gen:lp:2000:50000:4:90", &A, gen_msg) == SPB_OK, "%s", gen_msg);
+    CHECK(csr_transpose(&A, &T, gen_msg) == SPB_OK, "%s", gen_msg);
+    CHECK(csr_spgemm_shape(&A, &T, 1024, &shape, gen_msg) == SPB_OK, "%s", gen_msg);
+    CHECK(gpu_query(&gpu, gen_msg) == SPB_OK, "%s", gen_msg);
+    const double shares = (double)shape.row_products_max * gpu.sm_count / (double)shape.products;
+    snprintf(expected, sizeof expected, "%s,cusparse.spgemm", tiled);
+    const int one_row = shape.row_products_max > 8192 && shares > 8;
+    check_auto_choice("one long row of C", &A, &T,
+                      one_row ? "spgemm.cuda.esc,cusparse.spgemm" : expected);
+    printf("one long row of C: %.1f SMs' share of the products (%d SMs)\n", shares, gpu.sm_count);
+    csr_free(&A);
+    csr_free(&T);
+    /* A product of 160: each row more than 8 SMs' share, but short, so the
+     * tiled kernels stay candidates. */
+    band_csr(10, 4, &A);
+    CHECK(csr_spgemm_shape(&A, &A, 1024, &shape, gen_msg) == SPB_OK, "%s", gen_msg);
+    CHECK(shape.row_products_max * gpu.sm_count > 8 * shape.products,
+          "band 10x4: a row should hold more than 8 SMs' share on %d SMs", gpu.sm_count);
+    snprintf(expected, sizeof expected, "%s,spgemm.cuda.thread.hoisted", tiled);
+    check_auto_choice("a small product", &A, &A, expected);
     csr_free(&A);
 }
 
