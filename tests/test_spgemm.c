@@ -429,6 +429,58 @@ static void check_auto_rule(void)
     csr_free(&A);
 }
 
+/* A stand-in kernel whose C is the state's matrix: what an fp32 row made,
+ * right or wrong, for the operation's validation. */
+static spb_status given_c(const void *state, spb_csr *C, char *msg)
+{
+    const spb_csr *made = state;
+    if (csr_alloc(C, made->m, made->n, made->nnz, msg) != SPB_OK) return SPB_ERR_NOMEM;
+    memcpy(C->row_ptr, made->row_ptr, sizeof *C->row_ptr * ((size_t)made->m + 1));
+    memcpy(C->col_idx, made->col_idx, sizeof *C->col_idx * (size_t)made->nnz);
+    memcpy(C->val, made->val, sizeof *C->val * (size_t)made->nnz);
+    return SPB_OK;
+}
+
+/* The fp32 status of a C made as `made` (2x2, diagonal) for A*A. */
+static spb_row_status fp32_status(const spb_csr *A, double made, char *msg)
+{
+    static const spb_spgemm_kernel given = {.kernel = {.name = "given"}, .spgemm = given_c};
+    const spb_operation *op = operation_spgemm();
+    spb_case c = {.name = "fp32 range", .A = A, .precision = SPB_FP32};
+    CHECK(op->case_setup(&c, 1, msg) == SPB_OK, "setup: %s", msg);
+    const double d[] = {made, 0, 0, made};
+    spb_csr C;
+    csr_from_dense(2, 2, d, &C);
+    spb_validation v;
+    msg[0] = '\0';
+    spb_row_status status = op->product(&given.kernel, &C, &c, 1e-6, &v, msg);
+    op->case_free(&c);
+    csr_free(&C);
+    return status;
+}
+
+/* An fp32 row that misses the reference because fp32 cannot hold the
+ * products (1e-25 squared underflows) is skipped with the reason; one whose
+ * C differs from what fp32 makes stays wrong, as does a plain wrong value. */
+static void check_fp32_range(void)
+{
+    char msg[SPB_MSG_LEN];
+    const double tiny[] = {1e-25, 0, 0, 1e-25}, plain[] = {2, 0, 0, 3};
+    spb_csr A;
+    csr_from_dense(2, 2, tiny, &A);
+    spb_row_status st = fp32_status(&A, 0.0, msg);
+    CHECK(st == SPB_ROW_SKIPPED && strstr(msg, "range"), "underflow to 0: status %d, %s", (int)st,
+          msg);
+    st = fp32_status(&A, 1e-40, msg);
+    CHECK(st == SPB_ROW_WRONG, "a C that fp32 does not make: status %d, %s", (int)st, msg);
+    csr_free(&A);
+    csr_from_dense(2, 2, plain, &A);
+    st = fp32_status(&A, 4.0, msg);
+    CHECK(st == SPB_ROW_WRONG && !strstr(msg, "range"), "a wrong value: status %d, %s", (int)st,
+          msg);
+    csr_free(&A);
+}
+
 /* Mismatched shapes and the thin: spec are refused by name. */
 static void check_refusals(void)
 {
@@ -461,6 +513,7 @@ int main(int argc, char **argv)
     check_random(&rng);
     check_long_rows(&rng);
     check_refusals();
+    if (!want_cuda) check_fp32_range();
     check_spgemm_shape(&rng);
     if (want_cuda && kernels_run > 0) check_auto_rule();
     printf("%d kernel runs\n", kernels_run);
