@@ -412,25 +412,39 @@ template <class T> static __host__ __device__ size_t dense_shared_bytes(int n)
     return sizeof(T) * (size_t)n + sizeof(unsigned) * (size_t)((n + WARP - 1) / WARP);
 }
 
-/* The touched columns of a dense row (acc and flags in shared or global
- * memory) written out in column order at offsets from a block scan. */
+/* The touched columns of flag words [w0, w1) of a dense row (acc and
+ * flags in shared or global memory) written out in column order from out:
+ * a word per thread, its set bits in order, placed by one block scan per
+ * BLOCK words (8192 columns) rather than per BLOCK columns. Returns how
+ * many were written (to every thread). */
+template <class T>
+__device__ static int write_dense_words(const esc_args<T> &g, int out, int w0, int w1, const T *acc,
+                                        const unsigned *flags, int *warp_sums)
+{
+    int written = 0;
+    for (int first = w0; first < w1; first += BLOCK) {
+        const int w = first + threadIdx.x;
+        unsigned bits = w < w1 ? flags[w] : 0u;
+        int total;
+        int at = out + written + block_exclusive_sum(__popc(bits), warp_sums, &total);
+        for (; bits; bits &= bits - 1) {
+            const int c = w * WARP + __ffs(bits) - 1;
+            g.out_col[at] = c;
+            g.out_val[at++] = acc[c];
+        }
+        written += total;
+    }
+    return written;
+}
+
+/* A whole dense row written out by its block. */
 template <class T>
 __device__ static void write_dense_row(const esc_args<T> &g, int row, int n, const T *acc,
                                        const unsigned *flags, int *warp_sums)
 {
-    const int t = threadIdx.x, out = g.offset[row];
-    int written = 0;
-    for (int first = 0; first < n; first += BLOCK) {
-        const int c = first + t, has = c < n && (flags[c / WARP] >> (c % WARP) & 1u);
-        int total;
-        const int at = out + written + block_exclusive_sum(has, warp_sums, &total);
-        if (has) {
-            g.out_col[at] = c;
-            g.out_val[at] = acc[c];
-        }
-        written += total;
-    }
-    if (t == 0) g.c_count[row] = written;
+    const int written =
+        write_dense_words(g, g.offset[row], 0, (n + WARP - 1) / WARP, acc, flags, warp_sums);
+    if (threadIdx.x == 0) g.c_count[row] = written;
 }
 
 /* A row too long to sort on chip, when B's row fits in shared memory
@@ -502,16 +516,25 @@ __global__ void __launch_bounds__(BLOCK)
         if (flags[w]) atomicOr(&flags_row[w], flags[w]);
 }
 
-/* A sliced dense row, its slices summed: written out in column order. */
+/* A sliced dense row, its slices summed: written out in column order,
+ * BLOCK flag words (8192 columns) per block along blockIdx.y, each block
+ * counting the touched columns ahead of its words itself (a row read by
+ * one block took 97 us of ca-CondMat's 736, Nsight Compute). */
 template <class T>
 __global__ void __launch_bounds__(BLOCK)
     dense_gather_kernel(esc_args<T> g, const int *rows, int n, const T *acc_all,
                         const unsigned *flags_all)
 {
     __shared__ int warp_sums[BLOCK / WARP];
-    const int words = (n + WARP - 1) / WARP;
-    write_dense_row(g, rows[blockIdx.x], n, acc_all + (size_t)blockIdx.x * n,
-                    flags_all + (size_t)blockIdx.x * words, warp_sums);
+    const int row = rows[blockIdx.x], words = (n + WARP - 1) / WARP;
+    const int w0 = blockIdx.y * BLOCK, w1 = min(words, w0 + BLOCK);
+    const unsigned *flags = flags_all + (size_t)blockIdx.x * words;
+    int ahead = 0, before;
+    for (int w = threadIdx.x; w < w0; w += BLOCK) ahead += __popc(flags[w]);
+    block_exclusive_sum(ahead, warp_sums, &before);
+    const int written = write_dense_words(g, g.offset[row] + before, w0, w1,
+                                          acc_all + (size_t)blockIdx.x * n, flags, warp_sums);
+    if (threadIdx.x == 0 && w1 == words) g.c_count[row] = before + written;
 }
 
 /* ---- rows beyond shared memory: expanded, sorted and compressed in global memory ---------- */
@@ -715,7 +738,8 @@ static int esc_sliced_rows(gpu_spgemm_state *s, esc_work<T> *w, const esc_args<T
     else
         dense_slices_kernel<T, false>
             <<<dim3(count, MAX_SLICES), BLOCK>>>(g, rows, n, w->dense_acc, w->dense_flags);
-    dense_gather_kernel<T><<<count, BLOCK>>>(g, rows, n, w->dense_acc, w->dense_flags);
+    dense_gather_kernel<T><<<dim3(count, (words + BLOCK - 1) / BLOCK), BLOCK>>>(
+        g, rows, n, w->dense_acc, w->dense_flags);
     return gpu_cuda_failed(&s->core, cudaGetLastError(), "kernel launch");
 fail:
     return 1;
