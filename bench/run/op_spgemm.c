@@ -167,10 +167,9 @@ static double spgemm_bytes(const spb_case *c, const spb_kernel_plan *plan, spb_p
  * rounded to fp32, each product made in fp32 as the kernels make it and
  * the products summed in fp64; when that already misses the reference and
  * the kernel's C (same pattern) agrees with it, values or products below
- * fp32's range are the cause (values above it are declined before),
- * not the kernel, and msg says so, as the
- * SpMV rows do. 0 otherwise (or without memory for the check): the row
- * stays wrong. */
+ * fp32's range are the cause (values above it are declined before), not
+ * the kernel, and msg says so, as the SpMV rows do. 0 otherwise (or
+ * without memory for the check): the row stays wrong. */
 static int fp32_range_misses(const spb_case *c, double tolerance, char *msg)
 {
     const spgemm_data *d = c->data;
