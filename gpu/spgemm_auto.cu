@@ -1,10 +1,11 @@
 /* spgemm_auto.cu — spgemm.cuda.auto: the device SpGEMM row for this
  * product. A rule reads what is known before the product (its products,
  * the most in one row, A's longest row, a compression counted on sampled
- * rows, the device's SMs) and names the candidate rows; prepare times each on the device for
- * a few whole products (kernel_trial) and keeps the fastest. The message
- * names the row chosen, why the candidates, and their times; docs/auto-kernels.md
- * ("Choosing a GPU SpGEMM row") has the rule and the data behind it. */
+ * rows, the device's SMs) and names the candidate rows; prepare times each
+ * on the device for a few whole products (kernel_trial) and keeps the
+ * fastest. The message names the row chosen, why the candidates, and their
+ * times; docs/auto-kernels.md ("Choosing a GPU SpGEMM row") has the rule
+ * and the data behind it. */
 #include <stdio.h>
 
 #include "core/kernel_trial.h"

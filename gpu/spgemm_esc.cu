@@ -34,9 +34,9 @@
 #define BLOCK      256 /* threads of the block and global tiers */
 /* Rows of 2049-8192 products accumulate densely on chip while B's dense
  * row takes at most this much shared memory (about 8,000 columns in fp64,
- * 15,900 in fp32), else they are sorted in global memory. Against sorting, on an
- * H200 (rows of 2100-7700 products): 1.8-3.7x faster at 6000 columns in
- * either precision and 1.2-2.2x at 16000 in fp32; at 128 KiB (16000
+ * 15,900 in fp32), else they are sorted in global memory. Against sorting,
+ * on an H200 (rows of 2100-7700 products): 1.8-3.7x faster at 6000 columns
+ * in either precision and 1.2-2.2x at 16000 in fp32; at 128 KiB (16000
  * columns in fp64) 0.55-1.2x, and worse wider, where fewer blocks fit an
  * SM. bcsstk16 and ex40 (B 4884 and 7740 wide) went 3.4x and 2.8x faster. */
 #define DENSE_ROW_BYTES (64 * 1024)
