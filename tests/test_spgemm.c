@@ -279,7 +279,7 @@ static void check_long_rows(spb_rng *rng)
                   {6, 300, 5000, 0.2},    /* B past 4096 columns, long rows: sliced on chip */
                   {8, 100, 6000, 0.1},    /* about 6000 products a row, B past 4096: on chip */
                   {8, 100, 12000, 0.05},  /* about 3000, on chip in fp32, sorted in fp64 */
-                  {8, 1000, 70000, 0.01}, /* about 7000, B wider than shared memory: sorted */
+                  {8, 200, 70000, 0.02},  /* about 5600, B wider than shared memory: sorted */
                   {3, 300, 60000, 0.05},  /* B wider than shared memory: dense in global */
                   {2, 100, 140000, 0.05}, /* wider than a global dense row: sorted */
                   {4, 3000, 300, 0.5}};   /* 10^5 products a row, B narrow: sliced */
