@@ -46,6 +46,14 @@ struct gpu_block : gpu_record {
     ncclComm_t nccl;
 #endif
     int has_nccl;
+    /* the peer exchange: `packed` (interprocess) recorded after the
+     * packing; each neighbour's send buffer and event opened by CUDA IPC,
+     * and where this rank's ghosts begin in it */
+    cudaEvent_t packed;
+    int peers;
+    double **peer_send;
+    cudaEvent_t *peer_packed;
+    int *peer_start;
 };
 
 __global__ void pack_kernel(const double *__restrict__ x, const int *__restrict__ idx, int count,
@@ -194,6 +202,8 @@ extern "C" spb_status gpu_block_create(const gpu_block_spec *spec, gpu_block **o
 extern "C" void gpu_block_free(gpu_block *b)
 {
     if (!b) return;
+    gpu_block_peer_close(b);
+    if (b->packed) cudaEventDestroy(b->packed);
 #ifdef SPB_HAVE_NCCL
     if (b->has_nccl) ncclCommDestroy(b->nccl);
 #endif
@@ -330,6 +340,109 @@ extern "C" spb_status gpu_block_finish(gpu_block *b, gpu_product_times *times, c
     times->to_host_s = to_host_ms * 1e-3;
     times->to_device_s = to_device_ms * 1e-3;
     return SPB_OK;
+fail:
+    return gpu_state_fail(b, msg);
+}
+
+extern "C" spb_status gpu_block_peer_export(gpu_block *b, gpu_peer_handle *mine, char *msg)
+{
+    static_assert(sizeof(cudaIpcMemHandle_t) == GPU_IPC_BYTES, "CUDA IPC memory handle size");
+    static_assert(sizeof(cudaIpcEventHandle_t) == GPU_IPC_BYTES, "CUDA IPC event handle size");
+    cudaIpcMemHandle_t send;
+    cudaIpcEventHandle_t packed;
+    memset(mine, 0, sizeof *mine);
+    GPU_TRY(b, cudaEventCreateWithFlags(&b->packed, cudaEventInterprocess | cudaEventDisableTiming),
+            "interprocess event");
+    GPU_TRY(b, cudaIpcGetMemHandle(&send, b->d_send), "CUDA IPC handle of the send buffer");
+    GPU_TRY(b, cudaIpcGetEventHandle(&packed, b->packed), "CUDA IPC handle of an event");
+    memcpy(mine->send, &send, sizeof send);
+    memcpy(mine->packed, &packed, sizeof packed);
+    return SPB_OK;
+fail:
+    return gpu_state_fail(b, msg);
+}
+
+/* A neighbour's buffer or event that cannot be opened (GPUs without peer
+ * access, IPC refused): the row is declined, not an error of the kernel. */
+static spb_status peer_unreachable(cudaError_t err, const char *what, char *msg)
+{
+    cudaGetLastError(); /* the failure is reported here, not by a later call */
+    return spb_fail(msg, SPB_ERR_DECLINED,
+                    "CUDA IPC cannot open a neighbour's %s (%s): its GPU is not reachable "
+                    "from this rank's; mpi.cuda.nccl and mpi.cuda.staged do not need it",
+                    what, cudaGetErrorString(err));
+}
+
+extern "C" spb_status gpu_block_peer_open(gpu_block *b, int peers, const gpu_peer_handle *theirs,
+                                          const int *their_start, char *msg)
+{
+    b->peer_send = new (std::nothrow) double *[peers > 0 ? peers : 1]();
+    b->peer_packed = new (std::nothrow) cudaEvent_t[peers > 0 ? peers : 1]();
+    b->peer_start = new (std::nothrow) int[peers > 0 ? peers : 1]();
+    if (!b->peer_send || !b->peer_packed || !b->peer_start)
+        return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the neighbours' buffers");
+    b->peers = peers;
+    for (int k = 0; k < peers; k++) {
+        cudaIpcMemHandle_t send;
+        cudaIpcEventHandle_t packed;
+        memcpy(&send, theirs[k].send, sizeof send);
+        memcpy(&packed, theirs[k].packed, sizeof packed);
+        cudaError_t err = cudaIpcOpenMemHandle((void **)&b->peer_send[k], send,
+                                               cudaIpcMemLazyEnablePeerAccess);
+        if (err != cudaSuccess) return peer_unreachable(err, "send buffer", msg);
+        err = cudaIpcOpenEventHandle(&b->peer_packed[k], packed);
+        if (err != cudaSuccess) return peer_unreachable(err, "event", msg);
+        b->peer_start[k] = their_start[k];
+    }
+    return SPB_OK;
+}
+
+extern "C" void gpu_block_peer_close(gpu_block *b)
+{
+    if (!b) return;
+    for (int k = 0; k < b->peers; k++) {
+        if (b->peer_send[k]) cudaIpcCloseMemHandle(b->peer_send[k]);
+        if (b->peer_packed[k]) cudaEventDestroy(b->peer_packed[k]);
+    }
+    delete[] b->peer_send;
+    delete[] b->peer_packed;
+    delete[] b->peer_start;
+    b->peer_send = NULL;
+    b->peer_packed = NULL;
+    b->peer_start = NULL;
+    b->peers = 0;
+}
+
+extern "C" spb_status gpu_block_peer_pack(gpu_block *b, char *msg)
+{
+    pack(b);
+    GPU_TRY(b, cudaEventRecord(b->packed, b->comm), "event");
+    launch_diag(b);
+    return SPB_OK;
+fail:
+    return gpu_state_fail(b, msg);
+}
+
+/* Each neighbour's event was recorded before MPI's note said so, and its
+ * buffer is not packed again before this rank said its copies are done:
+ * the wait is for this product's packing. */
+extern "C" spb_status gpu_block_peer_pull(gpu_block *b, const gpu_exchange_plan *plan,
+                                          gpu_product_times *times, char *msg)
+{
+    if (plan->recvs != b->peers)
+        return spb_fail(msg, SPB_ERR_INVALID, "%d neighbours opened for %d in the plan",
+                        b->peers, plan->recvs);
+    for (int k = 0; k < b->peers; k++) {
+        size_t count = (size_t)(plan->recv_start[k + 1] - plan->recv_start[k]);
+        GPU_TRY(b, cudaStreamWaitEvent(b->comm, b->peer_packed[k], 0), "a neighbour's packing");
+        GPU_TRY(b,
+                cudaMemcpyAsync(b->d_ghosts + plan->recv_start[k],
+                                b->peer_send[k] + b->peer_start[k], sizeof(double) * count,
+                                cudaMemcpyDefault, b->comm),
+                "ghosts from a neighbour's GPU");
+    }
+    GPU_TRY(b, cudaEventRecord(b->arrived, b->comm), "event");
+    return finish_product(b, times, msg);
 fail:
     return gpu_state_fail(b, msg);
 }

@@ -124,6 +124,31 @@ typedef struct {
 spb_status gpu_block_nccl_product(gpu_block *b, const gpu_exchange_plan *plan,
                                   gpu_product_times *times, char *msg);
 
+/* The peer exchange (mpi.cuda.peer): each rank's packed send buffer and an
+ * interprocess event recorded after its packing, exported by CUDA IPC; a
+ * neighbour that MPI told the packing was recorded waits for the event on
+ * its exchange stream and copies its ghosts out of that buffer with the copy
+ * engines (over NVLink between GPUs), the diagonal block running meanwhile.
+ * The imports are closed (gpu_block_peer_close) before any rank frees its
+ * block. */
+#define GPU_IPC_BYTES 64
+typedef struct {
+    unsigned char send[GPU_IPC_BYTES], packed[GPU_IPC_BYTES];
+} gpu_peer_handle;
+spb_status gpu_block_peer_export(gpu_block *b, gpu_peer_handle *mine, char *msg);
+/* The send buffers of the neighbours the ghosts come from (plan's recvs, in
+ * order) and where in each this rank's entries begin. */
+spb_status gpu_block_peer_open(gpu_block *b, int peers, const gpu_peer_handle *theirs,
+                               const int *their_start, char *msg);
+void gpu_block_peer_close(gpu_block *b); /* accepts NULL */
+/* A product in two calls: pack (the send buffer packed, the event recorded,
+ * the diagonal block launched), then, once every neighbour said it packed,
+ * pull (the copies, the ghost block; returns when the product is done, the
+ * copies out of the neighbours' buffers included). */
+spb_status gpu_block_peer_pack(gpu_block *b, char *msg);
+spb_status gpu_block_peer_pull(gpu_block *b, const gpu_exchange_plan *plan,
+                               gpu_product_times *times, char *msg);
+
 #ifdef __cplusplus
 }
 #endif

@@ -123,3 +123,37 @@ spb_status gpu_block_nccl_product(gpu_block *b, const gpu_exchange_plan *plan,
     (void)times;
     return spb_fail(msg, SPB_ERR_DEVICE, NOT_BUILT);
 }
+
+spb_status gpu_block_peer_export(gpu_block *b, gpu_peer_handle *mine, char *msg)
+{
+    (void)b;
+    (void)mine;
+    return spb_fail(msg, SPB_ERR_DEVICE, NOT_BUILT);
+}
+
+spb_status gpu_block_peer_open(gpu_block *b, int peers, const gpu_peer_handle *theirs,
+                               const int *their_start, char *msg)
+{
+    (void)b;
+    (void)peers;
+    (void)theirs;
+    (void)their_start;
+    return spb_fail(msg, SPB_ERR_DEVICE, NOT_BUILT);
+}
+
+void gpu_block_peer_close(gpu_block *b) { (void)b; }
+
+spb_status gpu_block_peer_pack(gpu_block *b, char *msg)
+{
+    (void)b;
+    return spb_fail(msg, SPB_ERR_DEVICE, NOT_BUILT);
+}
+
+spb_status gpu_block_peer_pull(gpu_block *b, const gpu_exchange_plan *plan,
+                               gpu_product_times *times, char *msg)
+{
+    (void)b;
+    (void)plan;
+    (void)times;
+    return spb_fail(msg, SPB_ERR_DEVICE, NOT_BUILT);
+}

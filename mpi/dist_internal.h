@@ -22,8 +22,15 @@ typedef enum {
     DIST_GRID_COMM, /* 2-D: x's column block along the grid column, y summed along the grid row */
     DIST_PETSC,     /* PETSc's MatMult on an MPIAIJ matrix */
     DIST_GPU_STAGED, /* a GPU per rank: ghosts through host memory by MPI */
-    DIST_GPU_NCCL    /* a GPU per rank: ghosts by NCCL between the GPUs */
+    DIST_GPU_NCCL,   /* a GPU per rank: ghosts by NCCL between the GPUs */
+    DIST_GPU_PEER    /* a GPU per rank: ghosts copied out of the neighbours' GPUs (CUDA IPC) */
 } dist_exchange;
+
+/* The exchanges of the GPU rows (a GPU per rank). */
+static inline int dist_exchange_on_gpu(dist_exchange e)
+{
+    return e == DIST_GPU_STAGED || e == DIST_GPU_NCCL || e == DIST_GPU_PEER;
+}
 
 typedef struct {
     dist_layout layout;

@@ -92,11 +92,14 @@ typedef struct {
 } dist_grid;
 
 /* The GPU rows (mpi.cuda.*): this rank's blocks on its GPU, beside the
- * ghost plan; the first failure of its products. */
+ * ghost plan; the first failure of its products; whether the peer
+ * exchange exported its buffer (then every rank of the row closes what it
+ * opened, and waits for the others, before freeing its own). */
 typedef struct {
     struct gpu_block *block;
     spb_status status;
     char msg[SPB_MSG_LEN];
+    int peer_exported;
 } dist_gpu;
 
 /* A rank's state in a distributed row: what every exchange shares, then

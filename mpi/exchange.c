@@ -17,6 +17,10 @@
 #endif
 
 #define TAG_GHOST 21
+/* The peer exchange's notes: a neighbour's send buffer packed (its event
+ * recorded), and this rank's copies out of it done. */
+#define TAG_PACKED 22
+#define TAG_COPIED 23
 
 /* Chunks of the diagonal block while ghosts are in flight: Open MPI moves
  * a large message (its rendezvous) only inside MPI calls, so a rank that
@@ -442,6 +446,53 @@ static void say_staged_path(char *msg)
              SPB_MSG_LEN - 120, blocks);
 }
 
+/* The peer exchange: every rank of the row on one node (CUDA IPC reaches
+ * no further); each exports its send buffer and event, and opens those of
+ * the neighbours its ghosts come from, with where its entries begin in
+ * each. */
+static spb_status peer_plan(dist_state *s, char *msg)
+{
+    MPI_Comm node;
+    int node_size, size = s->size;
+    MPI_Comm_split_type(s->comm, MPI_COMM_TYPE_SHARED, s->rank, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &node_size);
+    MPI_Comm_free(&node);
+    if (node_size < size)
+        return dist_agree(s->comm,
+                          spb_fail(msg, SPB_ERR_DECLINED,
+                                   "the row's ranks span nodes: CUDA IPC reaches one node's GPUs "
+                                   "(mpi.cuda.nccl and mpi.cuda.staged do not need it)"),
+                          msg);
+    gpu_peer_handle mine, *all = spb_malloc((size_t)size, sizeof *all);
+    gpu_peer_handle *theirs = spb_malloc((size_t)s->ghost.recvs + 1, sizeof *theirs);
+    int *start_for = spb_malloc(2 * (size_t)size, sizeof *start_for);
+    int *their_start = spb_malloc((size_t)s->ghost.recvs + 1, sizeof *their_start);
+    spb_status st = all && theirs && start_for && their_start
+                        ? gpu_block_peer_export(s->gpu.block, &mine, msg)
+                        : spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the peer exchange");
+    if ((st = dist_agree(s->comm, st, msg)) == SPB_OK) {
+        s->gpu.peer_exported = 1;
+        MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE,
+                      s->comm);
+        for (int p = 0; p < size; p++) start_for[p] = -1;
+        for (int k = 0; k < s->ghost.sends; k++)
+            start_for[s->ghost.send_rank[k]] = s->ghost.send_start[k];
+        MPI_Alltoall(start_for, 1, MPI_INT, start_for + size, 1, MPI_INT, s->comm);
+        for (int k = 0; k < s->ghost.recvs; k++) {
+            theirs[k] = all[s->ghost.recv_rank[k]];
+            their_start[k] = start_for[size + s->ghost.recv_rank[k]];
+        }
+        st = dist_agree(s->comm,
+                        gpu_block_peer_open(s->gpu.block, s->ghost.recvs, theirs, their_start, msg),
+                        msg);
+    }
+    spb_free(all);
+    spb_free(theirs);
+    spb_free(start_for);
+    spb_free(their_start);
+    return st;
+}
+
 /* The GPU rows: the ghost plan as mpi.rows, the blocks on the rank's GPU. */
 static spb_status gpu_plan(dist_state *s, char *msg)
 {
@@ -465,6 +516,7 @@ static spb_status gpu_plan(dist_state *s, char *msg)
     }
     st = dist_agree(s->comm, st, msg);
     if (st == SPB_OK && s->variant->exchange == DIST_GPU_NCCL) st = nccl_plan(s, msg);
+    if (st == SPB_OK && s->variant->exchange == DIST_GPU_PEER) st = peer_plan(s, msg);
     return st;
 }
 
@@ -475,7 +527,8 @@ spb_status exchange_plan(dist_state *s, char *msg)
     case DIST_ALLGATHER: st = allgather_plan(s, msg); break;
     case DIST_GRID_COMM: st = grid_plan(s, msg); break;
     case DIST_GPU_STAGED:
-    case DIST_GPU_NCCL: st = gpu_plan(s, msg); break;
+    case DIST_GPU_NCCL:
+    case DIST_GPU_PEER: st = gpu_plan(s, msg); break;
     default: st = ghost_plan(s, msg); break;
     }
     if (st == SPB_OK && s->variant->exchange != DIST_PETSC) csr_free(&s->part);
@@ -543,6 +596,33 @@ static void keep_gpu_failure(dist_state *s, spb_status st, const char *msg)
     snprintf(s->gpu.msg, sizeof s->gpu.msg, "%s", msg);
 }
 
+/* Zero-byte notes of the peer exchange to the `to` ranks and from the
+ * `from` ranks (the ghost plan's requests: receives first). */
+static void peer_notes(dist_state *s, int tag, int to, const int *to_rank, int from,
+                       const int *from_rank)
+{
+    MPI_Request *r = s->ghost.requests;
+    for (int k = 0; k < from; k++) MPI_Irecv(NULL, 0, MPI_BYTE, from_rank[k], tag, s->comm, &r[k]);
+    for (int k = 0; k < to; k++)
+        MPI_Isend(NULL, 0, MPI_BYTE, to_rank[k], tag, s->comm, &r[from + k]);
+    MPI_Waitall(from + to, r, MPI_STATUSES_IGNORE);
+}
+
+/* The peer exchange's product: the packing's event recorded, the ranks
+ * that copy out of this rank's buffer told so; the copies out of the
+ * neighbours' buffers once they said the same; then this rank's copies
+ * done, told to those neighbours, which pack again only after hearing it. */
+static spb_status peer_product(dist_state *s, const gpu_exchange_plan *plan,
+                               gpu_product_times *times, char *msg)
+{
+    dist_ghost *g = &s->ghost;
+    spb_status st = gpu_block_peer_pack(s->gpu.block, msg);
+    peer_notes(s, TAG_PACKED, g->sends, g->send_rank, g->recvs, g->recv_rank);
+    if (st == SPB_OK) st = gpu_block_peer_pull(s->gpu.block, plan, times, msg);
+    peer_notes(s, TAG_COPIED, g->recvs, g->recv_rank, g->sends, g->send_rank);
+    return st;
+}
+
 /* A GPU rank's product: its exchange beside its diagonal block; the
  * messages are posted even after a device failure, so that no neighbour
  * waits forever (the failure is kept for the row's check). */
@@ -551,10 +631,12 @@ static void gpu_product(dist_state *s)
     char msg[SPB_MSG_LEN] = "";
     gpu_product_times times = {0, 0, 0, 0};
     spb_status st;
+    gpu_exchange_plan plan = {s->ghost.sends,      s->ghost.recvs,     s->ghost.send_rank,
+                              s->ghost.send_start, s->ghost.recv_rank, s->ghost.recv_start};
     if (s->variant->exchange == DIST_GPU_NCCL) {
-        gpu_exchange_plan plan = {s->ghost.sends,      s->ghost.recvs,     s->ghost.send_rank,
-                                  s->ghost.send_start, s->ghost.recv_rank, s->ghost.recv_start};
         st = gpu_block_nccl_product(s->gpu.block, &plan, &times, msg);
+    } else if (s->variant->exchange == DIST_GPU_PEER) {
+        st = peer_product(s, &plan, &times, msg);
     } else {
         st = gpu_block_start(s->gpu.block, msg);
         double start = MPI_Wtime();
@@ -595,6 +677,11 @@ void exchange_product(dist_state *s)
 
 void exchange_free(dist_state *s)
 {
+    if (s->gpu.peer_exported) { /* nothing a neighbour opened is freed before it closed it */
+        gpu_block_peer_close(s->gpu.block);
+        MPI_Barrier(s->comm);
+        s->gpu.peer_exported = 0;
+    }
     gpu_block_free(s->gpu.block);
     s->gpu.block = NULL;
     csr_free(&s->ghost.diag);

@@ -17,6 +17,7 @@ static const dist_variant grid = {DIST_GRID, DIST_GRID_COMM};
 static const dist_variant petsc = {DIST_ROWS, DIST_PETSC};
 static const dist_variant gpu_staged = {DIST_NNZ, DIST_GPU_STAGED};
 static const dist_variant gpu_nccl = {DIST_NNZ, DIST_GPU_NCCL};
+static const dist_variant gpu_peer = {DIST_NNZ, DIST_GPU_PEER};
 
 int dist_kernel_unavailable(const spb_kernel *self, char *why)
 {
@@ -24,8 +25,7 @@ int dist_kernel_unavailable(const spb_kernel *self, char *why)
     const char *reason = "";
     if (v->exchange == DIST_PETSC && !dist_petsc_compiled())
         reason = "spbench was built without PETSc (pkg-config found no PETSc)";
-    int gpu = v->exchange == DIST_GPU_STAGED || v->exchange == DIST_GPU_NCCL;
-    if (!*reason && gpu && !gpu_available(why)) return 1;
+    if (!*reason && dist_exchange_on_gpu(v->exchange) && !gpu_available(why)) return 1;
     if (!*reason && v->exchange == DIST_GPU_NCCL && !gpu_nccl_compiled())
         reason = "spbench was built without NCCL (CMake found no nccl.h; -DSPB_NCCL_DIR=...)";
     if (!*reason) return 0;
@@ -113,6 +113,11 @@ const spb_spmv_kernel dist_spmv_kernels[] = {
         "MPI, a GPU per rank: nnz-balanced rows as mpi.nnz, auto.cuda on the diagonal block "
         "while NCCL sends the ghosts GPU to GPU on a stream beside it, auto.cuda on the "
         "ghost block"),
+    DIST_KERNEL(
+        "mpi.cuda.peer", gpu_peer,
+        "MPI, a GPU per rank: nnz-balanced rows as mpi.nnz, auto.cuda on the diagonal block "
+        "while each rank's copy engines copy its ghosts out of its neighbours' GPUs (CUDA "
+        "IPC, MPI telling when they are packed), auto.cuda on the ghost block"),
 };
 const int dist_spmv_kernel_count = (int)(sizeof dist_spmv_kernels / sizeof dist_spmv_kernels[0]);
 

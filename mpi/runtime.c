@@ -294,8 +294,7 @@ spb_status dist_prepare(const dist_variant *variant, int kernel_index, const spb
     if (variant->exchange == DIST_PETSC && config->threads > 1)
         return spb_fail(msg, SPB_ERR_DECLINED,
                         "PETSc's MatMult runs one thread per rank (measured at --threads 1)");
-    if ((variant->exchange == DIST_GPU_STAGED || variant->exchange == DIST_GPU_NCCL) &&
-        config->threads > 1)
+    if (dist_exchange_on_gpu(variant->exchange) && config->threads > 1)
         return spb_fail(msg, SPB_ERR_DECLINED,
                         "a GPU rank runs no OpenMP threads (measured at --threads 1)");
     if (config->precision != SPB_FP64)

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""GPU ranks on two GPUs or more: `run --ranks 1,2` of mpi.cuda.staged and
-mpi.cuda.nccl on shapes that stress the ghost block (hub rows, R-MAT, a
+"""GPU ranks on two GPUs or more: `run --ranks 1,2` of mpi.cuda.staged,
+mpi.cuda.nccl and mpi.cuda.peer on shapes that stress the ghost block (hub rows, R-MAT, a
 pattern matrix, a Laplacian, a matrix of three rows), each rank on its own
-GPU. Every row validates; NCCL's row runs (it declines only where ranks
-share a GPU); the rows say where their ghost block ran and time their
+GPU. Every row validates; NCCL's and the peer row run (NCCL's declines
+only where ranks share a GPU, the peer row where CUDA IPC cannot reach a
+neighbour's GPU); the rows say where their ghost block ran and time their
 exchange (the staged row its three legs); the header measures the link
 between the GPUs. Reports itself
 skipped on a machine with fewer than two GPUs, saying why.
@@ -28,7 +29,7 @@ def main():
         check(r.returncode == 0, "the study runs: %s" % r.stderr[-800:])
         check("# GPU link" in r.stdout, "the header measures the link between the GPUs")
         rows = read_rows(out) if os.path.exists(out) else []
-        check(len(rows) == 4 * len(SHAPES), "a row per shape, kernel and rank count: %d"
+        check(len(rows) == 6 * len(SHAPES), "a row per shape, kernel and rank count: %d"
               % len(rows))
         bad = [(x["matrix"], x["kernel"], x["ranks"], x["status"], x["message"][:120])
                for x in rows if x["status"] != "ok"]

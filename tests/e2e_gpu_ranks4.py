@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""GPU ranks on four GPUs: `run --ranks 1,2,3,4` of mpi.cuda.staged and
-mpi.cuda.nccl on the shapes of e2e_gpu_ranks and a diagonal matrix (no
-rank needs a ghost), each rank on its own GPU; then four ranks sharing two
-GPUs, where the staged row time-slices them and NCCL's row declines,
-saying why. Every measured row validates. Reports itself skipped on a
+"""GPU ranks on four GPUs: `run --ranks 1,2,3,4` of mpi.cuda.staged,
+mpi.cuda.nccl and mpi.cuda.peer on the shapes of e2e_gpu_ranks and a
+diagonal matrix (no rank needs a ghost), each rank on its own GPU; then
+four ranks sharing two GPUs, where the staged and peer rows time-slice them
+(the peer row copying between ranks of one GPU too) and NCCL's row
+declines, saying why. Every measured row validates. Reports itself skipped on a
 machine with fewer than four GPUs, saying why.
 """
 import os
@@ -42,7 +43,7 @@ def main():
     try:
         shapes = SHAPES + [diagonal(tmp)]
         rows = study(["--ranks", "1,2,3,4", *COMMON, *shapes], os.path.join(tmp, "own.csv"), ENV)
-        check(len(rows) == 2 * 4 * len(shapes),
+        check(len(rows) == 3 * 4 * len(shapes),
               "a row per shape, kernel and rank count (1-4): %d" % len(rows))
         bad = [(x["matrix"], x["kernel"], x["ranks"], x["status"], x["message"][:120])
                for x in rows if x["status"] != "ok"]
@@ -58,11 +59,11 @@ def main():
         shared_env = dict(ENV, CUDA_VISIBLE_DEVICES="0,1")
         rows = study(["--ranks", "4", *COMMON, SHAPES[0], SHAPES[1]],
                      os.path.join(tmp, "shared.csv"), shared_env)
-        staged = [x for x in rows if x["kernel"] == "mpi.cuda.staged"]
+        shared = [x for x in rows if x["kernel"] in ("mpi.cuda.staged", "mpi.cuda.peer")]
         nccl = [x for x in rows if x["kernel"] == "mpi.cuda.nccl"]
-        check(len(staged) == 2 and all(x["status"] == "ok" for x in staged),
-              "four ranks on two GPUs: the staged rows validate: %s" %
-              [(x["matrix"], x["status"], x["message"][:100]) for x in staged])
+        check(len(shared) == 4 and all(x["status"] == "ok" for x in shared),
+              "four ranks on two GPUs: the staged and peer rows validate: %s" %
+              [(x["matrix"], x["kernel"], x["status"], x["message"][:100]) for x in shared])
         check(len(nccl) == 2 and all(x["status"] == "skipped" and "share" in x["message"]
                                      for x in nccl),
               "four ranks on two GPUs: NCCL's rows are skipped, saying the ranks share GPUs: %s" %

@@ -28,7 +28,7 @@ from spbtest import (SPBENCH, SOURCE, check, read_mtx, read_rows, run_tests, ski
 KERNELS = ["mpi.rows.allgather", "mpi.rows", "mpi.nnz", "mpi.nnz.allgather", "mpi.cyclic",
            "mpi.grid2d", "petsc.mpiaij"]
 # a GPU per rank: ok where there is a GPU (NCCL's row only with a GPU per rank), else skipped
-GPU_KERNELS = ["mpi.cuda.staged", "mpi.cuda.nccl"]
+GPU_KERNELS = ["mpi.cuda.staged", "mpi.cuda.nccl", "mpi.cuda.peer"]
 GPU_SKIPS = ("no CUDA device", "not built with CUDA", "without NCCL", "NCCL needs a GPU per rank",
              "no GPU on this rank's node")
 FAST = ["--reps", "3", "--min-time", "0", "--warmup", "1", "--quiet"]
@@ -246,7 +246,7 @@ def test_hybrid(tmp, matrices):
     check(ok == sorted(KERNELS[:-1]), "each mpi.* row ok at 2 ranks x 2 threads: %s" % ok)
     gpu = [x for x in rows if x["kernel"] in GPU_KERNELS]
     gone = [k for k in GPU_KERNELS if k in left_out(r.stdout)]
-    check(len(gpu) == 2 - len(gone) and all(x["status"] == "skipped" for x in gpu),
+    check(len(gpu) == len(GPU_KERNELS) - len(gone) and all(x["status"] == "skipped" for x in gpu),
           "the GPU rows are skipped at 2 threads per rank (left out without a GPU: %s): %s" %
           (gone, [x["message"] for x in gpu]))
     petsc = [x for x in rows if x["kernel"] == "petsc.mpiaij"]
@@ -586,7 +586,7 @@ def test_gpu_rows_left_out(tmp, matrices):
         skip("a GPU is here: the GPU ranks' rows run")
         return
     check(r.returncode == 0 and rows and not [x for x in rows if x["kernel"].startswith("mpi.cuda")]
-          and "left out: 2 kernels (mpi.cuda.staged, mpi.cuda.nccl)" in r.stdout,
+          and "left out: 3 kernels (mpi.cuda.staged, mpi.cuda.nccl, mpi.cuda.peer)" in r.stdout,
           "no GPU-rank rows, the header says why: %s %s" % (
               sorted({x["kernel"] for x in rows}), r.stdout[:600]))
 
