@@ -50,6 +50,7 @@ struct gpu_block : gpu_record {
      * packing; each neighbour's send buffer and event opened by CUDA IPC,
      * and where this rank's ghosts begin in it */
     cudaEvent_t packed;
+    cudaEvent_t packed_at, copies_start; /* its legs: the packing, the copies */
     int peers;
     double **peer_send;
     cudaEvent_t *peer_packed;
@@ -153,9 +154,9 @@ static spb_status upload_exchange(gpu_block *b, const gpu_block_spec *spec, char
     GPU_TRY(b, cudaDeviceGetStreamPriorityRange(&least, &greatest), "stream priorities");
     GPU_TRY(b, cudaStreamCreateWithPriority(&b->comm, cudaStreamNonBlocking, greatest),
             "cudaStreamCreate");
-    for (cudaEvent_t *e :
-         {&b->arrived, &b->diag_start, &b->diag_stop, &b->tail_start, &b->tail_stop, &b->x_landed,
-          &b->exchange_start, &b->off_done, &b->sent_host, &b->up_start})
+    for (cudaEvent_t *e : {&b->arrived, &b->diag_start, &b->diag_stop, &b->tail_start,
+                           &b->tail_stop, &b->x_landed, &b->exchange_start, &b->off_done,
+                           &b->sent_host, &b->up_start, &b->packed_at, &b->copies_start})
         GPU_TRY(b, cudaEventCreate(e), "cudaEventCreate");
     if (b->off_beside) b->off.state->stream = b->comm;
     return lock_host_buffers(b, spec, msg);
@@ -214,8 +215,9 @@ extern "C" void gpu_block_free(gpu_block *b)
     void *arrays[] = {b->d_off_row, b->d_send_idx, b->d_send};
     for (void *p : arrays) cudaFree(p);
     if (b->comm) cudaStreamDestroy(b->comm);
-    for (cudaEvent_t e : {b->arrived, b->diag_start, b->diag_stop, b->tail_start, b->tail_stop,
-                          b->x_landed, b->exchange_start, b->off_done, b->sent_host, b->up_start})
+    for (cudaEvent_t e :
+         {b->arrived, b->diag_start, b->diag_stop, b->tail_start, b->tail_stop, b->x_landed,
+          b->exchange_start, b->off_done, b->sent_host, b->up_start, b->packed_at, b->copies_start})
         if (e) cudaEventDestroy(e);
     delete b;
 }
@@ -387,8 +389,8 @@ extern "C" spb_status gpu_block_peer_open(gpu_block *b, int peers, const gpu_pee
         cudaIpcEventHandle_t packed;
         memcpy(&send, theirs[k].send, sizeof send);
         memcpy(&packed, theirs[k].packed, sizeof packed);
-        cudaError_t err = cudaIpcOpenMemHandle((void **)&b->peer_send[k], send,
-                                               cudaIpcMemLazyEnablePeerAccess);
+        cudaError_t err =
+            cudaIpcOpenMemHandle((void **)&b->peer_send[k], send, cudaIpcMemLazyEnablePeerAccess);
         if (err != cudaSuccess) return peer_unreachable(err, "send buffer", msg);
         err = cudaIpcOpenEventHandle(&b->peer_packed[k], packed);
         if (err != cudaSuccess) return peer_unreachable(err, "event", msg);
@@ -417,6 +419,7 @@ extern "C" spb_status gpu_block_peer_pack(gpu_block *b, char *msg)
 {
     pack(b);
     GPU_TRY(b, cudaEventRecord(b->packed, b->comm), "event");
+    GPU_TRY(b, cudaEventRecord(b->packed_at, b->comm), "event");
     launch_diag(b);
     return SPB_OK;
 fail:
@@ -425,16 +428,20 @@ fail:
 
 /* Each neighbour's event was recorded before MPI's note said so, and its
  * buffer is not packed again before this rank said its copies are done:
- * the wait is for this product's packing. */
+ * the wait is for this product's packing. The copies start once every
+ * neighbour packed, so that their leg times the copies alone. */
 extern "C" spb_status gpu_block_peer_pull(gpu_block *b, const gpu_exchange_plan *plan,
                                           gpu_product_times *times, char *msg)
 {
     if (plan->recvs != b->peers)
-        return spb_fail(msg, SPB_ERR_INVALID, "%d neighbours opened for %d in the plan",
-                        b->peers, plan->recvs);
+        return spb_fail(msg, SPB_ERR_INVALID, "%d neighbours opened for %d in the plan", b->peers,
+                        plan->recvs);
+    float packing_ms = 0, copies_ms = 0;
+    for (int k = 0; k < b->peers; k++)
+        GPU_TRY(b, cudaStreamWaitEvent(b->comm, b->peer_packed[k], 0), "a neighbour's packing");
+    GPU_TRY(b, cudaEventRecord(b->copies_start, b->comm), "event");
     for (int k = 0; k < b->peers; k++) {
         size_t count = (size_t)(plan->recv_start[k + 1] - plan->recv_start[k]);
-        GPU_TRY(b, cudaStreamWaitEvent(b->comm, b->peer_packed[k], 0), "a neighbour's packing");
         GPU_TRY(b,
                 cudaMemcpyAsync(b->d_ghosts + plan->recv_start[k],
                                 b->peer_send[k] + b->peer_start[k], sizeof(double) * count,
@@ -442,7 +449,15 @@ extern "C" spb_status gpu_block_peer_pull(gpu_block *b, const gpu_exchange_plan 
                 "ghosts from a neighbour's GPU");
     }
     GPU_TRY(b, cudaEventRecord(b->arrived, b->comm), "event");
-    return finish_product(b, times, msg);
+    {
+        spb_status st = finish_product(b, times, msg); /* synchronised: the events are done */
+        if (st != SPB_OK) return st;
+    }
+    GPU_TRY(b, cudaEventElapsedTime(&packing_ms, b->exchange_start, b->packed_at), "event time");
+    GPU_TRY(b, cudaEventElapsedTime(&copies_ms, b->copies_start, b->arrived), "event time");
+    times->to_host_s = packing_ms * 1e-3;
+    times->to_device_s = copies_ms * 1e-3;
+    return SPB_OK;
 fail:
     return gpu_state_fail(b, msg);
 }

@@ -93,7 +93,9 @@ int gpu_device_count(void);
  * exchange from the packing's start to the ghosts' arrival on the device
  * (exchange: hidden behind the diagonal block or not; 0 without one); the
  * staged exchange's copies: the packing's start to the send buffer on the
- * host (to_host), and the ghosts' copy up (to_device); 0 otherwise. */
+ * host (to_host), and the ghosts' copy up (to_device); the peer exchange's:
+ * the packing (to_host) and the copies out of the neighbours' buffers
+ * (to_device); 0 otherwise. */
 typedef struct {
     double compute_s, exchange_s, to_host_s, to_device_s;
 } gpu_product_times;

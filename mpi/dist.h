@@ -54,8 +54,12 @@ typedef struct {
     double imbalance;    /* stored entries per rank, max over mean */
     /* mpi.cuda.staged: the host path's three legs, per product, the slowest
      * rank's: device to host (the packing included), MPI between the ranks
-     * (waiting for a neighbour's copy included), host to device */
+     * (waiting for a neighbour's copy included), host to device;
+     * mpi.cuda.peer: the packing, MPI's notes that the neighbours packed
+     * (waiting for them included), the copies out of their buffers */
     double to_host_s, mpi_s, to_device_s;
+    const char *leg_names[3]; /* the legs' names in the row's message (NULL: no legs) */
+    int leg_moves[3];         /* whether the leg moves the bytes (its GB/s is said) */
 } spb_dist_stats;
 
 void dist_stats_init(spb_dist_stats *s);
@@ -78,7 +82,7 @@ int dist_kernel_unavailable(const spb_kernel *self, char *why);
  * returns the samples (the caller takes their medians into out; 0 when the
  * row cannot split its time); series[DIST_EXCHANGE] is NULL for rows that
  * do not time their exchange apart (the CPU rows), and the legs' series
- * (DIST_TO_HOST ..) for rows other than mpi.cuda.staged. */
+ * (DIST_TO_HOST ..) for rows other than mpi.cuda.staged and mpi.cuda.peer. */
 enum {
     DIST_COMPUTE,
     DIST_COMM,

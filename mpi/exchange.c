@@ -472,8 +472,7 @@ static spb_status peer_plan(dist_state *s, char *msg)
                         : spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the peer exchange");
     if ((st = dist_agree(s->comm, st, msg)) == SPB_OK) {
         s->gpu.peer_exported = 1;
-        MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE,
-                      s->comm);
+        MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, s->comm);
         for (int p = 0; p < size; p++) start_for[p] = -1;
         for (int k = 0; k < s->ghost.sends; k++)
             start_for[s->ghost.send_rank[k]] = s->ghost.send_start[k];
@@ -617,7 +616,9 @@ static spb_status peer_product(dist_state *s, const gpu_exchange_plan *plan,
 {
     dist_ghost *g = &s->ghost;
     spb_status st = gpu_block_peer_pack(s->gpu.block, msg);
+    double start = MPI_Wtime();
     peer_notes(s, TAG_PACKED, g->sends, g->send_rank, g->recvs, g->recv_rank);
+    s->local_mpi += MPI_Wtime() - start;
     if (st == SPB_OK) st = gpu_block_peer_pull(s->gpu.block, plan, times, msg);
     peer_notes(s, TAG_COPIED, g->recvs, g->recv_rank, g->sends, g->send_rank);
     return st;

@@ -349,7 +349,16 @@ int dist_kernel_stats(const void *state, spb_dist_stats *out, double *series[DIS
     *out = s->stats;
     for (int k = 0; k < DIST_SERIES; k++) series[k] = s->sample[k];
     if (!s->gpu.block) series[DIST_EXCHANGE] = NULL;
-    if (!s->gpu.block || s->variant->exchange != DIST_GPU_STAGED)
-        series[DIST_TO_HOST] = series[DIST_MPI] = series[DIST_TO_DEVICE] = NULL;
+    static const char *const staged[3] = {"device to host", "MPI", "host to device"};
+    static const char *const peer[3] = {"packing", "MPI's notes", "copies"};
+    const char *const *legs = !s->gpu.block                             ? NULL
+                              : s->variant->exchange == DIST_GPU_STAGED ? staged
+                              : s->variant->exchange == DIST_GPU_PEER   ? peer
+                                                                        : NULL;
+    for (int k = 0; k < 3; k++) {
+        out->leg_names[k] = legs ? legs[k] : NULL;
+        out->leg_moves[k] = legs == staged || k != 1; /* the peer row's notes carry no ghost */
+    }
+    if (!legs) series[DIST_TO_HOST] = series[DIST_MPI] = series[DIST_TO_DEVICE] = NULL;
     return s->variant->exchange == DIST_PETSC ? 0 : s->samples; /* PETSc's split is its own */
 }

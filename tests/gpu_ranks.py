@@ -36,27 +36,34 @@ def why_not(need):
     return None
 
 
+LEGS = {"mpi.cuda.staged": ["device to host", "MPI", "host to device"],
+        "mpi.cuda.peer": ["packing", "MPI's notes", "copies"]}
+
+
 def check_legs(row):
-    """The staged row's message gives its three legs, each timed and none
-    longer than the product."""
-    legs = re.findall(r"(device to host|MPI|host to device) ([\d.e+-]+) ms \(([\d.e+-]+) GB/s\)",
-                      row["message"])
+    """The staged and peer rows' messages give their three legs, each timed
+    and none longer than the product; a leg that moves the ghosts gives its
+    GB/s (the peer row's notes carry none)."""
+    legs = re.findall(r"(device to host|MPI's notes|MPI|host to device|packing|copies) "
+                      r"([\d.e+-]+) ms( \([\d.e+-]+ GB/s\))?", row["message"])
+    names = LEGS[row["kernel"]]
     product = float(row["time_ms_median"])
-    check([name for name, _, _ in legs] == ["device to host", "MPI", "host to device"] and
-          all(0 < float(ms) <= 1.1 * product for _, ms, _ in legs),
-          "%s: the staged row's legs, each within the product's %g ms: %s" %
-          (row["matrix"], product, row["message"][:200]))
+    check([name for name, _, _ in legs] == names and
+          all(0 < float(ms) <= 1.1 * product for _, ms, _ in legs) and
+          all(bool(rate) == (name != "MPI's notes") for name, _, rate in legs),
+          "%s %s: the legs, each within the product's %g ms: %s" %
+          (row["matrix"], row["kernel"], product, row["message"][:200]))
 
 
 def check_ranked_row(x):
     """A row at two ranks or more, with ghosts: the message names the ghost
-    block's kernel and place, the exchange is timed, and the staged row
-    gives its legs."""
+    block's kernel and place, the exchange is timed, and the staged and peer
+    rows give their legs."""
     ghosts = float(x["bytes_sent_max"] or 0) > 0
     check(not ghosts or "ghost block" in x["message"],
           "%s %s at %s ranks: the message names the ghost block's kernel and place: %s" %
           (x["matrix"], x["kernel"], x["ranks"], x["message"][:120]))
     check(not ghosts or float(x["exchange_ms"]) > 0,
           "%s %s at %s ranks: the exchange is timed" % (x["matrix"], x["kernel"], x["ranks"]))
-    if ghosts and x["kernel"] == "mpi.cuda.staged":
+    if ghosts and x["kernel"] in LEGS:
         check_legs(x)

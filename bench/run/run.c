@@ -198,19 +198,23 @@ static double bound_for(const spb_kernel *kernel, const spb_run_opts *opts, int 
     return gpu ? roofline_gpu(roof) : roofline_cpu(roof, threads);
 }
 
-/* The staged row's three legs, at the front of its message (which the
- * blocks' kernels may fill): which one limits the host path, each at the
+/* The staged and peer rows' three legs, at the front of the message (which
+ * the blocks' kernels may fill): which one limits the exchange, each at the
  * most bytes a rank sends. */
 static void say_legs(const spb_dist_stats *d, char *msg)
 {
     const double legs[3] = {d->to_host_s, d->mpi_s, d->to_device_s};
-    const char *names[3] = {"device to host", "MPI", "host to device"};
+    const char *const *names = d->leg_names;
     char said[SPB_MSG_LEN];
     size_t used = 0;
     int n = snprintf(said, sizeof said, "legs per product (the slowest rank's):");
-    for (int k = 0; k < 3 && n > 0 && (used += (size_t)n) < sizeof said; k++)
-        n = snprintf(said + used, sizeof said - used, "%s %s %.3g ms (%.3g GB/s)", k ? "," : "",
-                     names[k], legs[k] * 1e3, legs[k] > 0 ? d->bytes_max / legs[k] / 1e9 : 0.0);
+    for (int k = 0; k < 3 && n > 0 && (used += (size_t)n) < sizeof said; k++) {
+        n = snprintf(said + used, sizeof said - used, "%s %s %.3g ms", k ? "," : "", names[k],
+                     legs[k] * 1e3);
+        if (d->leg_moves[k] && n > 0 && (used += (size_t)n) < sizeof said)
+            n = snprintf(said + used, sizeof said - used, " (%.3g GB/s)",
+                         legs[k] > 0 ? d->bytes_max / legs[k] / 1e9 : 0.0);
+    }
     char both[2 * SPB_MSG_LEN + 2];
     snprintf(both, sizeof both, "%s%s%s", said, msg[0] ? "; " : "", msg);
     size_t keep = strlen(both) < SPB_MSG_LEN ? strlen(both) : SPB_MSG_LEN - 1;
@@ -233,7 +237,7 @@ static void distributed_figures(const void *state, spb_result *r, char *msg)
     r->dist.exchange_s = timing_median(series[DIST_EXCHANGE], samples);
     if (r->dist.exchange_s > 0 && r->dist.bytes_max > 0)
         r->dist.exchange_gbs = r->dist.bytes_max / r->dist.exchange_s / 1e9;
-    if (!series[DIST_TO_HOST]) return;
+    if (!series[DIST_TO_HOST] || !r->dist.leg_names[0]) return;
     r->dist.to_host_s = timing_median(series[DIST_TO_HOST], samples);
     r->dist.mpi_s = timing_median(series[DIST_MPI], samples);
     r->dist.to_device_s = timing_median(series[DIST_TO_DEVICE], samples);
