@@ -323,25 +323,37 @@ fail:
     return gpu_state_fail(b, msg);
 }
 
+/* The ghosts in place (`arrived` recorded after them): the product finished
+ * by finish_product, and the two timed legs of the staged or peer exchange
+ * (to_host: first_start to first_end; to_device: second_start to
+ * `arrived`). */
+static spb_status finish_with_legs(gpu_block *b, cudaEvent_t first_start, cudaEvent_t first_end,
+                                   cudaEvent_t second_start, gpu_product_times *times, char *msg)
+{
+    float first_ms = 0, second_ms = 0;
+    GPU_TRY(b, cudaEventRecord(b->arrived, b->comm), "event");
+    {
+        spb_status st = finish_product(b, times, msg); /* synchronised: the events are done */
+        if (st != SPB_OK) return st;
+    }
+    GPU_TRY(b, cudaEventElapsedTime(&first_ms, first_start, first_end), "event time");
+    GPU_TRY(b, cudaEventElapsedTime(&second_ms, second_start, b->arrived), "event time");
+    times->to_host_s = first_ms * 1e-3;
+    times->to_device_s = second_ms * 1e-3;
+    return SPB_OK;
+fail:
+    return gpu_state_fail(b, msg);
+}
+
 extern "C" spb_status gpu_block_finish(gpu_block *b, gpu_product_times *times, char *msg)
 {
-    float to_host_ms = 0, to_device_ms = 0;
     GPU_TRY(b, cudaEventRecord(b->up_start, b->comm), "event");
     if (b->ghosts > 0)
         GPU_TRY(b,
                 cudaMemcpyAsync(b->d_ghosts, b->ghosts_host, sizeof(double) * (size_t)b->ghosts,
                                 cudaMemcpyHostToDevice, b->comm),
                 "ghosts to the device");
-    GPU_TRY(b, cudaEventRecord(b->arrived, b->comm), "event");
-    {
-        spb_status st = finish_product(b, times, msg); /* synchronised: the events are done */
-        if (st != SPB_OK) return st;
-    }
-    GPU_TRY(b, cudaEventElapsedTime(&to_host_ms, b->exchange_start, b->sent_host), "event time");
-    GPU_TRY(b, cudaEventElapsedTime(&to_device_ms, b->up_start, b->arrived), "event time");
-    times->to_host_s = to_host_ms * 1e-3;
-    times->to_device_s = to_device_ms * 1e-3;
-    return SPB_OK;
+    return finish_with_legs(b, b->exchange_start, b->sent_host, b->up_start, times, msg);
 fail:
     return gpu_state_fail(b, msg);
 }
@@ -436,7 +448,6 @@ extern "C" spb_status gpu_block_peer_pull(gpu_block *b, const gpu_exchange_plan 
     if (plan->recvs != b->peers)
         return spb_fail(msg, SPB_ERR_INVALID, "%d neighbours opened for %d in the plan", b->peers,
                         plan->recvs);
-    float packing_ms = 0, copies_ms = 0;
     for (int k = 0; k < b->peers; k++)
         GPU_TRY(b, cudaStreamWaitEvent(b->comm, b->peer_packed[k], 0), "a neighbour's packing");
     GPU_TRY(b, cudaEventRecord(b->copies_start, b->comm), "event");
@@ -448,16 +459,7 @@ extern "C" spb_status gpu_block_peer_pull(gpu_block *b, const gpu_exchange_plan 
                                 cudaMemcpyDefault, b->comm),
                 "ghosts from a neighbour's GPU");
     }
-    GPU_TRY(b, cudaEventRecord(b->arrived, b->comm), "event");
-    {
-        spb_status st = finish_product(b, times, msg); /* synchronised: the events are done */
-        if (st != SPB_OK) return st;
-    }
-    GPU_TRY(b, cudaEventElapsedTime(&packing_ms, b->exchange_start, b->packed_at), "event time");
-    GPU_TRY(b, cudaEventElapsedTime(&copies_ms, b->copies_start, b->arrived), "event time");
-    times->to_host_s = packing_ms * 1e-3;
-    times->to_device_s = copies_ms * 1e-3;
-    return SPB_OK;
+    return finish_with_legs(b, b->exchange_start, b->packed_at, b->copies_start, times, msg);
 fail:
     return gpu_state_fail(b, msg);
 }
