@@ -28,10 +28,14 @@ spb_status spgemm_values_of(spb_format_set *F, spb_precision precision, spgemm_v
 int64_t csr_spgemm_nnz(const spb_csr *A, const spb_csr *B);
 
 /* Sequential Gustavson: row by row into a dense accumulator as wide as B,
- * the touched columns listed and sorted. With absolute, C = |A|*|B|: the
- * scale each entry's rounding error is judged against. The reference. */
-spb_status csr_spgemm_gustavson(const spb_csr *A, const spb_csr *B, int absolute, spb_csr *C,
-                                char *msg);
+ * the touched columns listed and sorted. */
+spb_status csr_spgemm_gustavson(const spb_csr *A, const spb_csr *B, spb_csr *C, char *msg);
+/* The reference: C = A*B as csr_spgemm_gustavson makes it and, in the same
+ * pass, scale[k] = (|A|*|B|) at C's entry k, the scale each entry's
+ * rounding error is judged against (*scale allocated here). nnz_c: C's
+ * entries when already counted (csr_spgemm_nnz), or -1. */
+spb_status csr_spgemm_reference(const spb_csr *A, const spb_csr *B, int64_t nnz_c, spb_csr *C,
+                                double **scale, char *msg);
 /* The same as a kernel, in the values' precision (never absolute). */
 spb_status csr_spgemm_gustavson_values(const spb_csr *A, const spb_csr *B, const spgemm_values *v,
                                        spb_csr *C, char *msg);

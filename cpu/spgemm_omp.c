@@ -186,8 +186,8 @@ static spb_index row_fill_dense(const spgemm_omp_plan *p, workspace *w, spb_inde
     int64_t mark = stamp(p, i, 1);
     float *acc32 = (float *)w->acc;
     spb_index len =
-        a32 ? spgemm_dense_row32(A, a32, B, p->values.b32, i, mark, w->marker, acc32, cols, 0)
-            : spgemm_dense_row64(A, A->val, B, B->val, i, mark, w->marker, w->acc, cols, 0);
+        a32 ? spgemm_dense_row32(A, a32, B, p->values.b32, i, mark, w->marker, acc32, cols, NULL)
+            : spgemm_dense_row64(A, A->val, B, B->val, i, mark, w->marker, w->acc, cols, NULL);
     if ((int64_t)B->n <= SCAN_RATIO * products) { /* in column order by one scan */
         len = 0;
         for (spb_index j = 0; j < B->n; j++)

@@ -6,26 +6,28 @@
 
 /* Row i of A*B into the dense accumulator acc: a column is new to the row
  * while marker[j] != mark; the new columns are appended to cols in the
- * order met. With absolute, |a|*|b| is summed (the reference's scale).
- * Returns the row's length. */
+ * order met. With scale (the reference's, fp64 only), |a|*|b| is summed
+ * into it at the same columns. Returns the row's length. */
 static inline spb_index SPB_FN(spgemm_dense_row)(const spb_csr *A, const SPB_VALUE *a_val,
                                                  const spb_csr *B, const SPB_VALUE *b_val,
                                                  spb_index i, int64_t mark, int64_t *marker,
-                                                 SPB_VALUE *acc, spb_index *cols, int absolute)
+                                                 SPB_VALUE *acc, spb_index *cols, SPB_VALUE *scale)
 {
     spb_index len = 0;
     for (spb_index ka = A->row_ptr[i]; ka < A->row_ptr[i + 1]; ka++) {
         spb_index r = A->col_idx[ka];
-        SPB_VALUE a = absolute ? SPB_ABS(a_val[ka]) : a_val[ka];
+        SPB_VALUE a = a_val[ka];
         for (spb_index kb = B->row_ptr[r]; kb < B->row_ptr[r + 1]; kb++) {
             spb_index j = B->col_idx[kb];
-            SPB_VALUE b = absolute ? SPB_ABS(b_val[kb]) : b_val[kb];
+            SPB_VALUE b = b_val[kb];
             if (marker[j] != mark) {
                 marker[j] = mark;
                 acc[j] = 0;
+                if (scale) scale[j] = 0;
                 cols[len++] = j;
             }
             acc[j] += a * b;
+            if (scale) scale[j] += SPB_ABS(a) * SPB_ABS(b);
         }
     }
     return len;

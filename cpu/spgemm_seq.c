@@ -35,25 +35,35 @@ static spb_status check_shapes(const spb_csr *A, const spb_csr *B, char *msg)
     return SPB_OK;
 }
 
-/* Gustavson in the values' precision (a32 NULL: fp64, the reference's
- * own when absolute). */
-static spb_status gustavson(const spb_csr *A, const spb_csr *B, const spgemm_values *v,
-                            int absolute, spb_csr *C, char *msg)
+/* Gustavson in the values' precision (a32 NULL: fp64); with scale (fp64
+ * only), |A|*|B| at C's entries too, allocated here. nnz: C's entries, or
+ * -1 to count them. */
+static spb_status gustavson(const spb_csr *A, const spb_csr *B, const spgemm_values *v, int64_t nnz,
+                            spb_csr *C, double **scale, char *msg)
 {
     memset(C, 0, sizeof *C);
+    if (scale) *scale = NULL;
     spb_status st = check_shapes(A, B, msg);
     if (st != SPB_OK) return st;
-    int64_t nnz = csr_spgemm_nnz(A, B);
+    if (nnz < 0) nnz = csr_spgemm_nnz(A, B);
     if (nnz < 0) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the accumulator");
     if (nnz > SPB_INDEX_MAX)
         return spb_fail(msg, SPB_ERR_TOO_LARGE, "C would hold %lld entries, beyond %d",
                         (long long)nnz, (int)SPB_INDEX_MAX);
     int64_t *marker = spb_malloc((size_t)B->n, sizeof *marker);
     double *acc = spb_malloc((size_t)B->n, sizeof *acc); /* fp32: as floats */
-    if (marker && acc) st = csr_alloc(C, A->m, B->n, (spb_index)nnz, msg);
-    if (!marker || !acc || st != SPB_OK) {
+    double *scale_acc = scale ? spb_malloc((size_t)B->n + 1, sizeof *scale_acc) : NULL;
+    if (scale) *scale = spb_malloc((size_t)nnz + 1, sizeof **scale);
+    int room = marker && acc && (!scale || (scale_acc && *scale));
+    if (room) st = csr_alloc(C, A->m, B->n, (spb_index)nnz, msg);
+    if (!room || st != SPB_OK) {
         spb_free(marker);
         spb_free(acc);
+        spb_free(scale_acc);
+        if (scale) {
+            spb_free(*scale);
+            *scale = NULL;
+        }
         return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for C (%lld entries)", (long long)nnz);
     }
     for (spb_index j = 0; j < B->n; j++) marker[j] = -1;
@@ -62,32 +72,40 @@ static spb_status gustavson(const spb_csr *A, const spb_csr *B, const spgemm_val
     for (spb_index i = 0; i < A->m; i++) {
         spb_index *cols = C->col_idx + len;
         spb_index count =
-            v->a32 ? spgemm_dense_row32(A, v->a32, B, v->b32, i, i, marker, acc32, cols, absolute)
-                   : spgemm_dense_row64(A, A->val, B, B->val, i, i, marker, acc, cols, absolute);
+            v->a32 ? spgemm_dense_row32(A, v->a32, B, v->b32, i, i, marker, acc32, cols, NULL)
+                   : spgemm_dense_row64(A, A->val, B, B->val, i, i, marker, acc, cols, scale_acc);
         sort_columns(cols, count);
         if (v->a32)
             spgemm_gather32(acc32, cols, count, C->val + len);
         else
             spgemm_gather64(acc, cols, count, C->val + len);
+        if (scale) spgemm_gather64(scale_acc, cols, count, *scale + len);
         len += count;
         C->row_ptr[i + 1] = len;
     }
     spb_free(marker);
     spb_free(acc);
+    spb_free(scale_acc);
     return SPB_OK;
 }
 
-spb_status csr_spgemm_gustavson(const spb_csr *A, const spb_csr *B, int absolute, spb_csr *C,
-                                char *msg)
+spb_status csr_spgemm_gustavson(const spb_csr *A, const spb_csr *B, spb_csr *C, char *msg)
 {
     const spgemm_values fp64 = {NULL, NULL};
-    return gustavson(A, B, &fp64, absolute, C, msg);
+    return gustavson(A, B, &fp64, -1, C, NULL, msg);
+}
+
+spb_status csr_spgemm_reference(const spb_csr *A, const spb_csr *B, int64_t nnz_c, spb_csr *C,
+                                double **scale, char *msg)
+{
+    const spgemm_values fp64 = {NULL, NULL};
+    return gustavson(A, B, &fp64, nnz_c, C, scale, msg);
 }
 
 spb_status csr_spgemm_gustavson_values(const spb_csr *A, const spb_csr *B, const spgemm_values *v,
                                        spb_csr *C, char *msg)
 {
-    return gustavson(A, B, v, 0, C, msg);
+    return gustavson(A, B, v, -1, C, NULL, msg);
 }
 
 /* ---- the hash kernel --------------------------------------------------------------- */

@@ -172,7 +172,7 @@ static void check_hand_made(void)
     csr_from_dense(2, 2, b1, &B);
     spb_csr C;
     char msg[SPB_MSG_LEN] = "";
-    CHECK(csr_spgemm_gustavson(&A, &B, 0, &C, msg) == SPB_OK, "%s", msg);
+    CHECK(csr_spgemm_gustavson(&A, &B, &C, msg) == SPB_OK, "%s", msg);
     CHECK(C.nnz == 4 && C.val[0] == 14 && C.val[1] == 12 && C.val[2] == 15 && C.val[3] == 18,
           "2x2 by hand: %g %g %g %g", C.val[0], C.val[1], C.val[2], C.val[3]);
     csr_free(&C);
@@ -183,7 +183,7 @@ static void check_hand_made(void)
     static const double row[] = {1, 2, 3}, column[] = {4, 5, 6}; /* 1x3 * 3x1 = [32] */
     csr_from_dense(1, 3, row, &A);
     csr_from_dense(3, 1, column, &B);
-    CHECK(csr_spgemm_gustavson(&A, &B, 0, &C, msg) == SPB_OK && C.nnz == 1 && C.val[0] == 32,
+    CHECK(csr_spgemm_gustavson(&A, &B, &C, msg) == SPB_OK && C.nnz == 1 && C.val[0] == 32,
           "1 x n * n x 1 by hand");
     csr_free(&C);
     check_all("1 x n * n x 1", &A, &B);
@@ -196,7 +196,7 @@ static void check_hand_made(void)
     static const double az[] = {0, 1}, bz[] = {5, 0};
     csr_from_dense(1, 2, az, &A);
     csr_from_dense(2, 1, bz, &B);
-    CHECK(csr_spgemm_gustavson(&A, &B, 0, &C, msg) == SPB_OK && C.nnz == 1 && C.val[0] == 0.0,
+    CHECK(csr_spgemm_gustavson(&A, &B, &C, msg) == SPB_OK && C.nnz == 1 && C.val[0] == 0.0,
           "explicit zeros keep their entry");
     csr_free(&C);
     check_all("explicit zeros", &A, &B);
@@ -209,7 +209,7 @@ static void check_hand_made(void)
     static const double be[] = {X, X, 7, X, X, X, X, X, 8, 9, X, X, X, X, X, X};
     csr_from_dense(3, 4, ae, &A);
     csr_from_dense(4, 4, be, &B);
-    CHECK(csr_spgemm_gustavson(&A, &B, 0, &C, msg) == SPB_OK, "%s", msg);
+    CHECK(csr_spgemm_gustavson(&A, &B, &C, msg) == SPB_OK, "%s", msg);
     CHECK(C.nnz == 3 && C.row_ptr[1] == 3 && C.row_ptr[2] == 3 && C.row_ptr[3] == 3,
           "empty rows by hand: nnz %d", (int)C.nnz);
     csr_free(&C);
@@ -230,7 +230,7 @@ static void check_duplicates_on_read(void)
     char msg[SPB_MSG_LEN] = "";
     CHECK(mm_read_csr(path, &A, NULL, msg) == SPB_OK, "%s", msg);
     remove(path);
-    CHECK(csr_spgemm_gustavson(&A, &A, 0, &C, msg) == SPB_OK, "%s", msg);
+    CHECK(csr_spgemm_gustavson(&A, &A, &C, msg) == SPB_OK, "%s", msg);
     /* A = [3 1; 0 5]: A*A = [9 8; 0 25] */
     CHECK(C.nnz == 3 && C.val[0] == 9 && C.val[1] == 8 && C.val[2] == 25,
           "duplicates summed: %g %g %g", C.val[0], C.val[1], C.val[2]);
@@ -262,6 +262,53 @@ static void check_random(spb_rng *rng)
         char label[64];
         snprintf(label, sizeof label, "random %dx%d * %dx%d", (int)m, (int)n, (int)n, (int)p);
         check_all(label, &A, &B);
+        csr_free(&A);
+        csr_free(&B);
+    }
+}
+
+/* The reference and its scale in one pass: C as csr_spgemm_gustavson makes
+ * it, and each entry's |A|*|B| as the dense product sums it (in the same
+ * order: equal to the bit), with C's entries counted or given. */
+static void check_reference(spb_rng *rng)
+{
+    for (int round = 0; round < 8; round++) {
+        spb_index m = 1 + (spb_index)spb_rng_below(rng, 40);
+        spb_index n = 1 + (spb_index)spb_rng_below(rng, 40);
+        spb_index p = 1 + (spb_index)spb_rng_below(rng, 120);
+        double density = 0.05 + 0.3 * spb_rng_uniform(rng);
+        spb_csr A, B, C, R;
+        random_csr(rng, m, n, density, &A);
+        random_csr(rng, n, p, density, &B);
+        char msg[SPB_MSG_LEN] = "";
+        double *scale = NULL;
+        int64_t given = round % 2 ? csr_spgemm_nnz(&A, &B) : -1;
+        CHECK(csr_spgemm_gustavson(&A, &B, &C, msg) == SPB_OK, "%s", msg);
+        CHECK(csr_spgemm_reference(&A, &B, given, &R, &scale, msg) == SPB_OK, "%s", msg);
+        int same = R.nnz == C.nnz &&
+                   !memcmp(R.row_ptr, C.row_ptr, sizeof *C.row_ptr * ((size_t)C.m + 1)) &&
+                   !memcmp(R.col_idx, C.col_idx, sizeof *C.col_idx * (size_t)C.nnz) &&
+                   !memcmp(R.val, C.val, sizeof *C.val * (size_t)C.nnz);
+        double *val = malloc(sizeof *val * ((size_t)m * p + 1));
+        double *dense_scale = malloc(sizeof *dense_scale * ((size_t)m * p + 1));
+        int *stored = malloc(sizeof *stored * ((size_t)m * p + 1));
+        dense_product(&A, &B, val, dense_scale, stored);
+        spb_index wrong = -1, positive = 0;
+        for (spb_index i = 0; i < R.m && same; i++)
+            for (spb_index k = R.row_ptr[i]; k < R.row_ptr[i + 1]; k++) {
+                if (scale[k] != dense_scale[(size_t)i * p + R.col_idx[k]] && wrong < 0) wrong = k;
+                positive += scale[k] > 0;
+            }
+        CHECK(same && wrong < 0 && (positive > 0) == (R.nnz > 0),
+              "reference %dx%d * %dx%d (C's entries %s): C as Gustavson's %d, scale as the dense "
+              "product's (first miss at entry %d)",
+              (int)m, (int)n, (int)n, (int)p, given < 0 ? "counted" : "given", same, (int)wrong);
+        free(val);
+        free(dense_scale);
+        free(stored);
+        spb_free(scale);
+        csr_free(&C);
+        csr_free(&R);
         csr_free(&A);
         csr_free(&B);
     }
@@ -320,7 +367,7 @@ static void check_spgemm_shape(spb_rng *rng)
     char msg[SPB_MSG_LEN] = "";
     random_csr(rng, 50, 40, 0.2, &A);
     random_csr(rng, 40, 70, 0.2, &B);
-    CHECK(csr_spgemm_gustavson(&A, &B, 0, &C, msg) == SPB_OK, "%s", msg);
+    CHECK(csr_spgemm_gustavson(&A, &B, &C, msg) == SPB_OK, "%s", msg);
     int64_t most = 0;
     spb_index longest = 0;
     for (spb_index i = 0; i < A.m; i++) {
@@ -344,7 +391,7 @@ static void check_spgemm_shape(spb_rng *rng)
     csr_free(&B);
     csr_free(&C);
     band_csr(5000, 30, &A);
-    CHECK(csr_spgemm_gustavson(&A, &A, 0, &C, msg) == SPB_OK, "%s", msg);
+    CHECK(csr_spgemm_gustavson(&A, &A, &C, msg) == SPB_OK, "%s", msg);
     exact = (double)csr_spgemm_products(&A, &A) / C.nnz;
     CHECK(csr_spgemm_shape(&A, &A, 100, &shape, msg) == SPB_OK &&
               fabs(shape.compression - exact) < 0.05 * exact,
@@ -494,7 +541,7 @@ static void check_refusals(void)
     spb_csr A, C;
     csr_from_dense(1, 3, a, &A);
     char msg[SPB_MSG_LEN] = "";
-    CHECK(csr_spgemm_gustavson(&A, &A, 0, &C, msg) == SPB_ERR_INVALID && strstr(msg, "1 x 3"),
+    CHECK(csr_spgemm_gustavson(&A, &A, &C, msg) == SPB_ERR_INVALID && strstr(msg, "1 x 3"),
           "1x3 * 1x3 is refused: %s", msg);
     csr_free(&A);
 }
@@ -511,6 +558,7 @@ int main(int argc, char **argv)
     check_hand_made();
     check_duplicates_on_read();
     check_random(&rng);
+    if (!want_cuda) check_reference(&rng);
     check_long_rows(&rng);
     check_refusals();
     if (!want_cuda) check_fp32_range();
