@@ -21,12 +21,11 @@ spb_status cpu_auto_run(const void *state, const void *x, void *y, char *msg);
 
 /* Reference product: each row summed with error-free transformations (Dot2,
  * Ogita-Rump-Oishi), as accurate as if computed in twice the precision and
- * then rounded. Slow on purpose; the yardstick for every kernel. */
+ * then rounded. Slow on purpose; the yardstick for every kernel. With y_abs
+ * (else NULL), y_abs = |A|*|x| in the same pass: the scale against which
+ * rounding errors are judged. */
 void csr_reference_spmv(const spb_csr *A, const spb_value *SPB_RESTRICT x,
-                        spb_value *SPB_RESTRICT y);
-
-/* y = |A|*|x|: the scale against which rounding errors are judged. */
-void csr_abs_spmv(const spb_csr *A, const spb_value *SPB_RESTRICT x, spb_value *SPB_RESTRICT y);
+                        spb_value *SPB_RESTRICT y, spb_value *SPB_RESTRICT y_abs);
 
 void csr_serial_spmv(const spb_csr *A, const spb_value *SPB_RESTRICT x, spb_value *SPB_RESTRICT y);
 /* fp32: A's pattern with the values `val` (A->val is not read), x and y in

@@ -200,7 +200,7 @@ static void check_all_kernels_x(const char *label, const spb_csr *A, const spb_v
     spmv_case_set_x(&c, x);
     format_set_init(&c.formats, A);
     spb_value *y_ref = malloc(sizeof *y_ref * (size_t)(A->m + 1));
-    csr_reference_spmv(A, x, y_ref);
+    csr_reference_spmv(A, x, y_ref, NULL);
     for (int k = 0; k < op->kernel_count; k++) {
         const spb_kernel *kernel = op->kernels[k];
         if ((kernel->backend == SPB_BACKEND_CUDA) != want_cuda) continue;

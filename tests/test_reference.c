@@ -16,11 +16,10 @@ static void test_hand_computed(void)
     spb_index row_ptr[] = {0, 2, 2, 4, 5}, col_idx[] = {0, 2, 0, 1, 2};
     spb_value val[] = {2, 1, 4, 5, 7}, x[] = {1, -2, 3}, y[4], expect[] = {5, 0, -6, 21};
     spb_csr A = {4, 3, 5, row_ptr, col_idx, val};
-    csr_reference_spmv(&A, x, y);
+    spb_value y_abs[4], expect_abs[] = {5, 0, 14, 21};
+    csr_reference_spmv(&A, x, y, y_abs);
     for (int i = 0; i < 4; i++)
         CHECK(y[i] == expect[i], "y[%d] = %g, expected %g", i, y[i], expect[i]);
-    spb_value y_abs[4], expect_abs[] = {5, 0, 14, 21};
-    csr_abs_spmv(&A, x, y_abs);
     for (int i = 0; i < 4; i++)
         CHECK(y_abs[i] == expect_abs[i], "|A||x|[%d] = %g, expected %g", i, y_abs[i],
               expect_abs[i]);
@@ -34,7 +33,7 @@ static void test_compensation(void)
     spb_value val[] = {1e16, 1, -1e16, 0.1, -0.3}, x[] = {1, 1, 1}, y[2];
     spb_csr A = {2, 3, 5, row_ptr, col_idx, val};
     x[0] = 1;
-    csr_reference_spmv(&A, x, y);
+    csr_reference_spmv(&A, x, y, NULL);
     CHECK(y[0] == 1.0, "1e16 + 1 - 1e16 gave %.17g", y[0]);
     spb_value naive[2];
     csr_serial_spmv(&A, x, naive);
@@ -55,9 +54,48 @@ static void test_compensation(void)
     }
     /* exact = sum of +-(1e8+k) = 1e8 + 500 (pairs give -1 each: 500 pairs) */
     spb_csr L = {1, LEN, LEN, rp, ci, v};
-    csr_reference_spmv(&L, xs, &one);
+    csr_reference_spmv(&L, xs, &one, NULL);
     double want = exact * (1.0 + ldexp(1.0, -30));
     CHECK(one == want, "alternating row gave %.17g, expected %.17g", one, want);
+}
+
+/* The scale made in the reference's pass: every row's |A||x| as a plain
+ * loop sums it (the same order: equal to the bit), and y the same with and
+ * without it, on rows of mixed signs, a zero and an empty row. */
+static void test_scale_beside(void)
+{
+    enum { M = 40, N = 30, PER_ROW = 7 };
+    spb_index row_ptr[M + 1], col_idx[M * PER_ROW];
+    spb_value val[M * PER_ROW], x[N], y[M], y_alone[M], y_abs[M];
+    unsigned state = 12345;
+    for (int j = 0; j < N; j++) {
+        state = state * 1103515245u + 12345u;
+        x[j] = ((double)(state >> 8) / (1 << 24) - 0.5) * (j % 7 ? 1.0 : 1e6);
+    }
+    row_ptr[0] = 0;
+    for (int i = 0; i < M; i++) {
+        int len = i == 3 ? 0 : PER_ROW; /* row 3 empty */
+        for (int k = 0; k < len; k++) {
+            state = state * 1103515245u + 12345u;
+            col_idx[row_ptr[i] + k] = (spb_index)((state >> 8) % N);
+            val[row_ptr[i] + k] = k == 2 ? 0.0 : ((double)(state >> 4 & 1023) - 511.5) / 64;
+        }
+        row_ptr[i + 1] = row_ptr[i] + len;
+    }
+    spb_csr A = {M, N, row_ptr[M], row_ptr, col_idx, val};
+    csr_reference_spmv(&A, x, y, y_abs);
+    csr_reference_spmv(&A, x, y_alone, NULL);
+    int nonzero = 0;
+    for (int i = 0; i < M; i++) {
+        double plain = 0;
+        for (spb_index k = row_ptr[i]; k < row_ptr[i + 1]; k++)
+            plain += fabs(val[k]) * fabs(x[col_idx[k]]);
+        CHECK(y_abs[i] == plain && y[i] == y_alone[i],
+              "row %d: |A||x| %.17g, plain %.17g; y %.17g, alone %.17g", i, y_abs[i], plain, y[i],
+              y_alone[i]);
+        nonzero += y_abs[i] > 0;
+    }
+    CHECK(nonzero == M - 1, "every row but the empty one has a positive scale: %d", nonzero);
 }
 
 static void test_validation(void)
@@ -85,6 +123,7 @@ int main(void)
 {
     test_hand_computed();
     test_compensation();
+    test_scale_beside();
     test_validation();
     return check_done();
 }
