@@ -393,16 +393,24 @@ static const spb_kernel *diag_kernel(void)
     return NULL;
 }
 
+/* The row's ranks on this rank's node (collective): how many, and this
+ * rank's place among them (local, when not NULL). */
+static int ranks_on_node(const dist_state *s, int *local)
+{
+    MPI_Comm node;
+    int size;
+    MPI_Comm_split_type(s->comm, MPI_COMM_TYPE_SHARED, s->rank, MPI_INFO_NULL, &node);
+    if (local) MPI_Comm_rank(node, local);
+    MPI_Comm_size(node, &size);
+    MPI_Comm_free(&node);
+    return size;
+}
+
 /* This rank's GPU: its place among the row's ranks on its node, modulo
  * the node's GPUs (NCCL needs one per rank). */
 static spb_status pick_device(const dist_state *s, int *device, char *msg)
 {
-    MPI_Comm node;
-    int local, local_size, devices = gpu_device_count();
-    MPI_Comm_split_type(s->comm, MPI_COMM_TYPE_SHARED, s->rank, MPI_INFO_NULL, &node);
-    MPI_Comm_rank(node, &local);
-    MPI_Comm_size(node, &local_size);
-    MPI_Comm_free(&node);
+    int local, devices = gpu_device_count(), local_size = ranks_on_node(s, &local);
     *device = devices > 0 ? local % devices : 0;
     if (devices < 1 || !diag_kernel())
         return spb_fail(msg, SPB_ERR_DECLINED, "no GPU on this rank's node");
@@ -452,12 +460,8 @@ static void say_staged_path(char *msg)
  * each. */
 static spb_status peer_plan(dist_state *s, char *msg)
 {
-    MPI_Comm node;
-    int node_size, size = s->size;
-    MPI_Comm_split_type(s->comm, MPI_COMM_TYPE_SHARED, s->rank, MPI_INFO_NULL, &node);
-    MPI_Comm_size(node, &node_size);
-    MPI_Comm_free(&node);
-    if (node_size < size)
+    int size = s->size;
+    if (ranks_on_node(s, NULL) < size)
         return dist_agree(s->comm,
                           spb_fail(msg, SPB_ERR_DECLINED,
                                    "the row's ranks span nodes: CUDA IPC reaches one node's GPUs "
