@@ -3,6 +3,7 @@
  * timed device-resident products, the product kernels' own time, release;
  * the conversion of unordered coordinates to canonical CSR; and the device
  * SpGEMM table assembled from the family files' rows. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +54,32 @@ void spgemm_free_c(gpu_spgemm_state *s)
     s->C.nnz = 0;
 }
 
+__global__ void count_products_kernel(const int *a_ci, int a_nnz, const int *b_rp,
+                                      unsigned long long *counter)
+{
+    unsigned long long p = 0;
+    for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < a_nnz; k += gridDim.x * blockDim.x)
+        p += (unsigned long long)(b_rp[a_ci[k] + 1] - b_rp[a_ci[k]]);
+    for (int offset = WARP / 2; offset > 0; offset >>= 1)
+        p += __shfl_down_sync(FULL_MASK, p, offset);
+    if (threadIdx.x % WARP == 0 && p) atomicAdd(counter, p);
+}
+
+int spgemm_count_products(gpu_spgemm_state *s, unsigned long long *counter, int *products)
+{
+    unsigned long long total = 0;
+    const unsigned grid = gpu_blocks_for(s->A.nnz, 256);
+    const unsigned blocks = grid < 1024 ? grid : 1024; /* striding past that */
+    if (s->A.nnz > 0)
+        count_products_kernel<<<blocks, 256>>>(s->A.col_idx, s->A.nnz, s->B.row_ptr, counter);
+    if (gpu_cuda_failed(&s->core, cudaGetLastError(), "kernel launch") ||
+        gpu_cuda_failed(&s->core, cudaMemcpy(&total, counter, sizeof total, cudaMemcpyDeviceToHost),
+                        "kernel execution"))
+        return 1;
+    *products = (int)total; /* prepare declined more than INT_MAX */
+    return 0;
+}
+
 int spgemm_bits(long long limit)
 {
     int bits = 0;
@@ -101,17 +128,11 @@ void spgemm_coordinates_to_csr(gpu_spgemm_state *s, unsigned long long *keys, T 
     int m = s->A.m, key_bits = col_bits + spgemm_bits(m);
     int *row_counts = NULL;
     unsigned long long *sorted_keys = NULL;
-    void *temp = NULL;
+    void *temp = NULL, *block = NULL;
     size_t scan_bytes = 0, sort_bytes = 0;
-    if (spgemm_alloc_c(s, count) ||
-        spgemm_alloc(s, (void **)&row_counts, sizeof(int) * ((size_t)m + 1)) ||
-        spgemm_alloc(s, (void **)&sorted_keys, sizeof(*sorted_keys) * (size_t)count))
-        goto fail;
+    if (spgemm_alloc_c(s, count)) goto fail;
     c_val = values_of<T>(s->C);
-    GPU_TRY(&s->core, cudaMemsetAsync(row_counts, 0, sizeof(int) * ((size_t)m + 1), 0),
-            "cudaMemsetAsync");
-    if (count > 0)
-        count_rows_kernel<<<gpu_blocks_for(count, 256), 256>>>(keys, count, col_bits, row_counts);
+    /* cub's storage sizes first: one allocation for its storage and the arrays */
     GPU_TRY(&s->core,
             cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, row_counts, s->C.row_ptr, m + 1),
             "cub::DeviceScan");
@@ -119,7 +140,16 @@ void spgemm_coordinates_to_csr(gpu_spgemm_state *s, unsigned long long *keys, T 
             cub::DeviceRadixSort::SortPairs(NULL, sort_bytes, keys, sorted_keys, vals, c_val, count,
                                             0, key_bits),
             "cub::DeviceRadixSort");
-    if (spgemm_alloc(s, &temp, scan_bytes > sort_bytes ? scan_bytes : sort_bytes)) goto fail;
+    block = carve(s, NULL, [&](carving &c) {
+        row_counts = c.take<int>((size_t)m + 1);
+        sorted_keys = c.take<unsigned long long>((size_t)count);
+        temp = c.take<char>(scan_bytes > sort_bytes ? scan_bytes : sort_bytes);
+    });
+    if (!block) goto fail;
+    GPU_TRY(&s->core, cudaMemsetAsync(row_counts, 0, sizeof(int) * ((size_t)m + 1), 0),
+            "cudaMemsetAsync");
+    if (count > 0)
+        count_rows_kernel<<<gpu_blocks_for(count, 256), 256>>>(keys, count, col_bits, row_counts);
     GPU_TRY(&s->core,
             cub::DeviceScan::ExclusiveSum(temp, scan_bytes, row_counts, s->C.row_ptr, m + 1),
             "cub::DeviceScan");
@@ -133,9 +163,7 @@ void spgemm_coordinates_to_csr(gpu_spgemm_state *s, unsigned long long *keys, T 
     }
     GPU_TRY(&s->core, cudaGetLastError(), "kernel launch");
 fail:
-    spgemm_free(row_counts);
-    spgemm_free(sorted_keys);
-    spgemm_free(temp);
+    spgemm_free(block);
 }
 
 template void spgemm_coordinates_to_csr<double>(gpu_spgemm_state *, unsigned long long *, double *,
@@ -201,6 +229,11 @@ spb_status gpu_spgemm_prepare(const spb_kernel *self, spb_format_set *formats,
     spb_status st = launch_shape(v, config, &block, &tile, msg);
     if (st != SPB_OK) return st;
     int64_t products = csr_spgemm_products(A, B);
+    if (v->narrow_counts && products > INT_MAX)
+        return spb_fail(msg, SPB_ERR_DECLINED,
+                        "A*B makes %lld intermediate products; this kernel counts them in 32-bit "
+                        "integers (at most %d)",
+                        (long long)products, INT_MAX);
     st = check_fits(A, B, products, msg);
     if (st != SPB_OK) return st;
     const float *a32 = NULL, *b32 = NULL; /* fp32: declined when a value is out of range */
@@ -215,7 +248,6 @@ spb_status gpu_spgemm_prepare(const spb_kernel *self, spb_format_set *formats,
     s->value_bytes = spb_precision_bytes(config->precision);
     s->block_size = block;
     s->tile = tile;
-    s->products = products;
     /* Freed memory stays in the pool between products instead of going back
      * to the driver at every synchronisation. */
     cudaMemPool_t pool;

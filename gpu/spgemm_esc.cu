@@ -68,14 +68,19 @@ __device__ static int size_class(int p) { return p == 0 ? 0 : 33 - __clz(p - 1);
 #define LONG_ENTRIES 512
 __global__ void __launch_bounds__(256)
     row_products_kernel(const int *a_rp, const int *a_ci, const int *b_rp, int m, int *products,
-                        int *classes, int *rows)
+                        int *classes, int *rows, int *c_count)
 {
     __shared__ int long_rows[256], long_count, warp_sums[256 / WARP];
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (threadIdx.x == 0) long_count = 0;
     __syncthreads();
+    if (i == 0) { /* the scans' last terms */
+        products[m] = 0;
+        c_count[m] = 0;
+    }
     if (i < m) {
         rows[i] = i;
+        c_count[i] = 0; /* a row without products is in no tier */
         if (a_rp[i + 1] - a_rp[i] > LONG_ENTRIES) {
             long_rows[atomicAdd(&long_count, 1)] = i;
         } else {
@@ -99,10 +104,13 @@ __global__ void __launch_bounds__(256)
     }
 }
 
-/* Where each tier starts in the class-sorted rows. */
-__global__ void tier_bounds_kernel(const int *sorted_classes, int m, int *bounds)
+/* Where each tier starts in the class-sorted rows; then m, and the
+ * products of the whole product (the host sizes their buffers by it). */
+__global__ void tier_bounds_kernel(const int *sorted_classes, const int *offset, int m, int *bounds)
 {
     int t = threadIdx.x;
+    if (t == TIERS) bounds[TIERS] = m;
+    if (t == TIERS + 1) bounds[TIERS + 1] = offset[m];
     if (t >= TIERS) return;
     int lo = 0, hi = m;
     while (lo < hi) {
@@ -622,64 +630,77 @@ static spb_status esc_device_setup(gpu_spgemm_state *s, char *msg)
                                     : esc_device_setup_in<double>(s, msg);
 }
 
+/* A product's working arrays. Each phase takes its arrays in one
+ * allocation (a small product's time is mostly calls, not kernels). */
 template <class T> struct esc_work {
+    void *setup_block; /* products .. bounds and cub's storage */
+    void *out_block;   /* out_col, out_val */
+    void *global_block, *sliced_block;
+    void *temp_grown; /* cub's storage, when a call asks for more than the setup's */
     int *products, *classes, *rows, *sorted_classes, *order, *bounds;
     int *offset, *c_count, *out_col, *sorted_col, *segments;
     T *out_val, *sorted_val, *dense_acc;
     unsigned *dense_flags;
     void *temp;
     size_t temp_bytes;
+    int total; /* the product's products, read back with the tier bounds */
 };
 
-/* cub's temporary storage, grown to what a call asks for. */
+/* cub's storage, grown (apart from the setup's block) to what a call asks for. */
 template <class T> static int ensure_temp(gpu_spgemm_state *s, esc_work<T> *w, size_t bytes)
 {
     if (bytes <= w->temp_bytes) return 0;
-    spgemm_free(w->temp);
-    w->temp = NULL;
+    spgemm_free(w->temp_grown);
+    w->temp_grown = NULL;
+    if (spgemm_alloc(s, &w->temp_grown, bytes)) return 1;
+    w->temp = w->temp_grown;
     w->temp_bytes = bytes;
-    return spgemm_alloc(s, &w->temp, bytes);
+    return 0;
 }
 
-/* Products per row, offsets, rows sorted by size class, tier bounds (host). */
+/* Products per row, offsets, rows sorted by size class; the tier bounds,
+ * m and the product's products (bounds[TIERS + 1]) read back to the host in
+ * one copy. */
 template <class T> static int esc_setup(gpu_spgemm_state *s, esc_work<T> *w, int *bounds)
 {
     const int m = s->A.m;
-    size_t bytes = 0;
-    if (spgemm_alloc(s, (void **)&w->products, sizeof(int) * ((size_t)m + 1)) ||
-        spgemm_alloc(s, (void **)&w->classes, sizeof(int) * (size_t)m) ||
-        spgemm_alloc(s, (void **)&w->rows, sizeof(int) * (size_t)m) ||
-        spgemm_alloc(s, (void **)&w->sorted_classes, sizeof(int) * (size_t)m) ||
-        spgemm_alloc(s, (void **)&w->order, sizeof(int) * (size_t)m) ||
-        spgemm_alloc(s, (void **)&w->bounds, sizeof(int) * TIERS) ||
-        spgemm_alloc(s, (void **)&w->offset, sizeof(int) * ((size_t)m + 1)) ||
-        spgemm_alloc(s, (void **)&w->c_count, sizeof(int) * ((size_t)m + 1)))
-        return 1;
-    GPU_TRY(&s->core, cudaMemsetAsync(w->products, 0, sizeof(int) * ((size_t)m + 1), 0),
-            "cudaMemsetAsync");
-    GPU_TRY(&s->core, cudaMemsetAsync(w->c_count, 0, sizeof(int) * ((size_t)m + 1), 0),
-            "cudaMemsetAsync");
-    row_products_kernel<<<gpu_blocks_for(m, 256), 256>>>(s->A.row_ptr, s->A.col_idx, s->B.row_ptr,
-                                                         m, w->products, w->classes, w->rows);
-    GPU_TRY(&s->core, cub::DeviceScan::ExclusiveSum(NULL, bytes, w->products, w->offset, m + 1),
-            "cub::DeviceScan");
-    if (ensure_temp(s, w, bytes)) return 1;
-    GPU_TRY(&s->core, cub::DeviceScan::ExclusiveSum(w->temp, bytes, w->products, w->offset, m + 1),
+    size_t scan_bytes = 0, sort_bytes = 0;
+    /* cub's storage depends on m alone: asked for before the allocation */
+    GPU_TRY(&s->core,
+            cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, w->products, w->offset, m + 1),
             "cub::DeviceScan");
     GPU_TRY(&s->core,
-            cub::DeviceRadixSort::SortPairs(NULL, bytes, w->classes, w->sorted_classes, w->rows,
-                                            w->order, m, 0, CLASS_BITS),
+            cub::DeviceRadixSort::SortPairs(NULL, sort_bytes, w->classes, w->sorted_classes,
+                                            w->rows, w->order, m, 0, CLASS_BITS),
             "cub::DeviceRadixSort");
-    if (ensure_temp(s, w, bytes)) return 1;
+    w->temp_bytes = scan_bytes > sort_bytes ? scan_bytes : sort_bytes;
+    w->setup_block = carve(s, NULL, [&](carving &c) {
+        w->products = c.take<int>((size_t)m + 1);
+        w->classes = c.take<int>((size_t)m);
+        w->rows = c.take<int>((size_t)m);
+        w->sorted_classes = c.take<int>((size_t)m);
+        w->order = c.take<int>((size_t)m);
+        w->offset = c.take<int>((size_t)m + 1);
+        w->c_count = c.take<int>((size_t)m + 1);
+        w->bounds = c.take<int>(TIERS + 2);
+        w->temp = c.take<char>(w->temp_bytes);
+    });
+    if (!w->setup_block) return 1;
+    row_products_kernel<<<gpu_blocks_for(m, 256), 256>>>(
+        s->A.row_ptr, s->A.col_idx, s->B.row_ptr, m, w->products, w->classes, w->rows, w->c_count);
     GPU_TRY(&s->core,
-            cub::DeviceRadixSort::SortPairs(w->temp, bytes, w->classes, w->sorted_classes, w->rows,
-                                            w->order, m, 0, CLASS_BITS),
+            cub::DeviceScan::ExclusiveSum(w->temp, scan_bytes, w->products, w->offset, m + 1),
+            "cub::DeviceScan");
+    GPU_TRY(&s->core,
+            cub::DeviceRadixSort::SortPairs(w->temp, sort_bytes, w->classes, w->sorted_classes,
+                                            w->rows, w->order, m, 0, CLASS_BITS),
             "cub::DeviceRadixSort");
-    tier_bounds_kernel<<<1, WARP>>>(w->sorted_classes, m, w->bounds);
+    tier_bounds_kernel<<<1, WARP>>>(w->sorted_classes, w->offset, m, w->bounds);
     GPU_TRY(&s->core, cudaGetLastError(), "kernel launch");
-    GPU_TRY(&s->core, cudaMemcpy(bounds, w->bounds, sizeof(int) * TIERS, cudaMemcpyDeviceToHost),
+    GPU_TRY(&s->core,
+            cudaMemcpy(bounds, w->bounds, sizeof(int) * (TIERS + 2), cudaMemcpyDeviceToHost),
             "kernel execution");
-    bounds[TIERS] = m;
+    w->total = bounds[TIERS + 1];
     return 0;
 fail:
     return 1;
@@ -694,20 +715,22 @@ static int esc_global_rows(gpu_spgemm_state *s, esc_work<T> *w, const esc_args<T
     const int count = to - from;
     size_t bytes = 0;
     if (count == 0) return 0;
-    if (spgemm_alloc(s, (void **)&w->sorted_col, sizeof(int) * (size_t)s->products) ||
-        spgemm_alloc(s, (void **)&w->sorted_val, sizeof(T) * (size_t)s->products) ||
-        spgemm_alloc(s, (void **)&w->segments, sizeof(int) * 2 * (size_t)count))
-        return 1;
+    w->global_block = carve(s, NULL, [&](carving &c) {
+        w->sorted_col = c.take<int>((size_t)w->total);
+        w->sorted_val = c.take<T>((size_t)w->total);
+        w->segments = c.take<int>(2 * (size_t)count);
+    });
+    if (!w->global_block) return 1;
     int *begin = w->segments, *end = w->segments + count;
     global_expand_kernel<T><<<count, BLOCK>>>(g, w->order + from, g.out_col, g.out_val, begin, end);
     GPU_TRY(&s->core,
             cub::DeviceSegmentedSort::SortPairs(NULL, bytes, g.out_col, w->sorted_col, g.out_val,
-                                                w->sorted_val, (int)s->products, count, begin, end),
+                                                w->sorted_val, w->total, count, begin, end),
             "cub::DeviceSegmentedSort");
     if (ensure_temp(s, w, bytes)) return 1;
     GPU_TRY(&s->core,
             cub::DeviceSegmentedSort::SortPairs(w->temp, bytes, g.out_col, w->sorted_col, g.out_val,
-                                                w->sorted_val, (int)s->products, count, begin, end),
+                                                w->sorted_val, w->total, count, begin, end),
             "cub::DeviceSegmentedSort");
     global_compress_kernel<T><<<count, BLOCK>>>(g, w->order + from, w->sorted_col, w->sorted_val);
     return gpu_cuda_failed(&s->core, cudaGetLastError(), "kernel launch");
@@ -723,15 +746,14 @@ static int esc_sliced_rows(gpu_spgemm_state *s, esc_work<T> *w, const esc_args<T
                            const int *rows, int count, bool on_chip)
 {
     const int n = s->B.n, words = (n + WARP - 1) / WARP;
+    size_t bytes = 0;
     if (count == 0) return 0;
-    if (spgemm_alloc(s, (void **)&w->dense_acc, sizeof(T) * (size_t)count * n) ||
-        spgemm_alloc(s, (void **)&w->dense_flags, sizeof(unsigned) * (size_t)count * words))
-        return 1;
-    GPU_TRY(&s->core, cudaMemsetAsync(w->dense_acc, 0, sizeof(T) * (size_t)count * n, 0),
-            "cudaMemsetAsync");
-    GPU_TRY(&s->core,
-            cudaMemsetAsync(w->dense_flags, 0, sizeof(unsigned) * (size_t)count * words, 0),
-            "cudaMemsetAsync");
+    w->sliced_block = carve(s, &bytes, [&](carving &c) {
+        w->dense_acc = c.take<T>((size_t)count * n);
+        w->dense_flags = c.take<unsigned>((size_t)count * words);
+    });
+    if (!w->sliced_block) return 1;
+    GPU_TRY(&s->core, cudaMemsetAsync(w->sliced_block, 0, bytes, 0), "cudaMemsetAsync");
     if (on_chip)
         dense_slices_kernel<T, true><<<dim3(count, MAX_SLICES), BLOCK, dense_shared_bytes<T>(n)>>>(
             g, rows, n, w->dense_acc, w->dense_flags);
@@ -781,7 +803,7 @@ static int esc_rows(gpu_spgemm_state *s, esc_work<T> *w, const esc_args<T> &g, c
     const int n = s->B.n, sliced = bounds[10] - bounds[9], on_chip = n <= s->dense_cols;
     const int sliced_dense =
         on_chip ||
-        (n <= GLOBAL_DENSE_COLS && (double)sliced * n <= GLOBAL_DENSE_SHARE * (double)s->products);
+        (n <= GLOBAL_DENSE_COLS && (double)sliced * n <= GLOBAL_DENSE_SHARE * (double)w->total);
     if (n > s->dense_cols || dense_shared_bytes<T>(n) > DENSE_ROW_BYTES) {
         if (esc_global_rows(s, w, g, bounds[8], sliced_dense ? bounds[9] : bounds[10])) return 1;
     } else {
@@ -826,15 +848,17 @@ fail:
 template <class T> static void esc_product_in(gpu_spgemm_state *s)
 {
     esc_work<T> w = {};
-    int bounds[TIERS + 1] = {0};
+    int bounds[TIERS + 2] = {0};
     esc_args<T> g = {s->A.row_ptr, s->A.col_idx, values_of<T>(s->A),
                      s->B.row_ptr, s->B.col_idx, values_of<T>(s->B),
                      NULL,         NULL,         NULL,
                      NULL};
     if (s->A.m > 0 && esc_setup(s, &w, bounds)) goto done;
-    if (spgemm_alloc(s, (void **)&w.out_col, sizeof(int) * (size_t)s->products) ||
-        spgemm_alloc(s, (void **)&w.out_val, sizeof(T) * (size_t)s->products))
-        goto done;
+    w.out_block = carve(s, NULL, [&](carving &c) {
+        w.out_col = c.take<int>((size_t)w.total);
+        w.out_val = c.take<T>((size_t)w.total);
+    });
+    if (!w.out_block) goto done;
     g.offset = w.offset;
     g.out_col = w.out_col;
     g.out_val = w.out_val;
@@ -849,27 +873,16 @@ template <class T> static void esc_product_in(gpu_spgemm_state *s)
     spgemm_record_kernel_time(s);
 fail:
 done:
-    spgemm_free(w.products);
-    spgemm_free(w.classes);
-    spgemm_free(w.rows);
-    spgemm_free(w.sorted_classes);
-    spgemm_free(w.order);
-    spgemm_free(w.bounds);
-    spgemm_free(w.offset);
-    spgemm_free(w.c_count);
-    spgemm_free(w.out_col);
-    spgemm_free(w.out_val);
-    spgemm_free(w.sorted_col);
-    spgemm_free(w.sorted_val);
-    spgemm_free(w.segments);
-    spgemm_free(w.dense_acc);
-    spgemm_free(w.dense_flags);
-    spgemm_free(w.temp);
+    spgemm_free(w.setup_block);
+    spgemm_free(w.out_block);
+    spgemm_free(w.global_block);
+    spgemm_free(w.sliced_block);
+    spgemm_free(w.temp_grown);
 }
 
 static void esc_product(gpu_spgemm_state *s) { SPGEMM_BY_PRECISION(s, esc_product_in); }
 
-static const gpu_spgemm_variant esc = {0, 0, esc_product, 0, esc_device_setup};
+static const gpu_spgemm_variant esc = {0, 0, esc_product, 0, esc_device_setup, 1};
 
 const spb_spgemm_kernel gpu_spgemm_esc_kernels[] = {
     GPU_SPGEMM_KERNEL(

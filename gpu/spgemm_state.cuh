@@ -31,6 +31,9 @@ struct gpu_spgemm_variant {
     int mode; /* the family's own selector (tiled kernels: which one) */
     /* After upload: library handles and descriptors (NULL: none). */
     spb_status (*setup)(gpu_spgemm_state *s, char *msg);
+    /* 1: counts products and offsets in 32-bit integers, so declines a
+     * product of more than INT_MAX of them. */
+    int narrow_counts;
 };
 
 struct gpu_spgemm_state {
@@ -41,7 +44,6 @@ struct gpu_spgemm_state {
     size_t value_bytes;
     int block_size, tile;
     int dense_cols; /* spgemm.cuda.esc: the widest B whose dense row fits a block's shared memory */
-    int64_t products; /* intermediate products of A*B */
     cudaEvent_t kernel_start, kernel_stop;
     float *kernel_ms; /* the product kernels' time, one entry per product */
     int kernel_count, kernel_cap;
@@ -55,9 +57,41 @@ struct gpu_spgemm_state {
 int spgemm_alloc(gpu_spgemm_state *s, void **ptr, size_t bytes);
 void spgemm_free(void *ptr);
 
+/* Arrays carved out of one allocation, each on a 256-byte boundary: with
+ * base NULL only their size is counted. */
+struct carving {
+    char *base;
+    size_t used;
+    template <class U> U *take(size_t count)
+    {
+        U *at = base ? (U *)(base + used) : NULL;
+        used += (sizeof(U) * count + 255) / 256 * 256;
+        return at;
+    }
+};
+
+/* One allocation for the arrays `layout` takes (counted, then carved);
+ * NULL on failure, recorded in s. Its size into *bytes, if asked. */
+template <class Layout> static void *carve(gpu_spgemm_state *s, size_t *bytes, Layout layout)
+{
+    carving c = {NULL, 0};
+    layout(c);
+    void *block = NULL;
+    if (spgemm_alloc(s, &block, c.used)) return NULL;
+    if (bytes) *bytes = c.used;
+    c = {(char *)block, 0};
+    layout(c);
+    return block;
+}
+
 /* C's arrays for nnz entries (row_ptr for m+1), and their release. */
 int spgemm_alloc_c(gpu_spgemm_state *s, int nnz);
 void spgemm_free_c(gpu_spgemm_state *s);
+
+/* The products of A*B, counted on the device (a thread per entry of A)
+ * into `counter` (device memory, zeroed by the caller) and read back: what
+ * a product sizes its buffers by. Nonzero on failure, recorded in s. */
+int spgemm_count_products(gpu_spgemm_state *s, unsigned long long *counter, int *products);
 
 /* The number of bits a value below `limit` needs (0 for limit <= 1). */
 int spgemm_bits(long long limit);

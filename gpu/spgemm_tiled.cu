@@ -268,13 +268,24 @@ template <class T> static void tiled_product_in(gpu_spgemm_state *s)
                        NULL,
                        NULL,
                        NULL};
-    int count = 0;
-    if (spgemm_alloc(s, (void **)&g.count, sizeof(int)) ||
-        spgemm_alloc(s, (void **)&g.cursor, sizeof(int2) * (size_t)s->A.nnz) ||
-        spgemm_alloc(s, (void **)&g.keys, sizeof(unsigned long long) * (size_t)s->products) ||
-        spgemm_alloc(s, (void **)&g.vals, sizeof(T) * (size_t)s->products))
-        goto done;
-    GPU_TRY(&s->core, cudaMemsetAsync(g.count, 0, sizeof(int), 0), "cudaMemsetAsync");
+    int count = 0, products = 0;
+    unsigned long long *counter = NULL;
+    void *counted = NULL, *coordinates = NULL;
+    counted = carve(s, NULL, [&](carving &c) {
+        counter = c.take<unsigned long long>(1);
+        g.count = c.take<int>(1);
+        g.cursor = c.take<int2>((size_t)s->A.nnz);
+    });
+    if (!counted) goto done;
+    GPU_TRY(&s->core, cudaMemsetAsync(counted, 0, (char *)g.cursor - (char *)counted, 0),
+            "cudaMemsetAsync"); /* the two counters before the cursors */
+    /* a coordinate per product at most: the products counted first */
+    if (spgemm_count_products(s, counter, &products)) goto done;
+    coordinates = carve(s, NULL, [&](carving &c) {
+        g.keys = c.take<unsigned long long>((size_t)products);
+        g.vals = c.take<T>((size_t)products);
+    });
+    if (!coordinates) goto done;
     GPU_TRY(&s->core, cudaEventRecord(s->kernel_start), "cudaEventRecord");
     if (s->A.m > 0) launch(s, g);
     GPU_TRY(&s->core, cudaEventRecord(s->kernel_stop), "cudaEventRecord");
@@ -284,21 +295,19 @@ template <class T> static void tiled_product_in(gpu_spgemm_state *s)
     if (s->core.error == SPB_OK) spgemm_coordinates_to_csr(s, g.keys, g.vals, count, g.col_bits);
 fail:
 done:
-    spgemm_free(g.count);
-    spgemm_free(g.cursor);
-    spgemm_free(g.keys);
-    spgemm_free(g.vals);
+    spgemm_free(counted);
+    spgemm_free(coordinates);
 }
 
 static void tiled_product(gpu_spgemm_state *s) { SPGEMM_BY_PRECISION(s, tiled_product_in); }
 
-static const gpu_spgemm_variant thread_row = {128, 0, tiled_product, MODE_THREAD, NULL};
-static const gpu_spgemm_variant thread_row_hoisted = {128, 0, tiled_product, MODE_THREAD_HOISTED,
-                                                      NULL};
-static const gpu_spgemm_variant block_row = {128, 1024, tiled_product, MODE_BLOCK, NULL};
-static const gpu_spgemm_variant block_row_reserve = {128, 1024, tiled_product, MODE_BLOCK_RESERVE,
-                                                     NULL};
-static const gpu_spgemm_variant block_row_warp = {128, 1024, tiled_product, MODE_WARP, NULL};
+static const gpu_spgemm_variant thread_row = {128, 0, tiled_product, MODE_THREAD, NULL, 1};
+static const gpu_spgemm_variant thread_row_hoisted = {128,  0, tiled_product, MODE_THREAD_HOISTED,
+                                                      NULL, 1};
+static const gpu_spgemm_variant block_row = {128, 1024, tiled_product, MODE_BLOCK, NULL, 1};
+static const gpu_spgemm_variant block_row_reserve = {128,  1024, tiled_product, MODE_BLOCK_RESERVE,
+                                                     NULL, 1};
+static const gpu_spgemm_variant block_row_warp = {128, 1024, tiled_product, MODE_WARP, NULL, 1};
 
 const spb_spgemm_kernel gpu_spgemm_tiled_kernels[] = {
     GPU_SPGEMM_KERNEL("spgemm.cuda.thread",
