@@ -38,16 +38,6 @@
 
 #define WHY_LEN (SPB_MSG_LEN / 2)
 
-/* The device's SMs (0 when it cannot be read: no row is then too long). */
-static int device_sms(void)
-{
-    int device = 0, sms = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
-        return 0;
-    return sms;
-}
-
 /* The rule: the candidates into `list`, and why. */
 static void choose(const spb_spgemm_shape *f, int sms, spb_trial_names *list, char *why)
 {
@@ -93,7 +83,8 @@ static spb_status auto_prepare(const spb_kernel *self, spb_format_set *formats,
     if (st != SPB_OK) return st;
     char why[WHY_LEN];
     spb_trial_names list = {{NULL}, 0};
-    choose(&shape, device_sms(), &list, why);
+    spb_gpu_info gpu; /* no SMs read: no row is then too long */
+    choose(&shape, gpu_query(&gpu, msg) == SPB_OK ? gpu.sm_count : 0, &list, why);
     spb_trial trial = {};
     trial.interleave = shape.products < AUTO_LARGE_PRODUCTS; /* small: copies cost little */
     st = kernel_trial_candidates(&trial, &list, gpu_spgemm_kernel, gpu_spgemm_kernel_count(), msg);
