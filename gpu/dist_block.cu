@@ -430,7 +430,8 @@ extern "C" void gpu_block_peer_close(gpu_block *b)
 extern "C" spb_status gpu_block_peer_pack(gpu_block *b, char *msg)
 {
     pack(b);
-    GPU_TRY(b, cudaEventRecord(b->packed, b->comm), "event");
+    if (b->sends_total > 0) /* else no neighbour opened it to wait on */
+        GPU_TRY(b, cudaEventRecord(b->packed, b->comm), "event");
     GPU_TRY(b, cudaEventRecord(b->packed_at, b->comm), "event");
     launch_diag(b);
     return SPB_OK;
