@@ -123,6 +123,97 @@ __global__ void tier_bounds_kernel(const int *sorted_classes, const int *offset,
     bounds[t] = lo;
 }
 
+/* A product of at most SMALL_SETUP_ROWS rows is set up by one block after
+ * the products kernel: the offsets' scan, the rows' stable order by class
+ * and the tier bounds in one launch where cub's scan and sort take five or
+ * six (a launch costs the host about 4 us on an H200, scripts/dev/
+ * api_costs.cu, and a small product is mostly launches); C's row pointers
+ * likewise. The block's work grows with the rows: against cub's on
+ * gen:random:M:8 (H200, whole products, in turns) it saved 22 us at 2048
+ * rows and 4-6 us at 4096-6144, and cost 11-25 us from 8192 to 16384. */
+#ifndef SMALL_SETUP_ROWS /* a build may set another, to measure the paths against each other */
+#define SMALL_SETUP_ROWS 4096
+#endif
+#define SMALL_SETUP_THREADS 1024
+#define CLASSES             (1 << CLASS_BITS)
+
+/* The exclusive sum of in[0, n) into out[0, n), by one block in chunks of
+ * its size; returns the total (every thread). */
+static __device__ int block_scan_into(const int *in, int n, int *out, int *warp_sums)
+{
+    int carry = 0;
+    for (int base = 0; base < n; base += blockDim.x) {
+        const int i = base + threadIdx.x;
+        int total;
+        const int before = block_exclusive_sum(i < n ? in[i] : 0, warp_sums, &total);
+        if (i < n) out[i] = carry + before;
+        carry += total;
+    }
+    return carry;
+}
+
+__global__ void __launch_bounds__(SMALL_SETUP_THREADS)
+    small_setup_kernel(const int *products, const int *classes, int m, int *offset, int *order,
+                       int *bounds)
+{
+    __shared__ int warp_sums[SMALL_SETUP_THREADS / WARP];
+    __shared__ int class_start[CLASSES], chunk_total[CLASSES];
+    __shared__ int warp_count[SMALL_SETUP_THREADS / WARP][CLASSES];
+    const int t = threadIdx.x, lane = t % WARP, warp = t / WARP;
+    if (t < CLASSES) class_start[t] = 0;
+    __syncthreads();
+    for (int i = t; i < m; i += blockDim.x) atomicAdd(&class_start[classes[i]], 1);
+    __syncthreads();
+    if (t == 0) { /* counts to starts */
+        int start = 0;
+        for (int c = 0; c < CLASSES; c++) {
+            const int count = class_start[c];
+            class_start[c] = start;
+            start += count;
+        }
+    }
+    __syncthreads();
+    if (t < TIERS) bounds[t] = class_start[tier_first_class[t]];
+    if (t == TIERS) bounds[TIERS] = m;
+    const int total = block_scan_into(products, m + 1, offset, warp_sums); /* products[m] = 0 */
+    if (t == 0) bounds[TIERS + 1] = total;
+    /* rows in their order within a class: ranked in the lane's warp, then
+     * among the warps, then after the chunks before */
+    for (int base = 0; base < m; base += blockDim.x) {
+        const int i = base + t, c = i < m ? classes[i] : -1;
+        for (int k = t; k < CLASSES * (SMALL_SETUP_THREADS / WARP); k += blockDim.x)
+            (&warp_count[0][0])[k] = 0;
+        __syncthreads();
+        const unsigned peers = __match_any_sync(FULL_MASK, c);
+        const int rank = __popc(peers & ((1u << lane) - 1));
+        if (c >= 0 && rank == 0) warp_count[warp][c] = __popc(peers);
+        __syncthreads();
+        if (t < CLASSES) { /* per class: the warps' counts to their starts */
+            int before = 0;
+            for (int w = 0; w < SMALL_SETUP_THREADS / WARP; w++) {
+                const int count = warp_count[w][t];
+                warp_count[w][t] = before;
+                before += count;
+            }
+            chunk_total[t] = before;
+        }
+        __syncthreads();
+        if (c >= 0) order[class_start[c] + warp_count[warp][c] + rank] = i;
+        __syncthreads();
+        if (t < CLASSES) class_start[t] += chunk_total[t];
+        __syncthreads();
+    }
+}
+
+/* C's row pointers: the exclusive sum of the rows' counts (count[m] = 0),
+ * by one block. */
+__global__ void __launch_bounds__(SMALL_SETUP_THREADS)
+    small_scan_kernel(const int *count, int m, int *row_ptr)
+{
+    __shared__ int warp_sums[SMALL_SETUP_THREADS / WARP];
+    block_scan_into(count, m + 1, row_ptr, warp_sums);
+}
+
 /* ---- one thread per row --------------------------------------------------------------- */
 
 /* Steps (k, pos, end) to the next product of the row, if any. */
@@ -663,16 +754,18 @@ template <class T> static int ensure_temp(gpu_spgemm_state *s, esc_work<T> *w, s
  * one copy. */
 template <class T> static int esc_setup(gpu_spgemm_state *s, esc_work<T> *w, int *bounds)
 {
-    const int m = s->A.m;
+    const int m = s->A.m, small = m <= SMALL_SETUP_ROWS;
     size_t scan_bytes = 0, sort_bytes = 0;
     /* cub's storage depends on m alone: asked for before the allocation */
-    GPU_TRY(&s->core,
-            cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, w->products, w->offset, m + 1),
-            "cub::DeviceScan");
-    GPU_TRY(&s->core,
-            cub::DeviceRadixSort::SortPairs(NULL, sort_bytes, w->classes, w->sorted_classes,
-                                            w->rows, w->order, m, 0, CLASS_BITS),
-            "cub::DeviceRadixSort");
+    if (!small) {
+        GPU_TRY(&s->core,
+                cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, w->products, w->offset, m + 1),
+                "cub::DeviceScan");
+        GPU_TRY(&s->core,
+                cub::DeviceRadixSort::SortPairs(NULL, sort_bytes, w->classes, w->sorted_classes,
+                                                w->rows, w->order, m, 0, CLASS_BITS),
+                "cub::DeviceRadixSort");
+    }
     w->temp_bytes = scan_bytes > sort_bytes ? scan_bytes : sort_bytes;
     w->setup_block = carve(s, NULL, [&](carving &c) {
         w->products = c.take<int>((size_t)m + 1);
@@ -688,14 +781,19 @@ template <class T> static int esc_setup(gpu_spgemm_state *s, esc_work<T> *w, int
     if (!w->setup_block) return 1;
     row_products_kernel<<<gpu_blocks_for(m, 256), 256>>>(
         s->A.row_ptr, s->A.col_idx, s->B.row_ptr, m, w->products, w->classes, w->rows, w->c_count);
-    GPU_TRY(&s->core,
-            cub::DeviceScan::ExclusiveSum(w->temp, scan_bytes, w->products, w->offset, m + 1),
-            "cub::DeviceScan");
-    GPU_TRY(&s->core,
-            cub::DeviceRadixSort::SortPairs(w->temp, sort_bytes, w->classes, w->sorted_classes,
-                                            w->rows, w->order, m, 0, CLASS_BITS),
-            "cub::DeviceRadixSort");
-    tier_bounds_kernel<<<1, WARP>>>(w->sorted_classes, w->offset, m, w->bounds);
+    if (small) {
+        small_setup_kernel<<<1, SMALL_SETUP_THREADS>>>(w->products, w->classes, m, w->offset,
+                                                       w->order, w->bounds);
+    } else {
+        GPU_TRY(&s->core,
+                cub::DeviceScan::ExclusiveSum(w->temp, scan_bytes, w->products, w->offset, m + 1),
+                "cub::DeviceScan");
+        GPU_TRY(&s->core,
+                cub::DeviceRadixSort::SortPairs(w->temp, sort_bytes, w->classes, w->sorted_classes,
+                                                w->rows, w->order, m, 0, CLASS_BITS),
+                "cub::DeviceRadixSort");
+        tier_bounds_kernel<<<1, WARP>>>(w->sorted_classes, w->offset, m, w->bounds);
+    }
     GPU_TRY(&s->core, cudaGetLastError(), "kernel launch");
     GPU_TRY(&s->core,
             cudaMemcpy(bounds, w->bounds, sizeof(int) * (TIERS + 2), cudaMemcpyDeviceToHost),
@@ -825,12 +923,17 @@ template <class T> static void esc_pack(gpu_spgemm_state *s, esc_work<T> *w, con
     s->C.m = m;
     s->C.n = s->B.n;
     if (spgemm_alloc(s, (void **)&s->C.row_ptr, sizeof(int) * ((size_t)m + 1))) return;
-    GPU_TRY(&s->core, cub::DeviceScan::ExclusiveSum(NULL, bytes, w->c_count, s->C.row_ptr, m + 1),
-            "cub::DeviceScan");
-    if (ensure_temp(s, w, bytes)) return;
-    GPU_TRY(&s->core,
-            cub::DeviceScan::ExclusiveSum(w->temp, bytes, w->c_count, s->C.row_ptr, m + 1),
-            "cub::DeviceScan");
+    if (m <= SMALL_SETUP_ROWS) {
+        small_scan_kernel<<<1, SMALL_SETUP_THREADS>>>(w->c_count, m, s->C.row_ptr);
+    } else {
+        GPU_TRY(&s->core,
+                cub::DeviceScan::ExclusiveSum(NULL, bytes, w->c_count, s->C.row_ptr, m + 1),
+                "cub::DeviceScan");
+        if (ensure_temp(s, w, bytes)) return;
+        GPU_TRY(&s->core,
+                cub::DeviceScan::ExclusiveSum(w->temp, bytes, w->c_count, s->C.row_ptr, m + 1),
+                "cub::DeviceScan");
+    }
     GPU_TRY(&s->core, cudaMemcpy(&nnz, s->C.row_ptr + m, sizeof(int), cudaMemcpyDeviceToHost),
             "kernel execution");
     s->C.nnz = nnz;

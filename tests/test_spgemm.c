@@ -6,6 +6,7 @@
  * size refusals by name. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "auto_message.h"
@@ -343,6 +344,112 @@ static void check_long_rows(spb_rng *rng)
     }
 }
 
+/* A random sparse matrix whose row i has lengths[i % count] entries (at
+ * most n), at distinct columns in order. */
+static void cycled_csr(spb_rng *rng, spb_index m, spb_index n, const int *lengths, int count,
+                       spb_csr *A)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_index nnz = 0;
+    for (spb_index i = 0; i < m; i++) nnz += lengths[i % count];
+    CHECK(csr_alloc(A, m, n, nnz, msg) == SPB_OK, "%s", msg);
+    char *taken = calloc((size_t)n, 1);
+    spb_index at = 0;
+    for (spb_index i = 0; i < m; i++) {
+        for (int drawn = 0; drawn < lengths[i % count];) {
+            spb_index j = (spb_index)spb_rng_below(rng, (uint64_t)n);
+            if (!taken[j]) taken[j] = 1, drawn++;
+        }
+        for (spb_index j = 0; j < n; j++)
+            if (taken[j]) {
+                A->col_idx[at] = j;
+                A->val[at++] = spb_rng_value(rng);
+                taken[j] = 0;
+            }
+        A->row_ptr[i + 1] = at;
+    }
+    free(taken);
+}
+
+/* C against the reference R (its scale beside it): pattern exact, values
+ * within 1e-12 * scale in fp64 and, in fp32, the operands' rounding and
+ * as many roundings as the row has products. */
+static void check_against_reference(const char *label, const char *kernel, spb_precision precision,
+                                    const spb_csr *A, const spb_csr *B, const spb_csr *R,
+                                    const double *scale, const spb_csr *C)
+{
+    const char *in = precision == SPB_FP32 ? "/fp32" : "";
+    int ok = C->m == R->m && C->n == R->n && C->nnz == R->nnz &&
+             memcmp(C->row_ptr, R->row_ptr, sizeof(spb_index) * ((size_t)R->m + 1)) == 0 &&
+             memcmp(C->col_idx, R->col_idx, sizeof(spb_index) * (size_t)R->nnz) == 0;
+    CHECK(ok, "%s, %s%s: C's pattern differs from the reference's (%d entries, %d expected)", label,
+          kernel, in, (int)C->nnz, (int)R->nnz);
+    for (spb_index i = 0; ok && i < R->m; i++) {
+        double row_products = 0;
+        for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+            row_products += B->row_ptr[A->col_idx[k] + 1] - B->row_ptr[A->col_idx[k]];
+        for (spb_index k = R->row_ptr[i]; ok && k < R->row_ptr[i + 1]; k++) {
+            double bound =
+                precision == SPB_FP32 ? (row_products + 3) * 0x1p-24 * scale[k] : 1e-12 * scale[k];
+            ok = fabs(C->val[k] - R->val[k]) <= bound;
+            CHECK(ok, "%s, %s%s: (%d, %d) = %.17g, expected %.17g", label, kernel, in, (int)i,
+                  (int)R->col_idx[k], C->val[k], R->val[k]);
+        }
+    }
+}
+
+/* Many rows: both sides of ESC's one-block setup (4096 rows) and, past
+ * 262,144 entries of A, the tiled rows' product count striding. Rows of A
+ * cycle through 0-40 entries and B's through 2 or 30, so that rows fall
+ * in most of ESC's tiers and some are empty. Every device row, default
+ * launch shape, fp64 and fp32, against the sparse reference (a dense
+ * product this size would cost more than the kernels). */
+static void check_many_rows(spb_rng *rng)
+{
+    static const spb_index rows[] = {4096, 4097, 40000};
+    static const int a_lengths[] = {0, 1, 3, 8, 20, 40, 2}, b_lengths[] = {2, 30, 30, 30};
+    spb_csr B;
+    cycled_csr(rng, 200, 300, b_lengths, 4, &B);
+    const spb_operation *op = operation_spgemm();
+    for (int r = 0; r < (int)(sizeof rows / sizeof rows[0]); r++) {
+        spb_csr A, R;
+        double *scale = NULL;
+        char msg[SPB_MSG_LEN] = "", label[64];
+        cycled_csr(rng, rows[r], 200, a_lengths, 7, &A);
+        snprintf(label, sizeof label, "many rows %dx200 * 200x300", (int)rows[r]);
+        CHECK(csr_spgemm_reference(&A, &B, -1, &R, &scale, msg) == SPB_OK, "%s", msg);
+        spb_format_set F;
+        format_set_init(&F, &A);
+        F.b = &B;
+        for (int k = 0; k < op->kernel_count; k++) {
+            const spb_kernel *kernel = op->kernels[k];
+            if (kernel->backend != SPB_BACKEND_CUDA) continue;
+            if (kernel->supports && !kernel->supports(kernel, &A, msg)) continue;
+            for (int v = 0; v < (kernel->fp32 ? 2 : 1); v++) {
+                spb_precision precision = v ? SPB_FP32 : SPB_FP64;
+                spb_kernel_config config = {.hack_size = 32, .threads = 1, .precision = precision};
+                spb_kernel_plan plan = {0};
+                spb_status st = kernel->prepare(kernel, &F, &config, &plan, msg);
+                CHECK(st == SPB_OK, "%s, %s: prepare: %s", label, kernel->name, msg);
+                if (st != SPB_OK) continue;
+                spb_csr C;
+                st = spgemm_kernel_of(kernel)->spgemm(plan.state, &C, msg);
+                CHECK(st == SPB_OK, "%s, %s: %s", label, kernel->name, msg);
+                if (st == SPB_OK)
+                    check_against_reference(label, kernel->name, precision, &A, &B, &R, scale, &C);
+                csr_free(&C);
+                kernel->release(plan.state);
+                kernels_run++;
+            }
+        }
+        format_set_free(&F);
+        free(scale);
+        csr_free(&R);
+        csr_free(&A);
+    }
+    csr_free(&B);
+}
+
 /* A band of `width` entries per row (columns i..i+width-1, wrapped): A*A
  * makes width^2 products per row into about 2*width entries. */
 static void band_csr(spb_index m, spb_index width, spb_csr *A)
@@ -613,6 +720,7 @@ int main(int argc, char **argv)
     if (want_cuda && kernels_run > 0) {
         check_auto_rule();
         check_narrow_counts();
+        check_many_rows(&rng);
     }
     printf("%d kernel runs\n", kernels_run);
     if (want_cuda && kernels_run == 0) {
