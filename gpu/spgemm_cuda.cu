@@ -3,7 +3,6 @@
  * timed device-resident products, the product kernels' own time, release;
  * the conversion of unordered coordinates to canonical CSR; and the device
  * SpGEMM table assembled from the family files' rows. */
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,7 +75,7 @@ int spgemm_count_products(gpu_spgemm_state *s, unsigned long long *counter, int 
         gpu_cuda_failed(&s->core, cudaMemcpy(&total, counter, sizeof total, cudaMemcpyDeviceToHost),
                         "kernel execution"))
         return 1;
-    *products = (int)total; /* prepare declined more than INT_MAX */
+    *products = (int)total; /* the operation refuses a product beyond 32-bit counts */
     return 0;
 }
 
@@ -229,11 +228,6 @@ spb_status gpu_spgemm_prepare(const spb_kernel *self, spb_format_set *formats,
     spb_status st = launch_shape(v, config, &block, &tile, msg);
     if (st != SPB_OK) return st;
     int64_t products = csr_spgemm_products(A, B);
-    if (v->narrow_counts && products > INT_MAX)
-        return spb_fail(msg, SPB_ERR_DECLINED,
-                        "A*B makes %lld intermediate products; this kernel counts them in 32-bit "
-                        "integers (at most %d)",
-                        (long long)products, INT_MAX);
     st = check_fits(A, B, products, msg);
     if (st != SPB_OK) return st;
     const float *a32 = NULL, *b32 = NULL; /* fp32: declined when a value is out of range */

@@ -985,7 +985,7 @@ done:
 
 static void esc_product(gpu_spgemm_state *s) { SPGEMM_BY_PRECISION(s, esc_product_in); }
 
-static const gpu_spgemm_variant esc = {0, 0, esc_product, 0, esc_device_setup, 1};
+static const gpu_spgemm_variant esc = {0, 0, esc_product, 0, esc_device_setup};
 
 const spb_spgemm_kernel gpu_spgemm_esc_kernels[] = {
     GPU_SPGEMM_KERNEL(

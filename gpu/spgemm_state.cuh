@@ -31,9 +31,6 @@ struct gpu_spgemm_variant {
     int mode; /* the family's own selector (tiled kernels: which one) */
     /* After upload: library handles and descriptors (NULL: none). */
     spb_status (*setup)(gpu_spgemm_state *s, char *msg);
-    /* 1: counts products and offsets in 32-bit integers, so declines a
-     * product of more than INT_MAX of them. */
-    int narrow_counts;
 };
 
 struct gpu_spgemm_state {

@@ -301,13 +301,13 @@ done:
 
 static void tiled_product(gpu_spgemm_state *s) { SPGEMM_BY_PRECISION(s, tiled_product_in); }
 
-static const gpu_spgemm_variant thread_row = {128, 0, tiled_product, MODE_THREAD, NULL, 1};
-static const gpu_spgemm_variant thread_row_hoisted = {128,  0, tiled_product, MODE_THREAD_HOISTED,
-                                                      NULL, 1};
-static const gpu_spgemm_variant block_row = {128, 1024, tiled_product, MODE_BLOCK, NULL, 1};
-static const gpu_spgemm_variant block_row_reserve = {128,  1024, tiled_product, MODE_BLOCK_RESERVE,
-                                                     NULL, 1};
-static const gpu_spgemm_variant block_row_warp = {128, 1024, tiled_product, MODE_WARP, NULL, 1};
+static const gpu_spgemm_variant thread_row = {128, 0, tiled_product, MODE_THREAD, NULL};
+static const gpu_spgemm_variant thread_row_hoisted = {128, 0, tiled_product, MODE_THREAD_HOISTED,
+                                                      NULL};
+static const gpu_spgemm_variant block_row = {128, 1024, tiled_product, MODE_BLOCK, NULL};
+static const gpu_spgemm_variant block_row_reserve = {128, 1024, tiled_product, MODE_BLOCK_RESERVE,
+                                                     NULL};
+static const gpu_spgemm_variant block_row_warp = {128, 1024, tiled_product, MODE_WARP, NULL};
 
 const spb_spgemm_kernel gpu_spgemm_tiled_kernels[] = {
     GPU_SPGEMM_KERNEL("spgemm.cuda.thread",

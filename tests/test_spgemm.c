@@ -583,53 +583,6 @@ static void check_auto_rule(void)
     csr_free(&A);
 }
 
-/* A product of more than INT_MAX products (every row of A on B's one dense
- * row: m*n products from a few hundred kilobytes): the rows that count in
- * 32 bits decline it in prepare, saying why, before anything is allocated
- * (on the device only; they overran their offsets before). */
-static void check_narrow_counts(void)
-{
-    const spb_index n = 46341; /* n*n = 2,147,488,281 > INT_MAX */
-    spb_csr A, B;
-    char msg[SPB_MSG_LEN] = "";
-    CHECK(csr_alloc(&A, n, 1, n, msg) == SPB_OK && csr_alloc(&B, 1, n, n, msg) == SPB_OK, "%s",
-          msg);
-    for (spb_index i = 0; i < n; i++) {
-        A.row_ptr[i] = i;
-        A.col_idx[i] = 0;
-        A.val[i] = 1.0 + i % 7;
-        B.col_idx[i] = i;
-        B.val[i] = 0.5 + i % 5;
-    }
-    A.row_ptr[n] = n;
-    B.row_ptr[0] = 0;
-    B.row_ptr[1] = n;
-    const spb_operation *op = operation_spgemm();
-    spb_format_set F;
-    format_set_init(&F, &A);
-    F.b = &B;
-    spb_kernel_config config = {.hack_size = 32, .threads = 1, .precision = SPB_FP64};
-    int narrow = 0;
-    for (int k = 0; k < op->kernel_count; k++) {
-        const spb_kernel *kernel = op->kernels[k];
-        if (kernel->backend != SPB_BACKEND_CUDA ||
-            (strncmp(kernel->name, "spgemm.cuda.", 12) != 0) ||
-            strcmp(kernel->name, "spgemm.cuda.auto") == 0)
-            continue;
-        spb_kernel_plan plan = {0};
-        msg[0] = '\0';
-        spb_status st = kernel->prepare(kernel, &F, &config, &plan, msg);
-        if (st == SPB_OK) kernel->release(plan.state);
-        CHECK(st == SPB_ERR_DECLINED && strstr(msg, "2147488281") && strstr(msg, "32-bit"),
-              "%s on 2,147,488,281 products: status %d, %s", kernel->name, (int)st, msg);
-        narrow++;
-    }
-    CHECK(narrow == 6, "six own device rows were asked (%d)", narrow);
-    format_set_free(&F);
-    csr_free(&A);
-    csr_free(&B);
-}
-
 /* A stand-in kernel whose C is the state's matrix: what an fp32 row made,
  * right or wrong, for the operation's validation. */
 static spb_status given_c(const void *state, spb_csr *C, char *msg)
@@ -719,7 +672,6 @@ int main(int argc, char **argv)
     check_spgemm_shape(&rng);
     if (want_cuda && kernels_run > 0) {
         check_auto_rule();
-        check_narrow_counts();
         check_many_rows(&rng);
     }
     printf("%d kernel runs\n", kernels_run);
