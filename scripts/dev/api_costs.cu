@@ -17,16 +17,9 @@
 
 #include <cub/device/device_scan.cuh>
 
-#define REPS 2000
+#include "cuda_check.h"
 
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        cudaError_t err_ = (call);                                                                 \
-        if (err_ != cudaSuccess) {                                                                 \
-            fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(err_));                          \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#define REPS 2000
 
 __global__ void empty_kernel(int *out)
 {

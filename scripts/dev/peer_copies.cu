@@ -14,17 +14,10 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "cuda_check.h"
+
 #define MAX_GPUS 16
 #define REPS     20
-
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        cudaError_t err_ = (call);                                                                 \
-        if (err_ != cudaSuccess) {                                                                 \
-            fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(err_));                          \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 static int gpus;
 static size_t segment;
