@@ -90,6 +90,21 @@ def test_spgemm_command(tmp):
     check(r.returncode == 2 and "SpGEMM kernel" in r.stderr, "an SpMV kernel is refused")
 
 
+def test_fp32_bound_in_header(tmp):
+    """The header states the bound each precision's rows are held to."""
+    out = os.path.join(tmp, "fp32.csv")
+    r = spbench("run", "--op", "spgemm", "--kernels", "spgemm.gustavson", "--precision", "both",
+                *FAST[:-1], "--csv", out, os.path.join(BUNDLED, "cage4.mtx.gz"))
+    check(r.returncode == 0, "fp32 SpGEMM exits 0: %s" % r.stderr[-300:])
+    line = [ln for ln in r.stdout.splitlines() if ln.startswith("# validation:")]
+    check(len(line) == 1 and "fp32 rows: " in line[0], "header names the fp32 bound: %s" % line)
+    stated = float(line[0].split("fp32 rows: ")[1].split(",")[0])
+    tolerance = {row["precision"]: float(row["tolerance"]) for row in read_rows(out)}
+    check(set(tolerance) == {"fp64", "fp32"}, "both precisions ran: %s" % tolerance)
+    check(abs(tolerance["fp32"] - stated) <= 0.06 * stated and tolerance["fp64"] < stated,
+          "fp32 rows held to the stated %g: %s" % (stated, tolerance))
+
+
 def test_list():
     out = spbench("--list").stdout
     lines = [ln.split() for ln in out.splitlines() if ln.strip() and ln[0] != "#"]
@@ -99,7 +114,8 @@ def test_list():
 
 
 def main():
-    run_tests([test_run_bundled, test_thin_and_mismatch, test_spgemm_command, test_list],
+    run_tests([test_run_bundled, test_thin_and_mismatch, test_spgemm_command, test_fp32_bound_in_header,
+               test_list],
               "spb_e2e_spgemm_", globals())
 
 

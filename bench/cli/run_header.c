@@ -237,13 +237,14 @@ void print_run_header(const run_args *a, int matrices, int selected)
         printf("# GPU: %s\n", a->gpu_msg);
     if (o->op == operation_spgemm())
         printf("# validation: C's pattern exactly the reference's, |c_ij - ref_ij| <= %.1e * "
-               "(|A||B|)_ij\n",
+               "(|A||B|)_ij",
                o->tolerance);
     else
-        printf("# validation: ||y - y_ref||_2 <= %.1e * || |A| |x| ||_2 (fp32 rows: %.1e, the "
-               "bound scaled by the unit roundoff, at most %.1e unless --tol is looser)\n",
-               o->tolerance, validation_bound(o->tolerance, SPB_FP32),
-               validation_bound(SPB_DEFAULT_TOLERANCE, SPB_FP32));
+        printf("# validation: ||y - y_ref||_2 <= %.1e * || |A| |x| ||_2", o->tolerance);
+    printf(" (fp32 rows: %.1e, the bound scaled by the unit roundoff, at most %.1e unless --tol "
+           "is looser)\n",
+           validation_bound(o->tolerance, SPB_FP32),
+           validation_bound(SPB_DEFAULT_TOLERANCE, SPB_FP32));
     printf("# settings: %s%s\n", a->settings, a->resume ? "; resuming" : "");
     printf("# timing: %d warm-up calls, >= %d samples and >= %.3g s per kernel; noisy beyond "
            "%g%% spread (--max-noise)\n",
