@@ -7,10 +7,12 @@
  * of the rounded products plus their rounding errors (TwoProduct via fma,
  * TwoSum for the additions); |A||x| summed plainly beside it, in the same
  * pass over A and x (they were two: the larger share of a large matrix's
- * loading). */
+ * loading). Each row is summed by one thread, so y is the same at any
+ * thread count. */
 void csr_reference_spmv(const spb_csr *A, const spb_value *SPB_RESTRICT x,
                         spb_value *SPB_RESTRICT y, spb_value *SPB_RESTRICT y_abs)
 {
+#pragma omp parallel for schedule(dynamic, 1024)
     for (spb_index i = 0; i < A->m; i++) {
         double s = 0.0, c = 0.0, scale = 0.0;
         for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {

@@ -3,6 +3,7 @@
 #include "csr.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,37 +76,80 @@ static void sort_row(spb_index *SPB_RESTRICT col, spb_value *SPB_RESTRICT val, s
     }
 }
 
-/* Rows sorted by column, duplicates summed while compacting in place;
- * SPB_ERR_PARSE when finite duplicates sum beyond the double range. */
-static spb_status sort_and_sum_rows(spb_csr *A, col_val *scratch, char *msg)
+/* Row i sorted by column and its duplicates summed, kept at the front of
+ * its own entries; returns how many it keeps, or -1 - k when the
+ * duplicates of its k-th kept entry sum beyond the double range. */
+static spb_index sort_and_sum_row(spb_csr *A, spb_index i, col_val *scratch)
 {
-    spb_index out = 0;
-    for (spb_index i = 0; i < A->m; i++) {
-        spb_index begin = A->row_ptr[i], len = A->row_ptr[i + 1] - begin;
-        spb_index *col = A->col_idx + begin;
-        spb_value *val = A->val + begin;
-        for (spb_index k = 1; k < len; k++)
-            if (col[k - 1] >= col[k]) {
-                sort_row(col, val, len, scratch);
-                break;
-            }
-        A->row_ptr[i] = out;
-        for (spb_index k = 0; k < len; k++) {
-            if (out > A->row_ptr[i] && A->col_idx[out - 1] == col[k]) {
-                A->val[out - 1] += val[k];
-                if (!isfinite(A->val[out - 1]))
-                    return spb_fail(msg, SPB_ERR_PARSE,
-                                    "duplicate entries at (%d, %d) sum beyond the double range",
-                                    (int)i + 1, (int)col[k] + 1);
-            } else {
-                A->col_idx[out] = col[k];
-                A->val[out] = val[k];
-                out++;
-            }
+    spb_index begin = A->row_ptr[i], len = A->row_ptr[i + 1] - begin, kept = 0;
+    spb_index *col = A->col_idx + begin;
+    spb_value *val = A->val + begin;
+    for (spb_index k = 1; k < len; k++)
+        if (col[k - 1] >= col[k]) {
+            sort_row(col, val, len, scratch);
+            break;
         }
+    for (spb_index k = 0; k < len; k++) {
+        if (kept > 0 && col[kept - 1] == col[k]) {
+            val[kept - 1] += val[k];
+            if (!isfinite(val[kept - 1])) return -kept;
+        } else {
+            col[kept] = col[k];
+            val[kept++] = val[k];
+        }
+    }
+    return kept;
+}
+
+/* Rows sorted by column and duplicates summed, each row by one thread (so
+ * the sums are the same at any thread count), then compacted in order;
+ * SPB_ERR_PARSE when finite duplicates sum beyond the double range (the
+ * first such row reported, as a serial pass would). */
+static spb_status sort_and_sum_rows(spb_csr *A, spb_index longest, char *msg)
+{
+    /* a thread's scratch holds the longest row: no more threads than make
+     * all of them together as large as the matrix */
+    int threads = omp_get_max_threads();
+    if (longest > 0 && (double)threads * longest > A->nnz)
+        threads = A->nnz / longest > 1 ? (int)(A->nnz / longest) : 1;
+    spb_index *kept = spb_malloc((size_t)A->m + 1, sizeof *kept);
+    col_val *scratch = spb_malloc((size_t)threads * (size_t)longest, sizeof *scratch);
+    if (!kept || !scratch) {
+        spb_free(kept);
+        spb_free(scratch);
+        return spb_fail(msg, SPB_ERR_NOMEM, "out of memory converting COO to CSR");
+    }
+    spb_index bad_row = A->m;
+#pragma omp parallel num_threads(threads) reduction(min : bad_row)
+    {
+        col_val *mine = scratch + (size_t)omp_get_thread_num() * (size_t)longest;
+#pragma omp for schedule(dynamic, 1024)
+        for (spb_index i = 0; i < A->m; i++) {
+            kept[i] = sort_and_sum_row(A, i, mine);
+            if (kept[i] < 0 && i < bad_row) bad_row = i;
+        }
+    }
+    spb_free(scratch);
+    if (bad_row < A->m) {
+        spb_index at = A->row_ptr[bad_row] - kept[bad_row] - 1; /* the k-th kept entry */
+        spb_free(kept);
+        return spb_fail(msg, SPB_ERR_PARSE,
+                        "duplicate entries at (%d, %d) sum beyond the double range",
+                        (int)bad_row + 1, (int)A->col_idx[at] + 1);
+    }
+    spb_index out = 0;
+    for (spb_index i = 0; i < A->m; i++) { /* each row moves no later than where it is */
+        spb_index begin = A->row_ptr[i];
+        if (out != begin) {
+            memmove(A->col_idx + out, A->col_idx + begin, sizeof *A->col_idx * (size_t)kept[i]);
+            memmove(A->val + out, A->val + begin, sizeof *A->val * (size_t)kept[i]);
+        }
+        A->row_ptr[i] = out;
+        out += kept[i];
     }
     A->row_ptr[A->m] = out;
     A->nnz = out;
+    spb_free(kept);
     return SPB_OK;
 }
 
@@ -130,8 +174,7 @@ spb_status csr_from_coo(const spb_coo *coo, spb_csr *A, char *msg)
         A->row_ptr[i + 1] += A->row_ptr[i];
     }
     spb_index *next = spb_malloc((size_t)m, sizeof *next);
-    col_val *scratch = spb_malloc((size_t)longest, sizeof *scratch);
-    if (!next || !scratch) st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory converting COO to CSR");
+    if (!next) st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory converting COO to CSR");
     if (st == SPB_OK) {
         memcpy(next, A->row_ptr, (size_t)m * sizeof *next);
         for (spb_index k = 0; k < coo->nnz; k++) {
@@ -139,10 +182,9 @@ spb_status csr_from_coo(const spb_coo *coo, spb_csr *A, char *msg)
             A->col_idx[slot] = coo->col[k];
             A->val[slot] = coo->val[k];
         }
-        st = sort_and_sum_rows(A, scratch, msg);
+        st = sort_and_sum_rows(A, longest, msg);
     }
     spb_free(next);
-    spb_free(scratch);
     if (st != SPB_OK) csr_free(A);
     return st;
 }

@@ -1,6 +1,7 @@
 /* test_formats.c — COO -> CSR -> HLL conversions on random and named
  * awkward shapes, the format checks, statistics and the byte models. */
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -498,6 +499,52 @@ static void test_format_set(void)
     CHECK(F.used == 0, "freed");
 }
 
+/* csr_from_coo sorts and sums each row on one thread: the same CSR, bit for
+ * bit, at 1 and 3 threads (duplicates, unsorted rows, a long row, rows past
+ * one thread's share); and the first row whose duplicates overflow is the
+ * one named, at any thread count. */
+static void test_coo_threads(unsigned long long seed)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_rng rng;
+    spb_rng_seed(&rng, seed ^ 0x5eedull);
+    spb_coo coo;
+    random_coo(&rng, 5000, 700, 60000, 4321, &coo);
+    spb_csr one, three;
+    int before = omp_get_max_threads();
+    omp_set_num_threads(1);
+    CHECK(csr_from_coo(&coo, &one, msg) == SPB_OK, "1 thread: %s", msg);
+    omp_set_num_threads(3);
+    CHECK(csr_from_coo(&coo, &three, msg) == SPB_OK, "3 threads: %s", msg);
+    CHECK(one.nnz == three.nnz && one.nnz < coo.nnz &&
+              !memcmp(one.row_ptr, three.row_ptr, sizeof *one.row_ptr * (5000 + 1)) &&
+              !memcmp(one.col_idx, three.col_idx, sizeof *one.col_idx * (size_t)one.nnz) &&
+              !memcmp(one.val, three.val, sizeof *one.val * (size_t)one.nnz),
+          "csr_from_coo differs between 1 and 3 threads (nnz %d, %d)", (int)one.nnz,
+          (int)three.nnz);
+    csr_free(&one);
+    csr_free(&three);
+    /* rows 4001 and 11 (1-based) overflow; 11 is the first */
+    for (int pass = 0; pass < 2; pass++) {
+        spb_index at = pass ? 4000 : 10;
+        for (int k = 0; k < 2; k++) {
+            coo.row[2 * pass + k] = at;
+            coo.col[2 * pass + k] = 42 + pass;
+            coo.val[2 * pass + k] = 1.5e308;
+        }
+    }
+    for (int threads = 1; threads <= 3; threads += 2) {
+        omp_set_num_threads(threads);
+        msg[0] = '\0';
+        spb_csr bad;
+        CHECK(csr_from_coo(&coo, &bad, msg) == SPB_ERR_PARSE &&
+                  strstr(msg, "at (11, 43) sum beyond the double range"),
+              "%d threads: overflow reported as '%s'", threads, msg);
+    }
+    omp_set_num_threads(before);
+    coo_free(&coo);
+}
+
 int main(void)
 {
     unsigned long long seed = check_seed();
@@ -508,5 +555,6 @@ int main(void)
     test_rcm(seed);
     test_scatter();
     test_format_set();
+    test_coo_threads(seed);
     return check_done();
 }

@@ -1,8 +1,10 @@
 /* test_gen.c — matrix generators: valid CSR, the expected sizes and
  * counts, reproducibility, and refusals. */
+#include <omp.h>
 #include <string.h>
 
 #include "bench/inputs/gen.h"
+#include "bench/inputs/rng.h"
 #include "check.h"
 
 /* Whether two matrices are the same, entry for entry. */
@@ -154,8 +156,48 @@ static void check_circuit(void)
     check_generated("gen:circuit:3:2:1:1", 3, -1); /* smaller than the band near the diagonal */
 }
 
+/* spb_rng_advance(n) lands where n draws would. */
+static void check_rng_advance(void)
+{
+    static const uint64_t steps[] = {0, 1, 2, 63, 64, 65, 1000, 4097, 100003};
+    for (size_t t = 0; t < sizeof steps / sizeof steps[0]; t++) {
+        spb_rng drawn, jumped;
+        spb_rng_seed(&drawn, 12345 + t);
+        jumped = drawn;
+        for (uint64_t k = 0; k < steps[t]; k++) spb_rng_next(&drawn);
+        spb_rng_advance(&jumped, steps[t]);
+        CHECK(!memcmp(drawn.s, jumped.s, sizeof drawn.s), "advancing %llu draws",
+              (unsigned long long)steps[t]);
+        CHECK(spb_rng_next(&drawn) == spb_rng_next(&jumped), "the draw after %llu",
+              (unsigned long long)steps[t]);
+    }
+}
+
+/* The generators split among threads make the matrix one thread makes. */
+static void check_threads_agree(void)
+{
+    static const char *const specs[] = {"gen:rmat:11:8",          "gen:hubs:3001:6:3:700",
+                                        "gen:random:2000:9",      "gen:circuit:1500:5:2:300",
+                                        "gen:lp:300:5000:3:40:2", "gen:road:60:70"};
+    int before = omp_get_max_threads();
+    for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
+        char msg[SPB_MSG_LEN] = "";
+        spb_csr one, three;
+        omp_set_num_threads(1);
+        CHECK(gen_matrix(specs[k], &one, msg) == SPB_OK, "%s: %s", specs[k], msg);
+        omp_set_num_threads(3);
+        CHECK(gen_matrix(specs[k], &three, msg) == SPB_OK, "%s: %s", specs[k], msg);
+        CHECK(same_matrix(&one, &three), "%s: 1 and 3 threads make different matrices", specs[k]);
+        csr_free(&one);
+        csr_free(&three);
+    }
+    omp_set_num_threads(before);
+}
+
 int main(void)
 {
+    check_rng_advance();
+    check_threads_agree();
     check_hubs();
     check_road();
     check_lp();

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +125,19 @@ static spb_status gen_random(const char *spec, long long rows, long long per_row
     return SPB_OK;
 }
 
+/* The generator of `draws_each` draws per item, split among the threads:
+ * thread t's items [*first, *last), its generator where the serial one
+ * would be at *first, so the matrix is the same at any thread count. */
+static void thread_share(long long items, long long draws_each, long long *first, long long *last,
+                         spb_rng *rng)
+{
+    int t = omp_get_thread_num(), threads = omp_get_num_threads();
+    *first = items * t / threads;
+    *last = items * (t + 1) / threads;
+    spb_rng_seed(rng, GEN_SEED);
+    spb_rng_advance(rng, (uint64_t)*first * (uint64_t)draws_each);
+}
+
 /* R-MAT (Chakrabarti et al.) with probabilities a=0.57, b=c=0.19, d=0.05:
  * each edge descends SCALE levels of quadrants; duplicates are summed. */
 static spb_status gen_rmat(const char *spec, long long scale, long long edge_factor, spb_csr *A,
@@ -136,19 +150,23 @@ static spb_status gen_rmat(const char *spec, long long scale, long long edge_fac
     spb_coo coo;
     spb_status st = coo_alloc(&coo, (spb_index)n, (spb_index)n, (spb_index)edges, msg);
     if (st != SPB_OK) return st;
-    spb_rng rng;
-    spb_rng_seed(&rng, GEN_SEED);
-    for (long long e = 0; e < edges; e++) {
-        spb_index row = 0, col = 0;
-        for (long long level = 0; level < scale; level++) {
-            double u = spb_rng_uniform(&rng);
-            int down = u >= 0.57 + 0.19, right = (u >= 0.57 && u < 0.76) || u >= 0.95;
-            row = row * 2 + down;
-            col = col * 2 + right;
+#pragma omp parallel
+    {
+        long long first, last;
+        spb_rng rng;
+        thread_share(edges, scale + 2, &first, &last, &rng); /* a draw a level, two a value */
+        for (long long e = first; e < last; e++) {
+            spb_index row = 0, col = 0;
+            for (long long level = 0; level < scale; level++) {
+                double u = spb_rng_uniform(&rng);
+                int down = u >= 0.57 + 0.19, right = (u >= 0.57 && u < 0.76) || u >= 0.95;
+                row = row * 2 + down;
+                col = col * 2 + right;
+            }
+            coo.row[e] = row;
+            coo.col[e] = col;
+            coo.val[e] = spb_rng_value(&rng);
         }
-        coo.row[e] = row;
-        coo.col[e] = col;
-        coo.val[e] = spb_rng_value(&rng);
     }
     st = csr_from_coo(&coo, A, msg);
     coo_free(&coo);
@@ -174,15 +192,18 @@ static spb_status gen_hubs(const char *spec, const long long *v, spb_csr *A, cha
     spb_coo coo;
     spb_status st = coo_alloc(&coo, (spb_index)rows, (spb_index)rows, (spb_index)entries, msg);
     if (st != SPB_OK) return st;
-    spb_rng rng;
-    spb_rng_seed(&rng, GEN_SEED);
-    long long e = 0;
-    for (long long k = 0; k < rows * half + hubs * hub_len; k++) {
-        long long r = k < rows * half ? k / half : (k - rows * half) / hub_len * (rows / hubs);
-        spb_index c = (spb_index)spb_rng_below(&rng, (uint64_t)rows);
-        double value = spb_rng_value(&rng);
-        coo.row[e] = (spb_index)r, coo.col[e] = c, coo.val[e++] = value;
-        coo.row[e] = c, coo.col[e] = (spb_index)r, coo.val[e++] = value;
+#pragma omp parallel
+    {
+        long long first, last;
+        spb_rng rng;
+        thread_share(rows * half + hubs * hub_len, 3, &first, &last, &rng); /* column, value */
+        for (long long k = first; k < last; k++) {
+            long long r = k < rows * half ? k / half : (k - rows * half) / hub_len * (rows / hubs);
+            spb_index c = (spb_index)spb_rng_below(&rng, (uint64_t)rows);
+            double value = spb_rng_value(&rng);
+            coo.row[2 * k] = (spb_index)r, coo.col[2 * k] = c, coo.val[2 * k] = value;
+            coo.row[2 * k + 1] = c, coo.col[2 * k + 1] = (spb_index)r, coo.val[2 * k + 1] = value;
+        }
     }
     st = csr_from_coo(&coo, A, msg);
     coo_free(&coo);

@@ -36,6 +36,10 @@ static inline uint64_t spb_rng_next(spb_rng *r)
     return result;
 }
 
+/* The state `steps` draws later, without drawing them (a generator split
+ * among threads starts each part where the serial draws would be). */
+void spb_rng_advance(spb_rng *r, uint64_t steps);
+
 /* Uniform in [0, 1). */
 static inline double spb_rng_uniform(spb_rng *r)
 {
