@@ -189,19 +189,31 @@ static spb_index shape_nnz(const spb_csr *A, const part_shape *shape)
     return nnz;
 }
 
-/* Rank 0: rank p's rows of A into out (allocated by the caller). */
+/* Rank 0: rank p's rows of A into out (allocated by the caller). The
+ * entries are copied by the OpenMP threads: a part is most of a large
+ * matrix, and its first touch of fresh pages (the kernel clearing them)
+ * took most of a GPU rank's setup on one thread. */
 static void extract(const spb_csr *A, const part_shape *shape, spb_csr *out)
 {
-    spb_index nnz = 0;
+    const int all_columns = shape->col_lo == 0 && shape->col_hi >= A->n;
     out->row_ptr[0] = 0;
     for (spb_index l = 0; l < shape->count; l++) {
-        spb_index i = shape_row(shape, l);
+        spb_index i = shape_row(shape, l), kept = A->row_ptr[i + 1] - A->row_ptr[i];
+        if (!all_columns) {
+            kept = 0;
+            for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+                kept += A->col_idx[k] >= shape->col_lo && A->col_idx[k] < shape->col_hi;
+        }
+        out->row_ptr[l + 1] = out->row_ptr[l] + kept;
+    }
+#pragma omp parallel for schedule(dynamic, 1024)
+    for (spb_index l = 0; l < shape->count; l++) {
+        spb_index i = shape_row(shape, l), at = out->row_ptr[l];
         for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
             if (A->col_idx[k] >= shape->col_lo && A->col_idx[k] < shape->col_hi) {
-                out->col_idx[nnz] = A->col_idx[k] - shape->col_lo;
-                out->val[nnz++] = A->val[k];
+                out->col_idx[at] = A->col_idx[k] - shape->col_lo;
+                out->val[at++] = A->val[k];
             }
-        out->row_ptr[l + 1] = nnz;
     }
 }
 
