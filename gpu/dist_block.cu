@@ -19,11 +19,11 @@ extern "C" {
 
 #define BLOCK_THREADS 256
 
-/* A block of a rank's rows as a device row of the table: its formats and
- * the host copy they point at, kept while its state lives. */
+/* A block of a rank's rows as a device row of the table: its formats, over
+ * the caller's block (gpu_block_spec: kept while the state lives; a copy of
+ * it took seconds of a large matrix's setup). */
 struct device_block {
     spb_format_set formats;
-    spb_csr host;
     gpu_state *state;
 };
 
@@ -83,19 +83,14 @@ extern "C" int gpu_device_count(void)
 static spb_status prepare_block(device_block *b, const spb_kernel *kernel, const spb_csr *A,
                                 char *msg)
 {
-    spb_status st = csr_alloc(&b->host, A->m, A->n, A->nnz, msg);
-    if (st != SPB_OK) return st;
-    memcpy(b->host.row_ptr, A->row_ptr, sizeof(int) * ((size_t)A->m + 1));
-    memcpy(b->host.col_idx, A->col_idx, sizeof(int) * (size_t)A->nnz);
-    memcpy(b->host.val, A->val, sizeof(double) * (size_t)A->nnz);
-    format_set_init(&b->formats, &b->host);
+    format_set_init(&b->formats, A);
     spb_kernel_config config = {};
     config.hack_size = HLL_DEFAULT_HACK_SIZE;
     config.threads = 1;
     config.ranks = 1;
     config.precision = SPB_FP64;
     spb_kernel_plan plan = {};
-    st = kernel->prepare(kernel, &b->formats, &config, &plan, msg);
+    spb_status st = kernel->prepare(kernel, &b->formats, &config, &plan, msg);
     b->state = (gpu_state *)plan.state;
     return st;
 }
@@ -105,7 +100,6 @@ static void release_block(device_block *b)
     if (b->state) gpu_spmv_release(b->state);
     b->state = NULL;
     format_set_free(&b->formats);
-    csr_free(&b->host);
 }
 
 /* The staged exchange's host buffers page-locked, so that their copies

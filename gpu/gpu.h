@@ -71,8 +71,8 @@ typedef struct gpu_block gpu_block;
 
 typedef struct {
     const spb_kernel *kernel; /* the device row for the diagonal block */
-    const spb_csr *diag;      /* rows x owned columns */
-    const spb_csr *off;       /* rows with ghosts x ghosts */
+    const spb_csr *diag;      /* rows x owned columns; kept by the caller while the block lives */
+    const spb_csr *off;       /* rows with ghosts x ghosts; kept likewise */
     const spb_index *off_rows;
     const spb_index *send_idx; /* owned entries to send, neighbour after neighbour */
     int sends_total, ghosts;
