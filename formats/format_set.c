@@ -14,8 +14,10 @@ int format_kind_of(const char *format_name)
 
 void format_set_init(spb_format_set *F, const spb_csr *A)
 {
+    static unsigned long long made;
     memset(F, 0, sizeof *F);
     F->csr = A;
+    F->serial = ++made;
 }
 
 static void slot_free(spb_format_slot *slot)

@@ -37,8 +37,9 @@ typedef struct {
 } spb_format_slot;
 
 typedef struct spb_format_set {
-    const spb_csr *csr; /* the matrix as read; not owned */
-    const spb_csr *b;   /* SpGEMM's second operand (C = A*B), or NULL; not owned */
+    const spb_csr *csr;        /* the matrix as read; not owned */
+    unsigned long long serial; /* one per set in the process: rows on one set share a matrix */
+    const spb_csr *b;          /* SpGEMM's second operand (C = A*B), or NULL; not owned */
     spb_format_slot slots[SPB_FORMAT_SLOTS];
     int used;
     int conversions;  /* formats built so far, counted by tests */

@@ -78,11 +78,63 @@ extern "C" int gpu_device_count(void)
     return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
 }
 
-/* A block of rows as the device row `kernel` prepares any matrix; its
+/* auto.cuda's messages on a row's two blocks (the chosen row's name, then
+ * why), kept for the next GPU rows of the same blocks (gpu_trial_key). */
+struct kept_trial {
+    gpu_trial_key key;
+    char row[64];
+    char diag[SPB_MSG_LEN], off[SPB_MSG_LEN];
+};
+
+#define KEPT_TRIALS 16 /* rank counts of one matrix */
+static kept_trial kept_trials[KEPT_TRIALS];
+static int kept_count;
+
+static int same_key(const gpu_trial_key *a, const gpu_trial_key *b)
+{
+    return a->matrix == b->matrix && a->ranks == b->ranks && a->rank == b->rank &&
+           a->layout == b->layout;
+}
+
+static const kept_trial *kept_for(const gpu_trial_key *key)
+{
+    for (int k = 0; k < kept_count && key->matrix; k++)
+        if (same_key(&kept_trials[k].key, key)) return &kept_trials[k];
+    return NULL;
+}
+
+/* The device row a kept message names (its text up to the first ':'). */
+static const spb_kernel *row_named(const char *choice)
+{
+    size_t name = strcspn(choice, ":");
+    for (int k = 0; k < gpu_spmv_kernel_count() && choice[name] == ':'; k++) {
+        const spb_kernel *row = gpu_spmv_kernel(k);
+        if (strlen(row->name) == name && strncmp(row->name, choice, name) == 0) return row;
+    }
+    return NULL;
+}
+
+/* Kept for the next rows when they name device rows (the next rows then
+ * prepare those); another matrix's are dropped first. */
+static void keep_trial(const gpu_trial_key *key, const char *row, const char *diag, const char *off)
+{
+    if (!key->matrix || !row_named(diag) || (off[0] && !row_named(off))) return;
+    if (kept_count > 0 && kept_trials[0].key.matrix != key->matrix) kept_count = 0;
+    if (kept_count == KEPT_TRIALS) return;
+    kept_trial *k = &kept_trials[kept_count++];
+    k->key = *key;
+    snprintf(k->row, sizeof k->row, "%s", row ? row : "a GPU row");
+    snprintf(k->diag, sizeof k->diag, "%s", diag);
+    snprintf(k->off, sizeof k->off, "%s", off);
+}
+
+/* A block of rows as the device row `kernel` prepares any matrix, or as
+ * the row a kept trial chose (`kept`, its message: NULL for none); the
  * message (the auto kernel's choice) into msg. */
 static spb_status prepare_block(device_block *b, const spb_kernel *kernel, const spb_csr *A,
-                                char *msg)
+                                const char *kept, char *msg)
 {
+    const spb_kernel *chosen = kept ? row_named(kept) : NULL;
     format_set_init(&b->formats, A);
     spb_kernel_config config = {};
     config.hack_size = HLL_DEFAULT_HACK_SIZE;
@@ -90,8 +142,10 @@ static spb_status prepare_block(device_block *b, const spb_kernel *kernel, const
     config.ranks = 1;
     config.precision = SPB_FP64;
     spb_kernel_plan plan = {};
-    spb_status st = kernel->prepare(kernel, &b->formats, &config, &plan, msg);
+    spb_status st = (chosen ? chosen : kernel)
+                        ->prepare(chosen ? chosen : kernel, &b->formats, &config, &plan, msg);
     b->state = (gpu_state *)plan.state;
+    if (chosen && st == SPB_OK) snprintf(msg, SPB_MSG_LEN, "%s", kept);
     return st;
 }
 
@@ -165,10 +219,13 @@ extern "C" spb_status gpu_block_create(const gpu_block_spec *spec, gpu_block **o
         return spb_fail(msg, SPB_ERR_DEVICE, "cannot use GPU %d", spec->device);
     gpu_block *b = new (std::nothrow) gpu_block();
     if (!b) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
-    spb_status st = prepare_block(&b->diag, spec->kernel, spec->diag, msg);
-    char off_msg[SPB_MSG_LEN] = "";
+    const kept_trial *kept = kept_for(&spec->trial);
+    spb_status st =
+        prepare_block(&b->diag, spec->kernel, spec->diag, kept ? kept->diag : NULL, msg);
+    char off_msg[SPB_MSG_LEN] = "", diag_msg[SPB_MSG_LEN];
+    snprintf(diag_msg, sizeof diag_msg, "%s", msg);
     if (st == SPB_OK && spec->off->m > 0)
-        st = prepare_block(&b->off, spec->kernel, spec->off, off_msg);
+        st = prepare_block(&b->off, spec->kernel, spec->off, kept ? kept->off : NULL, off_msg);
     if (st != SPB_OK && off_msg[0]) snprintf(msg, SPB_MSG_LEN, "ghost block: %.400s", off_msg);
     /* a small ghost block (at most an eighth of the diagonal's entries)
      * runs beside the diagonal as soon as its ghosts arrive; a large one
@@ -176,16 +233,20 @@ extern "C" spb_status gpu_block_create(const gpu_block_spec *spec, gpu_block **o
     b->off_beside =
         st == SPB_OK && b->off.state && (long long)spec->off->nnz * 8 <= (long long)spec->diag->nnz;
     /* the row's message: the ghost block's kernel and place, then the diagonal's choice */
+    char kept_note[96] = "";
+    if (kept) snprintf(kept_note, sizeof kept_note, "(%.60s's trial at these ranks) ", kept->row);
     if (st == SPB_OK && b->off.state) {
-        char diag_msg[SPB_MSG_LEN];
-        snprintf(diag_msg, sizeof diag_msg, "%s", msg[0] ? msg : spec->kernel->name);
+        const char *diag = diag_msg[0] ? diag_msg : spec->kernel->name;
         const char *off_kernel = off_msg[0] ? off_msg : spec->kernel->name; /* auto's choice */
         int name = (int)strcspn(off_kernel, ":");
-        snprintf(msg, SPB_MSG_LEN, "ghost block %.*s %s the diagonal; diagonal %.*s",
-                 name < 64 ? name : 64, off_kernel, b->off_beside ? "beside" : "after",
-                 SPB_MSG_LEN - 120, diag_msg);
+        snprintf(msg, SPB_MSG_LEN, "ghost block %.*s %s the diagonal; diagonal %s%.*s",
+                 name < 64 ? name : 64, off_kernel, b->off_beside ? "beside" : "after", kept_note,
+                 SPB_MSG_LEN - 220, diag);
+    } else if (st == SPB_OK && kept) {
+        snprintf(msg, SPB_MSG_LEN, "%s%.*s", kept_note, SPB_MSG_LEN - 100, diag_msg);
     }
     if (st == SPB_OK) st = upload_exchange(b, spec, msg);
+    if (st == SPB_OK && !kept) keep_trial(&spec->trial, spec->row, diag_msg, off_msg);
     if (st != SPB_OK) {
         gpu_block_free(b);
         return st;

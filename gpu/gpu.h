@@ -69,6 +69,15 @@ const spb_kernel *gpu_spgemm_kernel(int index); /* 0 <= index < count */
  * x (owned entries), the ghosts and y stay on the device. */
 typedef struct gpu_block gpu_block;
 
+/* Which blocks a row's are: the GPU rows of one matrix, rank count and
+ * rank have the same two blocks, so the first runs auto.cuda's trial on
+ * them and the next ones keep its choices (one trial, not one a row, and
+ * rows that differ in their exchange alone). matrix 0: a trial every time. */
+typedef struct {
+    unsigned long long matrix;
+    int ranks, rank, layout;
+} gpu_trial_key;
+
 typedef struct {
     const spb_kernel *kernel; /* the device row for the diagonal block */
     const spb_csr *diag;      /* rows x owned columns; kept by the caller while the block lives */
@@ -80,6 +89,8 @@ typedef struct {
     /* the staged exchange's host buffers (sends_total and ghosts entries;
      * NULL: none), page-locked while the block lives */
     double *send_host, *ghosts_host;
+    gpu_trial_key trial;
+    const char *row; /* the row's name, for the rows that keep its choices */
 } gpu_block_spec;
 
 spb_status gpu_block_create(const gpu_block_spec *spec, gpu_block **out, char *msg);

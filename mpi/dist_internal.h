@@ -38,8 +38,9 @@ typedef struct {
 } dist_variant;
 
 /* The row's operations on rank 0 (the other ranks follow its commands). */
-spb_status dist_prepare(const dist_variant *variant, int kernel_index, const spb_csr *A,
-                        const spb_kernel_config *config, spb_kernel_plan *plan, char *msg);
+spb_status dist_prepare(const dist_variant *variant, int kernel_index,
+                        const spb_format_set *formats, const spb_kernel_config *config,
+                        spb_kernel_plan *plan, char *msg);
 spb_status dist_product(const void *state, const spb_value *x, spb_value *y, char *msg);
 double dist_time_calls(void *state, int calls);
 spb_status dist_check(const void *state, char *msg);
@@ -47,5 +48,6 @@ void dist_release(void *state);
 
 /* The variant of table row k (kernels.c), for the ranks that serve rank 0. */
 const dist_variant *dist_variant_of(int kernel_index);
+const char *dist_row_name(int kernel_index); /* its name, NULL outside the table */
 
 #endif

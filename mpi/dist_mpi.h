@@ -18,7 +18,8 @@ typedef struct {
     int kernel; /* the row's index in dist_spmv_kernels */
     int ranks;  /* the first `ranks` ranks of the world take part */
     int threads;
-    int calls; /* CMD_TIME: products to time */
+    int calls;                 /* CMD_TIME: products to time */
+    unsigned long long matrix; /* CMD_PREPARE: rank 0's format set's serial (which matrix) */
 } dist_command;
 
 /* Rank 0: the command to every rank of the world. */
@@ -106,10 +107,12 @@ typedef struct {
  * each exchange's own (only the row's exchange fills its part). */
 typedef struct {
     const dist_variant *variant;
-    MPI_Comm comm; /* the first `size` ranks of the world */
+    const char *row; /* the row's name */
+    MPI_Comm comm;   /* the first `size` ranks of the world */
     int rank, size, threads;
-    dist_map rows, cols; /* ownership of y (and A's rows) and of x */
-    spb_csr part;        /* this rank's rows, global columns as received (freed once planned) */
+    unsigned long long matrix; /* which matrix (dist_command) */
+    dist_map rows, cols;       /* ownership of y (and A's rows) and of x */
+    spb_csr part; /* this rank's rows, global columns as received (freed once planned) */
     spb_value *x_own, *x_other, *y_own; /* x_other: ghosts, or the gathered x or column block */
     dist_ghost ghost;
     dist_gather gather;

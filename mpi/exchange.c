@@ -513,7 +513,9 @@ static spb_status gpu_plan(dist_state *s, char *msg)
                                s->ghost.recv_start[s->ghost.recvs],
                                device,
                                s->ghost.send_buf,
-                               s->x_other};
+                               s->x_other,
+                               {s->matrix, s->size, s->rank, (int)s->variant->layout},
+                               s->row};
         st = gpu_block_create(&spec, &s->gpu.block, msg);
         if (st == SPB_OK && s->variant->exchange == DIST_GPU_STAGED) say_staged_path(msg);
     }

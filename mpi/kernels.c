@@ -55,7 +55,7 @@ static spb_status dist_row_prepare(const spb_kernel *self, spb_format_set *forma
                                    const spb_kernel_config *config, spb_kernel_plan *plan,
                                    char *msg)
 {
-    return dist_prepare(self->variant, kernel_index_of(self), formats->csr, config, plan, msg);
+    return dist_prepare(self->variant, kernel_index_of(self), formats, config, plan, msg);
 }
 
 static spb_status dist_row_spmv(const void *state, const void *x, void *y, char *msg)
@@ -67,6 +67,12 @@ const dist_variant *dist_variant_of(int kernel_index)
 {
     if (kernel_index < 0 || kernel_index >= dist_spmv_kernel_count) return NULL;
     return dist_spmv_kernels[kernel_index].kernel.variant;
+}
+
+const char *dist_row_name(int kernel_index)
+{
+    if (kernel_index < 0 || kernel_index >= dist_spmv_kernel_count) return NULL;
+    return dist_spmv_kernels[kernel_index].kernel.name;
 }
 
 #define DIST_KERNEL(row_name, row_variant, text)                                                   \

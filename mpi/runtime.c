@@ -128,7 +128,9 @@ static spb_status prepare_part(const dist_command *cmd, const spb_csr *A, dist_s
         s->comm = comm;
         s->grid.row = s->grid.col = MPI_COMM_NULL;
         s->variant = dist_variant_of(cmd->kernel);
+        s->row = dist_row_name(cmd->kernel);
         s->threads = cmd->threads;
+        s->matrix = cmd->matrix;
         MPI_Comm_rank(comm, &s->rank);
         MPI_Comm_size(comm, &s->size);
         dist_stats_init(&s->stats);
@@ -284,9 +286,11 @@ void dist_start(int started_by_spbench)
 
 /* ---- rank 0's side of a row (dist_internal.h) ---- */
 
-spb_status dist_prepare(const dist_variant *variant, int kernel_index, const spb_csr *A,
-                        const spb_kernel_config *config, spb_kernel_plan *plan, char *msg)
+spb_status dist_prepare(const dist_variant *variant, int kernel_index,
+                        const spb_format_set *formats, const spb_kernel_config *config,
+                        spb_kernel_plan *plan, char *msg)
 {
+    const spb_csr *A = formats->csr;
     int ranks = config->ranks > 0 ? config->ranks : 1;
     if (ranks > world_size)
         return spb_fail(msg, SPB_ERR_DECLINED, "%d ranks asked for; the launch has %d", ranks,
@@ -299,8 +303,11 @@ spb_status dist_prepare(const dist_variant *variant, int kernel_index, const spb
                         "a GPU rank runs no OpenMP threads (measured at --threads 1)");
     if (config->precision != SPB_FP64)
         return spb_fail(msg, SPB_ERR_DECLINED, "distributed rows run in fp64 only");
-    dist_command cmd = {
-        .op = CMD_PREPARE, .kernel = kernel_index, .ranks = ranks, .threads = config->threads};
+    dist_command cmd = {.op = CMD_PREPARE,
+                        .kernel = kernel_index,
+                        .ranks = ranks,
+                        .threads = config->threads,
+                        .matrix = formats->serial};
     dist_send_command(&cmd);
     dist_state *s;
     spb_status st = prepare_part(&cmd, A, &s, msg);

@@ -17,12 +17,13 @@ const char *dist_unavailable(void)
     return "spbench was built without MPI (CMake found none; scripts/deps.sh installs Open MPI)";
 }
 
-spb_status dist_prepare(const dist_variant *variant, int kernel_index, const spb_csr *A,
-                        const spb_kernel_config *config, spb_kernel_plan *plan, char *msg)
+spb_status dist_prepare(const dist_variant *variant, int kernel_index,
+                        const spb_format_set *formats, const spb_kernel_config *config,
+                        spb_kernel_plan *plan, char *msg)
 {
     (void)variant;
     (void)kernel_index;
-    (void)A;
+    (void)formats;
     (void)config;
     (void)plan;
     return spb_fail(msg, SPB_ERR_DECLINED, "%s", dist_unavailable());

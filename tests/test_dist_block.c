@@ -102,8 +102,8 @@ static void check_products(spb_rng *rng, spb_index rows, spb_index every, int pr
     CHECK(kernel != NULL, "the device table has csr.cuda.warp");
     gpu_block *b = NULL;
     if (made && kernel) {
-        gpu_block_spec spec = {kernel,           &D,     &O, off_rows, send_idx,
-                               TAIL + SCATTERED, GHOSTS, 0,  send,     ghosts};
+        gpu_block_spec spec = {kernel, &D, &O,   off_rows, send_idx,     TAIL + SCATTERED,
+                               GHOSTS, 0,  send, ghosts,   {0, 0, 0, 0}, NULL};
         CHECK(gpu_block_create(&spec, &b, msg) == SPB_OK, "gpu_block_create: %s", msg);
         const char *place = every > 1 ? "beside the diagonal" : "after the diagonal";
         CHECK(strstr(msg, place) != NULL, "ghosts every %d rows: the ghost block %s: %s",
@@ -143,6 +143,65 @@ static void check_products(spb_rng *rng, spb_index rows, spb_index every, int pr
     spb_free(ghosts);
 }
 
+/* One product of a block made by `spec` (the ghosts arriving in its host
+ * buffer): its message into msg, and whether y is right (-1: the block
+ * failed). */
+static int block_product(spb_rng *rng, const gpu_block_spec *spec, char *msg)
+{
+    gpu_block *b = NULL;
+    spb_index rows = spec->diag->m;
+    double *x = spb_malloc((size_t)rows, sizeof *x), *y = spb_malloc((size_t)rows, sizeof *y);
+    double *ghosts = spec->ghosts_host;
+    spb_status st = x && y ? gpu_block_create(spec, &b, msg) : SPB_ERR_NOMEM;
+    for (spb_index i = 0; st == SPB_OK && i < rows; i++) x[i] = spb_rng_value(rng);
+    for (int g = 0; g < GHOSTS; g++) ghosts[g] = spb_rng_value(rng);
+    char product_msg[SPB_MSG_LEN] = "";
+    gpu_product_times times;
+    if (st == SPB_OK) st = gpu_block_set_x(b, x, product_msg);
+    if (st == SPB_OK) st = gpu_block_start(b, product_msg);
+    if (st == SPB_OK) st = gpu_block_finish(b, &times, product_msg);
+    if (st == SPB_OK) st = gpu_block_get_y(b, y, product_msg);
+    if (st != SPB_OK && product_msg[0]) snprintf(msg, SPB_MSG_LEN, "%s", product_msg);
+    int right =
+        st != SPB_OK ? -1 : y_error(spec->diag, spec->off, spec->off_rows, x, ghosts, y) < 1e-13;
+    gpu_block_free(b);
+    spb_free(x);
+    spb_free(y);
+    return right;
+}
+
+/* The GPU rows of one matrix, rank count and rank run auto.cuda's trial on
+ * their blocks once: the next block of the same key keeps the choices (and
+ * says whose), another matrix's runs its own trial. */
+static void check_kept_trial(spb_rng *rng)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_csr D = {0}, O = {0};
+    spb_index *off_rows = NULL, send_idx[1] = {0};
+    double send[1], ghosts[GHOSTS];
+    const spb_kernel *automatic = device_row("auto.cuda");
+    int made = make_diag(rng, 1 << 14, &D, msg) && make_off(rng, 1 << 14, 3, &O, &off_rows, msg);
+    CHECK(made && automatic, "test blocks and auto.cuda: %s", msg);
+    if (!made || !automatic) return;
+    gpu_block_spec spec = {automatic, &D, &O,   off_rows, send_idx,     1,
+                           GHOSTS,    0,  send, ghosts,   {7, 2, 1, 0}, "mpi.cuda.staged"};
+    char first[SPB_MSG_LEN] = "", kept[SPB_MSG_LEN] = "", other[SPB_MSG_LEN] = "";
+    CHECK(block_product(rng, &spec, first) == 1, "the trial's block: %s", first);
+    spec.row = "mpi.cuda.nccl";
+    CHECK(block_product(rng, &spec, kept) == 1, "the kept choices' block: %s", kept);
+    spec.trial.matrix = 8;
+    CHECK(block_product(rng, &spec, other) == 1, "another matrix's block: %s", other);
+    CHECK(!strstr(first, "trial at these ranks") && !strstr(other, "trial at these ranks"),
+          "a trial's own messages: '%s', '%s'", first, other);
+    CHECK(strstr(kept, "(mpi.cuda.staged's trial at these ranks) "), "kept: %s", kept);
+    const char *diag_first = strstr(first, "; diagonal "), *diag_kept = strstr(kept, ") ");
+    CHECK(diag_first && diag_kept && strncmp(diag_first + 11, diag_kept + 2, 24) == 0,
+          "the same diagonal row: '%s' and '%s'", first, kept);
+    csr_free(&D);
+    csr_free(&O);
+    spb_free(off_rows);
+}
+
 int main(void)
 {
     if (gpu_device_count() < 1) {
@@ -154,5 +213,6 @@ int main(void)
     check_products(&rng, 1 << 17, 1000, 400); /* a rank's block of cnr-2000 at 3 ranks: 1 MB of x */
     check_products(&rng, 1 << 23, 1000, 12);  /* 64 MB of x */
     check_products(&rng, 1 << 17, 1, 100);    /* ghosts on every row */
+    check_kept_trial(&rng);
     return check_done();
 }
