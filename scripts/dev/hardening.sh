@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CI's hardening steps beyond the two sanitizer runs of the test suite:
-#  1. the OpenMP kernels' tests, and the generators' and the COO
-#     conversion's, under ThreadSanitizer: clang with LLVM's
+#  1. the OpenMP kernels' tests, and the generators', the COO
+#     conversion's and the reference's, under ThreadSanitizer: clang with LLVM's
 #     libomp and its Archer tool, which tells TSan about OpenMP's own
 #     synchronisation (libgomp cannot: its barriers are invisible to TSan);
 #  2. a clang build with MPI and PETSc, whose libraries load GNU's OpenMP
@@ -18,13 +18,14 @@ archer=$(find /usr/lib/llvm-* -name libarcher.so 2>/dev/null | head -n 1)
 
 common=(-DSPB_CUDA=OFF -DSPB_BASELINES=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPB_WERROR=ON)
 CC=clang cmake -S . -B build-tsan -DSPB_SANITIZE=thread "${common[@]}" >/dev/null
-cmake --build build-tsan -j "$(nproc)" --target test_kernels test_partition test_gen test_formats
+cmake --build build-tsan -j "$(nproc)" --target test_kernels test_partition test_gen test_formats test_reference
 export OMP_TOOL_LIBRARIES="$archer"
 export TSAN_OPTIONS="halt_on_error=1 ignore_noninstrumented_modules=1"
 build-tsan/tests/test_kernels matrices host fast # every OpenMP kernel at 1 and 2 threads
 build-tsan/tests/test_partition
 build-tsan/tests/test_gen     # the generators at 1 and 3 threads
 build-tsan/tests/test_formats # COO to CSR at 1 and 3 threads
+build-tsan/tests/test_reference
 unset OMP_TOOL_LIBRARIES TSAN_OPTIONS
 
 CC=clang cmake -S . -B build-clang-mpi -DSPB_CUDA=OFF -DSPB_BASELINES=OFF -DSPB_MPI=ON \
