@@ -40,17 +40,23 @@ void csr_free(spb_csr *A)
 }
 
 typedef struct {
-    spb_index col;
+    spb_index col, at; /* at: the entry's place in the row before sorting */
     spb_value val;
 } col_val;
 
+/* By column, then by place: qsort need not be stable (C does not ask it,
+ * and glibc's falls back to an unstable sort when short of memory), and
+ * duplicates are summed in the order they are met, so the same input
+ * gives the same sums with any C library. */
 static int col_val_cmp(const void *a, const void *b)
 {
-    spb_index ca = ((const col_val *)a)->col, cb = ((const col_val *)b)->col;
-    return (ca > cb) - (ca < cb);
+    const col_val *x = a, *y = b;
+    if (x->col != y->col) return (x->col > y->col) - (x->col < y->col);
+    return (x->at > y->at) - (x->at < y->at);
 }
 
-/* Sorts one row by column (short rows by insertion, long ones by qsort). */
+/* Sorts one row by column, stably (short rows by insertion, long ones by
+ * qsort on column and place). */
 static void sort_row(spb_index *SPB_RESTRICT col, spb_value *SPB_RESTRICT val, spb_index len,
                      col_val *scratch)
 {
@@ -68,7 +74,7 @@ static void sort_row(spb_index *SPB_RESTRICT col, spb_value *SPB_RESTRICT val, s
         }
         return;
     }
-    for (spb_index k = 0; k < len; k++) scratch[k] = (col_val){col[k], val[k]};
+    for (spb_index k = 0; k < len; k++) scratch[k] = (col_val){col[k], k, val[k]};
     qsort(scratch, (size_t)len, sizeof *scratch, col_val_cmp);
     for (spb_index k = 0; k < len; k++) {
         col[k] = scratch[k].col;

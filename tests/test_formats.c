@@ -545,6 +545,36 @@ static void test_coo_threads(unsigned long long seed)
     coo_free(&coo);
 }
 
+/* Duplicates are summed in the order the entries come, also in a row long
+ * enough to be sorted by qsort (which need not be stable): 1e16, -1e16, 1
+ * at one column sum to 1 in that order, to 0 in most others (1 + 1e16
+ * rounds to 1e16). */
+static void test_duplicates_in_order(void)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_coo coo;
+    spb_csr A;
+    const double dup[3] = {1e16, -1e16, 1};
+    coo_alloc(&coo, 1, 64, 43, msg);
+    for (int k = 0; k < 40; k++) { /* descending: the row must be sorted */
+        coo.row[k] = 0;
+        coo.col[k] = 63 - k;
+        coo.val[k] = 1;
+    }
+    for (int k = 0; k < 3; k++) {
+        coo.row[40 + k] = 0;
+        coo.col[40 + k] = 5;
+        coo.val[40 + k] = dup[k];
+    }
+    CHECK(csr_from_coo(&coo, &A, msg) == SPB_OK, "%s", msg);
+    double at5 = NAN;
+    for (spb_index k = 0; k < A.nnz; k++)
+        if (A.col_idx[k] == 5) at5 = A.val[k];
+    CHECK(A.nnz == 41 && at5 == 1.0, "duplicates at column 5 summed to %g (1 in their order)", at5);
+    csr_free(&A);
+    coo_free(&coo);
+}
+
 int main(void)
 {
     unsigned long long seed = check_seed();
@@ -556,5 +586,6 @@ int main(void)
     test_scatter();
     test_format_set();
     test_coo_threads(seed);
+    test_duplicates_in_order();
     return check_done();
 }
