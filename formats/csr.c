@@ -252,6 +252,55 @@ double csr_col_panels_spmv_bytes(spb_index m, spb_index n, int64_t nnz, int pane
            + value * m * (2.0 * panels - 1.0); /* y written, then read and written again */
 }
 
+spb_status csr_col_panels_joined(const spb_csr *A, int panels, spb_index width,
+                                 spb_precision precision, int **row_ptr, int **col_idx, void **val,
+                                 char *msg)
+{
+    const size_t stride = (size_t)A->m + 1;
+    *row_ptr = spb_calloc((size_t)panels * stride, sizeof(int));
+    *col_idx = spb_malloc((size_t)A->nnz + 1, sizeof(int));
+    *val = spb_malloc((size_t)A->nnz + 1, spb_precision_bytes(precision));
+    int64_t *panel_start = spb_calloc((size_t)panels + 1, sizeof *panel_start);
+    if (!*row_ptr || !*col_idx || !*val || !panel_start) {
+        spb_free(panel_start);
+        return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the column panels");
+    }
+    int *rp = *row_ptr;
+#pragma omp parallel for schedule(dynamic, 4096)
+    for (spb_index i = 0; i < A->m; i++) /* counts, at i + 1 of each panel: a row its own */
+        for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+            rp[(size_t)(A->col_idx[k] / width) * stride + i + 1]++;
+#pragma omp parallel for schedule(static)
+    for (int p = 0; p < panels; p++) { /* each panel's entries, then where it starts */
+        int64_t sum = 0;
+        for (spb_index i = 0; i < A->m; i++) sum += rp[(size_t)p * stride + i + 1];
+        panel_start[p + 1] = sum;
+    }
+    for (int p = 0; p < panels; p++) panel_start[p + 1] += panel_start[p];
+#pragma omp parallel for schedule(static)
+    for (int p = 0; p < panels; p++) {
+        int *prow = rp + (size_t)p * stride;
+        int64_t at = panel_start[p];
+        prow[0] = (int)at;
+        for (spb_index i = 0; i < A->m; i++) prow[i + 1] = (int)(at += prow[i + 1]);
+    }
+    spb_free(panel_start);
+#pragma omp parallel for schedule(dynamic, 4096)
+    for (spb_index i = 0; i < A->m; i++) { /* a row's entries of one panel are consecutive */
+        int current = -1, next = 0;
+        for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+            int p = (int)(A->col_idx[k] / width);
+            if (p != current) next = rp[(size_t)(current = p) * stride + i];
+            (*col_idx)[next] = A->col_idx[k];
+            if (precision == SPB_FP32)
+                ((float *)*val)[next++] = (float)A->val[k];
+            else
+                ((double *)*val)[next++] = A->val[k];
+        }
+    }
+    return SPB_OK;
+}
+
 int64_t csr_tile_alone(const spb_csr *A, int64_t items)
 {
     const int64_t means = A->m ? CSR_TILE_ALONE_MEANS * (int64_t)A->nnz / A->m : 0;

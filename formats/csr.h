@@ -36,6 +36,17 @@ double csr_pattern_spmv_bytes(const spb_csr *A, spb_precision precision);
 double csr_col_panels_spmv_bytes(spb_index m, spb_index n, int64_t nnz, int panels,
                                  spb_precision precision);
 
+/* A in column panels of `width` columns joined in one CSR's arrays
+ * (csr.cuda.colblock's layout; the CPU's, one CSR a panel, is
+ * cpu/spmv_cpu.h's csr_col_panels): panel p's row pointers at p * (m + 1)
+ * of row_ptr (offsets into the panels' entries, stored panel after panel),
+ * its entries keeping A's row order, values in `precision` (fp32: rounded).
+ * Made on the OpenMP threads, the same at any count; the caller frees the
+ * three arrays. */
+spb_status csr_col_panels_joined(const spb_csr *A, int panels, spb_index width,
+                                 spb_precision precision, int **row_ptr, int **col_idx, void **val,
+                                 char *msg);
+
 /* csr.cuda.stream's row tiles (gpu/spmv_csr.cu), here so that the rule is
  * tested without a device. A row longer than CSR_TILE_ALONE entries and
  * CSR_TILE_ALONE_MEANS mean rows is a tile alone, summed by a whole block:

@@ -17,46 +17,6 @@ struct colblock_data {
     int *panel_lanes;
 };
 
-/* Column panels of `width` columns: panel p's row pointers at p * (m + 1)
- * of row_ptr (offsets into the panels' entries, stored panel after panel),
- * its entries keeping A's row order, their values in the precision (fp32:
- * rounded, A's range checked in prepare). A row's columns ascend, so its
- * entries of one panel are consecutive. */
-static spb_status split_columns(const spb_csr *A, int panels, spb_index width,
-                                spb_precision precision, int **row_ptr, int **col_idx, void **val,
-                                char *msg)
-{
-    const size_t stride = (size_t)A->m + 1;
-    *row_ptr = (int *)spb_calloc((size_t)panels * stride, sizeof(int));
-    *col_idx = (int *)spb_malloc((size_t)A->nnz + 1, sizeof(int));
-    *val = spb_malloc((size_t)A->nnz + 1, spb_precision_bytes(precision));
-    if (!*row_ptr || !*col_idx || !*val)
-        return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the column panels");
-    int *rp = *row_ptr;
-    for (spb_index i = 0; i < A->m; i++) /* counts, at i + 1 of each panel */
-        for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
-            rp[(size_t)(A->col_idx[k] / width) * stride + i + 1]++;
-    int64_t at = 0;
-    for (int p = 0; p < panels; p++) {
-        int *prow = rp + (size_t)p * stride;
-        prow[0] = (int)at;
-        for (spb_index i = 0; i < A->m; i++) prow[i + 1] = (int)(at += prow[i + 1]);
-    }
-    for (spb_index i = 0; i < A->m; i++) {
-        int current = -1, next = 0;
-        for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
-            int p = (int)(A->col_idx[k] / width);
-            if (p != current) next = rp[(size_t)(current = p) * stride + i];
-            (*col_idx)[next] = A->col_idx[k];
-            if (precision == SPB_FP32)
-                ((float *)*val)[next++] = (float)A->val[k];
-            else
-                ((double *)*val)[next++] = A->val[k];
-        }
-    }
-    return SPB_OK;
-}
-
 /* csr.cuda.colblock's kernel: one column panel, `lanes` threads per row
  * (a power of two from the panel's mean row length), each row's panel sum
  * written to y (the first panel) or added to it. blockDim.x is a multiple
@@ -113,8 +73,8 @@ static spb_status setup_colblock(gpu_state *s, const spb_csr *A, char *msg)
     if (!d->panel_lanes) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the panels");
     int *row_ptr = NULL, *col_idx = NULL;
     void *val = NULL;
-    spb_status st =
-        split_columns(A, d->panels, (spb_index)width, s->precision, &row_ptr, &col_idx, &val, msg);
+    spb_status st = csr_col_panels_joined(A, d->panels, (spb_index)width, s->precision, &row_ptr,
+                                          &col_idx, &val, msg);
     for (int p = 0; st == SPB_OK && p < d->panels; p++) {
         const int *rp = row_ptr + (size_t)p * ((size_t)A->m + 1);
         double mean = A->m > 0 ? (double)(rp[A->m] - rp[0]) / A->m : 1.0;

@@ -575,6 +575,67 @@ static void test_duplicates_in_order(void)
     coo_free(&coo);
 }
 
+/* csr_col_panels_joined: panel p holds each row's entries of columns [p w, (p+1) w)
+ * in order, the panels stored one after another; the same at 1 and 3
+ * threads; fp32 values rounded. */
+static void test_col_panels(unsigned long long seed)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_rng rng;
+    spb_rng_seed(&rng, seed ^ 0xc01b10cull);
+    spb_coo coo;
+    random_coo(&rng, 9000, 1000, 70000, 17, &coo);
+    spb_csr A;
+    CHECK(csr_from_coo(&coo, &A, msg) == SPB_OK, "%s", msg);
+    coo_free(&coo);
+    const int panels = 7;
+    const spb_index width = 143, stride = A.m + 1; /* 7 * 143 = 1001 columns */
+    int *rp[2], *ci[2];
+    void *v[2];
+    int before = omp_get_max_threads();
+    for (int t = 0; t < 2; t++) {
+        omp_set_num_threads(t ? 3 : 1);
+        CHECK(csr_col_panels_joined(&A, panels, width, SPB_FP64, &rp[t], &ci[t], &v[t], msg) ==
+                  SPB_OK,
+              "%s", msg);
+    }
+    omp_set_num_threads(before);
+    int wrong = 0;
+    spb_index at = 0;
+    for (int p = 0; p < panels; p++)
+        for (spb_index i = 0; i < A.m; i++) {
+            wrong += rp[0][p * stride + i] != at;
+            for (spb_index k = A.row_ptr[i]; k < A.row_ptr[i + 1]; k++)
+                if (A.col_idx[k] / width == p) {
+                    wrong += ci[0][at] != A.col_idx[k] || ((double *)v[0])[at] != A.val[k];
+                    at++;
+                }
+        }
+    CHECK(wrong == 0 && at == A.nnz && rp[0][(panels - 1) * stride + A.m] == A.nnz,
+          "column panels: %d misplaced of %d entries", wrong, (int)A.nnz);
+    CHECK(!memcmp(rp[0], rp[1], sizeof(int) * (size_t)panels * stride) &&
+              !memcmp(ci[0], ci[1], sizeof(int) * (size_t)A.nnz) &&
+              !memcmp(v[0], v[1], sizeof(double) * (size_t)A.nnz),
+          "column panels differ between 1 and 3 threads");
+    int *rp32, *ci32;
+    void *v32;
+    CHECK(csr_col_panels_joined(&A, panels, width, SPB_FP32, &rp32, &ci32, &v32, msg) == SPB_OK,
+          "%s", msg);
+    int rounded = 0;
+    for (spb_index k = 0; k < A.nnz; k++)
+        rounded += ((float *)v32)[k] == (float)((double *)v[0])[k];
+    CHECK(rounded == A.nnz, "fp32 panels: %d of %d values rounded", rounded, (int)A.nnz);
+    for (int t = 0; t < 2; t++) {
+        spb_free(rp[t]);
+        spb_free(ci[t]);
+        spb_free(v[t]);
+    }
+    spb_free(rp32);
+    spb_free(ci32);
+    spb_free(v32);
+    csr_free(&A);
+}
+
 int main(void)
 {
     unsigned long long seed = check_seed();
@@ -587,5 +648,6 @@ int main(void)
     test_format_set();
     test_coo_threads(seed);
     test_duplicates_in_order();
+    test_col_panels(seed);
     return check_done();
 }
