@@ -60,14 +60,15 @@ static spb_index first_owned(const dist_map *cols, int p, const ghost_window *w,
 /* The ghosts: the part's columns owned by other ranks, numbered by owner
  * and then column (each neighbour's ghosts together, in column order), as
  * keys owner << 32 | column, and the window that numbers them. Passes over
- * the entries and the window: a sort of the entries' keys took most of a
- * large matrix's setup. */
+ * the entries (on the OpenMP threads) and the window: a sort of the
+ * entries' keys took most of a large matrix's setup. */
 static spb_status ghost_numbering(const dist_state *s, int64_t **keys, ghost_window *w,
                                   spb_index *count, char *msg)
 {
     const spb_csr *P = &s->part;
     const dist_map *cols = &s->cols;
     spb_index lo = cols->count, hi = -1;
+#pragma omp parallel for schedule(static) reduction(min : lo) reduction(max : hi)
     for (spb_index k = 0; k < P->nnz; k++) {
         spb_index j = P->col_idx[k];
         if (!owns(cols, s->rank, j)) {
@@ -79,14 +80,17 @@ static spb_status ghost_numbering(const dist_state *s, int64_t **keys, ghost_win
     *w = (ghost_window){hi < 0 ? 0 : lo, hi < 0 ? 0 : hi - lo + 1, NULL};
     w->of = spb_calloc((size_t)w->span + 1, sizeof *w->of);
     if (!w->of) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for ghost columns");
-    spb_index n = 0;
-    for (spb_index k = 0; k < P->nnz; k++) {
+#pragma omp parallel for schedule(static)
+    for (spb_index k = 0; k < P->nnz; k++) { /* marked: 1, by any thread that meets it */
         spb_index j = P->col_idx[k];
-        if (!owns(cols, s->rank, j) && !w->of[j - w->lo]) {
+        if (!owns(cols, s->rank, j)) {
+#pragma omp atomic write
             w->of[j - w->lo] = 1;
-            n++;
         }
     }
+    spb_index n = 0;
+#pragma omp parallel for schedule(static) reduction(+ : n)
+    for (spb_index c = 0; c < w->span; c++) n += w->of[c];
     *keys = spb_malloc((size_t)n, sizeof **keys);
     if (!*keys) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for ghost columns");
     spb_index g = 0, step;
@@ -109,11 +113,13 @@ static spb_status split_part(dist_state *s, const ghost_window *w, spb_index gho
 {
     spb_csr *P = &s->part;
     spb_index off_nnz = 0, off_rows = 0;
+#pragma omp parallel for schedule(dynamic, 4096) reduction(+ : off_nnz, off_rows)
     for (spb_index i = 0; i < P->m; i++) {
-        spb_index before = off_nnz;
+        spb_index in_row = 0;
         for (spb_index k = P->row_ptr[i]; k < P->row_ptr[i + 1]; k++)
-            off_nnz += ghost_number(w, P->col_idx[k]) != 0;
-        off_rows += off_nnz > before;
+            in_row += ghost_number(w, P->col_idx[k]) != 0;
+        off_nnz += in_row;
+        off_rows += in_row > 0;
     }
     /* The diagonal block is compacted over the part's own arrays (an entry
      * moves to a place no later than its own, after it is read), which it
@@ -131,7 +137,12 @@ static spb_status split_part(dist_state *s, const ghost_window *w, spb_index gho
         return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for a rank's blocks");
     spb_csr *D = in_place ? P : &s->ghost.diag;
     spb_index d = 0, o = 0, r = 0, start = P->row_ptr[0];
-    for (spb_index i = 0; i < P->m; i++) {
+    if (in_place && off_nnz == 0) { /* no entry moves: the columns renumbered, on the threads */
+#pragma omp parallel for schedule(static)
+        for (spb_index k = 0; k < P->nnz; k++) P->col_idx[k] = map_local(&s->cols, P->col_idx[k]);
+        d = P->nnz;
+    }
+    for (spb_index i = 0; i < P->m && !(in_place && off_nnz == 0); i++) {
         spb_index before = o, end = P->row_ptr[i + 1];
         for (spb_index k = start; k < end; k++) {
             spb_index j = P->col_idx[k], ghost = ghost_number(w, j);
