@@ -137,12 +137,13 @@ static spb_status split_part(dist_state *s, const ghost_window *w, spb_index gho
         return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for a rank's blocks");
     spb_csr *D = in_place ? P : &s->ghost.diag;
     spb_index d = 0, o = 0, r = 0, start = P->row_ptr[0];
-    if (in_place && off_nnz == 0) { /* no entry moves: the columns renumbered, on the threads */
+    const int unmoved = in_place && off_nnz == 0; /* no ghosts: every entry stays */
+    if (unmoved) {                                /* only the columns renumbered, on the threads */
 #pragma omp parallel for schedule(static)
         for (spb_index k = 0; k < P->nnz; k++) P->col_idx[k] = map_local(&s->cols, P->col_idx[k]);
         d = P->nnz;
     }
-    for (spb_index i = 0; i < P->m && !(in_place && off_nnz == 0); i++) {
+    for (spb_index i = 0; i < P->m && !unmoved; i++) {
         spb_index before = o, end = P->row_ptr[i + 1];
         for (spb_index k = start; k < end; k++) {
             spb_index j = P->col_idx[k], ghost = ghost_number(w, j);
