@@ -327,29 +327,33 @@ static void launch_diag(gpu_block *b)
  * (off_beside) or after it, its sums added into y after the diagonal;
  * then the times. Compute is what ran on the default stream: the diagonal
  * block, the additions and the ghost block when it ran there; a ghost block
- * beside the diagonal counts only where it delays y, as exposed time. */
+ * beside the diagonal counts only where it delays y, as exposed time. A
+ * rank with nothing to exchange waits for no exchange and has no tail. */
 static spb_status finish_product(gpu_block *b, gpu_product_times *times, char *msg)
 {
     float diag_ms = 0, tail_ms = 0, exchange_ms = 0;
+    int exchanges = b->sends_total + b->ghosts > 0;
     if (b->off_beside) {
         gpu_spmv_launch(b->off.state); /* on the exchange's stream, after the ghosts */
         cudaEventRecord(b->off_done, b->comm);
         cudaStreamWaitEvent(0, b->off_done, 0);
-    } else {
+    } else if (exchanges) {
         cudaStreamWaitEvent(0, b->arrived, 0);
     }
-    cudaEventRecord(b->tail_start, 0);
-    if (b->off.state && !b->off_beside) gpu_spmv_launch(b->off.state);
-    if (b->off.state)
+    if (b->off.state) {
+        cudaEventRecord(b->tail_start, 0);
+        if (!b->off_beside) gpu_spmv_launch(b->off.state);
         scatter_add_kernel<<<gpu_blocks_for(b->off_rows, BLOCK_THREADS), BLOCK_THREADS>>>(
             b->off_rows, b->d_off_row, (const double *)b->off.state->d_y,
             (double *)b->diag.state->d_y);
-    cudaEventRecord(b->tail_stop, 0);
+        cudaEventRecord(b->tail_stop, 0);
+    }
     GPU_TRY(b, cudaGetLastError(), "kernel launch");
     GPU_TRY(b, cudaStreamSynchronize(0), "the product");
     GPU_TRY(b, cudaEventElapsedTime(&diag_ms, b->diag_start, b->diag_stop), "event time");
-    GPU_TRY(b, cudaEventElapsedTime(&tail_ms, b->tail_start, b->tail_stop), "event time");
-    if (b->sends_total + b->ghosts > 0)
+    if (b->off.state)
+        GPU_TRY(b, cudaEventElapsedTime(&tail_ms, b->tail_start, b->tail_stop), "event time");
+    if (exchanges)
         GPU_TRY(b, cudaEventElapsedTime(&exchange_ms, b->exchange_start, b->arrived), "event time");
     b->last_diag_ms = diag_ms;
     b->last_exchange_ms = exchange_ms;
@@ -360,6 +364,12 @@ static spb_status finish_product(gpu_block *b, gpu_product_times *times, char *m
                                                          : SPB_OK;
 fail:
     return gpu_state_fail(b, msg);
+}
+
+extern "C" spb_status gpu_block_local_product(gpu_block *b, gpu_product_times *times, char *msg)
+{
+    launch_diag(b);
+    return finish_product(b, times, msg);
 }
 
 extern "C" spb_status gpu_block_start(gpu_block *b, char *msg)

@@ -111,6 +111,11 @@ typedef struct {
     double compute_s, exchange_s, to_host_s, to_device_s;
 } gpu_product_times;
 
+/* A rank with nothing to send or receive (one rank, or rows that need no
+ * other rank's x): its diagonal block alone, with none of an exchange's
+ * events, waits or host calls, the same product in every GPU row. */
+spb_status gpu_block_local_product(gpu_block *b, gpu_product_times *times, char *msg);
+
 /* The host-staged exchange: start packs the entries to send, copies them to
  * the spec's send_host and launches the diagonal block; finish copies the
  * ghosts up from its ghosts_host and adds the ghost block, and gives the

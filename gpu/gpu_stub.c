@@ -86,6 +86,13 @@ spb_status gpu_block_get_y(gpu_block *b, double *y_own, char *msg)
     return spb_fail(msg, SPB_ERR_DEVICE, NOT_BUILT);
 }
 
+spb_status gpu_block_local_product(gpu_block *b, gpu_product_times *times, char *msg)
+{
+    (void)b;
+    (void)times;
+    return spb_fail(msg, SPB_ERR_DEVICE, NOT_BUILT);
+}
+
 spb_status gpu_block_start(gpu_block *b, char *msg)
 {
     (void)b;

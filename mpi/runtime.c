@@ -358,10 +358,12 @@ int dist_kernel_stats(const void *state, spb_dist_stats *out, double *series[DIS
     if (!s->gpu.block) series[DIST_EXCHANGE] = NULL;
     static const char *const staged[3] = {"device to host", "MPI", "host to device"};
     static const char *const peer[3] = {"packing", "MPI's notes", "copies"};
-    const char *const *legs = !s->gpu.block                             ? NULL
-                              : s->variant->exchange == DIST_GPU_STAGED ? staged
-                              : s->variant->exchange == DIST_GPU_PEER   ? peer
-                                                                        : NULL;
+    /* no legs where no rank moves a ghost (one rank): their times would be
+     * a few events apart, and their GB/s 0 */
+    const char *const *legs = !s->gpu.block || !(s->stats.bytes_max > 0) ? NULL
+                              : s->variant->exchange == DIST_GPU_STAGED  ? staged
+                              : s->variant->exchange == DIST_GPU_PEER    ? peer
+                                                                         : NULL;
     for (int k = 0; k < 3; k++) {
         out->leg_names[k] = legs ? legs[k] : NULL;
         out->leg_moves[k] = legs == staged || k != 1; /* the peer row's notes carry no ghost */

@@ -8,26 +8,14 @@ declines, saying why. Every measured row validates. Reports itself skipped on a
 machine with fewer than four GPUs, saying why.
 """
 import os
-import random
 import shutil
 import subprocess
 import tempfile
 
-from gpu_ranks import ENV, SHAPES, check_ranked_row, why_not
+from gpu_ranks import ENV, SHAPES, check_ranked_row, diagonal, why_not
 from spbtest import SPBENCH, check, finish, read_rows, skip_whole_test
 
 COMMON = ["--kernels", "mpi.cuda.*", "--reps", "3", "--min-time", "0", "--warmup", "1"]
-
-
-def diagonal(folder, n=20000):
-    """A diagonal matrix: each rank's rows need only its own x."""
-    path = os.path.join(folder, "diagonal.mtx")
-    rng = random.Random(7)
-    with open(path, "w") as f:
-        f.write("%%%%MatrixMarket matrix coordinate real general\n%d %d %d\n" % (n, n, n))
-        for i in range(1, n + 1):
-            f.write("%d %d %.6f\n" % (i, i, rng.uniform(0.1, 1.0) * rng.choice((-1, 1))))
-    return path
 
 
 def study(args, out, env):

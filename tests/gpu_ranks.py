@@ -1,7 +1,8 @@
-"""What the GPU-rank tests share (e2e_gpu_ranks: two GPUs; e2e_gpu_ranks4:
-four): the GPUs this machine has, why a study cannot run here, the shapes
+"""What the GPU-rank tests share (e2e_gpu_ranks1: one GPU; e2e_gpu_ranks: two;
+e2e_gpu_ranks4: four): the GPUs this machine has, why a study cannot run here, the shapes
 that stress the ghost block, and the checks every row gets."""
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -12,6 +13,17 @@ ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIR
            NCCL_NVLS_ENABLE=os.environ.get("NCCL_NVLS_ENABLE", "0"))
 SHAPES = ["gen:hubs:45000:8:1:17663", "gen:rmat:16:8", "gen:lap3d:40", "gen:random:3:2",
           os.path.join(SOURCE, "matrices", "jagmesh7.mtx.gz")]
+
+
+def diagonal(folder, n=20000):
+    """A diagonal matrix: each rank's rows need only its own x."""
+    path = os.path.join(folder, "diagonal.mtx")
+    rng = random.Random(7)
+    with open(path, "w") as f:
+        f.write("%%%%MatrixMarket matrix coordinate real general\n%d %d %d\n" % (n, n, n))
+        for i in range(1, n + 1):
+            f.write("%d %d %.6f\n" % (i, i, rng.uniform(0.1, 1.0) * rng.choice((-1, 1))))
+    return path
 
 
 def gpus():
@@ -31,8 +43,8 @@ def why_not(need):
         return "no mpirun"
     count = gpus()
     if count < need:
-        return "this machine has %d GPU%s; GPU ranks on %d GPUs need %d" % (
-            count, "" if count == 1 else "s", need, need)
+        return "this machine has %d GPU%s; GPU ranks on %d GPU%s need %d" % (
+            count, "" if count == 1 else "s", need, "" if need == 1 else "s", need)
     return None
 
 
