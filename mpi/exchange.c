@@ -647,7 +647,7 @@ static spb_status peer_product(dist_state *s, const gpu_exchange_plan *plan,
  * waits forever (the failure is kept for the row's check). A rank with no
  * neighbour (one rank, or rows that need no other rank's x) runs the same
  * local product in every GPU row: one row's exchange bookkeeping once made
- * its one-rank time, the base of its speedups, 2-6 us longer than another's. */
+ * its one-rank time, the base of its speedups, up to 10 us longer than another's. */
 static void gpu_product(dist_state *s)
 {
     char msg[SPB_MSG_LEN] = "";
