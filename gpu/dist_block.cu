@@ -135,6 +135,7 @@ static spb_status prepare_block(device_block *b, const spb_kernel *kernel, const
                                 const char *kept, char *msg)
 {
     const spb_kernel *chosen = kept ? row_named(kept) : NULL;
+    const spb_kernel *row = chosen ? chosen : kernel;
     format_set_init(&b->formats, A);
     spb_kernel_config config = {};
     config.hack_size = HLL_DEFAULT_HACK_SIZE;
@@ -142,8 +143,7 @@ static spb_status prepare_block(device_block *b, const spb_kernel *kernel, const
     config.ranks = 1;
     config.precision = SPB_FP64;
     spb_kernel_plan plan = {};
-    spb_status st = (chosen ? chosen : kernel)
-                        ->prepare(chosen ? chosen : kernel, &b->formats, &config, &plan, msg);
+    spb_status st = row->prepare(row, &b->formats, &config, &plan, msg);
     b->state = (gpu_state *)plan.state;
     if (chosen && st == SPB_OK) snprintf(msg, SPB_MSG_LEN, "%s", kept);
     return st;
