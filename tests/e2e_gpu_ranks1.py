@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""GPU ranks on one GPU: `run --ranks 1,2,3` of mpi.cuda.staged,
+"""GPU ranks on one GPU: `run --ranks 1,2,3,4` of mpi.cuda.staged,
 mpi.cuda.nccl and mpi.cuda.peer on the shapes of e2e_gpu_ranks and a
 diagonal matrix, every rank on the machine's first GPU (the staged and peer
 rows time-slice it; NCCL's row declines past one rank, saying why). Every
@@ -23,14 +23,14 @@ def main():
     try:
         shapes = SHAPES + [diagonal(tmp)]
         out = os.path.join(tmp, "one.csv")
-        r = subprocess.run([SPBENCH, "run", "--ranks", "1,2,3", "--kernels", "mpi.cuda.*",
+        r = subprocess.run([SPBENCH, "run", "--ranks", "1,2,3,4", "--kernels", "mpi.cuda.*",
                             "--reps", "3", "--min-time", "0", "--warmup", "1", "--csv", out,
                             *shapes], capture_output=True, text=True,
                            env=dict(ENV, CUDA_VISIBLE_DEVICES="0"), timeout=1200)
         check(r.returncode == 0, "the study runs: %s" % r.stderr[-800:])
         rows = read_rows(out) if os.path.exists(out) else []
-        check(len(rows) == 3 * 3 * len(shapes),
-              "a row per shape, kernel and rank count (1-3): %d" % len(rows))
+        check(len(rows) == 3 * 4 * len(shapes),
+              "a row per shape, kernel and rank count (1-4): %d" % len(rows))
         nccl = [x for x in rows if x["kernel"] == "mpi.cuda.nccl" and x["ranks"] != "1"]
         check(nccl and all(x["status"] == "skipped" and "share" in x["message"] for x in nccl),
               "NCCL's rows past one rank are skipped, saying the ranks share a GPU: %s" %
