@@ -3,8 +3,9 @@
  * product with a new x each time, the entries packed for the neighbours are
  * the new x's (its upload from pageable memory lands after cudaMemcpy
  * returns, and the packing runs on a stream of its own), and y is the
- * diagonal block times x plus the ghost block times the ghosts. Skipped
- * without a device. */
+ * diagonal block times x plus the ghost block times the ghosts. The NCCL
+ * product runs on one GPU too, the rank its own neighbour (a communicator
+ * of one rank sends to itself). Skipped without a device. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -202,6 +203,68 @@ static void check_kept_trial(spb_rng *rng)
     spb_free(off_rows);
 }
 
+/* NCCL's product with the rank as its own neighbour: its ghosts are the
+ * entries it packs, so y is D x + O x[send_idx], product after product
+ * with a new x (the launch order of the exchange and the diagonal block
+ * follows the last product's times, so both orders run). */
+static void check_nccl_self(spb_rng *rng, spb_index rows, spb_index every, int products)
+{
+    if (!gpu_nccl_compiled()) {
+        printf("NCCL's product: not checked, spbench was built without NCCL\n");
+        return;
+    }
+    char msg[SPB_MSG_LEN] = "";
+    spb_csr D = {0}, O = {0};
+    spb_index *off_rows = NULL, send_idx[GHOSTS];
+    for (int g = 0; g < GHOSTS; g++) /* half at x's end, half anywhere */
+        send_idx[g] = g % 2 ? rows - 1 - g : (spb_index)spb_rng_below(rng, rows);
+    double *x = spb_malloc((size_t)rows, sizeof *x), *y = spb_malloc((size_t)rows, sizeof *y);
+    double ghosts[GHOSTS];
+    int made =
+        x && y && make_diag(rng, rows, &D, msg) && make_off(rng, rows, every, &O, &off_rows, msg);
+    const spb_kernel *kernel = device_row("csr.cuda.warp");
+    CHECK(made && kernel, "test matrices and csr.cuda.warp: %s", msg);
+    gpu_block *b = NULL;
+    unsigned char id[GPU_NCCL_ID_BYTES];
+    if (made && kernel) {
+        gpu_block_spec spec = {kernel, &D, &O,   off_rows, send_idx,     GHOSTS,
+                               GHOSTS, 0,  NULL, NULL,     {0, 0, 0, 0}, "mpi.cuda.nccl"};
+        spb_status st = gpu_block_create(&spec, &b, msg);
+        if (st == SPB_OK) st = gpu_nccl_id(id, msg);
+        if (st == SPB_OK) st = gpu_block_nccl_init(b, id, 1, 0, msg);
+        CHECK(st == SPB_OK, "a block and NCCL's communicator of one rank: %s", msg);
+        if (st != SPB_OK) {
+            gpu_block_free(b);
+            b = NULL;
+        }
+    }
+    const int self[1] = {0}, bounds[2] = {0, GHOSTS};
+    gpu_exchange_plan plan = {1, 1, self, bounds, self, bounds};
+    int wrong_products = 0, untimed = 0;
+    for (int p = 0; b && p < products; p++) {
+        for (spb_index i = 0; i < rows; i++) x[i] = (p % 2 ? -1 : 1) * spb_rng_value(rng);
+        for (int g = 0; g < GHOSTS; g++) ghosts[g] = x[send_idx[g]];
+        gpu_product_times times = {0, 0, 0, 0};
+        spb_status st = gpu_block_set_x(b, x, msg);
+        if (st == SPB_OK) st = gpu_block_nccl_product(b, &plan, &times, msg);
+        if (st == SPB_OK) st = gpu_block_get_y(b, y, msg);
+        CHECK(st == SPB_OK, "NCCL, %d rows, product %d: %s", (int)rows, p, msg);
+        if (st != SPB_OK) break;
+        wrong_products += !(y_error(&D, &O, off_rows, x, ghosts, y) < 1e-13);
+        untimed += !(times.exchange_s > 0 && times.compute_s > 0);
+    }
+    CHECK(wrong_products == 0, "NCCL, %d rows: %d of %d products gave a wrong y", (int)rows,
+          wrong_products, products);
+    CHECK(untimed == 0, "NCCL, %d rows: %d of %d products without an exchange or compute time",
+          (int)rows, untimed, products);
+    gpu_block_free(b);
+    csr_free(&D);
+    csr_free(&O);
+    spb_free(off_rows);
+    spb_free(x);
+    spb_free(y);
+}
+
 int main(void)
 {
     if (gpu_device_count() < 1) {
@@ -214,5 +277,7 @@ int main(void)
     check_products(&rng, 1 << 23, 1000, 12);  /* 64 MB of x */
     check_products(&rng, 1 << 17, 1, 100);    /* ghosts on every row */
     check_kept_trial(&rng);
+    check_nccl_self(&rng, 1 << 17, 1000, 200); /* the ghost block beside the diagonal */
+    check_nccl_self(&rng, 1 << 20, 1, 50);     /* after it */
     return check_done();
 }
