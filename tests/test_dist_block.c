@@ -83,6 +83,17 @@ static double y_error(const spb_csr *D, const spb_csr *O, const spb_index *off_r
     return worst;
 }
 
+static void free_block_and_inputs(gpu_block *b, spb_csr *D, spb_csr *O, spb_index *off_rows,
+                                  double *x, double *y)
+{
+    gpu_block_free(b);
+    csr_free(D);
+    csr_free(O);
+    spb_free(off_rows);
+    spb_free(x);
+    spb_free(y);
+}
+
 /* `products` products of a block of `rows` rows, each with a new x; every
  * `every`-th row has ghosts: a sparse ghost block runs beside the
  * diagonal block, one with an entry for each of the diagonal's after it. */
@@ -134,12 +145,7 @@ static void check_products(spb_rng *rng, spb_index rows, spb_index every, int pr
           (int)rows, stale_products, products);
     CHECK(wrong_products == 0, "%d rows: %d of %d products gave a wrong y", (int)rows,
           wrong_products, products);
-    gpu_block_free(b);
-    csr_free(&D);
-    csr_free(&O);
-    spb_free(off_rows);
-    spb_free(x);
-    spb_free(y);
+    free_block_and_inputs(b, &D, &O, off_rows, x, y);
     spb_free(send);
     spb_free(ghosts);
 }
@@ -257,12 +263,7 @@ static void check_nccl_self(spb_rng *rng, spb_index rows, spb_index every, int p
           wrong_products, products);
     CHECK(untimed == 0, "NCCL, %d rows: %d of %d products without an exchange or compute time",
           (int)rows, untimed, products);
-    gpu_block_free(b);
-    csr_free(&D);
-    csr_free(&O);
-    spb_free(off_rows);
-    spb_free(x);
-    spb_free(y);
+    free_block_and_inputs(b, &D, &O, off_rows, x, y);
 }
 
 int main(void)
