@@ -36,6 +36,11 @@ int dist_launched(void);
 const char *dist_unavailable(void); /* "" when distributed rows can run */
 int dist_petsc_compiled(void);
 
+/* Open MPI's shared-memory single-copy mechanism among this node's ranks
+ * ("cma", "none", ...), as the library runs with it; "" where unknown or
+ * no other rank shares the node. */
+const char *dist_shared_memory_copy(void);
+
 /* How this rank was placed: cores it may run on and how they were chosen,
  * for the run's header ("bound by the launcher", "its share of ..."). */
 const char *dist_placement(void);

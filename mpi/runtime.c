@@ -239,6 +239,58 @@ static void serve(void)
     }
 }
 
+/* Open MPI's shared-memory transport among a node's ranks: the single-copy
+ * mechanism it runs with ("cma", "none", ...), as its control variable
+ * reads after start-up, fallbacks applied (it copies a large message once,
+ * or twice through its own buffers); "" where this MPI has no such
+ * variable or no other rank shares this node. */
+static char shared_memory_copy[64];
+
+static void read_copy_variable(int index)
+{
+    char name[128], desc[256], item[64];
+    int name_len = sizeof name, desc_len = sizeof desc, verbosity, bind, scope, items, value = -1;
+    MPI_Datatype type;
+    MPI_T_enum values;
+    MPI_T_cvar_handle handle;
+    int count;
+    if (MPI_T_cvar_get_info(index, name, &name_len, &verbosity, &type, &values, desc, &desc_len,
+                            &bind, &scope) != MPI_SUCCESS ||
+        (strcmp(name, "btl_vader_single_copy_mechanism") != 0 &&
+         strcmp(name, "btl_sm_single_copy_mechanism") != 0) || /* Open MPI 4, 5 */
+        type != MPI_INT ||
+        values == MPI_T_ENUM_NULL)
+        return;
+    if (MPI_T_cvar_handle_alloc(index, NULL, &handle, &count) != MPI_SUCCESS) return;
+    int read = MPI_T_cvar_read(handle, &value);
+    MPI_T_cvar_handle_free(&handle);
+    int enum_len = sizeof item;
+    if (read != MPI_SUCCESS || MPI_T_enum_get_info(values, &items, item, &enum_len) != MPI_SUCCESS)
+        return;
+    for (int k = 0; k < items; k++) {
+        int this_value, item_len = sizeof item;
+        if (MPI_T_enum_get_item(values, k, &this_value, item, &item_len) == MPI_SUCCESS &&
+            this_value == value)
+            snprintf(shared_memory_copy, sizeof shared_memory_copy, "%s", item);
+    }
+}
+
+/* Collective over the world: every rank learns whether it shares a node. */
+static void read_shared_memory_copy(void)
+{
+    MPI_Comm node;
+    int peers = 1, provided, variables;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &peers);
+    MPI_Comm_free(&node);
+    if (peers < 2 || MPI_T_init_thread(MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) return;
+    if (MPI_T_cvar_get_num(&variables) == MPI_SUCCESS)
+        for (int k = 0; k < variables && !shared_memory_copy[0]; k++) read_copy_variable(k);
+    MPI_T_finalize();
+}
+
+const char *dist_shared_memory_copy(void) { return shared_memory_copy; }
+
 static void dist_finish(void)
 {
     if (!mpi_running) return;
@@ -270,6 +322,7 @@ void dist_start(int started_by_spbench)
     mpi_running = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    read_shared_memory_copy();
     if (world_rank == 0) {
         atexit(dist_finish);
         return;

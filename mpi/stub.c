@@ -11,6 +11,7 @@ int dist_compiled(void) { return 0; }
 int dist_launched(void) { return 0; }
 int dist_petsc_compiled(void) { return 0; }
 const char *dist_placement(void) { return "as started"; }
+const char *dist_shared_memory_copy(void) { return ""; }
 
 const char *dist_unavailable(void)
 {

@@ -6,7 +6,7 @@ against an independent count of the ghost entries; a rank that fails
 (memory refused on one rank), a rank that is killed, and a file that cannot
 be read, each ending in rows or an error and never in a hang; Ctrl-C
 stopping every rank cleanly; weak scaling's growing matrices; the rows
-without MPI saying why.
+without MPI saying why; the header naming Open MPI's shared-memory copy.
 
 Skipped (exit 77) without mpirun or a spbench built without MPI; with
 SPB_REQUIRE_MPI=1 (CI) a skip is a failure.
@@ -253,6 +253,32 @@ def test_hybrid(tmp, matrices):
     check(len(petsc) == 1 and petsc[0]["status"] == "skipped" and
           ("one thread per rank" in petsc[0]["message"] or not petsc_built()),
           "PETSc's row says why it is skipped")
+
+
+def test_shared_memory_copy(tmp, matrices):
+    """The header names the single-copy mechanism Open MPI's shared memory
+    runs with among a node's ranks (what bounds a large message between
+    them), as the library reads it: the one a user chose, and none where
+    one rank has no other on its node."""
+    header = {}
+    for mechanism in ("none", "emulated", ""):
+        env = dict(ENV, OMPI_MCA_btl_vader_single_copy_mechanism=mechanism) if mechanism else ENV
+        r = subprocess.run([SPBENCH, "run", "--ranks", "1,2", "--kernels", "mpi.rows", *FAST,
+                            "--csv", os.path.join(tmp, "copy-%s.csv" % mechanism), matrices[0]],
+                           capture_output=True, text=True, env=env, timeout=300)
+        line = [x for x in r.stdout.splitlines() if x.startswith("# MPI: ")]
+        header[mechanism] = line[0] if line else ""
+        check(r.returncode == 0 and line, "a run with single copy '%s': %s" %
+              (mechanism, r.stderr[-500:]))
+    for mechanism in ("none", "emulated"):
+        check(header[mechanism].endswith("; Open MPI's shared memory: single copy %s" % mechanism),
+              "the header names the single copy chosen (%s): %s" % (mechanism, header[mechanism]))
+    check(re.search(r"; Open MPI's shared memory: single copy [a-z]+$", header[""]),
+          "the header names the default's too: %s" % header[""])
+    alone = run([SPBENCH, "run", "--ranks", "1", "--kernels", "mpi.rows", *FAST,
+                 "--csv", os.path.join(tmp, "copy-alone.csv"), matrices[0]])
+    check("shared memory" not in alone.stdout,
+          "one rank shares its node with none: the header does not name a copy")
 
 
 def test_failing_rank(tmp, matrices):
@@ -596,8 +622,8 @@ def main():
     if not why and os.environ.get("SPB_REQUIRE_MPI") == "1" and not petsc_built():
         why = "spbench was built without PETSc (scripts/deps.sh installs libpetsc-real-dev)"
     skip_whole_test(why, "SPB_REQUIRE_MPI")
-    run_tests([test_every_distribution, test_exchange_counts, test_hybrid, test_failing_rank,
-               test_killed_rank, test_rank_killed_twice, test_killed_mpirun,
+    run_tests([test_every_distribution, test_exchange_counts, test_hybrid, test_shared_memory_copy,
+               test_failing_rank, test_killed_rank, test_rank_killed_twice, test_killed_mpirun,
                test_killed_rank0_between_rows, test_stop, test_weak, test_summary_table,
                test_gpu_rows_left_out, test_usage],
               "spb_e2e_mpi_", globals())

@@ -221,11 +221,17 @@ void print_run_header(const run_args *a, int matrices, int selected)
     printf("# OpenMP: %d processors%s, binding %s, OMP_PLACES=%s\n", omp_get_num_procs(), share,
            bind >= 0 && bind < 5 ? binds[bind] : "unknown",
            getenv("OMP_PLACES") ? getenv("OMP_PLACES") : "unset");
-    if (o->distributed)
+    if (o->distributed) {
         printf("# MPI: %d ranks started, rank counts measured up to %d, rank 0 on %s; PETSc %s; "
-               "times are the slowest rank's, a barrier before each product\n",
+               "times are the slowest rank's, a barrier before each product",
                dist_world_size(), a->ranks[o->rank_counts - 1], dist_placement(),
                dist_petsc_compiled() ? "built in" : "not built");
+        /* large messages between a node's ranks: copied once, or twice through
+         * shared buffers (single copy "none") */
+        if (dist_shared_memory_copy()[0])
+            printf("; Open MPI's shared memory: single copy %s", dist_shared_memory_copy());
+        printf("\n");
+    }
     print_rooflines(&a->roofline, a->bandwidth_kept);
     print_machine_load(&a->machine);
     print_energy(a);
