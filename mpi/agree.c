@@ -1,6 +1,6 @@
-/* agree.c — the ranks agreeing on a failure: what layout.c, exchange.c,
- * petsc.c and runtime.c share, in a file of its own so that the runtime,
- * which calls them, is not also what they call. */
+/* agree.c — the ranks agreeing on a failure, and counting those on a node:
+ * what layout.c, exchange.c, petsc.c and runtime.c share, in a file of its
+ * own so that the runtime, which calls them, is not also what they call. */
 #include <stdio.h>
 
 #include "dist_mpi.h"
@@ -24,4 +24,15 @@ spb_status dist_agree(MPI_Comm comm, spb_status st, char *msg)
         spb_fail(msg, (spb_status)failure.status, "rank %d of %d: %s", first, size, failure.text);
     }
     return (spb_status)failure.status;
+}
+
+int dist_node_ranks(MPI_Comm comm, int *local)
+{
+    MPI_Comm node;
+    int size;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    if (local) MPI_Comm_rank(node, local);
+    MPI_Comm_size(node, &size);
+    MPI_Comm_free(&node);
+    return size;
 }

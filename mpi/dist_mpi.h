@@ -35,6 +35,10 @@ int dist_world_rank(void);
  * of P: ". Returns that status on every rank (SPB_OK when none failed). */
 spb_status dist_agree(MPI_Comm comm, spb_status st, char *msg);
 
+/* comm's ranks on this rank's node (collective): how many, and this rank's
+ * place among them (local, when not NULL). */
+int dist_node_ranks(MPI_Comm comm, int *local);
+
 /* ---- who owns which index (layout.c) ---- */
 
 /* An index space of `count` entries over `ranks` ranks: rank p owns the

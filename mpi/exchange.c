@@ -405,24 +405,11 @@ static const spb_kernel *diag_kernel(void)
     return NULL;
 }
 
-/* The row's ranks on this rank's node (collective): how many, and this
- * rank's place among them (local, when not NULL). */
-static int ranks_on_node(const dist_state *s, int *local)
-{
-    MPI_Comm node;
-    int size;
-    MPI_Comm_split_type(s->comm, MPI_COMM_TYPE_SHARED, s->rank, MPI_INFO_NULL, &node);
-    if (local) MPI_Comm_rank(node, local);
-    MPI_Comm_size(node, &size);
-    MPI_Comm_free(&node);
-    return size;
-}
-
 /* This rank's GPU: its place among the row's ranks on its node, modulo
  * the node's GPUs (NCCL needs one per rank). */
 static spb_status pick_device(const dist_state *s, int *device, char *msg)
 {
-    int local, devices = gpu_device_count(), local_size = ranks_on_node(s, &local);
+    int local, devices = gpu_device_count(), local_size = dist_node_ranks(s->comm, &local);
     *device = devices > 0 ? local % devices : 0;
     if (devices < 1 || !diag_kernel())
         return spb_fail(msg, SPB_ERR_DECLINED, "no GPU on this rank's node");
@@ -473,7 +460,7 @@ static void say_staged_path(char *msg)
 static spb_status peer_plan(dist_state *s, char *msg)
 {
     int size = s->size;
-    if (ranks_on_node(s, NULL) < size)
+    if (dist_node_ranks(s->comm, NULL) < size)
         return dist_agree(s->comm,
                           spb_fail(msg, SPB_ERR_DECLINED,
                                    "the row's ranks span nodes: CUDA IPC reaches one node's GPUs "

@@ -278,12 +278,10 @@ static void read_copy_variable(int index)
 /* Collective over the world: every rank learns whether it shares a node. */
 static void read_shared_memory_copy(void)
 {
-    MPI_Comm node;
-    int peers = 1, provided, variables;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    MPI_Comm_size(node, &peers);
-    MPI_Comm_free(&node);
-    if (peers < 2 || MPI_T_init_thread(MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) return;
+    int provided, variables;
+    if (dist_node_ranks(MPI_COMM_WORLD, NULL) < 2 ||
+        MPI_T_init_thread(MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+        return;
     if (MPI_T_cvar_get_num(&variables) == MPI_SUCCESS)
         for (int k = 0; k < variables && !shared_memory_copy[0]; k++) read_copy_variable(k);
     MPI_T_finalize();
