@@ -34,7 +34,7 @@ def chart_compare(pairs, workdir):
     for k in kernels:
         mine = [p for p in pairs if p["kernel"] == k]
         table = [[i, p["ratio"], p["low"] if p["low"] is not None else "NaN",
-                  p["high"] if p["high"] is not None else "NaN", quote(compare_label(p))]
+                  p["high"] if p["high"] is not None else "NaN", compare_label(p)]
                  for i, p in enumerate(mine)]
         path = chart.datafile(workdir, table)
         values = [v for p in mine for v in (p["ratio"], p["low"], p["high"]) if v]

@@ -5,6 +5,7 @@ chart to chart, the statistics the charts share, and the drawing itself
 plot.py, rank_charts.py and compare_chart.py."""
 import math
 import os
+import re
 import subprocess
 import sys
 
@@ -60,8 +61,24 @@ def line_style(series, position):
                                         DASHES[(i // len(PALETTE)) % len(DASHES)],
                                         POINTS[i % len(POINTS)])
 
+CONTROL = re.compile("[\x00-\x1f\x7f]")
+
+
 def quote(text):
-    return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
+    """text as a gnuplot string in a script: single-quoted, where gnuplot
+    expands nothing (no `command`, no @macro, no escapes), a quote doubled;
+    a newline joins gnuplot's "\\n" on, other control characters are '?'."""
+    return '."\\n".'.join("'" + CONTROL.sub("?", part).replace("'", "''") + "'"
+                           for part in str(text).split("\n"))
+
+
+def data_field(value):
+    """A value as one field of a data file: a number as it is, text in the
+    double quotes gnuplot groups a field by (it has no escape for a double
+    quote inside, so that becomes ', and a tab or control character ?)."""
+    if not isinstance(value, str) or value == "NaN":
+        return str(value)
+    return '"%s"' % CONTROL.sub("?", value).replace('"', "'")
 
 class Chart:
     """One gnuplot script drawing one chart twice (PNG and SVG)."""
@@ -77,7 +94,7 @@ class Chart:
     def quoted_title(self):
         """The title and the note, wrapped, as one quoted string (gnuplot's \\n)."""
         text = self.wrapped(self.title) + ("\n" + self.wrapped(self.note) if self.note else "")
-        return quote(text).replace("\n", "\\n")
+        return quote(text)
 
     def key_width(self):
         """About the pixels a key on the right takes: columns of its longest
@@ -117,7 +134,7 @@ class Chart:
         path = os.path.join(workdir, "%s_%d.dat" % (self.name, len(self.data)))
         with open(path, "w") as f:
             for r in rows:
-                f.write("\t".join(str(v) for v in r) + "\n")
+                f.write("\t".join(data_field(v) for v in r) + "\n")
         self.data.append(path)
         return path
 
@@ -131,9 +148,9 @@ class Chart:
             if len(lines[-1]) + len(w) + 1 > 60:
                 lines.append("")
             lines[-1] = (lines[-1] + " " + w).strip()
-        text = "\\n".join(lines).replace('"', "'")
         self.lines += ["unset key", "unset xtics", "unset ytics", "unset border",
-                       'set label 1 "%s" at graph 0.5, graph 0.5 center font \',14\'' % text,
+                       "set label 1 %s at graph 0.5, graph 0.5 center font ',14'"
+                       % quote("\n".join(lines)),
                        "plot [0:1][0:1] NaN notitle"]
 
     def script(self, outdir):
@@ -158,7 +175,7 @@ def best_by(rows, key):
     return best
 
 def marked(name, noisy):
-    return name + "*" if noisy else name  # no space: data files split on blanks
+    return name + "*" if noisy else name
 
 def histogram(chart, workdir, matrices, series, values, ylabel, drawn=None):
     """Grouped bars: one group per matrix, one bar per series; a matrix whose

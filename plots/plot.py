@@ -280,7 +280,7 @@ def chart_roofline(rows, workdir):
     for i, k in enumerate(kernels):
         v = sorted(float(r["roofline_frac"]) for r in memory if r["kernel"] == k)
         count = " (%d)" % len(v) if memory else ""  # the matrices behind the bar
-        label = quote(marked(k, k in noisy) + count)  # one column: quoted
+        label = marked(k, k in noisy) + count
         if v:
             table.append([i, median(v), v[0], v[-1], label])
         else:

@@ -28,6 +28,8 @@ import subprocess
 import sys
 import tempfile
 
+from compare import CompareError, check_rows  # one check of a results file's rows
+
 # baselines a kernel is measured against, as their names begin
 BASELINE_PREFIXES = ("csr.serial", "spgemm.serial", "cusparse.", "librsb", "graphblas", "petsc.")
 # Student's t at 97.5% for 1..30 degrees of freedom, then the normal's
@@ -51,11 +53,41 @@ def load(path):
     if not isinstance(study, dict) or study.get("format") != "spbench-results":
         raise ReportError("%s is not a spbench results file (run --json, merge --json)" % path)
     if study.get("merged"):  # shards merged: the first shard's header speaks for the study
-        header = dict(study["shards"][0]) if study.get("shards") else {}
+        shards = study.get("shards")
+        if not isinstance(shards, list) or not all(isinstance(h, dict) for h in shards):
+            raise ReportError("%s: its shards are not a list of headers" % path)
+        header = dict(shards[0]) if shards else {}
         header.update(rows=study.get("rows", []), totals=study.get("totals", {}))
-        header["shards"] = len(study.get("shards", []))
+        header["shards"] = len(shards)
         study = header
+    for part in ("spbench", "machine", "settings", "totals", "noise"):
+        if study.get(part) is not None and not isinstance(study[part], dict):
+            raise ReportError("%s: its %s is not an object" % (path, part))
+    gpu = (study.get("machine") or {}).get("gpu")
+    if gpu is not None and not isinstance(gpu, dict):
+        raise ReportError("%s: its machine's gpu is not an object" % path)
+    if study.get("columns") is not None and not isinstance(study["columns"], str):
+        raise ReportError("%s: its columns are not text" % path)
+    try:
+        check_rows(path, study.get("rows", []))
+    except CompareError as e:
+        raise ReportError(str(e))
+    for k, row in enumerate(study["rows"] if "rows" in study else []):
+        for name in ("gflops", "time_ms_median", "rows", "nnz"):
+            v = row.get(name)
+            if v not in (None, "") and not finite_number(v):
+                raise ReportError("%s: row %d: %s is %.40r, not a finite number" % (
+                    path, k + 1, name, v))
     return study
+
+
+def finite_number(v):
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return False
+    try:
+        return math.isfinite(float(v))
+    except OverflowError:  # an integer past a double's range
+        return False
 
 
 # ---- the figures ------------------------------------------------------------------------
@@ -204,6 +236,11 @@ def esc(value):
     return html.escape("" if value is None else str(value), quote=True)
 
 
+def heading(key, label):
+    """A sortable column's heading: its key (#sort=KEY) in a quoted attribute."""
+    return '<th data-key="%s">%s</th>' % (esc(key), esc(label))
+
+
 def num(value, digits=3):
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return ""
@@ -330,9 +367,9 @@ def bad_count(n):
 
 
 def means_section(baselines, means):
-    head = ("<tr><th data-key=kernel>kernel</th><th data-key=cases>matrices</th>"
-            "<th data-key=gflops>GFLOPS (geo. mean)</th>" +
-            "".join("<th data-key=%s>vs %s</th>" % (esc(b), esc(b)) for b in baselines) + "</tr>")
+    head = "<tr>%s</tr>" % "".join(
+        [heading("kernel", "kernel"), heading("cases", "matrices"),
+         heading("gflops", "GFLOPS (geo. mean)")] + [heading(b, "vs " + b) for b in baselines])
     body = []
     for e in means:
         g = e["gflops"]
@@ -348,13 +385,11 @@ def means_section(baselines, means):
 
 
 def matrix_section(lines, baselines):
-    head = ("<tr><th data-key=matrix>matrix</th><th data-key=precision>precision</th>"
-            "<th data-key=rows>rows</th><th data-key=nnz>entries</th><th data-key=best>best "
-            "kernel</th><th data-key=time_ms>time (ms)</th><th data-key=best_gflops>GFLOPS</th>" +
-            "".join("<th data-key=%s>best vs %s</th>" % (esc(b), esc(b)) for b in baselines) +
-            "<th data-key=ok>ok</th><th data-key=wrong>wrong</th><th data-key=skipped>skipped</th>"
-            "<th data-key=error>error</th><th data-key=noisy>noisy</th>"
-            "<th data-key=capped>capped</th></tr>")
+    head = "<tr>%s</tr>" % "".join(
+        [heading("matrix", "matrix"), heading("precision", "precision"), heading("rows", "rows"),
+         heading("nnz", "entries"), heading("best", "best kernel"), heading("time_ms", "time (ms)"),
+         heading("best_gflops", "GFLOPS")] + [heading(b, "best vs " + b) for b in baselines] +
+        [heading(s, s) for s in ("ok", "wrong", "skipped", "error", "noisy", "capped")])
     body = []
     for l in lines:
         st = l["statuses"]
@@ -463,6 +498,11 @@ def main(argv):
         write_whole(out, text)
     except ReportError as e:
         print("spbench report: %s" % e, file=sys.stderr)
+        return 1
+    except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as e:
+        # a shape the checks above did not foresee: still one line, never a traceback
+        print("spbench report: %s: a field has an unexpected type or value (%s)" % (source, e),
+              file=sys.stderr)
         return 1
     except OSError as e:
         print("spbench report: cannot write %s: %s" % (out, e.strerror or e), file=sys.stderr)
