@@ -3,11 +3,14 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 const char *spb_status_str(spb_status status)
@@ -152,61 +155,120 @@ void spb_clean_name(char *name)
     }
 }
 
-/* The temporary files being written now (a process writes one or two). */
+/* The temporary files being written now (a process writes one or two),
+ * each with the descriptor that holds its lock until it is done. */
 #define TEMP_SLOTS 8
 static char temp_paths[TEMP_SLOTS][4096];
+static int temp_fds[TEMP_SLOTS];
 static volatile sig_atomic_t temp_used[TEMP_SLOTS];
 
-/* Folders already rid of dead processes' leftovers in this run. */
-#define SWEPT_DIRS 16
-static char swept[SWEPT_DIRS][4096];
-static int swept_count;
-
-/* Removes NAME.tmp.PID files in path's folder whose PID no longer runs. */
+/* Removes path's own leftovers, PATH.tmp.PID, that no process holds locked
+ * (their writer died: a lock ends with its process, on any host and in any
+ * PID namespace). Nothing else in the folder is looked at: a file that only
+ * looks like a temporary one belongs to someone else. */
 static void sweep_stale(const char *path)
 {
-    char dir[4096];
+    char dir[4096], prefix[1024];
     const char *slash = strrchr(path, '/');
     snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
     if (slash == path) snprintf(dir, sizeof dir, "/");
-    for (int k = 0; k < swept_count; k++)
-        if (strcmp(swept[k], dir) == 0) return;
-    if (swept_count < SWEPT_DIRS) snprintf(swept[swept_count++], sizeof swept[0], "%s", dir);
+    int len = snprintf(prefix, sizeof prefix, "%s.tmp.", slash ? slash + 1 : path);
+    if (len < 0 || (size_t)len >= sizeof prefix) return;
     DIR *d = opendir(dir);
     if (!d) return;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        const char *mark = strstr(e->d_name, ".tmp.");
-        if (!mark || mark == e->d_name) continue;
-        char *end;
-        long pid = strtol(mark + 5, &end, 10);
-        if (*end || end == mark + 5 || pid <= 0 || pid == (long)getpid()) continue;
-        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive, or not ours to judge */
+        const char *digits = e->d_name + len;
+        if (strncmp(e->d_name, prefix, (size_t)len) != 0 || !*digits ||
+            strspn(digits, "0123456789") != strlen(digits))
+            continue;
         char stale[4096 + 256];
         snprintf(stale, sizeof stale, "%s/%s", dir, e->d_name);
-        unlink(stale);
+        int fd = open(stale, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        struct stat held, named;
+        if (fd < 0) continue;
+        /* unlinked only while this process holds its lock, and only if the
+         * name still is the file that was locked */
+        if (fstat(fd, &held) == 0 && S_ISREG(held.st_mode) && flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+            lstat(stale, &named) == 0 && named.st_dev == held.st_dev && named.st_ino == held.st_ino)
+            unlink(stale);
+        close(fd);
     }
     closedir(d);
 }
 
-spb_status spb_temp_path(char *buf, size_t size, const char *path)
+/* Creates buf and locks it; the descriptor, or -1 with the reason in msg.
+ * A sweep by another process may remove the file between its creation and
+ * its lock: then it is made again. */
+static int create_locked(const char *buf, const char *path, char *msg)
+{
+    for (int attempt = 0; attempt < 8; attempt++) {
+        int fd = open(buf, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd < 0) {
+            spb_fail(msg, SPB_ERR_IO, "%s: cannot create %s: %s", path, buf, strerror(errno));
+            return -1;
+        }
+        if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+            spb_fail(msg, SPB_ERR_IO,
+                     "%s: %s is locked by another process (another host's or another PID "
+                     "namespace's, with this process's id): write elsewhere",
+                     path, buf);
+            close(fd);
+            return -1;
+        }
+        struct stat held, named;
+        if (fstat(fd, &held) == 0 && lstat(buf, &named) == 0 && held.st_dev == named.st_dev &&
+            held.st_ino == named.st_ino) {
+            if (ftruncate(fd, 0) == 0) return fd;
+            spb_fail(msg, SPB_ERR_IO, "%s: cannot empty %s: %s", path, buf, strerror(errno));
+            close(fd);
+            return -1;
+        }
+        close(fd);
+    }
+    spb_fail(msg, SPB_ERR_IO, "%s: %s keeps being removed by another process", path, buf);
+    return -1;
+}
+
+spb_status spb_temp_path(char *buf, size_t size, const char *path, char *msg)
 {
     int len = snprintf(buf, size, "%s.tmp.%ld", path, (long)getpid());
-    if (len < 0 || (size_t)len >= size) return SPB_ERR_IO;
+    int slot = 0;
+    while (slot < TEMP_SLOTS && temp_used[slot]) slot++;
+    if (len < 0 || (size_t)len >= size || (size_t)len >= sizeof temp_paths[0] ||
+        slot == TEMP_SLOTS) {
+        if (size) buf[0] = '\0';
+        return spb_fail(msg, SPB_ERR_IO, "%s: %s", path,
+                        slot == TEMP_SLOTS ? "too many files written at once"
+                                           : "the path is too long");
+    }
     sweep_stale(path);
-    for (int k = 0; k < TEMP_SLOTS; k++)
-        if (!temp_used[k] && (size_t)len < sizeof temp_paths[k]) {
-            memcpy(temp_paths[k], buf, (size_t)len + 1);
-            temp_used[k] = 1;
-            break;
-        }
+    int fd = create_locked(buf, path, msg);
+    if (fd < 0) {
+        buf[0] = '\0'; /* not this process's: nothing to remove */
+        return SPB_ERR_IO;
+    }
+    memcpy(temp_paths[slot], buf, (size_t)len + 1);
+    temp_fds[slot] = fd;
+    temp_used[slot] = 1;
     return SPB_OK;
+}
+
+int spb_temp_fd(const char *buf)
+{
+    for (int k = 0; k < TEMP_SLOTS; k++)
+        if (temp_used[k] && strcmp(temp_paths[k], buf) == 0) return dup(temp_fds[k]);
+    errno = ENOENT;
+    return -1;
 }
 
 void spb_temp_done(const char *buf)
 {
     for (int k = 0; k < TEMP_SLOTS; k++)
-        if (temp_used[k] && strcmp(temp_paths[k], buf) == 0) temp_used[k] = 0;
+        if (temp_used[k] && strcmp(temp_paths[k], buf) == 0) {
+            temp_used[k] = 0;
+            close(temp_fds[k]);
+        }
 }
 
 void spb_temp_remove_all(void)

@@ -73,12 +73,16 @@ void spb_clean_name(char *name);
 
 /* Where a file is written before it is renamed to path, so that it appears
  * whole or not at all: path + ".tmp." + this process's id, in the same
- * folder. SPB_ERR_IO when it does not fit in size. The path is kept until
- * spb_temp_done, for spb_temp_remove_all; leftovers of processes that no
- * longer run (killed with -9) are removed from that folder first, once per
- * folder and run. */
-spb_status spb_temp_path(char *buf, size_t size, const char *path);
-/* The temporary file was renamed into place or removed. */
+ * folder, created here and locked (flock) until spb_temp_done. path's own
+ * leftovers that no process holds locked (a writer killed with -9) are
+ * removed first; no other file is touched. SPB_ERR_IO, with the reason in
+ * msg, when the path is too long, the file cannot be made, or another
+ * process holds it (a writer on another host with the same id). */
+spb_status spb_temp_path(char *buf, size_t size, const char *path, char *msg);
+/* A new descriptor of the temporary file buf, sharing its lock; -1 when buf
+ * is not one of this process's temporary files. */
+int spb_temp_fd(const char *buf);
+/* The temporary file was renamed into place or removed: its lock ends. */
 void spb_temp_done(const char *buf);
 /* Removes every temporary file still being written (async-signal-safe: the
  * handlers of SIGINT and SIGTERM call it before the process ends). */

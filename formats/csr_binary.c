@@ -116,12 +116,13 @@ spb_status csr_write_binary(const char *path, const spb_csr *A, const spb_finger
                             char *msg)
 {
     char tmp[4096];
-    if (spb_temp_path(tmp, sizeof tmp, path) != SPB_OK)
-        return spb_fail(msg, SPB_ERR_IO, "%s: path too long", path);
+    if (spb_temp_path(tmp, sizeof tmp, path, msg) != SPB_OK) return SPB_ERR_IO;
     FILE *f = fopen(tmp, "wb");
     if (!f) {
+        spb_status st = spb_fail(msg, SPB_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+        remove(tmp);
         spb_temp_done(tmp);
-        return spb_fail(msg, SPB_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+        return st;
     }
     file_header h;
     memset(&h, 0, sizeof h);

@@ -31,8 +31,7 @@ static spb_status writer_open(mm_writer *w, const char *path, char *msg)
     struct stat sb;
     const char *target = path;
     if (stat(path, &sb) != 0 || S_ISREG(sb.st_mode)) {
-        if (spb_temp_path(w->tmp, sizeof w->tmp, path) != SPB_OK)
-            return spb_fail(msg, SPB_ERR_IO, "%s: path too long", path);
+        if (spb_temp_path(w->tmp, sizeof w->tmp, path, msg) != SPB_OK) return SPB_ERR_IO;
         target = w->tmp;
     }
     if (ends_with(path, ".gz"))
@@ -40,8 +39,12 @@ static spb_status writer_open(mm_writer *w, const char *path, char *msg)
     else
         w->plain = fopen(target, "wb");
     if (!w->gz && !w->plain) {
-        if (w->tmp[0]) spb_temp_done(w->tmp);
-        return spb_fail(msg, SPB_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
+        spb_status st = spb_fail(msg, SPB_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
+        if (w->tmp[0]) {
+            remove(w->tmp);
+            spb_temp_done(w->tmp);
+        }
+        return st;
     }
     return SPB_OK;
 }

@@ -69,9 +69,8 @@ static spb_status claim_json(run_args *a, spb_output *json, char *msg)
     const char *path = a->opts.out.json_path;
     struct stat sb;
     if (stat(path, &sb) == 0 || errno != ENOENT) return output_claim(json, path, "--json", 0, msg);
-    if (spb_temp_path(a->json_temp, sizeof a->json_temp, path) != SPB_OK)
-        return spb_fail(msg, SPB_ERR_IO, "--json %s: the path is too long", path);
-    spb_status st = output_claim(json, a->json_temp, "--json", 0, msg);
+    if (spb_temp_path(a->json_temp, sizeof a->json_temp, path, msg) != SPB_OK) return SPB_ERR_IO;
+    spb_status st = output_claim_temp(json, a->json_temp, "--json", msg);
     long writer = st == SPB_OK ? output_temp_writer(path) : 0;
     if (writer)
         st = spb_fail(msg, SPB_ERR_IO,
@@ -122,12 +121,13 @@ static spb_status open_json(run_args *a, spb_output *json, char *msg)
     spb_run_opts *o = &a->opts;
     if (!json->regular) return (o->out.json = output_stream(json, 1, msg)) ? SPB_OK : SPB_ERR_IO;
     if (!a->json_temp[0] &&
-        spb_temp_path(a->json_temp, sizeof a->json_temp, o->out.json_path) != SPB_OK)
-        return spb_fail(msg, SPB_ERR_IO, "--json %s: the path is too long", o->out.json_path);
+        spb_temp_path(a->json_temp, sizeof a->json_temp, o->out.json_path, msg) != SPB_OK)
+        return SPB_ERR_IO;
     o->out.json = fopen(a->json_temp, "w");
     if (!o->out.json) {
         spb_status st = spb_fail(msg, SPB_ERR_IO, "--json %s: cannot write %s: %s",
                                  o->out.json_path, a->json_temp, strerror(errno));
+        unlink(a->json_temp);
         spb_temp_done(a->json_temp);
         a->json_temp[0] = '\0';
         return st;

@@ -122,16 +122,21 @@ static int make_folder_of(const char *path)
 
 int roofline_store(const spb_roofline *r, const char *key, char *why, size_t size)
 {
-    char path[4096], temp[4200];
+    char path[4096], temp[4200], msg[SPB_MSG_LEN] = "";
     roofline_cache_path(path, sizeof path);
-    snprintf(temp, sizeof temp, "%s.tmp.%ld", path, (long)getpid());
     if (!make_folder_of(path)) {
         snprintf(why, size, "cannot create the folder of %s: %s", path, strerror(errno));
+        return 0;
+    }
+    if (spb_temp_path(temp, sizeof temp, path, msg) != SPB_OK) {
+        snprintf(why, size, "%s", msg);
         return 0;
     }
     FILE *out = fopen(temp, "w");
     if (!out) {
         snprintf(why, size, "cannot write %s: %s", temp, strerror(errno));
+        unlink(temp);
+        spb_temp_done(temp);
         return 0;
     }
     FILE *in = fopen(path, "r"); /* the other keys and thread counts stay */
@@ -149,10 +154,11 @@ int roofline_store(const spb_roofline *r, const char *key, char *why, size_t siz
         write_line(out, key, r->cpu[k].threads, &r->cpu[k].read, &r->cpu[k].triad,
                    r->cpu_measured_at);
     int failed = ferror(out);
-    if (fclose(out) != 0 || failed || rename(temp, path) != 0) {
+    int stored = fclose(out) == 0 && !failed && rename(temp, path) == 0;
+    if (!stored) {
         snprintf(why, size, "cannot write %s: %s", path, strerror(errno));
         unlink(temp);
-        return 0;
     }
-    return 1;
+    spb_temp_done(temp);
+    return stored;
 }

@@ -59,6 +59,14 @@ spb_status output_claim(spb_output *o, const char *path, const char *option, int
     return st;
 }
 
+spb_status output_claim_temp(spb_output *o, const char *temp, const char *option, char *msg)
+{
+    *o = (spb_output){temp, option, spb_temp_fd(temp), 1, 1};
+    if (o->fd < 0)
+        return spb_fail(msg, SPB_ERR_IO, "%s %s: cannot write: %s", option, temp, strerror(errno));
+    return SPB_OK;
+}
+
 long output_temp_writer(const char *path)
 {
     char dir[4096], prefix[4096];

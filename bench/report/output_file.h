@@ -21,6 +21,10 @@ typedef struct {
  * missing, and takes its lock. */
 spb_status output_claim(spb_output *o, const char *path, const char *option, int append, char *msg);
 
+/* Claims this process's temporary file temp (spb_temp_path), whose lock it
+ * already holds: a second descriptor of it, sharing that lock. */
+spb_status output_claim_temp(spb_output *o, const char *temp, const char *option, char *msg);
+
 /* The process holding the lock on another PATH.tmp.PID (a run writing
  * PATH through its temporary file), or 0. */
 long output_temp_writer(const char *path);
