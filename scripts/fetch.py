@@ -2,8 +2,8 @@
 """Matrices from the SuiteSparse Matrix Collection, chosen by what they are:
 what `spbench fetch` runs.
 
-usage: fetch.py [SELECTION] [--list FILE] [-o LIST] [--cache DIR] [--jobs N]
-                [--dry-run] [--refresh] [--base URL]
+usage: fetch.py [SELECTION] [--list FILE] [-o LIST [--force]] [--cache DIR] [--jobs N]
+                [--timeout S] [--dry-run] [--refresh] [--base URL]
 
 SELECTION, from the collection's index (ssstats.csv: group, name, rows,
 columns, entries, real, binary, kind, ...), all of them together:
@@ -22,15 +22,21 @@ The matrices chosen are listed, with how many are in the cache already and
 how many bytes the rest will take to download, before anything is fetched;
 --dry-run stops there. Downloads run --jobs at a time (default 4); a
 connection dropped mid-file is resumed from where it stopped (an HTTP
-range), up to three times. Each archive (Group/Name.tar.gz, holding
-Name/Name.mtx) is checked: a whole gzip stream, a Matrix Market banner,
-and the rows and columns the index gives (the collection publishes no
-checksums). Matrices are kept in the cache (--cache, default
+range), up to three times; a transfer slower than 1 KB/s over 30 s is
+dropped, and --timeout S ends the whole fetch after S seconds (default:
+none). Two fetches of one matrix at once share its download: the second
+waits for the first. Each archive (Group/Name.tar.gz, holding
+Name/Name.mtx) is checked: a whole gzip stream, its CRC and length read to
+its end, a Matrix Market banner, and the rows and columns the index gives
+(the collection publishes no checksums). A group or name of the index that
+is not a plain file name (a '/', '..', a blank, a control character, ...)
+is left out, with a count said once; in --list it is refused. Matrices are kept in the cache (--cache, default
 $XDG_CACHE_HOME/spbench/matrices or ~/.cache/spbench/matrices) as
 Group/Name.mtx.gz, where a later fetch finds them; the index is kept there
 too and fetched again after a week (--refresh: now). -o LIST writes the
 chosen matrices' paths, one per line, for `spbench run @LIST`; it is
-written only when every one of them is in the cache.
+written only when every one of them is in the cache, and an existing LIST
+is replaced only with --force.
 
 The collection is https://sparse.tamu.edu (--base or SPB_FETCH_BASE: a
 mirror laid out alike: BASE/files/ssstats.csv, BASE/MM/Group/Name.tar.gz).
@@ -40,16 +46,19 @@ or the cache's disk is full; 2 for a usage error.
 """
 import concurrent.futures
 import csv
+import fcntl
 import fnmatch
 import gzip
 import http.client
 import os
+import re
 import shutil
 import sys
 import tarfile
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 import zlib
 
@@ -58,6 +67,9 @@ INDEX_MAX_AGE_S = 7 * 24 * 3600
 TRIES = 4  # a download and three resumptions
 TIMEOUT_S = 30
 CHUNK = 1 << 20
+MIN_RATE, RATE_WINDOW_S = 1000, 30  # a transfer slower than 1 KB/s over 30 s is dropped
+# what a group or a name may be: the collection's own are letters, digits and _ . + -
+PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*\Z")
 
 
 class FetchError(Exception):
@@ -81,7 +93,7 @@ def parse_index(text):
     if len(lines) < 3 or not lines[0].strip().isdigit():
         raise FetchError("the index is not the collection's ssstats.csv (first line: %r)"
                          % (lines[0][:60] if lines else ""))
-    matrices = []
+    matrices, left_out = [], []
     for number, row in enumerate(csv.reader(lines[2:]), start=3):
         if not row:
             continue
@@ -96,15 +108,63 @@ def parse_index(text):
                 m[field] = int(float(m[field])) == 1
         except ValueError:
             raise FetchError("the index's line %d: a count that is not a number" % number)
+        if not (plain_name(m["group"]) and plain_name(m["name"])):
+            left_out.append(number)
+            continue
         matrices.append(m)
+    if left_out:
+        print("spbench fetch: %d line(s) of the index left out: a group or name that is not a "
+              "plain file name (line %s)" % (len(left_out), ", ".join(map(str, left_out[:5]))),
+              file=sys.stderr)
     return matrices
 
 
-def open_url(url, start=0):
+def plain_name(text):
+    """Whether text may be one part of a path in the cache and of a URL:
+    letters, digits, _ . + - only, not starting with '.' or '-' (so never
+    '..', a '/', a blank or a control character)."""
+    return bool(PLAIN_NAME.match(text)) and ".." not in text
+
+
+def open_url(url, start=0, deadline=None):
     request = urllib.request.Request(url, headers={"User-Agent": "spbench-fetch"})
     if start:
         request.add_header("Range", "bytes=%d-" % start)
-    return urllib.request.urlopen(request, timeout=TIMEOUT_S)
+    return urllib.request.urlopen(request, timeout=wait_s(deadline))
+
+
+def wait_s(deadline):
+    """How long one network wait may last: TIMEOUT_S, less near the deadline."""
+    if deadline is None:
+        return TIMEOUT_S
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise FetchError("--timeout: the time given has passed")
+    return min(TIMEOUT_S, left)
+
+
+class SlowTransfer(Exception):
+    pass
+
+
+def transfer(response, write, deadline):
+    """The response's body through write(bytes), as it arrives; a transfer
+    slower than MIN_RATE over RATE_WINDOW_S raises SlowTransfer (a server
+    that sends a byte now and then never trips a read's own timeout), and
+    one past the deadline FetchError."""
+    window_start, window_bytes = time.monotonic(), 0
+    while True:
+        wait_s(deadline)
+        chunk = response.read1(CHUNK)
+        if not chunk:
+            return
+        write(chunk)
+        window_bytes += len(chunk)
+        now = time.monotonic()
+        if now - window_start >= RATE_WINDOW_S:
+            if window_bytes < MIN_RATE * (now - window_start):
+                raise SlowTransfer("slower than %d bytes/s for %d s" % (MIN_RATE, RATE_WINDOW_S))
+            window_start, window_bytes = now, 0
 
 
 def unreachable(base, e):
@@ -112,7 +172,7 @@ def unreachable(base, e):
     return FetchError("cannot reach %s (offline?): %s" % (base, reason))
 
 
-def load_index(base, cache, refresh):
+def load_index(base, cache, refresh, deadline=None):
     """The index, from the cache while it is under a week old (unless
     refresh), else fetched and kept; offline, the cached one."""
     path = os.path.join(cache, "ssstats.csv")
@@ -121,9 +181,12 @@ def load_index(base, cache, refresh):
         with open(path, encoding="utf-8", errors="replace") as f:
             return parse_index(f.read())
     try:
-        with open_url(base + "/files/ssstats.csv") as response:
-            text = response.read().decode("utf-8", errors="replace")
-    except (urllib.error.URLError, OSError) as e:
+        body = []
+        with open_url(base + "/files/ssstats.csv", deadline=deadline) as response:
+            transfer(response, body.append, deadline)
+        text = b"".join(body).decode("utf-8", errors="replace")
+    except (urllib.error.URLError, OSError, http.client.HTTPException, ValueError,
+            SlowTransfer) as e:
         if os.path.exists(path):
             print("spbench fetch: %s; the index kept in the cache is used"
                   % unreachable(base, e), file=sys.stderr)
@@ -183,8 +246,9 @@ def listed(path, matrices):
         if not entry:
             continue
         group, slash, name = entry.partition("/")
-        if not slash or not group or not name or "/" in name:
-            raise UsageError("%s:%d: %r is not Group/Name" % (path, number, entry))
+        if not slash or not plain_name(group) or not plain_name(name):
+            raise UsageError("%s:%d: %r is not Group/Name (each a plain file name)"
+                             % (path, number, entry))
         chosen.append(by_key.get((group, name), {"group": group, "name": name, "rows": None,
                                                  "cols": None, "nnz": None, "kind": "?"}))
     return chosen
@@ -207,7 +271,8 @@ def write_whole(path, data):
 
 
 def archive_url(base, m):
-    return "%s/MM/%s/%s.tar.gz" % (base, m["group"], m["name"])
+    return "%s/MM/%s/%s.tar.gz" % (base, urllib.parse.quote(m["group"], safe=""),
+                                   urllib.parse.quote(m["name"], safe=""))
 
 
 def archive_size(base, m):
@@ -218,37 +283,34 @@ def archive_size(base, m):
         with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:
             length = response.headers.get("Content-Length")
             return int(length) if length and length.isdigit() else None
-    except (urllib.error.URLError, OSError, ValueError):
+    except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException):
         return None
 
 
-def download(url, part):
+def download(url, part, deadline=None):
     """The archive into part, resumed from part's size where a connection
-    dropped (up to TRIES attempts). A disk error propagates as OSError."""
+    dropped or crawled (up to TRIES attempts). A disk error propagates as
+    OSError."""
     for attempt in range(TRIES):
         have = os.path.getsize(part) if os.path.exists(part) else 0
         try:
-            with open_url(url, have) as response:
+            with open_url(url, have, deadline) as response:
                 if have and response.status != 206:  # the server ignored the range
                     have = 0
                 total = response.headers.get("Content-Length")
                 total = have + int(total) if total and total.isdigit() else None
                 with open(part, "ab" if have else "wb") as f:
-                    while True:
-                        chunk = response.read(CHUNK)
-                        if not chunk:
-                            break
-                        f.write(chunk)
+                    transfer(response, f.write, deadline)
             if total is None or os.path.getsize(part) == total:
                 return
         except urllib.error.HTTPError as e:
             if e.code == 416:  # the range starts at the end: a part already whole
                 return
             raise FetchError("%s: HTTP %d %s" % (url, e.code, e.reason))
-        except (urllib.error.URLError, ConnectionError, TimeoutError,
-                http.client.IncompleteRead) as e:
+        except (urllib.error.URLError, ConnectionError, TimeoutError, SlowTransfer,
+                http.client.HTTPException) as e:
             if attempt + 1 == TRIES:
-                raise FetchError("%s: the connection dropped %d times: %s"
+                raise FetchError("%s: the connection dropped or crawled %d times: %s"
                                  % (url, TRIES, getattr(e, "reason", e)))
     raise FetchError("%s: ended short %d times" % (url, TRIES))
 
@@ -277,6 +339,9 @@ def unpack(part, m, target):
                         check_size(line.split(), m, member)
                         break
                 shutil.copyfileobj(source, out, CHUNK)
+            # to the stream's end: gzip checks its CRC and length only there
+            while archive.fileobj.read(CHUNK):
+                pass
         os.replace(temp, target)
     except (tarfile.TarError, EOFError, gzip.BadGzipFile, zlib.error) as e:
         remove_quietly(temp)
@@ -309,24 +374,70 @@ def cached_path(cache, m):
     return os.path.join(cache, m["group"], m["name"] + ".mtx.gz")
 
 
-def fetch_one(base, cache, m):
-    """One matrix into the cache; the archive's part file stays on a
-    dropped connection (a later fetch resumes it) and goes on success or
-    on a corrupt archive."""
+def fetch_one(base, cache, m, deadline=None):
+    """One matrix into the cache, under its download's lock (a second
+    fetch of it waits, then finds it cached); the archive's part file stays
+    on a dropped connection (a later fetch resumes it) and goes on success
+    or on a corrupt archive."""
+    if not (plain_name(m["group"]) and plain_name(m["name"])):  # checked on entry; again here
+        raise FetchError("not a plain file name: %r/%r" % (m["group"], m["name"]))
     target = cached_path(cache, m)
-    os.makedirs(os.path.dirname(target), exist_ok=True)
     part = os.path.join(cache, ".downloads", "%s__%s.tar.gz" % (m["group"], m["name"]))
     os.makedirs(os.path.dirname(part), exist_ok=True)
-    try:
-        download(archive_url(base, m), part)
-    except OSError:  # the disk: the part is not kept, its space is wanted
-        remove_quietly(part)
-        raise
-    try:
-        unpack(part, m, target)
-    finally:
-        if os.path.exists(part):
-            os.remove(part)
+    with download_lock(part + ".lock", deadline):
+        if os.path.exists(target):  # another fetch brought it while this one waited
+            return
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        try:
+            download(archive_url(base, m), part, deadline)
+        except OSError:  # the disk: the part is not kept, its space is wanted
+            remove_quietly(part)
+            raise
+        try:
+            unpack(part, m, target)
+        finally:
+            if os.path.exists(part):
+                os.remove(part)
+
+
+class download_lock:
+    """An exclusive lock on path, made for the purpose and removed after; a
+    wait for another process's lock ends at the deadline. The lock is taken
+    on the file the path names when it is held (a file removed by its last
+    holder while this one waited is made again)."""
+
+    def __init__(self, path, deadline):
+        self.path, self.deadline, self.fd = path, deadline, None
+
+    def __enter__(self):
+        said = False
+        while True:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                if not said:
+                    print("spbench fetch: %s: another fetch is downloading it; waiting"
+                          % os.path.basename(self.path)[:-len(".tar.gz.lock")].replace("__", "/"),
+                          file=sys.stderr)
+                    said = True
+                wait_s(self.deadline)
+                time.sleep(0.2)
+                continue
+            try:
+                same = os.path.samestat(os.fstat(fd), os.stat(self.path))
+            except FileNotFoundError:
+                same = False
+            if same:
+                self.fd = fd
+                return self
+            os.close(fd)
+
+    def __exit__(self, *exc):
+        remove_quietly(self.path)
+        os.close(self.fd)
+        return False
 
 
 # ---- the command ------------------------------------------------------------------------
@@ -340,14 +451,14 @@ def parse(argv):
     opts = {"group": None, "name": None, "kind": None, "min_nnz": None, "max_nnz": None,
             "min_rows": None, "max_rows": None, "real": False, "square": False, "max": None,
             "largest": False, "list": None, "out": None, "cache": default_cache(), "jobs": 4,
-            "dry_run": False, "refresh": False,
+            "dry_run": False, "refresh": False, "force": False, "timeout": None,
             "base": os.environ.get("SPB_FETCH_BASE") or BASE}
     valued = {"--group": "group", "--name": "name", "--kind": "kind", "--min-nnz": "min_nnz",
               "--max-nnz": "max_nnz", "--min-rows": "min_rows", "--max-rows": "max_rows",
               "--max": "max", "--list": "list", "-o": "out", "--cache": "cache",
-              "--jobs": "jobs", "--base": "base"}
+              "--jobs": "jobs", "--base": "base", "--timeout": "timeout"}
     flags = {"--real": "real", "--square": "square", "--largest": "largest",
-             "--dry-run": "dry_run", "--refresh": "refresh"}
+             "--dry-run": "dry_run", "--refresh": "refresh", "--force": "force"}
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -370,6 +481,13 @@ def parse(argv):
             if value != int(value) or value < 1:
                 raise UsageError("%s needs a whole number of at least 1" % option)
             opts[key] = int(value)
+    if opts["timeout"] is not None:
+        opts["timeout"] = number(opts["timeout"], "--timeout")
+        if opts["timeout"] <= 0:
+            raise UsageError("--timeout needs seconds above 0")
+    opts["deadline"] = (time.monotonic() + opts["timeout"]) if opts["timeout"] else None
+    if opts["out"] is not None and os.path.lexists(opts["out"]) and not opts["force"]:
+        raise UsageError("-o %s exists; --force replaces it" % opts["out"])
     criteria = [k for k in ("group", "name", "kind", "min_nnz", "max_nnz", "min_rows", "max_rows",
                             "real", "square", "max") if opts[k] not in (None, False)]
     if not criteria and opts["list"] is None:
@@ -415,7 +533,7 @@ def fetch_all(opts, missing):
             return
         key = "%s/%s" % (m["group"], m["name"])
         try:
-            fetch_one(opts["base"], opts["cache"], m)
+            fetch_one(opts["base"], opts["cache"], m, opts["deadline"])
             why = None
         except FetchError as e:
             why = str(e)
@@ -445,7 +563,7 @@ def main(argv):
         return 0
     try:
         opts = parse(argv)
-        matrices = load_index(opts["base"], opts["cache"], opts["refresh"])
+        matrices = load_index(opts["base"], opts["cache"], opts["refresh"], opts["deadline"])
         chosen = listed(opts["list"], matrices) if opts["list"] else []
         if opts["criteria"]:
             chosen += [m for m in select(matrices, opts) if m not in chosen]

@@ -178,7 +178,7 @@ def test_study(tmp, mirror):
           all(row["status"] == "ok" for row in rows),
           "spbench run @LIST measures each: %s" % r.stderr[-500:])
     del server.log[:]
-    r = fetch(base, cache, "--group", "HB", "--real", "-o", listing)
+    r = fetch(base, cache, "--group", "HB", "--real", "-o", listing, "--force")
     check(r.returncode == 0 and "%d in the cache" % len(chosen) in r.stdout and
           not archives_fetched(server), "a later fetch takes them from the cache: %s" % r.stdout)
 

@@ -6,14 +6,20 @@ each test fails on the code before its fix.
 usage: e2e_untrusted.py SPBENCH SOURCE_DIR
 """
 import fcntl
+import gzip
 import html.parser
+import http.server
+import io
 import json
 import os
 import shutil
 import subprocess
+import tarfile
+import threading
 import time
 
-from spbtest import SOURCE, SPBENCH, check, read_rows, skip, spbench, run_tests
+from e2e_fetch import Mirror
+from spbtest import SOURCE, SPBENCH, check, skip, spbench, run_tests
 
 BUNDLED = os.path.join(SOURCE, "matrices")
 FAST = ["--reps", "1", "--min-time", "0", "--warmup", "0", "--quiet", "--threads", "1"]
@@ -169,6 +175,166 @@ def test_two_pid_namespaces(tmp):
           "the first shard keeps its JSON: %d %s" % (first.returncode, err[-300:]))
 
 
+class SlowMirror(Mirror):
+    """The test mirror, sending the archives of server.slow a piece at a
+    time (server.slow[path] seconds between pieces of a tenth)."""
+
+    def do_GET(self):
+        pause = self.server.slow.get(self.path)
+        if pause is None:
+            return self.reply(True)
+        self.server.log.append((self.command, self.path, self.headers.get("Range")))
+        data = self.server.files[self.path]
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        step = max(1, len(data) // 10)
+        try:
+            for at in range(0, len(data), step):
+                self.wfile.write(data[at:at + step])
+                self.wfile.flush()
+                time.sleep(pause)
+        except OSError:  # the client gave up
+            pass
+
+
+def tar_of(name, text):
+    data = io.BytesIO()
+    with tarfile.open(fileobj=data, mode="w") as t:
+        info = tarfile.TarInfo("%s/%s.mtx" % (name, name))
+        info.size = len(text)
+        t.addfile(info, io.BytesIO(text))
+    return data.getvalue()
+
+
+def fixture_hostile_mirror(tmp):
+    """A mirror whose index holds names that would leave the cache or break
+    a URL, beside good matrices, and archives that are corrupt only where
+    gzip's CRC and length tell (stored blocks: the tar inside still reads)."""
+    cage4 = gzip.open(CAGE4).read()
+    files, lines = {}, []
+
+    def add(group, name, archive, rows=9, cols=9, nnz=49):
+        files["/MM/%s/%s.tar.gz" % (group, name)] = archive
+        lines.append('"%s","%s",%d,%d,%d,1,0,0,0,1,1,graph,%d' % (group, name, rows, cols, nnz,
+                                                                  nnz))
+
+    good = gzip.compress(tar_of("cage4", cage4), compresslevel=0)
+    add("Good", "cage4", good)
+    add("Slow", "cage4", good)
+    for group, name in (("../../victim", "owned"), ("G", "/../keep"), ("/abs", "x"),
+                        ("Sp", "a b"), ("Hash", "a#b"), ("Ctl", "a\x01b"), ("..", "up")):
+        add(group, name, good)
+    # one digit of an entry changed: the tar reads, the CRC does not match
+    at = good.index(b"\n1 1 ") + 5
+    flipped = good[:at] + (b"9" if good[at:at + 1] != b"9" else b"8") + good[at + 1:]
+    add("Crc", "cage4", flipped)
+    add("Cut", "cage4", good[:-40])  # its trailer and the tar's last zeros cut
+    files["/files/ssstats.csv"] = ("%d\n28-Nov-2026 00:00:00\n%s\n" % (
+        len(lines), "\n".join(lines))).encode()
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), SlowMirror)
+    server.files, server.log, server.drop_once, server.slow = files, [], set(), {}
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return "http://127.0.0.1:%d" % server.server_address[1], server
+
+
+def fetch(base, cache, *args, **kw):
+    return spbench("fetch", "--base", base, "--cache", cache, *args, timeout=300, **kw)
+
+
+def test_fetch_stays_in_its_cache(tmp, hostile_mirror):
+    """Item 2 and 11: index lines whose group or name would leave the cache
+    (../, absolute, /../) or break a URL (a blank, '#', a control
+    character) are left out and said; nothing is written or removed outside
+    the cache; a --list entry of that kind is refused; never a traceback."""
+    base, server = hostile_mirror
+    work = os.path.join(tmp, "fetch2")
+    cache = os.path.join(work, "a", "b", "cache")
+    os.makedirs(os.path.join(cache, ".downloads"))
+    keep = os.path.join(cache, ".downloads", "keep.tar.gz")
+    with open(keep, "wb") as f:
+        f.write(b"mine")
+    r = fetch(base, cache, "--group", "*", "--name", "*", cwd=work)
+    check("Traceback" not in r.stderr, "no traceback: %s" % r.stderr[-400:])
+    check("7 line(s) of the index left out" in r.stderr,
+          "the hostile lines are left out and said: %s" % r.stderr[-400:])
+    check(os.path.exists(os.path.join(cache, "Good", "cage4.mtx.gz")),
+          "the good matrix is fetched: %s" % r.stderr[-400:])
+    outside = [os.path.join(d, n) for d, _, names in os.walk(work) for n in names
+               if not os.path.join(d, n).startswith(cache + os.sep)]
+    check(not outside and not os.path.exists(os.path.join(work, "victim")),
+          "nothing written outside the cache: %s" % outside)
+    with open(keep, "rb") as f:
+        check(f.read() == b"mine", "a file in the cache that fetch did not make is untouched")
+    requested = [p for _, p, _ in server.log if p.startswith("/MM/")]
+    check(all(".." not in p and " " not in p for p in requested),
+          "no request leaves the mirror's MM folder: %s" % requested)
+    listing = os.path.join(work, "list.txt")
+    for entry in ("../../victim/owned", "G//../keep", "/abs/x", "Sp/a b"):
+        with open(listing, "w") as f:
+            f.write(entry + "\n")
+        r = fetch(base, cache, "--list", listing, cwd=work)
+        check(r.returncode == 2 and "is not Group/Name" in r.stderr and
+              "Traceback" not in r.stderr, "--list refuses %r: %d %s" % (
+                  entry, r.returncode, r.stderr[-200:]))
+
+
+def test_fetch_checks_the_whole_stream(tmp, hostile_mirror):
+    """Item 7: an archive whose gzip CRC does not match (one digit changed,
+    the tar still readable) and one cut short by 40 bytes are refused as
+    corrupt, and nothing of them is cached."""
+    base, _ = hostile_mirror
+    cache = os.path.join(tmp, "cache7")
+    for group in ("Crc", "Cut"):
+        r = fetch(base, cache, "--group", group)
+        check(r.returncode == 1 and "a corrupt archive" in r.stderr,
+              "%s/cage4 is refused as corrupt: %d %s" % (group, r.returncode, r.stderr[-300:]))
+        check(not os.path.exists(os.path.join(cache, group, "cage4.mtx.gz")),
+              "%s/cage4 is not cached" % group)
+    r = fetch(base, cache, "--group", "Good")
+    with gzip.open(os.path.join(cache, "Good", "cage4.mtx.gz")) as f:
+        check(r.returncode == 0 and f.read() == gzip.open(CAGE4).read(),
+              "the same archive whole is fetched as it is")
+
+
+def test_fetch_output_and_deadline(tmp, hostile_mirror):
+    """Items 10 and 11: -o does not replace a file without --force; a
+    mirror that crawls ends the fetch at --timeout; two fetches of one
+    matrix at once download it once, and both find it cached."""
+    base, server = hostile_mirror
+    cache = os.path.join(tmp, "cache10")
+    precious = os.path.join(tmp, "precious.csv")
+    with open(precious, "w") as f:
+        f.write("matrix,kernel\n")
+    r = fetch(base, cache, "--group", "Good", "-o", precious)
+    with open(precious) as f:
+        check(r.returncode == 2 and "--force" in r.stderr and f.read() == "matrix,kernel\n",
+              "-o refuses to replace a file: %d %s" % (r.returncode, r.stderr[-200:]))
+    r = fetch(base, cache, "--group", "Good", "-o", precious, "--force")
+    with open(precious) as f:
+        check(r.returncode == 0 and "Good/cage4.mtx.gz" in f.read(), "--force replaces it")
+    server.slow["/MM/Slow/cage4.tar.gz"] = 5.0
+    started = time.monotonic()
+    r = fetch(base, os.path.join(tmp, "cache11"), "--group", "Slow", "--timeout", "3")
+    took = time.monotonic() - started
+    check(r.returncode == 1 and "--timeout" in r.stderr and took < 20,
+          "a crawling mirror ends at --timeout: %d after %.1f s %s" % (r.returncode, took,
+                                                                        r.stderr[-300:]))
+    server.slow["/MM/Slow/cage4.tar.gz"] = 0.2
+    del server.log[:]
+    both = os.path.join(tmp, "cache12")
+    jobs = [subprocess.Popen([SPBENCH, "fetch", "--base", base, "--cache", both, "--group",
+                              "Slow"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for _ in range(2)]
+    outs = [j.communicate(timeout=120) for j in jobs]
+    gets = [p for m, p, _ in server.log if m == "GET" and p == "/MM/Slow/cage4.tar.gz"]
+    check(all(j.returncode == 0 for j in jobs) and len(gets) == 1,
+          "two fetches at once: both end well, one download (%d): %s" % (
+              len(gets), [o[1][-200:] for o in outs]))
+
+
 if __name__ == "__main__":
     run_tests([test_names_reach_gnuplot_and_html_as_text, test_temp_files_of_others,
-               test_two_pid_namespaces], "spb_e2e_untrusted_", globals())
+               test_two_pid_namespaces, test_fetch_stays_in_its_cache,
+               test_fetch_checks_the_whole_stream, test_fetch_output_and_deadline],
+              "spb_e2e_untrusted_", globals())
