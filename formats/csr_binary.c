@@ -149,8 +149,21 @@ spb_status csr_write_binary(const char *path, const spb_csr *A, const spb_finger
     return st;
 }
 
+/* Whether the file's length is the header's arrays' exactly, so that no
+ * allocation is made for sizes the file does not hold. */
+static int sizes_fit_file(FILE *f, const file_header *h)
+{
+    struct stat sb;
+    if (fstat(fileno(f), &sb) != 0) return 0;
+    uint64_t values = h->uniform ? 0 : (uint64_t)h->nnz;
+    uint64_t expected = sizeof *h + ((uint64_t)h->m + 1) * sizeof(spb_index) +
+                        (uint64_t)h->nnz * sizeof(spb_index) + values * sizeof(spb_value);
+    return (uint64_t)sb.st_size == expected;
+}
+
 spb_status csr_read_binary(const char *path, const spb_fingerprint *expected, spb_csr *A, char *msg)
 {
+    char why[SPB_MSG_LEN] = "";
     memset(A, 0, sizeof *A);
     FILE *f = fopen(path, "rb");
     if (!f) return spb_fail(msg, SPB_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
@@ -162,6 +175,9 @@ spb_status csr_read_binary(const char *path, const spb_fingerprint *expected, sp
         st = spb_fail(msg, SPB_ERR_INVALID, "%s: stale (its source changed)", path);
     else if (h.m < 0 || h.n < 0 || h.nnz < 0 || h.uniform > 1)
         st = spb_fail(msg, SPB_ERR_INVALID, "%s: corrupt header", path);
+    else if (!sizes_fit_file(f, &h))
+        st = spb_fail(msg, SPB_ERR_INVALID,
+                      "%s: truncated or overlong (its length is not its header's)", path);
     if (st == SPB_OK) st = csr_alloc(A, h.m, h.n, h.nnz, msg);
     if (st == SPB_OK) {
         size_t stored_values = h.uniform ? 0 : (size_t)h.nnz;
@@ -175,6 +191,10 @@ spb_status csr_read_binary(const char *path, const spb_fingerprint *expected, sp
             st = spb_fail(msg, SPB_ERR_INVALID, "%s: truncated or overlong", path);
         else if (csr_checksum(A, (int)h.uniform) != h.checksum)
             st = spb_fail(msg, SPB_ERR_INVALID, "%s: corrupt (checksum mismatch)", path);
+        /* the checksum is public: an entry written by someone else with a
+         * fitting one is still checked like a parsed matrix */
+        else if (csr_check(A, why) != SPB_OK)
+            st = spb_fail(msg, SPB_ERR_INVALID, "%s: not a valid matrix: %s", path, why);
     }
     fclose(f);
     if (st != SPB_OK) csr_free(A);

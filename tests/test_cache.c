@@ -59,6 +59,36 @@ static void check_round_trip(const char *source, const char *tmpdir)
               "%s: corruption at byte %ld was not detected", source, offsets[k]);
         flip_byte(path, offsets[k]);
     }
+    /* poisoned: entries written with a fitting checksum (it is public), one
+     * with a column past n, one with a row pointer past nnz */
+    static const char *const poisons[] = {"column", "row pointer"};
+    for (int k = 0; k < 2; k++) {
+        spb_csr P;
+        CHECK(source_load(source, &P, NULL, msg) == SPB_OK, "%s", msg);
+        if (k == 0)
+            P.col_idx[P.nnz / 2] = P.n + 3;
+        else
+            P.row_ptr[P.m / 2] = 50000000;
+        CHECK(csr_write_binary(path, &P, &fp, msg) == SPB_OK, "%s", msg);
+        msg[0] = '\0';
+        CHECK(csr_read_binary(path, &fp, &B, msg) == SPB_ERR_INVALID &&
+                  strstr(msg, "not a valid matrix"),
+              "%s: a cache entry with a poisoned %s was accepted (%s)", source, poisons[k], msg);
+        csr_free(&P);
+    }
+    CHECK(csr_write_binary(path, &A, &fp, msg) == SPB_OK, "%s", msg);
+    /* a header claiming more than the file holds is refused before allocating
+     * (nnz follows the magic, the fingerprint, m and n) */
+    FILE *grown = fopen(path, "r+b");
+    int32_t huge = 0x7fffffff;
+    long nnz_at = (long)(8 + sizeof(spb_fingerprint) + 2 * sizeof(int32_t));
+    CHECK(grown && fseek(grown, nnz_at, SEEK_SET) == 0 && fwrite(&huge, sizeof huge, 1, grown) == 1,
+          "writing a header");
+    if (grown) fclose(grown);
+    msg[0] = '\0';
+    CHECK(csr_read_binary(path, &fp, &B, msg) == SPB_ERR_INVALID && strstr(msg, "length"),
+          "%s: a header past the file's length was accepted (%s)", source, msg);
+    CHECK(csr_write_binary(path, &A, &fp, msg) == SPB_OK, "%s", msg);
     CHECK(truncate(path, sb.st_size - 3) == 0, "truncate");
     msg[0] = '\0';
     CHECK(csr_read_binary(path, &fp, &B, msg) == SPB_ERR_INVALID && strstr(msg, "truncated"),

@@ -365,8 +365,8 @@ spb_status source_load_cached(const char *item, const char *cache_dir, spb_csr *
     if (st != SPB_OK) return st;
     char path[4096], why[SPB_MSG_LEN] = "";
     cache_path(item, cache_dir, path, sizeof path);
-    /* What was written passed csr_check and the checksum covers every
-     * array, so a matching entry needs no second check. */
+    /* a shared cache is an input like any other: csr_read_binary checks an
+     * entry's length, checksum and the matrix itself (csr_check) */
     st = csr_read_binary(path, &fp, A, why);
     if (st == SPB_OK) {
         note_cache(note, SPB_CACHE_HIT, "hit", "");
