@@ -3,7 +3,8 @@
  * cut up by its first reading once hid every thread count but the first),
  * storing again replaces a key's lines instead of adding to them, another
  * key's lines stay, a figure older than the limit is not reused, and the
- * reused figures carry the oldest line's time. */
+ * reused figures carry the oldest line's time; a line whose figures are not
+ * plausible bandwidths is never reused. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,29 @@ int main(void)
     figures(&got, 0);
     got.cpu_count = 1;
     CHECK(!roofline_reuse(&got, "key D", 7200), "a figure older than the limit is not reused");
+
+    /* lines whose figures are not plausible bandwidths are measured again,
+     * never reused (an inf once made the JSON invalid and roof% 3.6e12) */
+    static const char *const bad[] = {"inf", "nan", "1e9", "0x10", "12abc", "1e-300", "-5", ""};
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        f = fopen(path, "w");
+        fprintf(f, "key E\t1\t%s\t5\t5\t30\t5\t5\t5\t30\t%.0f\n", bad[k], now - 60);
+        fclose(f);
+        figures(&got, 0);
+        got.cpu_count = 1;
+        CHECK(!roofline_reuse(&got, "key E", 7200), "a cached best of '%s' was reused", bad[k]);
+        double gbps = 0;
+        CHECK(!roofline_parse_gbps(bad[k], &gbps), "'%s' read as a bandwidth: %g", bad[k], gbps);
+    }
+    f = fopen(path, "w");
+    fprintf(f, "key E\t1x\t5\t5\t5\t30\t5\t5\t5\t30\t%.0f\n", now - 60);
+    fprintf(f, "key E\t1\t5\t5\t5\t30\t5\t5\t5\t30\t%.0fjunk\n", now - 60);
+    fclose(f);
+    figures(&got, 0);
+    got.cpu_count = 1;
+    CHECK(!roofline_reuse(&got, "key E", 7200), "a thread count or time with junk was reused");
+    double gbps = 0;
+    CHECK(roofline_parse_gbps("25.5", &gbps) && gbps == 25.5, "a plain figure is read: %g", gbps);
 
     char cleanup[300];
     snprintf(cleanup, sizeof cleanup, "rm -rf '%s'", dir);

@@ -10,6 +10,7 @@
 #include "bench/cli/cli.h"
 #include "bench/cli/launch.h"
 #include "bench/inputs/gen.h"
+#include "bench/machine/roofline.h"
 #include "bench/run/op_spgemm.h"
 #include "bench/run/plan.h"
 
@@ -78,13 +79,12 @@ static void parse_bandwidth(run_args *a, const char *v)
             a->bandwidth_mode = mode;
             return;
         }
-    char *end;
-    double gbps = strtod(v, &end);
-    if (*end || end == v || !(gbps > 0) || gbps > 1e6) {
+    double gbps;
+    if (!roofline_parse_gbps(v, &gbps)) {
         fprintf(stderr,
-                "spbench: --bandwidth expects auto, measure, none or a bandwidth in GB/s, not "
-                "'%s'\n",
-                v);
+                "spbench: --bandwidth expects auto, measure, none or a bandwidth in GB/s "
+                "(%g to %g, decimal), not '%s'\n",
+                ROOFLINE_MIN_GBPS, ROOFLINE_MAX_GBPS, v);
         exit(EXIT_USAGE);
     }
     a->bandwidth_mode = BANDWIDTH_GIVEN;

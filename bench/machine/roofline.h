@@ -71,6 +71,14 @@ int roofline_reuse(spb_roofline *r, const char *key, double max_age_s);
  * not (the figures are a convenience: the run goes on). */
 int roofline_store(const spb_roofline *r, const char *key, char *why, size_t size);
 
+/* A bandwidth in GB/s as text, read strictly (the cache file's figures and
+ * --bandwidth alike): a plain decimal number, whole text, within
+ * [ROOFLINE_MIN_GBPS, ROOFLINE_MAX_GBPS]; 0 for anything else (inf, nan,
+ * 0x10, 12abc, 1e-300, 1e9). */
+#define ROOFLINE_MIN_GBPS 0.01
+#define ROOFLINE_MAX_GBPS 1e5
+int roofline_parse_gbps(const char *text, double *gbps);
+
 /* The cache file: $SPB_BANDWIDTH_CACHE, else
  * ${XDG_CACHE_HOME:-$HOME/.cache}/spbench/bandwidth.tsv. */
 void roofline_cache_path(char *out, size_t size);

@@ -2,6 +2,7 @@
  * (see roofline.h): one line per key (host, CPU, CPUs, cache, build) and
  * thread count, tab-separated, with the time it was measured. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,8 +33,35 @@ typedef struct {
     double at;
 } cache_line;
 
+/* A decimal number, whole text, within [low, high]: 1 and *v, else 0
+ * (strtod alone takes hex, inf and nan). */
+static int parse_figure(const char *text, double low, double high, double *v)
+{
+    if (!*text || strspn(text, "0123456789.eE+-") != strlen(text)) return 0;
+    char *end;
+    errno = 0;
+    double got = strtod(text, &end);
+    if (*end || errno == ERANGE || !(got >= low && got <= high)) return 0;
+    *v = got;
+    return 1;
+}
+
+int roofline_parse_gbps(const char *text, double *gbps)
+{
+    return parse_figure(text, ROOFLINE_MIN_GBPS, ROOFLINE_MAX_GBPS, gbps);
+}
+
+/* A whole decimal count of at least `min` (up to a million), or -1. */
+static long parse_count(const char *text, long min)
+{
+    if (!*text || strspn(text, "0123456789") != strlen(text) || strlen(text) > 7) return -1;
+    long v = strtol(text, NULL, 10);
+    return v >= min && v <= 1000000 ? v : -1;
+}
+
 /* One line of the file into c; 0 when it is not one (a line of another
- * version, or cut short). */
+ * version, cut short, or a figure that is not a plausible bandwidth: such a
+ * line is measured again, never reused). */
 static int parse_line(char *line, cache_line *c)
 {
     char *fields[LINE_FIELDS];
@@ -50,17 +78,24 @@ static int parse_line(char *line, cache_line *c)
     if (n != LINE_FIELDS) return 0;
     fields[LINE_FIELDS - 1][strcspn(fields[LINE_FIELDS - 1], "\n")] = '\0';
     snprintf(c->key, sizeof c->key, "%s", fields[0]);
-    c->threads = atoi(fields[1]);
+    long threads = parse_count(fields[1], 1);
+    if (threads < 0) return 0;
+    c->threads = (int)threads;
     spb_bw_stat *stats[2] = {&c->read, &c->triad};
     for (int s = 0; s < 2; s++) {
         memset(stats[s], 0, sizeof *stats[s]);
-        stats[s]->best = atof(fields[2 + 4 * s]);
-        stats[s]->median = atof(fields[3 + 4 * s]);
-        stats[s]->worst = atof(fields[4 + 4 * s]);
-        stats[s]->trials = atoi(fields[5 + 4 * s]);
+        long trials = parse_count(fields[5 + 4 * s], 1);
+        /* the best pass is the roofline; the median and worst only describe it */
+        if (!roofline_parse_gbps(fields[2 + 4 * s], &stats[s]->best) ||
+            !parse_figure(fields[3 + 4 * s], 0, ROOFLINE_MAX_GBPS, &stats[s]->median) ||
+            !parse_figure(fields[4 + 4 * s], 0, ROOFLINE_MAX_GBPS, &stats[s]->worst) ||
+            trials < 0 || stats[s]->worst > stats[s]->median || stats[s]->median > stats[s]->best)
+            return 0;
+        stats[s]->trials = (int)trials;
     }
-    c->at = atof(fields[10]);
-    return c->threads > 0 && c->read.best > 0 && c->triad.best > 0 && c->at > 0;
+    char *end;
+    c->at = strtod(fields[10], &end);
+    return !*end && end != fields[10] && isfinite(c->at) && c->at > 0;
 }
 
 static void write_line(FILE *f, const char *key, int threads, const spb_bw_stat *read,
