@@ -118,6 +118,15 @@ static spb_status sort_and_sum_rows(spb_csr *A, spb_index longest, char *msg)
     int threads = omp_get_max_threads();
     if (longest > 0 && (double)threads * longest > A->nnz)
         threads = A->nnz / longest > 1 ? (int)(A->nnz / longest) : 1;
+    /* checked here, where the longest row is known: the reader's estimate
+     * covers the triplets, the CSR and one row array at a time */
+    char detail[96];
+    snprintf(detail, sizeof detail, "a row count for each of %lld rows, %d rows of scratch",
+             (long long)A->m, threads);
+    spb_status fits = spb_memory_check(sizeof(spb_index) * (A->m + 1.0) +
+                                           sizeof(col_val) * (double)threads * (double)longest,
+                                       "sorting its rows", detail, msg);
+    if (fits != SPB_OK) return fits;
     spb_index *kept = spb_malloc((size_t)A->m + 1, sizeof *kept);
     col_val *scratch = spb_malloc((size_t)threads * (size_t)longest, sizeof *scratch);
     if (!kept || !scratch) {
@@ -188,9 +197,9 @@ spb_status csr_from_coo(const spb_coo *coo, spb_csr *A, char *msg)
             A->col_idx[slot] = coo->col[k];
             A->val[slot] = coo->val[k];
         }
-        st = sort_and_sum_rows(A, longest, msg);
     }
-    spb_free(next);
+    spb_free(next); /* before the sort's own row array: one at a time */
+    if (st == SPB_OK) st = sort_and_sum_rows(A, longest, msg);
     if (st != SPB_OK) csr_free(A);
     return st;
 }

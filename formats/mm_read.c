@@ -438,7 +438,8 @@ static spb_status check_claims(const line_reader *lr, const mm_header *h, char *
     }
     double entries = (double)h->nnz * (h->symmetry == MM_GENERAL ? 1.0 : 2.0);
     if (entries > SPB_INDEX_MAX) entries = SPB_INDEX_MAX;
-    /* triplets (16 B) and CSR (12 B) coexist during conversion; row arrays 8 B */
+    /* triplets (16 B) and CSR (12 B) coexist during conversion; row_ptr and
+     * one row array of the conversion at a time (4 B each) */
     double need = 28.0 * entries + 8.0 * ((double)h->m + 1);
     char what[4200], detail[128];
     snprintf(what, sizeof what, "%s:%lld: reading it", lr->path, (long long)lr->line);

@@ -12,14 +12,16 @@ import http.server
 import io
 import json
 import os
+import resource
 import shutil
 import subprocess
+import sys
 import tarfile
 import threading
 import time
 
 from e2e_fetch import Mirror
-from spbtest import SOURCE, SPBENCH, check, skip, spbench, run_tests
+from spbtest import SOURCE, SPBENCH, check, read_rows, skip, spbench, run_tests
 
 BUNDLED = os.path.join(SOURCE, "matrices")
 FAST = ["--reps", "1", "--min-time", "0", "--warmup", "0", "--quiet", "--threads", "1"]
@@ -333,8 +335,57 @@ def test_fetch_output_and_deadline(tmp, hostile_mirror):
               len(gets), [o[1][-200:] for o in outs]))
 
 
+def peak_rss(*args):
+    """(return code, peak resident bytes) of one spbench command, in a
+    process of its own (so no other child's peak is counted)."""
+    probe = ("import resource, subprocess, sys\n"
+             "r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)\n"
+             "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    out = subprocess.run([sys.executable, "-c", probe, SPBENCH, *args], capture_output=True,
+                         text=True, timeout=600).stdout.split()
+    return int(out[0]), int(out[1]) * 1024
+
+
+def test_impossible_size_line(tmp):
+    """Item 8: a 67-byte file announcing a 2^31-1 square matrix is an error
+    under a memory cap, and an error row in a batch that goes on, never a
+    process killed; and a load whose estimate passes stays within it (the
+    conversion once held three row arrays where the estimate counted two:
+    1.5x its estimate, an OOM kill on a 24 GB machine)."""
+    huge = os.path.join(tmp, "huge.mtx")
+    with open(huge, "w") as f:
+        f.write("%%MatrixMarket matrix coordinate real general\n2147483647 2147483647 1\n"
+                "1 1 1.0\n")
+    # the cap as a user sets it (RLIMIT_AS cannot hold a sanitizer build's shadow)
+    capped = dict(os.environ, SPB_MEMORY_LIMIT=str(4 << 30))
+    r = subprocess.run([SPBENCH, "info", huge], capture_output=True, text=True, timeout=300,
+                       env=capped)
+    check(r.returncode == 1 and "needs about" in r.stderr,
+          "info refuses it with the estimate: %d %s" % (r.returncode, r.stderr[-300:]))
+    csv_path = os.path.join(tmp, "huge.csv")
+    r = subprocess.run([SPBENCH, "run", *FAST, "--kernels", "csr.serial", "--bandwidth", "10",
+                        "--csv", csv_path, huge, CAGE4], capture_output=True, text=True,
+                       timeout=300, env=capped)
+    rows = [(x["matrix"], x["status"]) for x in read_rows(csv_path)] \
+        if os.path.exists(csv_path) else []
+    check(r.returncode == 1 and rows == [("huge", "error"), ("cage4", "ok")],
+          "in a batch it is an error row and the batch goes on: %d %s %s"
+          % (r.returncode, rows, r.stderr[-300:]))
+    rows_count = 100000000
+    wide = os.path.join(tmp, "wide.mtx")
+    with open(wide, "w") as f:
+        f.write("%%%%MatrixMarket matrix coordinate real general\n%d %d 1\n1 1 1.0\n"
+                % (rows_count, rows_count))
+    code, peak = peak_rss("info", wide)
+    estimate = 28.0 + 8.0 * (rows_count + 1)  # the reader's, for one entry
+    check(code == 0 and peak < 1.25 * estimate,
+          "the load's peak stays near its estimate: %.2f GB for an estimate of %.2f GB"
+          % (peak / 1e9, estimate / 1e9))
+
+
 if __name__ == "__main__":
     run_tests([test_names_reach_gnuplot_and_html_as_text, test_temp_files_of_others,
                test_two_pid_namespaces, test_fetch_stays_in_its_cache,
-               test_fetch_checks_the_whole_stream, test_fetch_output_and_deadline],
+               test_fetch_checks_the_whole_stream, test_fetch_output_and_deadline,
+               test_impossible_size_line],
               "spb_e2e_untrusted_", globals())

@@ -128,6 +128,40 @@ static void check_lp(void)
     csr_free(&B);
 }
 
+/* Sizes that once wrapped or took quadratic time (issue 74 item 6): a
+ * dense-row bound past 32 bits (a heap overflow), a row length past 2^62
+ * (a 2-entry matrix), a column holding every row (quadratic draws). */
+static void check_lp_bounds(void)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_csr A, T;
+    /* 2.2 million dense rows of 1% of 1000 columns: room for all would be
+     * 2.2e9 entries; about 22 million are drawn */
+    CHECK(gen_matrix("gen:lp:2200000:1000:1:1:2200000", &A, msg) == SPB_OK, "%s", msg);
+    CHECK(csr_check(&A, msg) == SPB_OK && A.nnz > 21000000 && A.nnz < 23000000,
+          "gen:lp with 2.2e9 dense cells: %d entries (%s)", (int)A.nnz, msg);
+    csr_free(&A);
+    msg[0] = '\0';
+    CHECK(gen_matrix("gen:hubs:1000:4611686018427387904:1:1", &A, msg) != SPB_OK &&
+              strstr(msg, "4611686018427387904"),
+          "a row length past the index limit is refused, named: %s", msg);
+    /* every row in one column, and 80 of 100 in each of 50: distinct, in linear time */
+    static const char *const full[] = {"gen:lp:200000:1:200000:1", "gen:lp:100:50:80:1"};
+    static const spb_index per_col[] = {200000, 80};
+    for (int k = 0; k < 2; k++) {
+        msg[0] = '\0';
+        CHECK(gen_matrix(full[k], &A, msg) == SPB_OK && csr_check(&A, msg) == SPB_OK, "%s: %s",
+              full[k], msg);
+        CHECK(csr_transpose(&A, &T, msg) == SPB_OK, "transpose: %s", msg);
+        int distinct = 1;
+        for (spb_index c = 0; c < T.m; c++)
+            distinct &= T.row_ptr[c + 1] - T.row_ptr[c] >= per_col[k];
+        CHECK(distinct, "%s: every column holds %d distinct rows", full[k], (int)per_col[k]);
+        csr_free(&A);
+        csr_free(&T);
+    }
+}
+
 /* gen:circuit: square, a full diagonal, about PER_ROW a row, and NETS rows
  * and columns of about NET_LEN. */
 static void check_circuit(void)
@@ -201,6 +235,7 @@ int main(void)
     check_hubs();
     check_road();
     check_lp();
+    check_lp_bounds();
     check_circuit();
     /* lap2d: 5 N^2 - 4 N entries; lap3d: 7 N^3 - 6 N^2 */
     check_generated("gen:lap2d:1", 1, 1);
@@ -241,7 +276,9 @@ int main(void)
                                       "gen:lp:10:100:2",
                                       "gen:circuit:10:20:1:5",
                                       "gen:circuit:10:2:1:50",
-                                      "gen:lp:1:2:1:1:1:1"};
+                                      "gen:lp:1:2:1:1:1:1",
+                                      "gen:random:4:4294967297",
+                                      "gen:road:4294967296:50"};
     for (int k = 0; k < (int)(sizeof bad / sizeof bad[0]); k++) {
         msg[0] = '\0';
         spb_status st = gen_matrix(bad[k], &A, msg);

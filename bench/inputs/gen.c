@@ -252,6 +252,34 @@ static spb_status gen_road(const char *spec, long long side, long long keep_perc
  * DENSE_PERCENT % of the columns (a linking constraint): a handful of rows
  * tens of thousands of entries long among rows of a few dozen, where a
  * product A*A^T meets one row of C as long as the matrix is wide. */
+/* PER_COL distinct rows below `rows` into out, in linear time whatever
+ * their share of the rows (Floyd's sampling, its members in an open-address
+ * set of `slots` entries, a power of two at least twice per_col). */
+static void distinct_rows_floyd(spb_rng *rng, long long rows, long long per_col, spb_index *out,
+                                spb_index *set, long long slots)
+{
+    for (long long k = 0; k < slots; k++) set[k] = -1;
+    for (long long j = rows - per_col, n = 0; j < rows; j++, n++) {
+        spb_index t = (spb_index)spb_rng_below(rng, (uint64_t)j + 1), pick = t;
+        for (int pass = 0; pass < 2; pass++) { /* t if new, else j (never in the set) */
+            long long h = ((uint64_t)pick * 0x9e3779b97f4a7c15ull) >> 20 & (uint64_t)(slots - 1);
+            while (set[h] >= 0 && set[h] != pick) h = (h + 1) & (slots - 1);
+            if (set[h] < 0) {
+                set[h] = pick;
+                break;
+            }
+            pick = (spb_index)j;
+        }
+        out[n] = pick;
+    }
+}
+
+/* An LP constraint matrix's shape: ROWS x COLS (wide: many more columns
+ * than rows), each column PER_COL entries in distinct random rows, and
+ * DENSE_ROWS rows (1 when not given), spread evenly, each holding about
+ * DENSE_PERCENT % of the columns (a linking constraint): a handful of rows
+ * tens of thousands of entries long among rows of a few dozen, where a
+ * product A*A^T meets one row of C as long as the matrix is wide. */
 static spb_status gen_lp(const char *spec, const long long *v, int count, spb_csr *A, char *msg)
 {
     long long rows = v[0], cols = v[1], per_col = v[2], percent = v[3];
@@ -264,18 +292,36 @@ static spb_status gen_lp(const char *spec, const long long *v, int count, spb_cs
     double entries = (double)cols * per_col + (double)dense * cols * percent / 100.0;
     if (rows > SPB_INDEX_MAX || cols > SPB_INDEX_MAX || entries * 1.01 > SPB_INDEX_MAX)
         return too_large(spec, (double)rows, entries, msg);
+    /* a few rows a column, far fewer than the rows: draws retried on a
+     * repeat (the stream every earlier matrix of this name was made with);
+     * else Floyd's sampling, linear however many of the rows a column holds */
+    int retry = per_col <= 64 && 2 * per_col <= rows;
+    long long slots = 1;
+    while (!retry && slots < 2 * per_col) slots *= 2;
     spb_coo coo;
-    spb_index room = (spb_index)(cols * per_col + dense * cols);
-    spb_status st = coo_alloc(&coo, (spb_index)rows, (spb_index)cols, room, msg);
-    if (st != SPB_OK) return st;
+    spb_status st =
+        coo_alloc(&coo, (spb_index)rows, (spb_index)cols, (spb_index)(cols * per_col), msg);
+    spb_index *set = retry ? NULL : spb_malloc((size_t)slots, sizeof *set);
+    if (st == SPB_OK && !retry && !set)
+        st = spb_fail(msg, SPB_ERR_NOMEM, "%s: out of memory", spec);
+    if (st != SPB_OK) {
+        coo_free(&coo);
+        return st;
+    }
     spb_rng rng;
     spb_rng_seed(&rng, GEN_SEED);
-    spb_index e = 0;
+    long long e = 0;
     for (long long c = 0; c < cols; c++) {
+        if (!retry) {
+            distinct_rows_floyd(&rng, rows, per_col, coo.row + e, set, slots);
+            for (long long k = 0; k < per_col; k++, e++)
+                coo.col[e] = (spb_index)c, coo.val[e] = spb_rng_value(&rng);
+            continue;
+        }
         for (long long k = 0; k < per_col; k++) { /* distinct rows: retry a repeat */
             spb_index r = (spb_index)spb_rng_below(&rng, (uint64_t)rows);
             int seen = 0;
-            for (spb_index j = e - (spb_index)k; j < e; j++) seen |= coo.row[j] == r;
+            for (long long j = e - k; j < e; j++) seen |= coo.row[j] == r;
             if (seen) {
                 k--;
                 continue;
@@ -283,13 +329,40 @@ static spb_status gen_lp(const char *spec, const long long *v, int count, spb_cs
             coo.row[e] = r, coo.col[e] = (spb_index)c, coo.val[e++] = spb_rng_value(&rng);
         }
     }
+    spb_free(set);
+    /* the dense rows' draws counted first on a copy of the generator, so the
+     * arrays hold them exactly (room for every column of every dense row
+     * once passed the index's range) */
+    spb_rng counter = rng;
+    long long dense_entries = 0;
+    for (long long d = 0; d < dense; d++)
+        for (long long c = 0; c < cols; c++)
+            if (spb_rng_below(&counter, 100) < (uint64_t)percent) {
+                dense_entries++;
+                (void)spb_rng_value(&counter);
+            }
+    long long total = e + dense_entries;
+    if (total > SPB_INDEX_MAX) {
+        coo_free(&coo);
+        return too_large(spec, (double)rows, (double)total, msg);
+    }
+    spb_index *grown_row = spb_realloc(coo.row, (size_t)total, sizeof *coo.row);
+    if (grown_row) coo.row = grown_row;
+    spb_index *grown_col = grown_row ? spb_realloc(coo.col, (size_t)total, sizeof *coo.col) : NULL;
+    if (grown_col) coo.col = grown_col;
+    spb_value *grown_val = grown_col ? spb_realloc(coo.val, (size_t)total, sizeof *coo.val) : NULL;
+    if (grown_val) coo.val = grown_val;
+    if (!grown_val) {
+        coo_free(&coo);
+        return spb_fail(msg, SPB_ERR_NOMEM, "%s: out of memory for %lld entries", spec, total);
+    }
     for (long long d = 0; d < dense; d++) /* duplicates with the columns' entries: summed */
         for (long long c = 0; c < cols; c++)
             if (spb_rng_below(&rng, 100) < (uint64_t)percent) {
                 coo.row[e] = (spb_index)(d * (rows / dense));
                 coo.col[e] = (spb_index)c, coo.val[e++] = spb_rng_value(&rng);
             }
-    coo.nnz = e;
+    coo.nnz = (spb_index)e;
     st = csr_from_coo(&coo, A, msg);
     coo_free(&coo);
     return st;
@@ -353,12 +426,23 @@ int gen_spec_well_formed(const char *spec, char *msg)
     static const int most[] = {2, 2, 2, 2, 4, 2, 5, 4};
     for (int k = 0; k < (int)(sizeof names / sizeof names[0]); k++) {
         if (strcmp(name, names[k]) != 0 || count < least[k] || count > most[k]) continue;
-        for (int i = 0; i < count; i++)
+        for (int i = 0; i < count; i++) {
             if (v[i] <= 0) {
                 spb_fail(msg, SPB_ERR_INVALID, "%s: the sizes of gen:%s must be positive integers",
                          spec, name);
                 return 0;
             }
+            /* every size counts rows, columns or entries of a row: past the
+             * index's range none can be; bounded here, their products fit in
+             * 64 bits */
+            if (v[i] > SPB_INDEX_MAX) {
+                spb_fail(msg, SPB_ERR_TOO_LARGE,
+                         "%s: %lld is past the 32-bit index limit of %d (each size of gen:%s "
+                         "counts rows, columns or entries)",
+                         spec, v[i], SPB_INDEX_MAX, name);
+                return 0;
+            }
+        }
         return 1;
     }
     spb_fail(msg, SPB_ERR_INVALID,
