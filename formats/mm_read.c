@@ -587,11 +587,15 @@ static spb_status read_coordinate(line_reader *lr, const mm_header *h, triplets 
                             "%s:%lld: too many entries: the size line says %lld", lr->path,
                             (long long)lr->line, (long long)h->nnz);
         int64_t idx[2];
+        const char *written[2] = {"", ""}; /* as written: parse_count clamps at 2^62 */
+        int written_len[2] = {0, 0};
         double v = 1.0;
         for (int k = 0; k < want; k++) {
             p = skip_blanks(p, end);
             if (p == end) return fail_short_line(lr, want, k, msg);
+            if (k < 2) written[k] = p;
             int ok = k < 2 ? parse_count(&p, end, &idx[k]) : parse_real(&p, end, &v);
+            if (k < 2) written_len[k] = p - written[k] > 40 ? 40 : (int)(p - written[k]);
             if (ok == NUMBER_OVERFLOWS) return fail_overflow(lr, msg);
             if (!ok)
                 return spb_fail(msg, SPB_ERR_PARSE, "%s:%lld: %s is not a valid number", lr->path,
@@ -603,8 +607,8 @@ static spb_status read_coordinate(line_reader *lr, const mm_header *h, triplets 
         for (int k = 0; k < 2; k++) {
             int64_t limit = k == 0 ? h->m : h->n;
             if (idx[k] < 1 || idx[k] > limit)
-                return spb_fail(msg, SPB_ERR_PARSE, "%s:%lld: %s %lld outside 1..%lld%s", lr->path,
-                                (long long)lr->line, entry_item_name(k), (long long)idx[k],
+                return spb_fail(msg, SPB_ERR_PARSE, "%s:%lld: %s %.*s outside 1..%lld%s", lr->path,
+                                (long long)lr->line, entry_item_name(k), written_len[k], written[k],
                                 (long long)limit,
                                 idx[k] == 0 ? " (Matrix Market indices start at 1)" : "");
         }

@@ -206,6 +206,11 @@ static void test_bad_input(void)
     expect_error("column beyond size", "beyond.mtx",
                  "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1\n2 4 1\n",
                  SPB_ERR_PARSE, ":4: column index 4 outside 1..3");
+    /* an index past 2^62 is named as written, not as the clamped 2^62 */
+    expect_error("row index past 2^62", "huge_index.mtx",
+                 "%%MatrixMarket matrix coordinate real general\n3 3 1\n"
+                 "99999999999999999999999 1 1\n",
+                 SPB_ERR_PARSE, ":3: row index 99999999999999999999999 outside 1..3");
     expect_error("non-number value", "nan.mtx",
                  "%%MatrixMarket matrix coordinate real general\n3 3 1\n1 1 abc\n", SPB_ERR_PARSE,
                  ":3: value is not a valid number");
