@@ -50,6 +50,9 @@ struct spb_energy_meters {
     int zone_count;
     char zone_names[256];
     char cpu_why[SPB_MSG_LEN];
+    /* a counter found dead under products: not read again this run (each
+     * pass would spend ENERGY_STUCK_S finding it again) */
+    char dead_why[2][SPB_MSG_LEN];
 };
 
 static void *symbol(void *library, const char *name)
@@ -418,6 +421,7 @@ typedef struct {
     spb_energy found; /* clocks and throttling, read under load */
     pthread_mutex_t lock;
     int done, quit; /* under lock: the reader finished; the products failed */
+    int dead;       /* the counter did not move under products */
     spb_status status;
     char msg[SPB_MSG_LEN];
 } counter_reader;
@@ -450,6 +454,7 @@ static int next_change(counter_reader *r, reading *last, double after, spb_energ
                 return 1;
             }
         } else if (now.to - moved_at > ENERGY_STUCK_S) { /* a working counter moves: stuck */
+            r->dead = 1;
             r->status = spb_fail(r->msg, SPB_ERR_IO,
                                  "the %s energy counter did not move over %.2g s of products: a "
                                  "dead counter, not 0 W",
@@ -589,11 +594,14 @@ static spb_status window_figures(const counter_reader *r, double call_seconds, s
     return SPB_OK;
 }
 
-spb_status energy_measure(const spb_energy_meters *m, int gpu, spb_time_calls_fn calls, void *ctx,
+spb_status energy_measure(spb_energy_meters *m, int gpu, spb_time_calls_fn calls, void *ctx,
                           double call_seconds, double window_s, spb_energy_edge *edge,
                           spb_energy *e, char *msg)
 {
     if (!energy_available(m, gpu)) return SPB_ERR_DECLINED;
+    if (m->dead_why[gpu][0])
+        return spb_fail(msg, SPB_ERR_IO, "%s (found on an earlier row; not read again)",
+                        m->dead_why[gpu]);
     double chunk = call_seconds > 0 ? floor(ENERGY_CHUNK_S / call_seconds) : 1;
     int per_chunk = chunk < 1 ? 1 : chunk > 1e7 ? 10000000 : (int)chunk;
     counter_reader r = {.m = m, .gpu = gpu, .start = timing_now(), .window_s = window_s};
@@ -618,6 +626,8 @@ spb_status energy_measure(const spb_energy_meters *m, int gpu, spb_time_calls_fn
     pthread_join(reader, NULL);
     pthread_mutex_destroy(&r.lock);
     if (st != SPB_OK) return spb_fail(msg, st, "products failed in the energy pass");
+    if (r.status != SPB_OK && r.dead)
+        snprintf(m->dead_why[gpu], sizeof m->dead_why[gpu], "%s", r.msg);
     if (r.status != SPB_OK) return spb_fail(msg, r.status, "%s", r.msg);
     st = window_figures(&r, call_seconds, e, msg);
     if (st == SPB_OK && edge) *edge = r.close;

@@ -105,8 +105,9 @@ typedef struct {
  * wakes by before a change (wider after a wake that came too late, which
  * costs a period; narrower after each pass that woke in time). SPB_OK with e filled,
  * SPB_ERR_DECLINED when the side has no counter, SPB_ERR_DEVICE when the calls failed, SPB_ERR_IO
- * when the counter did not read or did not move. */
-spb_status energy_measure(const spb_energy_meters *m, int gpu, spb_time_calls_fn calls, void *ctx,
+ * when the counter did not read or did not move (a counter that did not
+ * move is not read again by m: later passes fail at once, saying so). */
+spb_status energy_measure(spb_energy_meters *m, int gpu, spb_time_calls_fn calls, void *ctx,
                           double call_seconds, double window_s, spb_energy_edge *edge,
                           spb_energy *e, char *msg);
 

@@ -70,15 +70,16 @@ typedef struct {
      * kept while it is measured, for the launcher to record should a rank
      * end the job (NULL: not kept) */
     const char *in_flight;
-    const spb_roofline *roofline;    /* the bounds and cache sizes (NULL: none) */
-    const char *settings;            /* the row key's settings part (see report.h) */
-    const char *measured_under;      /* the rows' measured_under (see report.h) */
-    const spb_done_set *done;        /* --resume: rows already measured (NULL: none) */
-    const char *cache_dir;           /* --cache: parsed matrices kept here (NULL: none) */
-    const spb_energy_meters *energy; /* the CPU's and GPU's counters (NULL: none read) */
-    double energy_window_s;          /* each row's energy pass (0: none) */
-    spb_energy_edge *energy_edge;    /* the study's last energy window (NULL: none) */
-    spb_run_outputs out;             /* where the rows go */
+    const spb_roofline *roofline; /* the bounds and cache sizes (NULL: none) */
+    const char *settings;         /* the row key's settings part (see report.h) */
+    const char *measured_under;   /* the rows' measured_under (see report.h) */
+    const spb_done_set *done;     /* --resume: rows already measured (NULL: none) */
+    const char *cache_dir;        /* --cache: parsed matrices kept here (NULL: none) */
+    spb_energy_meters *energy;    /* the CPU's and GPU's counters (NULL: none read; a dead one is
+                                   * marked by its first pass) */
+    double energy_window_s;       /* each row's energy pass (0: none) */
+    spb_energy_edge *energy_edge; /* the study's last energy window (NULL: none) */
+    spb_run_outputs out;          /* where the rows go */
 } spb_run_opts;
 
 /* A distributed row's time at one rank. */
