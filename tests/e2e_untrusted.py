@@ -383,9 +383,50 @@ def test_impossible_size_line(tmp):
           % (peak / 1e9, estimate / 1e9))
 
 
+def children_of(pid):
+    try:
+        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+            return [int(c) for c in f.read().split()]
+    except OSError:
+        return []
+
+
+def alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_processes_child_ends_with_parent(tmp):
+    """Item 12: a --processes run whose parent is killed with -9 does not
+    leave its child running (it once went on alone, holding its files'
+    locks, with nothing left to merge its rows)."""
+    csv_path = os.path.join(tmp, "p.csv")
+    parent = subprocess.Popen([SPBENCH, "run", "--processes", "2", "--kernels", "csr.serial",
+                               "--threads", "1", "--min-time", "5", "--bandwidth", "10",
+                               "--quiet", "--csv", csv_path, CAGE4],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    while time.time() < deadline and not children_of(parent.pid):
+        time.sleep(0.05)
+    children = children_of(parent.pid)
+    check(children, "the run started a child")
+    parent.kill()
+    parent.wait()
+    deadline = time.time() + 30
+    while time.time() < deadline and any(alive(c) for c in children):
+        time.sleep(0.1)
+    left = [c for c in children if alive(c)]
+    check(not left, "the child ends with its parent: %s still running" % left)
+    for c in left:
+        os.kill(c, 9)
+
+
 if __name__ == "__main__":
     run_tests([test_names_reach_gnuplot_and_html_as_text, test_temp_files_of_others,
                test_two_pid_namespaces, test_fetch_stays_in_its_cache,
                test_fetch_checks_the_whole_stream, test_fetch_output_and_deadline,
-               test_impossible_size_line],
+               test_impossible_size_line, test_processes_child_ends_with_parent],
               "spb_e2e_untrusted_", globals())

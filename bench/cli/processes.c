@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -71,8 +72,12 @@ static char **run_args_of(const char *self, int argc, char **argv, int k, int ru
 static int run_child(char **args)
 {
     fflush(NULL);
+    pid_t parent = getpid();
     pid_t child = fork();
     if (child == 0) {
+        /* a parent killed outright takes its run with it: no run goes on
+         * alone, holding its files' locks, with nothing to merge it */
+        if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent) _exit(EXIT_RESULTS_BAD);
         placement_give_back_start_cpus(); /* the parent's CPUs, not its first thread's one */
         execv(args[0], args);
         fprintf(stderr, "spbench: cannot run %s: %s\n", args[0], strerror(errno));
