@@ -405,7 +405,7 @@ def test_processes_child_ends_with_parent(tmp):
     locks, with nothing left to merge its rows)."""
     csv_path = os.path.join(tmp, "p.csv")
     parent = subprocess.Popen([SPBENCH, "run", "--processes", "2", "--kernels", "csr.serial",
-                               "--threads", "1", "--min-time", "5", "--bandwidth", "10",
+                               "--threads", "1", "--min-time", "120", "--bandwidth", "10",
                                "--quiet", "--csv", csv_path, CAGE4],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 60
@@ -415,7 +415,7 @@ def test_processes_child_ends_with_parent(tmp):
     check(children, "the run started a child")
     parent.kill()
     parent.wait()
-    deadline = time.time() + 30
+    deadline = time.time() + 20  # the child's own row lasts 120 s
     while time.time() < deadline and any(alive(c) for c in children):
         time.sleep(0.1)
     left = [c for c in children if alive(c)]
