@@ -213,6 +213,32 @@ def test_cancel_and_resubmit(cluster, tmp, single):
           % (len(partial), len(merged), len(single)))
 
 
+def test_hostile_names(cluster, tmp):
+    """Issue 74 item 1: a matrix whose file name would run a command in a
+    shell or in gnuplot goes through submit.sh, the shards, the merge job
+    and its charts as a name (a SpGEMM study: its time chart's key names
+    every matrix): its rows are merged, and nothing ran."""
+    folder = os.path.join(tmp, "hostile")
+    os.makedirs(folder)
+    name = "c`touch${IFS}PWNED`'$(touch PWNED)\""
+    shutil.copy(os.path.join(BUNDLED, "cage4.mtx.gz"), os.path.join(folder, name + ".mtx.gz"))
+    out = os.path.join(tmp, "hostile-study")
+    r = cluster.run(SUBMIT, "--shards", "2", "--spbench", SPBENCH, out,
+                    os.path.join(folder, name + ".mtx.gz"),
+                    os.path.join(BUNDLED, "west0479.mtx.gz"), "--", "--op", "spgemm",
+                    "--kernels", "spgemm.gustavson", "--reps", "2", "--min-time", "0")
+    check(r.returncode == 0, "submit.sh takes the name: %s %s" % (r.stdout, r.stderr))
+    check(cluster.wait_idle(240), "the study finished within 4 minutes")
+    results = os.path.join(out, "results.csv")
+    merged = read_rows(results) if os.path.exists(results) else []
+    check(name in {row["matrix"] for row in merged}, "its rows are merged under its name: %s"
+          % sorted({row["matrix"] for row in merged}))
+    if shutil.which("gnuplot"):
+        check(os.path.exists(os.path.join(out, "charts", "spgemm_time.png")), "charts drawn")
+    made = [os.path.join(d, f) for d, _, files in os.walk(tmp) for f in files if f == "PWNED"]
+    check(not made, "nothing ran: %s" % made)
+
+
 def main():
     skip_whole_test(cannot_run(), "SPB_REQUIRE_SLURM")
     tmp = tempfile.mkdtemp(prefix="spb_e2e_slurm_")
@@ -228,6 +254,7 @@ def main():
             test_study(cluster, tmp, single)
             test_ranks(cluster, tmp)
             test_cancel_and_resubmit(cluster, tmp, single)
+            test_hostile_names(cluster, tmp)
     finally:
         cluster.stop()
         shutil.rmtree(tmp, ignore_errors=True)
