@@ -424,9 +424,52 @@ def test_processes_child_ends_with_parent(tmp):
         os.kill(c, 9)
 
 
+def test_report_malformed_fields(tmp):
+    """Item 12: report answers a results file with a malformed field in one
+    line, exit 1, as compare does (it once raised a traceback on 12 of 14)."""
+    json_path = os.path.join(tmp, "r12.json")
+    r = spbench("run", *FAST, "--kernels", "csr.serial,csr.omp.nnz", "--json", json_path, CAGE4)
+    check(r.returncode == 0, "the study to spoil: %s" % r.stderr[-300:])
+    with open(json_path, encoding="utf-8") as f:
+        good = f.read()
+
+    def spoiled(change):
+        doc = json.loads(good)
+        change(doc)
+        return doc
+
+    cases = {
+        "rows null": lambda d: d.update(rows=None),
+        "a row not an object": lambda d: d["rows"].__setitem__(0, "x"),
+        "kernel null": lambda d: d["rows"][0].update(kernel=None),
+        "matrix a number": lambda d: d["rows"][0].update(matrix=7),
+        "gflops 10**400": lambda d: d["rows"][0].update(gflops=10 ** 400),
+        "nnz text": lambda d: d["rows"][0].update(nnz="many"),
+        "time a list": lambda d: d["rows"][0].update(time_ms_median=[1]),
+        "settings a list": lambda d: d.update(settings=[1]),
+        "machine text": lambda d: d.update(machine="x"),
+        "gpu text": lambda d: d["machine"].update(gpu="x"),
+        "totals a list": lambda d: d.update(totals=[]),
+        "noise a number": lambda d: d.update(noise=3),
+        "columns a number": lambda d: d.update(columns=3),
+        "shards not a list": lambda d: d.update(merged=True, shards=3),
+        "a total as text": lambda d: d["totals"].update(ok="x"),
+    }
+    for what, change in cases.items():
+        path = os.path.join(tmp, "bad.json")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(spoiled(change), f)
+        r = spbench("report", path, "-o", os.path.join(tmp, "bad.html"), "--force")
+        lines = r.stderr.strip().splitlines()
+        check(r.returncode == 1 and len(lines) == 1 and lines[0].startswith("spbench report:")
+              and "Traceback" not in r.stderr,
+              "report on %s: one line, exit 1: %d %s" % (what, r.returncode, r.stderr[-300:]))
+
+
 if __name__ == "__main__":
     run_tests([test_names_reach_gnuplot_and_html_as_text, test_temp_files_of_others,
                test_two_pid_namespaces, test_fetch_stays_in_its_cache,
                test_fetch_checks_the_whole_stream, test_fetch_output_and_deadline,
-               test_impossible_size_line, test_processes_child_ends_with_parent],
+               test_impossible_size_line, test_processes_child_ends_with_parent,
+               test_report_malformed_fields],
               "spb_e2e_untrusted_", globals())
