@@ -97,12 +97,12 @@ def test_fp32_bound_in_header(tmp):
                 *FAST[:-1], "--csv", out, os.path.join(BUNDLED, "cage4.mtx.gz"))
     check(r.returncode == 0, "fp32 SpGEMM exits 0: %s" % r.stderr[-300:])
     line = [ln for ln in r.stdout.splitlines() if ln.startswith("# validation:")]
-    check(len(line) == 1 and "fp32 rows: " in line[0], "header names the fp32 bound: %s" % line)
-    stated = float(line[0].split("fp32 rows: ")[1].split(",")[0])
+    check(len(line) == 1 and "within 1 x its rounding bound" in line[0] and
+          "2^-24 in fp32" in line[0] and "(|A||B|)_ij" in line[0],
+          "header names each precision's bound: %s" % line)
     tolerance = {row["precision"]: float(row["tolerance"]) for row in read_rows(out)}
-    check(set(tolerance) == {"fp64", "fp32"}, "both precisions ran: %s" % tolerance)
-    check(abs(tolerance["fp32"] - stated) <= 0.06 * stated and tolerance["fp64"] < stated,
-          "fp32 rows held to the stated %g: %s" % (stated, tolerance))
+    check(tolerance == {"fp64": 1.0, "fp32": 1.0},
+          "both precisions held to the stated factor on their bound: %s" % tolerance)
 
 
 def test_list():

@@ -99,24 +99,49 @@ static void test_scale_beside(void)
     CHECK(nonzero == M - 1, "every row but the empty one has a positive scale: %d", nonzero);
 }
 
+/* Each row judged against its own rounding bound: its length and |A||x|. */
 static void test_validation(void)
 {
-    spb_value ref[] = {1, -2, 3}, good[] = {1, -2, 3}, bad[] = {1, -2, 3.5}, nan_y[] = {1, NAN, 3};
+    /* rows of 1, 2 and 3 entries (and an empty one) of a 4 x 3 matrix */
+    static spb_index row_ptr[] = {0, 1, 3, 3, 6}, col_idx[] = {0, 0, 1, 0, 1, 2};
+    static spb_value val[] = {1, 1, 1, 1, 1, 1};
+    spb_csr A = {4, 3, 6, row_ptr, col_idx, val};
+    spb_value ref[] = {1, -2, 0, 3}, y_abs[] = {1, 2, 0, 3};
+    spb_value good[] = {1, -2, 0, 3}, nan_y[] = {1, NAN, 0, 3};
     spb_validation v;
-    validate_vector(3, good, ref, 6.0, 1e-10, &v);
-    CHECK(v.passed && v.abs_l2 == 0 && v.rel_l2 == 0 && v.max_abs == 0, "identical vectors");
-    validate_vector(3, bad, ref, 6.0, 1e-10, &v);
-    CHECK(!v.passed, "an error of 0.5 passed");
-    CHECK(v.abs_l2 == 0.5 && v.max_abs == 0.5, "abs %g max %g", v.abs_l2, v.max_abs);
-    CHECK(fabs(v.rel_l2 - 0.5 / sqrt(14.0)) < 1e-15, "rel %g", v.rel_l2);
-    validate_vector(3, nan_y, ref, 6.0, 1e-10, &v);
+    validate_vector(&A, good, ref, y_abs, SPB_FP64, 0, 1.0, &v);
+    CHECK(v.passed && v.abs_l2 == 0 && v.rel_l2 == 0 && v.max_abs == 0 && v.failed_row < 0,
+          "identical vectors");
+    /* the bound of row 3 (3 terms, |A||x| 3) in fp64: about 7 u * 3 */
+    double bound = rounding_bound(3, 3.0, SPB_FP64, 0);
+    CHECK(bound > 6 * 0x1p-53 * 3 && bound < 8 * 0x1p-53 * 3, "fp64 bound of 3 terms: %g", bound);
+    spb_value within[] = {1, -2, 0, 3 + 4 * 0x1p-52}, past[] = {1, -2, 0, 3 + 16 * 0x1p-52};
+    validate_vector(&A, within, ref, y_abs, SPB_FP64, 0, 1.0, &v);
+    CHECK(v.passed, "an error of 4 ulps on a row of 3 passes (bound %g)", bound);
+    validate_vector(&A, past, ref, y_abs, SPB_FP64, 0, 1.0, &v);
+    CHECK(!v.passed && v.failed_row == 3, "an error of 16 ulps on a row of 3 fails: row %d",
+          (int)v.failed_row);
+    CHECK(fabs(v.rel_l2 - 16 * 0x1p-52 / sqrt(14.0)) < 1e-20, "rel %g", v.rel_l2);
+    validate_vector(&A, past, ref, y_abs, SPB_FP64, 0, 10.0, &v);
+    CHECK(v.passed, "--tol 10 widens every row's bound tenfold");
+    validate_vector(&A, nan_y, ref, y_abs, SPB_FP64, 0, 1.0, &v);
     CHECK(!v.passed, "a NaN passed");
-    validate_vector(3, bad, ref, 6.0, 1.0, &v);
-    CHECK(v.passed, "tolerance 1 should accept an error of 0.5 at scale 6");
-    spb_value zero[] = {0, 0};
-    validate_vector(2, zero, zero, 0.0, 1e-10, &v);
+    /* fp32: the row's length times 2^-24, and A's and x's rounding when the
+     * reference is of the fp64 inputs */
+    spb_value f32[] = {1, -2, 0, 3 + 3 * 0x1p-23};
+    validate_vector(&A, f32, ref, y_abs, SPB_FP32, 0, 1.0, &v);
+    CHECK(v.passed, "fp32: 3 fp32 ulps on a row of 3 pass");
+    spb_value dropped[] = {1, -2, 0, 2}; /* row 3 lost one of its three entries */
+    validate_vector(&A, dropped, ref, y_abs, SPB_FP32, 1, 1.0, &v);
+    CHECK(!v.passed && v.failed_row == 3, "fp32: a dropped entry fails");
+    CHECK(rounding_bound(3, 3.0, SPB_FP32, 1) > rounding_bound(3, 3.0, SPB_FP32, 0),
+          "the inputs' rounding widens the bound");
+    CHECK(isinf(rounding_bound(1e8, 1.0, SPB_FP32, 0)), "no bound past 1/u terms");
+    spb_value zero[] = {0, 0, 0, 0};
+    validate_vector(&A, zero, zero, zero, SPB_FP64, 0, 1.0, &v);
     CHECK(v.passed && v.rel_l2 == 0, "zero vectors");
-    validate_vector(0, zero, zero, 0.0, 1e-10, &v);
+    spb_csr empty = {0, 0, 0, row_ptr, col_idx, val};
+    validate_vector(&empty, zero, zero, zero, SPB_FP64, 0, 1.0, &v);
     CHECK(v.passed, "empty vectors");
 }
 

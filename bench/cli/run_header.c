@@ -241,16 +241,14 @@ void print_run_header(const run_args *a, int matrices, int selected)
                a->gpu.cc_major, a->gpu.cc_minor, a->gpu.driver_version, a->gpu.runtime_version);
     else
         printf("# GPU: %s\n", a->gpu_msg);
-    if (o->op == operation_spgemm())
-        printf("# validation: C's pattern exactly the reference's, |c_ij - ref_ij| <= %.1e * "
-               "(|A||B|)_ij",
-               o->tolerance);
-    else
-        printf("# validation: ||y - y_ref||_2 <= %.1e * || |A| |x| ||_2", o->tolerance);
-    printf(" (fp32 rows: %.1e, the bound scaled by the unit roundoff, at most %.1e unless --tol "
-           "is looser)\n",
-           validation_bound(o->tolerance, SPB_FP32),
-           validation_bound(SPB_DEFAULT_TOLERANCE, SPB_FP32));
+    /* the bound as validate.h's rounding_bound makes it */
+    int spgemm = o->op == operation_spgemm();
+    printf("# validation: %s, each %s within %g x its rounding bound: (gamma_{k+1}(u) + "
+           "gamma_k(2^-53)) x %s, k the %s entries, u 2^-53 in fp64 and 2^-24 in fp32 rows "
+           "(those also + 2u for A's and %s rounding)\n",
+           spgemm ? "C's pattern exactly the reference's" : "y against a compensated reference",
+           spgemm ? "c_ij" : "y_i", o->tolerance, spgemm ? "(|A||B|)_ij" : "(|A||x|)_i",
+           spgemm ? "row of A's" : "row's", spgemm ? "B's" : "x's");
     printf("# settings: %s%s\n", a->settings, a->resume ? "; resuming" : "");
     printf("# timing: %d warm-up calls, >= %d samples and >= %.3g s per kernel; noisy beyond "
            "%g%% spread (--max-noise)\n",

@@ -166,10 +166,11 @@ static double spgemm_bytes(const spb_case *c, const spb_kernel_plan *plan, spb_p
 /* After an fp32 row failed: whether fp32's range explains it. A and B are
  * rounded to fp32, each product made in fp32 as the kernels make it and
  * the products summed in fp64; when that already misses the reference and
- * the kernel's C (same pattern) agrees with it, values or products below
- * fp32's range are the cause (values above it are declined before), not
- * the kernel, and msg says so, as the SpMV rows do. 0 otherwise (or
- * without memory for the check): the row stays wrong. */
+ * the kernel's C (same pattern) agrees with it within the kernel's own
+ * rounding bound, values or products below fp32's range are the cause
+ * (values above it are declined before), not the kernel, and msg says so,
+ * as the SpMV rows do. 0 otherwise (or without memory for the check): the
+ * row stays wrong. */
 static int fp32_range_misses(const spb_case *c, double tolerance, char *msg)
 {
     const spgemm_data *d = c->data;
@@ -179,12 +180,17 @@ static int fp32_range_misses(const spb_case *c, double tolerance, char *msg)
         memcmp(C->col_idx, R->col_idx, sizeof *R->col_idx * (size_t)R->nnz) != 0)
         return 0;
     double *acc = spb_calloc((size_t)B->n + 1, sizeof *acc);
-    if (!acc) return 0;
+    double *acc_abs = spb_calloc((size_t)B->n + 1, sizeof *acc_abs);
+    if (!acc || !acc_abs) {
+        spb_free(acc);
+        spb_free(acc_abs);
+        return 0;
+    }
     double smallest = INFINITY;
     spb_index miss_row = -1, miss_col = -1;
     int agrees = 1;
     for (spb_index i = 0; i < A->m && agrees; i++) {
-        double products = 0;
+        double terms = A->row_ptr[i + 1] - A->row_ptr[i];
         for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
             const float a = (float)A->val[k];
             if (A->val[k] != 0 && fabs(A->val[k]) < smallest) smallest = fabs(A->val[k]);
@@ -193,24 +199,26 @@ static int fp32_range_misses(const spb_case *c, double tolerance, char *msg)
                 if (B->val[t] != 0 && fabs(B->val[t]) < smallest) smallest = fabs(B->val[t]);
                 const float product = a * (float)B->val[t];
                 acc[B->col_idx[t]] += product;
+                acc_abs[B->col_idx[t]] += fabsf(product);
             }
-            products += B->row_ptr[r + 1] - B->row_ptr[r];
         }
         /* the reference's row holds every column the row touched (its pattern
          * is structural): read and cleared there */
         for (spb_index k = R->row_ptr[i]; k < R->row_ptr[i + 1]; k++) {
-            const double made = acc[R->col_idx[k]], bound = tolerance * d->scale[k];
-            acc[R->col_idx[k]] = 0;
-            if (miss_row < 0 && !(fabs(made - R->val[k]) <= bound)) {
+            const double made = acc[R->col_idx[k]], made_abs = acc_abs[R->col_idx[k]];
+            acc[R->col_idx[k]] = acc_abs[R->col_idx[k]] = 0;
+            double miss = tolerance * rounding_bound(terms, d->scale[k], SPB_FP32, 1);
+            if (miss_row < 0 && !(fabs(made - R->val[k]) <= miss)) {
                 miss_row = i;
                 miss_col = R->col_idx[k];
             }
-            /* each product or partial sum may also be flushed from below fp32's
-             * smallest normal to 0 (flush-to-zero arithmetic, as device atomics do) */
-            agrees = agrees && fabs(C->val[k] - made) <= 2 * bound + products * FLT_MIN;
+            double own = tolerance * (rounding_bound(terms, made_abs, SPB_FP32, 0) +
+                                      flush_slack(terms, SPB_FP32));
+            agrees = agrees && fabs(C->val[k] - made) <= own;
         }
     }
     spb_free(acc);
+    spb_free(acc_abs);
     if (miss_row < 0 || !agrees) return 0;
     snprintf(msg, SPB_MSG_LEN,
              "A and B in fp32, their products made in fp32, already miss the reference at (%d, "
@@ -231,7 +239,8 @@ static spb_row_status spgemm_product(const spb_kernel *kernel, void *state, spb_
     if (st == SPB_OK && kernel->check) st = kernel->check(state, msg);
     if (st != SPB_OK) return SPB_ROW_ERROR;
     char where[SPB_MSG_LEN];
-    validate_csr(&d->C, &d->ref, d->scale, tolerance, v, where, sizeof where);
+    validate_csr(&d->C, &d->ref, d->scale, c->A, c->precision, c->precision == SPB_FP32, tolerance,
+                 v, where, sizeof where);
     if (!v->passed) spb_fail(msg, SPB_ERR_INVALID, "%s", where);
     if (v->reference_overflow) return SPB_ROW_ERROR;
     if (!v->passed && c->precision == SPB_FP32 && fp32_range_misses(c, tolerance, msg))

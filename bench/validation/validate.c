@@ -1,6 +1,7 @@
 /* validate.c — error norms against the reference. */
 #include "bench/validation/validate.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 
@@ -35,11 +36,20 @@ double vector_norm2(spb_index len, const spb_value *v)
     return norm_value(&n);
 }
 
-double validation_bound(double tolerance, spb_precision precision)
+/* gamma_n = n u / (1 - n u): the relative bound of n roundings; none past n u = 1. */
+static double gamma_n(double n, double u) { return n * u < 1 ? n * u / (1 - n * u) : INFINITY; }
+
+double rounding_bound(double terms, double abs_sum, spb_precision precision, int inputs_rounded)
 {
-    double ratio = spb_precision_unit_roundoff(precision) / spb_precision_unit_roundoff(SPB_FP64);
-    double scaled = tolerance * ratio, most = SPB_DEFAULT_TOLERANCE * ratio;
-    return fmax(tolerance, fmin(scaled, most));
+    double u = spb_precision_unit_roundoff(precision);
+    double relative = gamma_n(terms + 1, u) + gamma_n(terms, spb_precision_unit_roundoff(SPB_FP64));
+    if (inputs_rounded) relative += 2 * u + u * u;
+    return relative * abs_sum;
+}
+
+double flush_slack(double terms, spb_precision precision)
+{
+    return (terms + 1) * (precision == SPB_FP32 ? FLT_MIN : DBL_MIN);
 }
 
 /* err over ref, 0 when both are 0. */
@@ -48,25 +58,34 @@ static double relative(double err, double ref)
     return ref > 0 ? err / ref : (err == 0 ? 0.0 : INFINITY);
 }
 
-void validate_vector(spb_index len, const spb_value *y, const spb_value *y_ref, double scale,
+void validate_vector(const spb_csr *A, const spb_value *y, const spb_value *y_ref,
+                     const spb_value *y_abs, spb_precision precision, int inputs_rounded,
                      double tolerance, spb_validation *out)
 {
-    norm_sum err = {0, 0};
+    norm_sum err = {0, 0}, abs = {0, 0};
     double max_abs = 0.0;
     int finite = 1;
-    for (spb_index i = 0; i < len; i++) {
+    out->failed_row = -1;
+    out->failed_bound = NAN;
+    for (spb_index i = 0; i < A->m; i++) {
         double d = y[i] - y_ref[i];
         if (!isfinite(d)) finite = 0;
         norm_add(&err, d);
+        norm_add(&abs, y_abs[i]);
         if (fabs(d) > max_abs) max_abs = fabs(d);
+        double bound = tolerance * rounding_bound(A->row_ptr[i + 1] - A->row_ptr[i], y_abs[i],
+                                                  precision, inputs_rounded);
+        if (!(fabs(d) <= bound) && out->failed_row < 0) {
+            out->failed_row = i;
+            out->failed_bound = bound;
+        }
     }
-    double ref_norm = vector_norm2(len, y_ref);
-    out->reference_overflow = !isfinite(ref_norm) || !isfinite(scale);
+    double ref_norm = vector_norm2(A->m, y_ref);
+    out->reference_overflow = !isfinite(ref_norm) || !isfinite(norm_value(&abs));
     out->abs_l2 = finite ? norm_value(&err) : NAN;
     out->max_abs = finite ? max_abs : NAN;
     out->rel_l2 = out->reference_overflow ? NAN : relative(out->abs_l2, ref_norm);
-    out->passed = finite && !out->reference_overflow && isfinite(out->abs_l2) &&
-                  out->abs_l2 <= tolerance * scale;
+    out->passed = finite && !out->reference_overflow && out->failed_row < 0;
 }
 
 /* The first column where row i of C and of ref differ. */
@@ -103,20 +122,25 @@ static int same_pattern(const spb_csr *C, const spb_csr *ref, char *where, size_
     return 1;
 }
 
-void validate_csr(const spb_csr *C, const spb_csr *ref, const spb_value *scale, double tolerance,
+void validate_csr(const spb_csr *C, const spb_csr *ref, const spb_value *scale, const spb_csr *A,
+                  spb_precision precision, int inputs_rounded, double tolerance,
                   spb_validation *out, char *where, size_t where_size)
 {
     out->abs_l2 = out->rel_l2 = out->max_abs = NAN;
     out->reference_overflow = 0;
     out->passed = 0;
+    out->failed_row = -1;
+    out->failed_bound = NAN;
     where[0] = '\0';
     if (!same_pattern(C, ref, where, where_size)) return;
     norm_sum err2 = {0, 0}, ref2 = {0, 0};
     double worst = 0.0;
     int passed = 1, overflow = 0;
-    for (spb_index i = 0; i < ref->m; i++)
+    for (spb_index i = 0; i < ref->m; i++) {
+        double terms = A->row_ptr[i + 1] - A->row_ptr[i];
         for (spb_index k = ref->row_ptr[i]; k < ref->row_ptr[i + 1]; k++) {
             double err = fabs(C->val[k] - ref->val[k]);
+            double bound = tolerance * rounding_bound(terms, scale[k], precision, inputs_rounded);
             norm_add(&err2, err);
             norm_add(&ref2, ref->val[k]);
             if (err > worst || isnan(err)) worst = err;
@@ -127,13 +151,16 @@ void validate_csr(const spb_csr *C, const spb_csr *ref, const spb_value *scale, 
                              (int)i, (int)ref->col_idx[k]);
                 overflow = 1;
                 passed = 0;
-            } else if (!(err <= tolerance * scale[k]) && passed) {
+            } else if (!(err <= bound) && passed) {
                 passed = 0;
+                out->failed_row = i;
+                out->failed_bound = bound;
                 snprintf(where, where_size,
-                         "value differs first at (%d, %d): %.17g, expected %.17g", (int)i,
-                         (int)ref->col_idx[k], C->val[k], ref->val[k]);
+                         "value differs first at (%d, %d): %.17g, expected %.17g within %.3g",
+                         (int)i, (int)ref->col_idx[k], C->val[k], ref->val[k], bound);
             }
         }
+    }
     out->reference_overflow = overflow;
     out->abs_l2 = norm_value(&err2);
     out->rel_l2 = overflow ? NAN : relative(out->abs_l2, norm_value(&ref2));

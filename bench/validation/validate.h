@@ -4,41 +4,58 @@
 
 #include "formats/csr.h"
 
-#define SPB_DEFAULT_TOLERANCE 1e-10
+/* The factor on the rounding bound (--tol): 1 is the bound itself. */
+#define SPB_DEFAULT_TOLERANCE 1.0
 
 typedef struct {
     double abs_l2;  /* ||y - y_ref||_2 */
     double rel_l2;  /* ||y - y_ref||_2 / ||y_ref||_2 (0 when both are 0) */
     double max_abs; /* max_i |y_i - y_ref_i| */
-    int passed;     /* abs_l2 <= tolerance * scale (NaN never passes) */
+    int passed;     /* every entry within tolerance times its rounding bound (NaN never passes) */
     /* the exact result (or its bound) is not finite in fp64: nothing to
      * judge against, never passed */
     int reference_overflow;
+    spb_index failed_row; /* the first entry past its bound: its row, or -1 */
+    double failed_bound;  /* and the bound it passed */
 } spb_validation;
 
-/* Rounding errors of a length-k dot product are bounded by about
- * k*eps*(|A||x|)_i per row, so the error is judged against
- * scale = ||(|A||x|)||_2, not ||y_ref||_2, which cancellation can make
- * arbitrarily small. */
-void validate_vector(spb_index len, const spb_value *y, const spb_value *y_ref, double scale,
-                     double tolerance, spb_validation *out);
+/* The most a correct result entry can be off, in a kernel of `precision`,
+ * when it sums `terms` products whose absolute values sum to abs_sum:
+ * gamma_{terms+1} = (terms+1) u / (1 - (terms+1) u) times abs_sum (each
+ * product passes at most `terms` roundings in any order of summation, and
+ * the result one more where it is stored narrower; Higham, Accuracy and
+ * Stability, 3.1), plus the reference's own, gamma_terms in fp64; with
+ * inputs_rounded (an fp32 row judged against the fp64 inputs' reference)
+ * 2u + u^2 more for the operands' rounding. Infinite where terms * u
+ * reaches 1 (no bound). Values below the precision's normal range are not
+ * covered: a row there fails, and is then told apart by flush_slack. */
+double rounding_bound(double terms, double abs_sum, spb_precision precision, int inputs_rounded);
 
-/* The bound a row of `precision` is judged by: the tolerance scaled by its
- * unit roundoff (fp32: 5.4e8 times fp64's), but never above the default
- * tolerance's scaled bound unless the tolerance itself is (--tol 1e-2
- * once made the fp32 bound 5.4e6, which passes anything). */
-double validation_bound(double tolerance, spb_precision precision);
+/* What flushing to zero can take from a sum of `terms` products beyond
+ * rounding_bound: terms + 1 smallest normals of the precision (each product
+ * and partial sum flushed, as device atomics do). */
+double flush_slack(double terms, spb_precision precision);
+
+/* y = A*x of a kernel of `precision` against y_ref: row i passes when
+ * |y_i - y_ref_i| <= tolerance * rounding_bound(row i's entries, y_abs_i,
+ * ...), y_abs being |A||x| (judged per row, against the row's own length and
+ * |A||x|, not a norm that a long row's error hides in). */
+void validate_vector(const spb_csr *A, const spb_value *y, const spb_value *y_ref,
+                     const spb_value *y_abs, spb_precision precision, int inputs_rounded,
+                     double tolerance, spb_validation *out);
 
 /* ||v||_2, without overflow for entries near the largest double. */
 double vector_norm2(spb_index len, const spb_value *v);
 
-/* A sparse result C against its reference: the pattern must be the same
- * exactly (sizes, row pointers, columns), and each value within
- * tolerance * scale_ij, scale being |A|*|B| on the reference's pattern
- * (rounding is bounded by the absolute products, not by c_ij). abs_l2 and
- * rel_l2 are Frobenius norms, max_abs the worst entry. On a failure, where
- * names the first differing (row, column). */
-void validate_csr(const spb_csr *C, const spb_csr *ref, const spb_value *scale, double tolerance,
+/* A sparse result C = A*B against its reference: the pattern must be the
+ * same exactly (sizes, row pointers, columns), and each value c_ij within
+ * tolerance * rounding_bound(A's row i length, scale_ij, ...), scale being
+ * |A|*|B| on the reference's pattern (an entry sums at most as many
+ * products as row i of A has entries). abs_l2 and rel_l2 are Frobenius
+ * norms, max_abs the worst entry. On a failure, where names the first
+ * differing (row, column). */
+void validate_csr(const spb_csr *C, const spb_csr *ref, const spb_value *scale, const spb_csr *A,
+                  spb_precision precision, int inputs_rounded, double tolerance,
                   spb_validation *out, char *where, size_t where_size);
 
 #endif

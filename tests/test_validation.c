@@ -1,0 +1,217 @@
+/* test_validation.c — the run's validation against planted wrong kernels:
+ * on every bundled matrix and every generator shape, in fp64 and fp32, a
+ * product that drops the last entry of every row, 0.1% of the entries, or
+ * one entry of a single row of up to 1,000 entries (its largest; in fp64
+ * its first and last too) is `wrong`, and the
+ * same product without the drop is `ok` (the bound passes honest
+ * rounding, in any order of summation). SpGEMM: a C missing one product
+ * of one entry is `wrong`. */
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/inputs/gen.h"
+#include "bench/inputs/rng.h"
+#include "bench/inputs/sources.h"
+#include "bench/run/op_spgemm.h"
+#include "bench/run/op_spmv.h"
+#include "bench/validation/validate.h"
+#include "check.h"
+#include "cpu/spgemm_cpu.h"
+
+/* A product made the plain way in the row's precision (forwards or
+ * backwards through each row: both orders are honest), leaving out the
+ * entries marked in drop. */
+typedef struct {
+    const spb_csr *A;
+    const unsigned char *drop; /* NULL: none */
+    spb_precision precision;
+    int backwards;
+} planted;
+
+static spb_status planted_spmv(const void *state, const void *x, void *y, char *msg)
+{
+    (void)msg;
+    const planted *p = state;
+    const spb_csr *A = p->A;
+    for (spb_index i = 0; i < A->m; i++) {
+        double sum64 = 0;
+        float sum32 = 0;
+        for (spb_index n = 0; n < A->row_ptr[i + 1] - A->row_ptr[i]; n++) {
+            spb_index k = p->backwards ? A->row_ptr[i + 1] - 1 - n : A->row_ptr[i] + n;
+            if (p->drop && p->drop[k]) continue;
+            if (p->precision == SPB_FP32)
+                sum32 += (float)A->val[k] * ((const float *)x)[A->col_idx[k]];
+            else
+                sum64 += A->val[k] * ((const double *)x)[A->col_idx[k]];
+        }
+        if (p->precision == SPB_FP32)
+            ((float *)y)[i] = sum32;
+        else
+            ((double *)y)[i] = sum64;
+    }
+    return SPB_OK;
+}
+
+static const spb_spmv_kernel planted_kernel = {.kernel = {.name = "planted"}, .spmv = planted_spmv};
+
+static spb_row_status status_of(spb_case *c, const planted *p, char *msg)
+{
+    c->precision = p->precision;
+    spb_validation v;
+    msg[0] = '\0';
+    return operation_spmv()->product(&planted_kernel.kernel, (void *)p, c, SPB_DEFAULT_TOLERANCE,
+                                     &v, msg);
+}
+
+static void check_matrix(const char *label, const spb_csr *A)
+{
+    const spb_operation *op = operation_spmv();
+    char msg[SPB_MSG_LEN] = "";
+    spb_case c = {.name = label, .A = A};
+    CHECK(op->case_setup(&c, 1, msg) == SPB_OK, "%s: setup: %s", label, msg);
+    unsigned char *drop = calloc((size_t)A->nnz + 1, 1);
+    /* the row of up to 1,000 entries the single drop is made in: the longest */
+    spb_index single = -1;
+    for (spb_index i = 0; i < A->m; i++) {
+        spb_index len = A->row_ptr[i + 1] - A->row_ptr[i];
+        if (len > 0 && len <= 1000 &&
+            (single < 0 || len > A->row_ptr[single + 1] - A->row_ptr[single]))
+            single = i;
+    }
+    for (int precision = 0; precision < 2; precision++)
+        for (int backwards = 0; backwards < 2; backwards++) {
+            planted p = {A, NULL, precision ? SPB_FP32 : SPB_FP64, backwards};
+            spb_row_status st = status_of(&c, &p, msg);
+            CHECK(st == SPB_ROW_OK, "%s/%s: an honest product (%s) is not ok: %d %s", label,
+                  spb_precision_str(p.precision), backwards ? "backwards" : "forwards", (int)st,
+                  msg);
+        }
+    for (int precision = 0; precision < 2; precision++) {
+        planted p = {A, drop, precision ? SPB_FP32 : SPB_FP64, 0};
+        const char *name = spb_precision_str(p.precision);
+        /* the last entry of every row */
+        memset(drop, 0, (size_t)A->nnz);
+        for (spb_index i = 0; i < A->m; i++)
+            if (A->row_ptr[i + 1] > A->row_ptr[i]) drop[A->row_ptr[i + 1] - 1] = 1;
+        spb_row_status st = status_of(&c, &p, msg);
+        CHECK(st == SPB_ROW_WRONG, "%s/%s: the last entry of every row dropped: %d", label, name,
+              (int)st);
+        /* 0.1% of the entries (at least one), at random */
+        memset(drop, 0, (size_t)A->nnz);
+        spb_rng rng;
+        spb_rng_seed(&rng, 74);
+        spb_index count = A->nnz / 1000 > 1 ? A->nnz / 1000 : 1;
+        for (spb_index k = 0; k < count; k++) drop[spb_rng_below(&rng, (uint64_t)A->nnz)] = 1;
+        st = status_of(&c, &p, msg);
+        CHECK(st == SPB_ROW_WRONG, "%s/%s: %d entries (0.1%%) dropped: %d", label, name, (int)count,
+              (int)st);
+        /* one entry of one row: its largest, and in fp64 its first and last
+         * too (an entry 1e-13 of its row's largest is below fp32's rounding:
+         * 1 + 1e-13 is 1 in fp32, so no fp32 product can show it missing) */
+        spb_index largest = single >= 0 ? A->row_ptr[single] : 0;
+        for (spb_index k = largest; single >= 0 && k < A->row_ptr[single + 1]; k++)
+            if (fabs(A->val[k]) > fabs(A->val[largest])) largest = k;
+        spb_index which[] = {largest, single >= 0 ? A->row_ptr[single] : 0,
+                             single >= 0 ? A->row_ptr[single + 1] - 1 : 0};
+        static const char *const what[] = {"largest", "first", "last"};
+        for (int w = 0; w < (precision ? 1 : 3) && single >= 0; w++) {
+            memset(drop, 0, (size_t)A->nnz);
+            drop[which[w]] = 1;
+            st = status_of(&c, &p, msg);
+            CHECK(st == SPB_ROW_WRONG, "%s/%s: the %s entry of row %d (%d entries) dropped: %d",
+                  label, name, what[w], (int)single,
+                  (int)(A->row_ptr[single + 1] - A->row_ptr[single]), (int)st);
+        }
+    }
+    free(drop);
+    op->case_free(&c);
+}
+
+/* SpGEMM: C = A*A of the reference, less one product of one entry. */
+static spb_status given_c(const void *state, spb_csr *C, char *msg)
+{
+    const spb_csr *made = state;
+    if (csr_alloc(C, made->m, made->n, made->nnz, msg) != SPB_OK) return SPB_ERR_NOMEM;
+    memcpy(C->row_ptr, made->row_ptr, sizeof *C->row_ptr * ((size_t)made->m + 1));
+    memcpy(C->col_idx, made->col_idx, sizeof *C->col_idx * (size_t)made->nnz);
+    memcpy(C->val, made->val, sizeof *C->val * (size_t)made->nnz);
+    return SPB_OK;
+}
+
+static void check_spgemm(const char *label, const spb_csr *A)
+{
+    static const spb_spgemm_kernel given = {.kernel = {.name = "given"}, .spgemm = given_c};
+    const spb_operation *op = operation_spgemm();
+    char msg[SPB_MSG_LEN] = "";
+    spb_case c = {.name = label, .A = A};
+    CHECK(op->case_setup(&c, 1, msg) == SPB_OK, "%s: setup: %s", label, msg);
+    spb_csr C;
+    CHECK(csr_spgemm_gustavson(A, A, &C, msg) == SPB_OK, "%s: %s", label, msg);
+    /* the entry of row i with the most products: less its first product */
+    spb_index row = 0;
+    for (spb_index i = 0; i < A->m; i++)
+        if (A->row_ptr[i + 1] - A->row_ptr[i] > A->row_ptr[row + 1] - A->row_ptr[row]) row = i;
+    for (int precision = 0; precision < 2; precision++) {
+        spb_csr mine;
+        CHECK(csr_spgemm_gustavson(A, A, &mine, msg) == SPB_OK, "%s", msg);
+        c.precision = precision ? SPB_FP32 : SPB_FP64;
+        spb_validation v;
+        msg[0] = '\0';
+        spb_row_status st = op->product(&given.kernel, &mine, &c, SPB_DEFAULT_TOLERANCE, &v, msg);
+        CHECK(st == SPB_ROW_OK, "%s/%s: C as made is ok: %d %s", label,
+              spb_precision_str(c.precision), (int)st, msg);
+        /* c_(row, j) less a_(row, r) * a_(r, j), for the row's first entry r */
+        spb_index r = A->col_idx[A->row_ptr[row]];
+        spb_index j = A->col_idx[A->row_ptr[r]];
+        double product = A->val[A->row_ptr[row]] * A->val[A->row_ptr[r]];
+        for (spb_index k = mine.row_ptr[row]; k < mine.row_ptr[row + 1]; k++)
+            if (mine.col_idx[k] == j) mine.val[k] -= product;
+        msg[0] = '\0';
+        st = op->product(&given.kernel, &mine, &c, SPB_DEFAULT_TOLERANCE, &v, msg);
+        CHECK(st == SPB_ROW_WRONG, "%s/%s: one product of c(%d, %d) left out: %d %s", label,
+              spb_precision_str(c.precision), (int)row, (int)j, (int)st, msg);
+        csr_free(&mine);
+    }
+    csr_free(&C);
+    op->case_free(&c);
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = argc > 1 ? argv[1] : "matrices";
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int matrices = 0;
+    while (d && (e = readdir(d)) != NULL) {
+        if (!strstr(e->d_name, ".mtx")) continue;
+        char path[1024], msg[SPB_MSG_LEN] = "";
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        spb_csr A;
+        if (source_load(path, &A, NULL, msg) != SPB_OK) { /* complex: not read yet */
+            csr_free(&A);
+            continue;
+        }
+        check_matrix(e->d_name, &A);
+        if (A.m == A.n && A.nnz < 200000) check_spgemm(e->d_name, &A);
+        csr_free(&A);
+        matrices++;
+    }
+    if (d) closedir(d);
+    CHECK(matrices >= 10, "the bundled matrices were read: %d", matrices);
+    static const char *const shapes[] = {"gen:lap2d:40",           "gen:lap3d:12",
+                                         "gen:random:3000:9",      "gen:rmat:12:8",
+                                         "gen:hubs:4000:6:2:900",  "gen:road:60:70",
+                                         "gen:lp:400:8000:3:20:2", "gen:circuit:3000:5:2:800"};
+    for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
+        char msg[SPB_MSG_LEN] = "";
+        spb_csr A;
+        CHECK(gen_matrix(shapes[k], &A, msg) == SPB_OK, "%s: %s", shapes[k], msg);
+        check_matrix(shapes[k], &A);
+        if (A.m == A.n) check_spgemm(shapes[k], &A);
+        csr_free(&A);
+    }
+    return check_done();
+}
