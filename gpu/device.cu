@@ -21,7 +21,18 @@ extern "C" spb_status gpu_query(spb_gpu_info *info, char *msg)
         if (!driver || err == cudaErrorNoDevice || count == 0)
             return spb_fail(msg, SPB_ERR_DEVICE, "no CUDA device on this machine%s",
                             driver ? "" : " (no NVIDIA driver is loaded)");
-        return spb_fail(msg, SPB_ERR_DEVICE, "no usable CUDA device: %s", cudaGetErrorString(err));
+        int driver_version = 0, runtime_version = 0;
+        cudaDriverGetVersion(&driver_version);
+        cudaRuntimeGetVersion(&runtime_version);
+        if (err == cudaErrorInsufficientDriver)
+            return spb_fail(msg, SPB_ERR_DEVICE,
+                            "a driver/runtime mismatch: the NVIDIA driver supports CUDA %d.%d, "
+                            "this build's runtime is %d.%d (update the driver, or build with an "
+                            "older CUDA toolkit)",
+                            driver_version / 1000, driver_version % 1000 / 10,
+                            runtime_version / 1000, runtime_version % 1000 / 10);
+        return spb_fail(msg, SPB_ERR_DEVICE, "a CUDA device is here but unusable: %s",
+                        cudaGetErrorString(err));
     }
     cudaDeviceProp prop;
     err = cudaGetDeviceProperties(&prop, 0);
@@ -43,17 +54,20 @@ extern "C" spb_status gpu_query(spb_gpu_info *info, char *msg)
 
 extern "C" int gpu_available(char *why)
 {
-    /* asked once per (matrix, kernel): query the runtime once. Rows say it
-     * plainly; the runtime's own words (which read as "upgrade the driver"
-     * when there simply is no GPU) stay in gpu_query's message, the JSON's. */
+    /* asked once per (matrix, kernel): query the runtime once. Rows say "no
+     * CUDA device" plainly (the JSON's header keeps the details), and a
+     * device that is there but cannot be used in gpu_query's words */
     static int known = 0, available = 0;
+    static char reason[SPB_MSG_LEN];
     if (!known) {
         spb_gpu_info info;
-        char reason[SPB_MSG_LEN] = "";
         available = gpu_query(&info, reason) == SPB_OK;
         known = 1;
     }
-    if (!available) spb_fail(why, SPB_ERR_DEVICE, "no CUDA device on this machine");
+    if (!available)
+        spb_fail(why, SPB_ERR_DEVICE, "%s",
+                 strncmp(reason, "no CUDA device", 14) == 0 ? "no CUDA device on this machine"
+                                                            : reason);
     return available;
 }
 
