@@ -33,6 +33,7 @@ Exit status 1 with a message for a missing, foreign or broken file or a duplicat
 import csv
 import io
 import json
+import math
 import os
 import signal
 import sys
@@ -212,6 +213,13 @@ def number(v):
         return float("nan")
 
 
+def time_or_none(v):
+    """A run's median as JSON holds it: a number, or null where the run has
+    none (a skipped row): never NaN, which is not JSON."""
+    f = number(v)
+    return f if math.isfinite(f) else None
+
+
 _temps = []  # temporary files being written, removed on a signal
 
 
@@ -240,12 +248,15 @@ def process_row(rows):
     """The kept run's row, with the medians of all runs and their spread."""
     i = kept_run(rows)
     row = dict(rows[i])
-    medians = [number(r["time_ms_median"]) for r in rows]
-    kept = medians[i]
-    spread = (max(medians) - min(medians)) / kept if kept > 0 and rows[i]["status"] == "ok" \
-        else 0.0
+    medians = [time_or_none(r["time_ms_median"]) for r in rows]
+    kept, timed = medians[i], [m for m in medians if m is not None]
+    spread = (max(timed) - min(timed)) / kept if kept and rows[i]["status"] == "ok" else 0.0
     noisy = spread > NOISY_SPREAD or any(str(r.get("noisy")) in ("1", "True") for r in rows)
-    row["noisy"] = (1 if noisy else 0) if isinstance(row.get("noisy"), int) else str(int(noisy))
+    was = row.get("noisy")  # kept in its file's form: an int or null in JSON, text in CSV
+    if isinstance(was, str):
+        row["noisy"] = str(int(noisy))
+    elif was is not None or noisy:
+        row["noisy"] = 1 if noisy else 0
     return row, medians, spread
 
 
@@ -283,7 +294,7 @@ def combine_json(paths, where):
         "rows": rows,
         "totals": dict(totals, rows=len(rows)),
     })
-    return json.dumps(combined, indent=1) + "\n", len(rows)
+    return json.dumps(combined, indent=1, allow_nan=False) + "\n", len(rows)
 
 
 def spread_report(combined, runs):

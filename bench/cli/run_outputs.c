@@ -202,7 +202,8 @@ spb_status json_begin(const run_args *a, int matrices, char *msg)
                          .git_commit = spb_git_commit(),
                          .build = spb_build(),
                          .operation = o->op->name,
-                         .precision = a->precision_names,
+                         /* as --precision names it (the schema's fp64, fp32, both) */
+                         .precision = o->precision_count == 2 ? "both" : a->precision_names,
                          .roofline = &a->roofline,
                          .gpu = a->have_gpu ? &a->gpu : NULL,
                          .gpu_reason = a->gpu_msg,
