@@ -22,6 +22,7 @@ try:
         r = subprocess.run([program, *args], capture_output=True, text=True, timeout=600)
         name = os.path.basename(program)
         lines = (r.stdout + r.stderr).strip().splitlines()
+        print("\n".join(l for l in lines if "kernel runs" in l))
         if r.returncode != 1:
             failed += 1
             print("FAILED: %s cuda with the device's memory held (%s) ended %d, not 1 (failed): %s"
