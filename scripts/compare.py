@@ -2,8 +2,8 @@
 """Compares two studies, or two kernels of one study: what `spbench compare`
 runs.
 
-usage: compare.py BASE NEW [--strict] [--fail-if-slower PCT] [--csv OUT] [--json OUT]
-                  [--markdown OUT] [--chart OUTDIR] [--force]
+usage: compare.py BASE NEW [--strict] [--fail-if-slower PCT [--common-only]] [--csv OUT]
+                  [--json OUT] [--markdown OUT] [--chart OUTDIR] [--force]
        compare.py FILE --kernels A,B [...]
 
 Rows are matched by their key (matrix and what it was read from, operation,
@@ -35,8 +35,9 @@ The CSV keeps the samples too (its samples_ms column); a CSV of an older
 spbench has none: its pairs get the ratio of medians and no verdict, and
 --fail-if-slower refuses to judge it. The gate judges every pair: by its
 interval, or by new/base where the samples are too few for one, and a row
-ok in BASE but wrong or in error in NEW fails it; a gate that could judge
-no pair fails. Rows are checked as read: a row twice, a time that is not a
+ok in BASE but wrong, in error, skipped or missing in NEW fails it, as
+does a NEW whose JSON says it was interrupted (--common-only judges only
+the rows both hold); a gate that could judge no pair fails. Rows are checked as read: a row twice, a time that is not a
 positive number, samples that are not times are refused naming the file
 and row. --markdown writes the table and the geometric means as Markdown
 (for a pull request or a report). --csv, --json and --markdown never name
@@ -384,7 +385,12 @@ def pair_rows(base_rows, new_rows, samples_known, by_kernel=None):
     only = sorted(set(base) ^ set(new))
     broken = ["%s %s (%s in NEW)" % (failed[k]["matrix"], failed[k]["kernel"], failed[k]["status"])
               for k in sorted(set(base) & set(failed))]
-    return pairs, [("BASE" if k in base else "NEW", k) for k in only], broken
+    # ok in BASE, and in NEW skipped or not there at all: the gate sees them too
+    in_new = {key_of(r): r for r in new_rows} if not by_kernel else {}
+    lost = ["%s %s (%s in NEW)" % (base[k]["matrix"], base[k]["kernel"],
+                                   in_new[k].get("status") if k in in_new else "missing")
+            for k in sorted(set(base) - set(new) - set(failed))] if not by_kernel else []
+    return pairs, [("BASE" if k in base else "NEW", k) for k in only], broken, lost
 
 
 def no_match(base_rows, new_rows, by_kernel):
@@ -577,12 +583,13 @@ def draw_chart(pairs, outdir):
 
 def parse(argv):
     opts = {"files": [], "strict": False, "pct": None, "csv": None, "json": None,
-            "markdown": None, "kernels": None, "chart": None, "force": False}
+            "markdown": None, "kernels": None, "chart": None, "force": False,
+            "common_only": False}
     i = 0
     while i < len(argv):
         a = argv[i]
-        if a in ("--strict", "--force"):
-            opts[a[2:]] = True
+        if a in ("--strict", "--force", "--common-only"):
+            opts[a[2:].replace("-", "_")] = True
         elif a in ("--fail-if-slower", "--csv", "--json", "--markdown", "--kernels", "--chart"):
             if i + 1 >= len(argv):
                 raise CompareError("%s needs a value" % a)
@@ -620,7 +627,7 @@ def main(argv):
         opts = parse(argv)
     except CompareError as e:
         print("spbench compare: %s\nusage: spbench compare BASE NEW [--strict] "
-              "[--fail-if-slower PCT] [--csv OUT] [--json OUT] [--markdown OUT] "
+              "[--fail-if-slower PCT [--common-only]] [--csv OUT] [--json OUT] [--markdown OUT] "
               "[--chart OUTDIR] [--force]\n"
               "       spbench compare FILE --kernels A,B" % e, file=sys.stderr)
         return 2
@@ -633,7 +640,7 @@ def main(argv):
         if said and opts["strict"]:
             raise CompareError("the studies differ (--strict): " + "; ".join(said))
         known = base_samples and new_samples
-        pairs, only, broken = pair_rows(base_rows, new_rows, known, opts["kernels"])
+        pairs, only, broken, lost = pair_rows(base_rows, new_rows, known, opts["kernels"])
         if not pairs:
             raise CompareError(no_match(base_rows, new_rows, opts["kernels"]))
         summary = summarize(pairs)
@@ -652,8 +659,14 @@ def main(argv):
             print("spbench compare: --fail-if-slower cannot judge: %s" % refusal, file=sys.stderr)
             return 1
         slow = gate(pairs, summary, opts["pct"], broken)
+        if not opts["common_only"]:
+            slow += lost
+            if new_doc.get("interrupted"):
+                slow.insert(0, "NEW was interrupted (%s): its study is not whole" %
+                            new_doc["interrupted"])
         if slow:
-            print("spbench compare: slower by more than %g%% (or broken in NEW): %s%s" %
+            print("spbench compare: slower by more than %g%% (or broken or lost in NEW; "
+                  "--common-only judges only the rows both hold): %s%s" %
                   (opts["pct"], "; ".join(slow[:5]),
                    " and %d more" % (len(slow) - 5) if len(slow) > 5 else ""), file=sys.stderr)
             return 1

@@ -41,5 +41,39 @@ def test_outputs_follow_the_schema(tmp):
     check(r.returncode == 0, "compare takes it: %d %s" % (r.returncode, r.stderr[-300:]))
 
 
+def test_gate_sees_lost_rows(tmp):
+    """compare --fail-if-slower 5 passed a NEW that was interrupted with one
+    row left, and a NEW whose rows but one became skipped: the gate judged
+    only the rows both files hold. Now either fails it, naming the rows;
+    --common-only judges the common rows alone."""
+    base = os.path.join(tmp, "base.json")
+    kernels = "csr.serial,csr.omp.nnz,csr.omp.static"
+    r = spbench("run", *FAST, "--threads", "1", "--kernels", kernels, "--json", base, CAGE4)
+    check(r.returncode == 0, "BASE runs: %s" % r.stderr[-300:])
+    with open(base) as f:
+        doc = json.load(f)
+    cases = {}
+    cut = json.loads(json.dumps(doc))
+    cut["rows"] = cut["rows"][:1]
+    cut["interrupted"] = "SIGINT"
+    cases["interrupted, one row left"] = cut
+    skipped = json.loads(json.dumps(doc))
+    for row in skipped["rows"][1:]:
+        row.update(status="skipped", message="declined", time_ms_median=None, samples_ms=None)
+    cases["every row but one skipped"] = skipped
+    for what, new_doc in cases.items():
+        new = os.path.join(tmp, "new.json")
+        with open(new, "w") as f:
+            json.dump(new_doc, f)
+        r = spbench("compare", base, new, "--fail-if-slower", "5")
+        check(r.returncode == 1 and ("missing in NEW" in r.stderr or "skipped in NEW" in
+                                     r.stderr or "interrupted" in r.stderr),
+              "the gate fails a NEW %s: %d %s" % (what, r.returncode, r.stderr[-300:]))
+        r = spbench("compare", base, new, "--fail-if-slower", "1000", "--common-only")
+        check(r.returncode == 0, "--common-only judges the rows both hold (%s): %d %s"
+              % (what, r.returncode, r.stderr[-300:]))
+
+
 if __name__ == "__main__":
-    run_tests([test_outputs_follow_the_schema], "spb_e2e_verdicts_", globals())
+    run_tests([test_outputs_follow_the_schema, test_gate_sees_lost_rows], "spb_e2e_verdicts_",
+              globals())
