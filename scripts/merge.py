@@ -2,7 +2,7 @@
 """Merges the results of a study run in shards (spbench run --shard I/N) into
 one results file: what `spbench merge` runs.
 
-usage: merge.py [--force] OUT.csv SHARD.csv... [--json OUT.json SHARD.json...]
+usage: merge.py [--force] [--partial] OUT.csv SHARD.csv... [--json OUT.json SHARD.json...]
        merge.py --processes [--force] OUT.csv RUN.csv... [--json OUT.json RUN.json...]
 
 The shards' CSVs must share one header (this spbench's); a row measured in
@@ -14,6 +14,9 @@ by spbench itself, with the reader and verdict of `run --resume`; the
 outputs appear only when everything merged.
 Rows keep their `host` column. The merged JSON keeps every shard's header
 (machine, build, settings, bandwidths, totals) under "shards", and all rows.
+Each shard's JSON records its --shard I/N: a shard missing, twice or
+interrupted is refused, naming which, unless --partial, which merges them
+and records what is missing as the JSON's "partial".
 
 With --processes the inputs are not shards but whole runs of one study in
 fresh processes (what `run --processes N` writes): every run must hold the
@@ -166,10 +169,67 @@ def read_json(shards):
     return docs
 
 
-def merge_json(shards, where):
+def shard_of(doc):
+    """(I, N) of a shard's JSON (run --shard I/N), or None."""
+    text = str((doc.get("settings") or {}).get("shard", ""))
+    index, slash, count = text.partition("/")
+    return (int(index), int(count)) if slash and index.isdigit() and count.isdigit() else None
+
+
+def spans(numbers):
+    """[1, 2, 3, 5] as "1-3, 5"."""
+    out, numbers = [], sorted(numbers)
+    for n in numbers:
+        if out and out[-1][1] == n - 1:
+            out[-1][1] = n
+        else:
+            out.append([n, n])
+    return ", ".join("%d" % a if a == b else "%d-%d" % (a, b) for a, b in out)
+
+
+def check_shards(docs, where, partial):
+    """Every shard of the study there once and whole: the shards' own I/N
+    (written by run --shard) say which are missing and which were
+    interrupted. Refused, naming them, unless partial; then what is
+    missing, as the merged JSON's "partial"."""
+    marks = [(path, shard_of(doc), doc.get("interrupted")) for path, doc in docs]
+    if not any(mark for _, mark, _ in marks):
+        return None  # runs of an older spbench, or not sharded: nothing to check
+    unmarked = [path for path, mark, _ in marks if mark is None]
+    if unmarked:
+        raise MergeError("%s: %s records no --shard I/N while the others do" % (where, unmarked[0]))
+    counts = {mark[1] for _, mark, _ in marks}
+    if len(counts) > 1:
+        raise MergeError("%s: the shards split the study differently (%s)" % (
+            where, " and ".join("/%d" % n for n in sorted(counts))))
+    count, seen = counts.pop(), {}
+    for path, (index, _), _ in marks:
+        if index in seen:
+            raise MergeError("%s: shard %d/%d twice (%s and %s)" % (where, index, count, seen[index],
+                                                                   path))
+        seen[index] = path
+    missing = sorted(set(range(1, count + 1)) - set(seen))
+    interrupted = sorted(mark[0] for _, mark, cut in marks if cut)
+    if (missing or interrupted) and not partial:
+        raise MergeError("%s: the study is not whole: %s; merge every shard (resume the "
+                         "interrupted ones), or --partial to merge these and say so" % (where, "; ".join(
+                             said for said in (
+                                 "shard%s %s of %d missing" % ("s" if len(missing) > 1 else "",
+                                                                spans(missing), count)
+                                 if missing else "",
+                                 "shard%s %s interrupted" % ("s" if len(interrupted) > 1 else "",
+                                                             spans(interrupted))
+                                 if interrupted else "") if said)))
+    if missing or interrupted:
+        return {"missing": missing, "interrupted": interrupted, "count": count}
+    return None
+
+
+def merge_json(shards, where, partial=False):
     docs = read_json(shards)
     rows = [(row, path) for path, doc in docs for row in doc["rows"]]
     check_unique(rows, where)
+    lacking = check_shards(docs, where, partial)
     totals = {}
     for _, doc in docs:
         for k, v in doc.get("totals", {}).items():
@@ -186,7 +246,12 @@ def merge_json(shards, where):
         "rows": [row for row, _ in rows],
         "totals": totals,
     }
-    return json.dumps(merged, indent=1) + "\n", len(rows)
+    if lacking:
+        merged["partial"] = lacking
+        print("spbench merge: %s: partial: shards %s of %d missing, %s interrupted" % (
+            where, spans(lacking["missing"]) or "none", lacking["count"],
+            spans(lacking["interrupted"]) or "none"), file=sys.stderr)
+    return json.dumps(merged, indent=1, allow_nan=False) + "\n", len(rows)
 
 
 def runs_by_key(runs, paths, where):
@@ -416,10 +481,11 @@ def counted(path, rows, shards):
 def main(argv):
     for signo in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signo, on_signal)
-    processes = force = False
-    while argv and argv[0] in ("--processes", "--force"):
+    processes = force = partial = False
+    while argv and argv[0] in ("--processes", "--force", "--partial"):
         processes |= argv[0] == "--processes"
         force |= argv[0] == "--force"
+        partial |= argv[0] == "--partial"
         argv = argv[1:]
     if "--json" in argv:
         at = argv.index("--json")
@@ -427,8 +493,8 @@ def main(argv):
     else:
         csv_args, json_args = argv, []
     if len(csv_args) < 2 or (json_args and len(json_args) < 2):
-        print("usage: spbench merge [--processes] [--force] OUT.csv SHARD.csv... [--json OUT.json "
-              "SHARD.json...]", file=sys.stderr)
+        print("usage: spbench merge [--processes] [--force] [--partial] OUT.csv SHARD.csv... "
+              "[--json OUT.json SHARD.json...]", file=sys.stderr)
         return 2
     try:
         outs = [csv_args[0]] + json_args[:1]
@@ -442,7 +508,7 @@ def main(argv):
         said.append(counted(csv_args[0], n, len(csv_args) - 1))
         if json_args:
             check_pairs(csv_args[1:], json_args[1:])
-            text, n = merge_json(json_args[1:], json_args[0])
+            text, n = merge_json(json_args[1:], json_args[0], partial)
             outputs.append((json_args[0], text))
             said.append(counted(json_args[0], n, len(json_args) - 1))
         write_all(outputs)

@@ -57,7 +57,8 @@ def load(path):
         if not isinstance(shards, list) or not all(isinstance(h, dict) for h in shards):
             raise ReportError("%s: its shards are not a list of headers" % path)
         header = dict(shards[0]) if shards else {}
-        header.update(rows=study.get("rows", []), totals=study.get("totals", {}))
+        header.update(rows=study.get("rows", []), totals=study.get("totals", {}),
+                      partial=study.get("partial"))
         header["shards"] = len(shards)
         study = header
     for part in ("spbench", "machine", "settings", "totals", "noise"):
@@ -351,6 +352,12 @@ def totals_section(study):
         bad_count(t.get("error", 0)))]
     if study.get("interrupted"):
         parts.append('<p class="warn">The study was interrupted: rows are missing.</p>')
+    partial = study.get("partial")
+    if isinstance(partial, dict):
+        parts.append('<p class="warn">A partial merge: of %s shards, %s missing and %s '
+                     'interrupted; rows are missing.</p>' % (
+                         esc(partial.get("count")), esc(partial.get("missing") or "none"),
+                         esc(partial.get("interrupted") or "none")))
     noisy = noise.get("noisy_rows", sum(1 for r in study.get("rows", []) if r.get("noisy") == 1))
     verdict = ("%d of %d ok rows are noisy (their samples spread more than the noise rule "
                "allows, after re-measurement): treat their times as rough." % (noisy, ok)

@@ -74,6 +74,39 @@ def test_gate_sees_lost_rows(tmp):
               % (what, r.returncode, r.stderr[-300:]))
 
 
+def test_merge_names_missing_shards(tmp):
+    """merge of 1 of 3 shards said "rows from 1 shard", rc 0: the JSON did
+    not record --shard I/N. Now each shard's JSON does, and merge refuses a
+    study with shards missing or twice, naming them, unless --partial, whose
+    merged JSON says what is missing."""
+    for i in (1, 2, 3):
+        r = spbench("run", *FAST, "--shard", "%d/3" % i, "--kernels", "csr.serial", "--csv",
+                    os.path.join(tmp, "s%d.csv" % i), "--json", os.path.join(tmp, "s%d.json" % i),
+                    BUNDLED)
+        check(r.returncode == 0, "shard %d/3 runs: %s" % (i, r.stderr[-300:]))
+
+    def merge(*shards, partial=False):
+        out_csv, out_json = os.path.join(tmp, "m.csv"), os.path.join(tmp, "m.json")
+        return spbench("merge", "--force", *(["--partial"] if partial else []), out_csv,
+                       *[os.path.join(tmp, "s%d.csv" % i) for i in shards], "--json", out_json,
+                       *[os.path.join(tmp, "s%d.json" % i) for i in shards])
+
+    r = merge(1)
+    check(r.returncode == 1 and "shards 2-3 of 3 missing" in r.stderr,
+          "one shard of three is refused, the missing named: %d %s" % (r.returncode,
+                                                                        r.stderr[-300:]))
+    r = merge(1, 3, partial=True)
+    with open(os.path.join(tmp, "m.json")) as f:
+        partial = json.load(f).get("partial")
+    check(r.returncode == 0 and partial == {"missing": [2], "interrupted": [], "count": 3},
+          "--partial merges and records what is missing: %s %s" % (partial, r.stderr[-200:]))
+    r = merge(1, 2, 3)
+    with open(os.path.join(tmp, "m.json")) as f:
+        whole = json.load(f)
+    check(r.returncode == 0 and "partial" not in whole, "all three merge whole: %s"
+          % r.stderr[-300:])
+
+
 if __name__ == "__main__":
-    run_tests([test_outputs_follow_the_schema, test_gate_sees_lost_rows], "spb_e2e_verdicts_",
-              globals())
+    run_tests([test_outputs_follow_the_schema, test_gate_sees_lost_rows,
+               test_merge_names_missing_shards], "spb_e2e_verdicts_", globals())

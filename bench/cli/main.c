@@ -166,10 +166,12 @@ static const struct {
              "  watt), cpu_vs_gpu, scaling, roofline, csr_vs_hll; strong_scaling,\n"
              "  weak_scaling, comm_split for the distributed rows; spgemm_gflops,\n"
              "  spgemm_time for SpGEMM rows\n"},
-    {"merge", "usage: spbench merge [--processes] [--force] OUT.csv SHARD.csv... [--json "
-              "OUT.json SHARD.json...]\n"
+    {"merge", "usage: spbench merge [--processes] [--force] [--partial] OUT.csv SHARD.csv...\n"
+              "                     [--json OUT.json SHARD.json...]\n"
               "  the shards of a study (run --shard I/N) in one results file; every row is\n"
               "  checked, a row measured twice is refused, nothing is written on a failure;\n"
+              "  with JSONs, a shard missing, twice or interrupted is refused, naming it,\n"
+              "  unless --partial (the merged JSON then says what is missing);\n"
               "  an output that is an input is refused, an existing one replaced only with\n"
               "  --force; --processes: the inputs are whole runs of one study (run\n"
               "  --processes N)\n"},
@@ -347,13 +349,14 @@ static int cmd_report(int argc, char **argv)
 /* Shards of a study (run --shard I/N) into one results file. */
 static int cmd_merge(int argc, char **argv)
 {
-    int first = 0; /* --processes and --force come before OUT.csv */
+    int first = 0; /* --processes, --force and --partial come before OUT.csv */
     while (first < argc &&
-           (strcmp(argv[first], "--processes") == 0 || strcmp(argv[first], "--force") == 0))
+           (strcmp(argv[first], "--processes") == 0 || strcmp(argv[first], "--force") == 0 ||
+            strcmp(argv[first], "--partial") == 0))
         first++;
     if (argc < 2 + first || argv[first][0] == '-') {
-        fprintf(stderr, "spbench: usage: spbench merge [--processes] [--force] OUT.csv "
-                        "SHARD.csv... [--json OUT.json SHARD.json...]\n");
+        fprintf(stderr, "spbench: usage: spbench merge [--processes] [--force] [--partial] "
+                        "OUT.csv SHARD.csv... [--json OUT.json SHARD.json...]\n");
         return EXIT_USAGE;
     }
     /* every shard's rows get resume's verdict (one reader for both) */

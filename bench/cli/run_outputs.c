@@ -204,6 +204,8 @@ spb_status json_begin(const run_args *a, int matrices, char *msg)
                          .operation = o->op->name,
                          /* as --precision names it (the schema's fp64, fp32, both) */
                          .precision = o->precision_count == 2 ? "both" : a->precision_names,
+                         .shard = a->shard,
+                         .shards = a->shards,
                          .roofline = &a->roofline,
                          .gpu = a->have_gpu ? &a->gpu : NULL,
                          .gpu_reason = a->gpu_msg,

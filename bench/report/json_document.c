@@ -191,10 +191,13 @@ spb_status report_json_begin(FILE *j, const char *path, const spb_json_header *h
     report_json_string(j, h->settings);
     fprintf(j,
             ", \"kernels\": \"%s\", \"warmup\": %d, \"min_samples\": %d, \"min_time_s\": %g, "
-            "\"max_noise\": %g, \"tolerance\": %g, \"matrices\": %d},\n  \"columns\": ",
+            "\"max_noise\": %g, \"tolerance\": %g, \"matrices\": %d",
             h->kernels ? h->kernels : "*", h->timing.warmup, h->timing.min_samples,
             h->timing.min_time, h->timing.max_spread > 0 ? h->timing.max_spread : SPB_NOISY_SPREAD,
             h->tolerance, h->matrices);
+    if (h->shards > 0) /* merge checks that every shard of the study is there */
+        fprintf(j, ", \"shard\": \"%d/%d\"", h->shard, h->shards);
+    fprintf(j, "},\n  \"columns\": ");
     report_json_string(j, report_csv_columns());
     if (h->load) {
         fprintf(j,

@@ -97,6 +97,7 @@ typedef struct {
     spb_timing_opts timing;
     double tolerance;
     int matrices;
+    int shard, shards;               /* --shard I/N (0/0: the whole study) */
     const spb_machine_load *load;    /* before the study (NULL: not sampled) */
     const spb_energy_meters *energy; /* the counters the energy columns come from */
     double energy_window_s;          /* 0: no energy pass */
