@@ -6,6 +6,7 @@ usage: e2e_verdicts.py SPBENCH SOURCE_DIR [TEST]
 """
 import json
 import os
+import re
 
 from spbtest import SOURCE, check, check_results_json, read_rows, run_tests, spbench
 
@@ -107,6 +108,34 @@ def test_merge_names_missing_shards(tmp):
           % r.stderr[-300:])
 
 
+def test_no_rows_of_another_commit(tmp):
+    """A study resumed, or shards merged, across spbench commits were
+    accepted, the JSON naming the new commit for all rows: measured_under
+    held the options and build type, not the commit. It holds the commit
+    now, so either is refused, naming both."""
+    csv_path = os.path.join(tmp, "c.csv")
+    r = spbench("run", *FAST, "--shard", "1/2", "--kernels", "csr.serial", "--csv", csv_path,
+                BUNDLED)
+    check(r.returncode == 0, "a shard runs: %s" % r.stderr[-300:])
+    with open(csv_path) as f:
+        text = f.read()
+    check(" commit=" in text, "measured_under names the commit")
+    older = os.path.join(tmp, "older.csv")
+    with open(older, "w") as f:
+        f.write(re.sub(r"commit=[^,\"\n]+", "commit=40a76d3", text))
+    r = spbench("run", *FAST, "--shard", "1/2", "--kernels", "csr.serial", "--resume",
+                "--csv", older, BUNDLED)
+    check(r.returncode != 0 and "commit=40a76d3" in r.stderr,
+          "--resume refuses another commit's rows: %d %s" % (r.returncode, r.stderr[-300:]))
+    other = os.path.join(tmp, "c2.csv")
+    r = spbench("run", *FAST, "--shard", "2/2", "--kernels", "csr.serial", "--csv", other,
+                BUNDLED)
+    r = spbench("merge", os.path.join(tmp, "m.csv"), older, other)
+    check(r.returncode == 1 and "different options or builds" in r.stderr,
+          "merge refuses shards of two commits: %d %s" % (r.returncode, r.stderr[-300:]))
+
+
 if __name__ == "__main__":
     run_tests([test_outputs_follow_the_schema, test_gate_sees_lost_rows,
-               test_merge_names_missing_shards], "spb_e2e_verdicts_", globals())
+               test_merge_names_missing_shards, test_no_rows_of_another_commit],
+              "spb_e2e_verdicts_", globals())

@@ -196,9 +196,11 @@ static void compose_settings(run_args *a)
         snprintf(a->settings + used, sizeof a->settings - (size_t)used, " b=%s",
                  o->operand ? o->operand : "self");
     o->settings = a->settings;
+    /* the commit too: resume and merge never mix rows of two spbench builds */
     snprintf(a->measured_under, sizeof a->measured_under,
-             "tol=%g warmup=%d reps=%d min_time=%g build=%s", o->tolerance, o->timing.warmup,
-             o->timing.min_samples, o->timing.min_time, spb_build());
+             "tol=%g warmup=%d reps=%d min_time=%g build=%s commit=%s", o->tolerance,
+             o->timing.warmup, o->timing.min_samples, o->timing.min_time, spb_build(),
+             spb_git_commit());
     o->measured_under = a->measured_under;
 }
 

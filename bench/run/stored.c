@@ -117,7 +117,7 @@ spb_status run_check_measured(const spb_done_set *done, const char *measured_und
         return spb_fail(msg, SPB_ERR_INVALID,
                         "%s: its rows were measured under '%s'; this run is '%s': a file would "
                         "state one and hold rows of the other; resume with the same options "
-                        "and build, or into a new CSV",
+                        "and build of the same commit, or into a new CSV",
                         csv_path, r.measured_under, measured_under);
     }
     return SPB_OK;
