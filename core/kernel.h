@@ -84,6 +84,10 @@ struct spb_kernel {
      * processors; a library row that keeps device memory when it fails
      * (cusp.spgemm) would take it from the rows timed beside it. */
     int timed_alone;
+    /* 1 for a library's row (cuSPARSE, CUSP, librsb, GraphBLAS, PETSc): a
+     * peer spbench's own rows are compared against, the device ones (the
+     * vendor rows) per matrix at the fastest of them; the JSON's roles. */
+    int library;
 };
 
 /* The backend as rows and --list name it: "serial", "openmp", "cuda", "mpi". */

@@ -123,7 +123,8 @@ const spb_spgemm_kernel cpu_spgemm_kernels[] = {
                 .supports = graphblas_row_supports,
                 .prepare = graphblas_prepare,
                 .release = graphblas_spgemm_release,
-                .fp32 = 1},
+                .fp32 = 1,
+                .library = 1},
      .spgemm = graphblas_spgemm_run},
 };
 

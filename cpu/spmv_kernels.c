@@ -572,7 +572,8 @@ const spb_spmv_kernel cpu_spmv_kernels[] = {
                 .prepare = rsb_prepare,
                 .release = rsb_baseline_release,
                 .fp32 = 1,
-                .timed_alone = 1}, /* librsb is started again per thread count */
+                .timed_alone = 1, /* librsb is started again per thread count */
+                .library = 1},
      .spmv = rsb_baseline_run},
     {.kernel = {.name = "graphblas",
                 .format = "grb.row",
@@ -582,7 +583,8 @@ const spb_spmv_kernel cpu_spmv_kernels[] = {
                 .supports = graphblas_row_supports,
                 .prepare = graphblas_prepare,
                 .release = graphblas_baseline_release,
-                .fp32 = 1},
+                .fp32 = 1,
+                .library = 1},
      .spmv = graphblas_baseline_run},
 };
 

@@ -152,10 +152,10 @@ static void cusparse_product(gpu_spgemm_state *s)
 static const gpu_spgemm_variant cusparse_spgemm = {0, 0, cusparse_product, 0, cusparse_setup};
 
 const spb_spgemm_kernel gpu_spgemm_cusparse_kernels[] = {
-    GPU_SPGEMM_KERNEL("cusparse.spgemm",
-                      "cuSPARSE cusparseSpGEMM (default algorithm; ALG3 when a buffer does not "
-                      "fit): work estimation, compute, copy, buffers included",
-                      &cusparse_spgemm),
+    GPU_SPGEMM_KERNEL_FULL("cusparse.spgemm",
+                           "cuSPARSE cusparseSpGEMM (default algorithm; ALG3 when a buffer does "
+                           "not fit): work estimation, compute, copy, buffers included",
+                           &cusparse_spgemm, gpu_kernel_supports, 0, 1, 1),
 };
 
 const int gpu_spgemm_cusparse_kernel_count =

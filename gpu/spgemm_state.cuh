@@ -157,11 +157,11 @@ double gpu_spgemm_kernel_seconds(const void *state);
     GPU_SPGEMM_KERNEL_IF(row_name, row_description, row_variant, gpu_kernel_supports)
 /* The same for a row that needs more than a device (see GPU_SPMV_KERNEL_IF). */
 #define GPU_SPGEMM_KERNEL_IF(row_name, row_description, row_variant, row_supports)                 \
-    GPU_SPGEMM_KERNEL_FULL(row_name, row_description, row_variant, row_supports, 0, 1)
-/* ... and one timed alone (spb_kernel.timed_alone), or without an fp32
- * version (fp32 0). */
+    GPU_SPGEMM_KERNEL_FULL(row_name, row_description, row_variant, row_supports, 0, 1, 0)
+/* ... and one timed alone (spb_kernel.timed_alone), without an fp32
+ * version (fp32 0), or a vendor library's (spb_kernel.library). */
 #define GPU_SPGEMM_KERNEL_FULL(row_name, row_description, row_variant, row_supports, alone,        \
-                               single)                                                             \
+                               single, lib)                                                        \
     {                                                                                              \
         .kernel = {.name = row_name,                                                               \
                    .format = "csr",                                                                \
@@ -174,7 +174,8 @@ double gpu_spgemm_kernel_seconds(const void *state);
                    .time_calls = gpu_spgemm_time_calls,                                            \
                    .check = gpu_spgemm_check,                                                      \
                    .fp32 = (single),                                                               \
-                   .timed_alone = (alone)},                                                        \
+                   .timed_alone = (alone),                                                         \
+                   .library = (lib)},                                                              \
         .spgemm = gpu_spgemm_run, .kernel_seconds = gpu_spgemm_kernel_seconds                      \
     }
 

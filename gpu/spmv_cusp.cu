@@ -101,18 +101,18 @@ static const gpu_variant ell_v = CUSP_VARIANT(CUSP_ELL);
 static const gpu_variant hyb_v = CUSP_VARIANT(CUSP_HYB);
 
 extern const spb_spmv_kernel gpu_cusp_kernels[] = {
-    GPU_SPMV_KERNEL_IF("cusp.csr", "csr",
-                       "CUSP cusp::multiply on CSR: Bell & Garland's vector kernel (a share of a "
-                       "warp per row)",
-                       &csr_v, gpu_cusp_supports),
-    GPU_SPMV_KERNEL_IF("cusp.ell", "csr",
-                       "CUSP cusp::multiply on its ELL, converted from CSR in prepare (declined "
-                       "where CUSP finds the padding too large)",
-                       &ell_v, gpu_cusp_supports),
-    GPU_SPMV_KERNEL_IF("cusp.hyb", "csr",
-                       "CUSP cusp::multiply on its HYB (ELL, with COO for the long rows), "
-                       "converted from CSR in prepare",
-                       &hyb_v, gpu_cusp_supports),
+    GPU_SPMV_LIBRARY_IF("cusp.csr", "csr",
+                        "CUSP cusp::multiply on CSR: Bell & Garland's vector kernel (a share of a "
+                        "warp per row)",
+                        &csr_v, gpu_cusp_supports),
+    GPU_SPMV_LIBRARY_IF("cusp.ell", "csr",
+                        "CUSP cusp::multiply on its ELL, converted from CSR in prepare (declined "
+                        "where CUSP finds the padding too large)",
+                        &ell_v, gpu_cusp_supports),
+    GPU_SPMV_LIBRARY_IF("cusp.hyb", "csr",
+                        "CUSP cusp::multiply on its HYB (ELL, with COO for the long rows), "
+                        "converted from CSR in prepare",
+                        &hyb_v, gpu_cusp_supports),
 };
 extern const int gpu_cusp_kernel_count =
     (int)(sizeof gpu_cusp_kernels / sizeof gpu_cusp_kernels[0]);

@@ -123,18 +123,20 @@ static const gpu_variant csr_default_v =
 static const gpu_variant sell_v = CUSPARSE_VARIANT(SPB_FORMAT_SELL, CUSPARSE_SPMV_SELL_ALG1);
 
 extern const spb_spmv_kernel gpu_cusparse_kernels[] = {
-    GPU_SPMV_KERNEL("cusparse.csr", "csr",
-                    "cuSPARSE cusparseSpMV on CSR, CUSPARSE_SPMV_CSR_ALG1 (the reference to beat)",
-                    &csr_alg1_v),
-    GPU_SPMV_KERNEL("cusparse.csr.alg2", "csr",
-                    "cuSPARSE cusparseSpMV on CSR, CUSPARSE_SPMV_CSR_ALG2 (deterministic)",
-                    &csr_alg2_v),
-    GPU_SPMV_KERNEL(
+    GPU_SPMV_LIBRARY_IF(
+        "cusparse.csr", "csr",
+        "cuSPARSE cusparseSpMV on CSR, CUSPARSE_SPMV_CSR_ALG1 (the reference to beat)", &csr_alg1_v,
+        gpu_kernel_supports),
+    GPU_SPMV_LIBRARY_IF("cusparse.csr.alg2", "csr",
+                        "cuSPARSE cusparseSpMV on CSR, CUSPARSE_SPMV_CSR_ALG2 (deterministic)",
+                        &csr_alg2_v, gpu_kernel_supports),
+    GPU_SPMV_LIBRARY_IF(
         "cusparse.csr.default", "csr",
         "cuSPARSE cusparseSpMV on CSR, CUSPARSE_SPMV_ALG_DEFAULT (what a plain call gets)",
-        &csr_default_v),
-    GPU_SPMV_KERNEL("cusparse.sell", "sell",
-                    "cuSPARSE cusparseSpMV on sliced ELL (slice = hack size), SELL_ALG1", &sell_v),
+        &csr_default_v, gpu_kernel_supports),
+    GPU_SPMV_LIBRARY_IF("cusparse.sell", "sell",
+                        "cuSPARSE cusparseSpMV on sliced ELL (slice = hack size), SELL_ALG1",
+                        &sell_v, gpu_kernel_supports),
 };
 extern const int gpu_cusparse_kernel_count =
     (int)(sizeof gpu_cusparse_kernels / sizeof gpu_cusparse_kernels[0]);

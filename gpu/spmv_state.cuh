@@ -163,6 +163,11 @@ spb_status gpu_spmv_check(const void *state, char *msg);
 /* The same for a row that needs more than a device (a library built in):
  * `supports` says whether this machine can run it at all (A NULL). */
 #define GPU_SPMV_KERNEL_IF(row_name, row_format, row_description, row_variant, row_supports)       \
+    GPU_SPMV_ROW(row_name, row_format, row_description, row_variant, row_supports, 0)
+/* A vendor library's row (spb_kernel.library). */
+#define GPU_SPMV_LIBRARY_IF(row_name, row_format, row_description, row_variant, row_supports)      \
+    GPU_SPMV_ROW(row_name, row_format, row_description, row_variant, row_supports, 1)
+#define GPU_SPMV_ROW(row_name, row_format, row_description, row_variant, row_supports, lib)        \
     {                                                                                              \
         .kernel = {.name = row_name,                                                               \
                    .format = row_format,                                                           \
@@ -174,7 +179,8 @@ spb_status gpu_spmv_check(const void *state, char *msg);
                    .release = gpu_spmv_release,                                                    \
                    .time_calls = gpu_spmv_time_calls,                                              \
                    .check = gpu_spmv_check,                                                        \
-                   .fp32 = 1},                                                                     \
+                   .fp32 = 1,                                                                      \
+                   .library = (lib)},                                                              \
         .spmv = gpu_spmv_run                                                                       \
     }
 

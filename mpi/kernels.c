@@ -75,7 +75,10 @@ const char *dist_row_name(int kernel_index)
     return dist_spmv_kernels[kernel_index].kernel.name;
 }
 
-#define DIST_KERNEL(row_name, row_variant, text)                                                   \
+#define DIST_KERNEL(row_name, row_variant, text) DIST_ROW(row_name, row_variant, text, 0)
+/* A library's distributed row (spb_kernel.library). */
+#define DIST_LIBRARY(row_name, row_variant, text) DIST_ROW(row_name, row_variant, text, 1)
+#define DIST_ROW(row_name, row_variant, text, lib)                                                 \
     {                                                                                              \
         .kernel = {.name = (row_name),                                                             \
                    .format = "csr",                                                                \
@@ -87,7 +90,8 @@ const char *dist_row_name(int kernel_index)
                    .release = dist_release,                                                        \
                    .time_calls = dist_time_calls,                                                  \
                    .check = dist_check,                                                            \
-                   .timed_alone = 1},                                                              \
+                   .timed_alone = 1,                                                               \
+                   .library = (lib)},                                                              \
         .spmv = dist_row_spmv                                                                      \
     }
 
@@ -106,7 +110,7 @@ const spb_spmv_kernel dist_spmv_kernels[] = {
     DIST_KERNEL("mpi.grid2d", grid,
                 "MPI: 2-D blocks on a p x q grid, x gathered along grid columns, y summed "
                 "along grid rows"),
-    DIST_KERNEL(
+    DIST_LIBRARY(
         "petsc.mpiaij", petsc,
         "PETSc MatMult on an MPIAIJ matrix, rows owned as in mpi.rows (one thread per rank)"),
     DIST_KERNEL(

@@ -6,8 +6,10 @@ usage: report.py STUDY.json [-o OUT.html] [--force]
 One self-contained file (no network when it is opened: styles, the
 sorting script and the charts are inside it): the machine and build, the
 study's settings and totals, the verdict on noise, each kernel's geometric
-mean over the matrices against every baseline the study holds (the serial
-kernel, the vendor and library rows) with a 95% interval, a table of the
+mean over the matrices against every baseline the study holds (its JSON's
+roles: the speedup baseline, the host library rows, and per matrix the
+fastest device library row, split by its time per product) with a 95%
+interval, a table of the
 matrices to sort (click a heading) and filter (the box above it) with each
 matrix's best kernel, its speedups and the statuses of its rows (noisy,
 capped and skipped rows counted), and the charts of `spbench plot` inline
@@ -30,8 +32,13 @@ import tempfile
 
 from compare import CompareError, check_rows  # one check of a results file's rows
 
-# baselines a kernel is measured against, as their names begin
-BASELINE_PREFIXES = ("csr.serial", "spgemm.serial", "cusparse.", "librsb", "graphblas", "petsc.")
+# the roles of a results file of an older spbench, which did not record
+# them ("roles" in the JSON header): baselines as their names began
+OLDER_BASELINES = ("csr.serial", "spgemm.gustavson", "librsb", "graphblas", "petsc.")
+OLDER_VENDORS = ("cusparse.", "cusp.")
+VENDOR_BEST = "vendor's best"  # per case, the fastest device library row of the study
+# product times the vendor ratio is split by (ms): launch-bound, middle, long
+BUCKETS = ((0, 0.01, "under 10 us"), (0.01, 0.1, "10-100 us"), (0.1, math.inf, "over 100 us"))
 # Student's t at 97.5% for 1..30 degrees of freedom, then the normal's
 T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
         2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
@@ -98,8 +105,33 @@ def first_seen(values):
     return list(dict.fromkeys(values))
 
 
-def is_baseline(kernel):
-    return kernel.startswith(BASELINE_PREFIXES)
+def roles_of(study, rows):
+    """(the speedup baseline and the host library rows, the device library
+    rows) of the study, as its JSON header records them ("roles"), or for a
+    file of an older spbench as their names began."""
+    roles = study.get("roles") if isinstance(study.get("roles"), dict) else None
+    kernels = first_seen(r["kernel"] for r in rows)
+    device = {r["kernel"] for r in rows if r.get("backend") == "cuda"}
+    if roles:
+        libraries = {str(k) for k in roles.get("libraries") or []}
+        baselines = [str(roles.get("baseline"))] + [k for k in kernels
+                                                     if k in libraries and k not in device]
+        vendors = [k for k in kernels if k in libraries and k in device]
+    else:
+        baselines = [k for k in kernels if k.startswith(OLDER_BASELINES)]
+        vendors = [k for k in kernels if k.startswith(OLDER_VENDORS)]
+    return [b for b in first_seen(baselines) if b in kernels], vendors
+
+
+def add_vendor_best(best, vendors):
+    """Each case's fastest vendor row as the pseudo-kernel VENDOR_BEST in
+    best; {case: the vendor row that was fastest}."""
+    which = {}
+    for (k, c), t in list(best.items()):
+        if k in vendors and ((VENDOR_BEST, c) not in best or t < best[(VENDOR_BEST, c)]):
+            best[(VENDOR_BEST, c)] = t
+            which[c] = k
+    return which
 
 
 def case(r):
@@ -135,10 +167,11 @@ def geomean_interval(values):
     return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
 
 
-def kernel_means(rows, best):
+def kernel_means(rows, best, baselines):
     """Per kernel: its matrices, the geometric mean of its best GFLOPS per
     case, and against each baseline the geometric mean of the baseline's
-    best time over the kernel's (a speedup) with its interval."""
+    best time over the kernel's (a speedup) with its interval; against the
+    vendor's best, that split by the vendor's time (BUCKETS)."""
     gflops = {}
     for r in rows:
         g = r.get("gflops")
@@ -146,7 +179,6 @@ def kernel_means(rows, best):
             key = (r["kernel"], case(r))
             gflops[key] = max(gflops.get(key, 0), g)
     kernels = first_seen(r["kernel"] for r in rows)
-    baselines = [k for k in kernels if is_baseline(k)]
     means = []
     for k in kernels:
         cases = sorted(c for kk, c in best if kk == k)
@@ -161,17 +193,23 @@ def kernel_means(rows, best):
             ratios = [best[(b, c)] / best[(k, c)] for c in cases if (b, c) in best]
             if ratios:
                 entry["against"][b] = geomean_interval(ratios) + (len(ratios),)
+        entry["buckets"] = []
+        for low, high, label in BUCKETS:
+            ratios = [best[(VENDOR_BEST, c)] / best[(k, c)] for c in cases
+                      if (VENDOR_BEST, c) in best and low <= best[(VENDOR_BEST, c)] < high]
+            if ratios:
+                entry["buckets"].append((label, geomean_interval(ratios)[0], len(ratios)))
         means.append(entry)
-    return baselines, means
+    return means
 
 
-def matrix_table(rows, baselines, best):
+def matrix_table(rows, baselines, best, vendor_which):
     """One line per case: its size, the best kernel (shortest time), its
     GFLOPS, its speedup over each baseline, and its rows' statuses."""
     lines = []
     for c in first_seen(case(r) for r in rows):
         mine = [r for r in rows if case(r) == c]
-        timed = [(t, k) for (k, cc), t in best.items() if cc == c]
+        timed = [(t, k) for (k, cc), t in best.items() if cc == c and k != VENDOR_BEST]
         fastest = min(timed) if timed else None
         g = [r.get("gflops") for r in mine if fastest and r["kernel"] == fastest[1] and
              r.get("time_ms_median") == fastest[0]]
@@ -179,7 +217,7 @@ def matrix_table(rows, baselines, best):
         lines.append({
             "matrix": c[0], "precision": c[1], "rows": first.get("rows"), "nnz": first.get("nnz"),
             "best": fastest[1] if fastest else None, "time_ms": fastest[0] if fastest else None,
-            "gflops": g[0] if g else None,
+            "gflops": g[0] if g else None, "vendor": vendor_which.get(c),
             "speedups": {b: (best[(b, c)] / fastest[0]) if fastest and (b, c) in best else None
                          for b in baselines},
             "statuses": {s: sum(1 for r in mine if r.get("status") == s)
@@ -376,7 +414,9 @@ def bad_count(n):
 def means_section(baselines, means):
     head = "<tr>%s</tr>" % "".join(
         [heading("kernel", "kernel"), heading("cases", "matrices"),
-         heading("gflops", "GFLOPS (geo. mean)")] + [heading(b, "vs " + b) for b in baselines])
+         heading("gflops", "GFLOPS (geo. mean)")] + [heading(b, "vs " + b) for b in baselines] +
+        ([heading("vendor_buckets", "vs %s, by its time per product" % VENDOR_BEST)]
+         if VENDOR_BEST in baselines else []))
     body = []
     for e in means:
         g = e["gflops"]
@@ -386,6 +426,9 @@ def means_section(baselines, means):
             a = e["against"].get(b)
             cells.append('<td data-value="%s" title="over %s matrices">%s</td>' % (
                 num(a[0], 6), a[3], esc(interval(*a[:3]))) if a else "<td></td>")
+        if VENDOR_BEST in baselines:
+            cells.append("<td>%s</td>" % esc("; ".join("%s %.3gx (%d)" % bucket
+                                                        for bucket in e["buckets"])))
         body.append("<tr>%s</tr>" % "".join(cells))
     return ('<table class="sortable" id="means"><thead>%s</thead><tbody>%s</tbody></table>'
             % (head, "".join(body)))
@@ -396,6 +439,7 @@ def matrix_section(lines, baselines):
         [heading("matrix", "matrix"), heading("precision", "precision"), heading("rows", "rows"),
          heading("nnz", "entries"), heading("best", "best kernel"), heading("time_ms", "time (ms)"),
          heading("best_gflops", "GFLOPS")] + [heading(b, "best vs " + b) for b in baselines] +
+        ([heading("vendor", "fastest vendor row")] if VENDOR_BEST in baselines else []) +
         [heading(s, s) for s in ("ok", "wrong", "skipped", "error", "noisy", "capped")])
     body = []
     for l in lines:
@@ -409,6 +453,8 @@ def matrix_section(lines, baselines):
                                                    num(l["speedups"][b], 3) + "x"
                                                    if l["speedups"][b] else "")
                   for b in baselines]
+        if VENDOR_BEST in baselines:
+            cells.append("<td>%s</td>" % esc(l["vendor"] or ""))
         cells += ["<td>%d</td>" % st["ok"], "<td>%s</td>" % bad_count(st["wrong"]),
                   "<td>%d</td>" % st["skipped"], "<td>%s</td>" % bad_count(st["error"]),
                   "<td>%d</td>" % l["noisy"], "<td>%d</td>" % l["capped"]]
@@ -422,8 +468,12 @@ def matrix_section(lines, baselines):
 def page(study, source, drawn, why_none):
     rows = study.get("rows", [])
     best = best_times(rows)  # each kernel's best time per case, for both tables
-    baselines, means = kernel_means(rows, best)
-    lines = matrix_table(rows, baselines, best)
+    baselines, vendors = roles_of(study, rows)
+    vendor_which = add_vendor_best(best, vendors)
+    if vendor_which:
+        baselines.append(VENDOR_BEST)
+    means = kernel_means(rows, best, baselines)
+    lines = matrix_table(rows, baselines, best, vendor_which)
     figures = "".join('<figure class="chart"><img alt="%s" title="click: full size" '
                       'src="data:image/svg+xml;base64,%s"><figcaption>%s</figcaption></figure>'
                       % (esc(name), base64.b64encode(svg).decode("ascii"), esc(name))
@@ -439,7 +489,11 @@ def page(study, source, drawn, why_none):
 <h2>Kernels: geometric means over the matrices</h2>
 <p>Each kernel's best row per matrix and precision (over thread and rank counts);
 "vs B" is B's time over the kernel's (above 1: faster than B), with its 95%% interval
-over the matrices both ran (Student's t on the logarithms).</p>
+over the matrices both ran (Student's t on the logarithms). The baselines are the
+study's own (its JSON's roles): the speedup baseline and the host library rows; and
+"vendor's best", per matrix the fastest device library row of the study (each
+cuSPARSE mode, CUSP), split by that row's time per product, since a light launch
+wins short products and says nothing of long ones (the count in brackets).</p>
 %s
 <h2>Matrices</h2>
 <p>Click a heading to sort; type to filter.</p>

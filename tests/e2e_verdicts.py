@@ -4,6 +4,7 @@ test fails on the code before its fix.
 
 usage: e2e_verdicts.py SPBENCH SOURCE_DIR [TEST]
 """
+import html
 import json
 import os
 import re
@@ -135,7 +136,72 @@ def test_no_rows_of_another_commit(tmp):
           "merge refuses shards of two commits: %d %s" % (r.returncode, r.stderr[-300:]))
 
 
+def page_cells(path, first):
+    """The text of each cell of the table rows whose first cell is `first`."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    found = []
+    for row in re.findall(r"<tr><td>%s</td>.*?</tr>" % re.escape(first), text):
+        found.append([html.unescape(re.sub("<[^>]+>", "", c))
+                      for c in re.findall(r"<td[^>]*>.*?</td>", row)])
+    return found
+
+
+def test_report_vendor_best_and_roles(tmp):
+    """The report guessed baselines from name prefixes (a SpGEMM study got
+    no speedup column: it looked for spgemm.serial) and compared with each
+    cuSPARSE row apart. It reads the JSON's roles now, and compares each
+    kernel with the fastest vendor row per matrix, split by that row's time
+    per product."""
+    spgemm = os.path.join(tmp, "g.json")
+    r = spbench("run", *FAST, "--op", "spgemm", "--kernels", "spgemm.gustavson,spgemm.hash",
+                "--json", spgemm, CAGE4)
+    check(r.returncode == 0, "a SpGEMM study: %s" % r.stderr[-300:])
+    with open(spgemm) as f:
+        doc = json.load(f)
+    roles = doc.get("roles") or {}
+    check(roles.get("baseline") == "spgemm.gustavson" and
+          "graphblas.mxm" in roles.get("libraries", []),
+          "the JSON records the operation's roles: %s" % roles)
+    page = os.path.join(tmp, "g.html")
+    spbench("report", spgemm, "-o", page)
+    with open(page, encoding="utf-8") as f:
+        check("vs spgemm.gustavson" in f.read(), "the SpGEMM page has its baseline's column")
+    # a study whose vendor rows win in turn: under 10 us, 10-100 us, over 100 us
+    base = doc["rows"][0]
+    times = {"m1": {"csr.serial": 0.02, "csr.cuda.vector": 0.003, "cusparse.csr": 0.008,
+                    "cusparse.sell": 0.0035},
+             "m2": {"csr.serial": 2.0, "csr.cuda.vector": 0.05, "cusparse.csr": 0.06,
+                    "cusparse.sell": 0.055},
+             "m3": {"csr.serial": 20.0, "csr.cuda.vector": 0.5, "cusparse.csr": 0.45,
+                    "cusparse.sell": 0.6}}
+    rows = []
+    for matrix, kernels in times.items():
+        for kernel, t in kernels.items():
+            row = dict(base, matrix=matrix, kernel=kernel, time_ms_median=t, samples_ms=[t] * 3,
+                       gflops=1.0 / t, backend="serial" if kernel == "csr.serial" else "cuda",
+                       operation="spmv")
+            rows.append(row)
+    doc.update(rows=rows, roles={"baseline": "csr.serial",
+                                 "libraries": ["cusparse.csr", "cusparse.sell"]})
+    doc["settings"]["operation"] = "spmv"
+    study = os.path.join(tmp, "vendors.json")
+    with open(study, "w") as f:
+        json.dump(doc, f)
+    page = os.path.join(tmp, "vendors.html")
+    r = spbench("report", study, "-o", page)
+    check(r.returncode == 0, "report: %s" % r.stderr[-300:])
+    mine = page_cells(page, "csr.cuda.vector")
+    check(mine and "1.05x" in mine[0][-2] and
+          mine[0][-1] == "under 10 us 1.17x (1); 10-100 us 1.1x (1); over 100 us 0.9x (1)",
+          "against the vendor's best per matrix, by bucket: %s" % mine)
+    fastest = [page_cells(page, m)[0] for m in ("m1", "m2", "m3")]
+    check([cells[-7] for cells in fastest] == ["cusparse.sell", "cusparse.sell", "cusparse.csr"],
+          "each matrix names its fastest vendor row: %s" % [c[-7] for c in fastest])
+
+
 if __name__ == "__main__":
     run_tests([test_outputs_follow_the_schema, test_gate_sees_lost_rows,
-               test_merge_names_missing_shards, test_no_rows_of_another_commit],
+               test_merge_names_missing_shards, test_no_rows_of_another_commit,
+               test_report_vendor_best_and_roles],
               "spb_e2e_verdicts_", globals())

@@ -198,6 +198,11 @@ spb_status close_outputs(run_args *a, spb_status st, char *msg)
 spb_status json_begin(const run_args *a, int matrices, char *msg)
 {
     const spb_run_opts *o = &a->opts;
+    const char **libraries = spb_calloc((size_t)o->op->kernel_count + 1, sizeof *libraries);
+    if (!libraries) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
+    int library_count = 0;
+    for (int k = 0; k < o->op->kernel_count; k++)
+        if (o->op->kernels[k]->library) libraries[library_count++] = o->op->kernels[k]->name;
     spb_json_header h = {.version = SPB_VERSION,
                          .git_commit = spb_git_commit(),
                          .build = spb_build(),
@@ -206,6 +211,9 @@ spb_status json_begin(const run_args *a, int matrices, char *msg)
                          .precision = o->precision_count == 2 ? "both" : a->precision_names,
                          .shard = a->shard,
                          .shards = a->shards,
+                         .baseline = o->op->baseline->name,
+                         .libraries = libraries,
+                         .library_count = library_count,
                          .roofline = &a->roofline,
                          .gpu = a->have_gpu ? &a->gpu : NULL,
                          .gpu_reason = a->gpu_msg,
@@ -217,5 +225,7 @@ spb_status json_begin(const run_args *a, int matrices, char *msg)
                          .load = o->out.machine,
                          .energy = a->energy,
                          .energy_window_s = o->energy_window_s};
-    return report_json_begin(o->out.json, o->out.json_path, &h, msg);
+    spb_status st = report_json_begin(o->out.json, o->out.json_path, &h, msg);
+    spb_free(libraries);
+    return st;
 }

@@ -246,6 +246,44 @@ static spb_status gen_road(const char *spec, long long side, long long keep_perc
     return st;
 }
 
+/* gen:lp's DENSE rows after its columns' entries (coo->nnz of them): each
+ * cell a dense row could hold drawn with probability PERCENT %. The draws
+ * are counted first on a copy of the generator, so the arrays grow to hold
+ * them exactly (room for every column of every dense row once passed the
+ * index's range). */
+static spb_status lp_dense_rows(const char *spec, spb_coo *coo, spb_rng *rng, long long dense,
+                                long long percent, char *msg)
+{
+    long long rows = coo->m, cols = coo->n, e = coo->nnz;
+    spb_rng counter = *rng;
+    long long total = e;
+    for (long long d = 0; d < dense; d++)
+        for (long long c = 0; c < cols; c++)
+            if (spb_rng_below(&counter, 100) < (uint64_t)percent) {
+                total++;
+                (void)spb_rng_value(&counter);
+            }
+    if (total > SPB_INDEX_MAX) return too_large(spec, (double)rows, (double)total, msg);
+    spb_index *grown_row = spb_realloc(coo->row, (size_t)total + 1, sizeof *coo->row);
+    if (grown_row) coo->row = grown_row;
+    spb_index *grown_col =
+        grown_row ? spb_realloc(coo->col, (size_t)total + 1, sizeof *coo->col) : NULL;
+    if (grown_col) coo->col = grown_col;
+    spb_value *grown_val =
+        grown_col ? spb_realloc(coo->val, (size_t)total + 1, sizeof *coo->val) : NULL;
+    if (grown_val) coo->val = grown_val;
+    if (!grown_val)
+        return spb_fail(msg, SPB_ERR_NOMEM, "%s: out of memory for %lld entries", spec, total);
+    for (long long d = 0; d < dense; d++) /* duplicates with the columns' entries: summed */
+        for (long long c = 0; c < cols; c++)
+            if (spb_rng_below(rng, 100) < (uint64_t)percent) {
+                coo->row[e] = (spb_index)(d * (rows / dense));
+                coo->col[e] = (spb_index)c, coo->val[e++] = spb_rng_value(rng);
+            }
+    coo->nnz = (spb_index)e;
+    return SPB_OK;
+}
+
 /* An LP constraint matrix's shape: ROWS x COLS (wide: many more columns
  * than rows), each column PER_COL entries in distinct random rows, and
  * DENSE_ROWS rows (1 when not given), spread evenly, each holding about
@@ -330,40 +368,9 @@ static spb_status gen_lp(const char *spec, const long long *v, int count, spb_cs
         }
     }
     spb_free(set);
-    /* the dense rows' draws counted first on a copy of the generator, so the
-     * arrays hold them exactly (room for every column of every dense row
-     * once passed the index's range) */
-    spb_rng counter = rng;
-    long long dense_entries = 0;
-    for (long long d = 0; d < dense; d++)
-        for (long long c = 0; c < cols; c++)
-            if (spb_rng_below(&counter, 100) < (uint64_t)percent) {
-                dense_entries++;
-                (void)spb_rng_value(&counter);
-            }
-    long long total = e + dense_entries;
-    if (total > SPB_INDEX_MAX) {
-        coo_free(&coo);
-        return too_large(spec, (double)rows, (double)total, msg);
-    }
-    spb_index *grown_row = spb_realloc(coo.row, (size_t)total, sizeof *coo.row);
-    if (grown_row) coo.row = grown_row;
-    spb_index *grown_col = grown_row ? spb_realloc(coo.col, (size_t)total, sizeof *coo.col) : NULL;
-    if (grown_col) coo.col = grown_col;
-    spb_value *grown_val = grown_col ? spb_realloc(coo.val, (size_t)total, sizeof *coo.val) : NULL;
-    if (grown_val) coo.val = grown_val;
-    if (!grown_val) {
-        coo_free(&coo);
-        return spb_fail(msg, SPB_ERR_NOMEM, "%s: out of memory for %lld entries", spec, total);
-    }
-    for (long long d = 0; d < dense; d++) /* duplicates with the columns' entries: summed */
-        for (long long c = 0; c < cols; c++)
-            if (spb_rng_below(&rng, 100) < (uint64_t)percent) {
-                coo.row[e] = (spb_index)(d * (rows / dense));
-                coo.col[e] = (spb_index)c, coo.val[e++] = spb_rng_value(&rng);
-            }
     coo.nnz = (spb_index)e;
-    st = csr_from_coo(&coo, A, msg);
+    st = lp_dense_rows(spec, &coo, &rng, dense, percent, msg);
+    if (st == SPB_OK) st = csr_from_coo(&coo, A, msg);
     coo_free(&coo);
     return st;
 }

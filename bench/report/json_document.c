@@ -197,7 +197,14 @@ spb_status report_json_begin(FILE *j, const char *path, const spb_json_header *h
             h->tolerance, h->matrices);
     if (h->shards > 0) /* merge checks that every shard of the study is there */
         fprintf(j, ", \"shard\": \"%d/%d\"", h->shard, h->shards);
-    fprintf(j, "},\n  \"columns\": ");
+    fprintf(j, "},\n  \"roles\": {\"baseline\": ");
+    report_json_string(j, h->baseline ? h->baseline : "");
+    fprintf(j, ", \"libraries\": [");
+    for (int k = 0; k < h->library_count; k++) {
+        if (k) fprintf(j, ", ");
+        report_json_string(j, h->libraries[k]);
+    }
+    fprintf(j, "]},\n  \"columns\": ");
     report_json_string(j, report_csv_columns());
     if (h->load) {
         fprintf(j,

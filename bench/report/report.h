@@ -97,7 +97,12 @@ typedef struct {
     spb_timing_opts timing;
     double tolerance;
     int matrices;
-    int shard, shards;               /* --shard I/N (0/0: the whole study) */
+    int shard, shards; /* --shard I/N (0/0: the whole study) */
+    /* the roles of the operation's rows: the speedup baseline and the
+     * library rows (spb_kernel.library) of this build's table */
+    const char *baseline;
+    const char *const *libraries;
+    int library_count;
     const spb_machine_load *load;    /* before the study (NULL: not sampled) */
     const spb_energy_meters *energy; /* the counters the energy columns come from */
     double energy_window_s;          /* 0: no energy pass */
