@@ -46,6 +46,7 @@ struct gpu_spgemm_state {
     int kernel_count, kernel_cap;
     cusparseHandle_t handle; /* cusparse.spgemm */
     cusparseSpMatDescr_t mat_a, mat_b;
+    cusparseSpGEMMAlg_t spgemm_alg; /* chosen in prepare: the one algorithm timed */
 };
 
 /* Stream-ordered device allocation (the pool keeps freed memory, so the
