@@ -245,7 +245,7 @@ def svg_ok(path):
 
 def test_plot(tmp):
     if shutil.which("gnuplot") is None:
-        skip("gnuplot not installed: the chart tests")
+        skip("gnuplot not installed: the chart tests", "gnuplot")
         return
     out_csv = os.path.join(tmp, "p.csv")
     spbench("run", *FAST, *KERNELS, "--csv", out_csv, os.path.join(BUNDLED, "cage4.mtx.gz"),

@@ -62,7 +62,7 @@ def test_fifty_with_five_broken(tmp):
 
 def test_full_disk():
     if not os.path.exists("/dev/full"):
-        skip("no /dev/full: the full-disk tests")
+        skip("no /dev/full: the full-disk tests", "/dev/full")
         return
     r = spbench("run", *FAST, "--csv", "/dev/full", os.path.join(BUNDLED, "cage4.mtx.gz"))
     check(r.returncode != 0 and "/dev/full" in r.stderr and "No space left" in r.stderr,

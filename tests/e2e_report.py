@@ -139,7 +139,7 @@ def test_figures(tmp, study):
 def test_browser(tmp, study):
     browser = shutil.which("chromium") or shutil.which("chromium-browser")
     if browser is None:
-        skip("no Chromium: the page in a browser (apt-get install chromium)")
+        skip("no Chromium: the page in a browser (apt-get install chromium)", "chromium")
         return
     out = os.path.join(tmp, "browser.html")
     check(spbench("report", study, "-o", out).returncode == 0, "report for the browser")

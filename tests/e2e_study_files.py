@@ -409,7 +409,7 @@ def test_compare_chart(tmp):
     a log axis, its labels telling rows of one matrix apart (t2) and noisy
     pairs marked."""
     if not shutil.which("gnuplot"):
-        skip("no gnuplot: the compare chart")
+        skip("no gnuplot: the compare chart", "gnuplot")
         return
     rows = [{"matrix": "m%d" % m, "kernel": "kern.%d" % k, "threads": t,
              "source_id": "size=%d" % m, "noisy": int(k == 3)}

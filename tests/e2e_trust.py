@@ -76,7 +76,7 @@ def test_resume_edge_files(tmp):
         check(r.returncode != 0 and "not a regular file" in r.stderr,
               "--resume from /dev/full is refused by name: %s" % r.stderr.strip())
     else:
-        skip("no /dev/full: resume from a device")
+        skip("no /dev/full: resume from a device", "/dev/full")
     empty = os.path.join(tmp, "empty_dir")
     os.mkdir(empty)
     r = spbench("info", empty)
@@ -517,7 +517,7 @@ def test_noise_under_load(tmp):
     else:
         skip("no CPU pressure (PSI) here: the busy verdict under load")
     if shutil.which("gnuplot") is None:
-        skip("no gnuplot: the charts' noise marks")
+        skip("no gnuplot: the charts' noise marks", "gnuplot")
         return
     charts = os.path.join(tmp, "load_charts")
     r = spbench("plot", csv_path, charts)

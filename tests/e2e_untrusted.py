@@ -68,8 +68,8 @@ def test_names_reach_gnuplot_and_html_as_text(tmp):
     charts = os.path.join(tmp, "charts")
     r = subprocess.run([SPBENCH, "plot", csv_path, charts], capture_output=True, text=True,
                        cwd=tmp)
-    if "gnuplot" in r.stderr and "not found" in r.stderr:
-        skip("no gnuplot: the charts of hostile names (apt-get install gnuplot-nox)")
+    if shutil.which("gnuplot") is None:
+        skip("no gnuplot: the charts of hostile names (apt-get install gnuplot-nox)", "gnuplot")
     else:
         check(r.returncode == 0, "plot draws the hostile names: %s" % r.stderr[-300:])
         with open(os.path.join(charts, "spgemm_time.svg"), encoding="utf-8") as f:
@@ -96,7 +96,7 @@ def test_names_reach_gnuplot_and_html_as_text(tmp):
     check(not foreign, "the page holds only its own attributes: %s" % sorted(foreign))
     browser = shutil.which("chromium") or shutil.which("chromium-browser")
     if browser is None:
-        skip("no Chromium: the hostile page in a browser (apt-get install chromium)")
+        skip("no Chromium: the hostile page in a browser (apt-get install chromium)", "chromium")
     else:
         r = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
                             "--dump-dom", "file://" + page], capture_output=True, text=True,
@@ -152,7 +152,7 @@ def test_two_pid_namespaces(tmp):
     probe = subprocess.run([unshare or "unshare", "--pid", "--fork", "true"],
                            capture_output=True) if unshare else None
     if os.geteuid() != 0:
-        skip("no PID namespaces here (unshare --pid needs root)")
+        skip("no PID namespaces here (unshare --pid needs root)", "root")
         return
     check(probe is not None and probe.returncode == 0, "unshare --pid works as root")
     folder = os.path.join(tmp, "shared")

@@ -71,7 +71,8 @@ def results_validator():
             with open(os.path.join(SOURCE, "docs", "results.schema.json")) as f:
                 _schema.append(jsonschema.Draft202012Validator(json.load(f)))
         except ImportError:
-            skip("the results JSON schema check: no jsonschema module (python3-jsonschema)")
+            skip("the results JSON schema check: no jsonschema module (python3-jsonschema)",
+                 "jsonschema")
             _schema.append(None)
     return _schema[0]
 
@@ -105,9 +106,14 @@ def read_rows(path):
         return list(csv.DictReader(f))
 
 
-def skip(what):
+def skip(what, tool=None):
     """Records a part that could not run here (a missing tool): the test is
-    then reported skipped, never passed, unless something failed."""
+    then reported skipped, never passed, unless something failed. Where the
+    tool it needs is one SPB_REQUIRE_TOOLS names (CI, which installs them:
+    gnuplot, chromium, jsonschema, root, /dev/full), it is a failure."""
+    if tool and tool in os.environ.get("SPB_REQUIRE_TOOLS", "").split(","):
+        check(False, "%s (SPB_REQUIRE_TOOLS requires %s)" % (what, tool))
+        return
     _skipped.append(what)
     print("SKIPPED:", what, file=sys.stderr)
 
