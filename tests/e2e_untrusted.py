@@ -61,6 +61,9 @@ def test_names_reach_gnuplot_and_html_as_text(tmp):
     os.mkdir(folder)
     for name in HOSTILE:
         shutil.copy(CAGE4, os.path.join(folder, name + ".mtx.gz"))
+    # a newline and bytes that are not UTF-8: cleaned to '?' where read (spb_clean_name)
+    shutil.copy(CAGE4, os.path.join(folder, "new\nline.mtx.gz"))
+    shutil.copy(CAGE4, os.path.join(folder.encode(), b"bad\xffbyte.mtx.gz"))
     csv_path, json_path = os.path.join(tmp, "h.csv"), os.path.join(tmp, "h.json")
     r = spbench("run", *FAST, "--op", "spgemm", "--kernels", "spgemm.gustavson", "--csv",
                 csv_path, "--json", json_path, folder, cwd=tmp)
@@ -74,7 +77,7 @@ def test_names_reach_gnuplot_and_html_as_text(tmp):
         check(r.returncode == 0, "plot draws the hostile names: %s" % r.stderr[-300:])
         with open(os.path.join(charts, "spgemm_time.svg"), encoding="utf-8") as f:
             svg = html.unescape(f.read())
-        missing = [n for n in HOSTILE if n not in svg]
+        missing = [n for n in HOSTILE + ["new?line", "bad?byte"] if n not in svg]
         check(not missing, "every name is in the chart as it is: missing %s" % missing)
     # the report: a kernel name that would add attributes, from a JSON handed over
     with open(json_path, encoding="utf-8") as f:
