@@ -1,9 +1,11 @@
 /* spgemm_seq.c — sequential SpGEMM: the products count, the Gustavson
  * reference and the hash kernel (see spgemm_cpu.h). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/memory.h"
 #include "spgemm_rows.h"
 #include "spgemm_sort.h"
 
@@ -130,9 +132,18 @@ typedef struct {
     uint64_t mask, used;
 } hash_map;
 
-static int hash_grow(hash_map *h)
+/* Doubles the map; 0 with msg when it could not, or when the larger map
+ * beside the old one would not fit in the memory the machine (or a cgroup,
+ * ulimit or SPB_MEMORY_LIMIT) allows: an error row with the figure, never
+ * a process killed for memory as the map grows with C. */
+static int hash_grow(hash_map *h, char *msg)
 {
     uint64_t size = (h->mask + 1) * 2;
+    char detail[96];
+    snprintf(detail, sizeof detail, "a hash map of %llu slots, the old one's %llu beside it",
+             (unsigned long long)size, (unsigned long long)(h->mask + 1));
+    double bytes = ((double)size + (double)(h->mask + 1)) * sizeof(hash_entry);
+    if (spb_memory_check(bytes, "spgemm.hash", detail, msg) != SPB_OK) return 0;
     hash_entry *slots = spb_malloc((size_t)size, sizeof *slots);
     if (!slots) return 0;
     for (uint64_t s = 0; s < size; s++) slots[s].key = EMPTY;
@@ -150,9 +161,9 @@ static int hash_grow(hash_map *h)
 
 /* Adds v at key (in float when single: the sum held as a float, v one);
  * 0 when the map could not grow. */
-static int hash_add(hash_map *h, uint64_t key, double v, int single)
+static int hash_add(hash_map *h, uint64_t key, double v, int single, char *msg)
 {
-    if (2 * (h->used + 1) > h->mask + 1 && !hash_grow(h)) return 0;
+    if (2 * (h->used + 1) > h->mask + 1 && !hash_grow(h, msg)) return 0;
     uint64_t s = hash_slot(key, h->mask);
     while (h->slots[s].key != EMPTY && h->slots[s].key != key) s = (s + 1) & h->mask;
     if (h->slots[s].key == EMPTY) {
@@ -202,7 +213,7 @@ spb_status csr_spgemm_hash(const spb_csr *A, const spb_csr *B, const spgemm_valu
     spb_status st = check_shapes(A, B, msg);
     if (st != SPB_OK) return st;
     hash_map h = {NULL, 63, 0};
-    if (!hash_grow(&h)) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the hash map");
+    if (!hash_grow(&h, msg)) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the hash map");
     for (spb_index i = 0; i < A->m && st == SPB_OK; i++)
         for (spb_index ka = A->row_ptr[i]; ka < A->row_ptr[i + 1] && st == SPB_OK; ka++) {
             spb_index r = A->col_idx[ka];
@@ -210,7 +221,7 @@ spb_status csr_spgemm_hash(const spb_csr *A, const spb_csr *B, const spgemm_valu
                 uint64_t key = (uint64_t)i << 32 | (uint32_t)B->col_idx[kb];
                 double product =
                     v->a32 ? (double)(v->a32[ka] * v->b32[kb]) : A->val[ka] * B->val[kb];
-                if (!hash_add(&h, key, product, v->a32 != NULL)) {
+                if (!hash_add(&h, key, product, v->a32 != NULL, msg)) {
                     st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the hash map");
                     break;
                 }
