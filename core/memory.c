@@ -52,22 +52,68 @@ static void consider(spb_memory_room *room, double bytes, const char *bound)
     }
 }
 
+/* This process's cgroup for the memory controller, from /proc/self/cgroup:
+ * the unified hierarchy's ("0::/path", v2) or the memory controller's
+ * (v1); "" when not found. */
+static void own_cgroup(int v2, char *path, size_t size)
+{
+    path[0] = '\0';
+    FILE *f = fopen("/proc/self/cgroup", "r");
+    if (!f) return;
+    char line[1024];
+    while (fgets(line, sizeof line, f)) {
+        char *controllers = strchr(line, ':'),
+             *where = controllers ? strchr(controllers + 1, ':') : NULL;
+        if (!where) continue;
+        *where++ = '\0';
+        where[strcspn(where, "\n")] = '\0';
+        controllers++;
+        int mine = v2 ? strcmp(line, "0") == 0 && *controllers == '\0'
+                      : strstr(controllers, "memory") != NULL;
+        if (mine) {
+            snprintf(path, size, "%s", where);
+            break;
+        }
+    }
+    fclose(f);
+}
+
+/* The room every cgroup from this process's own up to the root leaves
+ * (a limit anywhere above applies too): under `base`, `limit` and `used`
+ * are the files; v1 says "no limit" with a huge number. */
+static void consider_cgroups(spb_memory_room *room, int v2, const char *base, const char *limit,
+                             const char *used, const char *bound)
+{
+    char path[1024], file[1400];
+    own_cgroup(v2, path, sizeof path);
+    for (;;) {
+        snprintf(file, sizeof file, "%s%s/%s", base, path, limit);
+        double most = read_number(file);
+        if (most >= 0 && most < 1e18) {
+            snprintf(file, sizeof file, "%s%s/%s", base, path, used);
+            double now = read_number(file);
+            consider(room, most - (now > 0 ? now : 0), bound);
+        }
+        char *slash = strrchr(path, '/');
+        if (!slash || path[0] == '\0') break;
+        *slash = '\0'; /* the parent; "" is the root */
+    }
+}
+
 spb_memory_room spb_memory_room_now(void)
 {
     spb_memory_room room = {-1, "unknown"};
     const char *cap = getenv("SPB_MEMORY_LIMIT"); /* a user's own cap, in bytes */
     if (cap && *cap) consider(&room, strtod(cap, NULL), "SPB_MEMORY_LIMIT");
     consider(&room, mem_available(), "MemAvailable");
-    double limit = read_number("/sys/fs/cgroup/memory.max");
-    if (limit >= 0) {
-        double used = read_number("/sys/fs/cgroup/memory.current");
-        consider(&room, limit - (used > 0 ? used : 0), "cgroup memory.max");
-    }
-    limit = read_number("/sys/fs/cgroup/memory/memory.limit_in_bytes");
-    if (limit >= 0 && limit < 1e18) { /* v1 says "no limit" with a huge number */
-        double used = read_number("/sys/fs/cgroup/memory/memory.usage_in_bytes");
-        consider(&room, limit - (used > 0 ? used : 0), "cgroup memory.limit_in_bytes");
-    }
+    /* this process's own cgroup and those above it, not the hierarchy's root
+     * alone: a container's or a job's limit is set there */
+    consider_cgroups(&room, 1, "/sys/fs/cgroup", "memory.max", "memory.current",
+                     "cgroup memory.max");
+    consider_cgroups(&room, 1, "/sys/fs/cgroup/unified", "memory.max", "memory.current",
+                     "cgroup memory.max");
+    consider_cgroups(&room, 0, "/sys/fs/cgroup/memory", "memory.limit_in_bytes",
+                     "memory.usage_in_bytes", "cgroup memory.limit_in_bytes");
     static const struct {
         int resource;
         const char *name;

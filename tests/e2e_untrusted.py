@@ -469,10 +469,67 @@ def test_report_malformed_fields(tmp):
               "report on %s: one line, exit 1: %d %s" % (what, r.returncode, r.stderr[-300:]))
 
 
+def own_memory_cgroup():
+    """(the folder of this process's memory cgroup, v2 or not), or None."""
+    with open("/proc/self/cgroup") as f:
+        lines = [l.rstrip("\n").split(":", 2) for l in f]
+    for number, controllers, path in lines:
+        if "memory" in controllers.split(","):
+            return "/sys/fs/cgroup/memory" + path, False
+    for number, controllers, path in lines:
+        if number == "0" and not controllers:
+            for base in ("/sys/fs/cgroup", "/sys/fs/cgroup/unified"):
+                if os.path.exists(base + "/cgroup.controllers"):
+                    return base + path, True
+    return None
+
+
+def test_cgroup_limit_seen(tmp):
+    """A limit on this process's own memory cgroup (a container's, a Slurm
+    job's) is the room an estimate is judged against: only the hierarchy's
+    root was read, so a file announcing a 1e9-row matrix (8 GB to load)
+    passed the estimate inside a 2 GB cgroup and was killed there."""
+    found = own_memory_cgroup() if os.geteuid() == 0 else None
+    child = None
+    if found:
+        child = os.path.join(found[0], "spbench-test-%d" % os.getpid())
+        try:
+            os.mkdir(child)
+            with open(os.path.join(child, "memory.max" if found[1] else
+                                   "memory.limit_in_bytes"), "w") as f:
+                f.write(str(2 << 30))
+        except OSError:
+            child = None
+    if child is None:
+        skip("no memory cgroup to make here (root and a writable cgroup tree)")
+        return
+    wide = os.path.join(tmp, "wide1e9.mtx")
+    with open(wide, "w") as f:
+        f.write("%%MatrixMarket matrix coordinate real general\n1000000000 1000000000 1\n"
+                "1 1 1.0\n")
+
+    def enter():
+        with open(os.path.join(child, "cgroup.procs"), "w") as f:
+            f.write(str(os.getpid()))
+
+    try:
+        r = subprocess.run([SPBENCH, "info", wide], capture_output=True, text=True, timeout=300,
+                           preexec_fn=enter)
+    finally:
+        for _ in range(50):  # the cgroup goes once its process has
+            try:
+                os.rmdir(child)
+                break
+            except OSError:
+                time.sleep(0.1)
+    check(r.returncode == 1 and "needs about" in r.stderr and "cgroup" in r.stderr,
+          "the own cgroup's limit is the room: %d %s" % (r.returncode, r.stderr[-300:]))
+
+
 if __name__ == "__main__":
     run_tests([test_names_reach_gnuplot_and_html_as_text, test_temp_files_of_others,
                test_two_pid_namespaces, test_fetch_stays_in_its_cache,
                test_fetch_checks_the_whole_stream, test_fetch_output_and_deadline,
                test_impossible_size_line, test_processes_child_ends_with_parent,
-               test_report_malformed_fields],
+               test_report_malformed_fields, test_cgroup_limit_seen],
               "spb_e2e_untrusted_", globals())
