@@ -1,7 +1,9 @@
 # Writes the commit the build is made from into a header, at every build
 # (not only at configure): cmake -DSOURCE_DIR=... -DOUTPUT=... -P git_commit.cmake
-# "abc123def456", "abc123def456-dirty" when tracked or new files differ from
-# it, "unknown" outside a git tree. The header is rewritten only when its
+# "abc123def456", "abc123def456-dirty" when a tracked file that is not
+# documentation differs from it (results and notes written into the tree
+# beside an evidence build do not make it dirty; an edit to the code does),
+# "unknown" outside a git tree. The header is rewritten only when its
 # text changes, so an unchanged commit recompiles nothing.
 execute_process(COMMAND git rev-parse --short=12 HEAD WORKING_DIRECTORY ${SOURCE_DIR}
                 OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET
@@ -9,7 +11,8 @@ execute_process(COMMAND git rev-parse --short=12 HEAD WORKING_DIRECTORY ${SOURCE
 if(failed OR NOT commit)
   set(commit unknown)
 else()
-  execute_process(COMMAND git status --porcelain WORKING_DIRECTORY ${SOURCE_DIR}
+  execute_process(COMMAND git status --porcelain --untracked-files=no -- .
+                          ":(exclude)docs" ":(exclude,glob)**/*.md" WORKING_DIRECTORY ${SOURCE_DIR}
                   OUTPUT_VARIABLE changes OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
   if(changes)
     set(commit "${commit}-dirty")

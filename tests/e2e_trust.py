@@ -460,6 +460,13 @@ def test_provenance(tmp):
         f.write("two\n")
     check(capture() == first + "-dirty", "a changed tree: marked dirty")
     git(*identity, "commit", "-qam", "two", cwd=repo)
+    # what an evidence run writes beside the code (results, notes) is not a code change
+    os.makedirs(os.path.join(repo, "docs"))
+    for name in ("results.csv", os.path.join("docs", "notes.md")):
+        with open(os.path.join(repo, name), "w") as f:
+            f.write("written by a run\n")
+    second = git("rev-parse", "--short=12", "HEAD", cwd=repo).stdout.strip()
+    check(capture() == second, "results and notes beside the code leave it clean: %s" % capture())
     second = git("rev-parse", "--short=12", "HEAD", cwd=repo).stdout.strip()
     check(capture() == second and second != first, "a new commit is seen at the next build")
 
