@@ -32,14 +32,19 @@ DROPPED = ("HB", "west0479")  # its first download stops half way
 CORRUPT = ("Broken", "garbled")  # an archive that is not one
 
 
-def packed(name, text):
-    """The collection's archive of one matrix."""
+def tar_of(name, text):
+    """The tar the collection packs one matrix in (Name/Name.mtx)."""
     data = io.BytesIO()
-    with tarfile.open(fileobj=data, mode="w:gz") as t:
+    with tarfile.open(fileobj=data, mode="w") as t:
         info = tarfile.TarInfo("%s/%s.mtx" % (name, name))
         info.size = len(text)
         t.addfile(info, io.BytesIO(text))
     return data.getvalue()
+
+
+def packed(name, text):
+    """The collection's archive of one matrix."""
+    return gzip.compress(tar_of(name, text))
 
 
 class Mirror(http.server.BaseHTTPRequestHandler):

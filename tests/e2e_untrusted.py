@@ -9,18 +9,16 @@ import fcntl
 import gzip
 import html.parser
 import http.server
-import io
 import json
 import os
 import resource
 import shutil
 import subprocess
 import sys
-import tarfile
 import threading
 import time
 
-from e2e_fetch import Mirror
+from e2e_fetch import Mirror, tar_of
 from spbtest import SOURCE, SPBENCH, check, read_rows, skip, spbench, run_tests
 
 BUNDLED = os.path.join(SOURCE, "matrices")
@@ -204,15 +202,6 @@ class SlowMirror(Mirror):
                 time.sleep(pause)
         except OSError:  # the client gave up
             pass
-
-
-def tar_of(name, text):
-    data = io.BytesIO()
-    with tarfile.open(fileobj=data, mode="w") as t:
-        info = tarfile.TarInfo("%s/%s.mtx" % (name, name))
-        info.size = len(text)
-        t.addfile(info, io.BytesIO(text))
-    return data.getvalue()
 
 
 def fixture_hostile_mirror(tmp):

@@ -18,6 +18,7 @@
 #include "check_gpu.h"
 #include "cpu/spgemm_cpu.h"
 #include "formats/mm.h"
+#include "given_c.h"
 #include "gpu/gpu.h"
 
 /* A CSR matrix from a dense array in which NAN means "not stored" (so
@@ -572,22 +573,9 @@ static void check_auto_rule(void)
     csr_free(&A);
 }
 
-/* A stand-in kernel whose C is the state's matrix: what an fp32 row made,
- * right or wrong, for the operation's validation. */
-static spb_status given_c(const void *state, spb_csr *C, char *msg)
-{
-    const spb_csr *made = state;
-    if (csr_alloc(C, made->m, made->n, made->nnz, msg) != SPB_OK) return SPB_ERR_NOMEM;
-    memcpy(C->row_ptr, made->row_ptr, sizeof *C->row_ptr * ((size_t)made->m + 1));
-    memcpy(C->col_idx, made->col_idx, sizeof *C->col_idx * (size_t)made->nnz);
-    memcpy(C->val, made->val, sizeof *C->val * (size_t)made->nnz);
-    return SPB_OK;
-}
-
 /* The fp32 status of a C made as `made` (2x2, diagonal) for A*A. */
 static spb_row_status fp32_status(const spb_csr *A, double made, char *msg)
 {
-    static const spb_spgemm_kernel given = {.kernel = {.name = "given"}, .spgemm = given_c};
     const spb_operation *op = operation_spgemm();
     spb_case c = {.name = "fp32 range", .A = A, .precision = SPB_FP32};
     CHECK(op->case_setup(&c, 1, msg) == SPB_OK, "setup: %s", msg);
@@ -596,7 +584,8 @@ static spb_row_status fp32_status(const spb_csr *A, double made, char *msg)
     csr_from_dense(2, 2, d, &C);
     spb_validation v;
     msg[0] = '\0';
-    spb_row_status status = op->product(&given.kernel, &C, &c, SPB_DEFAULT_TOLERANCE, &v, msg);
+    spb_row_status status =
+        op->product(&given_kernel.kernel, &C, &c, SPB_DEFAULT_TOLERANCE, &v, msg);
     op->case_free(&c);
     csr_free(&C);
     return status;

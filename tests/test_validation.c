@@ -21,6 +21,7 @@
 #include "bench/validation/validate.h"
 #include "check.h"
 #include "cpu/spgemm_cpu.h"
+#include "given_c.h"
 
 /* A product made the plain way in the row's precision (forwards or
  * backwards through each row: both orders are honest), leaving out the
@@ -144,20 +145,8 @@ static void check_matrix(const char *label, const spb_csr *A)
     op->case_free(&c);
 }
 
-/* SpGEMM: C = A*A of the reference, less one product of one entry. */
-static spb_status given_c(const void *state, spb_csr *C, char *msg)
-{
-    const spb_csr *made = state;
-    if (csr_alloc(C, made->m, made->n, made->nnz, msg) != SPB_OK) return SPB_ERR_NOMEM;
-    memcpy(C->row_ptr, made->row_ptr, sizeof *C->row_ptr * ((size_t)made->m + 1));
-    memcpy(C->col_idx, made->col_idx, sizeof *C->col_idx * (size_t)made->nnz);
-    memcpy(C->val, made->val, sizeof *C->val * (size_t)made->nnz);
-    return SPB_OK;
-}
-
 static void check_spgemm(const char *label, const spb_csr *A)
 {
-    static const spb_spgemm_kernel given = {.kernel = {.name = "given"}, .spgemm = given_c};
     const spb_operation *op = operation_spgemm();
     char msg[SPB_MSG_LEN] = "";
     spb_case c = {.name = label, .A = A};
@@ -182,7 +171,8 @@ static void check_spgemm(const char *label, const spb_csr *A)
         c.precision = precision ? SPB_FP32 : SPB_FP64;
         spb_validation v;
         msg[0] = '\0';
-        spb_row_status st = op->product(&given.kernel, &mine, &c, SPB_DEFAULT_TOLERANCE, &v, msg);
+        spb_row_status st =
+            op->product(&given_kernel.kernel, &mine, &c, SPB_DEFAULT_TOLERANCE, &v, msg);
         CHECK(st == SPB_ROW_OK, "%s/%s: C as made is ok: %d %s", label,
               spb_precision_str(c.precision), (int)st, msg);
         spb_index j = A->col_idx[kb];
@@ -190,7 +180,7 @@ static void check_spgemm(const char *label, const spb_csr *A)
         for (spb_index k = mine.row_ptr[row]; k < mine.row_ptr[row + 1]; k++)
             if (mine.col_idx[k] == j) mine.val[k] -= product;
         msg[0] = '\0';
-        st = op->product(&given.kernel, &mine, &c, SPB_DEFAULT_TOLERANCE, &v, msg);
+        st = op->product(&given_kernel.kernel, &mine, &c, SPB_DEFAULT_TOLERANCE, &v, msg);
         CHECK(st == SPB_ROW_WRONG, "%s/%s: one product of c(%d, %d) left out: %d %s", label,
               spb_precision_str(c.precision), (int)row, (int)j, (int)st, msg);
         csr_free(&mine);
