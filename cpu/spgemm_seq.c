@@ -138,11 +138,11 @@ typedef struct {
  * a process killed for memory as the map grows with C. */
 static int hash_grow(hash_map *h, char *msg)
 {
-    uint64_t size = (h->mask + 1) * 2;
+    uint64_t old_size = h->mask + 1, size = old_size * 2;
     char detail[96];
     snprintf(detail, sizeof detail, "a hash map of %llu slots, the old one's %llu beside it",
-             (unsigned long long)size, (unsigned long long)(h->mask + 1));
-    double bytes = ((double)size + (double)(h->mask + 1)) * sizeof(hash_entry);
+             (unsigned long long)size, (unsigned long long)old_size);
+    double bytes = ((double)size + (double)old_size) * sizeof(hash_entry);
     if (spb_memory_check(bytes, "spgemm.hash", detail, msg) != SPB_OK) return 0;
     hash_entry *slots = spb_malloc((size_t)size, sizeof *slots);
     if (!slots) return 0;
