@@ -163,23 +163,6 @@ static spb_status after_timing(const spb_kernel *kernel, void *state, spb_case *
     return SPB_OK;
 }
 
-/* A host row faster than the baseline by more than its processors allow
- * (speedup above threads x ranks): the baseline's time, not the row, is
- * suspect, so the row is marked noisy (the CSV's and the report's mark,
- * as the charts leave such rows out) and its message says why. Device
- * rows run on other processors than the baseline: no such bound. */
-static void mark_impossible_speedup(const spb_kernel *kernel, spb_result *r, char *msg)
-{
-    int host = kernel->backend == SPB_BACKEND_SERIAL || kernel->backend == SPB_BACKEND_OPENMP;
-    int processors = r->threads * r->ranks;
-    if (!host || !(r->speedup > processors)) return;
-    r->timing.noisy = 1;
-    size_t used = strlen(msg);
-    snprintf(msg + used, SPB_MSG_LEN - used,
-             "%sspeedup %.2fx above its %d thread%s: the baseline's time is suspect",
-             used ? "; " : "", r->speedup, processors, processors == 1 ? "" : "s");
-}
-
 /* Rates, roofline fraction and speedup over the operation's baseline. */
 static void fill_metrics(spb_case *c, const spb_run_opts *opts, double bytes, double bandwidth_gbs,
                          spb_result *r)
@@ -578,7 +561,6 @@ static void flush_held(spb_case *c, held_rows *held, const spb_run_opts *opts,
         c->precision = h->config.precision;
         if (h->r.status == SPB_ROW_OK) {
             fill_metrics(c, opts, h->bytes, h->bound, &h->r);
-            mark_impossible_speedup(h->kernel, &h->r, h->msg);
             break_even(c, h->kernel, opts, &h->r);
         }
         scale_over_ranks(totals, opts, &h->r);
