@@ -21,7 +21,7 @@ import subprocess
 import sys
 import termios
 
-from spbtest import SOURCE, SPBENCH, check, read_mtx, read_rows, spbench, run_tests
+from spbtest import SOURCE, SPBENCH, check, read_mtx, read_rows, skip, spbench, run_tests
 SHARED = os.path.normpath(os.path.join(SOURCE, "..", "shared", "matrices"))
 BUNDLED = os.path.join(SOURCE, "matrices")
 MATRICES = SHARED if os.path.isdir(SHARED) else BUNDLED
@@ -761,6 +761,8 @@ def test_break_even(tmp):
     if faster:
         check("device rows faster than cusparse.csr" in r.stdout,
               "the summary counts the rows faster than cusparse.csr: %s" % r.stdout[-800:])
+    if not any(x["backend"] == "cuda" and x["status"] == "ok" for x in rows):
+        skip("no device row ran: the device half of the break-even counts", "gpu")
 
 
 def main():

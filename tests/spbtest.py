@@ -110,9 +110,12 @@ def skip(what, tool=None):
     """Records a part that could not run here (a missing tool): the test is
     then reported skipped, never passed, unless something failed. Where the
     tool it needs is one SPB_REQUIRE_TOOLS names (CI, which installs them:
-    gnuplot, chromium, jsonschema, root, /dev/full), it is a failure."""
-    if tool and tool in os.environ.get("SPB_REQUIRE_TOOLS", "").split(","):
-        check(False, "%s (SPB_REQUIRE_TOOLS requires %s)" % (what, tool))
+    gnuplot, chromium, jsonschema, root, /dev/full), or "gpu" under
+    SPB_REQUIRE_GPU=1 (a GPU machine's run), it is a failure."""
+    required = tool in os.environ.get("SPB_REQUIRE_TOOLS", "").split(",") or \
+        (tool == "gpu" and os.environ.get("SPB_REQUIRE_GPU") == "1")
+    if tool and required:
+        check(False, "%s (required here: %s)" % (what, tool))
         return
     _skipped.append(what)
     print("SKIPPED:", what, file=sys.stderr)
