@@ -90,6 +90,13 @@ struct spb_kernel {
     int library;
 };
 
+/* A vendor row: a library's device row. spbench's device rows are weighed
+ * per matrix against the fastest of them (never one chosen mode). */
+static inline int kernel_is_vendor(const spb_kernel *kernel)
+{
+    return kernel->library && kernel->backend == SPB_BACKEND_CUDA;
+}
+
 /* The backend as rows and --list name it: "serial", "openmp", "cuda", "mpi". */
 const char *backend_name(spb_backend backend);
 

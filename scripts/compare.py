@@ -63,6 +63,8 @@ from merge import KEY, MergeError, content_of, on_signal, same_file, write_all  
 
 Z95 = 1.959963984540054
 EXACT_MAX = 25  # the U distribution is counted exactly up to this many samples a side
+CHI2_1_MEDIAN = 0.4549364231195724  # the median of chi-square with one degree of freedom
+DRIFT_MIN_ROWS = 8  # fewer rows with an interval cannot tell the spread between runs
 
 
 class CompareError(Exception):
@@ -188,6 +190,62 @@ def welch(base, new):
     df = se2 ** 2 / (vb ** 2 / (len(lb) - 1) + vn ** 2 / (len(ln) - 1))
     half = t_quantile(0.975, df) * math.sqrt(se2)
     return math.exp(diff), math.exp(diff - half), math.exp(diff + half)
+
+
+def log_se(ratio, low, high):
+    """The standard error of log(ratio) that a 95% interval implies (None
+    without one): a t interval of few processes gives a wide one, as it
+    should."""
+    if low is None or not ratio:
+        return None
+    return (math.log(high) - math.log(low)) / (2 * Z95)
+
+
+def median(xs):
+    xs = sorted(xs)
+    mid = len(xs) // 2
+    return xs[mid] if len(xs) % 2 else 0.5 * (xs[mid - 1] + xs[mid])
+
+
+def run_spread(pairs):
+    """The spread between two runs that the rows' own intervals leave out:
+    tau such that the rows' log ratios, about their median, scatter as
+    normal errors of variance se^2 + tau^2 would (the median of the
+    squared standardized deviations is chi-square(1)'s median). About the
+    median, so a change of every row moves the centre and not tau; by
+    medians, so up to half the rows may have changed. None when fewer than
+    DRIFT_MIN_ROWS rows have an interval: too few to tell."""
+    rows = [(math.log(p["ratio"]), p["se"]) for p in pairs if p["se"] is not None]
+    if len(rows) < DRIFT_MIN_ROWS:
+        return None
+    centre = median(d for d, _ in rows)
+    spread = [((d - centre) ** 2, se * se) for d, se in rows]
+
+    def excess(tau2):
+        return median(dev / (var + tau2) if var + tau2 > 0 else math.inf
+                      for dev, var in spread) - CHI2_1_MEDIAN
+
+    if excess(0.0) <= 0:
+        return 0.0
+    low, high = 0.0, max(dev for dev, _ in spread) / CHI2_1_MEDIAN
+    for _ in range(100):
+        mid = 0.5 * (low + high)
+        if excess(mid) > 0:
+            low = mid
+        else:
+            high = mid
+    return math.sqrt(high)
+
+
+def widen(pairs, tau):
+    """Each pair's interval and verdict with the spread between runs added."""
+    for p in pairs:
+        if p["se"] is None:
+            continue
+        se = math.sqrt(p["se"] ** 2 + tau ** 2)
+        d = math.log(p["ratio"])
+        p["se"], p["low"], p["high"] = se, math.exp(d - Z95 * se), math.exp(d + Z95 * se)
+        p["verdict"] = verdict(p["ratio"], p["low"], p["high"], True)
 
 
 def verdict(ratio, low, high, samples_known):
@@ -376,7 +434,8 @@ def pair_rows(base_rows, new_rows, samples_known, by_kernel=None):
                       "threads": b.get("threads", ""), "ranks": b.get("ranks", ""),
                       "base_ms": time_of(b), "new_ms": time_of(n),
                       "median_ratio": time_of(n) / time_of(b), "ratio": ratio, "low": low,
-                      "high": high, "verdict": verdict(ratio, low, high, samples_known),
+                      "high": high, "se": log_se(ratio, low, high),
+                      "verdict": verdict(ratio, low, high, samples_known),
                       "base_samples": len(samples(b)), "new_samples": len(samples(n)),
                       "processes": "%d/%d" % (len(b["process_medians_ms"]),
                                               len(n["process_medians_ms"])) if by_process else "",

@@ -117,10 +117,12 @@ static spb_status slow_prepare(const spb_kernel *self, spb_format_set *formats,
     return serial->prepare(serial, formats, config, plan, msg);
 }
 
-/* break_even_products: a device row faster than the vendor kernel pays for
- * its costlier prepare after (its prepare - the vendor's) / (the vendor's
- * time - its own) products, rounded up, whether it comes before or after
- * the vendor row in the table; a slower row and the vendor row get none. */
+/* break_even_products: a device row faster than the fastest vendor row
+ * pays for its costlier prepare after (its prepare - that vendor row's) /
+ * (its time - its own) products, rounded up, whether it comes before or
+ * after the vendor rows in the table; a row slower than the fastest vendor
+ * row (if faster than another) and the vendor rows get none. The summary
+ * weighs each device row against the fastest vendor row and names it. */
 static double vendor_calls(void *state, int calls)
 {
     (void)state;
@@ -136,16 +138,40 @@ static double slow_calls(void *state, int calls)
     (void)state;
     return 3e-3 * calls;
 }
+static double slower_vendor_calls(void *state, int calls)
+{
+    (void)state;
+    return 4e-3 * calls;
+}
+
+/* What summary_print says of the run, in a string of `size` bytes. */
+static void summary_text(const spb_summary *summary, char *text, size_t size)
+{
+    FILE *out = fmemopen(text, size, "w");
+    text[0] = '\0';
+    if (!out) return;
+    summary_print(out, summary, "csr.serial");
+    fclose(out);
+}
 
 void check_break_even(void)
 {
-    static const device_like vendor_v = {0, 2e-3}, quick_v = {0.03, 1e-3}, slow_v = {0, 3e-3};
-    spb_spmv_kernel vendor = cpu_spmv_kernels[0], quick = vendor, slow = vendor;
+    static const device_like vendor_v = {0, 2e-3}, quick_v = {0.03, 1e-3}, slow_v = {0, 3e-3},
+                             slower_vendor_v = {0, 4e-3};
+    spb_spmv_kernel vendor = cpu_spmv_kernels[0], quick = vendor, slow = vendor,
+                    slower_vendor = vendor;
     vendor.kernel = (spb_kernel){.name = "test.vendor",
                                  .format = "csr",
                                  .variant = &vendor_v,
                                  .backend = SPB_BACKEND_CUDA,
-                                 .time_calls = vendor_calls};
+                                 .time_calls = vendor_calls,
+                                 .library = 1};
+    slower_vendor.kernel = (spb_kernel){.name = "test.vendor.slow",
+                                        .format = "csr",
+                                        .variant = &slower_vendor_v,
+                                        .backend = SPB_BACKEND_CUDA,
+                                        .time_calls = slower_vendor_calls,
+                                        .library = 1};
     quick.kernel = (spb_kernel){.name = "test.fast",
                                 .format = "csr",
                                 .variant = &quick_v,
@@ -156,16 +182,16 @@ void check_break_even(void)
                                .variant = &slow_v,
                                .backend = SPB_BACKEND_CUDA,
                                .time_calls = slow_calls};
-    spb_spmv_kernel *rows[] = {&quick, &vendor, &slow};
-    for (int k = 0; k < 3; k++) {
+    spb_spmv_kernel *rows[] = {&quick, &vendor, &slower_vendor, &slow};
+    for (int k = 0; k < 4; k++) {
         rows[k]->kernel.prepare = slow_prepare;
         rows[k]->kernel.release = cpu_spmv_kernels[0].kernel.release;
     }
-    const spb_kernel *table[] = {&quick.kernel, &vendor.kernel, &slow.kernel};
+    const spb_kernel *table[] = {&quick.kernel, &vendor.kernel, &slower_vendor.kernel,
+                                 &slow.kernel};
     spb_operation op = *operation_spmv();
     op.kernels = table;
-    op.kernel_count = 3;
-    op.vendor = &vendor.kernel;
+    op.kernel_count = 4;
     char path[] = "/tmp/spb_break_even_XXXXXX", msg[SPB_MSG_LEN] = "";
     int fd = mkstemp(path);
     FILE *csv = fd >= 0 ? fdopen(fd, "w") : NULL;
@@ -183,16 +209,22 @@ void check_break_even(void)
           msg);
     fclose(opts.out.table);
     fclose(csv);
+    char said[4096];
+    summary_text(&totals.summary, said, sizeof said);
+    CHECK(strstr(said, "fastest vendor row of their matrix") &&
+              strstr(said, "test.fast                    fp64") && strstr(said, "2.00x (1)") &&
+              strstr(said, "0.67x (1)") && strstr(said, "the fastest vendor row: test.vendor 1 "),
+          "the summary weighs the device rows against the fastest vendor row: %s", said);
     run_totals_free(&totals);
     spb_done_set done = {0};
     int has_header = 0;
-    CHECK(resume_load(path, &done, &has_header, msg) == SPB_OK && done.count == 3,
-          "three rows read back: %s", msg);
-    double prepare[3] = {NAN, NAN, NAN}, pays[3] = {NAN, NAN, NAN};
+    CHECK(resume_load(path, &done, &has_header, msg) == SPB_OK && done.count == 4,
+          "four rows read back: %s", msg);
+    double prepare[4] = {NAN, NAN, NAN, NAN}, pays[4] = {NAN, NAN, NAN, NAN};
     for (int j = 0; j < done.count; j++) {
         spb_result r;
         result_from_csv(&r, done.rows[j].fields, done.rows[j].count);
-        for (int k = 0; k < 3; k++)
+        for (int k = 0; k < 4; k++)
             if (strcmp(r.kernel, table[k]->name) == 0 && r.status == SPB_ROW_OK) {
                 prepare[k] = r.prepare_ms / 1e3;
                 pays[k] = r.break_even_products;
@@ -200,10 +232,13 @@ void check_break_even(void)
     }
     double expected = ceil((prepare[0] - prepare[1]) / (2e-3 - 1e-3));
     CHECK(pays[0] >= 30 && fabs(pays[0] - expected) <= 1,
-          "the faster row pays after %g products; its prepare and the vendor's say %g", pays[0],
-          expected);
-    CHECK(isnan(pays[1]) && isnan(pays[2]), "the vendor row and a slower row: none (%g, %g)",
-          pays[1], pays[2]);
+          "the faster row pays after %g products; its prepare and the fastest vendor row's say "
+          "%g",
+          pays[0], expected);
+    CHECK(isnan(pays[1]) && isnan(pays[2]) && isnan(pays[3]),
+          "the vendor rows, and a row faster than one vendor row but not the fastest: none "
+          "(%g, %g, %g)",
+          pays[1], pays[2], pays[3]);
     resume_free(&done);
     remove(path);
 }

@@ -120,8 +120,7 @@ static void print_resume_hint(int argc, char **argv, const run_args *a, const ch
 static int finish_run(int argc, char **argv, const run_args *a, spb_run_totals *totals)
 {
     /* rows read back included: it names their kernels */
-    summary_print(stdout, &totals->summary, a->opts.op->baseline->name,
-                  a->opts.op->vendor ? a->opts.op->vendor->name : NULL);
+    summary_print(stdout, &totals->summary, a->opts.op->baseline->name);
     printf("# %d row%s: %d ok, %d wrong, %d skipped, %d error", totals->counts.rows,
            totals->counts.rows == 1 ? "" : "s", totals->counts.ok, totals->counts.wrong,
            totals->counts.skipped, totals->counts.errors);

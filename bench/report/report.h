@@ -42,9 +42,10 @@ typedef struct {
     double products, nnz_c;     /* SpGEMM: intermediate products and entries of C */
     spb_timing timing;          /* seconds per call */
     double prepare_ms, tune_ms; /* tune_ms: autotuning, part of prepare_ms */
-    /* device rows faster than the vendor kernel (spb_operation.vendor):
-     * the products after which their costlier prepare has paid for
-     * itself (0: it costs no more); NAN: not faster, or no vendor row */
+    /* device rows faster than the fastest vendor row (kernel_is_vendor) of
+     * their matrix and precision: the products after which their costlier
+     * prepare has paid for itself (0: it costs no more); NAN: not faster,
+     * or no vendor row */
     double break_even_products;
     double kernel_ms; /* device SpGEMM: the product kernels alone, median */
     double gflops, gbytes_per_s, roofline_frac, speedup, efficiency, bandwidth_gbs;

@@ -67,10 +67,33 @@ static void note_mean(spb_summary *summary, const spb_result *r)
     }
 }
 
-void summary_note(spb_summary *summary, const spb_result *r)
+/* An ok device row at one rank, for the comparison with the vendor's best. */
+static void note_device(spb_summary *summary, const spb_result *r, int vendor)
+{
+    if (r->status != SPB_ROW_OK || strcmp(r->backend, backend_name(SPB_BACKEND_CUDA)) != 0 ||
+        result_over_ranks(r) || !(r->timing.median > 0))
+        return;
+    if (!spb_grow((void **)&summary->device, &summary->device_cap, summary->device_count, 64,
+                  sizeof *summary->device))
+        return;
+    if (summary->device_matrices == 0 || strcmp(summary->device_matrix, r->matrix) != 0) {
+        snprintf(summary->device_matrix, sizeof summary->device_matrix, "%s", r->matrix);
+        summary->device_matrices++;
+    }
+    summary->device[summary->device_count++] = (spb_device_row){
+        .matrix = summary->device_matrices,
+        .kernel = r->kernel,
+        .precision = r->precision,
+        .seconds = r->timing.median,
+        .vendor = vendor,
+    };
+}
+
+void summary_note(spb_summary *summary, const spb_result *r, int vendor)
 {
     note_break_even(summary, r);
     note_mean(summary, r);
+    note_device(summary, r, vendor);
     if (r->status != SPB_ROW_OK) return;
     for (int k = summary->count - 1; k >= 0; k--) {
         spb_best *b = &summary->best[k];
@@ -216,27 +239,131 @@ static void print_means(FILE *out, const spb_summary *summary, const char *basel
     }
 }
 
-/* Per kernel and precision: how many of its rows beat the vendor kernel,
- * and the median and largest count of products their prepare took to pay. */
-static void print_break_even(FILE *out, const spb_summary *summary, const char *vendor)
+/* The vendor's time per product that splits the comparison: launch-bound
+ * products, the middle, long ones (the report's split too). */
+static const struct {
+    double below_s;
+    const char *label;
+} vendor_buckets[] = {{1e-5, "<10us"}, {1e-4, "10-100us"}, {INFINITY, ">100us"}};
+enum { VENDOR_BUCKETS = sizeof vendor_buckets / sizeof vendor_buckets[0] };
+
+/* One device kernel at one precision against the vendor's best. */
+typedef struct {
+    const char *kernel, *precision;
+    double log_ratio[VENDOR_BUCKETS];
+    int count[VENDOR_BUCKETS];
+} vs_vendor;
+
+/* The fastest vendor row of device row k's matrix and precision, or NULL. */
+static const spb_device_row *vendor_best(const spb_summary *summary, int k)
 {
-    for (int k = 0; k < summary->pays_count; k++) {
-        spb_break_even *b = &summary->pays[k];
-        if (k == 0) {
-            fprintf(out,
-                    "\n# device rows faster than %s, and the products after which their "
-                    "prepare paid against its own (break_even_products)\n",
-                    vendor);
-            fprintf(out, "%-28s %-9s %6s %12s %12s\n", "kernel", "precision", "faster", "median",
-                    "most");
-        }
-        double median = timing_median(b->products, b->count); /* sorts them */
-        fprintf(out, "%-28.28s %-9s %6d %12.0f %12.0f\n", b->kernel, b->precision, b->count, median,
-                b->products[b->count - 1]);
-    }
+    const spb_device_row *of = &summary->device[k], *best = NULL;
+    for (int i = k; i >= 0 && summary->device[i].matrix == of->matrix; i--)
+        if (summary->device[i].vendor && strcmp(summary->device[i].precision, of->precision) == 0 &&
+            (!best || summary->device[i].seconds < best->seconds))
+            best = &summary->device[i];
+    for (int i = k + 1; i < summary->device_count && summary->device[i].matrix == of->matrix; i++)
+        if (summary->device[i].vendor && strcmp(summary->device[i].precision, of->precision) == 0 &&
+            (!best || summary->device[i].seconds < best->seconds))
+            best = &summary->device[i];
+    return best;
 }
 
-void summary_print(FILE *out, const spb_summary *summary, const char *baseline, const char *vendor)
+/* v's entry for row d, added when new (NULL: no memory). */
+static vs_vendor *vs_vendor_of(vs_vendor **v, int *count, int *cap, const spb_device_row *d)
+{
+    for (int k = 0; k < *count; k++)
+        if (strcmp((*v)[k].kernel, d->kernel) == 0 && strcmp((*v)[k].precision, d->precision) == 0)
+            return &(*v)[k];
+    if (!spb_grow((void **)v, cap, *count, 8, sizeof **v)) return NULL;
+    (*v)[*count] = (vs_vendor){.kernel = d->kernel, .precision = d->precision};
+    return &(*v)[(*count)++];
+}
+
+/* Which vendor rows were the fastest, and on how many matrices and
+ * precisions: "cusparse.sell 53, cusparse.csr 11". */
+static void print_vendor_winners(FILE *out, const spb_summary *summary)
+{
+    fprintf(out, "# the fastest vendor row:");
+    const char *said[64];
+    int said_count = 0;
+    for (int k = 0; k < summary->device_count; k++) {
+        const spb_device_row *d = &summary->device[k];
+        const spb_device_row *best = d->vendor ? vendor_best(summary, k) : NULL;
+        if (best != d) continue;
+        int seen = 0;
+        for (int s = 0; s < said_count; s++) seen |= strcmp(said[s], d->kernel) == 0;
+        if (seen || said_count == 64) continue;
+        said[said_count++] = d->kernel;
+        int wins = 0;
+        for (int i = 0; i < summary->device_count; i++)
+            wins += summary->device[i].vendor && vendor_best(summary, i) == &summary->device[i] &&
+                    strcmp(summary->device[i].kernel, d->kernel) == 0;
+        fprintf(out, "%s %s %d", said_count == 1 ? "" : ",", d->kernel, wins);
+    }
+    fprintf(out, " (matrices x precisions)\n");
+}
+
+/* The break-even counts of a kernel at a precision (NULL: none faster). */
+static spb_break_even *pays_for(const spb_summary *summary, const vs_vendor *v)
+{
+    for (int k = 0; k < summary->pays_count; k++)
+        if (strcmp(summary->pays[k].kernel, v->kernel) == 0 &&
+            strcmp(summary->pays[k].precision, v->precision) == 0)
+            return &summary->pays[k];
+    return NULL;
+}
+
+/* Per device kernel and precision: the geometric mean of the vendor's best
+ * time over the row's, split by the vendor's time per product, with the
+ * rows in each part; how many rows beat the vendor's best, and the median
+ * and largest count of products their prepare took to pay. */
+static void print_vs_vendor(FILE *out, const spb_summary *summary)
+{
+    vs_vendor *v = NULL;
+    int count = 0, cap = 0;
+    for (int k = 0; k < summary->device_count; k++) {
+        const spb_device_row *d = &summary->device[k], *best = vendor_best(summary, k);
+        vs_vendor *e = !d->vendor && best ? vs_vendor_of(&v, &count, &cap, d) : NULL;
+        if (!e) continue;
+        int b = 0;
+        while (best->seconds >= vendor_buckets[b].below_s) b++;
+        e->log_ratio[b] += log(best->seconds / d->seconds);
+        e->count[b]++;
+    }
+    if (count > 0) {
+        fprintf(out,
+                "\n# device rows against the fastest vendor row of their matrix: its time over "
+                "the row's (geometric mean, by the vendor's time per product; rows in "
+                "brackets); rows faster, and the products after which their prepare paid "
+                "against its (break_even_products)\n");
+        fprintf(out, "%-28s %-9s", "kernel", "precision");
+        for (int b = 0; b < VENDOR_BUCKETS; b++) fprintf(out, " %15s", vendor_buckets[b].label);
+        fprintf(out, " %6s %10s %10s\n", "faster", "pays_med", "pays_most");
+    }
+    for (int k = 0; k < count; k++) {
+        fprintf(out, "%-28.28s %-9s", v[k].kernel, v[k].precision);
+        for (int b = 0; b < VENDOR_BUCKETS; b++) {
+            char cell[32] = "-";
+            if (v[k].count[b])
+                snprintf(cell, sizeof cell, "%.2fx (%d)", exp(v[k].log_ratio[b] / v[k].count[b]),
+                         v[k].count[b]);
+            fprintf(out, " %15s", cell);
+        }
+        spb_break_even *pays = pays_for(summary, &v[k]);
+        if (pays && pays->count > 0) {
+            double median = timing_median(pays->products, pays->count); /* sorts them */
+            fprintf(out, " %6d %10.0f %10.0f\n", pays->count, median,
+                    pays->products[pays->count - 1]);
+        } else {
+            fprintf(out, " %6d %10s %10s\n", 0, "-", "-");
+        }
+    }
+    if (count > 0) print_vendor_winners(out, summary);
+    spb_free(v);
+}
+
+void summary_print(FILE *out, const spb_summary *summary, const char *baseline)
 {
     if (summary->count == 0) return;
     int width = 20; /* the longest name decides the column: no row pushed out of line */
@@ -251,7 +378,7 @@ void summary_print(FILE *out, const spb_summary *summary, const char *baseline, 
         fprintf(out, "# * ranked among noisy rows (%d of %d): the order may not hold\n", noisy,
                 summary->count);
     print_means(out, summary, baseline, width);
-    if (vendor) print_break_even(out, summary, vendor);
+    print_vs_vendor(out, summary);
 }
 
 void summary_free(spb_summary *summary)
@@ -259,6 +386,7 @@ void summary_free(spb_summary *summary)
     for (int k = 0; k < summary->pays_count; k++) spb_free(summary->pays[k].products);
     spb_free(summary->pays);
     spb_free(summary->means);
+    spb_free(summary->device);
     spb_free(summary->best);
     *summary = (spb_summary){0};
 }

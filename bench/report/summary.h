@@ -21,13 +21,23 @@ typedef struct {
     spb_dist_stats dist; /* and their exchange figures */
 } spb_best;
 
-/* A kernel's rows (in one precision) faster than the vendor kernel, and
- * the products after which each one's prepare paid (break_even_products). */
+/* A kernel's rows (in one precision) faster than the fastest vendor row of
+ * their matrix, and the products after which each one's prepare paid
+ * (break_even_products). */
 typedef struct {
     char kernel[64], precision[8];
     double *products;
     int count, cap;
 } spb_break_even;
+
+/* An ok device row at one rank, kept to weigh spbench's device rows
+ * against the fastest vendor row of their matrix and precision. */
+typedef struct {
+    int matrix; /* the matrices in the order met: rows of one matrix share it */
+    const char *kernel, *precision;
+    double seconds;
+    int vendor; /* a library's device row (kernel_is_vendor) */
+} spb_device_row;
 
 /* A kernel's ok rows at one precision and setting, for its geometric
  * means over the matrices. */
@@ -45,18 +55,25 @@ typedef struct {
     int pays_count, pays_cap;
     spb_kernel_mean *means; /* per kernel, precision and setting, in the order first met */
     int means_count, means_cap;
+    spb_device_row *device; /* the ok device rows at one rank */
+    int device_count, device_cap;
+    char device_matrix[128]; /* the matrix of the last device row, and its number */
+    int device_matrices;
 } spb_summary;
 
 /* Keeps r when it is the fastest ok row of its matrix and setting so far
- * (rows arrive matrix by matrix), and its break-even count. */
-void summary_note(spb_summary *summary, const spb_result *r);
+ * (rows arrive matrix by matrix), its break-even count, and, for a device
+ * row, its time (vendor: r is a library's device row). */
+void summary_note(spb_summary *summary, const spb_result *r, int vendor);
 
 /* Prints the best row per matrix and setting, with its speedup over
  * `baseline` (the operation's baseline kernel); per kernel, its geometric
  * mean GFLOPS and speedup over the matrices (where one was measured on two
- * or more); then, per kernel, its rows faster than `vendor` (NULL: none)
- * and when their prepare paid. */
-void summary_print(FILE *out, const spb_summary *summary, const char *baseline, const char *vendor);
+ * or more); then, where vendor rows ran, each device kernel against the
+ * fastest vendor row of each matrix, split by the vendor's time per
+ * product, with its rows faster than that row and when their prepare
+ * paid. */
+void summary_print(FILE *out, const spb_summary *summary, const char *baseline);
 
 void summary_free(spb_summary *summary);
 

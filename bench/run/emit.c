@@ -44,28 +44,31 @@ void emit(const spb_run_opts *opts, spb_run_totals *totals, const spb_result *r,
     emit_row(opts, totals, r, 0, csv_status, msg);
 }
 
-/* Keeps an ok row of the operation's baseline or vendor kernel: the
- * speedups and break-even counts of the rows after it use its figures. */
+/* Keeps an ok row of the operation's baseline, or a vendor row faster than
+ * those before it: the speedups and break-even counts of the rows after it
+ * use its figures. */
 void note_reference(spb_case *c, const spb_run_opts *opts, const spb_result *r)
 {
     if (r->status != SPB_ROW_OK) return;
     int p = strcmp(r->precision, spb_precision_str(SPB_FP32)) == 0 ? SPB_FP32 : SPB_FP64;
     if (strcmp(r->kernel, opts->op->baseline->name) == 0) c->baseline_seconds[p] = r->timing.median;
-    if (opts->op->vendor && strcmp(r->kernel, opts->op->vendor->name) == 0) {
+    const spb_kernel *kernel = operation_kernel(opts->op, r->kernel);
+    if (kernel && kernel_is_vendor(kernel) &&
+        (!c->vendor_kernel[p] || r->timing.median < c->vendor_seconds[p])) {
+        c->vendor_kernel[p] = kernel->name;
         c->vendor_seconds[p] = r->timing.median;
         c->vendor_prepare_s[p] = r->prepare_ms / 1e3;
     }
 }
 
-/* A device row faster than the vendor kernel: the products after which its
- * costlier prepare has paid for itself (ISpMV's measure), 0 when it costs
- * no more. */
-void break_even(const spb_case *c, const spb_kernel *kernel, const spb_run_opts *opts,
-                spb_result *r)
+/* A device row faster than the fastest vendor row of its matrix: the
+ * products after which its costlier prepare has paid for itself (ISpMV's
+ * measure), 0 when it costs no more. */
+void break_even(const spb_case *c, const spb_kernel *kernel, spb_result *r)
 {
     double vendor_t = c->vendor_seconds[c->precision], vendor_p = c->vendor_prepare_s[c->precision];
     double t = r->timing.median, p = r->prepare_ms / 1e3;
-    if (kernel->backend != SPB_BACKEND_CUDA || kernel == opts->op->vendor || !(vendor_t > 0) ||
+    if (kernel->backend != SPB_BACKEND_CUDA || kernel_is_vendor(kernel) || !c->vendor_kernel[c->precision] ||
         !(t < vendor_t) || isnan(p))
         return;
     r->break_even_products = p <= vendor_p ? 0 : ceil((p - vendor_p) / (vendor_t - t));
@@ -82,7 +85,8 @@ void replay(const spb_run_opts *opts, spb_run_totals *totals, const spb_done_row
     result_from_csv(&r, row->fields, row->count);
     totals->replayed[row - opts->done->rows] = 1;
     emit_row(opts, totals, &r, 1, csv_status, msg);
-    summary_note(&totals->summary, &r);
+    const spb_kernel *kernel = operation_kernel(opts->op, r.kernel);
+    summary_note(&totals->summary, &r, kernel && kernel_is_vendor(kernel));
     if (c) note_reference(c, opts, &r);
 }
 

@@ -287,7 +287,6 @@ const spb_operation *operation_spgemm(void)
             table[op.kernel_count++] = gpu_spgemm_kernel(k);
         op.kernels = table;
         op.baseline = &cpu_spgemm_kernels[0].kernel; /* spgemm.gustavson */
-        op.vendor = operation_kernel(&op, "cusparse.spgemm");
     }
     return &op;
 }

@@ -236,7 +236,6 @@ const spb_operation *operation_spmv(void)
             table[op.kernel_count++] = &dist_spmv_kernels[k].kernel;
         op.kernels = table;
         op.baseline = &cpu_spmv_kernels[0].kernel; /* csr.serial */
-        op.vendor = operation_kernel(&op, "cusparse.csr");
     }
     return &op;
 }

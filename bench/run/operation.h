@@ -22,8 +22,9 @@ typedef struct {
     double products, nnz_c; /* SpGEMM: intermediate products, entries of C (else NAN) */
     /* the baseline kernel's median time per precision (0: not measured) */
     double baseline_seconds[SPB_PRECISIONS];
-    /* the vendor kernel's (spb_operation.vendor) median and prepare time
-     * per precision, in seconds (0: not measured) */
+    /* per precision, the fastest vendor row (kernel_is_vendor) measured so
+     * far: its name (NULL: none), median and prepare time in seconds */
+    const char *vendor_kernel[SPB_PRECISIONS];
     double vendor_seconds[SPB_PRECISIONS], vendor_prepare_s[SPB_PRECISIONS];
     spb_precision precision; /* of the row being measured: which x and y a product uses */
 } spb_case;
@@ -33,9 +34,6 @@ typedef struct {
     int kernel_count;
     const spb_kernel *const *kernels; /* the table, in --list order */
     const spb_kernel *baseline;       /* speedup = t(baseline) / t */
-    /* the vendor library's device kernel that the other device kernels'
-     * prepare is weighed against (break_even_products; NULL: none built) */
-    const spb_kernel *vendor;
     /* Inputs (seeded, never zero), output buffer, reference and error scale;
      * c->formats is initialised (on c->A) before, and the operation may add
      * its second operand there. */

@@ -395,7 +395,7 @@ static int turn_group(const held_row *h)
  * divided by (the baseline's speedup, the vendor's break-even) in none. */
 static int row_contest(const spb_run_opts *opts, const held_row *h)
 {
-    if (h->kernel == opts->op->baseline || h->kernel == opts->op->vendor) return 0;
+    if (h->kernel == opts->op->baseline || kernel_is_vendor(h->kernel)) return 0;
     return 1 + (int)h->config.precision;
 }
 
@@ -544,10 +544,11 @@ static void flush_held(spb_case *c, held_rows *held, const spb_run_opts *opts,
     }
     spb_free(slot);
     spb_free(timed);
-    /* the vendor row's figures first: the rows before it weigh against it too */
+    /* the vendor rows' figures first: the rows before them weigh against
+     * the fastest too */
     for (int i = 0; i < held->count; i++)
         if (!held->rows[i].stored && !held->rows[i].dropped && !held->rows[i].again &&
-            held->rows[i].kernel == opts->op->vendor)
+            kernel_is_vendor(held->rows[i].kernel))
             note_reference(c, opts, &held->rows[i].r);
     for (int i = 0; i < held->count; i++) {
         held_row *h = &held->rows[i];
@@ -561,14 +562,14 @@ static void flush_held(spb_case *c, held_rows *held, const spb_run_opts *opts,
         c->precision = h->config.precision;
         if (h->r.status == SPB_ROW_OK) {
             fill_metrics(c, opts, h->bytes, h->bound, &h->r);
-            break_even(c, h->kernel, opts, &h->r);
+            break_even(c, h->kernel, &h->r);
         }
         scale_over_ranks(totals, opts, &h->r);
         /* the error row goes before the row is written: a job ended in
          * between loses the row (--resume measures it), never doubles it */
         if (opts->in_flight && kernel_over_ranks(h->kernel)) unlink(opts->in_flight);
         emit(opts, totals, &h->r, csv_status, msg);
-        summary_note(&totals->summary, &h->r);
+        summary_note(&totals->summary, &h->r, kernel_is_vendor(h->kernel));
     }
     redo_alone(c, held, opts, totals, csv_status, msg);
 }

@@ -45,22 +45,24 @@ int replayed_whole(const char *name, const spb_plan *plan, const spb_run_opts *o
     return 1;
 }
 
-/* The baseline's and the vendor kernel's figures that --resume found in
- * the CSV, whether or not they are selected now: the speedups and
- * break-even counts of the rows measured now use them. */
+/* The baseline's and the vendor rows' figures that --resume found in the
+ * CSV, whether or not they are selected now: the speedups and break-even
+ * counts of the rows measured now use them. */
 void references_from_done(spb_case *c, const spb_run_opts *opts)
 {
-    const spb_kernel *references[] = {opts->op->baseline, opts->op->vendor};
-    for (int k = 0; k < 2; k++)
-        for (int p = 0; p < SPB_PRECISIONS && references[k]; p++) {
-            spb_kernel_config config = plan_first_config(opts, references[k], (spb_precision)p);
-            const spb_done_row *row = stored_row(opts, c->name, references[k]->name,
+    for (int k = 0; k < opts->op->kernel_count; k++) {
+        const spb_kernel *reference = opts->op->kernels[k];
+        if (reference != opts->op->baseline && !kernel_is_vendor(reference)) continue;
+        for (int p = 0; p < SPB_PRECISIONS; p++) {
+            spb_kernel_config config = plan_first_config(opts, reference, (spb_precision)p);
+            const spb_done_row *row = stored_row(opts, c->name, reference->name,
                                                  config.precision, config.threads, config.ranks);
             spb_result r;
             if (!row) continue;
             result_from_csv(&r, row->fields, row->count);
             note_reference(c, opts, &r);
         }
+    }
 }
 
 static int cmp_named_source(const void *a, const void *b)
