@@ -2,9 +2,11 @@
 """Compares two studies, or two kernels of one study: what `spbench compare`
 runs.
 
-usage: compare.py BASE NEW [--strict] [--fail-if-slower PCT [--common-only]] [--csv OUT]
+usage: compare.py BASE NEW [--strict] [--fail-if-slower PCT [--common-only]
+                  [--allow-unjudgeable]] [--csv OUT]
                   [--json OUT] [--markdown OUT] [--chart OUTDIR] [--force]
-       compare.py FILE --kernels A,B [...]
+       compare.py FILE --kernels A,B [...]   (A may be "vendor": per matrix the
+                  fastest vendor row, a library's device row, named in each pair)
 
 Rows are matched by their key (matrix and what it was read from, operation,
 kernel, precision, threads, ranks, settings). For each pair, the ratio of
@@ -56,15 +58,20 @@ import shutil
 import signal
 import sys
 import tempfile
+from statistics import NormalDist
 
 # a row's key and what a source_id says was read: merge's, so both pair rows alike
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from merge import KEY, MergeError, content_of, on_signal, same_file, write_all  # noqa: E402
+from merge import (BUCKETS, KEY, MergeError, content_of, on_signal, roles_of,  # noqa: E402
+                   same_file, write_all)
 
 Z95 = 1.959963984540054
 EXACT_MAX = 25  # the U distribution is counted exactly up to this many samples a side
 CHI2_1_MEDIAN = 0.4549364231195724  # the median of chi-square with one degree of freedom
 DRIFT_MIN_ROWS = 8  # fewer rows with an interval cannot tell the spread between runs
+VENDOR = "vendor"  # --kernels vendor,K: per case the fastest vendor row (roles)
+GATE_POWER = 1.5  # a row's noise allowance: its spread to this power (docs/guide/comparing.md)
+GATE_FAMILY = 0.05  # the study scatter's allowance: one false alarm in 20 studies
 
 
 class CompareError(Exception):
@@ -317,11 +324,15 @@ def check_rows(path, rows):
         if row["status"] == "ok" and not finite(median):
             raise CompareError("%s: an ok row without a positive time_ms_median"
                                % row_name(path, k, row))
-        for name in ("samples_ms", "process_medians_ms"):
+        fastest = row.get("time_ms_min")
+        if fastest not in (None, "") and (finite(fastest) is None or finite(fastest) <= 0):
+            raise CompareError("%s: time_ms_min is '%s', not a time" % (row_name(path, k, row),
+                                                                       fastest))
+        for name in ("samples_ms", "process_medians_ms", "process_minima_ms"):
             got = row.get(name)
             if isinstance(got, str):
                 got = got.split()
-            if name == "process_medians_ms" and isinstance(got, list):
+            if name.startswith("process_") and isinstance(got, list):
                 got = [v for v in got if v is not None]  # a run without a time (a skipped row)
             if got in (None, []):
                 row.pop(name, None)
@@ -404,15 +415,27 @@ def differences(base_doc, new_doc, base_rows, new_rows):
 
 # ---- pairing -------------------------------------------------------------------
 
-def pair_rows(base_rows, new_rows, samples_known, by_kernel=None):
-    """The matched pairs, and the keys found on one side only."""
+def pair_rows(base_rows, new_rows, samples_known, by_kernel=None, vendors=()):
+    """The matched pairs, and the keys found on one side only. With
+    by_kernel, a kernel named VENDOR stands for each case's fastest row
+    among vendors."""
     def usable(r):
         return r.get("status") == "ok" and time_of(r)
 
+    def rows_of(rows, name):
+        if name != VENDOR:
+            return {key_of(r, False): r for r in rows if usable(r) and r["kernel"] == name}
+        fastest = {}
+        for r in rows:
+            k = key_of(r, False)
+            if usable(r) and r["kernel"] in vendors and (
+                    k not in fastest or time_of(r) < time_of(fastest[k])):
+                fastest[k] = r
+        return fastest
+
     if by_kernel:
         first, second = by_kernel
-        base = {key_of(r, False): r for r in base_rows if usable(r) and r["kernel"] == first}
-        new = {key_of(r, False): r for r in new_rows if usable(r) and r["kernel"] == second}
+        base, new = rows_of(base_rows, first), rows_of(new_rows, second)
         failed = {}
     else:
         base = {key_of(r): r for r in base_rows if usable(r)}
@@ -440,7 +463,9 @@ def pair_rows(base_rows, new_rows, samples_known, by_kernel=None):
                       "processes": "%d/%d" % (len(b["process_medians_ms"]),
                                               len(n["process_medians_ms"])) if by_process else "",
                       "noisy": "/".join(x for x, r in (("base", b), ("new", n))
-                                         if str(r.get("noisy", "0")) == "1")})
+                                         if str(r.get("noisy", "0")) == "1"),
+                      "base_row": b, "new_row": n,
+                      "vendor": b["kernel"] if by_kernel and by_kernel[0] == VENDOR else ""})
     only = sorted(set(base) ^ set(new))
     broken = ["%s %s (%s in NEW)" % (failed[k]["matrix"], failed[k]["kernel"], failed[k]["status"])
               for k in sorted(set(base) & set(failed))]
@@ -484,7 +509,31 @@ def number(v, digits=3):
     return "-" if v is None else "%.*f" % (digits, v)
 
 
-def print_table(pairs, summary, only, said, samples_known, out, two_runs=True):
+def print_gate(pairs, geomean_best, pct, out):
+    """The gate's judgement: its counts, each row it does not pass, the
+    geometric mean of the best ratios, and how many rows had one process."""
+    counts = {}
+    for p in pairs:
+        counts[p["gate"]] = counts.get(p["gate"], 0) + 1
+    print("\n# the gate (--fail-if-slower %g): best new/base (each side's fastest sample, over "
+          "its processes) against %.2f x the row's noise allowance: %s; geometric mean of best "
+          "new/base %.3f" % (pct, 1 + pct / 100.0, ", ".join(
+              "%d %s" % (c, g) for g, c in sorted(counts.items())), geomean_best[0]), file=out)
+    for p in pairs:
+        if p["gate"] != "ok":
+            print("#   %s: %s %s thr %s ranks %s: best new/base %.3f, allowance %.3f" % (
+                p["gate"], p["matrix"], p["kernel"], p["threads"], p["ranks"], p["best_ratio"],
+                p["allowance"]), file=out)
+    single = sum(1 for p in pairs if len(best_times(p["base_row"])) < 2 or
+                 len(best_times(p["new_row"])) < 2)
+    if single:
+        print("# %d of %d rows have one process on a side: the gate cannot see how far two runs "
+              "differ there and judges them by their samples and the study's scatter; on a busy "
+              "machine that gives false alarms: run --processes 5 on both sides "
+              "(docs/guide/comparing.md)" % (single, len(pairs)), file=out)
+
+
+def print_table(pairs, summary, only, said, samples_known, out, two_runs=True, spread=None):
     if said:
         print("# the studies differ: " + "; ".join(said), file=out)
     by_process = sum(1 for p in pairs if p["processes"])
@@ -497,6 +546,10 @@ def print_table(pairs, summary, only, said, samples_known, out, two_runs=True):
               "runs of one binary differ (2%% on a 2-core machine, docs/results); measure with run "
               "--processes N, or run an A/A comparison here before trusting a small verdict"
               % ("the other pairs" if by_process else "all pairs"), file=out)
+    if spread:
+        print("# every interval widened by the spread between the two runs that the rows' own "
+              "intervals leave out, %.1f%% (from how the rows scatter about their median)"
+              % (100 * (math.exp(spread) - 1)), file=out)
     if not samples_known:
         print("# a CSV of an older spbench keeps no samples: ratios of medians only, no interval "
               "or verdict (compare the JSONs for them)", file=out)
@@ -511,7 +564,8 @@ def print_table(pairs, summary, only, said, samples_known, out, two_runs=True):
         print("%-24.24s %-*s %4s %5s %11.4g %11.4g %8s %7s %17s  %s%s" % (
             p["matrix"], width, p["kernel"], p["threads"], p["ranks"], p["base_ms"], p["new_ms"],
             number(p["median_ratio"]), number(p["ratio"]), interval, p["verdict"],
-            " (noisy: %s)" % p["noisy"] if p["noisy"] else ""), file=out)
+            (" (noisy: %s)" % p["noisy"] if p["noisy"] else "") +
+            (" [vendor: %s]" % p["vendor"] if p["vendor"] else "")), file=out)
     print("\n# geometric mean of new/base (95% interval)", file=out)
     for name, (ratio, low, high, count) in summary.items():
         interval = "" if low is None else " [%s, %s]" % (number(low), number(high))
@@ -529,11 +583,18 @@ def print_table(pairs, summary, only, said, samples_known, out, two_runs=True):
 
 
 def summarize(pairs):
+    """The geometric means per kernel and overall; against VENDOR, also
+    split by the vendor's time per product (BUCKETS)."""
     summary = {}
     for name in sorted({p["kernel"] for p in pairs}):
         mine = [p for p in pairs if p["kernel"] == name]
         summary[name] = geomean(mine) + (len(mine),)
     summary["all"] = geomean(pairs) + (len(pairs),)
+    if any(p["vendor"] for p in pairs):
+        for low, high, label in BUCKETS:
+            mine = [p for p in pairs if low <= p["base_ms"] < high]
+            if mine:
+                summary["all, the vendor's time %s" % label] = geomean(mine) + (len(mine),)
     return summary
 
 
@@ -579,18 +640,19 @@ def markdown(pairs, summary, label):
 def write_outputs(pairs, summary, csv_path, json_path, markdown_path=None, label="new/base"):
     fields = ["matrix", "kernel", "precision", "threads", "ranks", "base_ms", "new_ms",
               "median_ratio", "ratio", "low", "high", "verdict", "base_samples", "new_samples",
-              "processes", "noisy"]
+              "processes", "noisy", "best_ratio", "allowance", "gate", "vendor"]
+    written = [{k: p.get(k, "") for k in fields} for p in pairs]
     outputs = []
     if csv_path:
         out = io.StringIO()
         w = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
         w.writeheader()
-        w.writerows(pairs)
+        w.writerows(written)
         outputs.append((csv_path, out.getvalue()))
     if json_path:
         outputs.append((json_path, json.dumps(
-            {"pairs": pairs, "geomean": {k: dict(zip(("ratio", "low", "high", "rows"), v))
-                                         for k, v in summary.items()}}, indent=1)))
+            {"pairs": written, "geomean": {k: dict(zip(("ratio", "low", "high", "rows"), v))
+                                           for k, v in summary.items()}}, indent=1)))
     if markdown_path:
         outputs.append((markdown_path, markdown(pairs, summary, label)))
     try:  # merge's writer: through temporary files, renamed when all are whole
@@ -599,19 +661,85 @@ def write_outputs(pairs, summary, csv_path, json_path, markdown_path=None, label
         raise CompareError("cannot write %s" % e)
 
 
-def gate(pairs, summary, pct, broken):
-    """The rows (and geometric means) slower than 1 + pct/100: with
-    confidence where the samples give an interval, by the ratio of the
-    medians where they are too few; rows that broke in NEW; and why the
-    gate cannot judge, when no pair can be judged."""
+def best_times(row):
+    """A row's fastest sample in each process: process_minima_ms (run
+    --processes), else its time_ms_min, else its fastest kept sample, else
+    its median."""
+    minima = row.get("process_minima_ms") or []
+    if len(minima) >= 2:
+        return minima
+    for fastest in (finite(row.get("time_ms_min")), min(samples(row) or [0]) or None):
+        if fastest:
+            return [fastest]
+    return [time_of(row)]
+
+
+def side_spread(row):
+    """How far a side's best time may sit from what it would be in another
+    run, as a factor: between processes, the slowest process's fastest
+    sample over the fastest's; in one process, its median over its fastest
+    sample."""
+    best = best_times(row)
+    if len(best) >= 2:
+        return max(best) / min(best)
+    return max(1.0, time_of(row) / best[0])
+
+
+def study_spread(ratios):
+    """The factor by which the rows' best-time ratios scatter about their
+    median, at the confidence of one in GATE_FAMILY false alarms over the
+    whole study: exp(z * 1.4826 * MAD of their logarithms), z the normal
+    quantile at 1 - GATE_FAMILY / (number of rows). 1 for fewer than
+    DRIFT_MIN_ROWS rows (too few to tell)."""
+    if len(ratios) < DRIFT_MIN_ROWS:
+        return 1.0
+    logs = [math.log(r) for r in ratios]
+    centre = median(logs)
+    tau = 1.4826 * median(abs(x - centre) for x in logs)
+    return math.exp(NormalDist().inv_cdf(1 - GATE_FAMILY / len(ratios)) * tau)
+
+
+def judge(pairs, pct):
+    """The gate's judgement of each pair (docs/guide/comparing.md): NEW's
+    best time over BASE's, against 1 + pct/100 times the row's noise
+    allowance, the spread (the larger side's, or the study's scatter if
+    wider) to the power GATE_POWER. A row whose allowance is 2x or more
+    cannot show a 2x slowdown: unjudgeable. Sets each pair's best_ratio,
+    allowance and gate; returns the geometric mean of the best ratios and
+    its upper bound of a one-sided 95% interval's lower end."""
     bound = 1 + pct / 100.0
-    slow = ["%s %s" % (p["matrix"], p["kernel"]) for p in pairs
-            if p["low"] is not None and p["low"] > bound]
-    slow += ["%s %s (new/base %.3f; too few samples for an interval)" % (
-        p["matrix"], p["kernel"], p["median_ratio"]) for p in pairs
-        if p["low"] is None and p["median_ratio"] > bound]
-    slow += ["geometric mean of %s" % k for k, (r, low, high, n) in summary.items()
-             if low is not None and low > bound]
+    for p in pairs:
+        p["best_ratio"] = min(best_times(p["new_row"])) / min(best_times(p["base_row"]))
+    scatter = study_spread([p["best_ratio"] for p in pairs])
+    for p in pairs:
+        spread = max(side_spread(p["base_row"]), side_spread(p["new_row"]), scatter)
+        p["allowance"] = spread ** GATE_POWER
+        if p["allowance"] >= 2:
+            p["gate"] = "unjudgeable"
+        else:
+            p["gate"] = "slower" if p["best_ratio"] > bound * p["allowance"] else "ok"
+    logs = [math.log(p["best_ratio"]) for p in pairs]
+    mean = sum(logs) / len(logs)
+    tau = math.log(scatter) / NormalDist().inv_cdf(1 - GATE_FAMILY / len(pairs)) \
+        if scatter > 1 else 0.0
+    return math.exp(mean), math.exp(mean - 1.645 * tau / math.sqrt(len(logs)))
+
+
+def gate(pairs, geomean_best, pct, broken, allow_unjudgeable=False):
+    """What fails the gate (pairs judged): rows judged slower, rows it
+    cannot judge (unless allowed), a geometric mean of the best ratios
+    slower, and rows that broke in NEW."""
+    bound = 1 + pct / 100.0
+    geo, geo_low = geomean_best
+    slow = ["%s %s (best new/base %.3f over %.3f)" % (p["matrix"], p["kernel"], p["best_ratio"],
+                                                     bound * p["allowance"])
+            for p in pairs if p["gate"] == "slower"]
+    if not allow_unjudgeable:
+        slow += ["%s %s (unjudgeable: its noise allowance is %.2fx; --allow-unjudgeable passes "
+                 "it)" % (p["matrix"], p["kernel"], p["allowance"])
+                 for p in pairs if p["gate"] == "unjudgeable"]
+    if geo_low > bound:
+        slow.append("the geometric mean of the best new/base, %.3f" % geo)
     return slow + broken
 
 
@@ -643,11 +771,11 @@ def draw_chart(pairs, outdir):
 def parse(argv):
     opts = {"files": [], "strict": False, "pct": None, "csv": None, "json": None,
             "markdown": None, "kernels": None, "chart": None, "force": False,
-            "common_only": False}
+            "common_only": False, "allow_unjudgeable": False}
     i = 0
     while i < len(argv):
         a = argv[i]
-        if a in ("--strict", "--force", "--common-only"):
+        if a in ("--strict", "--force", "--common-only", "--allow-unjudgeable"):
             opts[a[2:].replace("-", "_")] = True
         elif a in ("--fail-if-slower", "--csv", "--json", "--markdown", "--kernels", "--chart"):
             if i + 1 >= len(argv):
@@ -686,9 +814,11 @@ def main(argv):
         opts = parse(argv)
     except CompareError as e:
         print("spbench compare: %s\nusage: spbench compare BASE NEW [--strict] "
-              "[--fail-if-slower PCT [--common-only]] [--csv OUT] [--json OUT] [--markdown OUT] "
+              "[--fail-if-slower PCT [--common-only] [--allow-unjudgeable]] [--csv OUT] [--json OUT] "
+              "[--markdown OUT] "
               "[--chart OUTDIR] [--force]\n"
-              "       spbench compare FILE --kernels A,B" % e, file=sys.stderr)
+              "       spbench compare FILE --kernels A,B  (A may be 'vendor')" % e,
+              file=sys.stderr)
         return 2
     try:
         check_outputs(opts)
@@ -699,11 +829,22 @@ def main(argv):
         if said and opts["strict"]:
             raise CompareError("the studies differ (--strict): " + "; ".join(said))
         known = base_samples and new_samples
-        pairs, only, broken, lost = pair_rows(base_rows, new_rows, known, opts["kernels"])
+        vendors = roles_of(base_doc, base_rows)[1] if opts["kernels"] else ()
+        if opts["kernels"] and VENDOR in opts["kernels"] and not vendors:
+            raise CompareError("--kernels %s: the file has no vendor row (a library's device "
+                               "row)" % ",".join(opts["kernels"]))
+        pairs, only, broken, lost = pair_rows(base_rows, new_rows, known, opts["kernels"],
+                                              vendors)
         if not pairs:
             raise CompareError(no_match(base_rows, new_rows, opts["kernels"]))
+        spread = run_spread(pairs) if known and not opts["kernels"] else None
+        if spread:  # two runs: their intervals widened by what differs between runs
+            widen(pairs, spread)
         summary = summarize(pairs)
-        print_table(pairs, summary, only, said, known, sys.stdout, not opts["kernels"])
+        geomean_best = judge(pairs, opts["pct"]) if opts["pct"] is not None and known else None
+        print_table(pairs, summary, only, said, known, sys.stdout, not opts["kernels"], spread)
+        if geomean_best:
+            print_gate(pairs, geomean_best, opts["pct"], sys.stdout)
         label = "%s/%s" % (opts["kernels"][1], opts["kernels"][0]) if opts["kernels"] \
             else "new/base"
         write_outputs(pairs, summary, opts["csv"], opts["json"], opts["markdown"], label)
@@ -717,7 +858,7 @@ def main(argv):
         if refusal:
             print("spbench compare: --fail-if-slower cannot judge: %s" % refusal, file=sys.stderr)
             return 1
-        slow = gate(pairs, summary, opts["pct"], broken)
+        slow = gate(pairs, geomean_best, opts["pct"], broken, opts["allow_unjudgeable"])
         if not opts["common_only"]:
             slow += lost
             if new_doc.get("interrupted"):

@@ -23,7 +23,8 @@ fresh processes (what `run --processes N` writes): every run must hold the
 same rows. Each row of OUT is the row of the run whose median is the middle
 one (for an even count, the lower of the two middle), so its columns stay
 one measurement's; a row wrong or in error in any run is that run's row.
-The JSON's rows add process_medians_ms (one per run, in run order) and
+The JSON's rows add process_medians_ms and process_minima_ms (each run's
+median and fastest sample, in run order: compare's gate reads the minima) and
 process_spread ((largest - smallest) / the kept median); a row whose runs
 spread more than NOISY_SPREAD is marked noisy, like a row whose samples do.
 An output that is one of the inputs is refused, and an existing output is
@@ -45,11 +46,42 @@ KEY = ("matrix", "operation", "kernel", "precision", "threads", "ranks", "settin
 STATUSES = {"ok", "wrong", "skipped", "error"}
 WORST_FIRST = ("error", "wrong", "skipped", "ok")  # which run's row a mixed row keeps
 NOISY_SPREAD = 0.10  # core/timing.h's SPB_NOISY_SPREAD, between runs here
-PROCESS_FIELDS = {"process_medians_ms", "process_spread"}  # added by --processes
+PROCESS_FIELDS = {"process_medians_ms", "process_minima_ms", "process_spread"}  # by --processes
+
+
+# the roles of a results file of an older spbench, which did not record
+# them ("roles" in the JSON header): baselines as their names began
+OLDER_BASELINES = ("csr.serial", "spgemm.gustavson", "librsb", "graphblas", "petsc.")
+OLDER_VENDORS = ("cusparse.", "cusp.")
+# product times the vendor ratio is split by (ms): launch-bound, middle, long
+BUCKETS = ((0, 0.01, "under 10 us"), (0.01, 0.1, "10-100 us"), (0.1, math.inf, "over 100 us"))
 
 
 class MergeError(Exception):
     pass
+
+
+def first_seen(values):
+    """The values without repeats, in the order they first came."""
+    return list(dict.fromkeys(values))
+
+
+def roles_of(study, rows):
+    """(the speedup baseline and the host library rows, the device library
+    rows) of the study, as its JSON header records them ("roles"), or for a
+    file of an older spbench as their names began."""
+    roles = study.get("roles") if isinstance(study.get("roles"), dict) else None
+    kernels = first_seen(r["kernel"] for r in rows)
+    device = {r["kernel"] for r in rows if r.get("backend") == "cuda"}
+    if roles:
+        libraries = {str(k) for k in roles.get("libraries") or []}
+        baselines = [str(roles.get("baseline"))] + [k for k in kernels
+                                                     if k in libraries and k not in device]
+        vendors = [k for k in kernels if k in libraries and k in device]
+    else:
+        baselines = [k for k in kernels if k.startswith(OLDER_BASELINES)]
+        vendors = [k for k in kernels if k.startswith(OLDER_VENDORS)]
+    return [b for b in first_seen(baselines) if b in kernels], vendors
 
 
 def key_of(row):
@@ -346,6 +378,7 @@ def combine_json(paths, where):
     for runs in by_key.values():
         row, medians, spread = process_row(runs)
         row["process_medians_ms"] = medians
+        row["process_minima_ms"] = [time_or_none(r.get("time_ms_min")) for r in runs]
         row["process_spread"] = round(spread, 6)
         rows.append(row)
         totals[row["status"]] += 1

@@ -31,14 +31,9 @@ import sys
 import tempfile
 
 from compare import CompareError, check_rows  # one check of a results file's rows
+from merge import BUCKETS, first_seen, roles_of  # one reading of roles and product times
 
-# the roles of a results file of an older spbench, which did not record
-# them ("roles" in the JSON header): baselines as their names began
-OLDER_BASELINES = ("csr.serial", "spgemm.gustavson", "librsb", "graphblas", "petsc.")
-OLDER_VENDORS = ("cusparse.", "cusp.")
 VENDOR_BEST = "vendor's best"  # per case, the fastest device library row of the study
-# product times the vendor ratio is split by (ms): launch-bound, middle, long
-BUCKETS = ((0, 0.01, "under 10 us"), (0.01, 0.1, "10-100 us"), (0.1, math.inf, "over 100 us"))
 # Student's t at 97.5% for 1..30 degrees of freedom, then the normal's
 T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
         2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
@@ -99,29 +94,6 @@ def finite_number(v):
 
 
 # ---- the figures ------------------------------------------------------------------------
-
-def first_seen(values):
-    """The values without repeats, in the order they first came."""
-    return list(dict.fromkeys(values))
-
-
-def roles_of(study, rows):
-    """(the speedup baseline and the host library rows, the device library
-    rows) of the study, as its JSON header records them ("roles"), or for a
-    file of an older spbench as their names began."""
-    roles = study.get("roles") if isinstance(study.get("roles"), dict) else None
-    kernels = first_seen(r["kernel"] for r in rows)
-    device = {r["kernel"] for r in rows if r.get("backend") == "cuda"}
-    if roles:
-        libraries = {str(k) for k in roles.get("libraries") or []}
-        baselines = [str(roles.get("baseline"))] + [k for k in kernels
-                                                     if k in libraries and k not in device]
-        vendors = [k for k in kernels if k in libraries and k in device]
-    else:
-        baselines = [k for k in kernels if k.startswith(OLDER_BASELINES)]
-        vendors = [k for k in kernels if k.startswith(OLDER_VENDORS)]
-    return [b for b in first_seen(baselines) if b in kernels], vendors
-
 
 def add_vendor_best(best, vendors):
     """Each case's fastest vendor row as the pseudo-kernel VENDOR_BEST in

@@ -6,7 +6,9 @@ usage: e2e_verdicts.py SPBENCH SOURCE_DIR [TEST]
 """
 import html
 import json
+import math
 import os
+import random
 import re
 
 from spbtest import SOURCE, check, check_results_json, read_rows, run_tests, spbench
@@ -220,8 +222,100 @@ def test_hash_map_within_the_cap(tmp):
                                     for k, x in rows.items()]))
 
 
+def process_study(path, seed, slow=None, spread=None):
+    """A study of 12 rows run in 3 processes, as a busy machine gives them:
+    each process's fastest sample within 3% of the row's time, its median
+    anywhere up to 4x above (a busy core). slow: {row: factor} for NEW;
+    spread: {row: the processes' fastest samples, as factors}."""
+    rng = random.Random(seed)
+    rows = []
+    for i in range(12):
+        t = 0.01 * (1 + i) * (slow or {}).get(i, 1.0)
+        minima = [t * f for f in (spread or {}).get(i, [1 + 0.03 * rng.random() for _ in "abc"])]
+        medians = [m * math.exp(rng.uniform(0, 1.4)) for m in minima]
+        mid = sorted(range(3), key=lambda k: medians[k])[1]
+        samples = sorted([minima[mid]] + [minima[mid] * (1 + rng.uniform(0, 1)) for _ in range(8)])
+        rows.append({"matrix": "m%d" % i, "operation": "spmv", "kernel": "csr.serial",
+                     "precision": "fp64", "threads": 1, "ranks": 1, "settings": "s",
+                     "status": "ok", "source_id": "gen:m%d" % i,
+                     "time_ms_median": medians[mid], "time_ms_min": minima[mid],
+                     "samples_ms": samples, "process_medians_ms": medians,
+                     "process_minima_ms": minima})
+    with open(path, "w") as f:
+        json.dump({"format": "spbench-results", "commit": "c", "build": "Release",
+                   "machine": {"cpu_model": "cpu"}, "rows": rows}, f)
+
+
+def test_gate_on_a_busy_machine(tmp):
+    """The gate judged rows by Welch's interval on 3 process medians: on a
+    busy machine, where the medians spread 4x, it called 2x and 3x
+    slowdowns 'no difference shown' and passed. It now judges each side's
+    best time (the processes' fastest samples, which load does not move)
+    against the row's own noise: an A/A passes, one row 2x slower fails,
+    a row whose processes disagree by 3x is unjudgeable and fails unless
+    --allow-unjudgeable."""
+    base, same, slower, wide = (os.path.join(tmp, n + ".json")
+                                for n in ("base", "same", "slower", "wide"))
+    process_study(base, 1)
+    process_study(same, 2)
+    process_study(slower, 3, slow={4: 2.0})
+    process_study(wide, 4, spread={7: [1.0, 1.4, 3.0]})
+    r = spbench("compare", base, same, "--fail-if-slower", "5")
+    check(r.returncode == 0 and "12 ok" in r.stdout,
+          "an A/A passes: %d %s %s" % (r.returncode, r.stdout[-400:], r.stderr[-300:]))
+    r = spbench("compare", base, slower, "--fail-if-slower", "5")
+    check(r.returncode == 1 and "m4 csr.serial (best new/base 2.0" in r.stderr,
+          "one row 2x slower fails the gate, named: %d %s" % (r.returncode, r.stderr[-300:]))
+    r = spbench("compare", base, wide, "--fail-if-slower", "5")
+    check(r.returncode == 1 and "m7 csr.serial (unjudgeable" in r.stderr,
+          "a row whose processes disagree 3x is unjudgeable: %d %s"
+          % (r.returncode, r.stderr[-300:]))
+    r = spbench("compare", base, wide, "--fail-if-slower", "5", "--allow-unjudgeable")
+    check(r.returncode == 0, "--allow-unjudgeable passes it: %d %s" % (r.returncode,
+                                                                      r.stderr[-300:]))
+
+
+def test_compare_with_vendors_best(tmp):
+    """compare --kernels could weigh a kernel against one cuSPARSE mode
+    only. 'vendor' stands for each matrix's fastest vendor row (the JSON's
+    roles: a library's device row), named in each pair, the means split by
+    its time per product."""
+    rows = []
+    for i, (csr_ms, sell_ms, auto_ms) in enumerate([(0.008, 0.004, 0.003), (0.05, 0.06, 0.04),
+                                                    (0.5, 0.4, 0.4)]):
+        for kernel, ms in (("cusparse.csr", csr_ms), ("cusparse.sell", sell_ms),
+                           ("auto.cuda", auto_ms), ("csr.serial", 1.0)):
+            rows.append({"matrix": "m%d" % i, "operation": "spmv", "kernel": kernel,
+                         "backend": "serial" if kernel == "csr.serial" else "cuda",
+                         "precision": "fp64", "threads": 1, "ranks": 1, "settings": "s",
+                         "status": "ok", "source_id": "gen:m%d" % i, "time_ms_median": ms,
+                         "time_ms_min": ms, "samples_ms": [ms * (1 + 0.01 * k) for k in range(6)]})
+    study = os.path.join(tmp, "study.json")
+    with open(study, "w") as f:
+        json.dump({"format": "spbench-results", "rows": rows,
+                   "roles": {"baseline": "csr.serial",
+                             "libraries": ["cusparse.csr", "cusparse.sell"]}}, f)
+    r = spbench("compare", study, "--kernels", "vendor,auto.cuda")
+    lines = [x for x in r.stdout.splitlines() if "auto.cuda/vendor" in x and x.startswith("m")]
+    check(r.returncode == 0 and len(lines) == 3 and
+          "[vendor: cusparse.sell]" in lines[0] and "[vendor: cusparse.csr]" in lines[1] and
+          "[vendor: cusparse.sell]" in lines[2], "each matrix against its fastest vendor row: %s"
+          % (lines or r.stderr[-300:]))
+    check(re.search(r"the vendor's time under 10 us +0\.750 .*over 1 row", r.stdout) and
+          re.search(r"the vendor's time over 100 us +1\.000 .*over 1 row", r.stdout),
+          "the means split by the vendor's time: %s" % r.stdout[-600:])
+    with open(study, "w") as f:
+        json.dump({"format": "spbench-results", "roles": {"baseline": "csr.serial",
+                                                          "libraries": []},
+                   "rows": [x for x in rows if not x["kernel"].startswith("cusparse")]}, f)
+    r = spbench("compare", study, "--kernels", "vendor,auto.cuda")
+    check(r.returncode == 1 and "no vendor row" in r.stderr,
+          "a file without vendor rows is refused: %d %s" % (r.returncode, r.stderr[-300:]))
+
+
 if __name__ == "__main__":
     run_tests([test_outputs_follow_the_schema, test_gate_sees_lost_rows,
                test_merge_names_missing_shards, test_no_rows_of_another_commit,
-               test_report_vendor_best_and_roles, test_hash_map_within_the_cap],
+               test_report_vendor_best_and_roles, test_hash_map_within_the_cap,
+               test_gate_on_a_busy_machine, test_compare_with_vendors_best],
               "spb_e2e_verdicts_", globals())
