@@ -68,8 +68,8 @@ void break_even(const spb_case *c, const spb_kernel *kernel, spb_result *r)
 {
     double vendor_t = c->vendor_seconds[c->precision], vendor_p = c->vendor_prepare_s[c->precision];
     double t = r->timing.median, p = r->prepare_ms / 1e3;
-    if (kernel->backend != SPB_BACKEND_CUDA || kernel_is_vendor(kernel) || !c->vendor_kernel[c->precision] ||
-        !(t < vendor_t) || isnan(p))
+    if (kernel->backend != SPB_BACKEND_CUDA || kernel_is_vendor(kernel) ||
+        !c->vendor_kernel[c->precision] || !(t < vendor_t) || isnan(p))
         return;
     r->break_even_products = p <= vendor_p ? 0 : ceil((p - vendor_p) / (vendor_t - t));
 }

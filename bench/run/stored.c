@@ -55,8 +55,8 @@ void references_from_done(spb_case *c, const spb_run_opts *opts)
         if (reference != opts->op->baseline && !kernel_is_vendor(reference)) continue;
         for (int p = 0; p < SPB_PRECISIONS; p++) {
             spb_kernel_config config = plan_first_config(opts, reference, (spb_precision)p);
-            const spb_done_row *row = stored_row(opts, c->name, reference->name,
-                                                 config.precision, config.threads, config.ranks);
+            const spb_done_row *row = stored_row(opts, c->name, reference->name, config.precision,
+                                                 config.threads, config.ranks);
             spb_result r;
             if (!row) continue;
             result_from_csv(&r, row->fields, row->count);
