@@ -43,6 +43,14 @@ typedef struct {
 
 typedef struct spb_kernel spb_kernel;
 
+/* What is known of a product before its row runs, for the kernel's memory
+ * estimate: C is m x n (SpMV: A's shape), A and B hold nnz_a and nnz_b
+ * entries (B: 0 for SpMV), and SpGEMM makes `products` intermediate
+ * products into nnz_c entries of C (0 for SpMV). */
+typedef struct {
+    double m, n, nnz_a, nnz_b, products, nnz_c;
+} spb_work_size;
+
 /* y = A*x with the prepared state; y is overwritten. x and y are arrays of
  * the precision the kernel was prepared for (double for fp64, float for
  * fp32). Returns SPB_OK or the failure (a library's or the device's) with
@@ -88,6 +96,13 @@ struct spb_kernel {
      * peer spbench's own rows are compared against, the device ones (the
      * vendor rows) per matrix at the fastest of them; the JSON's roles. */
     int library;
+    /* Host bytes the kernel allocates beyond its inputs (its copies,
+     * workspaces and C, at their peak), from what is known before it runs;
+     * NULL: no more than a copy of A, which every row is allowed. A row
+     * whose estimate passes the memory the machine (or a cgroup, ulimit or
+     * SPB_MEMORY_LIMIT) allows is skipped with the figure, before prepare. */
+    double (*host_bytes)(const spb_kernel *self, const spb_work_size *size,
+                         const spb_kernel_config *config);
 };
 
 /* A vendor row: a library's device row. spbench's device rows are weighed

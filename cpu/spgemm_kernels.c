@@ -84,6 +84,51 @@ static spb_status graphblas_prepare(const spb_kernel *self, spb_format_set *F,
                                     &plan->state, msg);
 }
 
+/* ---- working memory, estimated before a row runs -------------------------- */
+
+/* C as the kernel hands it back: fp64 values, 32-bit columns, row pointers. */
+static double c_bytes(const spb_work_size *size)
+{
+    return 12.0 * size->nnz_c + 4.0 * (size->m + 1);
+}
+
+/* A dense accumulator as wide as B (values, markers) and C. */
+static double gustavson_bytes(const spb_kernel *self, const spb_work_size *size,
+                              const spb_kernel_config *config)
+{
+    (void)self, (void)config;
+    return 13.0 * size->n + c_bytes(size);
+}
+
+/* One map of C's entries (16-byte slots, at most half full): at its last
+ * doubling, the new map beside the old one; then C. */
+static double hash_bytes(const spb_kernel *self, const spb_work_size *size,
+                         const spb_kernel_config *config)
+{
+    (void)self, (void)config;
+    double slots = 64;
+    while (slots < 2.0 * size->nnz_c + 2) slots *= 2;
+    return 1.5 * slots * 16.0 + c_bytes(size);
+}
+
+/* Per thread a dense accumulator as wide as B (the widest it uses), the
+ * row counts, and C. */
+static double omp_bytes(const spb_kernel *self, const spb_work_size *size,
+                        const spb_kernel_config *config)
+{
+    (void)self;
+    return (config->threads > 0 ? config->threads : 1) * 13.0 * size->n + 16.0 * (size->m + 1) +
+           c_bytes(size);
+}
+
+/* GraphBLAS's own copies of A and B, its C, and C copied out. */
+static double graphblas_bytes(const spb_kernel *self, const spb_work_size *size,
+                              const spb_kernel_config *config)
+{
+    (void)self, (void)config;
+    return 16.0 * (size->nnz_a + size->nnz_b) + 2.0 * c_bytes(size);
+}
+
 const spb_spgemm_kernel cpu_spgemm_kernels[] = {
     {.kernel = {.name = "spgemm.gustavson",
                 .format = "csr",
@@ -93,7 +138,8 @@ const spb_spgemm_kernel cpu_spgemm_kernels[] = {
                     "columns sorted (the speedup baseline and the reference)",
                 .prepare = operands_prepare,
                 .release = operands_release,
-                .fp32 = 1},
+                .fp32 = 1,
+                .host_bytes = gustavson_bytes},
      .spgemm = gustavson_run},
     {.kernel = {.name = "spgemm.hash",
                 .format = "csr",
@@ -103,7 +149,8 @@ const spb_spgemm_kernel cpu_spgemm_kernels[] = {
                     "sorted into CSR",
                 .prepare = operands_prepare,
                 .release = operands_release,
-                .fp32 = 1},
+                .fp32 = 1,
+                .host_bytes = hash_bytes},
      .spgemm = hash_run},
     {.kernel = {.name = "spgemm.omp",
                 .format = "csr",
@@ -113,7 +160,8 @@ const spb_spgemm_kernel cpu_spgemm_kernels[] = {
                     "hash accumulator per row",
                 .prepare = omp_prepare,
                 .release = omp_release,
-                .fp32 = 1},
+                .fp32 = 1,
+                .host_bytes = omp_bytes},
      .spgemm = omp_run},
     {.kernel = {.name = "graphblas.mxm",
                 .format = "grb.row",
@@ -124,7 +172,8 @@ const spb_spgemm_kernel cpu_spgemm_kernels[] = {
                 .prepare = graphblas_prepare,
                 .release = graphblas_spgemm_release,
                 .fp32 = 1,
-                .library = 1},
+                .library = 1,
+                .host_bytes = graphblas_bytes},
      .spgemm = graphblas_spgemm_run},
 };
 

@@ -47,6 +47,27 @@ static double time_host_calls(void *ctx, int calls)
 }
 
 /* supports and prepare (timed on its own) into r; 0 when the row ends here. */
+/* Whether the kernel's own working memory (its estimate from the case's
+ * sizes) fits in what the machine allows now; else row_msg says both
+ * figures. A study is never ended by one kernel's appetite. */
+static int working_memory_fits(const spb_kernel *kernel, const spb_case *c,
+                               const spb_kernel_config *config, char *row_msg)
+{
+    if (!kernel->host_bytes) return 1;
+    const spb_csr *B = c->formats.b;
+    spb_work_size size = {.m = c->A->m,
+                          .n = B ? B->n : c->A->n,
+                          .nnz_a = c->A->nnz,
+                          .nnz_b = B ? B->nnz : 0,
+                          .products = isnan(c->products) ? 0 : c->products,
+                          .nnz_c = isnan(c->nnz_c) ? 0 : c->nnz_c};
+    char what[SPB_NAME_LEN + 16];
+    snprintf(what, sizeof what, "%s", kernel->name);
+    spb_status st = spb_memory_check(kernel->host_bytes(kernel, &size, config), what,
+                                     "its working memory, estimated from C's size", row_msg);
+    return st == SPB_OK;
+}
+
 static int prepare_kernel(const spb_kernel *kernel, spb_case *c, const spb_kernel_config *config,
                           spb_kernel_plan *plan, spb_result *r, spb_phase_times *phases,
                           char *row_msg)
@@ -57,6 +78,10 @@ static int prepare_kernel(const spb_kernel *kernel, spb_case *c, const spb_kerne
     }
     if (config->precision == SPB_FP32 && !kernel->fp32) {
         spb_fail(row_msg, SPB_ERR_DECLINED, "this kernel has no fp32 version yet");
+        r->status = SPB_ROW_SKIPPED;
+        return 0;
+    }
+    if (!working_memory_fits(kernel, c, config, row_msg)) {
         r->status = SPB_ROW_SKIPPED;
         return 0;
     }
