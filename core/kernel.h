@@ -96,6 +96,9 @@ struct spb_kernel {
      * peer spbench's own rows are compared against, the device ones (the
      * vendor rows) per matrix at the fastest of them; the JSON's roles. */
     int library;
+    /* 1 for a row whose prepare times candidate rows and keeps the fastest
+     * (the auto rows): its prepare is counted as trials, not conversion. */
+    int trials;
     /* Host bytes the kernel allocates beyond its inputs (its copies,
      * workspaces and C, at their peak), from what is known before it runs;
      * NULL: no more than a copy of A, which every row is allowed. A row

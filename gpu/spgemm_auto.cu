@@ -110,7 +110,8 @@ const spb_spgemm_kernel gpu_spgemm_auto_kernels[] = {
                 .release = gpu_spgemm_release,
                 .time_calls = gpu_spgemm_time_calls,
                 .check = gpu_spgemm_check,
-                .fp32 = 1},
+                .fp32 = 1,
+                .trials = 1},
      .spgemm = gpu_spgemm_run,
      .kernel_seconds = gpu_spgemm_kernel_seconds},
 };

@@ -167,7 +167,8 @@ extern const spb_spmv_kernel gpu_auto_kernels[] = {
                 .release = gpu_spmv_release,
                 .time_calls = gpu_spmv_time_calls,
                 .check = gpu_spmv_check,
-                .fp32 = 1},
+                .fp32 = 1,
+                .trials = 1},
      .spmv = gpu_spmv_run},
 };
 extern const int gpu_auto_kernel_count =

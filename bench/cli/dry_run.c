@@ -2,11 +2,17 @@
 #include "bench/cli/dry_run.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include "bench/cli/cli.h"
+#include "bench/inputs/gen.h"
+#include "bench/machine/energy.h"
 #include "bench/run/plan.h"
 #include "bench/run/selection.h"
+#include "core/memory.h"
 #include "core/timing.h"
+#include "formats/csr.h"
+#include "formats/format_set.h"
 
 static void print_matrices(FILE *out, const spb_source_list *list)
 {
@@ -51,6 +57,164 @@ static void print_kernels(FILE *out, const spb_plan *plan, int *timed)
     }
 }
 
+/* One host row's seconds per product on the case: its fastest of three
+ * products after an untimed one; negative where it cannot run there. */
+static double host_row_seconds(const spb_run_opts *o, spb_case *c, const spb_kernel *kernel,
+                               const spb_kernel_config *config)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_kernel_plan plan = {0};
+    c->precision = config->precision;
+    if ((kernel->supports && !kernel->supports(kernel, c->A, msg)) ||
+        (config->precision == SPB_FP32 && !kernel->fp32) ||
+        kernel->prepare(kernel, &c->formats, config, &plan, msg) != SPB_OK)
+        return -1;
+    double best = -1;
+    for (int k = 0; k < 4; k++) {
+        double start = timing_now();
+        spb_status st = o->op->host_calls(kernel, plan.state, c, 1, msg);
+        double t = timing_now() - start;
+        if (st != SPB_OK) {
+            best = -1;
+            break;
+        }
+        if (k > 0 && (best < 0 || t < best)) best = t;
+    }
+    kernel->release(plan.state);
+    return best;
+}
+
+/* Each timed host row's seconds per unit of work (unit[i]; negative where
+ * not timed: device and distributed rows, rows that decline the matrix),
+ * timed on the operation's calibration matrix; returns the baseline's at
+ * one thread (negative when it could not be timed), from which the other
+ * rows are guessed. */
+static double calibrate(const spb_run_opts *o, const spb_plan *plan, const int *timed, double *unit)
+{
+    for (int i = 0; i < plan->count; i++) unit[i] = -1;
+    char msg[SPB_MSG_LEN] = "";
+    spb_csr A;
+    if (gen_matrix(o->op->calibration, &A, msg) != SPB_OK) return -1;
+    spb_case c = {.name = o->op->calibration, .A = &A};
+    format_set_init(&c.formats, &A);
+    double work = o->op->work(&c, o->seed, msg), baseline = -1;
+    if (work > 0 && o->op->case_setup(&c, o->seed, msg) == SPB_OK) {
+        spb_kernel_config one = plan_first_config(o, o->op->baseline, SPB_FP64);
+        baseline = host_row_seconds(o, &c, o->op->baseline, &one) / work;
+        for (int i = 0; i < plan->count; i++) {
+            const spb_kernel *kernel = plan->rows[i].kernel;
+            const spb_kernel_config *config = &plan->rows[i].config;
+            if (!timed[i] || kernel->backend == SPB_BACKEND_CUDA || kernel_over_ranks(kernel))
+                continue;
+            for (int j = 0; j < i && unit[i] < 0; j++) /* the same row at another rank count */
+                if (plan->rows[j].kernel == kernel &&
+                    plan->rows[j].config.threads == config->threads &&
+                    plan->rows[j].config.precision == config->precision)
+                    unit[i] = unit[j];
+            if (unit[i] < 0) unit[i] = host_row_seconds(o, &c, kernel, config) / work;
+        }
+        o->op->case_free(&c);
+    }
+    format_set_free(&c.formats);
+    csr_free(&A);
+    return baseline;
+}
+
+/* A device call's floor (a launch and its wait), and how much faster than
+ * the host's baseline a device row is taken to be: the estimate's guesses
+ * where nothing was measured here. */
+#define DEVICE_CALL_FLOOR_S 5e-6
+#define DEVICE_SPEEDUP      50.0
+/* An auto row's candidates, and each one's trial: a warm-up and 3 samples
+ * of at least 1 ms, at least 5 ms in all (core/kernel_trial.c). */
+#define TRIAL_CANDIDATES 4
+#define TRIAL_SAMPLES    3
+#define TRIAL_MIN_S      5e-3
+
+/* One product of a row, in seconds: the baseline's rate here shared by the
+ * row's threads (or ranks) up to the cores; a device row at the floor or
+ * DEVICE_SPEEDUP times faster than the host. */
+static double call_seconds(const spb_kernel *kernel, const spb_kernel_config *config, double host_s,
+                           int cores)
+{
+    if (kernel->backend == SPB_BACKEND_CUDA) {
+        double t = host_s / DEVICE_SPEEDUP;
+        return t > DEVICE_CALL_FLOOR_S ? t : DEVICE_CALL_FLOOR_S;
+    }
+    int share = config->threads * (kernel_over_ranks(kernel) ? config->ranks : 1);
+    if (share > cores) share = cores;
+    return host_s / (share > 1 ? share : 1);
+}
+
+/* A row's seconds: its warm-up, the batch's sizing, the samples (at least
+ * --reps of at least SPB_MIN_SAMPLE_SECONDS, and --min-time), a validated
+ * product before and after them, and an auto row's trials; a row whose
+ * first call passes --max-kernel-ms is that call and its validation. */
+static double row_seconds(const spb_run_opts *o, const spb_kernel *kernel, double call)
+{
+    if (o->max_kernel_ms > 0 && call * 1e3 > o->max_kernel_ms) return 2 * call;
+    double sample = call > SPB_MIN_SAMPLE_SECONDS ? call : SPB_MIN_SAMPLE_SECONDS;
+    double timing = o->timing.min_samples * sample;
+    if (o->timing.min_time > timing) timing = o->timing.min_time;
+    double t = (o->timing.warmup + 2) * call + sample + timing;
+    if (kernel->trials) {
+        double trial = TRIAL_SAMPLES * sample;
+        t += TRIAL_CANDIDATES * ((trial > TRIAL_MIN_S ? trial : TRIAL_MIN_S) + 2 * call);
+    }
+    return t;
+}
+
+/* The parts of the estimate, in seconds, and which sides' energy counters
+ * read here (an energy pass runs only where one does). */
+typedef struct {
+    double load, references, rows, floor, energy;
+    int unreadable;
+    int energy_cpu, energy_gpu;
+} dry_estimate;
+
+/* One matrix: read it (timed: a run reads it too), its work per product,
+ * then each of its timed rows: at its own rate where it was calibrated,
+ * else guessed from the baseline's (unit_s). */
+static void estimate_matrix(const spb_run_opts *o, const spb_plan *plan, const int *timed,
+                            const double *unit, const spb_source_list *list, int m, double unit_s,
+                            int cores, dry_estimate *e)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_csr A;
+    double start = timing_now();
+    if (source_load(list->items[m], &A, NULL, msg) != SPB_OK) {
+        e->unreadable++;
+        return;
+    }
+    e->load += timing_now() - start;
+    spb_case c = {.name = list->names[m], .A = &A, .operand = o->operand};
+    double work = o->op->work(&c, o->seed, msg);
+    if (work < 0) {
+        e->unreadable++;
+        csr_free(&A);
+        return;
+    }
+    double host_s = work * unit_s;
+    e->references += 4 * host_s; /* the compensated reference and its scale */
+    double window = o->energy_window_s > 0.1 ? o->energy_window_s : 0.1;
+    for (int i = 0; i < plan->count; i++) {
+        if (!timed[i] || (list->ranks && plan->rows[i].config.ranks != list->ranks[m])) continue;
+        const spb_kernel *kernel = plan->rows[i].kernel;
+        double call = unit[i] > 0 ? work * unit[i]
+                                  : call_seconds(kernel, &plan->rows[i].config, host_s, cores);
+        e->rows += row_seconds(o, kernel, call);
+        double sample = call > SPB_MIN_SAMPLE_SECONDS ? call : SPB_MIN_SAMPLE_SECONDS;
+        e->floor += o->timing.min_time > o->timing.min_samples * sample
+                        ? o->timing.min_time
+                        : o->timing.min_samples * sample;
+        int gpu = kernel->backend == SPB_BACKEND_CUDA;
+        if (o->energy_window_s > 0 && !kernel_over_ranks(kernel) &&
+            (gpu ? e->energy_gpu : e->energy_cpu))
+            e->energy += window + call;
+    }
+    csr_free(&A);
+}
+
 int dry_run_print(FILE *out, const spb_run_opts *o, const spb_source_list *list, int processes)
 {
     spb_plan plan;
@@ -68,35 +232,45 @@ int dry_run_print(FILE *out, const spb_run_opts *o, const spb_source_list *list,
     fprintf(out, "# dry run: nothing is measured or written\n");
     print_matrices(out, list);
     print_kernels(out, &plan, timed);
-    long rows = 0, timed_rows = 0, energy_rows = 0;
+    long rows = 0, timed_rows = 0;
     for (int m = 0; m < list->count; m++)
         for (int i = 0; i < plan.count; i++) {
             if (list->ranks && plan.rows[i].config.ranks != list->ranks[m]) continue;
             rows++;
             timed_rows += timed[i];
-            energy_rows += timed[i] && !kernel_over_ranks(plan.rows[i].kernel);
         }
-    /* a row's timing lasts at least --min-time, and --reps samples of at
-     * least SPB_MIN_SAMPLE_SECONDS each */
-    double per_row = o->timing.min_samples * SPB_MIN_SAMPLE_SECONDS;
-    if (o->timing.min_time > per_row) per_row = o->timing.min_time;
-    double floor_s = (double)timed_rows * per_row * processes;
-    /* an energy window lasts at least --energy-s, and one period of the
-     * counter: about 0.1 s on NVML's (where a counter reads at all) */
-    double window =
-        o->energy_window_s > 0 ? (o->energy_window_s > 0.1 ? o->energy_window_s : 0.1) : 0;
-    double energy_s = (double)energy_rows * window * processes;
     fprintf(out, "# rows: %ld (%ld timed, %ld skipped here)%s\n", rows * processes,
             timed_rows * processes, (rows - timed_rows) * processes,
             processes > 1 ? ", the study run by each process" : "");
+    double *unit = spb_calloc((size_t)plan.count + 1, sizeof *unit);
+    double unit_s = unit ? calibrate(o, &plan, timed, unit) : -1;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    dry_estimate e = {0};
+    spb_energy_meters *meters = energy_open(NULL, "", NULL);
+    e.energy_cpu = energy_available(meters, 0);
+    e.energy_gpu = energy_available(meters, 1);
+    energy_close(meters);
+    for (int m = 0; m < list->count && unit_s > 0; m++)
+        estimate_matrix(o, &plan, timed, unit, list, m, unit_s, cores > 0 ? (int)cores : 1, &e);
+    spb_free(unit);
+    double total = (e.load + e.references + e.rows + e.energy) * processes;
     fprintf(out,
-            "# time: at least %.0f s of timing (each timed row >= %.3g s: --reps, --min-time); "
-            "energy windows up to %.0f s more where a counter reads (--energy-s); noisy rows "
-            "measured again up to as much as the timing; the bandwidth pass when this "
-            "machine's figure is not kept (--bandwidth)\n",
-            floor_s, per_row, energy_s);
-    fprintf(out, "# so between %.0f s and %.0f s, the loading of the matrices aside\n", floor_s,
-            2 * floor_s + energy_s);
+            "# time: about %.3g s: reading the matrices %.1f s (read now), references %.1f s, "
+            "rows %.1f s (timing at least %.1f s: --reps, --min-time; warm-up, validation, "
+            "auto trials), energy windows %.1f s (--energy-s, where a counter reads), each for "
+            "%d process%s; each "
+            "host row's rate timed here on %s (%s: %.3g ns per %s), device rows guessed at "
+            "%gx %s, distributed rows at its rate over their cores\n",
+            total, e.load, e.references, e.rows, e.floor, e.energy, processes,
+            processes == 1 ? "" : "es", o->op->calibration, o->op->baseline->name, unit_s * 1e9,
+            o->op->work_unit, DEVICE_SPEEDUP, o->op->baseline->name);
+    fprintf(out,
+            "# noisy rows are measured again (up to the timing once more: %.0f s), and the "
+            "bandwidth pass runs when this machine's figure is not kept (--bandwidth)\n",
+            e.floor * processes);
+    if (e.unreadable)
+        fprintf(out, "# %d matrix%s could not be read: error rows, not counted\n", e.unreadable,
+                e.unreadable == 1 ? "" : "es");
     spb_free(timed);
     plan_free(&plan);
     return 0;

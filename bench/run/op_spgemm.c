@@ -266,6 +266,22 @@ static double spgemm_kernel_seconds(const spb_kernel *kernel, const void *state)
     return row->kernel_seconds ? row->kernel_seconds(state) : NAN;
 }
 
+/* The intermediate products of A times B, B made as a run makes it. */
+static double spgemm_work(spb_case *c, uint64_t seed, char *msg)
+{
+    spgemm_data d = {0};
+    double products = -1;
+    if (load_operand(c, &d, seed, msg) == SPB_OK) {
+        const spb_csr *B = d.b_is_a ? c->A : &d.B;
+        if (c->A->n == B->m)
+            products = (double)csr_spgemm_products(c->A, B);
+        else
+            spb_fail(msg, SPB_ERR_INVALID, "A's columns must equal B's rows");
+    }
+    csr_free(&d.B);
+    return products;
+}
+
 const spb_operation *operation_spgemm(void)
 {
     static spb_operation op = {
@@ -277,6 +293,9 @@ const spb_operation *operation_spgemm(void)
         .product = spgemm_product,
         .host_calls = spgemm_host_calls,
         .kernel_seconds = spgemm_kernel_seconds,
+        .work = spgemm_work,
+        .work_unit = "intermediate product",
+        .calibration = "gen:rmat:11:8",
     };
     if (op.kernel_count == 0) {
         const spb_kernel **table =

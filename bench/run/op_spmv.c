@@ -214,6 +214,12 @@ static spb_status spmv_host_calls(const spb_kernel *kernel, void *state, spb_cas
     return st;
 }
 
+static double spmv_work(spb_case *c, uint64_t seed, char *msg)
+{
+    (void)seed, (void)msg;
+    return (double)c->A->nnz;
+}
+
 const spb_operation *operation_spmv(void)
 {
     static spb_operation op = {
@@ -224,6 +230,9 @@ const spb_operation *operation_spmv(void)
         .bytes = spmv_bytes,
         .product = spmv_product,
         .host_calls = spmv_host_calls,
+        .work = spmv_work,
+        .work_unit = "entry",
+        .calibration = "gen:random:50000:16",
     };
     if (op.kernel_count == 0) { /* the host rows, the device rows, the distributed rows */
         const spb_kernel **table =

@@ -52,6 +52,14 @@ typedef struct {
     /* Seconds of the product kernels alone, for rows that report them apart
      * from the whole product (NAN otherwise); NULL: the operation has none. */
     double (*kernel_seconds)(const spb_kernel *kernel, const void *state);
+    /* For the dry run's estimate: one product's work on the case's A (SpMV:
+     * A's entries; SpGEMM: the intermediate products, B made or read as a
+     * run would; negative with msg when it cannot say), what a unit is in
+     * words, and the generated matrix on which each host row's seconds per
+     * unit are timed. */
+    double (*work)(spb_case *c, uint64_t seed, char *msg);
+    const char *work_unit;
+    const char *calibration;
 } spb_operation;
 
 const spb_operation *operation_spmv(void);

@@ -90,8 +90,7 @@ static int prepare_kernel(const spb_kernel *kernel, spb_case *c, const spb_kerne
     double start = timing_now();
     spb_status st = kernel->prepare(kernel, &c->formats, config, plan, row_msg);
     r->prepare_ms = (timing_now() - start) * 1e3;
-    phase_add(phases, strncmp(kernel->name, "auto.", 5) == 0 ? SPB_PHASE_AUTO : SPB_PHASE_PREPARE,
-              r->prepare_ms / 1e3);
+    phase_add(phases, kernel->trials ? SPB_PHASE_AUTO : SPB_PHASE_PREPARE, r->prepare_ms / 1e3);
     if (st != SPB_OK) {
         /* a kernel that declines this matrix by design is skipped, not failed */
         r->status = st == SPB_ERR_DECLINED ? SPB_ROW_SKIPPED : SPB_ROW_ERROR;
