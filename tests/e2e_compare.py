@@ -21,7 +21,7 @@ import signal
 import subprocess
 import time
 
-from spbtest import SPBENCH, SOURCE, check, read_rows, spbench, run_tests
+from spbtest import SPBENCH, SOURCE, check, read_rows, skip, spbench, run_tests
 
 spec = importlib.util.spec_from_file_location("compare", os.path.join(SOURCE, "scripts",
                                                                       "compare.py"))
@@ -133,6 +133,8 @@ def test_command(tmp):
         r = spbench("compare", base, slow, "--chart", charts)
         check(r.returncode == 0 and os.path.getsize(os.path.join(charts, "compare.png")) > 0,
               "--chart draws the ratios with their intervals: %s" % r.stderr)
+    else:
+        skip("no gnuplot: compare --chart (apt-get install gnuplot-nox)", "gnuplot")
     r = spbench("compare", base, slow)
     check("A/A comparison" in r.stdout, "two runs compared carry the caveat of between-run spread")
     r = spbench("compare", base, "--kernels", "csr.a,csr.b")

@@ -142,6 +142,8 @@ def test_every_distribution(tmp, matrices):
               (("than the machine's %d cores" % cores) in svg) == bool(marked),
               "the strong-scaling chart marks the rank counts past the %d cores: %s" %
               (cores, sorted(marked)))
+    else:
+        skip("no gnuplot: the strong-scaling charts (apt-get install gnuplot-nox)", "gnuplot")
     return rows
 
 
@@ -537,6 +539,8 @@ def test_weak(tmp):
               os.path.getsize(os.path.join(charts, "weak_scaling.png")) > 0 and
               not os.path.exists(os.path.join(charts, "gflops.png")),
               "plot draws the distributed charts, not the one-process ones: %s" % r.stderr)
+    else:
+        skip("no gnuplot: the weak-scaling charts (apt-get install gnuplot-nox)", "gnuplot")
     r = run([SPBENCH, "run", "--ranks", "1,3", "--weak", *FAST, "gen:rmat:4:2"])
     check(r.returncode == 2 and "powers of 2" in r.stderr, "R-MAT grows by powers of 2 only")
     r = run([SPBENCH, "run", "--ranks", "1,2", "--weak", *FAST,

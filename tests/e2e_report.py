@@ -126,8 +126,11 @@ def test_figures(tmp, study):
     text = open(out, encoding="utf-8").read()
     check('src="http' not in text and "href=\"http" not in text and "@import" not in text,
           "the page asks for nothing over the network")
-    check(text.count("data:image/svg+xml;base64,") >= 1 or shutil.which("gnuplot") is None,
-          "the charts are inside the page")
+    if shutil.which("gnuplot"):
+        check(text.count("data:image/svg+xml;base64,") >= 1, "the charts are inside the page")
+    else:
+        skip("no gnuplot: the report's charts (apt-get install gnuplot-nox)", "gnuplot")
+
     r = spbench("report", study, "-o", out)
     check(r.returncode == 1 and "--force" in r.stderr, "an existing page is kept without --force")
     r = spbench("report", study, "-o", study, "--force")

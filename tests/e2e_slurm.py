@@ -20,7 +20,8 @@ import subprocess
 import tempfile
 import time
 
-from spbtest import SOURCE, SPBENCH, check, finish, read_rows, skip_whole_test, spbench
+from spbtest import (SOURCE, SPBENCH, check, finish, read_rows, skip, skip_whole_test,
+                     spbench)
 
 BUNDLED = os.path.join(SOURCE, "matrices")
 SUBMIT = os.path.join(SOURCE, "scripts", "slurm", "submit.sh")
@@ -158,6 +159,8 @@ def test_study(cluster, tmp, single):
     check(os.path.exists(os.path.join(out, "results.json")), "results.json merged")
     if shutil.which("gnuplot"):
         check(os.path.exists(os.path.join(out, "charts", "gflops.png")), "charts drawn")
+    else:
+        skip("no gnuplot: the sharded study's charts (apt-get install gnuplot-nox)", "gnuplot")
 
 
 def test_ranks(cluster, tmp):
@@ -183,6 +186,8 @@ def test_ranks(cluster, tmp):
     if shutil.which("gnuplot"):
         check(os.path.exists(os.path.join(out, "charts", "strong_scaling.png")),
               "the strong-scaling chart drawn")
+    else:
+        skip("no gnuplot: the distributed study's chart (apt-get install gnuplot-nox)", "gnuplot")
 
 
 def test_cancel_and_resubmit(cluster, tmp, single):
@@ -235,6 +240,8 @@ def test_hostile_names(cluster, tmp):
           % sorted({row["matrix"] for row in merged}))
     if shutil.which("gnuplot"):
         check(os.path.exists(os.path.join(out, "charts", "spgemm_time.png")), "charts drawn")
+    else:
+        skip("no gnuplot: the hostile-name study's charts (apt-get install gnuplot-nox)", "gnuplot")
     made = [os.path.join(d, f) for d, _, files in os.walk(tmp) for f in files if f == "PWNED"]
     check(not made, "nothing ran: %s" % made)
 

@@ -2,6 +2,7 @@
  * plot. Library code never exits; the subcommands exit only on usage errors
  * (cli.c's parsers, and cmd_run.c's options, shard and matrix list), with
  * EXIT_USAGE. */
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -14,11 +15,14 @@
 #include "bench/cli/launch.h"
 #include "bench/machine/placement.h"
 #include "bench/report/resume.h"
+#include "bench/run/op_spgemm.h"
+#include "bench/run/op_spmv.h"
 #include "bench/run/operation.h"
 #include "bench/run/selection.h"
 #include "bench/validation/validate.h"
 #include "gpu/gpu.h"
 #include "mpi/dist.h"
+#include "plugins/loader.h"
 
 static void print_commands(FILE *out)
 {
@@ -266,9 +270,11 @@ static int cmd_list(int argc, char **argv)
             const spb_kernel *kernel = op->kernels[k];
             char why[SPB_MSG_LEN] = "";
             int available = !kernel->supports || kernel->supports(kernel, NULL, why);
-            printf("%-*s %-6s %-11s %-7s %s%s%s%s\n", width, kernel->name, op->name, kernel->format,
-                   backend_name(kernel->backend), kernel->description,
-                   available ? "" : " [unavailable: ", available ? "" : why, available ? "" : "]");
+            const char *library = plugin_library_of(kernel);
+            printf("%-*s %-6s %-11s %-7s %s%s%s%s%s%s%s\n", width, kernel->name, op->name,
+                   kernel->format, backend_name(kernel->backend), kernel->description,
+                   available ? "" : " [unavailable: ", available ? "" : why, available ? "" : "]",
+                   library ? " [plug-in: " : "", library ? library : "", library ? "]" : "");
         }
     }
     if (!gpu_compiled())
@@ -414,6 +420,64 @@ static void on_signal_remove_temps(int signo)
 
 static void remove_temps_on_signals(void) { on_stop_signals(on_signal_remove_temps, 0); }
 
+/* ---- plug-ins ------------------------------------------------------------------ */
+
+static int kernel_name_taken(const char *name)
+{
+    return spmv_kernel_builtin(name) || spgemm_kernel_builtin(name);
+}
+
+/* One entry of SPB_PLUGIN_PATH: a library, or a folder whose *.so files
+ * are loaded in name order. */
+static spb_status load_plugin_entry(const char *entry, char *msg)
+{
+    struct dirent **names = NULL;
+    int count = scandir(entry, &names, NULL, alphasort);
+    if (count < 0) return plugins_load(entry, kernel_name_taken, msg);
+    spb_status st = SPB_OK;
+    for (int k = 0; k < count; k++) {
+        size_t len = strlen(names[k]->d_name);
+        char path[8192];
+        if (st == SPB_OK && len > 3 && strcmp(names[k]->d_name + len - 3, ".so") == 0 &&
+            snprintf(path, sizeof path, "%s/%s", entry, names[k]->d_name) < (int)sizeof path)
+            st = plugins_load(path, kernel_name_taken, msg);
+        free(names[k]);
+    }
+    free(names);
+    return st;
+}
+
+/* The plug-ins of SPB_PLUGIN_PATH (entries separated by ':') and of every
+ * --plugin PATH on the command line, loaded before any kernel table is
+ * made; 0, or EXIT_USAGE after one line. */
+static int load_plugins(int argc, char **argv)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_status st = SPB_OK;
+    const char *path = getenv("SPB_PLUGIN_PATH");
+    while (st == SPB_OK && path && *path) {
+        const char *end = strchr(path, ':');
+        size_t len = end ? (size_t)(end - path) : strlen(path);
+        char entry[4096];
+        if (len > 0 && len < sizeof entry) {
+            memcpy(entry, path, len);
+            entry[len] = '\0';
+            st = load_plugin_entry(entry, msg);
+        }
+        path = end ? end + 1 : NULL;
+    }
+    for (int i = 2; st == SPB_OK && i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) break;
+        if (strcmp(argv[i], "--plugin") == 0 && i + 1 < argc)
+            st = plugins_load(argv[++i], kernel_name_taken, msg);
+        else if (strncmp(argv[i], "--plugin=", 9) == 0)
+            st = plugins_load(argv[i] + 9, kernel_name_taken, msg);
+    }
+    if (st == SPB_OK) return 0;
+    fprintf(stderr, "spbench: %s\n", msg);
+    return EXIT_USAGE;
+}
+
 int main(int argc, char **argv)
 {
     dist_place_rank(); /* under an MPI launcher: this rank's share of the cores */
@@ -443,6 +507,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!memory_limit_valid()) return EXIT_USAGE;
+    if (load_plugins(argc, argv) != 0) return EXIT_USAGE;
     remove_temps_on_signals(); /* run sets its own */
     if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0) &&
         print_command_help(cmd))

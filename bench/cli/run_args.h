@@ -32,7 +32,7 @@ typedef struct {
     char **items; /* MATRIX arguments */
     int count;
     char settings[512];
-    char measured_under[512];
+    char measured_under[1024];
     spb_gpu_info gpu;
     int have_gpu;
     char gpu_msg[SPB_MSG_LEN];

@@ -13,6 +13,7 @@
 #include "bench/machine/roofline.h"
 #include "bench/run/op_spgemm.h"
 #include "bench/run/plan.h"
+#include "plugins/loader.h"
 
 #include "bench/cli/run_args.h"
 
@@ -151,6 +152,8 @@ static int parse_output_option(int argc, char **argv, int *i, run_args *a)
         o->out.json_path = v;
     else if (option_value(argc, argv, i, "--cache", &v))
         o->cache_dir = v;
+    else if (option_value(argc, argv, i, "--plugin", &v))
+        (void)v; /* loaded by main, before any kernel table is made */
     else if (option_value(argc, argv, i, "--shard", &v))
         parse_part("--shard", v, &a->shard, &a->shards);
     else if (option_value(argc, argv, i, "--processes", &v))
@@ -197,10 +200,11 @@ static void compose_settings(run_args *a)
                  o->operand ? o->operand : "self");
     o->settings = a->settings;
     /* the commit too: resume and merge never mix rows of two spbench builds */
+    /* and each plug-in's checksum: never rows of a changed library */
     snprintf(a->measured_under, sizeof a->measured_under,
-             "tol=%g warmup=%d reps=%d min_time=%g build=%s commit=%s", o->tolerance,
+             "tol=%g warmup=%d reps=%d min_time=%g build=%s commit=%s%s%s", o->tolerance,
              o->timing.warmup, o->timing.min_samples, o->timing.min_time, spb_build(),
-             spb_git_commit());
+             spb_git_commit(), plugins_provenance()[0] ? " " : "", plugins_provenance());
     o->measured_under = a->measured_under;
 }
 

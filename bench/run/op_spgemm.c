@@ -282,6 +282,15 @@ static double spgemm_work(spb_case *c, uint64_t seed, char *msg)
     return products;
 }
 
+int spgemm_kernel_builtin(const char *name)
+{
+    for (int k = 0; k < cpu_spgemm_kernel_count; k++)
+        if (strcmp(cpu_spgemm_kernels[k].kernel.name, name) == 0) return 1;
+    for (int k = 0; k < gpu_spgemm_kernel_count(); k++)
+        if (strcmp(gpu_spgemm_kernel(k)->name, name) == 0) return 1;
+    return 0;
+}
+
 const spb_operation *operation_spgemm(void)
 {
     static spb_operation op = {

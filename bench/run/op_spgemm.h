@@ -13,4 +13,8 @@ const spb_csr *spgemm_case_c(const spb_case *c);
 /* Whether a --b spec is well formed (file existence is checked on load). */
 int spgemm_operand_valid(const char *spec, char *why);
 
+/* Whether one of spbench's own SpGEMM kernels has this name (asked before
+ * the table is made, as plug-ins load). */
+int spgemm_kernel_builtin(const char *name);
+
 #endif

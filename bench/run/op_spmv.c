@@ -6,6 +6,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "bench/inputs/sources.h"
 #include "core/memory.h"
@@ -14,6 +15,7 @@
 #include "cpu/spmv_cpu.h"
 #include "gpu/gpu.h"
 #include "mpi/dist.h"
+#include "plugins/loader.h"
 
 typedef struct {
     spb_value *x, *y, *y_ref;
@@ -220,6 +222,17 @@ static double spmv_work(spb_case *c, uint64_t seed, char *msg)
     return (double)c->A->nnz;
 }
 
+int spmv_kernel_builtin(const char *name)
+{
+    for (int k = 0; k < cpu_spmv_kernel_count; k++)
+        if (strcmp(cpu_spmv_kernels[k].kernel.name, name) == 0) return 1;
+    for (int k = 0; k < gpu_spmv_kernel_count(); k++)
+        if (strcmp(gpu_spmv_kernel(k)->name, name) == 0) return 1;
+    for (int k = 0; k < dist_spmv_kernel_count; k++)
+        if (strcmp(dist_spmv_kernels[k].kernel.name, name) == 0) return 1;
+    return 0;
+}
+
 const spb_operation *operation_spmv(void)
 {
     static spb_operation op = {
@@ -236,13 +249,16 @@ const spb_operation *operation_spmv(void)
     };
     if (op.kernel_count == 0) { /* the host rows, the device rows, the distributed rows */
         const spb_kernel **table =
-            kernel_table(cpu_spmv_kernel_count + gpu_spmv_kernel_count() + dist_spmv_kernel_count);
+            kernel_table(cpu_spmv_kernel_count + gpu_spmv_kernel_count() + dist_spmv_kernel_count +
+                         plugin_spmv_kernel_count());
         for (int k = 0; k < cpu_spmv_kernel_count; k++)
             table[op.kernel_count++] = &cpu_spmv_kernels[k].kernel;
         for (int k = 0; k < gpu_spmv_kernel_count(); k++)
             table[op.kernel_count++] = gpu_spmv_kernel(k);
         for (int k = 0; k < dist_spmv_kernel_count; k++)
             table[op.kernel_count++] = &dist_spmv_kernels[k].kernel;
+        for (int k = 0; k < plugin_spmv_kernel_count(); k++)
+            table[op.kernel_count++] = plugin_spmv_kernel(k);
         op.kernels = table;
         op.baseline = &cpu_spmv_kernels[0].kernel; /* csr.serial */
     }

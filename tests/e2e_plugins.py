@@ -1,0 +1,165 @@
+"""End-to-end tests of plug-in kernels (include/spbench/plugin.h): a kernel
+built outside the tree joins the table as a row like any other (listed
+with its library, validated, timed, written with its library's checksum
+in measured_under); a wrong one is `wrong`; a library that is not a
+plug-in, of another ABI, or whose kernel takes a name already held is
+refused with exit 2 and one line before anything is measured; --resume
+refuses rows of a changed library.
+
+usage: e2e_plugins.py SPBENCH SOURCE_DIR [TEST]
+"""
+import os
+import re
+import shutil
+import subprocess
+
+from spbtest import SOURCE, check, check_results_json, read_rows, run_tests, skip, spbench
+
+FAST = ["--reps", "3", "--min-time", "0", "--warmup", "0", "--quiet", "--bandwidth", "10",
+        "--energy-s", "0"]
+CAGE4 = os.path.join(SOURCE, "matrices", "cage4.mtx.gz")
+EXAMPLE = os.path.join(SOURCE, "examples", "plugins", "csr_rows", "csr_rows.c")
+
+# a plug-in of one kernel, its product's loop and its library's fields
+# filled in by the test: a wrong product, another ABI, a taken name
+ONE_KERNEL = r"""
+#include <spbench/plugin.h>
+static int prep(const spb_plugin_csr *A, const spb_plugin_config *c, void **s, char *m, size_t n)
+{ (void)c; (void)m; (void)n; *s = (void *)A; return SPB_PLUGIN_OK; }
+static int spmv(void *state, const void *x, void *y, char *m, size_t n)
+{
+    (void)m; (void)n;
+    const spb_plugin_csr *A = state;
+    const double *v = A->values, *xd = x; double *yd = y;
+    for (int i = 0; i < A->rows; i++) {
+        double sum = 0;
+        for (int k = A->row_ptr[i]; k < A->row_ptr[i + 1] - (DROP); k++)
+            sum += v[k] * xd[A->col_idx[k]];
+        yd[i] = sum;
+    }
+    return SPB_PLUGIN_OK;
+}
+static const spb_plugin_kernel k[] = {{.name = NAME, .description = "a test's kernel",
+    .operation = SPB_PLUGIN_SPMV, .backend = SPB_PLUGIN_SERIAL, .prepare = prep, .spmv = spmv}};
+const spb_plugin_library *spb_plugin_kernels(void)
+{ static const spb_plugin_library l = {ABI, 1, k}; return &l; }
+"""
+
+
+def compiler():
+    return shutil.which("cc") or shutil.which("gcc")
+
+
+def build(tmp, name, source, *flags):
+    """source (a path, or C text) built as tmp/name.so; its path, or None."""
+    if not source.endswith(".c"):
+        path = os.path.join(tmp, name + ".c")
+        with open(path, "w") as f:
+            f.write(source)
+        source = path
+    out = os.path.join(tmp, name + ".so")
+    r = subprocess.run([compiler(), "-O2", "-fPIC", "-shared", "-fopenmp", "-I",
+                        os.path.join(SOURCE, "include"), *flags, source, "-o", out],
+                       capture_output=True, text=True)
+    check(r.returncode == 0, "the plug-in %s builds: %s" % (name, r.stderr[-500:]))
+    return out if r.returncode == 0 else None
+
+
+def one_kernel(tmp, name, drop=0, abi="SPB_PLUGIN_ABI", kernel='"test.one"'):
+    return build(tmp, name, ONE_KERNEL, "-DDROP=%d" % drop, "-DABI=%s" % abi,
+                 "-DNAME=%s" % kernel)
+
+
+def test_rows_like_any_other(tmp):
+    if not compiler():
+        skip("no C compiler: the plug-in tests", "cc")
+        return
+    lib = build(tmp, "csr_rows", EXAMPLE)
+    if not lib:
+        return
+    r = spbench("--list", "--plugin", lib)
+    listed = [x for x in r.stdout.splitlines() if x.startswith("mine.")]
+    check(r.returncode == 0 and len(listed) == 2 and
+          all("[plug-in: %s (crc32 " % lib in x for x in listed),
+          "--list shows the plug-in's kernels with their library: %s" % listed)
+    csv_path, json_path = os.path.join(tmp, "p.csv"), os.path.join(tmp, "p.json")
+    r = spbench("run", *FAST, "--plugin", lib, "--kernels", "mine.*,csr.serial", "--threads",
+                "1,2", "--precision", "both", "--csv", csv_path, "--json", json_path, CAGE4,
+                "gen:rmat:8:4")
+    rows = read_rows(csv_path) if os.path.exists(csv_path) else []
+    mine = [x for x in rows if x["kernel"].startswith("mine.")]
+    check(r.returncode == 0 and len(mine) == 2 * 2 * (1 + 2) and
+          all(x["status"] == "ok" for x in mine),
+          "the plug-in's rows are validated ok, fp64 and fp32, at 1 and 2 threads: %s %s"
+          % ([(x["kernel"], x["precision"], x["threads"], x["status"]) for x in mine],
+             r.stderr[-300:]))
+    check(all(re.search(r"plugin=csr_rows\.so:crc32=[0-9a-f]{8}:bytes=\d+", x["measured_under"])
+              for x in rows), "every row names the library's checksum: %s"
+          % rows[0]["measured_under"] if rows else None)
+    check(all(float(x["speedup"]) > 0 for x in mine if x["precision"] == "fp64"),
+          "a speedup over csr.serial, as for spbench's own rows")
+    check_results_json(json_path)
+    # a changed library: --resume refuses the rows of the old one
+    changed = build(tmp, "csr_rows", EXAMPLE, "-DCHANGED=1", "-O3")
+    r = spbench("run", *FAST, "--plugin", changed, "--kernels", "mine.*", "--resume", "--csv",
+                csv_path, CAGE4)
+    check(r.returncode != 0 and "measured" in r.stderr,
+          "--resume refuses rows of another build of the library: %d %s"
+          % (r.returncode, r.stderr[-300:]))
+
+
+def test_wrong_plugin_is_wrong(tmp):
+    if not compiler():
+        skip("no C compiler: the plug-in tests", "cc")
+        return
+    lib = one_kernel(tmp, "drops", drop=1)
+    csv_path = os.path.join(tmp, "w.csv")
+    r = spbench("run", *FAST, "--plugin", lib, "--kernels", "test.one,csr.serial", "--csv",
+                csv_path, CAGE4)
+    rows = {x["kernel"]: x for x in read_rows(csv_path)} if os.path.exists(csv_path) else {}
+    check(r.returncode == 1 and rows.get("test.one", {}).get("status") == "wrong" and
+          rows.get("csr.serial", {}).get("status") == "ok",
+          "a plug-in that drops each row's last entry is wrong, the others ok: %s"
+          % {k: x["status"] for k, x in rows.items()})
+    right = one_kernel(tmp, "keeps", drop=0)
+    r = spbench("run", *FAST, "--plugin", right, "--kernels", "test.one", "--csv",
+                os.path.join(tmp, "k.csv"), CAGE4)
+    check(r.returncode == 0, "the same loop without the drop is ok: %s" % r.stderr[-300:])
+
+
+def test_refused_libraries(tmp):
+    """Each refused with exit 2 and one line naming the library, before
+    anything is measured (no results file made)."""
+    if not compiler():
+        skip("no C compiler: the plug-in tests", "cc")
+        return
+    cases = {
+        "another ABI": (one_kernel(tmp, "abi", abi="999"), "ABI 999"),
+        "not a plug-in": (build(tmp, "plain", "int plain(void) { return 1; }\n"),
+                          "not a plug-in"),
+        "a name spbench holds": (one_kernel(tmp, "taken", kernel='"csr.serial"'),
+                                 "already holds"),
+        "a name no file can carry": (one_kernel(tmp, "odd", kernel='"a b"'), "letters"),
+        "a missing file": (os.path.join(tmp, "missing.so"), "cannot read"),
+    }
+    for what, (lib, said) in cases.items():
+        out = os.path.join(tmp, "never.csv")
+        r = spbench("run", *FAST, "--plugin", lib or "", "--csv", out, CAGE4)
+        lines = r.stderr.strip().splitlines()
+        check(r.returncode == 2 and len(lines) == 1 and said in lines[0] and
+              (lib or "") in lines[0] and not os.path.exists(out),
+              "%s is refused in one line before measuring: %d %s" % (what, r.returncode,
+                                                                     r.stderr[-300:]))
+    # SPB_PLUGIN_PATH: a folder's libraries, as --plugin loads one
+    folder = os.path.join(tmp, "folder")
+    os.mkdir(folder)
+    shutil.copy(one_kernel(tmp, "in_path"), os.path.join(folder, "one.so"))
+    r = spbench("--list", env=dict(os.environ, SPB_PLUGIN_PATH=folder))
+    check(r.returncode == 0 and re.search(r"^test\.one .*\[plug-in: %s/one\.so" % re.escape(folder),
+                                          r.stdout, re.M),
+          "SPB_PLUGIN_PATH's folder is loaded: %s" % r.stderr[-300:])
+
+
+if __name__ == "__main__":
+    run_tests([test_rows_like_any_other, test_wrong_plugin_is_wrong, test_refused_libraries],
+              "spb_e2e_plugins_", globals())
