@@ -676,12 +676,13 @@ def best_times(row):
 
 def side_spread(row):
     """How far a side's best time may sit from what it would be in another
-    run, as a factor: between processes, the slowest process's fastest
-    sample over the fastest's; in one process, its median over its fastest
-    sample."""
-    best = best_times(row)
+    run, as a factor: between processes, the median process's fastest
+    sample over the fastest's (the upper median for an even count: the
+    slower of two; one process of five stalled throughout does not count,
+    three do); in one process, its median over its fastest sample."""
+    best = sorted(best_times(row))
     if len(best) >= 2:
-        return max(best) / min(best)
+        return best[len(best) // 2] / best[0]
     return max(1.0, time_of(row) / best[0])
 
 
@@ -702,8 +703,9 @@ def study_spread(ratios):
 def judge(pairs, pct):
     """The gate's judgement of each pair (docs/guide/comparing.md): NEW's
     best time over BASE's, against 1 + pct/100 times the row's noise
-    allowance, the spread (the larger side's, or the study's scatter if
-    wider) to the power GATE_POWER. A row whose allowance is 2x or more
+    allowance, the spread to the power GATE_POWER: the larger side's
+    between its processes, or, where a side is one run, its samples' or
+    the study's scatter if wider. A row whose allowance is 2x or more
     cannot show a 2x slowdown: unjudgeable. Sets each pair's best_ratio,
     allowance and gate; returns the geometric mean of the best ratios and
     its upper bound of a one-sided 95% interval's lower end."""
@@ -712,7 +714,9 @@ def judge(pairs, pct):
         p["best_ratio"] = min(best_times(p["new_row"])) / min(best_times(p["base_row"]))
     scatter = study_spread([p["best_ratio"] for p in pairs])
     for p in pairs:
-        spread = max(side_spread(p["base_row"]), side_spread(p["new_row"]), scatter)
+        spread = max(side_spread(p["base_row"]), side_spread(p["new_row"]))
+        if min(len(best_times(p["base_row"])), len(best_times(p["new_row"]))) < 2:
+            spread = max(spread, scatter)  # one run a side shows nothing of the next run
         p["allowance"] = spread ** GATE_POWER
         if p["allowance"] >= 2:
             p["gate"] = "unjudgeable"

@@ -4,6 +4,7 @@
  * per run, the auto rows' trial and rules, and the device rows sharing x.
  * Part of test_kernels (test_kernels.c calls each). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -239,6 +240,109 @@ void check_break_even(void)
           "the vendor rows, and a row faster than one vendor row but not the fastest: none "
           "(%g, %g, %g)",
           pays[1], pays[2], pays[3]);
+    resume_free(&done);
+    remove(path);
+}
+
+/* A row at 2 threads 4x faster than its own kernel's 1-thread row (a
+ * speedup no 2 threads can give) is marked noisy and says so; one 1.6x
+ * faster is not. The rows compute csr.serial's product; their times are
+ * made up by thread count. */
+typedef struct {
+    int threads;
+    void *serial; /* csr.serial's state: the product validated */
+    double one_thread_s, more_threads_s;
+} threads_state;
+
+static double superlinear_times[2][2] = {{4e-3, 1e-3}, {2e-3, 1.25e-3}};
+
+static spb_status threads_prepare(const spb_kernel *self, spb_format_set *F,
+                                  const spb_kernel_config *config, spb_kernel_plan *plan, char *msg)
+{
+    const double *times = self->variant;
+    threads_state *s = calloc(1, sizeof *s);
+    const spb_kernel *serial = &cpu_spmv_kernels[0].kernel;
+    spb_status st = s ? serial->prepare(serial, F, config, plan, msg) : SPB_ERR_NOMEM;
+    if (st != SPB_OK) {
+        free(s);
+        return st;
+    }
+    *s = (threads_state){config->threads, plan->state, times[0], times[1]};
+    plan->state = s;
+    return SPB_OK;
+}
+
+static void threads_release(void *state)
+{
+    threads_state *s = state;
+    cpu_spmv_kernels[0].kernel.release(s->serial);
+    free(s);
+}
+
+static spb_status threads_spmv(const void *state, const void *x, void *y, char *msg)
+{
+    const threads_state *s = state;
+    return cpu_spmv_kernels[0].spmv(s->serial, x, y, msg);
+}
+
+static double threads_calls(void *state, int calls)
+{
+    const threads_state *s = state;
+    return calls * (s->threads == 1 ? s->one_thread_s : s->more_threads_s);
+}
+
+void check_superlinear_marked(void)
+{
+    spb_spmv_kernel rows[2];
+    const char *names[2] = {"test.superlinear", "test.sublinear"};
+    for (int k = 0; k < 2; k++) {
+        rows[k].kernel = (spb_kernel){.name = names[k],
+                                      .format = "csr",
+                                      .variant = superlinear_times[k],
+                                      .backend = SPB_BACKEND_OPENMP,
+                                      .prepare = threads_prepare,
+                                      .release = threads_release,
+                                      .time_calls = threads_calls};
+        rows[k].spmv = threads_spmv;
+    }
+    const spb_kernel *table[] = {&rows[0].kernel, &rows[1].kernel};
+    spb_operation op = *operation_spmv();
+    op.kernels = table;
+    op.kernel_count = 2;
+    static const int threads[] = {1, 2};
+    char path[] = "/tmp/spb_superlinear_XXXXXX", msg[SPB_MSG_LEN] = "";
+    int fd = mkstemp(path);
+    FILE *csv = fd >= 0 ? fdopen(fd, "w") : NULL;
+    CHECK(csv && report_csv_header(csv, path, msg) == SPB_OK, "a CSV to read back: %s", msg);
+    if (!csv) return;
+    spb_run_opts opts = {0};
+    opts.op = &op;
+    opts.timing = (spb_timing_opts){.warmup = 0, .min_samples = 3, .min_time = 0.0};
+    opts.tolerance = SPB_DEFAULT_TOLERANCE;
+    opts.config = (spb_kernel_config){.hack_size = 32, .threads = 1, .precision = SPB_FP64};
+    opts.threads = threads;
+    opts.thread_counts = 2;
+    opts.out = (spb_run_outputs){.csv = csv, .csv_path = path, .table = fopen("/dev/null", "w")};
+    opts.settings = "test";
+    spb_run_totals totals = {0};
+    CHECK(run_matrix("gen:lap2d:10", "gen:lap2d:10", &opts, &totals, msg) == SPB_OK, "run: %s",
+          msg);
+    fclose(opts.out.table);
+    fclose(csv);
+    run_totals_free(&totals);
+    spb_done_set done = {0};
+    int has_header = 0;
+    CHECK(resume_load(path, &done, &has_header, msg) == SPB_OK && done.count == 4,
+          "four rows read back: %s", msg);
+    for (int j = 0; j < done.count; j++) {
+        spb_result r;
+        result_from_csv(&r, done.rows[j].fields, done.rows[j].count);
+        int marked = r.timing.noisy == 1 && strstr(r.message, "superlinear: 4.00x") != NULL;
+        int should = r.threads == 2 && strcmp(r.kernel, "test.superlinear") == 0;
+        CHECK(r.status == SPB_ROW_OK && marked == should, "%s at %d threads: %s (noisy %d: %s)",
+              r.kernel, r.threads, should ? "marked superlinear" : "not marked", r.timing.noisy,
+              r.message);
+    }
     resume_free(&done);
     remove(path);
 }

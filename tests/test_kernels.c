@@ -359,6 +359,7 @@ int main(int argc, char **argv)
         check_failure_is_error();
         check_cap_judges_the_product();
         check_break_even();
+        check_superlinear_marked();
     }
     printf("%d kernel runs, %d skipped (cannot run here)\n", ran, skipped);
     free(ran_by_kernel);

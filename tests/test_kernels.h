@@ -24,6 +24,7 @@ void two_length_csr(spb_rng *rng, spb_index m, spb_index n, spb_index short_len,
 void check_cap_judges_the_product(void);
 void check_failure_is_error(void);
 void check_break_even(void);
+void check_superlinear_marked(void);
 void check_run_converts_once(void);
 void check_trial(void);
 void check_auto_rule(spb_rng *rng);

@@ -541,6 +541,40 @@ static void redo_alone(spb_case *c, held_rows *held, const spb_run_opts *opts,
     }
 }
 
+/* A speedup no row can have: the row over its own kernel at one thread (a
+ * one-process row at more threads, the table's earlier row), or over its
+ * own row at one rank (a distributed row, strong scaling), above its count
+ * of threads times ranks. The row is marked noisy and its message says by
+ * how much: cache effects can do it, and so can a slowed one-thread row,
+ * so the reader must know before believing either. */
+static void mark_superlinear(const held_rows *held, int i, const spb_run_opts *opts)
+{
+    held_row *h = &held->rows[i];
+    spb_result *r = &h->r;
+    if (r->status != SPB_ROW_OK) return;
+    double self = NAN;
+    if (result_over_ranks(r)) {
+        if (!opts->weak && r->ranks > 1) self = r->rank_speedup;
+    } else if (r->threads > 1) {
+        for (int j = 0; j < i; j++) {
+            const spb_result *one = &held->rows[j].r;
+            if (one->status == SPB_ROW_OK && one->threads == 1 &&
+                strcmp(one->kernel, r->kernel) == 0 && strcmp(one->precision, r->precision) == 0)
+                self = one->timing.median / r->timing.median;
+        }
+    }
+    int parallel = r->threads * r->ranks;
+    if (!(self > parallel)) return;
+    r->timing.noisy = 1;
+    size_t used = strlen(h->msg);
+    snprintf(h->msg + used, sizeof h->msg - used,
+             "%ssuperlinear: %.2fx its own %s on %d thread%s x %d rank%s (cache effects, or that "
+             "row slowed)",
+             used ? "; " : "", self, result_over_ranks(r) ? "row at one rank" : "one-thread row",
+             r->threads, r->threads == 1 ? "" : "s", r->ranks, r->ranks == 1 ? "" : "s");
+    r->message = h->msg;
+}
+
 /* Times the waiting rows, group by group (turn_group), validates each once
  * more and releases it; then writes every held row, in table order, and
  * empties the list. */
@@ -589,6 +623,7 @@ static void flush_held(spb_case *c, held_rows *held, const spb_run_opts *opts,
             break_even(c, h->kernel, &h->r);
         }
         scale_over_ranks(totals, opts, &h->r);
+        mark_superlinear(held, i, opts);
         /* the error row goes before the row is written: a job ended in
          * between loses the row (--resume measures it), never doubles it */
         if (opts->in_flight && kernel_over_ranks(h->kernel)) unlink(opts->in_flight);
