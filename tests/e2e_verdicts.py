@@ -4,6 +4,7 @@ test fails on the code before its fix.
 
 usage: e2e_verdicts.py SPBENCH SOURCE_DIR [TEST]
 """
+import gzip
 import html
 import json
 import math
@@ -280,6 +281,40 @@ def test_gate_on_a_busy_machine(tmp):
                                                                       r.stderr[-300:]))
 
 
+def test_gate_on_real_aa(tmp):
+    """Two studies of one binary on this project's busy 2-core machine
+    (docs/results/2026-12-05-gate-aa-2core.md, 5 processes each), their
+    one-thread rows: the gate passes them both ways, and fails either when
+    one row of NEW is made 2x slower, naming it. The old gate (Welch on
+    process medians) could not see such a row through the medians'
+    spread."""
+    studies = []
+    for name in ("c3", "c4"):
+        path = os.path.join(SOURCE, "docs", "results", "gate-aa-2core-2026-12-05-%s.json.gz" % name)
+        with gzip.open(path, "rt") as f:
+            doc = json.load(f)
+        doc["rows"] = [r for r in doc["rows"] if r.get("threads") == 1]
+        studies.append(doc)
+    for base_doc, new_doc in (studies, studies[::-1]):
+        base, new = os.path.join(tmp, "base.json"), os.path.join(tmp, "new.json")
+        for path, doc in ((base, base_doc), (new, new_doc)):
+            with open(path, "w") as f:
+                json.dump(doc, f)
+        r = spbench("compare", base, new, "--fail-if-slower", "5")
+        check(r.returncode == 0, "the A/A passes: %d %s" % (r.returncode, r.stderr[-400:]))
+        slowed = json.loads(json.dumps(new_doc))
+        row = next(x for x in slowed["rows"] if x["status"] == "ok" and x["kernel"] == "csr.serial")
+        for name in ("time_ms_median", "time_ms_min"):
+            row[name] *= 2
+        for name in ("samples_ms", "process_medians_ms", "process_minima_ms"):
+            row[name] = [2 * v for v in row[name]]
+        with open(new, "w") as f:
+            json.dump(slowed, f)
+        r = spbench("compare", base, new, "--fail-if-slower", "5")
+        check(r.returncode == 1 and "%s csr.serial (best new/base" % row["matrix"] in r.stderr,
+              "one row 2x slower fails it, named: %d %s" % (r.returncode, r.stderr[-400:]))
+
+
 def test_compare_with_vendors_best(tmp):
     """compare --kernels could weigh a kernel against one cuSPARSE mode
     only. 'vendor' stands for each matrix's fastest vendor row (the JSON's
@@ -343,6 +378,6 @@ if __name__ == "__main__":
     run_tests([test_outputs_follow_the_schema, test_gate_sees_lost_rows,
                test_merge_names_missing_shards, test_no_rows_of_another_commit,
                test_report_vendor_best_and_roles, test_hash_map_within_the_cap,
-               test_gate_on_a_busy_machine, test_compare_with_vendors_best,
+               test_gate_on_a_busy_machine, test_gate_on_real_aa, test_compare_with_vendors_best,
                test_dry_run_estimate],
               "spb_e2e_verdicts_", globals())
