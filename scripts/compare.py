@@ -35,8 +35,11 @@ part when a row's samples are skewed.
 
 The CSV keeps the samples too (its samples_ms column); a CSV of an older
 spbench has none: its pairs get the ratio of medians and no verdict, and
---fail-if-slower refuses to judge it. The gate judges every pair: by its
-interval, or by new/base where the samples are too few for one, and a row
+--fail-if-slower refuses to judge it. The gate judges every pair by its
+best times (each side's fastest sample, over its processes) against the
+row's noise allowance (judge(); docs/guide/comparing.md): a row whose
+allowance reaches 2x is unjudgeable and fails it unless
+--allow-unjudgeable; a row
 ok in BASE but wrong, in error, skipped or missing in NEW fails it, as
 does a NEW whose JSON says it was interrupted (--common-only judges only
 the rows both hold); a gate that could judge no pair fails. Rows are checked as read: a row twice, a time that is not a
