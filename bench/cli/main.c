@@ -63,6 +63,8 @@ static void print_run_output_options(FILE *out)
           "  --force             overwrite a --csv or --json file that holds results\n"
           "  --json FILE         the same rows with machine and build information\n"
           "  --cache DIR         keep parsed matrices in DIR (binary, checked)\n"
+          "  --plugin LIB.so     add a plug-in's kernels to the table (repeatable; also\n"
+          "                      SPB_PLUGIN_PATH; docs/guide/your-kernel.md)\n"
           "  --shard I/N         measure only shard I of N of the matrix list (balanced by\n"
           "                      size, stable as the list grows; see scripts/slurm/submit.sh)\n"
           "  --processes N       the whole run N times, each in a fresh process (its rows in\n"
