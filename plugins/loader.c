@@ -99,9 +99,10 @@ static spb_status plugin_prepare(const spb_kernel *self, spb_format_set *F,
 static spb_status plugin_spmv(const void *state, const void *x, void *y, char *msg)
 {
     const plugin_state *s = state;
-    char why[SPB_MSG_LEN] = "";
-    if (s->plugin->spmv(s->state, x, y, why, sizeof why) == SPB_PLUGIN_OK) return SPB_OK;
-    return spb_fail(msg, SPB_ERR_DEVICE, "%s", why[0] ? why : "the plug-in's product failed");
+    msg[0] = '\0'; /* the timed call: no buffer cleared beyond this byte */
+    if (s->plugin->spmv(s->state, x, y, msg, SPB_MSG_LEN) == SPB_PLUGIN_OK) return SPB_OK;
+    if (!msg[0]) return spb_fail(msg, SPB_ERR_DEVICE, "the plug-in's product failed");
+    return SPB_ERR_DEVICE;
 }
 
 static void plugin_release(void *state)
