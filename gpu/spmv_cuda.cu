@@ -167,6 +167,13 @@ struct shared_x_buffer {
 };
 static shared_x_buffer shared_x[4];
 
+/* A new x buffer of `bytes`, zeroed (the spare entries past n stay 0). */
+static cudaError_t new_x(gpu_state *s, size_t bytes)
+{
+    cudaError_t err = cudaMalloc(&s->d_x, bytes);
+    return err == cudaSuccess ? cudaMemset(s->d_x, 0, bytes) : err;
+}
+
 /* s->d_x from the shared buffer of its device and size, made when there is
  * none; a state's own buffer when every slot is taken. */
 static cudaError_t take_shared_x(gpu_state *s, size_t bytes)
@@ -184,7 +191,7 @@ static cudaError_t take_shared_x(gpu_state *s, size_t bytes)
         }
         if (b.holders == 0 && !free_slot) free_slot = &b;
     }
-    err = cudaMalloc(&s->d_x, bytes);
+    err = new_x(s, bytes);
     if (err == cudaSuccess && free_slot) {
         *free_slot = shared_x_buffer{device, bytes, s->d_x, 1};
         s->x_shared = 1;
@@ -210,14 +217,15 @@ static void drop_x(gpu_state *s)
 
 const void *gpu_spmv_x_address(const void *state) { return ((const gpu_state *)state)->d_x; }
 
-/* x (shared when the config asks) and y, one spare entry each, so empty
- * vectors still get a buffer, and the timing events. */
+/* x (shared when the config asks) and y, GPU_VECTOR_SLACK spare entries
+ * each (so empty vectors still get a buffer; x's zero), and the timing
+ * events. */
 static spb_status alloc_vectors(gpu_state *s, const spb_kernel_config *config, char *msg)
 {
-    size_t x_bytes = s->value_bytes * ((size_t)s->n + 1);
-    GPU_TRY(s, config->shared_x ? take_shared_x(s, x_bytes) : cudaMalloc(&s->d_x, x_bytes),
+    size_t x_bytes = s->value_bytes * ((size_t)s->n + GPU_VECTOR_SLACK);
+    GPU_TRY(s, config->shared_x ? take_shared_x(s, x_bytes) : new_x(s, x_bytes), "cudaMalloc x");
+    GPU_TRY(s, cudaMalloc(&s->d_y, s->value_bytes * ((size_t)s->m + GPU_VECTOR_SLACK)),
             "cudaMalloc");
-    GPU_TRY(s, cudaMalloc(&s->d_y, s->value_bytes * ((size_t)s->m + 1)), "cudaMalloc");
     GPU_TRY(s, cudaEventCreate(&s->start), "cudaEventCreate");
     GPU_TRY(s, cudaEventCreate(&s->stop), "cudaEventCreate");
     return SPB_OK;
@@ -264,6 +272,7 @@ spb_status gpu_spmv_prepare(const spb_kernel *self, spb_format_set *formats,
     if (st == SPB_OK) st = alloc_vectors(s, config, msg);
     if (st == SPB_OK && v->setup) st = v->setup(s, A, msg);
     if (st == SPB_OK && s->plan_bytes > 0) plan->bytes = s->plan_bytes;
+    plan->stored_entries = s->stored; /* a setup with its own format (BSR) counts its own */
     if (st != SPB_OK) {
         gpu_spmv_release(s);
         return st;
@@ -305,7 +314,8 @@ spb_status gpu_spmv_run(const void *state, const void *x, void *y, char *msg)
         GPU_TRY(s, cudaMemcpy(s->d_x, x, s->value_bytes * (size_t)s->n, cudaMemcpyHostToDevice),
                 "cudaMemcpy x");
     /* all bits set: a NaN in every y entry the kernel fails to write (either type) */
-    GPU_TRY(s, cudaMemset(s->d_y, 0xff, s->value_bytes * ((size_t)s->m + 1)), "cudaMemset y");
+    GPU_TRY(s, cudaMemset(s->d_y, 0xff, s->value_bytes * ((size_t)s->m + GPU_VECTOR_SLACK)),
+            "cudaMemset y");
     gpu_spmv_launch(s);
     GPU_TRY(s, cudaDeviceSynchronize(), "kernel execution");
     if (s->error != SPB_OK) goto fail;

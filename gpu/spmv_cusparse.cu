@@ -1,7 +1,15 @@
 /* spmv_cusparse.cu — cuSPARSE's cusparseSpMV beside spbench's kernels, as
- * rows of the device table: CSR with ALG1 (the reference to beat) and ALG2,
- * and sliced ELL. Descriptors, the work buffer and preprocess are set up in
- * prepare; the timed part is one cusparseSpMV. */
+ * rows of the device table: every format and algorithm cusparseSpMV has for
+ * a general matrix (CSR with ALG1, ALG2 and the default; COO with ALG1 and
+ * ALG2; sliced ELL; BSR at the block size that moves the fewest bytes), so
+ * the fastest vendor row is the best cuSPARSE can do. Descriptors, the
+ * conversions, the work buffer and preprocess are set up in prepare; the
+ * timed part is one cusparseSpMV. */
+#include <cstdio>
+
+extern "C" {
+#include "formats/bsr.h"
+}
 #include "spmv_state.cuh"
 
 static const double one = 1.0, zero = 0.0;
@@ -30,12 +38,60 @@ struct cusparse_data {
     cusparseDnVecDescr_t vec_x, vec_y;
     void *d_buffer;
     cudaStream_t bound; /* the handle's stream: the default until a state's stream is set */
+    int *d_coo_rows;    /* COO: each entry's row, from the uploaded row_ptr */
+    int *d_bsr_ptr, *d_bsr_cols; /* BSR: block row offsets and block columns; values in d_val */
+    int bsr_block;
 };
+
+static int is_coo(const gpu_state *s)
+{
+    return s->variant->param == CUSPARSE_SPMV_COO_ALG1 ||
+           s->variant->param == CUSPARSE_SPMV_COO_ALG2;
+}
+
+/* BSR at the block size of the fewest bytes, converted on the host and
+ * uploaded in the state's precision; its traffic and stored entries (the
+ * blocks' zeros included) replace CSR's in the row. x and y are read and
+ * written past n and m up to whole blocks: the vectors' spare entries
+ * (GPU_VECTOR_SLACK) hold them, x's zeros. */
+static spb_status upload_bsr(gpu_state *s, cusparse_data *d, const spb_csr *A, char *msg)
+{
+    int64_t blocks = 0;
+    spb_index block = bsr_best_block(A, s->precision, &blocks);
+    if (block == 0)
+        return spb_fail(msg, SPB_ERR_TOO_LARGE,
+                        "BSR at every block size stores more than 32-bit offsets hold");
+    spb_bsr B;
+    spb_status st = bsr_from_csr(A, block, &B, msg);
+    if (st != SPB_OK) return st;
+    if (gpu_upload(s, (void **)&d->d_bsr_ptr, B.row_ptr, (size_t)B.brows + 1, sizeof(int)) ||
+        gpu_upload(s, (void **)&d->d_bsr_cols, B.col_idx, (size_t)B.nblocks, sizeof(int)) ||
+        gpu_upload_values(s, B.val, NULL, (size_t)bsr_stored(&B)))
+        st = gpu_state_fail(s, msg);
+    d->bsr_block = block;
+    s->stored = bsr_stored(&B);
+    if (st == SPB_OK) /* the row's message: which cut, and the zeros it stores */
+        snprintf(msg, SPB_MSG_LEN, "BSR %dx%d blocks: %.2f stored entries per entry", (int)block,
+                 (int)block, A->nnz ? (double)s->stored / A->nnz : 0.0);
+    s->plan_bytes = bsr_spmv_bytes(A, block, B.nblocks, s->precision);
+    bsr_free(&B);
+    return st;
+}
 
 static spb_status create_descriptors(gpu_state *s, cusparse_data *d)
 {
     cusparseStatus_t err;
-    if (s->variant->format == SPB_FORMAT_SELL)
+    int64_t x_size = s->n, y_size = s->m;
+    if (d->bsr_block) {
+        int64_t b = d->bsr_block, brows = (s->m + b - 1) / b, bcols = (s->n + b - 1) / b;
+        x_size = bcols * b, y_size = brows * b;
+        err = cusparseCreateBsr(&d->mat, brows, bcols, s->stored / (b * b), b, b, d->d_bsr_ptr,
+                                d->d_bsr_cols, s->d_val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                CUSPARSE_INDEX_BASE_ZERO, value_type(s), CUSPARSE_ORDER_ROW);
+    } else if (is_coo(s))
+        err = cusparseCreateCoo(&d->mat, s->m, s->n, s->nnz, d->d_coo_rows, s->d_col_idx, s->d_val,
+                                CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, value_type(s));
+    else if (s->variant->format == SPB_FORMAT_SELL)
         err = cusparseCreateSlicedEll(&d->mat, s->m, s->n, s->nnz, s->stored, s->hack_size,
                                       s->d_hack_ptr, s->d_col_idx, s->d_val, CUSPARSE_INDEX_32I,
                                       CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, value_type(s));
@@ -44,9 +100,9 @@ static spb_status create_descriptors(gpu_state *s, cusparse_data *d)
                                 CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
                                 value_type(s));
     GPU_SPARSE_TRY(s, err, "cusparseCreate matrix descriptor");
-    GPU_SPARSE_TRY(s, cusparseCreateDnVec(&d->vec_x, s->n, s->d_x, value_type(s)),
+    GPU_SPARSE_TRY(s, cusparseCreateDnVec(&d->vec_x, x_size, s->d_x, value_type(s)),
                    "cusparseCreateDnVec");
-    GPU_SPARSE_TRY(s, cusparseCreateDnVec(&d->vec_y, s->m, s->d_y, value_type(s)),
+    GPU_SPARSE_TRY(s, cusparseCreateDnVec(&d->vec_y, y_size, s->d_y, value_type(s)),
                    "cusparseCreateDnVec");
     return SPB_OK;
 fail:
@@ -55,12 +111,24 @@ fail:
 
 static spb_status setup_cusparse(gpu_state *s, const spb_csr *A, char *msg)
 {
-    (void)A;
     cusparseSpMVAlg_t alg = (cusparseSpMVAlg_t)s->variant->param;
     size_t buffer_size = 0;
     cusparse_data *d = gpu_family_new<cusparse_data>(s);
     if (!d) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
     GPU_SPARSE_TRY(s, cusparseCreate(&d->handle), "cusparseCreate");
+    if (alg == CUSPARSE_SPMV_BSR_ALG1) {
+        spb_status st = upload_bsr(s, d, A, msg);
+        if (st != SPB_OK) return st;
+    } else if (is_coo(s)) {
+        GPU_TRY(s, cudaMalloc(&d->d_coo_rows, sizeof(int) * ((size_t)s->nnz + 1)), "cudaMalloc");
+        if (s->nnz > 0)
+            GPU_SPARSE_TRY(s,
+                           cusparseXcsr2coo(d->handle, s->d_row_ptr, s->nnz, s->m, d->d_coo_rows,
+                                            CUSPARSE_INDEX_BASE_ZERO),
+                           "cusparseXcsr2coo");
+        s->plan_bytes = (double)s->nnz * (2 * sizeof(int) + s->value_bytes) +
+                        (double)s->value_bytes * ((double)s->m + s->n);
+    }
     if (create_descriptors(s, d) != SPB_OK) goto fail;
     GPU_SPARSE_TRY(s,
                    cusparseSpMV_bufferSize(d->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha(s),
@@ -87,6 +155,9 @@ static void release_cusparse(gpu_state *s)
     if (d->mat) cusparseDestroySpMat(d->mat);
     if (d->handle) cusparseDestroy(d->handle);
     cudaFree(d->d_buffer);
+    cudaFree(d->d_coo_rows);
+    cudaFree(d->d_bsr_ptr);
+    cudaFree(d->d_bsr_cols);
 }
 
 static void launch_cusparse(gpu_state *s)
@@ -121,6 +192,15 @@ static const gpu_variant csr_alg2_v = CUSPARSE_VARIANT(SPB_FORMAT_CSR, CUSPARSE_
 static const gpu_variant csr_default_v =
     CUSPARSE_VARIANT(SPB_FORMAT_CSR, CUSPARSE_SPMV_ALG_DEFAULT);
 static const gpu_variant sell_v = CUSPARSE_VARIANT(SPB_FORMAT_SELL, CUSPARSE_SPMV_SELL_ALG1);
+static const gpu_variant coo_alg1_v = CUSPARSE_VARIANT(SPB_FORMAT_CSR, CUSPARSE_SPMV_COO_ALG1);
+static const gpu_variant coo_alg2_v = CUSPARSE_VARIANT(SPB_FORMAT_CSR, CUSPARSE_SPMV_COO_ALG2);
+/* BSR's setup uploads its own arrays: prepare uploads no CSR */
+static const gpu_variant bsr_v = {.format = SPB_FORMAT_CSR,
+                                  .param = CUSPARSE_SPMV_BSR_ALG1,
+                                  .setup = setup_cusparse,
+                                  .launch = CUSPARSE_LAUNCH,
+                                  .own_upload = 1,
+                                  .release = release_cusparse};
 
 extern const spb_spmv_kernel gpu_cusparse_kernels[] = {
     GPU_SPMV_LIBRARY_IF(
@@ -137,6 +217,16 @@ extern const spb_spmv_kernel gpu_cusparse_kernels[] = {
     GPU_SPMV_LIBRARY_IF("cusparse.sell", "sell",
                         "cuSPARSE cusparseSpMV on sliced ELL (slice = hack size), SELL_ALG1",
                         &sell_v, gpu_kernel_supports),
+    GPU_SPMV_LIBRARY_IF("cusparse.coo", "coo",
+                        "cuSPARSE cusparseSpMV on COO (row indices from CSR), COO_ALG1",
+                        &coo_alg1_v, gpu_kernel_supports),
+    GPU_SPMV_LIBRARY_IF("cusparse.coo.alg2", "coo",
+                        "cuSPARSE cusparseSpMV on COO, COO_ALG2 (deterministic)", &coo_alg2_v,
+                        gpu_kernel_supports),
+    GPU_SPMV_LIBRARY_IF("cusparse.bsr", "bsr",
+                        "cuSPARSE cusparseSpMV on BSR, BSR_ALG1, at the block size of 2, 3, 4, 6 "
+                        "or 8 that moves the fewest bytes (its zeros included)",
+                        &bsr_v, gpu_kernel_supports),
 };
 extern const int gpu_cusparse_kernel_count =
     (int)(sizeof gpu_cusparse_kernels / sizeof gpu_cusparse_kernels[0]);

@@ -17,6 +17,9 @@ extern "C" {
 
 #define WARP      32
 #define MAX_BLOCK 1024
+/* Spare entries past x's n and y's m (x's zeroed): a format cut in blocks
+ * (cuSPARSE's BSR, up to 8 wide) reads and writes whole blocks. */
+#define GPU_VECTOR_SLACK 8
 
 struct gpu_state;
 

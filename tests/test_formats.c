@@ -8,6 +8,7 @@
 
 #include "bench/inputs/rng.h"
 #include "check.h"
+#include "formats/bsr.h"
 #include "formats/format_set.h"
 #include "formats/order.h"
 
@@ -95,6 +96,53 @@ static void check_hll(const char *label, const spb_csr *A, spb_index H, spb_hll_
     hll_free(&B);
 }
 
+/* BSR at `block` against the dense copy: every block of the cut that holds
+ * an entry stored once, ascending, each of its b*b slots the dense value (0
+ * where A has none), and the count and byte model agreeing. */
+static void check_bsr(const char *label, const spb_csr *A, const double *dense, spb_index block)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_bsr B;
+    spb_status st = bsr_from_csr(A, block, &B, msg);
+    CHECK(st == SPB_OK, "%s b=%d: %s", label, (int)block, msg);
+    if (st != SPB_OK) return;
+    spb_index brows = (A->m + block - 1) / block, bcols = (A->n + block - 1) / block;
+    CHECK(B.brows == brows && B.bcols == bcols, "%s b=%d: %dx%d blocks, expected %dx%d", label,
+          (int)block, (int)B.brows, (int)B.bcols, (int)brows, (int)bcols);
+    char *occupied = calloc((size_t)brows * bcols + 1, 1);
+    int expect_blocks = 0, mismatches = 0;
+    for (spb_index i = 0; i < A->m; i++)
+        for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+            size_t at = (size_t)(i / block) * bcols + A->col_idx[k] / block;
+            expect_blocks += !occupied[at];
+            occupied[at] = 1;
+        }
+    CHECK(B.nblocks == expect_blocks && bsr_count_blocks(A, block) == expect_blocks,
+          "%s b=%d: %d blocks stored, %lld counted, %d expected", label, (int)block, (int)B.nblocks,
+          (long long)bsr_count_blocks(A, block), expect_blocks);
+    for (spb_index br = 0; br < B.brows; br++)
+        for (spb_index s = B.row_ptr[br]; s < B.row_ptr[br + 1]; s++) {
+            spb_index bc = B.col_idx[s];
+            mismatches +=
+                !occupied[(size_t)br * bcols + bc] || (s > B.row_ptr[br] && B.col_idx[s - 1] >= bc);
+            for (spb_index r = 0; r < block; r++)
+                for (spb_index c = 0; c < block; c++) {
+                    spb_index i = br * block + r, j = bc * block + c;
+                    double want = i < A->m && j < A->n ? dense[(size_t)i * A->n + j] : 0.0;
+                    mismatches += B.val[(int64_t)s * block * block + r * block + c] != want;
+                }
+        }
+    CHECK(mismatches == 0, "%s b=%d: %d blocks or slots differ from CSR", label, (int)block,
+          mismatches);
+    double bytes = bsr_spmv_bytes(A, block, B.nblocks, SPB_FP64);
+    double want_bytes = 8.0 * bsr_stored(&B) + 4.0 * B.nblocks + 4.0 * (brows + 1) +
+                        8.0 * block * ((double)brows + bcols);
+    CHECK(bytes == want_bytes, "%s b=%d: %g bytes, expected %g", label, (int)block, bytes,
+          want_bytes);
+    free(occupied);
+    bsr_free(&B);
+}
+
 static void check_shape(const char *label, spb_rng *rng, spb_index m, spb_index n, spb_index nnz,
                         spb_index dense_row)
 {
@@ -117,6 +165,8 @@ static void check_shape(const char *label, spb_rng *rng, spb_index m, spb_index 
         for (spb_index k = A.row_ptr[i]; k < A.row_ptr[i + 1]; k++)
             mismatches += A.val[k] != dense[(size_t)i * A.n + A.col_idx[k]];
     CHECK(mismatches == 0, "%s: %d CSR values differ from the summed COO", label, mismatches);
+    static const spb_index bsr_blocks[] = {1, 2, 3, 8};
+    for (int b = 0; b < 4; b++) check_bsr(label, &A, dense, bsr_blocks[b]);
     free(dense);
     static const spb_index hack_sizes[] = {1, 7, 32};
     for (int h = 0; h < 3; h++) {

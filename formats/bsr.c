@@ -1,0 +1,166 @@
+/* bsr.c — CSR -> block compressed rows and its byte model (see bsr.h). */
+#include "bsr.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void bsr_free(spb_bsr *B)
+{
+    spb_free(B->row_ptr);
+    spb_free(B->col_idx);
+    spb_free(B->val);
+    memset(B, 0, sizeof *B);
+}
+
+static spb_index blocks_of(spb_index size, spb_index block)
+{
+    return (spb_index)(((int64_t)size + block - 1) / block);
+}
+
+/* Walks the block rows of A at `block`, marking each block column met in
+ * `seen` (bcols entries, the block row that last met it); `visit`, when
+ * given, gets each new block of block row `br` in the order met. Returns
+ * the blocks, or -1 past 32-bit offsets. */
+static int64_t walk_blocks(const spb_csr *A, spb_index block, spb_index *seen,
+                           void (*visit)(void *ctx, spb_index br, spb_index bc), void *ctx)
+{
+    spb_index brows = blocks_of(A->m, block), bcols = blocks_of(A->n, block);
+    for (spb_index bc = 0; bc < bcols; bc++) seen[bc] = -1;
+    int64_t total = 0;
+    for (spb_index br = 0; br < brows; br++) {
+        spb_index last = br * block + block < A->m ? br * block + block : A->m;
+        for (spb_index i = br * block; i < last; i++)
+            for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+                spb_index bc = A->col_idx[k] / block;
+                if (seen[bc] == br) continue;
+                seen[bc] = br;
+                if (visit) visit(ctx, br, bc);
+                total++;
+            }
+        if (total * block * block > SPB_INDEX_MAX) return -1;
+    }
+    return total;
+}
+
+int64_t bsr_count_blocks(const spb_csr *A, spb_index block)
+{
+    spb_index *seen = spb_malloc((size_t)blocks_of(A->n, block) + 1, sizeof *seen);
+    if (!seen) return -1;
+    int64_t blocks = walk_blocks(A, block, seen, NULL, NULL);
+    spb_free(seen);
+    return blocks;
+}
+
+double bsr_spmv_bytes(const spb_csr *A, spb_index block, int64_t blocks, spb_precision precision)
+{
+    double value = (double)spb_precision_bytes(precision), index = sizeof(spb_index);
+    double brows = blocks_of(A->m, block), bcols = blocks_of(A->n, block);
+    return value * (double)blocks * block * block /* val, zeros of the blocks included */
+           + index * (double)blocks               /* block columns */
+           + index * (brows + 1.0)                /* block row offsets */
+           + value * bcols * block                /* x, padded */
+           + value * brows * block;               /* y written, padded */
+}
+
+spb_index bsr_best_block(const spb_csr *A, spb_precision precision, int64_t *blocks)
+{
+    static const spb_index sizes[] = BSR_BLOCK_SIZES;
+    spb_index best = 0;
+    double best_bytes = 0;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        int64_t count = bsr_count_blocks(A, sizes[s]);
+        if (count < 0) continue;
+        double bytes = bsr_spmv_bytes(A, sizes[s], count, precision);
+        if (!best || bytes < best_bytes) best = sizes[s], best_bytes = bytes, *blocks = count;
+    }
+    return best;
+}
+
+/* The second walk: block row counts first, then block columns in the order
+ * met (sorted per block row afterwards). */
+typedef struct {
+    spb_bsr *B;
+    spb_index *fill; /* next free slot of each block row */
+} bsr_builder;
+
+static void count_block(void *ctx, spb_index br, spb_index bc)
+{
+    (void)bc;
+    ((bsr_builder *)ctx)->B->row_ptr[br + 1]++;
+}
+
+static void place_block(void *ctx, spb_index br, spb_index bc)
+{
+    bsr_builder *b = ctx;
+    b->B->col_idx[b->fill[br]++] = bc;
+}
+
+static int compare_index(const void *a, const void *b)
+{
+    spb_index x = *(const spb_index *)a, y = *(const spb_index *)b;
+    return (x > y) - (x < y);
+}
+
+/* Binary search of block column bc in block row br (present by construction). */
+static spb_index block_slot(const spb_bsr *B, spb_index br, spb_index bc)
+{
+    spb_index lo = B->row_ptr[br], hi = B->row_ptr[br + 1] - 1;
+    while (lo < hi) {
+        spb_index mid = lo + (hi - lo) / 2;
+        if (B->col_idx[mid] < bc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+spb_status bsr_from_csr(const spb_csr *A, spb_index block, spb_bsr *B, char *msg)
+{
+    memset(B, 0, sizeof *B);
+    if (block < 1)
+        return spb_fail(msg, SPB_ERR_INVALID, "BSR block size %d: must be >= 1", (int)block);
+    B->m = A->m, B->n = A->n, B->block = block;
+    B->brows = blocks_of(A->m, block), B->bcols = blocks_of(A->n, block);
+    spb_index *seen = spb_malloc((size_t)B->bcols + 1, sizeof *seen);
+    bsr_builder builder = {B, spb_malloc((size_t)B->brows + 1, sizeof *builder.fill)};
+    B->row_ptr = spb_calloc((size_t)B->brows + 1, sizeof *B->row_ptr);
+    spb_status st = SPB_OK;
+    if (!seen || !builder.fill || !B->row_ptr) {
+        st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory building BSR");
+        goto done;
+    }
+    int64_t blocks = walk_blocks(A, block, seen, count_block, &builder);
+    if (blocks < 0) {
+        st = spb_fail(msg, SPB_ERR_TOO_LARGE,
+                      "BSR at block %d would store more than %d entries (32-bit offsets)",
+                      (int)block, (int)SPB_INDEX_MAX);
+        goto done;
+    }
+    B->nblocks = (spb_index)blocks;
+    for (spb_index br = 0; br < B->brows; br++) B->row_ptr[br + 1] += B->row_ptr[br];
+    B->col_idx = spb_malloc((size_t)B->nblocks + 1, sizeof *B->col_idx);
+    B->val = spb_calloc((size_t)bsr_stored(B) + 1, sizeof *B->val);
+    if (!B->col_idx || !B->val) {
+        st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory building BSR");
+        goto done;
+    }
+    memcpy(builder.fill, B->row_ptr, sizeof *builder.fill * (size_t)B->brows);
+    walk_blocks(A, block, seen, place_block, &builder);
+    for (spb_index br = 0; br < B->brows; br++)
+        qsort(B->col_idx + B->row_ptr[br], (size_t)(B->row_ptr[br + 1] - B->row_ptr[br]),
+              sizeof *B->col_idx, compare_index);
+    for (spb_index i = 0; i < A->m; i++) {
+        spb_index br = i / block;
+        for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+            spb_index bc = A->col_idx[k] / block, slot = block_slot(B, br, bc);
+            B->val[(int64_t)slot * block * block + (i % block) * block + A->col_idx[k] % block] =
+                A->val[k];
+        }
+    }
+done:
+    spb_free(seen);
+    spb_free(builder.fill);
+    if (st != SPB_OK) bsr_free(B);
+    return st;
+}
