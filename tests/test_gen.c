@@ -6,6 +6,7 @@
 #include "bench/inputs/gen.h"
 #include "bench/inputs/rng.h"
 #include "check.h"
+#include "formats/bsr.h"
 
 /* Whether two matrices are the same, entry for entry. */
 static int same_matrix(const spb_csr *A, const spb_csr *B)
@@ -31,6 +32,15 @@ static void check_generated(const char *spec, spb_index m, spb_index nnz)
     CHECK(same_matrix(&A, &B), "%s: two generations differ", spec);
     csr_free(&A);
     csr_free(&B);
+}
+
+static spb_index longest_row(const spb_csr *A)
+{
+    spb_index longest = 0;
+    for (spb_index i = 0; i < A->m; i++)
+        if (A->row_ptr[i + 1] - A->row_ptr[i] > longest)
+            longest = A->row_ptr[i + 1] - A->row_ptr[i];
+    return longest;
 }
 
 /* gen:hubs: symmetric (A equal to its transpose), its hub rows as long as
@@ -83,15 +93,6 @@ static void check_road(void)
 }
 
 /* The longest row's length, and the row and column counts of entries. */
-static spb_index longest_row(const spb_csr *A)
-{
-    spb_index longest = 0;
-    for (spb_index i = 0; i < A->m; i++)
-        if (A->row_ptr[i + 1] - A->row_ptr[i] > longest)
-            longest = A->row_ptr[i + 1] - A->row_ptr[i];
-    return longest;
-}
-
 /* gen:lp: wide; every column PER_COL entries, or one more where a dense row
  * holds it; the dense rows about DENSE_PERCENT % of the columns; the same
  * matrix twice; the estimate near the count. */
@@ -212,7 +213,8 @@ static void check_threads_agree(void)
 {
     static const char *const specs[] = {"gen:rmat:11:8",          "gen:hubs:3001:6:3:700",
                                         "gen:random:2000:9",      "gen:circuit:1500:5:2:300",
-                                        "gen:lp:300:5000:3:40:2", "gen:road:60:70"};
+                                        "gen:lp:300:5000:3:40:2", "gen:road:60:70",
+                                        "gen:rmat:11:8:75"};
     int before = omp_get_max_threads();
     for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
         char msg[SPB_MSG_LEN] = "";
@@ -228,6 +230,67 @@ static void check_threads_agree(void)
     omp_set_num_threads(before);
 }
 
+/* The share of A's entries in its first m/16 rows. */
+static double head_share(const spb_csr *A)
+{
+    return A->nnz ? (double)A->row_ptr[A->m / 16] / A->nnz : 0.0;
+}
+
+/* gen:rmat's skew: without A_PERCENT the Graph500 matrix, bit for bit; a
+ * larger A_PERCENT gathers the edges on the first rows (a larger share of
+ * the entries there, more duplicates summed), a smaller one spreads them. */
+static void check_rmat_skew(void)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_csr plain, graph500, flat, steep;
+    CHECK(gen_matrix("gen:rmat:12:8", &plain, msg) == SPB_OK, "%s", msg);
+    CHECK(gen_matrix("gen:rmat:12:8:57", &graph500, msg) == SPB_OK, "%s", msg);
+    CHECK(gen_matrix("gen:rmat:12:8:40", &flat, msg) == SPB_OK, "%s", msg);
+    CHECK(gen_matrix("gen:rmat:12:8:80", &steep, msg) == SPB_OK, "%s", msg);
+    CHECK(same_matrix(&plain, &graph500), "gen:rmat:12:8 is not gen:rmat:12:8:57");
+    CHECK(head_share(&flat) < head_share(&plain) && head_share(&plain) < head_share(&steep),
+          "entries in the first 1/16 of the rows at a = 40, 57, 80 %%: %.3f, %.3f, %.3f "
+          "(expected increasing)",
+          head_share(&flat), head_share(&plain), head_share(&steep));
+    CHECK(flat.nnz > plain.nnz && plain.nnz > steep.nnz,
+          "entries at a = 40, 57, 80 %%: %d, %d, %d (more duplicates the steeper)", (int)flat.nnz,
+          (int)plain.nnz, (int)steep.nnz);
+    csr_free(&plain);
+    csr_free(&graph500);
+    csr_free(&flat);
+    csr_free(&steep);
+}
+
+/* gen:fem: each node pair of the 27-point stencil a dense DOF x DOF block
+ * (BSR at DOF stores no zero), interior rows 27 DOF long, each row's
+ * diagonal at least its other entries' absolute sum. */
+static void check_fem(void)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_csr A;
+    /* on 4 nodes an axis, a node has 2, 3, 3, 2 neighbours along it (itself
+     * included): 10^3 node pairs */
+    check_generated("gen:fem:4:3", 4 * 4 * 4 * 3, 9 * 1000);
+    check_generated("gen:fem:1:1", 1, 1);
+    CHECK(gen_matrix("gen:fem:4:3", &A, msg) == SPB_OK, "%s", msg);
+    CHECK(bsr_count_blocks(&A, 3) * 9 == A.nnz, "gen:fem:4:3: %lld 3x3 blocks for %d entries",
+          (long long)bsr_count_blocks(&A, 3), (int)A.nnz);
+    CHECK(longest_row(&A) == 27 * 3, "gen:fem:4:3: longest row %d, expected 81",
+          (int)longest_row(&A));
+    int weak = 0;
+    for (spb_index i = 0; i < A.m; i++) {
+        double diagonal = 0, others = 0;
+        for (spb_index k = A.row_ptr[i]; k < A.row_ptr[i + 1]; k++)
+            if (A.col_idx[k] == i)
+                diagonal = A.val[k];
+            else
+                others += A.val[k] < 0 ? -A.val[k] : A.val[k];
+        weak += diagonal < others;
+    }
+    CHECK(weak == 0, "gen:fem:4:3: %d rows whose diagonal is below the others' sum", weak);
+    csr_free(&A);
+}
+
 int main(void)
 {
     check_rng_advance();
@@ -237,6 +300,8 @@ int main(void)
     check_lp();
     check_lp_bounds();
     check_circuit();
+    check_rmat_skew();
+    check_fem();
     /* lap2d: 5 N^2 - 4 N entries; lap3d: 7 N^3 - 6 N^2 */
     check_generated("gen:lap2d:1", 1, 1);
     check_generated("gen:lap2d:10", 100, 5 * 100 - 4 * 10);
@@ -265,6 +330,11 @@ int main(void)
                                       "gen:random:5:6",
                                       "gen:lap2d:10x",
                                       "gen:rmat:40:16",
+                                      "gen:rmat:8:4:20",
+                                      "gen:rmat:8:4:95",
+                                      "gen:rmat:8:4:57:1",
+                                      "gen:fem:4",
+                                      "gen:fem:2000:3",
                                       "gen:lap3d:2000",
                                       "gen:lap3d:4:0",
                                       "gen:lap2d:3:4:5",

@@ -327,9 +327,11 @@ int main(int argc, char **argv)
         check_random("random", &rng, m, n, (spb_index)spb_rng_below(&rng, 20000),
                      (spb_index)spb_rng_below(&rng, 4000), (spb_index)spb_rng_below(&rng, 3000));
     }
-    static const char *const generated[] = {"gen:lap2d:37", "gen:lap3d:11", "gen:random:999:9",
-                                            "gen:rmat:10:8"};
-    for (int g = 0; g < 4; g++) {
+    /* gen:fem: dense 3x3 blocks on 3993 rows (BSR without zeros, a last
+     * block row cut short at other sizes) */
+    static const char *const generated[] = {"gen:lap2d:37",  "gen:lap3d:11", "gen:random:999:9",
+                                            "gen:rmat:10:8", "gen:fem:11:3", "gen:rmat:10:8:80"};
+    for (int g = 0; g < (int)(sizeof generated / sizeof generated[0]); g++) {
         spb_csr A;
         char msg[SPB_MSG_LEN] = "";
         CHECK(gen_matrix(generated[g], &A, msg) == SPB_OK, "%s", msg);

@@ -49,10 +49,10 @@ static void print_commands(FILE *out)
             "\n"
             "MATRIX: a .mtx or .mtx.gz file, a directory (every matrix in it), @list.txt\n"
             "(one path or spec per line), or a generator spec: gen:lap2d:N[:LAYERS],\n"
-            "gen:lap3d:N[:LAYERS], gen:random:ROWS:PER_ROW, gen:rmat:SCALE:EDGE_FACTOR,\n"
-            "gen:hubs:ROWS:PER_ROW:HUBS:HUB_LEN, gen:road:N:KEEP_PERCENT,\n"
-            "gen:lp:ROWS:COLS:PER_COL:DENSE_PERCENT[:DENSE_ROWS], "
-            "gen:circuit:N:PER_ROW:NETS:NET_LEN.\n");
+            "gen:lap3d:N[:LAYERS], gen:random:ROWS:PER_ROW,\n"
+            "gen:rmat:SCALE:EDGE_FACTOR[:A_PERCENT], gen:hubs:ROWS:PER_ROW:HUBS:HUB_LEN,\n"
+            "gen:road:N:KEEP_PERCENT, gen:lp:ROWS:COLS:PER_COL:DENSE_PERCENT[:DENSE_ROWS],\n"
+            "gen:circuit:N:PER_ROW:NETS:NET_LEN, gen:fem:N:DOF.\n");
 }
 
 /* run's options for its outputs and the study's shape, and its exit status. */
@@ -161,13 +161,15 @@ static const struct {
     {"gen", "usage: spbench gen SPEC -o FILE.mtx[.gz] [--force]\n"
             "  writes a generated matrix: gen:lap2d:N[:LAYERS] (N x N, or N x LAYERS),\n"
             "  gen:lap3d:N[:LAYERS] (N^3, or N x N x LAYERS), gen:random:ROWS:PER_ROW,\n"
-            "  gen:rmat:SCALE:EDGE_FACTOR, gen:hubs:ROWS:PER_ROW:HUBS:HUB_LEN (symmetric,\n"
+            "  gen:rmat:SCALE:EDGE_FACTOR[:A_PERCENT] (the top-left quadrant's chance, default\n"
+            "  57: the larger, the more skewed), gen:hubs:ROWS:PER_ROW:HUBS:HUB_LEN (symmetric,\n"
             "  HUBS rows of HUB_LEN), gen:road:N:KEEP_PERCENT (a grid graph keeping that\n"
             "  share of its edges), gen:lp:ROWS:COLS:PER_COL:DENSE_PERCENT[:DENSE_ROWS] (an\n"
             "  LP matrix: wide, PER_COL a column, dense rows of that share of the columns),\n"
             "  gen:circuit:N:PER_ROW:NETS:NET_LEN (a circuit matrix: NETS rows and columns\n"
-            "  of NET_LEN) (fixed seeds); .gz is written compressed; an existing FILE is\n"
-            "  replaced only with --force\n"},
+            "  of NET_LEN), gen:fem:N:DOF (27-point stencil on N^3 nodes, DOF unknowns a node:\n"
+            "  dense DOF x DOF blocks) (fixed seeds); .gz is written compressed; an existing\n"
+            "  FILE is replaced only with --force\n"},
     {"plot", "usage: spbench plot RESULTS.csv OUTDIR\n"
              "  charts of a results CSV as PNG and SVG (gnuplot): gflops, energy (GFLOPS per\n"
              "  watt), cpu_vs_gpu, scaling, roofline, csr_vs_hll; strong_scaling,\n"

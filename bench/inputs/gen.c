@@ -15,6 +15,9 @@
 
 #define GEN_SEED       20261122u
 #define GEN_MAX_VALUES 5 /* the most values a spec takes (gen:lp) */
+#define RMAT_A_DEFAULT 57
+#define RMAT_A_MIN     30 /* below, b = c pass a: the skew turns away from the first rows */
+#define RMAT_A_MAX     90
 
 int gen_is_spec(const char *text) { return strncmp(text, GEN_PREFIX, strlen(GEN_PREFIX)) == 0; }
 
@@ -94,6 +97,48 @@ static spb_status gen_laplacian(const char *spec, long long side, long long laye
     return SPB_OK;
 }
 
+/* A finite-element matrix's shape: the 27-point stencil of hexahedral
+ * elements on an N^3 grid of nodes, DOF unknowns a node (elasticity: 3), so
+ * every neighbour pair is a dense DOF x DOF block and a row has up to
+ * 27 * DOF entries; numbered node by node, the matrix is banded. Values
+ * random, the diagonal blocks' diagonal the row's absolute sum. */
+static spb_status gen_fem(const char *spec, long long side, long long dof, spb_csr *A, char *msg)
+{
+    double nodes = (double)side * side * side, per_row = 27.0 * dof;
+    if (nodes * dof > SPB_INDEX_MAX || nodes * dof * per_row > SPB_INDEX_MAX)
+        return too_large(spec, nodes * dof, nodes * dof * per_row, msg);
+    long long rows = side * side * side * dof;
+    spb_status st =
+        csr_alloc(A, (spb_index)rows, (spb_index)rows, (spb_index)(rows * 27 * dof), msg);
+    if (st != SPB_OK) return st;
+    spb_rng rng;
+    spb_rng_seed(&rng, GEN_SEED);
+    spb_index k = 0;
+    for (long long r = 0; r < rows; r++) {
+        long long node = r / dof, x = node % side, y = node / side % side, z = node / side / side;
+        spb_index diagonal = -1;
+        double sum = 0.0;
+        for (int dz = -1; dz <= 1; dz++)
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++) {
+                    long long nx = x + dx, ny = y + dy, nz = z + dz;
+                    if (nx < 0 || ny < 0 || nz < 0 || nx >= side || ny >= side || nz >= side)
+                        continue;
+                    long long first = ((nz * side + ny) * side + nx) * dof;
+                    for (long long c = first; c < first + dof; c++) {
+                        if (c == r) diagonal = k;
+                        A->col_idx[k] = (spb_index)c;
+                        A->val[k] = spb_rng_value(&rng);
+                        sum += fabs(A->val[k++]);
+                    }
+                }
+        A->val[diagonal] = sum;
+        A->row_ptr[r + 1] = k;
+    }
+    A->nnz = k;
+    return SPB_OK;
+}
+
 /* PER_ROW distinct uniformly random columns in every row, sorted. */
 static spb_status gen_random(const char *spec, long long rows, long long per_row, spb_csr *A,
                              char *msg)
@@ -138,14 +183,22 @@ static void thread_share(long long items, long long draws_each, long long *first
     spb_rng_advance(rng, (uint64_t)*first * (uint64_t)draws_each);
 }
 
-/* R-MAT (Chakrabarti et al.) with probabilities a=0.57, b=c=0.19, d=0.05:
- * each edge descends SCALE levels of quadrants; duplicates are summed. */
-static spb_status gen_rmat(const char *spec, long long scale, long long edge_factor, spb_csr *A,
-                           char *msg)
+/* R-MAT (Chakrabarti et al.): each edge descends SCALE levels of quadrants,
+ * top-left with probability a = A_PERCENT / 100 (0.57 unless given, the
+ * Graph500 skew), bottom-right with d = 0.05, the other two (1 - a - d) / 2
+ * each: the larger a, the more edges gather on the first rows and columns
+ * (longer hub rows, more duplicates). Duplicates are summed. */
+static spb_status gen_rmat(const char *spec, long long scale, long long edge_factor,
+                           long long a_percent, spb_csr *A, char *msg)
 {
     double rows = ldexp(1.0, (int)(scale < 1000 ? scale : 1000)), estimate = rows * edge_factor;
+    if (a_percent < RMAT_A_MIN || a_percent > RMAT_A_MAX)
+        return spb_fail(msg, SPB_ERR_INVALID,
+                        "%s: A_PERCENT %lld: the top-left quadrant's chance must be %d..%d %%",
+                        spec, a_percent, RMAT_A_MIN, RMAT_A_MAX);
     if (rows > SPB_INDEX_MAX || estimate > SPB_INDEX_MAX)
         return too_large(spec, rows, estimate, msg);
+    const double a = a_percent / 100.0, d = 0.05, b = (1.0 - a - d) / 2;
     long long n = 1ll << scale, edges = edge_factor * n;
     spb_coo coo;
     spb_status st = coo_alloc(&coo, (spb_index)n, (spb_index)n, (spb_index)edges, msg);
@@ -159,7 +212,7 @@ static spb_status gen_rmat(const char *spec, long long scale, long long edge_fac
             spb_index row = 0, col = 0;
             for (long long level = 0; level < scale; level++) {
                 double u = spb_rng_uniform(&rng);
-                int down = u >= 0.57 + 0.19, right = (u >= 0.57 && u < 0.76) || u >= 0.95;
+                int down = u >= a + b, right = (u >= a && u < a + b) || u >= 1.0 - d;
                 row = row * 2 + down;
                 col = col * 2 + right;
             }
@@ -426,11 +479,12 @@ int gen_spec_well_formed(const char *spec, char *msg)
     char name[32] = "";
     long long v[GEN_MAX_VALUES];
     int count = parse_spec(spec, name, sizeof name, v, GEN_MAX_VALUES);
-    static const char *const names[] = {"lap2d", "lap3d", "random", "rmat",
-                                        "hubs",  "road",  "lp",     "circuit"};
-    /* the Laplacians take an optional layer count, gen:lp a dense row count */
-    static const int least[] = {1, 1, 2, 2, 4, 2, 4, 4};
-    static const int most[] = {2, 2, 2, 2, 4, 2, 5, 4};
+    static const char *const names[] = {"lap2d", "lap3d", "random",  "rmat", "hubs",
+                                        "road",  "lp",    "circuit", "fem"};
+    /* the Laplacians take an optional layer count, gen:rmat a skew, gen:lp
+     * a dense row count */
+    static const int least[] = {1, 1, 2, 2, 4, 2, 4, 4, 2};
+    static const int most[] = {2, 2, 2, 3, 4, 2, 5, 4, 2};
     for (int k = 0; k < (int)(sizeof names / sizeof names[0]); k++) {
         if (strcmp(name, names[k]) != 0 || count < least[k] || count > most[k]) continue;
         for (int i = 0; i < count; i++) {
@@ -455,9 +509,9 @@ int gen_spec_well_formed(const char *spec, char *msg)
     spb_fail(msg, SPB_ERR_INVALID,
              "%s: unknown generator spec (expected gen:lap2d:N[:LAYERS], "
              "gen:lap3d:N[:LAYERS], gen:random:ROWS:PER_ROW, "
-             "gen:rmat:SCALE:EDGE_FACTOR, gen:hubs:ROWS:PER_ROW:HUBS:HUB_LEN, "
-             "gen:road:N:KEEP_PERCENT, gen:lp:ROWS:COLS:PER_COL:DENSE_PERCENT[:DENSE_ROWS] or "
-             "gen:circuit:N:PER_ROW:NETS:NET_LEN, positive integers)",
+             "gen:rmat:SCALE:EDGE_FACTOR[:A_PERCENT], gen:hubs:ROWS:PER_ROW:HUBS:HUB_LEN, "
+             "gen:road:N:KEEP_PERCENT, gen:lp:ROWS:COLS:PER_COL:DENSE_PERCENT[:DENSE_ROWS], "
+             "gen:circuit:N:PER_ROW:NETS:NET_LEN or gen:fem:N:DOF, positive integers)",
              spec);
     return 0;
 }
@@ -480,7 +534,9 @@ spb_status gen_matrix(const char *spec, spb_csr *A, char *msg)
     if (dims && (count == 1 || count == 2))
         return gen_laplacian(spec, v[0], v[count - 1], dims, A, msg);
     if (count == 2 && strcmp(name, "random") == 0) return gen_random(spec, v[0], v[1], A, msg);
-    if (count == 2 && strcmp(name, "rmat") == 0) return gen_rmat(spec, v[0], v[1], A, msg);
+    if (strcmp(name, "rmat") == 0)
+        return gen_rmat(spec, v[0], v[1], count == 3 ? v[2] : RMAT_A_DEFAULT, A, msg);
+    if (strcmp(name, "fem") == 0) return gen_fem(spec, v[0], v[1], A, msg);
     if (count == 4 && strcmp(name, "hubs") == 0) return gen_hubs(spec, v, A, msg);
     if (strcmp(name, "lp") == 0) return gen_lp(spec, v, count, A, msg);
     if (strcmp(name, "circuit") == 0) return gen_circuit(spec, v, A, msg);
@@ -498,8 +554,10 @@ double gen_estimate_nnz(const char *spec)
     if (count <= 2 && strcmp(name, "lap2d") == 0) return 5.0 * a * layers;
     if (count <= 2 && strcmp(name, "lap3d") == 0) return 7.0 * a * a * layers;
     if (count == 2 && strcmp(name, "random") == 0) return a * (double)v[1];
-    if (count == 2 && strcmp(name, "rmat") == 0)
+    if ((count == 2 || count == 3) && strcmp(name, "rmat") == 0)
         return ldexp((double)v[1], (int)(a < 1000 ? a : 1000));
+    if (count == 2 && strcmp(name, "fem") == 0) /* interior rows; the faces hold fewer */
+        return 27.0 * a * a * a * (double)v[1] * (double)v[1];
     if (count == 2 && strcmp(name, "road") == 0) return 4.0 * a * a * (double)v[1] / 100.0;
     if (count == 4 && strcmp(name, "hubs") == 0) {
         long long half_row = (v[1] + 1) / 2; /* gen:hubs mirrors half a row */
@@ -530,6 +588,8 @@ spb_status gen_spec_for_ranks(const char *spec, int ranks, char *out, size_t siz
         snprintf(out, size, "gen:random:%lld:%lld", v[0] * ranks, v[1]);
     else if (strcmp(name, "rmat") == 0 && count == 2 && (1 << power) == ranks)
         snprintf(out, size, "gen:rmat:%lld:%lld", v[0] + power, v[1]);
+    else if (strcmp(name, "rmat") == 0 && count == 3 && (1 << power) == ranks)
+        snprintf(out, size, "gen:rmat:%lld:%lld:%lld", v[0] + power, v[1], v[2]);
     else
         return spb_fail(msg, SPB_ERR_INVALID,
                         "--weak: %s cannot grow to %d ranks (gen:rmat doubles its rows per "

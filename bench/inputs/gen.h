@@ -4,14 +4,17 @@
  *   gen:lap3d:N[:L]          7-point Laplacian on an N^3 grid, or N x N x L
  *                            (L layers along the slowest axis: rows N*L, N*N*L)
  *   gen:random:ROWS:PER_ROW  square, PER_ROW distinct random columns per row
- *   gen:rmat:SCALE:EF        R-MAT power-law graph, 2^SCALE rows, EF*2^SCALE edges
+ *   gen:rmat:SCALE:EF[:A]    R-MAT power-law graph, 2^SCALE rows, EF*2^SCALE edges,
+ *                            the top-left quadrant's chance A % (default 57: the skew)
  *   gen:hubs:ROWS:PER_ROW:HUBS:HUB_LEN
  *                            symmetric, about PER_ROW random entries a row, and HUBS
  *                            rows (and columns) of HUB_LEN: a few rows thousands of
  *                            times the mean
  *   gen:road:N:KEEP_PERCENT  an N x N grid graph keeping each edge with that
  *                            chance, symmetric pattern: a road network's short,
- *                            alike rows */
+ *                            alike rows
+ *   gen:fem:N:DOF            27-point hexahedral stencil on N^3 nodes, DOF unknowns a
+ *                            node: dense DOF x DOF blocks, banded */
 #ifndef SPB_GEN_H
 #define SPB_GEN_H
 
