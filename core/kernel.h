@@ -78,10 +78,11 @@ struct spb_kernel {
     spb_status (*prepare)(const spb_kernel *self, spb_format_set *formats,
                           const spb_kernel_config *config, spb_kernel_plan *plan, char *msg);
     void (*release)(void *state); /* accepts NULL */
-    /* Device kernels only (NULL for host ones): the product is a whole
-     * product, transfers included; time_calls() times `calls` back-to-back
-     * products on device-resident data and returns seconds (negative on
-     * failure); check() reports the first device error met. */
+    /* Device kernels and plug-ins (NULL for spbench's host ones): the
+     * product is a whole product, transfers included; time_calls() times
+     * `calls` back-to-back products where the data lives (the device, a
+     * plug-in's own process) and returns seconds (negative on failure);
+     * check() reports the first failure met. */
     double (*time_calls)(void *state, int calls);
     spb_status (*check)(const void *state, char *msg);
     /* 1 when the kernel also runs in fp32 (values, x and y in single

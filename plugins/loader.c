@@ -2,21 +2,36 @@
 #include "plugins/loader.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "core/memory.h"
+#include "core/timing.h"
 #include "formats/csr.h"
 #include "formats/format_set.h"
+#include "plugins/host.h"
 #include "spbench/plugin.h"
+
+extern char **environ;
 
 /* One plug-in kernel as a row of the table: spbench's kernel, and what it
  * wraps. */
 typedef struct {
     spb_spmv_kernel row;
     const spb_plugin_kernel *plugin;
-    const char *library; /* "PATH (crc32 HEX, N bytes)" */
+    const char *path;     /* the library as given */
+    const char *checksum; /* "crc32 HEX, N bytes" */
+    const char *library;  /* "PATH (crc32 HEX, N bytes)" */
 } plugin_row;
 
 static plugin_row *rows;
@@ -43,6 +58,15 @@ static int file_checksum(const char *path, unsigned long *crc_out, long long *by
     return ok;
 }
 
+int plugins_checksum(const char *path, char *out, size_t size)
+{
+    unsigned long crc;
+    long long bytes;
+    if (!file_checksum(path, &crc, &bytes)) return 0;
+    snprintf(out, size, "crc32 %08lx, %lld bytes", crc, bytes);
+    return 1;
+}
+
 /* A kernel name spbench can carry into rows, files and charts: letters,
  * digits and . _ -, 1 to 63 characters. */
 static int name_well_formed(const char *name)
@@ -52,18 +76,180 @@ static int name_well_formed(const char *name)
            strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == len;
 }
 
+static const plugin_row *row_of(const spb_kernel *self) { return self->variant; }
+
+/* A prepared plug-in row: its kernel's process, the file shared with it
+ * and the first failure met (every later call repeats it). */
 typedef struct {
-    const spb_plugin_kernel *plugin;
-    spb_plugin_csr csr;
-    void *state;
+    const plugin_row *row;
+    pid_t pid;
+    int talk; /* the socket to the process */
+    unsigned char *base;
+    plugin_layout layout;
+    double slowest; /* the slowest product so far, seconds */
+    int failed;     /* 1 after a failure: the process is gone */
+    char failure[SPB_MSG_LEN];
 } plugin_state;
 
-static const plugin_row *row_of(const spb_kernel *self) { return self->variant; }
+/* How long a request may go unanswered before the kernel counts as hung:
+ * SPB_PLUGIN_HANG_S seconds (default 60), and a timed request also 20
+ * times its products at the slowest product's pace. */
+static double hang_seconds(const plugin_state *s, int calls)
+{
+    const char *text = getenv("SPB_PLUGIN_HANG_S");
+    double limit = text ? atof(text) : 0;
+    if (!(limit > 0)) limit = 60;
+    return limit + 20.0 * calls * s->slowest;
+}
+
+/* The process gone (killed when still running) and what became of it. */
+static void stop_process(plugin_state *s, int kill_it, const char *what)
+{
+    int status = 0;
+    if (kill_it) kill(s->pid, SIGKILL);
+    pid_t got;
+    do got = waitpid(s->pid, &status, 0);
+    while (got < 0 && errno == EINTR);
+    char how[96] = "";
+    if (got == s->pid && WIFSIGNALED(status))
+        snprintf(how, sizeof how, "%s (signal %d)", strsignal(WTERMSIG(status)), WTERMSIG(status));
+    else if (got == s->pid && WIFEXITED(status))
+        snprintf(how, sizeof how, "exit status %d", WEXITSTATUS(status));
+    if (!s->failed && what) {
+        snprintf(s->failure, sizeof s->failure, "%s%s%s", what, how[0] ? ": " : "", how);
+        s->failed = 1;
+    }
+    close(s->talk);
+    s->talk = -1;
+    s->pid = 0;
+}
+
+static int (*stop_requested)(void);
+
+void plugins_watch_stop(int (*stop)(void)) { stop_requested = stop; }
+
+/* Reads one reply within `seconds`; 0 when none came (the process ended
+ * or hung: s->failure says which). */
+static int await_reply(plugin_state *s, double seconds, plugin_reply *r)
+{
+    double deadline = timing_now() + seconds;
+    size_t got = 0;
+    while (got < sizeof *r) {
+        int wait_ms = (int)((deadline - timing_now()) * 1e3);
+        struct pollfd p = {.fd = s->talk, .events = POLLIN};
+        int ready = wait_ms > 0 ? poll(&p, 1, wait_ms < 100 ? wait_ms : 100) : 0;
+        if (stop_requested && stop_requested()) {
+            stop_process(s, 1, "stopped with the study");
+            return 0;
+        }
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready == 0 && wait_ms > 100) continue;
+        if (ready <= 0) {
+            char what[128];
+            snprintf(what, sizeof what,
+                     "no answer within %.0f s: the kernel hung, its process "
+                     "was stopped",
+                     seconds);
+            stop_process(s, 1, what);
+            return 0;
+        }
+        ssize_t n = recv(s->talk, (char *)r + got, sizeof *r - got, 0);
+        if (n <= 0) {
+            stop_process(s, 0, "its process ended");
+            return 0;
+        }
+        got += (size_t)n;
+    }
+    if (r->status == PLUGIN_FAULT) { /* it is dying of the fault it describes */
+        char what[SPB_MSG_LEN];
+        snprintf(what, sizeof what, "the kernel crashed: %.400s", r->msg);
+        stop_process(s, 0, what);
+        return 0;
+    }
+    return 1;
+}
+
+/* One request answered: SPB_PLUGIN_* of the kernel (r->msg its reason), or
+ * -1 when the process failed (s->failure says how). */
+static int ask(plugin_state *s, int op, int calls, plugin_reply *r)
+{
+    if (s->failed) return -1;
+    plugin_request q = {.op = op, .calls = calls};
+    if (send(s->talk, &q, sizeof q, MSG_NOSIGNAL) != (ssize_t)sizeof q) {
+        stop_process(s, 1, "its process stopped listening");
+        return -1;
+    }
+    if (!await_reply(s, hang_seconds(s, calls), r)) return -1;
+    return r->status;
+}
+
+/* The shared file: the layout, the matrix, x and y; the pattern before y. */
+static int share_data(plugin_state *s, const spb_csr *A, const float *val32, int fd)
+{
+    plugin_layout *L = &s->layout;
+    if (ftruncate(fd, (off_t)L->total) != 0) return 0;
+    s->base = mmap(NULL, L->total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (s->base == MAP_FAILED) {
+        s->base = NULL;
+        return 0;
+    }
+    memcpy(s->base, L, sizeof *L);
+    memcpy(s->base + L->row_ptr_at, A->row_ptr, sizeof(int32_t) * ((size_t)A->m + 1));
+    memcpy(s->base + L->col_idx_at, A->col_idx, sizeof(int32_t) * (size_t)A->nnz);
+    memcpy(s->base + L->values_at, val32 ? (const void *)val32 : (const void *)A->val,
+           (size_t)(L->value_bytes * A->nnz));
+    memset(s->base + L->y_slack_at, PLUGIN_SLACK_BYTE, L->y_at - L->y_slack_at);
+    return 1;
+}
+
+/* spbench started again as the kernel's process, the file and one end of
+ * the socket at the numbers host.h names. */
+static int start_process(plugin_state *s, int fd, char *msg)
+{
+    int ends[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) {
+        spb_fail(msg, SPB_ERR_IO, "cannot make a socket for the kernel's process: %s",
+                 strerror(errno));
+        return 0;
+    }
+    char self[4096];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    self[len > 0 ? len : 0] = '\0';
+    char *argv[] = {"spbench",
+                    PLUGIN_HOST_ARG,
+                    (char *)s->row->path,
+                    (char *)s->row->checksum,
+                    (char *)s->row->plugin->name,
+                    NULL};
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, fd, PLUGIN_HOST_FILE);
+    posix_spawn_file_actions_adddup2(&actions, ends[1], PLUGIN_HOST_TALK);
+    /* a group of its own: Ctrl-C stops spbench, which then stops it (an
+     * interrupted study writes no row the kernel did not fail) */
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attributes, 0);
+    int rc = len > 0 ? posix_spawn(&s->pid, self, &actions, &attributes, argv, environ) : ENOENT;
+    posix_spawnattr_destroy(&attributes);
+    posix_spawn_file_actions_destroy(&actions);
+    close(ends[1]);
+    if (rc != 0) {
+        close(ends[0]);
+        spb_fail(msg, SPB_ERR_IO, "cannot start the kernel's process (%s): %s", self, strerror(rc));
+        return 0;
+    }
+    s->talk = ends[0];
+    return 1;
+}
+
+static void plugin_release(void *state);
 
 static spb_status plugin_prepare(const spb_kernel *self, spb_format_set *F,
                                  const spb_kernel_config *config, spb_kernel_plan *plan, char *msg)
 {
-    const spb_plugin_kernel *k = row_of(self)->plugin;
+    const plugin_row *row = row_of(self);
     const float *val32 = NULL;
     if (config->precision == SPB_FP32) {
         spb_status st = format_set_csr_values32(F, &val32, msg);
@@ -72,23 +258,31 @@ static spb_status plugin_prepare(const spb_kernel *self, spb_format_set *F,
     plugin_state *s = spb_calloc(1, sizeof *s);
     if (!s) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
     const spb_csr *A = F->csr;
-    s->plugin = k;
-    s->csr = (spb_plugin_csr){.rows = A->m,
-                              .cols = A->n,
-                              .nnz = A->nnz,
-                              .row_ptr = A->row_ptr,
-                              .col_idx = A->col_idx,
-                              .values = val32 ? (const void *)val32 : (const void *)A->val};
-    spb_plugin_config pc = {.precision =
-                                config->precision == SPB_FP32 ? SPB_PLUGIN_FP32 : SPB_PLUGIN_FP64,
-                            .threads = k->backend == SPB_PLUGIN_OPENMP ? config->threads : 1};
-    char why[SPB_MSG_LEN] = "";
-    int rc = k->prepare(&s->csr, &pc, &s->state, why, sizeof why);
+    s->row = row;
+    s->talk = -1;
+    int fp32 = config->precision == SPB_FP32;
+    plugin_layout_plan(&s->layout, A->m, A->n, A->nnz, fp32 ? SPB_PLUGIN_FP32 : SPB_PLUGIN_FP64,
+                       fp32 ? 4 : 8, (uint64_t)sysconf(_SC_PAGESIZE));
+    s->layout.threads = row->plugin->backend == SPB_PLUGIN_OPENMP ? config->threads : 1;
+    int fd = memfd_create("spbench-plugin", MFD_CLOEXEC);
+    int ready = fd >= 0 && share_data(s, A, val32, fd);
+    if (!ready)
+        spb_fail(msg, SPB_ERR_NOMEM, "cannot share %.0f bytes with the kernel's process: %s",
+                 (double)s->layout.total, strerror(errno));
+    else
+        ready = start_process(s, fd, msg);
+    if (fd >= 0) close(fd);
+    plugin_reply r;
+    int rc = ready ? ask(s, PLUGIN_PREPARE, 0, &r) : -1;
     if (rc != SPB_PLUGIN_OK) {
-        if (k->release) k->release(s->state);
-        spb_free(s);
-        return spb_fail(msg, rc == SPB_PLUGIN_DECLINED ? SPB_ERR_DECLINED : SPB_ERR_DEVICE, "%s",
-                        why[0] ? why : "the plug-in's prepare failed, saying nothing");
+        spb_status st = rc == SPB_PLUGIN_DECLINED ? SPB_ERR_DECLINED : SPB_ERR_DEVICE;
+        if (rc >= 0)
+            spb_fail(msg, st, "%s",
+                     r.msg[0] ? r.msg : "the plug-in's prepare failed, saying nothing");
+        else if (ready)
+            spb_fail(msg, st, "%s", s->failure);
+        plugin_release(s);
+        return st;
     }
     plan->state = s;
     plan->stored_entries = A->nnz;
@@ -96,20 +290,62 @@ static spb_status plugin_prepare(const spb_kernel *self, spb_format_set *F,
     return SPB_OK;
 }
 
+/* One product in the kernel's process: x in, y (as it was: poisoned) in
+ * and out. */
 static spb_status plugin_spmv(const void *state, const void *x, void *y, char *msg)
 {
+    plugin_state *s = (plugin_state *)state;
+    const plugin_layout *L = &s->layout;
+    size_t x_bytes = (size_t)(L->value_bytes * L->cols),
+           y_bytes = (size_t)(L->value_bytes * L->rows);
+    if (s->failed) return spb_fail(msg, SPB_ERR_DEVICE, "%s", s->failure);
+    memcpy(s->base + L->x_at, x, x_bytes);
+    memcpy(s->base + L->y_at, y, y_bytes);
+    plugin_reply r;
+    int rc = ask(s, PLUGIN_PRODUCT, 1, &r);
+    if (rc < 0) return spb_fail(msg, SPB_ERR_DEVICE, "%s", s->failure);
+    if (r.seconds > s->slowest) s->slowest = r.seconds;
+    memcpy(y, s->base + L->y_at, y_bytes);
+    if (rc == SPB_PLUGIN_OK) return SPB_OK;
+    return spb_fail(msg, SPB_ERR_DEVICE, "%s", r.msg[0] ? r.msg : "the plug-in's product failed");
+}
+
+/* `calls` products back to back, timed in the kernel's process; seconds,
+ * or -1 (plugin_check says why). */
+static double plugin_time_calls(void *state, int calls)
+{
+    plugin_state *s = state;
+    plugin_reply r;
+    int rc = ask(s, PLUGIN_TIME, calls, &r);
+    if (rc == SPB_PLUGIN_OK) {
+        if (calls > 0 && r.seconds / calls > s->slowest) s->slowest = r.seconds / calls;
+        return r.seconds;
+    }
+    if (rc >= 0) { /* the kernel said it failed (or wrote before y): the row ends here */
+        snprintf(s->failure, sizeof s->failure, "%s",
+                 r.msg[0] ? r.msg : "the plug-in's product failed");
+        s->failed = 1; /* its own account, not how the stopped process ended */
+        stop_process(s, 1, NULL);
+    }
+    return -1.0;
+}
+
+static spb_status plugin_check(const void *state, char *msg)
+{
     const plugin_state *s = state;
-    msg[0] = '\0'; /* the timed call: no buffer cleared beyond this byte */
-    if (s->plugin->spmv(s->state, x, y, msg, SPB_MSG_LEN) == SPB_PLUGIN_OK) return SPB_OK;
-    if (!msg[0]) return spb_fail(msg, SPB_ERR_DEVICE, "the plug-in's product failed");
-    return SPB_ERR_DEVICE;
+    return s->failed ? spb_fail(msg, SPB_ERR_DEVICE, "%s", s->failure) : SPB_OK;
 }
 
 static void plugin_release(void *state)
 {
     plugin_state *s = state;
     if (!s) return;
-    if (s->plugin->release) s->plugin->release(s->state);
+    if (s->pid > 0) {
+        plugin_reply r;
+        int rc = ask(s, PLUGIN_RELEASE, 0, &r);
+        if (s->pid > 0) stop_process(s, rc != SPB_PLUGIN_OK, "released");
+    }
+    if (s->base) munmap(s->base, s->layout.total);
     spb_free(s);
 }
 
@@ -162,7 +398,9 @@ spb_status plugins_load(const char *path, int (*taken)(const char *name), char *
     }
     char library[4200];
     snprintf(library, sizeof library, "%s (crc32 %08lx, %lld bytes)", path, crc, bytes);
-    char *kept = spb_malloc(strlen(library) + 1, 1);
+    size_t path_len = strlen(path);
+    /* kept: "PATH (crc32 HEX, N bytes)", then PATH and "crc32 HEX, N bytes" apart */
+    char *kept = spb_malloc(2 * strlen(library) + 2, 1);
     if (!kept ||
         !spb_grow((void **)&rows, &row_cap, row_count + lib->count - 1, lib->count, sizeof *rows)) {
         spb_free(kept);
@@ -170,10 +408,15 @@ spb_status plugins_load(const char *path, int (*taken)(const char *name), char *
         return spb_fail(msg, SPB_ERR_NOMEM, "--plugin %s: out of memory", path);
     }
     memcpy(kept, library, strlen(library) + 1);
+    char *kept_path = kept + strlen(library) + 1, *kept_sum = kept_path + path_len + 1;
+    memcpy(kept_path, path, path_len + 1);
+    size_t sum_len = strlen(library) - path_len - 3; /* between " (" and ")" */
+    memcpy(kept_sum, library + path_len + 2, sum_len);
+    kept_sum[sum_len] = '\0';
     for (int k = 0; k < lib->count; k++) {
         const spb_plugin_kernel *p = &lib->kernels[k];
         plugin_row *r = &rows[row_count++];
-        *r = (plugin_row){.plugin = p, .library = kept};
+        *r = (plugin_row){.plugin = p, .path = kept_path, .checksum = kept_sum, .library = kept};
         r->row.kernel = (spb_kernel){
             .name = p->name,
             .format = "csr",
@@ -181,6 +424,8 @@ spb_status plugins_load(const char *path, int (*taken)(const char *name), char *
             .description = p->description,
             .prepare = plugin_prepare,
             .release = plugin_release,
+            .time_calls = plugin_time_calls,
+            .check = plugin_check,
             .fp32 = p->fp32 != 0,
         };
         r->row.spmv = plugin_spmv;

@@ -13,6 +13,14 @@
  * already in the table (`taken` says whether a name is spbench's own). */
 spb_status plugins_load(const char *path, int (*taken)(const char *name), char *msg);
 
+/* While a kernel's process is awaited, stop() is asked every 100 ms; when
+ * it says 1 the process is stopped and the call fails (the run, stopping,
+ * writes no row of it). */
+void plugins_watch_stop(int (*stop)(void));
+
+/* "crc32 HEX, N bytes" of the file at path into out; 0 when unreadable. */
+int plugins_checksum(const char *path, char *out, size_t size);
+
 /* The SpMV kernels the plug-ins added, in load order (each an
  * spb_spmv_kernel's shared part). */
 int plugin_spmv_kernel_count(void);

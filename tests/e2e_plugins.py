@@ -4,16 +4,20 @@ with its library, validated, timed, written with its library's checksum
 in measured_under); a wrong one is `wrong`; a library that is not a
 plug-in, of another ABI, or whose kernel takes a name already held is
 refused with exit 2 and one line before anything is measured; --resume
-refuses rows of a changed library.
+refuses rows of a changed library; a kernel that crashes, hangs, or writes
+past y, before y or into x ends its own row as an error, in its own
+process, and the study goes on.
 
 usage: e2e_plugins.py SPBENCH SOURCE_DIR [TEST]
 """
 import os
 import re
 import shutil
+import signal
 import subprocess
+import time
 
-from spbtest import SOURCE, check, check_results_json, read_rows, run_tests, skip, spbench
+from spbtest import SOURCE, SPBENCH, check, check_results_json, read_rows, run_tests, skip, spbench
 
 FAST = ["--reps", "3", "--min-time", "0", "--warmup", "0", "--quiet", "--bandwidth", "10",
         "--energy-s", "0"]
@@ -43,6 +47,47 @@ static const spb_plugin_kernel k[] = {{.name = NAME, .description = "a test's ke
     .operation = SPB_PLUGIN_SPMV, .backend = SPB_PLUGIN_SERIAL, .prepare = prep, .spmv = spmv}};
 const spb_plugin_library *spb_plugin_kernels(void)
 { static const spb_plugin_library l = {ABI, 1, k}; return &l; }
+"""
+
+
+# kernels that misbehave on their third product (the first two pass:
+# validation, then the cap's), each a row of one library; and an OpenMP
+# one, which must run in the kernel's process (a forked process would hang
+# in the OpenMP runtime)
+MISBEHAVING = r"""
+#include <spbench/plugin.h>
+#include <stddef.h>
+static int calls;
+static int prep(const spb_plugin_csr *A, const spb_plugin_config *c, void **s, char *m, size_t n)
+{ (void)c; (void)m; (void)n; *s = (void *)A; calls = 0; return SPB_PLUGIN_OK; }
+static void product(const spb_plugin_csr *A, const double *x, double *y)
+{
+    const double *v = A->values;
+    #pragma omp parallel for
+    for (int i = 0; i < A->rows; i++) {
+        double sum = 0;
+        for (int k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) sum += v[k] * x[A->col_idx[k]];
+        y[i] = sum;
+    }
+}
+#define KERNEL(fn, misdeed) \
+static int fn(void *state, const void *x, void *y, char *m, size_t n) \
+{ (void)m; (void)n; const spb_plugin_csr *A = state; product(A, x, y); \
+  if (++calls >= 3) { misdeed; } return SPB_PLUGIN_OK; }
+KERNEL(crash, *(volatile int *)(size_t)8 = 1)
+KERNEL(hang, for (volatile int spin = 1; spin;) {})
+KERNEL(past_y, ((double *)y)[A->rows] = 1)
+KERNEL(before_y, ((double *)y)[-1] = 1)
+KERNEL(into_x, ((double *)(size_t)x)[0] = 1)
+KERNEL(fine, (void)0)
+#define ROW(label, fn, where) {.name = label, .description = "a test's kernel", \
+    .operation = SPB_PLUGIN_SPMV, .backend = where, .prepare = prep, .spmv = fn}
+static const spb_plugin_kernel k[] = {
+    ROW("bad.crash", crash, SPB_PLUGIN_SERIAL), ROW("bad.hang", hang, SPB_PLUGIN_SERIAL),
+    ROW("bad.past_y", past_y, SPB_PLUGIN_SERIAL), ROW("bad.before_y", before_y, SPB_PLUGIN_SERIAL),
+    ROW("bad.into_x", into_x, SPB_PLUGIN_SERIAL), ROW("good.omp", fine, SPB_PLUGIN_OPENMP)};
+const spb_plugin_library *spb_plugin_kernels(void)
+{ static const spb_plugin_library l = {SPB_PLUGIN_ABI, 6, k}; return &l; }
 """
 
 
@@ -127,6 +172,82 @@ def test_wrong_plugin_is_wrong(tmp):
     check(r.returncode == 0, "the same loop without the drop is ok: %s" % r.stderr[-300:])
 
 
+def test_misbehaving_kernels(tmp):
+    """Each misdeed is its own row's error, saying what happened; every
+    other row of the study is measured and written; the OpenMP kernel runs
+    at 2 threads in its process."""
+    if not compiler():
+        skip("no C compiler: the plug-in tests", "cc")
+        return
+    lib = build(tmp, "bad", MISBEHAVING)
+    if not lib:
+        return
+    csv_path = os.path.join(tmp, "bad.csv")
+    r = spbench("run", *FAST, "--plugin", lib, "--kernels", "bad.*,good.omp,csr.serial",
+                "--threads", "2", "--csv", csv_path, CAGE4, "gen:rmat:8:4",
+                env=dict(os.environ, SPB_PLUGIN_HANG_S="2"), timeout=300)
+    rows = {(x["matrix"], x["kernel"]): x for x in read_rows(csv_path)} \
+        if os.path.exists(csv_path) else {}
+    said = {"bad.crash": r"crashed: it touched an address outside the data.*Segmentation",
+            "bad.hang": r"no answer within 2 s: the kernel hung",
+            "bad.past_y": r"crashed: it touched past the end of y",
+            "bad.before_y": r"wrote before the start of y",
+            "bad.into_x": r"crashed: it touched x, which is read-only to it"}
+    for matrix in ("cage4", "gen:rmat:8:4"):
+        for kernel, message in said.items():
+            row = rows.get((matrix, kernel), {})
+            check(row.get("status") == "error" and re.search(message, row.get("message", "")),
+                  "%s on %s: an error saying what it did: %s %r" % (
+                      kernel, matrix, row.get("status"), row.get("message")))
+        for kernel in ("good.omp", "csr.serial"):
+            check(rows.get((matrix, kernel), {}).get("status") == "ok",
+                  "%s on %s measured beside them: %s" % (kernel, matrix,
+                                                         rows.get((matrix, kernel))))
+    check(r.returncode == 1, "error rows: exit 1 (%d) %s" % (r.returncode, r.stderr[-300:]))
+    leftover = subprocess.run(["pgrep", "-f", "plugin-host " + lib], capture_output=True,
+                              text=True)
+    check(leftover.stdout.strip() == "", "no kernel process outlives the run: %s"
+          % leftover.stdout)
+
+
+def test_interrupted_while_a_kernel_hangs(tmp):
+    """Ctrl-C while a plug-in's product hangs: spbench stops it and ends
+    at once (not at the hang limit), writes no row the stop cut short
+    (they are left to --resume), and leaves no process behind."""
+    if not compiler():
+        skip("no C compiler: the plug-in tests", "cc")
+        return
+    lib = build(tmp, "stopped", MISBEHAVING)
+    if not lib:
+        return
+    csv_path = os.path.join(tmp, "stop.csv")
+    p = subprocess.Popen([SPBENCH, "run", *FAST, "--plugin", lib, "--kernels", "bad.hang",
+                          "--csv", csv_path, CAGE4], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ, SPB_PLUGIN_HANG_S="120"))
+    deadline = time.time() + 60
+    while time.time() < deadline and not subprocess.run(
+            ["pgrep", "-f", "plugin-host " + lib], capture_output=True).stdout:
+        time.sleep(0.1)
+    time.sleep(1.5)  # in the hanging product by now (its third call)
+    p.send_signal(signal.SIGINT)
+    start = time.time()
+    try:
+        _, err = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        _, err = p.communicate()
+    waited = time.time() - start
+    rows = read_rows(csv_path) if os.path.exists(csv_path) else []
+    check(waited < 10 and p.returncode == 128 + signal.SIGINT,
+          "the run ends soon after Ctrl-C (%.1f s, exit %s) %s" % (waited, p.returncode, err[-300:]))
+    check(rows == [], "no row written from the cut-short product: %s"
+          % [(x["kernel"], x["status"], x["message"]) for x in rows])
+    leftover = subprocess.run(["pgrep", "-f", "plugin-host " + lib], capture_output=True,
+                              text=True)
+    check(leftover.stdout.strip() == "", "no kernel process left: %s" % leftover.stdout)
+
+
 def test_refused_libraries(tmp):
     """Each refused with exit 2 and one line naming the library, before
     anything is measured (no results file made)."""
@@ -161,5 +282,6 @@ def test_refused_libraries(tmp):
 
 
 if __name__ == "__main__":
-    run_tests([test_rows_like_any_other, test_wrong_plugin_is_wrong, test_refused_libraries],
+    run_tests([test_rows_like_any_other, test_wrong_plugin_is_wrong, test_misbehaving_kernels,
+               test_interrupted_while_a_kernel_hangs, test_refused_libraries],
               "spb_e2e_plugins_", globals())

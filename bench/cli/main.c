@@ -22,6 +22,7 @@
 #include "bench/validation/validate.h"
 #include "gpu/gpu.h"
 #include "mpi/dist.h"
+#include "plugins/host.h"
 #include "plugins/loader.h"
 
 static void print_commands(FILE *out)
@@ -484,6 +485,8 @@ static int load_plugins(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* a plug-in kernel's own process (plugins/host.h): nothing else of spbench starts */
+    if (argc > 1 && strcmp(argv[1], PLUGIN_HOST_ARG) == 0) return plugin_host_main(argc, argv);
     dist_place_rank(); /* under an MPI launcher: this rank's share of the cores */
     placement_place_threads(argv);
     dist_start(launch_by_spbench()); /* ranks other than 0 serve rank 0 and end there */

@@ -149,8 +149,11 @@ static int first_product(const spb_kernel *kernel, void *state, spb_case *c,
         first = alone;
     }
     if (opts->max_kernel_ms > 0 && first * 1e3 > opts->max_kernel_ms) {
-        cap_row(r, kernel->time_calls ? "one whole product on the device" : "its first call", first,
-                opts->max_kernel_ms, row_msg);
+        cap_row(r,
+                !kernel->time_calls                   ? "its first call"
+                : kernel->backend == SPB_BACKEND_CUDA ? "one whole product on the device"
+                                                      : "one product in the kernel's process",
+                first, opts->max_kernel_ms, row_msg);
         return 0;
     }
     return 1;
@@ -617,6 +620,9 @@ static void flush_held(spb_case *c, held_rows *held, const spb_run_opts *opts,
             continue;
         }
         if (h->dropped || h->again) continue;
+        /* an error met while the run stops may be the stop's (a plug-in's
+         * process stopped with it): left to --resume, never written */
+        if (h->r.status == SPB_ROW_ERROR && run_stop_requested()) continue;
         c->precision = h->config.precision;
         if (h->r.status == SPB_ROW_OK) {
             fill_metrics(c, opts, h->bytes, h->bound, &h->r);

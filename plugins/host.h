@@ -1,0 +1,59 @@
+/* host.h — a plug-in kernel's own process. Every plug-in row runs its
+ * kernel in a process of its own (spbench started again with
+ * PLUGIN_HOST_ARG), so a kernel that crashes, hangs or writes where it
+ * must not ends its row as an error and the study goes on. The two sides
+ * share one file in memory, laid out here: the matrix and x (read-only to
+ * the kernel) and y, each vector ending at a page the kernel cannot touch,
+ * the bytes before y a pattern checked after every product; requests and
+ * replies travel over a socket. */
+#ifndef SPB_PLUGIN_HOST_H
+#define SPB_PLUGIN_HOST_H
+
+#include <stdint.h>
+
+#include "core/spb.h"
+
+#define PLUGIN_HOST_ARG   "--plugin-host"
+#define PLUGIN_HOST_FILE  3 /* the shared file's descriptor in the host */
+#define PLUGIN_HOST_TALK  4 /* the socket's */
+#define PLUGIN_SLACK_BYTE 0xA5
+
+/* Byte offsets in the shared file; every section starts on a page. */
+typedef struct {
+    int32_t rows, cols;
+    int64_t nnz;
+    int32_t precision; /* SPB_PLUGIN_FP64 or SPB_PLUGIN_FP32 */
+    int32_t threads;
+    int64_t value_bytes;
+    uint64_t page;
+    uint64_t row_ptr_at, col_idx_at, values_at, matrix_end;
+    uint64_t x_at, x_guard_at;                   /* x ends where its guard page starts */
+    uint64_t y_front_guard_at, y_slack_at, y_at; /* a guard page, the pattern, y */
+    uint64_t y_guard_at, total;
+} plugin_layout;
+
+/* The sections for a matrix of these sizes (value_bytes 8 or 4). */
+void plugin_layout_plan(plugin_layout *L, int32_t rows, int32_t cols, int64_t nnz,
+                        int32_t precision, int64_t value_bytes, uint64_t page);
+
+enum { PLUGIN_PREPARE = 1, PLUGIN_PRODUCT, PLUGIN_TIME, PLUGIN_RELEASE };
+
+typedef struct {
+    int32_t op;
+    int32_t calls; /* PLUGIN_TIME: products to time back to back */
+} plugin_request;
+
+/* status: an SPB_PLUGIN_* code of the kernel, or PLUGIN_FAULT (the host
+ * is about to die of a signal; msg says what the kernel touched). */
+#define PLUGIN_FAULT 100
+typedef struct {
+    int32_t status;
+    double seconds; /* PLUGIN_TIME: the products' time */
+    char msg[SPB_MSG_LEN];
+} plugin_reply;
+
+/* The host's main: argv[2] the library, argv[3] its checksum as loaded
+ * ("crc32 HEX, N bytes"), argv[4] the kernel's name. */
+int plugin_host_main(int argc, char **argv);
+
+#endif
