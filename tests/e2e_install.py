@@ -4,7 +4,8 @@ works, because the binary finds its helpers from its own place. A user's
 path from the prefix: fetch matrices by criteria from a mirror of the
 SuiteSparse collection (e2e_fetch's, on loopback), run the study on them,
 merge its shards, compare two runs, plot, and open the report in a
-headless Chromium (where installed). As root, the source and build
+headless Chromium (where installed); build the example plug-in with the
+installed CMake package, twice, and measure, chart, report and compare it. As root, the source and build
 trees are hidden meanwhile (a mount namespace lays an empty folder over
 each): a helper read from the source tree would fail there.
 
@@ -15,7 +16,7 @@ import shutil
 import subprocess
 
 from e2e_fetch import fixture_mirror
-from spbtest import SOURCE, SPBENCH, check, run_tests, skip
+from spbtest import SOURCE, SPBENCH, check, check_results_json, read_rows, run_tests, skip
 
 QUICK = ("--kernels csr.serial,csr.omp.static --threads 1 --reps 3 --min-time 0 "
          "--bandwidth 10 --energy-s 0 --quiet")
@@ -36,7 +37,19 @@ if [ -n "$2" ] && [ -e "$2/CMakeLists.txt" ]; then echo "the source tree is in v
 "$S" compare a.json b.json
 "$S" plot a.csv charts
 "$S" report a.json -o study.html
-""".format(q=QUICK, m=MATRICES)
+# a plug-in built with the installed CMake package, twice (another build of
+# the same kernels), measured, charted, reported and compared
+for flags in -O2 -O1; do
+  cmake -S csr_rows -B "plugin$flags" -DCMAKE_PREFIX_PATH="$1" -DCMAKE_C_FLAGS="$flags" >/dev/null
+  cmake --build "plugin$flags" >/dev/null
+  "$S" run {q_plugin} --plugin "plugin$flags/libcsr_rows.so" --csv "p$flags.csv" \
+      --json "p$flags.json" {m}
+done
+"$S" compare p-O2.json p-O1.json
+"$S" plot p-O2.csv plugin-charts
+"$S" report p-O2.json -o plugin.html
+""".format(q=QUICK, m=MATRICES,
+           q_plugin=QUICK.replace("csr.serial,csr.omp.static", "mine.*,csr.serial"))
 
 
 def installed(tmp):
@@ -79,6 +92,9 @@ def test_prefix(tmp):
 
     work = os.path.join(tmp, "study")
     os.mkdir(work)
+    # the example as a user copies it, before the source tree is hidden
+    shutil.copytree(os.path.join(SOURCE, "examples", "plugins", "csr_rows"),
+                    os.path.join(work, "csr_rows"))
     with open(os.path.join(work, "flow.sh"), "w") as f:
         f.write(FLOW)
     trees = [SOURCE] + ([] if os.path.abspath(build).startswith(os.path.abspath(SOURCE) + "/")
@@ -100,6 +116,18 @@ def test_prefix(tmp):
     check("m.csv: 4 rows from 2 shards" in r.stdout, "merge joined the shards: %s" % r.stdout)
     check("4 pairs" in r.stdout or "over 4 rows" in r.stdout, "compare paired the two runs")
     check(os.path.getsize(os.path.join(work, "charts", "gflops.svg")) > 0, "plot drew gflops")
+    plugin_rows = read_rows(os.path.join(work, "p-O2.csv"))
+    mine = [x for x in plugin_rows if x["kernel"].startswith("mine.")]
+    check(len(mine) == 4 and all(x["status"] == "ok" for x in mine),
+          "the plug-in built against the prefix ran and validated: %s"
+          % [(x["matrix"], x["kernel"], x["status"]) for x in mine])
+    check_results_json(os.path.join(work, "p-O2.json"))
+    check("6 pairs" in r.stdout or "over 6 rows" in r.stdout,
+          "compare paired the two builds' rows: %s" % r.stdout[-1500:])
+    check("mine.csr.omp" in open(os.path.join(work, "plugin-charts", "gflops.svg")).read(),
+          "the chart draws the plug-in's rows")
+    check("mine.csr.serial" in open(os.path.join(work, "plugin.html")).read(),
+          "the report shows the plug-in's rows")
     page = os.path.join(work, "study.html")
     check("study.html: 4 rows" in r.stdout and os.path.getsize(page) > 0, "report wrote the page")
     browser = shutil.which("chromium")
