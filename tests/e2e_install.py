@@ -46,10 +46,16 @@ for flags in -O2 -O1; do
       --json "p$flags.json" {m}
 done
 "$S" compare p-O2.json p-O1.json
+# a kernel of one's own, started with new-kernel
+"$S" new-kernel fast_rows
+cmake -S fast_rows -B fast_rows/build -DCMAKE_PREFIX_PATH="$1" >/dev/null
+cmake --build fast_rows/build >/dev/null
+"$S" run {q_new} --plugin fast_rows/build/libfast_rows.so --csv new.csv {m}
 "$S" plot p-O2.csv plugin-charts
 "$S" report p-O2.json -o plugin.html
 """.format(q=QUICK, m=MATRICES,
-           q_plugin=QUICK.replace("csr.serial,csr.omp.static", "mine.*,csr.serial"))
+           q_plugin=QUICK.replace("csr.serial,csr.omp.static", "mine.*,csr.serial"),
+           q_new=QUICK.replace("csr.serial,csr.omp.static", "fast_rows.*"))
 
 
 def installed(tmp):
@@ -122,6 +128,11 @@ def test_prefix(tmp):
           "the plug-in built against the prefix ran and validated: %s"
           % [(x["matrix"], x["kernel"], x["status"]) for x in mine])
     check_results_json(os.path.join(work, "p-O2.json"))
+    started = read_rows(os.path.join(work, "new.csv"))
+    check(len(started) == 4 and all(x["status"] == "ok" and x["kernel"].startswith("fast_rows.")
+                                    for x in started),
+          "new-kernel's folder builds against the prefix and its kernels validate: %s"
+          % [(x["kernel"], x["status"]) for x in started])
     check("6 pairs" in r.stdout or "over 6 rows" in r.stdout,
           "compare paired the two builds' rows: %s" % r.stdout[-1500:])
     check("mine.csr.omp" in open(os.path.join(work, "plugin-charts", "gflops.svg")).read(),

@@ -248,6 +248,42 @@ def test_interrupted_while_a_kernel_hangs(tmp):
     check(leftover.stdout.strip() == "", "no kernel process left: %s" % leftover.stdout)
 
 
+def test_new_kernel(tmp):
+    """spbench new-kernel writes the example under a new name, a folder of
+    two files that builds and runs as the example does; a name that could
+    reach another path, a file or a build script is refused, and an
+    existing folder is never touched."""
+    if not compiler():
+        skip("no C compiler: the plug-in tests", "cc")
+        return
+    for bad in ("../x", "x/y", "A", "a b", "1x", "x;rm", "$(id)", "x" * 33, ""):
+        r = spbench("new-kernel", bad, "-o", os.path.join(tmp, "never"))
+        check(r.returncode == 2 and not os.path.exists(os.path.join(tmp, "never")),
+              "new-kernel %r refused, nothing made: %d %s" % (bad, r.returncode, r.stderr))
+    folder = os.path.join(tmp, "made")
+    r = spbench("new-kernel", "fast_rows", "-o", folder)
+    check(r.returncode == 0 and sorted(os.listdir(folder)) == ["CMakeLists.txt", "fast_rows.c"],
+          "new-kernel wrote the folder: %s %s" % (r.stdout, r.stderr))
+    example = open(EXAMPLE).read().replace("csr_rows", "fast_rows").replace("mine.", "fast_rows.")
+    check(open(os.path.join(folder, "fast_rows.c")).read() == example,
+          "the source is the example under the new name")
+    lib = build(tmp, "fast_rows", os.path.join(folder, "fast_rows.c"))
+    csv_path = os.path.join(tmp, "n.csv")
+    r = spbench("run", *FAST, "--plugin", lib, "--kernels", "fast_rows.*", "--csv", csv_path,
+                CAGE4)
+    rows = read_rows(csv_path) if os.path.exists(csv_path) else []
+    check(r.returncode == 0 and [x["kernel"] for x in rows] ==
+          ["fast_rows.csr.serial", "fast_rows.csr.omp"] and
+          all(x["status"] == "ok" for x in rows),
+          "its kernels run and validate: %s %s" % ([(x["kernel"], x["status"]) for x in rows],
+                                                  r.stderr[-300:]))
+    before = {f: open(os.path.join(folder, f)).read() for f in os.listdir(folder)}
+    r = spbench("new-kernel", "other", "-o", folder)
+    check(r.returncode == 2 and "exists" in r.stderr and
+          {f: open(os.path.join(folder, f)).read() for f in os.listdir(folder)} == before,
+          "an existing folder is refused and left as it was: %s" % r.stderr)
+
+
 def test_refused_libraries(tmp):
     """Each refused with exit 2 and one line naming the library, before
     anything is measured (no results file made)."""
@@ -283,5 +319,5 @@ def test_refused_libraries(tmp):
 
 if __name__ == "__main__":
     run_tests([test_rows_like_any_other, test_wrong_plugin_is_wrong, test_misbehaving_kernels,
-               test_interrupted_while_a_kernel_hangs, test_refused_libraries],
+               test_interrupted_while_a_kernel_hangs, test_new_kernel, test_refused_libraries],
               "spb_e2e_plugins_", globals())

@@ -45,6 +45,7 @@ int cmd_run(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_spmv(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
+int cmd_new_kernel(int argc, char **argv);
 int cmd_spgemm(int argc, char **argv);
 
 #endif

@@ -44,6 +44,7 @@ static void print_commands(FILE *out)
             "  spbench compare BASE NEW          two studies' times, with intervals and verdicts\n"
             "  spbench fetch [CRITERIA] -o LIST  SuiteSparse matrices chosen by what they are\n"
             "  spbench report STUDY.json         the study as one HTML page\n"
+            "  spbench new-kernel NAME           a plug-in kernel's folder to start from\n"
             "  spbench --list                    the kernel table\n"
             "  spbench --version                 version, what is built in, where the helpers are\n"
             "  spbench COMMAND --help            that command's options\n"
@@ -171,6 +172,11 @@ static const struct {
             "  of NET_LEN), gen:fem:N:DOF (27-point stencil on N^3 nodes, DOF unknowns a node:\n"
             "  dense DOF x DOF blocks) (fixed seeds); .gz is written compressed; an existing\n"
             "  FILE is replaced only with --force\n"},
+    {"new-kernel", "usage: spbench new-kernel NAME [-o DIR]\n"
+                   "  writes DIR (default NAME), a new folder: NAME.c, a plug-in of two SpMV\n"
+                   "  kernels (NAME.csr.serial, NAME.csr.omp; fp64 and fp32) to change, and a\n"
+                   "  CMakeLists.txt that builds it against an installed spbench\n"
+                   "  (docs/guide/your-kernel.md)\n"},
     {"plot", "usage: spbench plot RESULTS.csv OUTDIR\n"
              "  charts of a results CSV as PNG and SVG (gnuplot): gflops, energy (GFLOPS per\n"
              "  watt), cpu_vs_gpu, scaling, roofline, csr_vs_hll; strong_scaling,\n"
@@ -394,9 +400,19 @@ typedef struct {
 } command;
 
 static const command commands[] = {
-    {"run", cmd_run},   {"info", cmd_info},       {"spmv", cmd_spmv},   {"spgemm", cmd_spgemm},
-    {"gen", cmd_gen},   {"plot", cmd_plot},       {"merge", cmd_merge}, {"--list", cmd_list},
-    {"list", cmd_list}, {"compare", cmd_compare}, {"fetch", cmd_fetch}, {"report", cmd_report},
+    {"run", cmd_run},
+    {"info", cmd_info},
+    {"spmv", cmd_spmv},
+    {"spgemm", cmd_spgemm},
+    {"gen", cmd_gen},
+    {"plot", cmd_plot},
+    {"merge", cmd_merge},
+    {"--list", cmd_list},
+    {"list", cmd_list},
+    {"compare", cmd_compare},
+    {"fetch", cmd_fetch},
+    {"report", cmd_report},
+    {"new-kernel", cmd_new_kernel},
 };
 
 /* SPB_MEMORY_LIMIT, when set, is a byte count above 0 (core/memory.c
