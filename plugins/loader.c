@@ -401,8 +401,10 @@ spb_status plugins_load(const char *path, int (*taken)(const char *name), char *
     size_t path_len = strlen(path);
     /* kept: "PATH (crc32 HEX, N bytes)", then PATH and "crc32 HEX, N bytes" apart */
     char *kept = spb_malloc(2 * strlen(library) + 2, 1);
-    if (!kept ||
-        !spb_grow((void **)&rows, &row_cap, row_count + lib->count - 1, lib->count, sizeof *rows)) {
+    int room = kept != NULL; /* spb_grow makes room for one more: as often as it takes */
+    while (room && row_cap < row_count + lib->count)
+        room = spb_grow((void **)&rows, &row_cap, row_cap, lib->count, sizeof *rows);
+    if (!room) {
         spb_free(kept);
         dlclose(handle);
         return spb_fail(msg, SPB_ERR_NOMEM, "--plugin %s: out of memory", path);

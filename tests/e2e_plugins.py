@@ -153,6 +153,24 @@ def test_rows_like_any_other(tmp):
           % (r.returncode, r.stderr[-300:]))
 
 
+def test_two_libraries(tmp):
+    """A library of one kernel, then one of two: all three rows (the
+    table grows past its first size)."""
+    if not compiler():
+        skip("no C compiler: the plug-in tests", "cc")
+        return
+    one, two = one_kernel(tmp, "first"), build(tmp, "csr_rows", EXAMPLE)
+    csv_path = os.path.join(tmp, "two.csv")
+    r = spbench("run", *FAST, "--plugin", one, "--plugin", two, "--kernels", "test.one,mine.*",
+                "--csv", csv_path, CAGE4)
+    rows = read_rows(csv_path) if os.path.exists(csv_path) else []
+    check(r.returncode == 0 and sorted(x["kernel"] for x in rows) ==
+          ["mine.csr.omp", "mine.csr.serial", "test.one"] and
+          all(x["status"] == "ok" for x in rows),
+          "both libraries' kernels: %s %s" % ([(x["kernel"], x["status"]) for x in rows],
+                                              r.stderr[-300:]))
+
+
 def test_wrong_plugin_is_wrong(tmp):
     if not compiler():
         skip("no C compiler: the plug-in tests", "cc")
@@ -318,6 +336,6 @@ def test_refused_libraries(tmp):
 
 
 if __name__ == "__main__":
-    run_tests([test_rows_like_any_other, test_wrong_plugin_is_wrong, test_misbehaving_kernels,
+    run_tests([test_rows_like_any_other, test_two_libraries, test_wrong_plugin_is_wrong, test_misbehaving_kernels,
                test_interrupted_while_a_kernel_hangs, test_new_kernel, test_refused_libraries],
               "spb_e2e_plugins_", globals())
