@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -125,6 +126,9 @@ static void stop_process(plugin_state *s, int kill_it, const char *what)
 }
 
 static int (*stop_requested)(void);
+static void (*give_back_cpus)(void);
+
+void plugins_spawn_with(void (*give_back)(void)) { give_back_cpus = give_back; }
 
 void plugins_watch_stop(int (*stop)(void)) { stop_requested = stop; }
 
@@ -231,7 +235,11 @@ static int start_process(plugin_state *s, int fd, char *msg)
     posix_spawnattr_init(&attributes);
     posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
     posix_spawnattr_setpgroup(&attributes, 0);
+    cpu_set_t own; /* this thread's CPUs, lent back to spbench's for the start */
+    int kept = give_back_cpus && sched_getaffinity(0, sizeof own, &own) == 0;
+    if (kept) give_back_cpus();
     int rc = len > 0 ? posix_spawn(&s->pid, self, &actions, &attributes, argv, environ) : ENOENT;
+    if (kept) sched_setaffinity(0, sizeof own, &own);
     posix_spawnattr_destroy(&attributes);
     posix_spawn_file_actions_destroy(&actions);
     close(ends[1]);

@@ -18,6 +18,12 @@ spb_status plugins_load(const char *path, int (*taken)(const char *name), char *
  * writes no row of it). */
 void plugins_watch_stop(int (*stop)(void));
 
+/* give_back, before a kernel's process starts, sets the calling thread's
+ * CPUs to all of spbench's (its OpenMP runtime bound the thread to one):
+ * the process's own OpenMP threads then spread over them. The thread's
+ * own CPUs are restored after. */
+void plugins_spawn_with(void (*give_back)(void));
+
 /* "crc32 HEX, N bytes" of the file at path into out; 0 when unreadable. */
 int plugins_checksum(const char *path, char *out, size_t size);
 

@@ -228,6 +228,55 @@ def test_misbehaving_kernels(tmp):
           % leftover.stdout)
 
 
+# a kernel that declines, saying the CPUs its process may run on and its
+# OpenMP places
+CPUS = r"""
+#define _GNU_SOURCE
+#include <omp.h>
+#include <sched.h>
+#include <stdio.h>
+#include <spbench/plugin.h>
+static int prep(const spb_plugin_csr *A, const spb_plugin_config *c, void **s, char *m, size_t n)
+{
+    (void)A; (void)c; (void)s;
+    cpu_set_t set;
+    sched_getaffinity(0, sizeof set, &set);
+    snprintf(m, n, "cpus=%d places=%d", CPU_COUNT(&set), omp_get_num_places());
+    return SPB_PLUGIN_DECLINED;
+}
+static int spmv(void *s, const void *x, void *y, char *m, size_t n)
+{ (void)s; (void)x; (void)y; (void)m; (void)n; return SPB_PLUGIN_FAILED; }
+static const spb_plugin_kernel k[] = {{.name = "where.cpus", .description = "a test's kernel",
+    .operation = SPB_PLUGIN_SPMV, .backend = SPB_PLUGIN_OPENMP, .prepare = prep, .spmv = spmv}};
+const spb_plugin_library *spb_plugin_kernels(void)
+{ static const spb_plugin_library l = {SPB_PLUGIN_ABI, 1, k}; return &l; }
+"""
+
+
+def test_kernel_process_has_every_cpu(tmp):
+    """The kernel's process runs on all of spbench's CPUs (its OpenMP
+    places span them), not on the one
+    spbench's OpenMP runtime bound its first thread to (an OpenMP kernel
+    at 2 threads ran both on one CPU, 2.2x slower than spbench's own)."""
+    cpus = len(os.sched_getaffinity(0))
+    if cpus < 2:
+        skip("one CPU: a process on every CPU looks as one on the first", "cpus")
+        return
+    if not compiler():
+        skip("no C compiler: the plug-in tests", "cc")
+        return
+    lib = build(tmp, "cpus", CPUS)
+    csv_path = os.path.join(tmp, "cpus.csv")
+    spbench("run", *FAST, "--plugin", lib, "--kernels", "where.cpus,csr.omp.static",
+            "--threads", "2", "--csv", csv_path, CAGE4)
+    rows = {x["kernel"]: x for x in read_rows(csv_path)} if os.path.exists(csv_path) else {}
+    said = re.search(r"cpus=(\d+) places=(\d+)", rows.get("where.cpus", {}).get("message", ""))
+    # its first thread is bound to one place by then: the places tell
+    check(said and int(said.group(2)) >= 2,
+          "the kernel's process has OpenMP places on more than one of the %d CPUs: %s"
+          % (cpus, rows.get("where.cpus", {}).get("message")))
+
+
 def test_interrupted_while_a_kernel_hangs(tmp):
     """Ctrl-C while a plug-in's product hangs: spbench stops it and ends
     at once (not at the hang limit), writes no row the stop cut short
@@ -337,5 +386,6 @@ def test_refused_libraries(tmp):
 
 if __name__ == "__main__":
     run_tests([test_rows_like_any_other, test_two_libraries, test_wrong_plugin_is_wrong, test_misbehaving_kernels,
-               test_interrupted_while_a_kernel_hangs, test_new_kernel, test_refused_libraries],
+               test_kernel_process_has_every_cpu, test_interrupted_while_a_kernel_hangs,
+               test_new_kernel, test_refused_libraries],
               "spb_e2e_plugins_", globals())

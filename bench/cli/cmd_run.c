@@ -10,6 +10,7 @@
 #include "bench/cli/launch.h"
 #include "bench/cli/processes.h"
 #include "bench/cli/run_args.h"
+#include "bench/machine/placement.h"
 #include "plugins/loader.h"
 
 #include "spb_commit.h" /* SPB_GIT_COMMIT, written at build time */
@@ -91,6 +92,7 @@ static void catch_stop_signals(void)
     on_stop_signals(on_stop_signal, SA_RESTART);
     if (launch_stop_file()) run_watch_stop_file(launch_stop_file());
     plugins_watch_stop(run_stop_requested); /* a kernel's process waited on is stopped too */
+    plugins_spawn_with(placement_give_back_start_cpus); /* its OpenMP threads on all our CPUs */
 }
 
 /* How to continue a run that stopped early (`what` says how): its own
