@@ -178,10 +178,14 @@ def kernel_means(rows, best, baselines):
 def matrix_table(rows, baselines, best, vendor_which):
     """One line per case: its size, the best kernel (shortest time), its
     GFLOPS, its speedup over each baseline, and its rows' statuses."""
-    lines = []
-    for c in first_seen(case(r) for r in rows):
-        mine = [r for r in rows if case(r) == c]
-        timed = [(t, k) for (k, cc), t in best.items() if cc == c and k != VENDOR_BEST]
+    lines, by_case, times = [], {}, {}
+    for r in rows:  # each case's rows and times gathered once: linear in the rows
+        by_case.setdefault(case(r), []).append(r)
+    for (k, c), t in best.items():
+        if k != VENDOR_BEST:
+            times.setdefault(c, []).append((t, k))
+    for c, mine in by_case.items():
+        timed = times.get(c, [])
         fastest = min(timed) if timed else None
         g = [r.get("gflops") for r in mine if fastest and r["kernel"] == fastest[1] and
              r.get("time_ms_median") == fastest[0]]
