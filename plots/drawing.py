@@ -11,11 +11,15 @@ import sys
 
 
 def ordered(values):
-    seen = []
-    for v in values:
-        if v not in seen:
-            seen.append(v)
-    return seen
+    """The distinct values in order of first appearance (linear: a study of
+    thousands of matrices has hundreds of thousands of rows)."""
+    return list(dict.fromkeys(values))
+
+# The widest a chart is drawn: cairo draws nothing past 32,767 pixels, and
+# a chart of one group of bars per matrix is unreadable long before. Past
+# it the chart is left out, saying why (the profile and size charts show
+# every matrix at any count).
+MAX_WIDTH = 16000
 
 # Kernel styles: colour x fill pattern (bars) or colour x dash and point
 # (lines); kernels are numbered once per CSV, grouped by backend, so a
@@ -55,11 +59,13 @@ def bar_style(series, position):
     return "fs %s border -1 lc rgb '%s'" % (FILLS[(i // len(PALETTE)) % len(FILLS)],
                                            PALETTE[i % len(PALETTE)])
 
-def line_style(series, position):
+def line_style(series, position, points=True):
+    """A kernel's own colour and dash (and point, where the plot has
+    points: gnuplot warns of one on steps)."""
     i = KERNEL_INDEX.get(series, position)
-    return "lc rgb '%s' dt %d pt %d" % (PALETTE[i % len(PALETTE)],
-                                        DASHES[(i // len(PALETTE)) % len(DASHES)],
-                                        POINTS[i % len(POINTS)])
+    style = "lc rgb '%s' dt %d" % (PALETTE[i % len(PALETTE)],
+                                   DASHES[(i // len(PALETTE)) % len(DASHES)])
+    return style + (" pt %d" % POINTS[i % len(POINTS)] if points else "")
 
 CONTROL = re.compile("[\x00-\x1f\x7f]")
 

@@ -14,6 +14,14 @@ Charts (each OUTDIR/NAME.png and OUTDIR/NAME.svg):
                out-of-cache matrices, bars from the lowest to the highest;
                in-cache rows drawn apart)
   csr_vs_hll   best CSR, HLL row-major and HLL column-major kernel per matrix
+  profile      performance profile (Dolan and More): for each kernel, the share
+               of the cases (matrix and precision) on which it is within a
+               factor tau of the fastest kernel, against tau on a log axis
+  gflops_by_size  GFLOPS against the matrix's entries, log axes, one point a
+               matrix and kernel
+The charts of one group of bars per matrix are left out, saying why, past
+16000 pixels (a few hundred matrices); profile and gflops_by_size show every
+matrix at any count.
 SpMV rows of one process feed those; distributed rows (backend mpi: spbench
 run --ranks), when there are any:
   strong_scaling  speedup over one rank and parallel efficiency against ranks
@@ -38,14 +46,15 @@ import shutil
 import sys
 import tempfile
 
-from drawing import (Chart, best_by, by_backend, draw, geomean, histogram, impossible_note,
-                     line_style, marked, median, number_kernels, ordered, quote)
+from drawing import (MAX_WIDTH, Chart, best_by, by_backend, draw, geomean, histogram,
+                     impossible_note, line_style, marked, median, number_kernels, ordered, quote)
 from rank_charts import (MACHINE, chart_comm_split, chart_strong_scaling, chart_weak_scaling,
                          machine_beside)
 
 REQUIRED = ("matrix", "kernel", "format", "backend", "threads", "gflops", "roofline_frac",
             "speedup", "efficiency", "status")
-CHARTS = ("gflops", "energy", "cpu_vs_gpu", "scaling", "roofline", "csr_vs_hll",
+CHARTS = ("gflops", "energy", "cpu_vs_gpu", "scaling", "roofline", "csr_vs_hll", "profile",
+          "gflops_by_size",
           "strong_scaling", "weak_scaling", "comm_split", "spgemm_gflops", "spgemm_time")
 
 
@@ -101,6 +110,103 @@ def chart_gflops(rows, workdir):
     chart = Chart("gflops", "GFLOPS of every kernel per matrix (OpenMP kernels at their best "
                   "thread count)", max(1000, 60 + len(matrices) * (14 + 5 * len(kernels))))
     histogram(chart, workdir, matrices, kernels, values, "GFLOPS (2 nnz / median time)", best)
+    return chart
+
+
+def case_times(rows):
+    """{(matrix, precision): {kernel: its fastest median time (ms)}} over the
+    ok rows' thread counts (an fp32 row's kernel carries /fp32)."""
+    cases = {}
+    for r in rows:
+        try:
+            t = float(r["time_ms_median"])
+        except (KeyError, ValueError):
+            continue
+        if not t > 0:
+            continue
+        mine = cases.setdefault((r["matrix"], r.get("precision") or "fp64"), {})
+        mine[r["kernel"]] = min(t, mine.get(r["kernel"], t))
+    return cases
+
+
+def chart_profile(rows, workdir):
+    """Dolan and More's performance profile: per kernel, the share of its
+    precision's cases on which its time is within tau times the fastest
+    kernel's; a case it has no ok row on counts as never within."""
+    cases = case_times(rows)
+    chart = Chart("profile", "Performance profile: the share of the cases (matrix and precision) "
+                  "on which each kernel is within a factor tau of the fastest kernel of the case",
+                  1100, 650)
+    kernels = by_backend(ordered(r["kernel"] for r in rows))
+    noisy = {r["kernel"] for r in rows if r["noisy_v"]}
+    precision = {r["kernel"]: r.get("precision") or "fp64" for r in rows}
+    profiles = {}
+    for k in kernels:
+        mine = [c for c in cases if c[1] == precision[k]]
+        ratios = sorted(cases[c][k] / min(cases[c].values()) for c in mine if k in cases[c])
+        if ratios:
+            profiles[k] = (ratios, len(mine))
+    right = min(max([r[-1] for r, _ in profiles.values()] + [1.0]), 1e4) * 1.1
+    plots = []
+    for i, k in enumerate(kernels):
+        if k not in profiles:
+            continue
+        ratios, count = profiles[k]
+        steps = [(1.0, 0.0)] + [(t, (j + 1) / count) for j, t in enumerate(ratios)]
+        steps.append((right, len(ratios) / count))  # flat to the edge: no case further
+        path = chart.datafile(workdir, steps)
+        plots.append("%s using 1:2 with steps title %s lw 2 %s"
+                     % (quote(path), quote(marked(k, k in noisy)), line_style(k, i, False)))
+    if not plots:
+        chart.no_data("no case has a timed row")
+        return chart
+    chart.mark_noisy(sum(r["noisy_v"] for r in rows))
+    chart.key_right = [marked(k, k in noisy) for k in kernels]
+    chart.width += chart.key_width()
+    chart.lines += [
+        "set logscale x", "set xrange [1:%g]" % right, "set yrange [0:1.02]",
+        "set xtics (%s)" % ", ".join("%g" % t for t in (1, 1.1, 1.25, 1.5, 2, 3, 5, 10, 20, 50,
+                                                         100, 1000, 1e4) if t <= right),
+        "set grid", "set xlabel %s" % quote("tau: time over the fastest kernel's time on the case"),
+        "set ylabel 'share of the cases within tau'", "set key outside right top vertical",
+        "plot " + ", ".join(plots),
+    ]
+    return chart
+
+
+def chart_gflops_by_size(rows, workdir):
+    """GFLOPS against the matrix's entries: one point a matrix and kernel
+    (its best thread count), one colour a kernel."""
+    kernels = by_backend(ordered(r["kernel"] for r in rows))
+    best = best_by(rows, lambda r: (r["matrix"], r["kernel"]))
+    chart = Chart("gflops_by_size", "GFLOPS against the matrix's stored entries (one point a "
+                  "matrix and kernel, OpenMP kernels at their best thread count)", 1100, 650)
+    noisy = {k for (_, k), r in best.items() if r["noisy_v"]}
+    plots = []
+    for i, k in enumerate(kernels):
+        points = []
+        for (m, kk), r in best.items():
+            try:
+                nnz = float(r["nnz"])
+            except (KeyError, ValueError):
+                continue
+            if kk == k and nnz > 0 and r["gflops_v"] > 0:
+                points.append((nnz, r["gflops_v"]))
+        if points:
+            plots.append("%s using 1:2 with points title %s %s"
+                         % (quote(chart.datafile(workdir, points)), quote(marked(k, k in noisy)),
+                            line_style(k, i)))
+    if not plots:
+        chart.no_data("no row has both entries and GFLOPS")
+        return chart
+    chart.mark_noisy(sum(r["noisy_v"] for r in best.values()))
+    chart.key_right = [marked(k, k in noisy) for k in kernels]
+    chart.width += chart.key_width()
+    chart.lines += [
+        "set logscale xy", "set grid", "set xlabel 'stored entries of the matrix (nnz)'",
+        "set ylabel 'GFLOPS (2 nnz / median time)'", "set key outside right top vertical",
+        "plot " + ", ".join(plots),
+    ]
     return chart
 
 
@@ -359,7 +465,8 @@ def main():
     builders = []
     if spmv or not (spgemm or dist):
         builders += [(build, spmv) for build in (chart_gflops, chart_cpu_vs_gpu, chart_scaling,
-                                                 chart_roofline, chart_csr_vs_hll)]
+                                                 chart_roofline, chart_csr_vs_hll, chart_profile,
+                                                 chart_gflops_by_size)]
     if dist:
         builders += [(build, dist) for build in (chart_strong_scaling, chart_weak_scaling,
                                                  chart_comm_split)]
@@ -373,6 +480,10 @@ def main():
     with tempfile.TemporaryDirectory(prefix="spbench_plot_") as workdir:
         for build, chosen in builders:
             chart = build(chosen, workdir)
+            if not chart.empty and chart.width > MAX_WIDTH:
+                chart.empty = ("it would be %d pixels wide, one group a matrix, past the %d a "
+                               "chart is drawn at: profile and gflops_by_size show every matrix"
+                               % (chart.width, MAX_WIDTH))
             if chart.empty:  # not drawn; an older drawing of it would mislead
                 for ext in ("png", "svg"):
                     stale = os.path.join(outdir, "%s.%s" % (chart.name, ext))

@@ -6,6 +6,7 @@ malformed ones.
 
 usage: e2e_batch.py SPBENCH SOURCE_DIR
 """
+import csv
 import json
 import math
 import os
@@ -341,6 +342,63 @@ def gpu_rows(path):
     return sum(1 for row in read_rows(path) if row["backend"] == "cuda" and row["status"] == "ok")
 
 
+def test_plot_collection_sized(tmp):
+    """A study of 600 matrices (a small study's rows copied under new names,
+    sizes and times scattered): the charts of one bar group per matrix are
+    left out saying why, plot still exits 0, and the performance profile
+    and GFLOPS-by-size charts are drawn; the profile's curves are each
+    kernel's share of cases within tau, recomputed here from the CSV."""
+    if shutil.which("gnuplot") is None:
+        skip("gnuplot not installed: the chart tests", "gnuplot")
+        return
+    small = os.path.join(tmp, "small.csv")
+    spbench("run", *FAST, *KERNELS, "--threads", "1", "--csv", small,
+            os.path.join(BUNDLED, "cage4.mtx.gz"))
+    rows = read_rows(small)
+    rng = __import__("random").Random(600)
+    big = os.path.join(tmp, "big.csv")
+    with open(big, "w", newline="") as f:
+        out = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        out.writeheader()
+        for i in range(600):
+            nnz = int(10 ** rng.uniform(2, 7))
+            for r in rows:
+                r = dict(r, matrix="m%03d" % i, nnz=str(nnz))
+                if r["status"] == "ok":
+                    f_ = rng.uniform(0.5, 2.0)
+                    r["time_ms_median"] = "%.6g" % (float(r["time_ms_median"]) * f_)
+                    r["gflops"] = "%.6g" % (float(r["gflops"]) / f_)
+                out.writerow(r)
+    charts = os.path.join(tmp, "big-charts")
+    r = spbench("plot", big, charts)
+    check(r.returncode == 0 and re.search(r"not drawn: gflops \(it would be \d+ pixels wide",
+                                          r.stdout),
+          "the per-matrix bars are left out with the reason, plot exits 0: %d %s %s"
+          % (r.returncode, r.stdout[-600:], r.stderr[-300:]))
+    for name in ("profile", "gflops_by_size"):
+        check(os.path.exists(os.path.join(charts, name + ".svg")) and
+              svg_ok(os.path.join(charts, name + ".svg")), "%s drawn for 600 matrices" % name)
+    # the curves, recomputed: per kernel the sorted ratios to each case's fastest
+    sys.path.insert(0, os.path.join(SOURCE, "plots"))
+    import plot as plot_module
+    times = {}
+    for row in read_rows(big):
+        if row["status"] == "ok":
+            times.setdefault(row["matrix"], {})[row["kernel"]] = float(row["time_ms_median"])
+    ok = plot_module.load_rows(big)
+    plot_module.number_kernels(ok)
+    chart = plot_module.chart_profile(ok, tmp)
+    kernels = plot_module.by_backend(plot_module.ordered(x["kernel"] for x in ok))
+    for kernel, data in zip(kernels, chart.data):
+        ratios = sorted(t[kernel] / min(t.values()) for t in times.values() if kernel in t)
+        steps = [tuple(map(float, line.split("\t"))) for line in open(data)]
+        want = [(1.0, 0.0)] + [(x, (j + 1) / len(times)) for j, x in enumerate(ratios)]
+        check(len(steps) == len(want) + 1 and
+              all(math.isclose(a, c, rel_tol=1e-5) and math.isclose(b, d, rel_tol=1e-5)
+                  for (a, b), (c, d) in zip(steps, want)),
+              "%s's profile is its share of the 600 cases within tau" % kernel)
+
+
 def test_results_schema(tmp):
     """A run's and a merge's JSON meet docs/results.schema.json (spbench()
     checks every one the tests write); a row missing a column, a status
@@ -374,6 +432,7 @@ def test_results_schema(tmp):
 
 def main():
     run_tests([test_kill_and_resume, test_json_and_progress, test_overwrite_refused, test_plot,
+               test_plot_collection_sized,
                test_results_schema],
               "spb_e2e_batch_", globals())
 

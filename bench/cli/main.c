@@ -179,7 +179,9 @@ static const struct {
                    "  (docs/guide/your-kernel.md)\n"},
     {"plot", "usage: spbench plot RESULTS.csv OUTDIR\n"
              "  charts of a results CSV as PNG and SVG (gnuplot): gflops, energy (GFLOPS per\n"
-             "  watt), cpu_vs_gpu, scaling, roofline, csr_vs_hll; strong_scaling,\n"
+             "  watt), cpu_vs_gpu, scaling, roofline, csr_vs_hll, profile (the share of\n"
+             "  matrices each kernel is within a factor of the fastest on), gflops_by_size;\n"
+             "  strong_scaling,\n"
              "  weak_scaling, comm_split for the distributed rows; spgemm_gflops,\n"
              "  spgemm_time for SpGEMM rows\n"},
     {"merge", "usage: spbench merge [--processes] [--force] [--partial] OUT.csv SHARD.csv...\n"
