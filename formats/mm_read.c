@@ -1,7 +1,7 @@
-/* mm_read.c — Matrix Market reader. The file is streamed (inflated by zlib
- * when it is gzip) in large chunks and parsed line by line with
- * hand-written number parsers: no fscanf, and memory holds one chunk plus the
- * matrix. Every rejection names the file and line. */
+/* mm_read.c — Matrix Market reader. The file is streamed (decompressed by
+ * zlib, libbz2 or liblzma when it is gzip, bzip2 or xz) in large chunks and parsed line by line
+ * with hand-written number parsers: no fscanf, and memory holds one chunk plus the matrix. Every
+ * rejection names the file and line. */
 #include "mm.h"
 
 #include <ctype.h>
@@ -16,6 +16,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#ifdef SPB_HAVE_BZIP2
+#include <bzlib.h>
+#endif
+#ifdef SPB_HAVE_LZMA
+#include <lzma.h>
+#endif
 
 #include "core/memory.h"
 #include "mm_lex.h"
@@ -25,15 +31,27 @@
 
 /* ---- buffered line reader ------------------------------------------------ */
 
-/* The file's bytes, inflated when it starts with gzip's magic. zlib's gzread
- * would skip anything after the last gzip member without a word; this
- * reader refuses it. */
+/* How the file's bytes are stored, from its first bytes. */
+typedef enum { CODEC_PLAIN, CODEC_GZIP, CODEC_BZIP2, CODEC_XZ } codec_kind;
+
+/* The file's bytes, decompressed when it starts with gzip's, bzip2's or
+ * xz's magic. zlib's gzread would skip anything after the last gzip member
+ * without a word; this reader refuses data after the last stream of any
+ * of the three (concatenated streams, as pigz and pbzip2 write, are read
+ * on). The compressed bytes read wait in zs.next_in / zs.avail_in whatever
+ * the codec. */
 typedef struct {
     int fd;
-    int gzip;       /* 1: gzip members; 0: read as it is */
-    int member_end; /* a member ended; what follows must be another */
+    codec_kind codec;
+    int member_end; /* a stream ended; what follows must be another */
     int file_eof;   /* read() returned 0 */
     z_stream zs;
+#ifdef SPB_HAVE_BZIP2
+    bz_stream bz;
+#endif
+#ifdef SPB_HAVE_LZMA
+    lzma_stream xz;
+#endif
     unsigned char *in; /* compressed bytes read, zs.next_in into it */
 } byte_source;
 
@@ -98,42 +116,183 @@ static int source_refill(byte_source *src, const char **why)
     return 1;
 }
 
-/* Opens fd as a byte source: gzip when its first two bytes are gzip's magic. */
-static int source_open(byte_source *src, int fd)
+static const unsigned char XZ_MAGIC[6] = {0xfd, '7', 'z', 'X', 'Z', 0x00};
+static const unsigned char ZSTD_MAGIC[4] = {0x28, 0xb5, 0x2f, 0xfd};
+
+/* The codec's decoder started; 0 with *why when it cannot be. */
+static int codec_start(byte_source *src, const char **why)
+{
+    (void)why; /* said only where a codec is not built in */
+    switch (src->codec) {
+    case CODEC_GZIP: return inflateInit2(&src->zs, 15 + 16) == Z_OK;
+    case CODEC_BZIP2:
+#ifdef SPB_HAVE_BZIP2
+        return BZ2_bzDecompressInit(&src->bz, 0, 0) == BZ_OK;
+#else
+        *why = "compressed with bzip2, and this spbench was built without libbz2 (install "
+               "libbz2-dev and build it again, or bunzip2 the file)";
+        return 0;
+#endif
+    case CODEC_XZ: {
+#ifdef SPB_HAVE_LZMA
+        lzma_stream fresh = LZMA_STREAM_INIT;
+        src->xz = fresh;
+        return lzma_stream_decoder(&src->xz, UINT64_MAX, LZMA_CONCATENATED) == LZMA_OK;
+#else
+        *why = "compressed with xz, and this spbench was built without liblzma (install "
+               "liblzma-dev and build it again, or unxz the file)";
+        return 0;
+#endif
+    }
+    default: return 1;
+    }
+}
+
+/* Opens fd as a byte source, the codec from the first bytes. 0 with *why
+ * when it cannot: out of memory, or a compression spbench does not read
+ * (said as such, not as a file without a banner). */
+static int source_open(byte_source *src, int fd, const char **why)
 {
     memset(src, 0, sizeof *src);
     src->fd = fd;
     src->in = spb_malloc(SOURCE_CHUNK, 1);
+    *why = "out of memory for the reader";
     if (!src->in) return 0;
-    while (src->zs.avail_in < 2 && !src->file_eof) {
+    while (src->zs.avail_in < sizeof XZ_MAGIC && !src->file_eof) {
         ssize_t got = read_raw(fd, src->in + src->zs.avail_in, SOURCE_CHUNK - src->zs.avail_in);
         if (got <= 0) src->file_eof = 1;
         if (got > 0) src->zs.avail_in += (uInt)got;
     }
     src->zs.next_in = src->in;
-    src->gzip = src->zs.avail_in >= 2 && src->in[0] == 0x1f && src->in[1] == 0x8b;
-    if (src->gzip && inflateInit2(&src->zs, 15 + 16) != Z_OK) {
+    const unsigned char *b = src->in;
+    size_t have = src->zs.avail_in;
+    src->codec =
+        have >= 2 && b[0] == 0x1f && b[1] == 0x8b ? CODEC_GZIP
+        : have >= 4 && b[0] == 'B' && b[1] == 'Z' && b[2] == 'h' && b[3] >= '1' && b[3] <= '9'
+            ? CODEC_BZIP2
+        : have >= sizeof XZ_MAGIC && memcmp(b, XZ_MAGIC, sizeof XZ_MAGIC) == 0 ? CODEC_XZ
+                                                                               : CODEC_PLAIN;
+    int ready = codec_start(src, why);
+    if (src->codec == CODEC_PLAIN && have >= sizeof ZSTD_MAGIC &&
+        memcmp(b, ZSTD_MAGIC, sizeof ZSTD_MAGIC) == 0) {
+        *why = "compressed with zstd, which spbench does not read (it reads plain, gzip, bzip2 "
+               "and xz files): zstd -d it first";
+        ready = 0;
+    }
+    if (!ready) {
         spb_free(src->in);
         src->in = NULL;
-        return 0;
+        src->codec = CODEC_PLAIN;
     }
-    return 1;
+    return ready;
 }
 
 static void source_close(byte_source *src)
 {
-    if (src->gzip) inflateEnd(&src->zs);
+    if (src->codec == CODEC_GZIP) inflateEnd(&src->zs);
+#ifdef SPB_HAVE_BZIP2
+    if (src->codec == CODEC_BZIP2) BZ2_bzDecompressEnd(&src->bz);
+#endif
+#ifdef SPB_HAVE_LZMA
+    if (src->codec == CODEC_XZ) lzma_end(&src->xz);
+#endif
     if (src->fd >= 0) close(src->fd);
     spb_free(src->in);
     src->in = NULL;
     src->fd = -1;
 }
 
-/* Moves up to `want` bytes of the file (inflated) to dst. Returns the count,
- * 0 at the end, -1 with *why set. */
+/* One step of bzip2's or xz's decoder from the compressed bytes waiting in
+ * zs into dst[*made .. want): 1 on progress or a stream's end (member_end
+ * set), 0 with *why on an error. at_end: the file is read to its end. */
+static int unpack_step(byte_source *src, char *dst, size_t want, size_t *made, int at_end,
+                       const char **why)
+{
+#ifdef SPB_HAVE_BZIP2
+    if (src->codec == CODEC_BZIP2) {
+        src->bz.next_in = (char *)src->zs.next_in;
+        src->bz.avail_in = src->zs.avail_in;
+        src->bz.next_out = dst + *made;
+        src->bz.avail_out = (unsigned)(want - *made < UINT32_MAX ? want - *made : UINT32_MAX);
+        int rc = BZ2_bzDecompress(&src->bz);
+        src->zs.next_in = (Bytef *)src->bz.next_in;
+        src->zs.avail_in = src->bz.avail_in;
+        *made = (size_t)(src->bz.next_out - dst);
+        if (rc == BZ_STREAM_END) src->member_end = 1;
+        if (rc == BZ_OK || rc == BZ_STREAM_END) return 1;
+        *why = rc == BZ_MEM_ERROR ? "out of memory decompressing the bzip2 stream"
+                                  : "corrupt bzip2 data";
+        return 0;
+    }
+#endif
+#ifdef SPB_HAVE_LZMA
+    if (src->codec == CODEC_XZ) {
+        src->xz.next_in = src->zs.next_in;
+        src->xz.avail_in = src->zs.avail_in;
+        src->xz.next_out = (uint8_t *)dst + *made;
+        src->xz.avail_out = want - *made;
+        lzma_ret rc = lzma_code(&src->xz, at_end ? LZMA_FINISH : LZMA_RUN);
+        src->zs.next_in = (Bytef *)src->xz.next_in;
+        src->zs.avail_in = (uInt)src->xz.avail_in;
+        *made = (size_t)((char *)src->xz.next_out - dst);
+        if (rc == LZMA_STREAM_END) src->member_end = 1;
+        if (rc == LZMA_OK || rc == LZMA_STREAM_END) return 1;
+        *why = rc == LZMA_MEM_ERROR             ? "out of memory decompressing the xz stream"
+               : rc == LZMA_BUF_ERROR || at_end ? "the xz stream ends early (truncated file)"
+                                                : "corrupt xz data";
+        return 0;
+    }
+#endif
+    (void)dst, (void)want, (void)made, (void)at_end;
+    *why = "no decoder for this compression";
+    return 0;
+}
+
+/* bzip2's and xz's share of source_read: up to `want` bytes decompressed
+ * into dst, stream after stream. */
+static ssize_t unpack_read(byte_source *src, char *dst, size_t want, const char **why)
+{
+    size_t made = 0;
+    while (made < want) {
+        if (!source_refill(src, why)) return -1;
+        if (src->member_end) {
+            if (src->zs.avail_in == 0) break; /* the file ends after a whole stream */
+            /* xz's decoder reads concatenated streams itself: only bzip2's restarts */
+            if (src->codec == CODEC_XZ || src->zs.next_in[0] != 'B') {
+                *why = src->codec == CODEC_XZ ? "data after the end of the xz stream"
+                                              : "data after the end of the bzip2 stream (not "
+                                                "another bzip2 stream)";
+                return -1;
+            }
+#ifdef SPB_HAVE_BZIP2
+            BZ2_bzDecompressEnd(&src->bz);
+            if (BZ2_bzDecompressInit(&src->bz, 0, 0) != BZ_OK) {
+                *why = "out of memory decompressing the bzip2 stream";
+                return -1;
+            }
+#endif
+            src->member_end = 0;
+        }
+        int at_end = src->zs.avail_in == 0 && src->file_eof;
+        size_t before_in = src->zs.avail_in, before_made = made;
+        if (!unpack_step(src, dst, want, &made, at_end, why)) return -1;
+        /* the file read to its end, the stream unfinished and giving no more */
+        if (at_end && !src->member_end && src->zs.avail_in == before_in && made == before_made) {
+            *why = src->codec == CODEC_BZIP2 ? "the bzip2 stream ends early (truncated file)"
+                                             : "the xz stream ends early (truncated file)";
+            return -1;
+        }
+    }
+    return (ssize_t)made;
+}
+
+/* Moves up to `want` bytes of the file (decompressed) to dst. Returns the
+ * count, 0 at the end, -1 with *why set. */
 static ssize_t source_read(byte_source *src, char *dst, size_t want, const char **why)
 {
-    if (!src->gzip) {
+    if (src->codec == CODEC_BZIP2 || src->codec == CODEC_XZ)
+        return unpack_read(src, dst, want, why);
+    if (src->codec == CODEC_PLAIN) {
         if (src->zs.avail_in > 0) { /* the bytes looked at for the magic */
             size_t n = src->zs.avail_in < want ? src->zs.avail_in : want;
             memcpy(dst, src->zs.next_in, n);
@@ -182,9 +341,11 @@ static spb_status reader_open(line_reader *lr, const char *path, char *msg)
     lr->path = path;
     int fd = open_waiting(path, msg);
     if (fd < 0) return SPB_ERR_IO;
-    if (!source_open(&lr->src, fd)) {
+    const char *why = "";
+    if (!source_open(&lr->src, fd, &why)) {
         close(fd);
-        return spb_fail(msg, SPB_ERR_NOMEM, "%s: out of memory for the reader", path);
+        return spb_fail(msg, strncmp(why, "out of memory", 13) == 0 ? SPB_ERR_NOMEM : SPB_ERR_PARSE,
+                        "%s: %s", path, why);
     }
     lr->cap = READ_CHUNK;
     lr->buf = spb_malloc(lr->cap, 1);
@@ -426,7 +587,7 @@ static spb_status parse_size_line(line_reader *lr, mm_header *h, char *msg)
 static spb_status check_claims(const line_reader *lr, const mm_header *h, char *msg)
 {
     struct stat sb;
-    if (!lr->src.gzip && stat(lr->path, &sb) == 0 && S_ISREG(sb.st_mode)) {
+    if (lr->src.codec == CODEC_PLAIN && stat(lr->path, &sb) == 0 && S_ISREG(sb.st_mode)) {
         double consumed = lr->bytes - (double)(lr->len - lr->pos);
         double left = (double)sb.st_size - consumed;
         double least = (h->is_array ? 2.0 : 4.0) * (double)h->nnz;

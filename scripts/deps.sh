@@ -14,7 +14,7 @@ if [ "${1:-}" = "--check" ]; then
   check=1
   shift
 fi
-packages=(build-essential cmake zlib1g-dev python3 clang-format clang-tidy librsb-dev
+packages=(build-essential cmake zlib1g-dev libbz2-dev liblzma-dev python3 clang-format clang-tidy librsb-dev
           libgraphblas-dev gnuplot-nox fonts-liberation python3-jsonschema chromium slurm-wlm munge openmpi-bin
           libopenmpi-dev libpetsc-real-dev "$@")
 missing=()

@@ -5,8 +5,10 @@ each test fails on the code before its fix.
 
 usage: e2e_untrusted.py SPBENCH SOURCE_DIR
 """
+import bz2
 import fcntl
 import gzip
+import lzma
 import html.parser
 import http.server
 import json
@@ -341,6 +343,59 @@ def peak_rss(*args):
     return int(out[0]), int(out[1]) * 1024
 
 
+def test_compressed_matrices(tmp):
+    """.mtx.bz2 and .mtx.xz read as .mtx.gz does (the same product to the
+    bit; a folder finds them, their names without the ending; bzip2 in two
+    streams, as pbzip2 writes, read on); a truncated or corrupt stream, data
+    after the last stream, or a compression spbench does not read is
+    refused naming the file and what is wrong with it, never as a file
+    without a Matrix Market banner."""
+    text = gzip.open(CAGE4).read()
+    folder = os.path.join(tmp, "packed")
+    os.mkdir(folder)
+    half = len(text) // 2
+    written = {"cage4b.mtx.bz2": bz2.compress(text),
+               "cage4x.mtx.xz": lzma.compress(text),
+               "cage4s.mtx.bz2": bz2.compress(text[:half]) + bz2.compress(text[half:])}
+    for name, data in written.items():
+        with open(os.path.join(folder, name), "wb") as f:
+            f.write(data)
+    shutil.copy(CAGE4, os.path.join(folder, "cage4g.mtx.gz"))
+    csv_path = os.path.join(tmp, "packed.csv")
+    r = spbench("run", *FAST, "--kernels", "csr.serial", "--csv", csv_path, folder)
+    rows = read_rows(csv_path) if os.path.exists(csv_path) else []
+    check(r.returncode == 0 and sorted(x["matrix"] for x in rows) ==
+          ["cage4b", "cage4g", "cage4s", "cage4x"] and all(x["status"] == "ok" for x in rows),
+          "every compression read from a folder: %s %s" % ([(x["matrix"], x["status"])
+                                                            for x in rows], r.stderr[-300:]))
+    products = {}
+    for name in ("cage4g.mtx.gz", "cage4b.mtx.bz2", "cage4x.mtx.xz", "cage4s.mtx.bz2"):
+        out = os.path.join(tmp, name + ".y.mtx")
+        spbench("spmv", os.path.join(folder, name), "--kernel", "csr.serial", "-o", out)
+        products[name] = (b"".join(line for line in open(out, "rb") if not line.startswith(b"%"))
+                          if os.path.exists(out) else None)  # the comments name the file
+    check(len(set(products.values())) == 1 and None not in products.values(),
+          "the same product from each compression")
+    whole_bz2, whole_xz = bz2.compress(text), lzma.compress(text)
+    broken = {
+        "cut.mtx.bz2": (whole_bz2[:len(whole_bz2) // 2], "bzip2 stream ends early"),
+        "cut.mtx.xz": (whole_xz[:len(whole_xz) // 2], "xz stream ends early"),
+        "tail.mtx.bz2": (whole_bz2 + b"trailing bytes", "data after the end of the bzip2"),
+        "tail.mtx.xz": (whole_xz + b"trailing bytes", "xz"),
+        "bent.mtx.bz2": (whole_bz2[:40] + bytes(b ^ 0x5a for b in whole_bz2[40:80]) +
+                         whole_bz2[80:], "bzip2"),
+        "zstd.mtx": (bytes([0x28, 0xb5, 0x2f, 0xfd]) + b"\0" * 40, "zstd"),
+    }
+    for name, (data, said) in broken.items():
+        path = os.path.join(tmp, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        r = spbench("info", path)
+        check(r.returncode != 0 and path in r.stderr and said in r.stderr and
+              "banner" not in r.stderr and "Traceback" not in r.stderr,
+              "%s refused for what it is: %d %s" % (name, r.returncode, r.stderr[-300:]))
+
+
 def test_impossible_size_line(tmp):
     """Item 8: a 67-byte file announcing a 2^31-1 square matrix is an error
     under a memory cap, and an error row in a batch that goes on, never a
@@ -522,6 +577,7 @@ if __name__ == "__main__":
     run_tests([test_names_reach_gnuplot_and_html_as_text, test_temp_files_of_others,
                test_two_pid_namespaces, test_fetch_stays_in_its_cache,
                test_fetch_checks_the_whole_stream, test_fetch_output_and_deadline,
-               test_impossible_size_line, test_processes_child_ends_with_parent,
+               test_compressed_matrices, test_impossible_size_line,
+               test_processes_child_ends_with_parent,
                test_report_malformed_fields, test_cgroup_limit_seen],
               "spb_e2e_untrusted_", globals())

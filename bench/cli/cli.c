@@ -92,8 +92,8 @@ spb_source_list expand_or_exit(int count, char **items)
                 list.left_out, list.left_out == 1 ? "y" : "ies", list.left_out_example);
     if (list.count == 0) {
         fprintf(stderr,
-                "spbench: no matrix found in %s%s (a folder is searched for .mtx and "
-                ".mtx.gz files)\n",
+                "spbench: no matrix found in %s%s (a folder is searched for .mtx, .mtx.gz, "
+                ".mtx.bz2 and .mtx.xz files)\n",
                 items[0], count > 1 ? " and the other arguments" : "");
         exit(EXIT_USAGE);
     }

@@ -17,10 +17,19 @@ static int has_suffix(const char *s, const char *suffix)
     return ls >= lx && strcmp(s + ls - lx, suffix) == 0;
 }
 
-static int is_matrix_file_name(const char *name)
+/* The endings of a matrix file (the reader takes each compression by its
+ * first bytes; the name decides only what a folder holds). */
+static const char *const matrix_suffixes[] = {".mtx.gz", ".mtx.bz2", ".mtx.xz", ".mtx"};
+
+/* The length of name's matrix ending, or 0. */
+static size_t matrix_suffix_len(const char *name)
 {
-    return has_suffix(name, ".mtx") || has_suffix(name, ".mtx.gz");
+    for (size_t k = 0; k < sizeof matrix_suffixes / sizeof matrix_suffixes[0]; k++)
+        if (has_suffix(name, matrix_suffixes[k])) return strlen(matrix_suffixes[k]);
+    return 0;
 }
+
+static int is_matrix_file_name(const char *name) { return matrix_suffix_len(name) > 0; }
 
 static spb_status push(spb_source_list *list, const char *text, size_t len, char *msg)
 {
@@ -90,7 +99,7 @@ static spb_status expand_list_file(const char *path, spb_source_list *list, char
 }
 
 /* The item's name from its last `parts` path components, without
- * .mtx/.mtx.gz (a spec: itself); 1 when that is the whole item. */
+ * its matrix ending (a spec: itself); 1 when that is the whole item. */
 static int name_from_parts(const char *item, int parts, char *name, size_t size)
 {
     const char *start = item + strlen(item);
@@ -98,7 +107,7 @@ static int name_from_parts(const char *item, int parts, char *name, size_t size)
         if (start[-1] == '/' && ++found == parts) break;
     if (gen_is_spec(item)) start = item;
     size_t len = strlen(start);
-    len -= has_suffix(start, ".mtx.gz") ? 7 : has_suffix(start, ".mtx") ? 4 : 0;
+    len -= matrix_suffix_len(start);
     if (len >= size) len = size - 1;
     memcpy(name, start, len);
     name[len] = '\0';
@@ -391,11 +400,7 @@ void source_name(const char *item, char *name, size_t size)
         const char *slash = strrchr(item, '/');
         if (slash) base = slash + 1;
     }
-    size_t len = strlen(base);
-    if (has_suffix(base, ".mtx.gz"))
-        len -= 7;
-    else if (has_suffix(base, ".mtx"))
-        len -= 4;
+    size_t len = strlen(base) - matrix_suffix_len(base);
     if (len >= size) len = size - 1;
     memcpy(name, base, len);
     name[len] = '\0';
