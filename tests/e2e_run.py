@@ -335,6 +335,11 @@ def test_usage_errors(tmp):
     r = spbench("run", "--csv", os.path.join(MATRICES, "cage4.mtx.gz"))
     check(r.returncode == 2 and "--csv took" in r.stderr,
           "a matrix taken by --csv is said so: %s" % r.stderr)
+    r = spbench("run", "--csv", "--json", os.path.join(tmp, "x.json"),
+                os.path.join(MATRICES, "cage4.mtx.gz"), cwd=tmp)
+    check(r.returncode == 2 and "--csv needs a value, not the option --json" in r.stderr and
+          not os.path.exists(os.path.join(tmp, "--json")),
+          "an option where a value goes is refused, no file named after it: %s" % r.stderr)
     r = spbench("plot", "--help")
     check(all(c in r.stdout + r.stderr for c in ("strong_scaling", "weak_scaling", "comm_split")),
           "plot --help names every chart")

@@ -28,6 +28,14 @@ int option_value(int argc, char **argv, int *i, const char *name, const char **v
         fprintf(stderr, "spbench: %s needs a value\n", name);
         exit(EXIT_USAGE);
     }
+    const char *next = argv[*i + 1];
+    if (strncmp(next, "--", 2) == 0 && next[2] != '\0') { /* `--csv --json x.json` */
+        fprintf(stderr,
+                "spbench: %s needs a value, not the option %s (a value that starts with -- is "
+                "given as %s=VALUE)\n",
+                name, next, name);
+        exit(EXIT_USAGE);
+    }
     *value = argv[++*i];
     return 1;
 }
