@@ -495,7 +495,8 @@ def main():
             if failed:
                 print("spbench plot: %s" % failed, file=sys.stderr)
                 return 1
-            print("%s/%s.png, %s/%s.svg" % (outdir, chart.name, outdir, chart.name))
+            print("%s, %s" % (os.path.join(outdir, chart.name + ".png"),
+                              os.path.join(outdir, chart.name + ".svg")))
     return 0
 
 

@@ -370,7 +370,8 @@ def test_plot_collection_sized(tmp):
                     r["gflops"] = "%.6g" % (float(r["gflops"]) / f_)
                 out.writerow(r)
     charts = os.path.join(tmp, "big-charts")
-    r = spbench("plot", big, charts)
+    r = spbench("plot", big, charts + "/")  # a trailing slash: the paths printed have one /
+    check("//" not in r.stdout, "no doubled slash in the paths printed: %s" % r.stdout[-300:])
     check(r.returncode == 0 and re.search(r"not drawn: gflops \(it would be \d+ pixels wide",
                                           r.stdout),
           "the per-matrix bars are left out with the reason, plot exits 0: %d %s %s"
