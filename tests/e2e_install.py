@@ -95,6 +95,14 @@ def test_prefix(tmp):
     r = subprocess.run([binary, "--version"], capture_output=True, text=True)
     check(r.returncode == 0 and "helpers: %s/bin/../share/spbench/scripts" % moved in r.stdout,
           "the moved prefix's binary names its own helpers: %s" % r.stdout)
+    # the program's own data names no build path (debug information may)
+    if shutil.which("readelf"):
+        rodata = subprocess.run(["readelf", "-p", ".rodata", binary], capture_output=True,
+                                text=True, errors="replace").stdout
+        check(rodata and os.path.abspath(SOURCE) not in rodata,
+              "the installed binary's read-only data holds no source path")
+    else:
+        skip("no readelf: the installed binary's data read for a build path", "readelf")
 
     work = os.path.join(tmp, "study")
     os.mkdir(work)

@@ -298,28 +298,37 @@ static int cmd_list(int argc, char **argv)
 
 /* ---- spbench plot -------------------------------------------------------------- */
 
-#ifndef SPB_SOURCE_DIR
-#define SPB_SOURCE_DIR "."
-#endif
 #ifndef SPB_SHARE_FROM_BIN
 #define SPB_SHARE_FROM_BIN "../share/spbench"
 #endif
 
 /* Where the Python helpers of folder `sub` (scripts, plots) are: under the
  * installed prefix, found from this binary's own place
- * (BIN/SPB_SHARE_FROM_BIN/sub: a prefix can move), else in the source tree
- * spbench was built from (SPB_SOURCE_DIR/sub). */
+ * (BIN/SPB_SHARE_FROM_BIN/sub: a prefix can move), else, for the binary of
+ * a build folder, in the source tree that folder's spbench.source names (a
+ * file of the build, never installed: the binary itself does not know
+ * where it was built). */
 static void helper_dir(const char *sub, char *dir, size_t size)
 {
-    char exe[4096];
+    char exe[4096], source[4096] = "";
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     char *slash = n > 0 ? (exe[n] = '\0', strrchr(exe, '/')) : NULL;
     if (slash) {
         *slash = '\0';
         int len = snprintf(dir, size, "%s/%s/%s", exe, SPB_SHARE_FROM_BIN, sub);
         if (len > 0 && (size_t)len < size && access(dir, R_OK) == 0) return;
+        char note[4200];
+        snprintf(note, sizeof note, "%s/spbench.source", exe);
+        FILE *f = fopen(note, "r");
+        if (f) {
+            if (!fgets(source, sizeof source, f)) source[0] = '\0';
+            source[strcspn(source, "\n")] = '\0';
+            fclose(f);
+        }
     }
-    snprintf(dir, size, "%s/%s", SPB_SOURCE_DIR, sub);
+    /* neither: the name says where they were looked for */
+    int len = snprintf(dir, size, "%s/%s", source[0] ? source : slash ? exe : ".", sub);
+    if (len < 0 || (size_t)len >= size) snprintf(dir, size, "./%s", sub); /* a path past PATH_MAX */
 }
 
 /* Runs a Python helper (the CSV and JSON handling of plot, merge and
