@@ -772,6 +772,22 @@ def test_break_even(tmp):
         skip("no device row ran: the device half of the break-even counts", "gpu")
 
 
+def test_long_names(tmp):
+    """A matrix name of 200 characters (names run to 255): the summary's best
+    kernel per matrix matches its rows by the whole name (a copy cut at 127
+    characters never matched, and every row of the matrix got a line)."""
+    folder = os.path.join(tmp, "long")
+    os.mkdir(folder)
+    name = "m" * 200
+    shutil.copy(os.path.join(BUNDLED, "cage4.mtx.gz"), os.path.join(folder, name + ".mtx.gz"))
+    r = spbench("run", *FAST, "--energy-s", "0", "--bandwidth", "10", "--kernels",
+                "csr.serial,hll.serial.row", folder)
+    table = r.stdout.split("# best kernel per matrix", 1)[-1].split("\n\n")[0].splitlines()
+    lines = [x for x in table[2:] if x.startswith("m")]
+    check(r.returncode == 0 and len(lines) == 1,
+          "one best-kernel line for the long-named matrix: %s" % lines)
+
+
 def main():
     if not os.path.isdir(MATRICES):
         print("no matrices found at %s or %s" % (SHARED, BUNDLED))
@@ -779,7 +795,8 @@ def main():
     run_tests([test_list, test_kernel_reference, test_thread_lists, test_run_batch,
                test_spmv_independent, test_gen_and_info, test_messages, test_usage_errors,
                test_precision, test_help_and_labels, test_time_cap, test_kernel_typo,
-               test_dry_run, test_kernel_means, test_max_noise, test_energy_columns, test_break_even],
+               test_dry_run, test_kernel_means, test_max_noise, test_energy_columns, test_break_even,
+               test_long_names],
               "spb_e2e_", globals())
 
 

@@ -6,6 +6,8 @@
 
 #include "formats/mm.h"
 
+/* A matrix's name in rows and tables, its NUL included: the longest
+ * the list makes (and every copy of a name must hold). */
 #define SPB_NAME_LEN 256
 
 typedef struct {

@@ -7,11 +7,12 @@
 
 #include <stdio.h>
 
+#include "bench/inputs/sources.h"
 #include "bench/report/report.h"
 
 /* The fastest ok row of one matrix at one setting. */
 typedef struct {
-    char matrix[128];
+    char matrix[SPB_NAME_LEN]; /* whole: rows are matched to it by name */
     const char *kernel, *precision;
     int threads, ranks;
     int distributed; /* a distributed row: named kernel@ranks */
@@ -57,7 +58,7 @@ typedef struct {
     int means_count, means_cap;
     spb_device_row *device; /* the ok device rows at one rank */
     int device_count, device_cap;
-    char device_matrix[128]; /* the matrix of the last device row, and its number */
+    char device_matrix[SPB_NAME_LEN]; /* the matrix of the last device row, and its number */
     int device_matrices;
 } spb_summary;
 

@@ -84,7 +84,7 @@ typedef struct {
 
 /* A distributed row's time at one rank. */
 typedef struct {
-    char matrix[128], kernel[64], precision[8];
+    char matrix[SPB_NAME_LEN], kernel[64], precision[8]; /* whole: matched by name */
     int threads;
     double seconds;
 } spb_one_rank;
