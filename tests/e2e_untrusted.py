@@ -396,6 +396,42 @@ def test_compressed_matrices(tmp):
               "%s refused for what it is: %d %s" % (name, r.returncode, r.stderr[-300:]))
 
 
+def test_paths_past_the_limit(tmp):
+    """A list line longer than any path is refused naming the list and the
+    line (it was cut in two items, each tried as a path); a folder's file
+    whose path passes the system's limit is counted among those left out
+    with the reason (it was skipped without a word)."""
+    listed = os.path.join(tmp, "long.txt")
+    with open(listed, "w") as f:
+        f.write(CAGE4 + "\n/" + "x" * 5000 + "/a.mtx\n")
+    r = spbench("run", *FAST, "--kernels", "csr.serial", "@" + listed)
+    check(r.returncode == 2 and "%s:2: a line longer than 4095 characters" % listed in r.stderr and
+          len(r.stderr.splitlines()) == 1,
+          "the long line refused in one line naming it: %s" % r.stderr[-300:])
+    # a folder 3,840 to 4,080 characters deep (made one level at a time): a
+    # matrix in it of a 255-character name passes the 4,095 a path may
+    # hold, one of a short name does not
+    fd = os.open(tmp, os.O_RDONLY)
+    depth = 0
+    while len(tmp) + depth * 241 < 3840:
+        os.mkdir("d" * 240, dir_fd=fd)
+        inner = os.open("d" * 240, os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd, depth = inner, depth + 1
+    data = open(CAGE4, "rb").read()
+    for name in ("n" * 248 + ".mtx.gz", "short.mtx.gz"):
+        out = os.open(name, os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
+        os.write(out, data)
+        os.close(out)
+    os.close(fd)
+    deep = os.path.join(tmp, *(["d" * 240] * depth))
+    r = spbench("run", *FAST, "--kernels", "csr.serial", deep)
+    check(r.returncode == 0 and "1 entry named like matrices left out" in r.stderr and
+          "a path too long to open" in r.stderr,
+          "the file past the limit counted, the other run: %d %s" % (r.returncode,
+                                                                   r.stderr[-400:]))
+
+
 def test_impossible_size_line(tmp):
     """Item 8: a 67-byte file announcing a 2^31-1 square matrix is an error
     under a memory cap, and an error row in a batch that goes on, never a
@@ -577,7 +613,7 @@ if __name__ == "__main__":
     run_tests([test_names_reach_gnuplot_and_html_as_text, test_temp_files_of_others,
                test_two_pid_namespaces, test_fetch_stays_in_its_cache,
                test_fetch_checks_the_whole_stream, test_fetch_output_and_deadline,
-               test_compressed_matrices, test_impossible_size_line,
+               test_compressed_matrices, test_paths_past_the_limit, test_impossible_size_line,
                test_processes_child_ends_with_parent,
                test_report_malformed_fields, test_cgroup_limit_seen],
               "spb_e2e_untrusted_", globals())

@@ -57,16 +57,18 @@ static spb_status expand_directory(const char *dir, spb_source_list *list, char 
     struct dirent *e;
     while (st == SPB_OK && (e = readdir(d)) != NULL) {
         if (e->d_name[0] == '.' || !is_matrix_file_name(e->d_name)) continue;
-        char path[4096];
+        char path[SPB_PATH_LEN];
         int len = snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (len < 0 || (size_t)len >= sizeof path) continue;
+        int too_long = len < 0 || (size_t)len >= sizeof path;
         /* a FIFO or device named like a matrix would block or never end;
-         * a dangling or looping link cannot be read: counted, not read */
+         * a dangling or looping link cannot be read; a path past the
+         * system's length cannot be opened: counted, not read */
         struct stat sb;
-        if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        if (too_long || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
             if (list->left_out++ == 0)
                 snprintf(list->left_out_example, sizeof list->left_out_example, "%.200s (%s)", path,
-                         errno == ELOOP    ? "a link loop"
+                         too_long          ? "a path too long to open"
+                         : errno == ELOOP  ? "a link loop"
                          : errno == ENOENT ? "a dangling link"
                                            : "not a regular file");
             errno = 0;
@@ -84,10 +86,18 @@ static spb_status expand_list_file(const char *path, spb_source_list *list, char
 {
     FILE *f = fopen(path, "r");
     if (!f) return spb_fail(msg, SPB_ERR_IO, "%s: cannot open list: %s", path, strerror(errno));
-    char line[4096];
+    char line[SPB_PATH_LEN];
     spb_status st = SPB_OK;
+    long number = 0;
     while (st == SPB_OK && fgets(line, sizeof line, f)) {
+        number++;
         size_t len = strcspn(line, "\r\n");
+        if (line[len] == '\0' && len == sizeof line - 1 && !feof(f)) { /* cut by fgets */
+            st = spb_fail(msg, SPB_ERR_INVALID,
+                          "%s:%ld: a line longer than %d characters (no path is that long)", path,
+                          number, SPB_PATH_LEN - 1);
+            break;
+        }
         char *start = line;
         while (*start == ' ' || *start == '\t') start++, len--;
         while (len > 0 && (start[len - 1] == ' ' || start[len - 1] == '\t')) len--;
