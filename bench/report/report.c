@@ -164,6 +164,8 @@ static const column columns[] = {
 };
 
 #define COLUMN_COUNT ((int)(sizeof columns / sizeof columns[0]))
+_Static_assert(sizeof columns / sizeof columns[0] <= REPORT_MAX_COLUMNS,
+               "REPORT_MAX_COLUMNS (report.h) must hold every column: a reader splits by it");
 _Static_assert(sizeof(spb_index) == sizeof(int), "COL_INDEX members are read as int");
 
 /* Column c's member of r, read as its kind stores it. */
@@ -325,17 +327,18 @@ void result_from_csv(spb_result *r, char *const *fields, int count)
 
 const char *report_csv_columns(void)
 {
-    static char header[2048];
-    if (header[0]) return header;
-    spb_result r;
-    result_init(&r);
-    field fields[COLUMN_COUNT];
-    int count = row_fields(&r, fields);
+    /* made once at the table's length (a fixed buffer was overrun, its
+     * length counted past its end, once the names outgrew it) */
+    static char *header;
+    if (header) return header;
     size_t len = 0;
-    for (int k = 0; k < count; k++)
-        len += (size_t)snprintf(header + len, sizeof header - len, "%s%s", k ? "," : "",
-                                fields[k].name);
-    return header;
+    for (int k = 0; k < COLUMN_COUNT; k++) len += strlen(columns[k].name) + 1;
+    char *made = spb_malloc(len, 1);
+    if (!made) return ""; /* no header: the CSV and resume refuse the file, saying so */
+    size_t at = 0;
+    for (int k = 0; k < COLUMN_COUNT; k++)
+        at += (size_t)snprintf(made + at, len - at, "%s%s", k ? "," : "", columns[k].name);
+    return header = made;
 }
 
 static void csv_text(FILE *f, const char *s)

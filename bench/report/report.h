@@ -68,6 +68,10 @@ void result_init(spb_result *r);
  * backend: rows read back from a CSV have no kernel to ask. */
 int result_over_ranks(const spb_result *r);
 
+/* The most columns a results row has (report.c checks its table against
+ * it): the readers of results files split lines into this many fields. */
+#define REPORT_MAX_COLUMNS 96
+
 /* A row read back from a results CSV of this version (fields in column
  * order) into r; r's text fields point into fields. */
 void result_from_csv(spb_result *r, char *const *fields, int count);

@@ -11,7 +11,7 @@
 #include "bench/report/report.h"
 
 #define KEY_SEP     "\x1f" /* cannot occur in names or settings */
-#define MAX_COLUMNS 96
+#define MAX_COLUMNS REPORT_MAX_COLUMNS
 
 int csv_split(char *line, char **fields, int max)
 {
@@ -124,18 +124,25 @@ typedef struct {
     int last; /* the rightmost of them: a row must reach it */
 } key_columns;
 
-static void find_key_columns(key_columns *kc)
+/* 0 when the table's header cannot be had (out of memory). */
+static int find_key_columns(key_columns *kc)
 {
     static const char *const names[KEY_COLUMNS] = {"matrix",  "operation", "kernel",  "precision",
                                                    "threads", "ranks",     "settings"};
-    char header[2048], *columns[MAX_COLUMNS];
-    snprintf(header, sizeof header, "%s", report_csv_columns());
-    int count = csv_split(header, columns, MAX_COLUMNS);
+    char *header = spb_malloc(strlen(report_csv_columns()) + 1, 1), *columns[MAX_COLUMNS];
+    int count = 0;
+    if (header) { /* csv_split cuts its copy */
+        strcpy(header, report_csv_columns());
+        count = csv_split(header, columns, MAX_COLUMNS);
+    }
     kc->last = 0;
     for (int k = 0; k < KEY_COLUMNS; k++) {
         kc->col[k] = column_index(columns, count, names[k]);
         if (kc->col[k] > kc->last) kc->last = kc->col[k];
+        if (kc->col[k] < 0) count = 0;
     }
+    spb_free(header);
+    return count > 0;
 }
 
 /* One data line (line number `number`, len bytes) into the set. */
@@ -205,7 +212,8 @@ static spb_status read_rows(const char *path, FILE *f, spb_done_set *done, int *
     char *line = spb_malloc(cap, 1);
     spb_status st = line ? SPB_OK : spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
     key_columns kc;
-    find_key_columns(&kc);
+    if (st == SPB_OK && !find_key_columns(&kc))
+        st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the columns");
     for (long number = 1; st == SPB_OK && fgets(line, (int)cap, f); number++) {
         size_t len = strcspn(line, "\r\n");
         if (line[len] == '\0' && !feof(f)) {
