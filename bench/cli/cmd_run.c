@@ -13,12 +13,6 @@
 #include "bench/machine/placement.h"
 #include "plugins/loader.h"
 
-#include "spb_commit.h" /* SPB_GIT_COMMIT, written at build time */
-
-const char *spb_git_commit(void) { return SPB_GIT_COMMIT; }
-
-const char *spb_build(void) { return SPB_BUILD_TYPE " (" SPB_BUILD_C_FLAGS ")"; }
-
 /* More threads than OpenMP has processors time the contention, not the kernel. */
 static void warn_oversubscribed(const spb_run_opts *o)
 {
