@@ -231,16 +231,16 @@ def select(matrices, opts):
     return chosen[:opts["max"]] if opts["max"] is not None else chosen
 
 
-def listed(path, matrices):
-    """The matrices of a Group/Name list, each found in the index (one not
-    there is kept, without the index's figures)."""
-    by_key = {(m["group"], m["name"]): m for m in matrices}
-    chosen = []
+def read_list(path):
+    """The Group/Name entries of a list, read before anything is fetched (a
+    list that cannot be read is said as such, not as an unreachable
+    index)."""
     try:
         with open(path, encoding="utf-8") as f:
             lines = f.read().splitlines()
-    except OSError as e:
-        raise UsageError("cannot read the list %s: %s" % (path, e.strerror or e))
+    except (OSError, UnicodeDecodeError) as e:
+        raise UsageError("cannot read the list %s: %s" % (path, getattr(e, "strerror", None) or e))
+    entries = []
     for number, line in enumerate(lines, start=1):
         entry = line.split("#", 1)[0].strip()
         if not entry:
@@ -249,9 +249,17 @@ def listed(path, matrices):
         if not slash or not plain_name(group) or not plain_name(name):
             raise UsageError("%s:%d: %r is not Group/Name (each a plain file name)"
                              % (path, number, entry))
-        chosen.append(by_key.get((group, name), {"group": group, "name": name, "rows": None,
-                                                 "cols": None, "nnz": None, "kind": "?"}))
-    return chosen
+        entries.append((group, name))
+    return entries
+
+
+def listed(entries, matrices):
+    """The listed matrices, each found in the index (one not there is kept,
+    without the index's figures)."""
+    by_key = {(m["group"], m["name"]): m for m in matrices}
+    return [by_key.get((group, name), {"group": group, "name": name, "rows": None,
+                                       "cols": None, "nnz": None, "kind": "?"})
+            for group, name in entries]
 
 
 # ---- downloading -----------------------------------------------------------------------
@@ -563,8 +571,9 @@ def main(argv):
         return 0
     try:
         opts = parse(argv)
+        entries = read_list(opts["list"]) if opts["list"] else []
         matrices = load_index(opts["base"], opts["cache"], opts["refresh"], opts["deadline"])
-        chosen = listed(opts["list"], matrices) if opts["list"] else []
+        chosen = listed(entries, matrices)
         if opts["criteria"]:
             chosen += [m for m in select(matrices, opts) if m not in chosen]
     except UsageError as e:

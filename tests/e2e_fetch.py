@@ -225,6 +225,10 @@ def test_offline(tmp):
                 "--kind", "*graph*")
     check(r.returncode == 1 and "offline" in r.stderr and len(r.stderr.strip().splitlines()) == 1,
           "an unreachable collection is one line: %s" % r.stderr)
+    r = spbench("fetch", "--base", "http://127.0.0.1:9", "--cache", os.path.join(tmp, "off"),
+                "--list", os.path.join(tmp, "missing.txt"))
+    check(r.returncode == 2 and "cannot read the list" in r.stderr and "offline" not in r.stderr,
+          "a list that is not there is said first, offline or not: %s" % r.stderr)
 
 
 def test_full_disk(tmp, mirror):
