@@ -588,6 +588,11 @@ def test_usage(matrices):
     check(r.returncode == 0 and "no fp32 version" in r.stdout,
           "a kernel without an fp32 version (the MPI rows) is skipped with the reason: %s" %
           r.stdout[-500:])
+    no_mpirun = dict(ENV, PATH=os.path.join(os.path.dirname(SPBENCH), "no-such-folder"))
+    r = subprocess.run([SPBENCH, "run", "--ranks", "2", "--kernels", "mpi.rows", *FAST,
+                        matrices[2]], capture_output=True, text=True, env=no_mpirun, timeout=60)
+    check(r.returncode == 2 and "needs mpirun" in r.stderr and "--resume" not in r.stderr,
+          "no mpirun on PATH: a usage error, no --resume to give: %s" % r.stderr[-500:])
     r = run(["mpirun", "-np", "2", SPBENCH, "run", "--ranks", "4", *FAST, matrices[2]],
             timeout=60)
     check(r.returncode == 2 and "the launcher started 2" in r.stderr,

@@ -197,6 +197,22 @@ static int reported_status(void)
     return code;
 }
 
+/* Whether `name` is an executable file in a folder of PATH. */
+static int on_path(const char *name)
+{
+    const char *path = getenv("PATH");
+    while (path && *path) {
+        size_t len = strcspn(path, ":");
+        char file[4096];
+        if (snprintf(file, sizeof file, "%.*s/%s", (int)len, len ? path : ".", name) <
+                (int)sizeof file &&
+            access(file, X_OK) == 0)
+            return 1;
+        path += len + (path[len] == ':');
+    }
+    return 0;
+}
+
 /* --ranks outside MPI: this run again under mpirun with the most ranks
  * asked for (each rank count is the first P of them), unbound (spbench
  * gives each rank its share of the cores), oversubscribed when there are
@@ -213,6 +229,11 @@ int launch_ranks(int argc, char **argv, const spb_launch *job)
         return EXIT_USAGE;
     }
     self[len] = '\0';
+    if (!on_path("mpirun")) { /* said before anything starts: nothing to --resume */
+        fprintf(stderr, "spbench: --ranks needs mpirun (Open MPI), and none is on PATH "
+                        "(bash scripts/deps.sh installs it)\n");
+        return EXIT_USAGE;
+    }
     int most = job->ranks, k = 0, procs = omp_get_num_procs();
     int threads = job->threads;
     if (most * threads > procs)
