@@ -243,7 +243,7 @@ static int unpack_step(byte_source *src, char *dst, size_t want, size_t *made, i
         return 0;
     }
 #endif
-    (void)dst, (void)want, (void)made, (void)at_end;
+    (void)src, (void)dst, (void)want, (void)made, (void)at_end;
     *why = "no decoder for this compression";
     return 0;
 }
