@@ -125,6 +125,18 @@ int spb_grow(void **items, int *cap, int count, int first, size_t size)
     return 1;
 }
 
+spb_index spb_lower_bound(const spb_index *sorted, spb_index lo, spb_index hi, int64_t target)
+{
+    while (lo < hi) {
+        spb_index mid = lo + (hi - lo) / 2;
+        if (sorted[mid] < target)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 int spb_utf8_len(const char *s)
 {
     const unsigned char *u = (const unsigned char *)s;

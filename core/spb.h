@@ -100,6 +100,11 @@ void spb_free(void *ptr);
  * or 0 when out of memory (*items and *cap kept). */
 int spb_grow(void **items, int *cap, int count, int first, size_t size);
 
+/* The first index r in [lo, hi) with sorted[r] >= target, or hi when none
+ * (sorted ascending there): row pointers split by entries, a block's slot
+ * in its block row. */
+spb_index spb_lower_bound(const spb_index *sorted, spb_index lo, spb_index hi, int64_t target);
+
 /* Failure injection for tests: the allocation numbered `index` (0-based,
  * counted from this call) fails; a negative index turns injection off. */
 void spb_alloc_fail_at(long index);

@@ -3,20 +3,6 @@
 
 #include <string.h>
 
-/* First row r in [lo, hi] with row_ptr[r] >= target (hi when none). */
-static spb_index lower_bound_row(const spb_index *row_ptr, spb_index lo, spb_index hi,
-                                 int64_t target)
-{
-    while (lo < hi) {
-        spb_index mid = lo + (hi - lo) / 2;
-        if (row_ptr[mid] < target)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 spb_status partition_rows_by_nnz(const spb_csr *A, int parts, spb_row_partition *out, char *msg)
 {
     memset(out, 0, sizeof *out);
@@ -27,7 +13,7 @@ spb_status partition_rows_by_nnz(const spb_csr *A, int parts, spb_row_partition 
     int count = 0;
     for (int p = 1; p <= parts && A->m > 0; p++) {
         spb_index boundary =
-            p == parts ? A->m : lower_bound_row(A->row_ptr, 0, A->m, (int64_t)A->nnz * p / parts);
+            p == parts ? A->m : spb_lower_bound(A->row_ptr, 0, A->m, (int64_t)A->nnz * p / parts);
         if (boundary > out->first[count]) out->first[++count] = boundary;
     }
     out->parts = count;

@@ -101,20 +101,6 @@ static int compare_index(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Binary search of block column bc in block row br (present by construction). */
-static spb_index block_slot(const spb_bsr *B, spb_index br, spb_index bc)
-{
-    spb_index lo = B->row_ptr[br], hi = B->row_ptr[br + 1] - 1;
-    while (lo < hi) {
-        spb_index mid = lo + (hi - lo) / 2;
-        if (B->col_idx[mid] < bc)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 spb_status bsr_from_csr(const spb_csr *A, spb_index block, spb_bsr *B, char *msg)
 {
     memset(B, 0, sizeof *B);
@@ -153,7 +139,8 @@ spb_status bsr_from_csr(const spb_csr *A, spb_index block, spb_bsr *B, char *msg
     for (spb_index i = 0; i < A->m; i++) {
         spb_index br = i / block;
         for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
-            spb_index bc = A->col_idx[k] / block, slot = block_slot(B, br, bc);
+            spb_index bc = A->col_idx[k] / block,
+                      slot = spb_lower_bound(B->col_idx, B->row_ptr[br], B->row_ptr[br + 1], bc);
             B->val[(int64_t)slot * block * block + (i % block) * block + A->col_idx[k] % block] =
                 A->val[k];
         }

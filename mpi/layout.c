@@ -127,16 +127,8 @@ static spb_status make_maps(dist_state *s, const spb_csr *A, char *msg)
     spb_index *bounds = spb_calloc((size_t)s->size + 1, sizeof *bounds);
     if (!bounds) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for row bounds");
     for (int p = 0; A && layout == DIST_NNZ && p <= s->size; p++) { /* CPU partition rule */
-        spb_index lo = 0, hi = m;
-        int64_t target = (int64_t)A->nnz * p / s->size;
-        while (lo < hi) {
-            spb_index mid = lo + (hi - lo) / 2;
-            if (A->row_ptr[mid] < target)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        bounds[p] = p == s->size ? m : lo;
+        bounds[p] =
+            p == s->size ? m : spb_lower_bound(A->row_ptr, 0, m, (int64_t)A->nnz * p / s->size);
     }
     MPI_Bcast(bounds, s->size + 1, MPI_INT, 0, s->comm);
     spb_status st = map_blocks(&s->rows, s->size, m, layout == DIST_NNZ ? bounds : NULL, msg);
