@@ -10,6 +10,9 @@
 
 #include "core/kernel_trial.h"
 #include "gpu.h"
+extern "C" {
+#include "formats/bsr.h"
+}
 #include "spmv_state.cuh"
 
 /* The rule's thresholds (docs/auto-kernels.md: the measurements behind them). */
@@ -37,11 +40,18 @@
  * ordering takes prepare 0.2-0.3 s per million (gen:rmat:23:16: 51 s). */
 #define AUTO_SCATTERED   0.9
 #define AUTO_RCM_MAX_NNZ 8000000
+/* Blocks that fill: cuSPARSE's BSR is a candidate where its best block size
+ * moves at most this share of CSR's bytes (gen:fem:35:4, 4x4 blocks, 0.69:
+ * 1.10x cusparse.sell and 1.38x the best spbench row; gen:fem:40:3, 0.70,
+ * lost to SELL; a 2-D Laplacian moves 1.5x). */
+#define AUTO_BSR_BYTES 0.85
 
 /* What the rule reads. */
 struct matrix_shape {
     spb_csr_shape csr;
     double value_bytes, x_bytes, l2_bytes; /* a value of the run's precision, x, the L2 */
+    double bsr_share;                      /* BSR's bytes at its best block over CSR's */
+    int bsr_block;                         /* that block size (0: none) */
 };
 
 #define WHY_LEN (SPB_MSG_LEN / 2) /* the reason, behind the kernel's name in the message */
@@ -129,6 +139,21 @@ static void choose(const matrix_shape *f, spb_trial_names *list, char *why)
                  "; gathers scattered (%.2f sectors per entry): renumbered", f->csr.scatter);
         kernel_trial_name(list, pattern ? "csr.cuda.stream.rcm.pattern" : "csr.cuda.stream.rcm");
     }
+    /* skewed rows with values, a hub row or not: cuSPARSE's COO split
+     * (H200, docs/results/2026-12-05-gpu-large-h200.md: the fastest vendor
+     * row on gen:rmat:20:16:70, 1.07x cusparse.csr, on gen:rmat:21:8,
+     * cnr-2000 and citationCiteseer; the pattern rows beat it 1.3-1.6x) */
+    if (!pattern && cv >= SPB_SHAPE_SKEWED_CV) {
+        const size_t used_now = strlen(why);
+        snprintf(why + used_now, WHY_LEN - used_now, "; rows skewed (cv %.2f): COO's split", cv);
+        kernel_trial_name(list, "cusparse.coo");
+    }
+    if (!pattern && f->bsr_block && f->bsr_share <= AUTO_BSR_BYTES) {
+        const size_t used_now = strlen(why);
+        snprintf(why + used_now, WHY_LEN - used_now, "; %dx%d blocks move %.2f of CSR's bytes",
+                 f->bsr_block, f->bsr_block, f->bsr_share);
+        kernel_trial_name(list, "cusparse.bsr");
+    }
 }
 
 static spb_status auto_prepare(const spb_kernel *self, spb_format_set *formats,
@@ -140,6 +165,16 @@ static spb_status auto_prepare(const spb_kernel *self, spb_format_set *formats,
     shape.value_bytes = (double)spb_precision_bytes(config->precision);
     shape.x_bytes = shape.value_bytes * formats->csr->n;
     shape.l2_bytes = gpu_l2_bytes(config);
+    shape.bsr_block = 0;
+    shape.bsr_share = 0;
+    if (shape.csr.stats.nnz >= AUTO_LARGE_NNZ && !shape.csr.pattern) {
+        int64_t blocks = 0;
+        shape.bsr_block = bsr_best_block(formats->csr, config->precision, &blocks);
+        if (shape.bsr_block)
+            shape.bsr_share =
+                bsr_spmv_bytes(formats->csr, shape.bsr_block, blocks, config->precision) /
+                csr_spmv_bytes(formats->csr, config->precision);
+    }
     char why[WHY_LEN];
     spb_trial_names list = {{NULL}, 0};
     choose(&shape, &list, why);

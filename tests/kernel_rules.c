@@ -628,7 +628,15 @@ void check_auto_cuda_rule(spb_rng *rng)
     csr_free(&A);
     CHECK(gen_matrix("gen:hubs:300000:6:1:100000", &A, msg) == SPB_OK, "%s", msg);
     check_auto_choice("auto.cuda", "large with a hub row", &A, TEST_CACHE_BYTES,
-                      "cusparse.csr,csr.cuda.merge,csr.cuda.stream");
+                      "cusparse.csr,csr.cuda.merge,csr.cuda.stream,cusparse.coo");
+    for (spb_index k = 0; k < A.nnz; k++) A.val[k] = 1.0; /* no values: no COO */
+    check_auto_choice("auto.cuda", "large pattern with a hub row", &A, TEST_CACHE_BYTES,
+                      "cusparse.csr,csr.cuda.merge.pattern,csr.cuda.stream.pattern");
+    csr_free(&A);
+    CHECK(gen_matrix("gen:fem:22:3", &A, msg) == SPB_OK, "%s", msg); /* 3x3 blocks, 0.71 */
+    check_auto_choice("auto.cuda", "large, blocks that fill", &A, 0,
+                      "cusparse.csr,hll.cuda.col,cusparse.sell,csr.cuda.stream,csr.cuda.merge,"
+                      "cusparse.bsr");
     csr_free(&A);
 }
 
