@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # The main job: build (Release), measure every SpMV and SpGEMM kernel on the
 # bundled matrices (SpMV also on gen:lap3d:100, out of cache), then the
-# distributed rows at 1, 2, 4, ... MPI ranks (tables on stdout; rows of all
-# in results/bundled.csv, results/bundled.json, results/bundled-spgemm.json
-# and results/bundled-mpi.json), and draw the charts
-# into results/charts/. Extra arguments are passed to the SpMV run (e.g.
+# distributed rows at 1, 2, 4, ... MPI ranks (each stage's table on stdout;
+# every row in results/bundled.csv and results/bundled.json, which each stage
+# grows), and draw the charts into results/charts/. Extra arguments are passed to the SpMV run (e.g.
 # --kernels 'csr.*', or --threads 1,2 instead of the default 1 to max).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,17 +28,18 @@ status=0
 cap=(--max-kernel-ms 1000)
 ./build/spbench run --force --threads 1-max "${cap[@]}" --csv results/bundled.csv \
   --json results/bundled.json "$@" matrices/ gen:lap3d:100 || status=$?
-# SpGEMM rows join the same CSV (rows are keyed by operation)
+# SpGEMM rows join the same CSV (rows are keyed by operation) and the JSON,
+# which is written again with every row of the CSV
 ./build/spbench run --op spgemm --threads 1-max "${cap[@]}" --resume --csv results/bundled.csv \
-  --json results/bundled-spgemm.json matrices/ || status=$?
+  --json results/bundled.json matrices/ || status=$?
 # a strong-scaling study over MPI ranks (1, 2, 4, ... up to the cores), PETSc beside; its
 # rows join the CSV too (keyed by ranks) and get their own charts
 ranks=1
 for ((p = 2; p < $(nproc); p *= 2)); do ranks+=",$p"; done
 [ "$(nproc)" -gt 1 ] && ranks+=",$(nproc)"
 ./build/spbench run --ranks "$ranks" "${cap[@]}" --resume --csv results/bundled.csv \
-  --json results/bundled-mpi.json matrices/ gen:lap3d:100 || status=$?
+  --json results/bundled.json matrices/ gen:lap3d:100 || status=$?
 ./build/spbench plot results/bundled.csv results/charts
-echo "results: results/bundled.csv, results/bundled.json, results/bundled-spgemm.json," \
-  "results/bundled-mpi.json, charts in results/charts/"
+echo "results: results/bundled.csv and results/bundled.json (every row), charts in" \
+  "results/charts/; a page: ./build/spbench report results/bundled.json"
 exit $status

@@ -66,11 +66,20 @@ def first_seen(values):
     return list(dict.fromkeys(values))
 
 
-def roles_of(study, rows):
+def roles_of(study, rows, operation=None):
     """(the speedup baseline and the host library rows, the device library
-    rows) of the study, as its JSON header records them ("roles"), or for a
-    file of an older spbench as their names began."""
-    roles = study.get("roles") if isinstance(study.get("roles"), dict) else None
+    rows) of the study's rows of `operation` (rows of one operation), as its
+    JSON header records them ("roles_by_operation", or "roles" for the run's
+    operation), or for a file of an older spbench as their names began."""
+    by_operation = study.get("roles_by_operation")
+    run_operation = (study.get("settings") or {}).get("operation") or "spmv"
+    if operation and isinstance(by_operation, dict):
+        roles = by_operation.get(operation)
+    elif operation is None or operation == run_operation:
+        roles = study.get("roles")
+    else:  # an older file's rows of another operation than its run's
+        roles = None
+    roles = roles if isinstance(roles, dict) else None
     kernels = first_seen(r["kernel"] for r in rows)
     device = {r["kernel"] for r in rows if r.get("backend") == "cuda"}
     if roles:

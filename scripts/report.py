@@ -349,7 +349,9 @@ def header_section(study):
              ("CPU", "%s, %s cores, last-level cache %s bytes" % (
                  m.get("cpu_model"), m.get("cpu_cores"), m.get("cpu_llc_bytes"))),
              ("GPU", gpu.get("name") or gpu.get("reason") or "none"),
-             ("operation", "%s, %s" % (st.get("operation"), st.get("precision"))),
+             ("operation", "%s (precision %s)" % (
+                 ", ".join(operations_of(study.get("rows", [])))
+                 or st.get("operation"), st.get("precision"))),
              ("kernels", st.get("kernels")),
              ("timing", "%s warm-up calls, at least %s samples and %s s per row" % (
                  st.get("warmup"), st.get("min_samples"), st.get("min_time_s")))]
@@ -364,6 +366,11 @@ def totals_section(study):
     parts = ["<p>%d rows: %d ok, %s wrong, %d skipped, %s in error.</p>" % (
         t.get("rows", 0), ok, bad_count(t.get("wrong", 0)), t.get("skipped", 0),
         bad_count(t.get("error", 0)))]
+    operations = operations_of(study.get("rows", []))
+    if len(operations) > 1:
+        parts.append("<p>By operation: %s.</p>" % "; ".join(
+            "%s %s" % (esc(OPERATION_NAMES.get(op, op)), esc(status_counts(
+                [r for r in study["rows"] if operation_of(r) == op]))) for op in operations))
     if study.get("interrupted"):
         parts.append('<p class="warn">The study was interrupted: rows are missing.</p>')
     partial = study.get("partial")
@@ -383,11 +390,20 @@ def totals_section(study):
     return "".join(parts)
 
 
+def status_counts(rows):
+    """'N rows: a ok, b wrong, ...' of rows, noisy ones counted."""
+    n = {s: sum(1 for r in rows if r.get("status") == s) for s in ("ok", "wrong", "skipped",
+                                                                   "error")}
+    return "%d rows: %d ok (%d noisy), %d wrong, %d skipped, %d in error" % (
+        len(rows), n["ok"], sum(1 for r in rows if r.get("noisy") == 1), n["wrong"],
+        n["skipped"], n["error"])
+
+
 def bad_count(n):
     return '<span class="bad">%d</span>' % n if n else "0"
 
 
-def means_section(baselines, means):
+def means_section(baselines, means, table_id):
     head = "<tr>%s</tr>" % "".join(
         [heading("kernel", "kernel"), heading("cases", "matrices"),
          heading("gflops", "GFLOPS (geo. mean)")] + [heading(b, "vs " + b) for b in baselines] +
@@ -406,11 +422,11 @@ def means_section(baselines, means):
             cells.append("<td>%s</td>" % esc("; ".join("%s %.3gx (%d)" % bucket
                                                         for bucket in e["buckets"])))
         body.append("<tr>%s</tr>" % "".join(cells))
-    return ('<table class="sortable" id="means"><thead>%s</thead><tbody>%s</tbody></table>'
-            % (head, "".join(body)))
+    return ('<table class="sortable" id="%s"><thead>%s</thead><tbody>%s</tbody></table>'
+            % (table_id, head, "".join(body)))
 
 
-def matrix_section(lines, baselines):
+def matrix_section(lines, baselines, table_id):
     head = "<tr>%s</tr>" % "".join(
         [heading("matrix", "matrix"), heading("precision", "precision"), heading("rows", "rows"),
          heading("nnz", "entries"), heading("best", "best kernel"), heading("time_ms", "time (ms)"),
@@ -435,21 +451,66 @@ def matrix_section(lines, baselines):
                   "<td>%d</td>" % st["skipped"], "<td>%s</td>" % bad_count(st["error"]),
                   "<td>%d</td>" % l["noisy"], "<td>%d</td>" % l["capped"]]
         body.append("<tr>%s</tr>" % "".join(cells))
-    return ('<input class="filter" data-table="matrices" placeholder="filter: a matrix, a '
+    return ('<input class="filter" data-table="%s" placeholder="filter: a matrix, a '
             'kernel, ..."><div class="wide">'
-            '<table class="sortable" id="matrices"><thead>%s</thead><tbody>%s</tbody></table></div>'
-            % (head, "".join(body)))
+            '<table class="sortable" id="%s"><thead>%s</thead><tbody>%s</tbody></table></div>'
+            % (table_id, table_id, head, "".join(body)))
+
+
+def operation_of(r):
+    return r.get("operation") or "spmv"  # files from before the column hold SpMV rows
+
+
+OPERATION_NAMES = {"spmv": "SpMV", "spgemm": "SpGEMM"}
+
+
+def operations_of(rows):
+    """The operations of the rows, SpMV before SpGEMM, others after."""
+    seen = first_seen(operation_of(r) for r in rows)
+    order = list(OPERATION_NAMES)
+    return sorted(seen, key=lambda op: (order.index(op) if op in order else len(order),
+                                        seen.index(op)))
+
+
+def table_id(name, index):
+    return name if index == 1 else "%s-%d" % (name, index)
+
+
+def operation_sections(study):
+    """The kernels' means and the matrices' table of each operation the
+    study's rows hold, each weighed against its own operation's baselines
+    and vendor rows (a SpGEMM row is never a SpMV row's baseline)."""
+    rows = study.get("rows", [])
+    operations = operations_of(rows) or ["spmv"]
+    parts = []
+    for index, op in enumerate(operations, 1):
+        mine = [r for r in rows if operation_of(r) == op]
+        best = best_times(mine)  # each kernel's best time per case, for both tables
+        baselines, vendors = roles_of(study, mine, op)
+        vendor_which = add_vendor_best(best, vendors)
+        if vendor_which:
+            baselines.append(VENDOR_BEST)
+        means = kernel_means(mine, best, baselines)
+        lines = matrix_table(mine, baselines, best, vendor_which)
+        title = "%s: " % esc(OPERATION_NAMES.get(op, op)) if len(operations) > 1 else ""
+        parts.append("""<h2>%sKernels: geometric means over the matrices</h2>
+<p>Each kernel's best row per matrix and precision (over thread and rank counts);
+"vs B" is B's time over the kernel's (above 1: faster than B), with its 95%% interval
+over the matrices both ran (Student's t on the logarithms). The baselines are the
+study's own (its JSON's roles for this operation): the speedup baseline and the host
+library rows; and "vendor's best", per matrix the fastest device library row of the
+study (each cuSPARSE mode, CUSP), split by that row's time per product, since a light
+launch wins short products and says nothing of long ones (the count in brackets).</p>
+%s
+<h2>%sMatrices</h2>
+<p>Click a heading to sort; type to filter.</p>
+%s
+""" % (title, means_section(baselines, means, table_id("means", index)), title,
+            matrix_section(lines, baselines, table_id("matrices", index))))
+    return "".join(parts)
 
 
 def page(study, source, drawn, why_none):
-    rows = study.get("rows", [])
-    best = best_times(rows)  # each kernel's best time per case, for both tables
-    baselines, vendors = roles_of(study, rows)
-    vendor_which = add_vendor_best(best, vendors)
-    if vendor_which:
-        baselines.append(VENDOR_BEST)
-    means = kernel_means(rows, best, baselines)
-    lines = matrix_table(rows, baselines, best, vendor_which)
     figures = "".join('<figure class="chart"><img alt="%s" title="click: full size" '
                       'src="data:image/svg+xml;base64,%s"><figcaption>%s</figcaption></figure>'
                       % (esc(name), base64.b64encode(svg).decode("ascii"), esc(name))
@@ -462,27 +523,14 @@ def page(study, source, drawn, why_none):
 %s
 <h2>Rows and noise</h2>
 %s
-<h2>Kernels: geometric means over the matrices</h2>
-<p>Each kernel's best row per matrix and precision (over thread and rank counts);
-"vs B" is B's time over the kernel's (above 1: faster than B), with its 95%% interval
-over the matrices both ran (Student's t on the logarithms). The baselines are the
-study's own (its JSON's roles): the speedup baseline and the host library rows; and
-"vendor's best", per matrix the fastest device library row of the study (each
-cuSPARSE mode, CUSP), split by that row's time per product, since a light launch
-wins short products and says nothing of long ones (the count in brackets).</p>
-%s
-<h2>Matrices</h2>
-<p>Click a heading to sort; type to filter.</p>
-%s
-<h2>Charts</h2>
+%s<h2>Charts</h2>
 <p>Click a chart for its full size.</p>
 %s
 <p class="muted">Made by spbench report from %s.</p>
 <script>%s</script>
 </body></html>
 """ % (esc(os.path.basename(source)), STYLE, esc(os.path.basename(source)), header_section(study),
-       totals_section(study), means_section(baselines, means), matrix_section(lines, baselines),
-       figures or "<p>No charts: %s.</p>" % esc(why_none), esc(source), SCRIPT)
+       totals_section(study), operation_sections(study), figures or "<p>No charts: %s.</p>" % esc(why_none), esc(source), SCRIPT)
 
 
 def write_whole(path, text):

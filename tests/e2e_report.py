@@ -142,6 +142,48 @@ def test_figures(tmp, study):
     check(r.returncode == 1 and "JSON" in r.stderr, "a file that is not a study is refused")
 
 
+def test_operations_apart(tmp):
+    """A study file holding SpMV and SpGEMM rows (the main job's stages)
+    gets a section per operation, each weighed against its own baseline:
+    no SpMV kernel against spgemm.gustavson, no SpGEMM kernel against
+    csr.serial."""
+    two = [os.path.join(SOURCE, "matrices", n + ".mtx.gz") for n in ("cage4", "west0479")]
+    timing = ["--threads", "1", "--reps", "3", "--min-time", "0", "--energy-s", "0", "--quiet"]
+    spmv_json, both = os.path.join(tmp, "spmv.json"), os.path.join(tmp, "both.json")
+    csv_path = os.path.join(tmp, "both.csv")
+    r = spbench("run", "--kernels", "csr.serial,hll.serial.col", *timing, "--csv", csv_path,
+                "--json", spmv_json, *two)
+    check(r.returncode == 0, "the SpMV stage: %s" % r.stderr[-300:])
+    r = spbench("run", "--op", "spgemm", "--kernels", "spgemm.gustavson,spgemm.hash", *timing,
+                "--resume", "--csv", csv_path, "--json", both, *two)
+    check(r.returncode == 0, "the SpGEMM stage: %s" % r.stderr[-300:])
+    out = os.path.join(tmp, "both.html")
+    r = spbench("report", both, "-o", out, env=dict(os.environ, SPB_PLOT_SCRIPT="/nonexistent"))
+    check(r.returncode == 0, "report: %s" % r.stderr[-300:])
+    if r.returncode != 0:
+        return
+    page = parsed(out)
+    spmv, spgemm = page.tables.get("means"), page.tables.get("means-2")
+    check(spmv is not None and spgemm is not None, "a means table per operation: %s"
+          % sorted(k for k in page.tables if k))
+    if spmv is None or spgemm is None:
+        return
+    kernels = [sorted(row[0]["text"] for row in t["rows"]) for t in (spmv, spgemm)]
+    check(kernels == [["csr.serial", "hll.serial.col"], ["spgemm.gustavson", "spgemm.hash"]],
+          "each operation's kernels in its own table: %s" % kernels)
+    heads = [[c["key"] for c in t["head"][0]] for t in (spmv, spgemm)]
+    check("csr.serial" in heads[0] and "spgemm.gustavson" not in heads[0],
+          "SpMV weighed against csr.serial only: %s" % heads[0])
+    check("spgemm.gustavson" in heads[1] and "csr.serial" not in heads[1],
+          "SpGEMM weighed against spgemm.gustavson only: %s" % heads[1])
+    matrices = [page.tables.get(k) for k in ("matrices", "matrices-2")]
+    check(all(t is not None and len(t["rows"]) == 2 for t in matrices),
+          "a matrices table per operation, a line per matrix")
+    text = open(out, encoding="utf-8").read()
+    check("SpMV: Kernels" in text and "SpGEMM: Kernels" in text and "By operation: SpMV 4 rows"
+          in text, "the sections and the totals are named by operation")
+
+
 def test_browser(tmp, study):
     browser = shutil.which("chromium") or shutil.which("chromium-browser")
     if browser is None:
@@ -201,4 +243,5 @@ def test_collection_sized(tmp, study):
 
 
 if __name__ == "__main__":
-    run_tests([test_figures, test_browser, test_collection_sized], "spb_e2e_report_", globals())
+    run_tests([test_figures, test_browser, test_collection_sized, test_operations_apart],
+              "spb_e2e_report_", globals())

@@ -483,12 +483,45 @@ def test_stop_during_bandwidth(tmp):
           % (took, job.returncode))
 
 
+def test_stages_of_one_study(tmp):
+    """A study made in stages (SpMV, then SpGEMM resumed into the same CSV,
+    as the main job does): the second stage's table and summary speak of
+    its own rows only, in one line for the rest; its JSON holds every row
+    of the CSV, totalled; its exit status is its own rows'."""
+    csv_path, json_path = os.path.join(tmp, "st.csv"), os.path.join(tmp, "st.json")
+    r = spbench("run", *FAST, "--csv", csv_path, "--json", json_path, *TWO)
+    check(r.returncode == 0, "the SpMV stage: %s" % r.stderr)
+    rows = read_rows(csv_path)
+    rows[0]["status"], rows[0]["message"] = "wrong", "made wrong by the test"
+    with open(csv_path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    second = os.path.join(tmp, "st2.json")
+    spgemm = FAST[:1] + ["spgemm.gustavson,spgemm.hash"] + FAST[2:-1]  # its table shown
+    r = spbench("run", "--op", "spgemm", *spgemm, "--resume", "--csv", csv_path, "--json", second,
+                *TWO)
+    check(r.returncode == 0, "the SpGEMM stage's own rows are ok (exit %d): %s"
+          % (r.returncode, r.stderr[-300:]))
+    shown = [line for line in r.stdout.splitlines() if "csr.serial" in line or
+             "hll.serial.row" in line]
+    check(not shown, "the SpGEMM stage shows no SpMV row: %s" % shown[:3])
+    check("4 rows of %s this run did not select" % csv_path in r.stdout,
+          "one line counts the rows kept: %s" % r.stdout[-600:])
+    check("# 4 rows: 4 ok" in r.stdout, "the stage's totals are its own: %s" % r.stdout[-400:])
+    doc = json_doc(second)
+    ops = sorted(x.get("operation") for x in doc["rows"])
+    check(ops == ["spgemm"] * 4 + ["spmv"] * 4, "the JSON holds every row: %s" % ops)
+    check(doc["totals"]["rows"] == 8 and doc["totals"]["wrong"] == 1,
+          "the JSON's totals are its rows': %s" % doc["totals"])
+
+
 def main():
     run_tests([test_resume_keeps_samples, test_kill_leaves_no_cut_json, test_json_write_failure,
                test_merge_outputs, test_merge_json_checked, test_merge_signal,
                test_compare_outputs, test_gate, test_compare_malformed, test_compare_messages,
                test_compare_chart, test_fp32_underflow, test_impossible_speedup_not_plotted,
-               test_stop_during_bandwidth],
+               test_stop_during_bandwidth, test_stages_of_one_study],
               "spb_e2e_files_", globals())
 
 

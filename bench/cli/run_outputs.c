@@ -198,11 +198,6 @@ spb_status close_outputs(run_args *a, spb_status st, char *msg)
 spb_status json_begin(const run_args *a, int matrices, char *msg)
 {
     const spb_run_opts *o = &a->opts;
-    const char **libraries = spb_calloc((size_t)o->op->kernel_count + 1, sizeof *libraries);
-    if (!libraries) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
-    int library_count = 0;
-    for (int k = 0; k < o->op->kernel_count; k++)
-        if (o->op->kernels[k]->library) libraries[library_count++] = o->op->kernels[k]->name;
     spb_json_header h = {.version = SPB_VERSION,
                          .git_commit = spb_git_commit(),
                          .build = spb_build(),
@@ -211,9 +206,6 @@ spb_status json_begin(const run_args *a, int matrices, char *msg)
                          .precision = o->precision_count == 2 ? "both" : a->precision_names,
                          .shard = a->shard,
                          .shards = a->shards,
-                         .baseline = o->op->baseline->name,
-                         .libraries = libraries,
-                         .library_count = library_count,
                          .roofline = &a->roofline,
                          .gpu = a->have_gpu ? &a->gpu : NULL,
                          .gpu_reason = a->gpu_msg,
@@ -225,7 +217,24 @@ spb_status json_begin(const run_args *a, int matrices, char *msg)
                          .load = o->out.machine,
                          .energy = a->energy,
                          .energy_window_s = o->energy_window_s};
-    spb_status st = report_json_begin(o->out.json, o->out.json_path, &h, msg);
-    spb_free(libraries);
+    /* every operation's roles: rows of each may share the file (--resume) */
+    const char **libraries[SPB_JSON_OPERATIONS] = {NULL};
+    spb_status st = SPB_OK;
+    for (const spb_operation *op; st == SPB_OK && h.role_count < SPB_JSON_OPERATIONS &&
+                                  (op = operation_at(h.role_count)) != NULL;) {
+        const char **names = spb_calloc((size_t)op->kernel_count + 1, sizeof *names);
+        if (!names) {
+            st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
+            break;
+        }
+        spb_json_roles *roles = &h.roles[h.role_count];
+        libraries[h.role_count++] = names;
+        *roles = (spb_json_roles){
+            .operation = op->name, .baseline = op->baseline->name, .libraries = names};
+        for (int k = 0; k < op->kernel_count; k++)
+            if (op->kernels[k]->library) names[roles->library_count++] = op->kernels[k]->name;
+    }
+    if (st == SPB_OK) st = report_json_begin(o->out.json, o->out.json_path, &h, msg);
+    for (int r = 0; r < h.role_count; r++) spb_free(libraries[r]);
     return st;
 }

@@ -175,6 +175,19 @@ static void json_energy(FILE *j, const spb_json_header *h)
     fputs("}}", j);
 }
 
+/* {"baseline": ..., "libraries": [...]} */
+static void json_roles(FILE *j, const spb_json_roles *roles)
+{
+    fputs("{\"baseline\": ", j);
+    report_json_string(j, roles->baseline ? roles->baseline : "");
+    fputs(", \"libraries\": [", j);
+    for (int k = 0; k < roles->library_count; k++) {
+        if (k) fputs(", ", j);
+        report_json_string(j, roles->libraries[k]);
+    }
+    fputs("]}", j);
+}
+
 spb_status report_json_begin(FILE *j, const char *path, const spb_json_header *h, char *msg)
 {
     if (!j) return SPB_OK;
@@ -197,14 +210,17 @@ spb_status report_json_begin(FILE *j, const char *path, const spb_json_header *h
             h->tolerance, h->matrices);
     if (h->shards > 0) /* merge checks that every shard of the study is there */
         fprintf(j, ", \"shard\": \"%d/%d\"", h->shard, h->shards);
-    fprintf(j, "},\n  \"roles\": {\"baseline\": ");
-    report_json_string(j, h->baseline ? h->baseline : "");
-    fprintf(j, ", \"libraries\": [");
-    for (int k = 0; k < h->library_count; k++) {
-        if (k) fprintf(j, ", ");
-        report_json_string(j, h->libraries[k]);
+    fprintf(j, "},\n  \"roles\": ");
+    for (int r = 0; r < h->role_count; r++)
+        if (strcmp(h->roles[r].operation, h->operation) == 0) json_roles(j, &h->roles[r]);
+    fprintf(j, ",\n  \"roles_by_operation\": {");
+    for (int r = 0; r < h->role_count; r++) {
+        fprintf(j, "%s", r ? ", " : "");
+        report_json_string(j, h->roles[r].operation);
+        fputs(": ", j);
+        json_roles(j, &h->roles[r]);
     }
-    fprintf(j, "]},\n  \"columns\": ");
+    fprintf(j, "},\n  \"columns\": ");
     report_json_string(j, report_csv_columns());
     if (h->load) {
         fprintf(j,

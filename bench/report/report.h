@@ -90,6 +90,15 @@ const char *report_csv_columns(void); /* the header line, without newline */
 spb_status report_json_row(FILE *json, const char *path, const spb_result *r, int first, char *msg);
 void report_json_string(FILE *f, const char *s);
 
+/* An operation's roles: its speedup baseline and the library rows
+ * (spb_kernel.library) of this build's table. */
+typedef struct {
+    const char *operation, *baseline;
+    const char *const *libraries;
+    int library_count;
+} spb_json_roles;
+#define SPB_JSON_OPERATIONS 4 /* room for every operation's roles */
+
 /* What the JSON header records: the build, the machine with its measured
  * bandwidths, and the settings of the run. */
 typedef struct {
@@ -103,11 +112,10 @@ typedef struct {
     double tolerance;
     int matrices;
     int shard, shards; /* --shard I/N (0/0: the whole study) */
-    /* the roles of the operation's rows: the speedup baseline and the
-     * library rows (spb_kernel.library) of this build's table */
-    const char *baseline;
-    const char *const *libraries;
-    int library_count;
+    /* every operation's roles (a study's file may hold rows of each; the
+     * run's operation's are also the top-level "roles") */
+    spb_json_roles roles[SPB_JSON_OPERATIONS];
+    int role_count;
     const spb_machine_load *load;    /* before the study (NULL: not sampled) */
     const spb_energy_meters *energy; /* the counters the energy columns come from */
     double energy_window_s;          /* 0: no energy pass */

@@ -57,25 +57,28 @@ static int fold(spb_table_reporter *t, const spb_result *r)
     return 1;
 }
 
-static spb_status table_row(spb_reporter *self, const spb_result *r, int stored, char *msg)
+static spb_status table_row(spb_reporter *self, const spb_result *r, spb_row_origin origin,
+                            char *msg)
 {
-    (void)stored, (void)msg;
+    (void)msg;
     spb_table_reporter *t = (spb_table_reporter *)self;
+    if (origin == SPB_ORIGIN_KEPT) return SPB_OK; /* the run's table shows the run's rows */
     if (!fold(t, r)) report_table_row(t->out, r);
     return SPB_OK;
 }
 
-static spb_status csv_row(spb_reporter *self, const spb_result *r, int stored, char *msg)
+static spb_status csv_row(spb_reporter *self, const spb_result *r, spb_row_origin origin, char *msg)
 {
     spb_file_reporter *f = (spb_file_reporter *)self;
-    if (stored) return SPB_OK;
+    if (origin != SPB_ORIGIN_MEASURED) return SPB_OK;
     f->rows++;
     return report_csv_row(f->out, f->path, r, msg);
 }
 
-static spb_status json_row(spb_reporter *self, const spb_result *r, int stored, char *msg)
+static spb_status json_row(spb_reporter *self, const spb_result *r, spb_row_origin origin,
+                           char *msg)
 {
-    (void)stored;
+    (void)origin;
     spb_file_reporter *f = (spb_file_reporter *)self;
     return report_json_row(f->out, f->path, r, f->rows++ == 0, msg);
 }
@@ -107,15 +110,15 @@ void reporters_begin(spb_reporters *set, FILE *table, FILE *csv, const char *csv
     if (json) set->all[set->count++] = &set->json.base;
 }
 
-void reporters_row(spb_reporters *set, const spb_result *r, int stored, spb_status *status,
-                   char *msg)
+void reporters_row(spb_reporters *set, const spb_result *r, spb_row_origin origin,
+                   spb_status *status, char *msg)
 {
     for (int k = 0; k < set->count; k++) {
         spb_reporter *rep = set->all[k];
         if (rep == &set->table.base)
-            rep->row(rep, r, stored, msg); /* the console never fails the run */
+            rep->row(rep, r, origin, msg); /* the console never fails the run */
         else if (*status == SPB_OK)
-            *status = rep->row(rep, r, stored, msg);
+            *status = rep->row(rep, r, origin, msg);
     }
 }
 

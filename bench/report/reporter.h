@@ -11,11 +11,17 @@
 
 #include "bench/report/report.h"
 
+/* Where a row comes from: measured now; read back by --resume as one this
+ * run selected (the CSV holds it already); or read back and not selected
+ * (another operation, kernel or setting of the study): kept in the files,
+ * not shown. */
+typedef enum { SPB_ORIGIN_MEASURED, SPB_ORIGIN_RESUMED, SPB_ORIGIN_KEPT } spb_row_origin;
+
 typedef struct spb_reporter spb_reporter;
 struct spb_reporter {
-    /* A row; stored: read back by --resume (the CSV holds it already). A
-     * failure (a full disk) is the run's, with msg saying why. */
-    spb_status (*row)(spb_reporter *self, const spb_result *r, int stored, char *msg);
+    /* A row and where it comes from. A failure (a full disk) is the run's,
+     * with msg saying why. */
+    spb_status (*row)(spb_reporter *self, const spb_result *r, spb_row_origin origin, char *msg);
     /* The end of a matrix's rows, or of the run: whatever is held goes out
      * (NULL: holds nothing). */
     void (*flush)(spb_reporter *self);
@@ -43,7 +49,8 @@ typedef struct {
     char matrix[256];
 } spb_table_reporter;
 
-/* The CSV's rows (a stored row is not written again), and the JSON's. */
+/* The CSV's rows (a row read back is not written again), and the JSON's
+ * (every row). */
 typedef struct {
     spb_reporter base;
     FILE *out;
@@ -65,8 +72,8 @@ void reporters_begin(spb_reporters *set, FILE *table, FILE *csv, const char *csv
                      const char *json_path);
 /* A row to each reporter; after a failure (*status set) the files get no
  * more rows (the table still does). */
-void reporters_row(spb_reporters *set, const spb_result *r, int stored, spb_status *status,
-                   char *msg);
+void reporters_row(spb_reporters *set, const spb_result *r, spb_row_origin origin,
+                   spb_status *status, char *msg);
 void reporters_flush(spb_reporters *set);
 /* Whether a reporter holds rows that a flush would write. */
 int reporters_holding(const spb_reporters *set);

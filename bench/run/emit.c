@@ -20,28 +20,30 @@ void flush_folded(const spb_run_opts *opts, spb_run_totals *totals)
 /* A row into the table and the outputs, and into the tallies; a row read
  * back by --resume (stored) goes to the JSON but not again to the CSV. */
 static void emit_row(const spb_run_opts *opts, spb_run_totals *totals, const spb_result *r,
-                     int stored, spb_status *csv_status, char *msg)
+                     spb_row_origin origin, spb_status *csv_status, char *msg)
 {
-    progress_finish(opts->out.progress); /* the row replaces the live progress line */
+    if (origin != SPB_ORIGIN_KEPT)
+        progress_finish(opts->out.progress); /* the row replaces the live progress line */
     if (!totals->reporters.count)
         reporters_begin(&totals->reporters, opts->out.table, opts->out.csv, opts->out.csv_path,
                         opts->out.json, opts->out.json_path);
-    reporters_row(&totals->reporters, r, stored, csv_status, msg);
-    totals->counts.rows++;
-    totals->counts.resumed += stored;
-    totals->counts.noisy += r->status == SPB_ROW_OK && r->timing.noisy;
-    totals->counts.throttled += r->status == SPB_ROW_OK && r->energy.throttled == 1;
-    if (!stored && opts->out.machine) machine_load_sample(opts->out.machine);
-    totals->counts.ok += r->status == SPB_ROW_OK;
-    totals->counts.wrong += r->status == SPB_ROW_WRONG;
-    totals->counts.skipped += r->status == SPB_ROW_SKIPPED;
-    totals->counts.errors += r->status == SPB_ROW_ERROR;
+    reporters_row(&totals->reporters, r, origin, csv_status, msg);
+    spb_row_counts *n = origin == SPB_ORIGIN_KEPT ? &totals->kept : &totals->counts;
+    n->rows++;
+    n->resumed += origin != SPB_ORIGIN_MEASURED;
+    n->noisy += r->status == SPB_ROW_OK && r->timing.noisy;
+    n->throttled += r->status == SPB_ROW_OK && r->energy.throttled == 1;
+    if (origin == SPB_ORIGIN_MEASURED && opts->out.machine) machine_load_sample(opts->out.machine);
+    n->ok += r->status == SPB_ROW_OK;
+    n->wrong += r->status == SPB_ROW_WRONG;
+    n->skipped += r->status == SPB_ROW_SKIPPED;
+    n->errors += r->status == SPB_ROW_ERROR;
 }
 
 void emit(const spb_run_opts *opts, spb_run_totals *totals, const spb_result *r,
           spb_status *csv_status, char *msg)
 {
-    emit_row(opts, totals, r, 0, csv_status, msg);
+    emit_row(opts, totals, r, SPB_ORIGIN_MEASURED, csv_status, msg);
 }
 
 /* Keeps an ok row of the operation's baseline, or a vendor row faster than
@@ -84,7 +86,7 @@ void replay(const spb_run_opts *opts, spb_run_totals *totals, const spb_done_row
     spb_result r;
     result_from_csv(&r, row->fields, row->count);
     totals->replayed[row - opts->done->rows] = 1;
-    emit_row(opts, totals, &r, 1, csv_status, msg);
+    emit_row(opts, totals, &r, SPB_ORIGIN_RESUMED, csv_status, msg);
     const spb_kernel *kernel = operation_kernel(opts->op, r.kernel);
     summary_note(&totals->summary, &r, kernel && kernel_is_vendor(kernel));
     if (c) note_reference(c, opts, &r);
@@ -123,14 +125,19 @@ spb_status run_totals_begin(const spb_run_opts *opts, spb_run_totals *totals, ch
 spb_status run_replay_rest(const spb_run_opts *opts, spb_run_totals *totals, char *msg)
 {
     spb_status st = SPB_OK;
-    int kept = 0;
     for (int k = 0; opts->done && k < opts->done->count && st == SPB_OK; k++) {
         if (totals->replayed[k]) continue;
-        if (kept++ == 0 && opts->out.table)
-            fprintf(opts->out.table, "# rows of %s this run did not select, kept as they are:\n",
-                    opts->out.csv_path);
-        replay(opts, totals, &opts->done->rows[k], NULL, &st, msg);
+        spb_result r;
+        result_from_csv(&r, opts->done->rows[k].fields, opts->done->rows[k].count);
+        totals->replayed[k] = 1;
+        emit_row(opts, totals, &r, SPB_ORIGIN_KEPT, &st, msg);
     }
+    if (totals->kept.rows && opts->out.table)
+        fprintf(opts->out.table,
+                "# %d row%s of %s this run did not select (other operations, kernels or settings) "
+                "stay in it%s, as they were; this table and its summary are this run's\n",
+                totals->kept.rows, totals->kept.rows == 1 ? "" : "s", opts->out.csv_path,
+                opts->out.json_path ? " and join the JSON" : "");
     return st;
 }
 

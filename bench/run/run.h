@@ -100,8 +100,9 @@ typedef struct {
  * from opts->out at its first row), the summary, the one-rank times, and
  * what --resume replayed. */
 typedef struct {
-    spb_row_counts counts;
-    int conversions; /* formats built (each at most once per matrix and setting) */
+    spb_row_counts counts; /* the rows this run selected, measured or read back */
+    spb_row_counts kept;   /* rows of the CSV it did not select: in the JSON, not in the table */
+    int conversions;       /* formats built (each at most once per matrix and setting) */
     spb_reporters reporters;
     spb_summary summary;
     spb_one_rank_times one_rank;
