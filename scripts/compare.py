@@ -65,7 +65,7 @@ from statistics import NormalDist
 
 # a row's key and what a source_id says was read: merge's, so both pair rows alike
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from merge import (BUCKETS, KEY, MergeError, content_of, on_signal, roles_of,  # noqa: E402
+from merge import (BUCKETS, KEY, MergeError, content_of, header_values, on_signal, roles_of,  # noqa: E402
                    same_file, write_all)
 
 Z95 = 1.959963984540054
@@ -395,19 +395,13 @@ def time_of(row):
 def differences(base_doc, new_doc, base_rows, new_rows):
     """What differs between the two studies, in words."""
     said = []
-
-    def field(doc, *path):
-        for p in path:
-            doc = doc.get(p) if isinstance(doc, dict) else None
-        return doc
-
     for what, path in (("commit", ("spbench", "git_commit")), ("build", ("spbench", "build")),
                        ("compiler", ("spbench", "compiler")), ("CPU", ("machine", "cpu_model")),
                        ("GPU", ("machine", "gpu", "name")),
                        ("settings", ("settings", "row_key"))):
-        a, b = field(base_doc, *path), field(new_doc, *path)
-        if base_doc and new_doc and a != b:
-            said.append("%s: %s against %s" % (what, a, b))
+        a, b = header_values(base_doc, *path), header_values(new_doc, *path)
+        if base_doc and new_doc and a != b:  # a merged study's shards each say theirs
+            said.append("%s: %s against %s" % (what, " / ".join(a), " / ".join(b)))
     for what in ("host", "measured_under"):
         a = sorted({r.get(what, "") for r in base_rows})
         b = sorted({r.get(what, "") for r in new_rows})

@@ -93,6 +93,20 @@ def roles_of(study, rows, operation=None):
     return [b for b in first_seen(baselines) if b in kernels], vendors
 
 
+def header_values(study, *path):
+    """What the study's header says at path (e.g. "spbench", "git_commit"),
+    as distinct texts: a merged study's shards each have a header, and say
+    one thing where they agree."""
+    shards = study.get("shards")
+    headers = shards if study.get("merged") and isinstance(shards, list) else [study]
+    values = set()
+    for value in headers:
+        for part in path:
+            value = value.get(part) if isinstance(value, dict) else None
+        values.add(str(value))
+    return sorted(values)
+
+
 def key_of(row):
     return tuple(str(row.get(k, "")) for k in KEY)
 

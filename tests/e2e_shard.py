@@ -42,7 +42,8 @@ def merge(tmp, n, out="all"):
 
 def test_shards_merge(tmp):
     single = os.path.join(tmp, "single.csv")
-    spbench("run", *OPTIONS, "--csv", single, *MATRICES)
+    spbench("run", *OPTIONS, "--csv", single, "--json", os.path.join(tmp, "single.json"),
+            *MATRICES)
     codes = run_shards(tmp, 3)
     check(all(c == 0 for c in codes), "three shards run: %s" % codes)
     r = merge(tmp, 3)
@@ -55,6 +56,18 @@ def test_shards_merge(tmp):
     check(len(doc["rows"]) == len(merged) and len(doc["shards"]) == 3
           and all("machine" in s and "spbench" in s for s in doc["shards"]),
           "the merged JSON keeps every shard's header and all rows")
+    r = spbench("compare", os.path.join(tmp, "single.json"), os.path.join(tmp, "all.json"),
+                "--strict")
+    check(r.returncode == 0 and "studies differ" not in r.stdout + r.stderr,
+          "the merged study is the single run's to compare --strict (its shards agree): %d %s"
+          % (r.returncode, (r.stdout + r.stderr)[-400:]))
+    doc["shards"][1]["spbench"]["git_commit"] = "another"
+    mixed = os.path.join(tmp, "mixed.json")
+    with open(mixed, "w") as f:
+        json.dump(doc, f)
+    r = spbench("compare", os.path.join(tmp, "single.json"), mixed, "--strict")
+    check(r.returncode == 1 and "commit" in r.stderr and "another" in r.stderr,
+          "a shard of another commit is a difference: %d %s" % (r.returncode, r.stderr[-300:]))
     if shutil.which("gnuplot"):
         r = spbench("plot", os.path.join(tmp, "all.csv"), os.path.join(tmp, "charts"))
         check(r.returncode == 0, "plot draws the merged file: %s" % r.stderr[-300:])
