@@ -140,11 +140,13 @@ typedef struct {
 /* An SpGEMM kernel: the shared part, its product, and for device kernels the
  * median seconds of the product kernels alone (no setup, allocation or
  * conversion) over the products made so far (NULL where the whole product
- * is one step). */
+ * is one step), and the most device memory one product took beyond its
+ * operands (NAN until a product was made; NULL: not counted). */
 typedef struct {
     spb_kernel kernel;
     spb_spgemm_fn spgemm;
     double (*kernel_seconds)(const void *state);
+    double (*device_peak_bytes)(const void *state);
 } spb_spgemm_kernel;
 
 static inline const spb_spmv_kernel *spmv_kernel_of(const spb_kernel *kernel)

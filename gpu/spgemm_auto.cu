@@ -113,7 +113,8 @@ const spb_spgemm_kernel gpu_spgemm_auto_kernels[] = {
                 .fp32 = 1,
                 .trials = 1},
      .spgemm = gpu_spgemm_run,
-     .kernel_seconds = gpu_spgemm_kernel_seconds},
+     .kernel_seconds = gpu_spgemm_kernel_seconds,
+     .device_peak_bytes = gpu_spgemm_peak_bytes},
 };
 const int gpu_spgemm_auto_kernel_count =
     (int)(sizeof gpu_spgemm_auto_kernels / sizeof gpu_spgemm_auto_kernels[0]);

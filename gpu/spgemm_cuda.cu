@@ -242,6 +242,7 @@ spb_status gpu_spgemm_prepare(const spb_kernel *self, spb_format_set *formats,
     s->value_bytes = spb_precision_bytes(config->precision);
     s->block_size = block;
     s->tile = tile;
+    s->peak_bytes = NAN; /* until a product counts it */
     /* Freed memory stays in the pool between products instead of going back
      * to the driver at every synchronisation. */
     cudaMemPool_t pool;
@@ -279,11 +280,43 @@ static void whole_product(gpu_spgemm_state *s)
     gpu_cuda_failed(&s->core, cudaGetLastError(), "kernel launch");
 }
 
+/* One whole product, and the most pool memory it held beyond what was
+ * held before it (the operands are not in the pool) into s->peak_bytes. */
+static void counted_product(gpu_spgemm_state *s)
+{
+    cudaMemPool_t pool;
+    uint64_t held = 0, high = 0, reset = 0; /* the runtime reads them as 64-bit */
+    if (s->variant->outside_pool) {
+        whole_product(s);
+        return;
+    }
+    spgemm_free_c(s);
+    GPU_TRY(&s->core, cudaDeviceSynchronize(), "kernel execution");
+    GPU_TRY(&s->core, cudaDeviceGetDefaultMemPool(&pool, 0), "cudaDeviceGetDefaultMemPool");
+    GPU_TRY(&s->core, cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &held),
+            "cudaMemPoolGetAttribute");
+    GPU_TRY(&s->core, cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &reset),
+            "cudaMemPoolSetAttribute");
+    whole_product(s);
+    GPU_TRY(&s->core, cudaDeviceSynchronize(), "kernel execution");
+    GPU_TRY(&s->core, cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &high),
+            "cudaMemPoolGetAttribute");
+    if (high >= held && !(s->peak_bytes >= (double)(high - held)))
+        s->peak_bytes = (double)(high - held);
+fail:
+    return;
+}
+
+double gpu_spgemm_peak_bytes(const void *state)
+{
+    return ((const gpu_spgemm_state *)state)->peak_bytes;
+}
+
 spb_status gpu_spgemm_run(const void *state, spb_csr *C, char *msg)
 {
     gpu_spgemm_state *s = (gpu_spgemm_state *)state;
     memset(C, 0, sizeof *C);
-    whole_product(s);
+    counted_product(s);
     GPU_TRY(&s->core, cudaDeviceSynchronize(), "kernel execution");
     if (s->core.error != SPB_OK) goto fail;
     if (csr_alloc(C, s->C.m, s->C.n, s->C.nnz, msg) != SPB_OK) return SPB_ERR_NOMEM;

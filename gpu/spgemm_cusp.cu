@@ -98,7 +98,7 @@ static spb_status cusp_setup(gpu_spgemm_state *s, char *msg)
 
 #endif
 
-static const gpu_spgemm_variant cusp_spgemm_v = {0, 0, cusp_product, 0, cusp_setup};
+static const gpu_spgemm_variant cusp_spgemm_v = {0, 0, cusp_product, 0, cusp_setup, 1};
 
 const spb_spgemm_kernel gpu_spgemm_cusp_kernels[] = {
     /* timed alone: where CUSP fails it keeps the device memory it took */

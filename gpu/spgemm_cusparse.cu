@@ -1,11 +1,13 @@
-/* spgemm_cusparse.cu — cuSPARSE's cusparseSpGEMM as the reference row:
- * work estimation, compute and copy, each with the buffer it asks for,
- * C's arrays allocated once its size is known. The algorithm is chosen in
- * prepare, by one product outside the clock: the default, or ALG3 (which
- * works in chunks of the products and needs less memory) when a buffer of
- * the default does not fit; only that one is timed, and the row's message
- * names it. The whole product counts the buffers, as it counts the other
- * rows' allocations. */
+/* spgemm_cusparse.cu — cuSPARSE's cusparseSpGEMM as rows: work
+ * estimation, compute and copy, each with the buffer it asks for, C's
+ * arrays allocated once its size is known. `cusparse.spgemm` chooses its
+ * algorithm in prepare, by one product outside the clock: the default
+ * (ALG1), or ALG3 (which works in chunks of the products and needs less
+ * memory) when a buffer of the default does not fit; only that one is
+ * timed, and the row's message names it. `cusparse.spgemm.alg2` and
+ * `.alg3` run their algorithm alone (skipped, saying so, where it does not
+ * fit), so the fastest vendor row is the fastest of them. The whole
+ * product counts the buffers, as it counts the other rows' allocations. */
 #include "spgemm_state.cuh"
 
 #define CHUNK_FRACTION 0.2f /* ALG3: share of the products handled at once */
@@ -50,22 +52,24 @@ struct cusparse_call {
     void *buffer1, *buffer2, *buffer3;
 };
 
-/* ALG3's second buffer size, from a third buffer used only to estimate it. */
-static int alg3_estimate(gpu_spgemm_state *s, cusparse_call *c, size_t *size2)
+/* ALG2's and ALG3's second buffer size, from a third buffer used only to
+ * estimate it (the chunk share is ALG3's alone). */
+static int estimate_memory(gpu_spgemm_state *s, cusparseSpGEMMAlg_t alg, cusparse_call *c,
+                           size_t *size2)
 {
     const void *one = scalar(s, 1), *zero = scalar(s, 0);
     const cusparseOperation_t op = CUSPARSE_OPERATION_NON_TRANSPOSE;
     size_t size3 = 0;
     GPU_SPARSE_TRY(&s->core,
                    cusparseSpGEMM_estimateMemory(s->handle, op, op, one, s->mat_a, s->mat_b, zero,
-                                                 c->mat_c, value_type(s), CUSPARSE_SPGEMM_ALG3,
-                                                 c->spgemm, CHUNK_FRACTION, &size3, NULL, NULL),
+                                                 c->mat_c, value_type(s), alg, c->spgemm,
+                                                 CHUNK_FRACTION, &size3, NULL, NULL),
                    "cusparseSpGEMM_estimateMemory");
     if (spgemm_alloc(s, &c->buffer3, size3)) return 1;
     GPU_SPARSE_TRY(&s->core,
-                   cusparseSpGEMM_estimateMemory(
-                       s->handle, op, op, one, s->mat_a, s->mat_b, zero, c->mat_c, value_type(s),
-                       CUSPARSE_SPGEMM_ALG3, c->spgemm, CHUNK_FRACTION, &size3, c->buffer3, size2),
+                   cusparseSpGEMM_estimateMemory(s->handle, op, op, one, s->mat_a, s->mat_b, zero,
+                                                 c->mat_c, value_type(s), alg, c->spgemm,
+                                                 CHUNK_FRACTION, &size3, c->buffer3, size2),
                    "cusparseSpGEMM_estimateMemory");
     spgemm_free(c->buffer3);
     c->buffer3 = NULL;
@@ -98,8 +102,8 @@ static int cusparse_attempt(gpu_spgemm_state *s, cusparseSpGEMMAlg_t alg, cuspar
                                                  c->mat_c, value_type(s), alg, c->spgemm, &size1,
                                                  c->buffer1),
                    "cusparseSpGEMM_workEstimation");
-    if (alg == CUSPARSE_SPGEMM_ALG3) {
-        if (alg3_estimate(s, c, &size2)) return 1;
+    if (alg == CUSPARSE_SPGEMM_ALG2 || alg == CUSPARSE_SPGEMM_ALG3) {
+        if (estimate_memory(s, alg, c, &size2)) return 1;
     } else {
         GPU_SPARSE_TRY(&s->core,
                        cusparseSpGEMM_compute(s->handle, op, op, one, s->mat_a, s->mat_b, zero,
@@ -140,17 +144,28 @@ static void release_call(cusparse_call *c)
     *c = cusparse_call{};
 }
 
-/* One product with the default algorithm, outside the clock: where one of
- * its buffers does not fit, ALG3 is the row's algorithm (a failed attempt
- * inside every timed product once counted against cuSPARSE). */
+/* One product with the row's algorithm, outside the clock. The default's
+ * row: where one of its buffers does not fit, ALG3 is the row's algorithm
+ * (a failed attempt inside every timed product once counted against
+ * cuSPARSE). A row of one algorithm: where it does not fit, the row is
+ * skipped saying so. */
 static spb_status choose_algorithm(gpu_spgemm_state *s, char *msg)
 {
+    const cusparseSpGEMMAlg_t alg =
+        s->variant->mode ? (cusparseSpGEMMAlg_t)s->variant->mode : CUSPARSE_SPGEMM_DEFAULT;
     cusparse_call c = {};
-    int failed = cusparse_attempt(s, CUSPARSE_SPGEMM_DEFAULT, &c);
+    int failed = cusparse_attempt(s, alg, &c);
     release_call(&c);
     spgemm_free_c(s);
     s->kernel_count = 0; /* the trial's kernels are no product's */
-    s->spgemm_alg = CUSPARSE_SPGEMM_DEFAULT;
+    s->spgemm_alg = alg;
+    if (failed && s->variant->mode) {
+        if (s->core.error != SPB_ERR_NOMEM) return gpu_state_fail(&s->core, msg);
+        s->core.error = SPB_OK;
+        return spb_fail(msg, SPB_ERR_DECLINED, /* a skip: the matrix is too large for it */
+                        "cusparseSpGEMM ALG%d: a buffer does not fit in device memory",
+                        alg == CUSPARSE_SPGEMM_ALG2 ? 2 : 3);
+    }
     if (failed && s->core.error != SPB_ERR_NOMEM) return gpu_state_fail(&s->core, msg);
     if (failed) {
         s->core.error = SPB_OK;
@@ -171,13 +186,27 @@ static void cusparse_product(gpu_spgemm_state *s)
 }
 
 static const gpu_spgemm_variant cusparse_spgemm = {0, 0, cusparse_product, 0, cusparse_setup};
+static const gpu_spgemm_variant cusparse_spgemm_alg2 = {0, 0, cusparse_product,
+                                                        CUSPARSE_SPGEMM_ALG2, cusparse_setup};
+static const gpu_spgemm_variant cusparse_spgemm_alg3 = {0, 0, cusparse_product,
+                                                        CUSPARSE_SPGEMM_ALG3, cusparse_setup};
 
 const spb_spgemm_kernel gpu_spgemm_cusparse_kernels[] = {
     GPU_SPGEMM_KERNEL_FULL("cusparse.spgemm",
-                           "cuSPARSE cusparseSpGEMM (default algorithm; ALG3 when a buffer does "
-                           "not fit, chosen in prepare): work estimation, compute, copy, buffers "
-                           "included",
+                           "cuSPARSE cusparseSpGEMM (default algorithm, ALG1; ALG3 when a buffer "
+                           "does not fit, chosen in prepare): work estimation, compute, copy, "
+                           "buffers included",
                            &cusparse_spgemm, gpu_kernel_supports, 0, 1, 1),
+    GPU_SPGEMM_KERNEL_FULL("cusparse.spgemm.alg2",
+                           "cuSPARSE cusparseSpGEMM ALG2 (memory estimated first; skipped where "
+                           "it does not fit): work estimation, memory estimate, compute, copy, "
+                           "buffers included",
+                           &cusparse_spgemm_alg2, gpu_kernel_supports, 0, 1, 1),
+    GPU_SPGEMM_KERNEL_FULL("cusparse.spgemm.alg3",
+                           "cuSPARSE cusparseSpGEMM ALG3 (the products in chunks of a fifth; "
+                           "skipped where it does not fit): work estimation, memory estimate, "
+                           "compute, copy, buffers included",
+                           &cusparse_spgemm_alg3, gpu_kernel_supports, 0, 1, 1),
 };
 
 const int gpu_spgemm_cusparse_kernel_count =

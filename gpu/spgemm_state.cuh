@@ -31,6 +31,7 @@ struct gpu_spgemm_variant {
     int mode; /* the family's own selector (tiled kernels: which one) */
     /* After upload: library handles and descriptors (NULL: none). */
     spb_status (*setup)(gpu_spgemm_state *s, char *msg);
+    int outside_pool; /* allocates outside the stream-ordered pool (CUSP): memory not counted */
 };
 
 struct gpu_spgemm_state {
@@ -47,6 +48,7 @@ struct gpu_spgemm_state {
     cusparseHandle_t handle; /* cusparse.spgemm */
     cusparseSpMatDescr_t mat_a, mat_b;
     cusparseSpGEMMAlg_t spgemm_alg; /* chosen in prepare: the one algorithm timed */
+    double peak_bytes; /* the most pool memory a validated product held (NAN: none yet) */
 };
 
 /* Stream-ordered device allocation (the pool keeps freed memory, so the
@@ -153,6 +155,7 @@ void gpu_spgemm_release(void *state);
 double gpu_spgemm_time_calls(void *state, int calls);
 spb_status gpu_spgemm_check(const void *state, char *msg);
 double gpu_spgemm_kernel_seconds(const void *state);
+double gpu_spgemm_peak_bytes(const void *state);
 
 #define GPU_SPGEMM_KERNEL(row_name, row_description, row_variant)                                  \
     GPU_SPGEMM_KERNEL_IF(row_name, row_description, row_variant, gpu_kernel_supports)
@@ -177,7 +180,8 @@ double gpu_spgemm_kernel_seconds(const void *state);
                    .fp32 = (single),                                                               \
                    .timed_alone = (alone),                                                         \
                    .library = (lib)},                                                              \
-        .spgemm = gpu_spgemm_run, .kernel_seconds = gpu_spgemm_kernel_seconds                      \
+        .spgemm = gpu_spgemm_run, .kernel_seconds = gpu_spgemm_kernel_seconds,                     \
+        .device_peak_bytes = gpu_spgemm_peak_bytes                                                 \
     }
 
 #endif

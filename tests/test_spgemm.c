@@ -116,6 +116,22 @@ static int want_cuda; /* which half of the table this run checks */
 static const int cuda_shapes[][2] = {{0, 0}, {32, 32}, {256, 4096}};
 #define CUDA_SHAPES ((int)(sizeof cuda_shapes / sizeof cuda_shapes[0]))
 
+static int peaks_counted; /* device rows whose product's memory was counted */
+
+/* A device product's memory: at least C's arrays on the device (it holds
+ * them), NAN only for a row that allocates outside the counted pool. */
+static void check_peak_bytes(const char *label, const spb_kernel *kernel, const void *state,
+                             const spb_csr *C, spb_precision precision)
+{
+    double peak = spgemm_kernel_of(kernel)->device_peak_bytes(state);
+    double c_bytes = sizeof(int) * ((double)C->m + 1) +
+                     ((double)sizeof(int) + spb_precision_bytes(precision)) * (double)C->nnz;
+    CHECK(isnan(peak) || peak >= c_bytes,
+          "%s, %s: a product's device memory %.0f bytes, below C's %.0f", label, kernel->name, peak,
+          c_bytes);
+    peaks_counted += !isnan(peak);
+}
+
 /* Every kernel of this run's half that can run here, in fp64 and (where it
  * has one) fp32: OpenMP ones at 1-4 threads, device ones at each launch
  * shape. */
@@ -153,6 +169,8 @@ static void check_all(const char *label, const spb_csr *A, const spb_csr *B)
                 CHECK(st == SPB_OK, "%s, %s: %s", label, kernel->name, msg);
                 if (st == SPB_OK)
                     check_against_dense(label, kernel->name, threads, precision, A, B, &C);
+                if (st == SPB_OK && spgemm_kernel_of(kernel)->device_peak_bytes)
+                    check_peak_bytes(label, kernel, plan.state, &C, precision);
                 csr_free(&C);
             }
             if (kernel->time_calls) /* timed products leave the state usable */
@@ -649,6 +667,7 @@ int main(int argc, char **argv)
     if (!want_cuda) check_fp32_range();
     check_spgemm_shape(&rng);
     if (want_cuda && kernels_run > 0) {
+        CHECK(peaks_counted > 0, "no device product's memory was counted");
         check_auto_rule();
         check_many_rows(&rng);
     }

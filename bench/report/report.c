@@ -32,7 +32,7 @@ void result_init(spb_result *r)
     r->matrix = r->operation = r->kernel = r->format = r->backend = r->precision = "";
     r->message = r->settings = r->host = r->source_id = r->measured_under = "";
     r->stored_entries = r->prepare_ms = r->tune_ms = r->gflops = r->gbytes_per_s = NAN;
-    r->products = r->nnz_c = r->kernel_ms = r->break_even_products = NAN;
+    r->products = r->nnz_c = r->kernel_ms = r->break_even_products = r->device_peak_bytes = NAN;
     r->roofline_frac = r->speedup = r->efficiency = r->bandwidth_gbs = r->tolerance = NAN;
     r->timing.median = r->timing.min = r->timing.max = NAN;
     r->error.abs_l2 = r->error.rel_l2 = r->error.max_abs = NAN;
@@ -159,6 +159,7 @@ static const column columns[] = {
     COL("throttle_reasons", COL_CHARS, energy.reasons, 0),
     COL("break_even_products", COL_REAL, break_even_products, COUNT_DIGITS),
     COL("energy_err", COL_REAL, energy.err, 2),
+    COL("device_peak_bytes", COL_REAL, device_peak_bytes, COUNT_DIGITS),
     /* in the CSV too, so a row read back by --resume or merged keeps them */
     COL("samples_ms", COL_SAMPLES, timing.kept, 6),
 };

@@ -47,7 +47,8 @@ typedef struct {
      * prepare has paid for itself (0: it costs no more); NAN: not faster,
      * or no vendor row */
     double break_even_products;
-    double kernel_ms; /* device SpGEMM: the product kernels alone, median */
+    double device_peak_bytes; /* SpGEMM device rows: one product's memory beyond its operands */
+    double kernel_ms;         /* device SpGEMM: the product kernels alone, median */
     double gflops, gbytes_per_s, roofline_frac, speedup, efficiency, bandwidth_gbs;
     spb_validation error;
     double tolerance;

@@ -260,10 +260,11 @@ static spb_status spgemm_host_calls(const spb_kernel *kernel, void *state, spb_c
     return st;
 }
 
-static double spgemm_kernel_seconds(const spb_kernel *kernel, const void *state)
+static void spgemm_state_figures(const spb_kernel *kernel, const void *state, spb_result *r)
 {
     const spb_spgemm_kernel *row = spgemm_kernel_of(kernel);
-    return row->kernel_seconds ? row->kernel_seconds(state) : NAN;
+    if (row->kernel_seconds) r->kernel_ms = row->kernel_seconds(state) * 1e3;
+    if (row->device_peak_bytes) r->device_peak_bytes = row->device_peak_bytes(state);
 }
 
 /* The intermediate products of A times B, B made as a run makes it. */
@@ -301,7 +302,7 @@ const spb_operation *operation_spgemm(void)
         .bytes = spgemm_bytes,
         .product = spgemm_product,
         .host_calls = spgemm_host_calls,
-        .kernel_seconds = spgemm_kernel_seconds,
+        .state_figures = spgemm_state_figures,
         .work = spgemm_work,
         .work_unit = "intermediate product",
         .calibration = "gen:rmat:11:8",

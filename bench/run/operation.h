@@ -49,9 +49,10 @@ typedef struct {
     /* `calls` back-to-back host products (the timed part of host kernels). */
     spb_status (*host_calls)(const spb_kernel *kernel, void *state, spb_case *c, int calls,
                              char *msg);
-    /* Seconds of the product kernels alone, for rows that report them apart
-     * from the whole product (NAN otherwise); NULL: the operation has none. */
-    double (*kernel_seconds)(const spb_kernel *kernel, const void *state);
+    /* What an ok row's state measured besides its time, into r: SpGEMM's
+     * device rows, the product kernels' seconds alone (kernel_ms) and the
+     * device memory a product took (device_peak_bytes); NULL: nothing. */
+    void (*state_figures)(const spb_kernel *kernel, const void *state, spb_result *r);
     /* For the dry run's estimate: one product's work on the case's A (SpMV:
      * A's entries; SpGEMM: the intermediate products, B made or read as a
      * run would; negative with msg when it cannot say), what a unit is in

@@ -374,8 +374,8 @@ static int timed_alone(const spb_kernel *kernel) { return kernel->timed_alone; }
 /* Bounds, figures from the state, then the state released. */
 static void release_held(const spb_run_opts *opts, held_row *h)
 {
-    if (h->r.status == SPB_ROW_OK && opts->op->kernel_seconds)
-        h->r.kernel_ms = opts->op->kernel_seconds(h->kernel, h->state) * 1e3;
+    if (h->r.status == SPB_ROW_OK && opts->op->state_figures)
+        opts->op->state_figures(h->kernel, h->state, &h->r);
     if (kernel_over_ranks(h->kernel)) distributed_figures(h->state, &h->r, h->msg);
     h->kernel->release(h->state);
     h->state = NULL;
