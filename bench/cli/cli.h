@@ -15,7 +15,7 @@ const char *spb_git_commit(void);
  * the C flags the kernels were compiled with. */
 const char *spb_build(void);
 
-enum { EXIT_RESULTS_BAD = 1, EXIT_USAGE = 2 };
+enum { EXIT_RESULTS_BAD = 1, EXIT_USAGE = 2, EXIT_NOTHING_MEASURED = 3 };
 
 /* Matches "--name VALUE" or "--name=VALUE" at argv[*i]; advances *i. */
 int option_value(int argc, char **argv, int *i, const char *name, const char **value);

@@ -144,7 +144,17 @@ static int finish_run(int argc, char **argv, const run_args *a, spb_run_totals *
         print_resume_hint(argc, argv, a, what);
         return 128 + stopped_by;
     }
-    return totals->counts.wrong || totals->counts.errors ? EXIT_RESULTS_BAD : 0;
+    const spb_row_counts *n = &totals->counts;
+    if (n->wrong || n->errors) return EXIT_RESULTS_BAD;
+    /* a study, or a gate, whose every row was skipped must not pass as one
+     * (a shard with no matrices has no rows: that is its whole share) */
+    if (n->rows > 0 && n->ok == 0) {
+        fflush(stdout);
+        fprintf(stderr, "spbench: no row was measured: all %d were skipped (the reasons above)\n",
+                n->rows);
+        return EXIT_NOTHING_MEASURED;
+    }
+    return 0;
 }
 
 /* --processes N: the whole run in N fresh processes, combined into the

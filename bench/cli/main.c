@@ -83,7 +83,10 @@ static void print_run_output_options(FILE *out)
           "\n"
           "Exit status: 0 when every row is ok or skipped, 1 when any is wrong or error,\n"
           "2 for a usage error (an input that cannot be used among them, refused before\n"
-          "anything is measured), 128 + the signal after Ctrl-C (SIGINT) or SIGTERM.\n",
+          "anything is measured), 3 when no row was measured (every row skipped, or none\n"
+          "this machine can run selected), 128 + the signal after Ctrl-C (SIGINT) or\n"
+          "SIGTERM. A kernel this machine cannot run that a wildcard of --kernels\n"
+          "matches is left out (a line says so); one named whole gets its skipped rows.\n",
           out);
 }
 

@@ -129,8 +129,8 @@ int run_processes(int argc, char **argv, int runs, const char *csv, const char *
     }
     self[len] = '\0';
     on_stop_signals(on_stop, 0);
-    int worst = 0;
-    for (int k = 1; k <= runs && worst < EXIT_USAGE && !stops; k++) {
+    int worst = 0; /* a usage error or a signal ends the study; results do not */
+    for (int k = 1; k <= runs && worst != EXIT_USAGE && worst < 128 && !stops; k++) {
         char files[2][4200] = {"", ""}, index[32];
         char **args = run_args_of(self, argc, argv, k, runs, files, index);
         if (!args) return EXIT_RESULTS_BAD;
@@ -140,7 +140,7 @@ int run_processes(int argc, char **argv, int runs, const char *csv, const char *
         spb_free(args);
         if (status > worst) worst = status;
     }
-    if (worst >= EXIT_USAGE || stops) return worst ? worst : 128 + SIGINT;
+    if (worst == EXIT_USAGE || worst >= 128 || stops) return worst ? worst : 128 + SIGINT;
     int combined = combine(self, csv, json, runs);
     return combined ? combined : worst;
 }

@@ -140,18 +140,18 @@ static void print_machine_load(const spb_machine_load *m)
            pressure, passes, busy ? "busy: " : "quiet", why);
 }
 
-/* Without --kernels, the kernels this machine cannot run are left out of
- * the study (their rows would only say "skipped"): one line per reason. */
+/* The kernels this machine cannot run that the selection leaves out (all
+ * of them without --kernels, those a wildcard matched with it: their rows
+ * would only say "skipped"): one line per reason. */
 static void print_left_out(const spb_run_opts *o)
 {
     enum { REASONS = 4 };
     char reasons[REASONS][SPB_MSG_LEN], names[REASONS][160];
     int counts[REASONS] = {0}, used = 0;
-    for (int k = 0; k < o->op->kernel_count && !(o->kernels && *o->kernels); k++) {
+    for (int k = 0; k < o->op->kernel_count; k++) {
         const spb_kernel *kernel = o->op->kernels[k];
         char why[SPB_MSG_LEN] = "";
-        if (kernel_over_ranks(kernel) != o->distributed || !kernel_unavailable(kernel, why))
-            continue;
+        if (!kernel_left_out(kernel, o->kernels, o->distributed, why)) continue;
         int r = 0;
         while (r < used && strcmp(reasons[r], why) != 0) r++;
         if (r == REASONS) continue;

@@ -277,8 +277,8 @@ static int count_selected(const spb_plan *plan, int *cuda, int *gpu_ranks)
 }
 
 /* The kernels the patterns select (how many run on a GPU, how many are GPU
- * ranks' rows); a usage error when a pattern matches none of them, or
- * nothing is selected. */
+ * ranks' rows); a usage error when a pattern matches no kernel, and
+ * EXIT_NOTHING_MEASURED when this machine runs none of those it matches. */
 int selected_or_exit(const spb_run_opts *o, int *cuda, int *gpu_ranks)
 {
     char msg[SPB_MSG_LEN] = "";
@@ -293,10 +293,16 @@ int selected_or_exit(const spb_run_opts *o, int *cuda, int *gpu_ranks)
     }
     int selected = count_selected(&plan, cuda, gpu_ranks);
     plan_free(&plan);
-    if (!selected) {
-        fprintf(stderr, "spbench: --kernels '%s' matches no kernel (see spbench --list)\n",
-                o->kernels);
-        exit(EXIT_USAGE);
+    if (!selected) { /* the patterns match kernels (checked above): this machine runs none */
+        const char *first = NULL;
+        for (int k = 0; k < o->op->kernel_count && !first; k++)
+            if (kernel_left_out(o->op->kernels[k], o->kernels, o->distributed, msg))
+                first = o->op->kernels[k]->name;
+        fprintf(stderr,
+                "spbench: no row to measure: this machine runs none of the kernels --kernels '%s' "
+                "selects (%s: %s); a kernel named whole records its skipped rows\n",
+                o->kernels ? o->kernels : "", first ? first : "?", first ? msg : "");
+        exit(EXIT_NOTHING_MEASURED);
     }
     return selected;
 }

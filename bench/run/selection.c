@@ -37,9 +37,19 @@ int kernel_unavailable(const spb_kernel *kernel, char *why)
 
 int kernel_chosen(const spb_kernel *kernel, const char *patterns, int distributed)
 {
-    if (patterns && *patterns) return kernel_selected(kernel->name, patterns);
     char why[SPB_MSG_LEN];
+    if (patterns && *patterns)
+        return kernel_named(kernel->name, patterns) ||
+               (kernel_selected(kernel->name, patterns) && !kernel_unavailable(kernel, why));
     return kernel_over_ranks(kernel) == distributed && !kernel_unavailable(kernel, why);
+}
+
+int kernel_left_out(const spb_kernel *kernel, const char *patterns, int distributed, char *why)
+{
+    if (patterns && *patterns)
+        return kernel_selected(kernel->name, patterns) && !kernel_named(kernel->name, patterns) &&
+               kernel_unavailable(kernel, why);
+    return kernel_over_ranks(kernel) == distributed && kernel_unavailable(kernel, why);
 }
 
 /* Edit distance (insertions, deletions, substitutions) of two short names. */
@@ -117,6 +127,17 @@ spb_status kernel_patterns_check(const spb_kernel *const *table, int count, cons
                         pattern, near);
     }
     return SPB_OK;
+}
+
+int kernel_named(const char *name, const char *patterns)
+{
+    const size_t len = strlen(name);
+    for (const char *p = patterns; p && *p;) {
+        size_t item = strcspn(p, ",");
+        if (item == len && strncmp(p, name, len) == 0) return 1;
+        p += item + (p[item] == ',');
+    }
+    return 0;
 }
 
 int kernel_selected(const char *name, const char *patterns)
