@@ -272,6 +272,27 @@ def verdict(ratio, low, high, samples_known):
     return "no difference shown"
 
 
+def in_words(p, names=("new", "base")):
+    """The verdict as a sentence (hyperfine's form): how many times faster
+    or slower the new side is than the base, with its interval; and a word
+    where the ratio of the medians points the other way from the estimate
+    the verdict rests on."""
+    ratio, low, high, said = p["ratio"], p["low"], p["high"], p["verdict"]
+    if said == "faster":
+        said = "%s %.2fx faster than %s (95%%: %.2f-%.2f)" % (names[0], 1 / ratio, names[1],
+                                                             1 / high, 1 / low)
+    elif said == "slower":
+        said = "%s %.2fx slower than %s (95%%: %.2f-%.2f)" % (names[0], ratio, names[1], low, high)
+    elif said == "no difference shown":
+        said = "no difference shown (ratio %s-%s)" % (number(low), number(high))
+    median = p.get("median_ratio")
+    if ratio and median and (median - 1) * (ratio - 1) < 0 and \
+            abs(math.log(median / ratio)) > 0.01:
+        said += "; the medians' ratio (%s) points the other way: the verdict rests on every " \
+                "sample, not on the two medians" % number(median)
+    return said
+
+
 def geomean(pairs):
     """(ratio, low, high) of the geometric mean of the pairs' ratios; the
     interval from their intervals (None without them)."""
@@ -530,7 +551,8 @@ def print_gate(pairs, geomean_best, pct, out):
               "(docs/guide/comparing.md)" % (single, len(pairs)), file=out)
 
 
-def print_table(pairs, summary, only, said, samples_known, out, two_runs=True, spread=None):
+def print_table(pairs, summary, only, said, samples_known, out, two_runs=True, spread=None,
+                names=("new", "base")):
     if said:
         print("# the studies differ: " + "; ".join(said), file=out)
     by_process = sum(1 for p in pairs if p["processes"])
@@ -560,7 +582,7 @@ def print_table(pairs, summary, only, said, samples_known, out, two_runs=True, s
         interval = "-" if p["low"] is None else "[%s, %s]" % (number(p["low"]), number(p["high"]))
         print("%-24.24s %-*s %4s %5s %11.4g %11.4g %8s %7s %17s  %s%s" % (
             p["matrix"], width, p["kernel"], p["threads"], p["ranks"], p["base_ms"], p["new_ms"],
-            number(p["median_ratio"]), number(p["ratio"]), interval, p["verdict"],
+            number(p["median_ratio"]), number(p["ratio"]), interval, in_words(p, names),
             (" (noisy: %s)" % p["noisy"] if p["noisy"] else "") +
             (" [vendor: %s]" % p["vendor"] if p["vendor"] else "")), file=out)
     print("\n# geometric mean of new/base (95% interval)", file=out)
@@ -612,7 +634,7 @@ def check_outputs(opts):
                 raise CompareError("--%s and --%s name one file (%s)" % (option, other, path))
 
 
-def markdown(pairs, summary, label):
+def markdown(pairs, summary, label, names=("new", "base")):
     """The comparison as Markdown: one table row per pair, then the
     geometric means (pipes in names escaped)."""
     def cell(text):
@@ -625,7 +647,7 @@ def markdown(pairs, summary, label):
             cell(p["matrix"]), cell(p["kernel"]),
             "" if p["precision"] == "fp64" else "/" + p["precision"], p["threads"], p["ranks"],
             p["base_ms"], p["new_ms"], number(p["median_ratio"]), number(p["ratio"]), interval,
-            p["verdict"], " (noisy: %s)" % cell(p["noisy"]) if p["noisy"] else ""))
+            cell(in_words(p, names)), " (noisy: %s)" % cell(p["noisy"]) if p["noisy"] else ""))
     lines += ["", "| geometric mean of %s | ratio | 95%% interval | rows |" % label,
               "|---|---:|---|---:|"]
     for name, (ratio, low, high, count) in summary.items():
@@ -634,7 +656,8 @@ def markdown(pairs, summary, label):
     return "\n".join(lines) + "\n"
 
 
-def write_outputs(pairs, summary, csv_path, json_path, markdown_path=None, label="new/base"):
+def write_outputs(pairs, summary, csv_path, json_path, markdown_path=None, label="new/base",
+                  names=("new", "base")):
     fields = ["matrix", "kernel", "precision", "threads", "ranks", "base_ms", "new_ms",
               "median_ratio", "ratio", "low", "high", "verdict", "base_samples", "new_samples",
               "processes", "noisy", "best_ratio", "allowance", "gate", "vendor"]
@@ -651,7 +674,7 @@ def write_outputs(pairs, summary, csv_path, json_path, markdown_path=None, label
             {"pairs": written, "geomean": {k: dict(zip(("ratio", "low", "high", "rows"), v))
                                            for k, v in summary.items()}}, indent=1)))
     if markdown_path:
-        outputs.append((markdown_path, markdown(pairs, summary, label)))
+        outputs.append((markdown_path, markdown(pairs, summary, label, names)))
     try:  # merge's writer: through temporary files, renamed when all are whole
         write_all(outputs)
     except MergeError as e:
@@ -843,12 +866,13 @@ def main(argv):
             widen(pairs, spread)
         summary = summarize(pairs)
         geomean_best = judge(pairs, opts["pct"]) if opts["pct"] is not None and known else None
-        print_table(pairs, summary, only, said, known, sys.stdout, not opts["kernels"], spread)
+        names = (opts["kernels"][1], opts["kernels"][0]) if opts["kernels"] else ("new", "base")
+        print_table(pairs, summary, only, said, known, sys.stdout, not opts["kernels"], spread,
+                    names)
         if geomean_best:
             print_gate(pairs, geomean_best, opts["pct"], sys.stdout)
-        label = "%s/%s" % (opts["kernels"][1], opts["kernels"][0]) if opts["kernels"] \
-            else "new/base"
-        write_outputs(pairs, summary, opts["csv"], opts["json"], opts["markdown"], label)
+        write_outputs(pairs, summary, opts["csv"], opts["json"], opts["markdown"],
+                      "%s/%s" % names, names)
         if opts["chart"]:
             draw_chart(pairs, opts["chart"])
     except (CompareError, OSError) as e:

@@ -137,8 +137,24 @@ def test_command(tmp):
         skip("no gnuplot: compare --chart (apt-get install gnuplot-nox)", "gnuplot")
     r = spbench("compare", base, slow)
     check("A/A comparison" in r.stdout, "two runs compared carry the caveat of between-run spread")
+    words = [ln for ln in spbench("compare", base, slow).stdout.splitlines()
+             if "x slower than base (95%: " in ln]
+    check(len(words) == 8 and all(" new 1.1" in ln or " new 1.0" in ln for ln in words),
+          "each pair's verdict in words, hyperfine's form ('new 1.10x slower than base (95%%: "
+          "...)'): %s" % words[:2])
+    doc = json.load(open(slow))
+    for row in doc["rows"]:  # medians that say slower, samples that say faster
+        row["samples_ms"] = [v / 2 for v in row["samples_ms"]]
+    both = os.path.join(tmp, "both_ways.json")
+    with open(both, "w") as f:
+        json.dump(doc, f)
+    r = spbench("compare", base, both)
+    check(verdicts(r.stdout, "faster than base") == 8 and
+          r.stdout.count("points the other way") == 8,
+          "new/base and est pointing opposite ways are said to: %s" % r.stdout[-600:])
     r = spbench("compare", base, "--kernels", "csr.a,csr.b")
     check(r.returncode == 0 and "csr.b/csr.a" in r.stdout and verdicts(r.stdout, "slower") == 4 and
+          r.stdout.count("x slower than csr.a (95%: ") == 4 and
           "A/A comparison" not in r.stdout,
           "--kernels A,B: B twice A's time on each matrix: %s" % r.stdout[-500:])
     one = os.path.join(tmp, "one.json")
