@@ -12,6 +12,7 @@ each): a helper read from the source tree would fail there.
 usage: e2e_install.py SPBENCH SOURCE_DIR [TEST]
 """
 import os
+import re
 import shutil
 import subprocess
 
@@ -91,6 +92,13 @@ def test_prefix(tmp):
                    "plots/drawing.py", "plots/rank_charts.py", "plots/compare_chart.py",
                    "slurm/submit.sh"):
         check(os.path.isfile(os.path.join(share, helper)), "installed: share/spbench/%s" % helper)
+    docs = os.path.join(moved, "share", "doc", "spbench")
+    readme = os.path.join(docs, "README.md")
+    links = re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", open(readme).read()) \
+        if os.path.isfile(readme) else []
+    missing = [link for link in links if not os.path.exists(os.path.join(docs, link))]
+    check(links and not missing, "the installed README's %d links reach installed pages: missing "
+          "%s" % (len(links), missing[:5]))
     binary = os.path.join(moved, "bin", "spbench")
     r = subprocess.run([binary, "--version"], capture_output=True, text=True)
     check(r.returncode == 0 and "helpers: %s/bin/../share/spbench/scripts" % moved in r.stdout,
