@@ -445,7 +445,7 @@ def test_help_and_labels(tmp):
                 "csr.omp.*,hll.omp.*", cage4)
     check("csr.omp.nnz at 2 threads" in r.stderr, "progress names the thread count")
     order = [line.split()[1] + "@" + line.split()[2] for line in r.stdout.splitlines()
-             if line.startswith("cage4 ") and re.search(r"  ok(, noisy .*)?$", line)]
+             if line.startswith("cage4 ") and re.search(r"  (ok|noisy: ok, .*)$", line)]
     turns = re.findall(r"cage4: timing (\d+) rows at (\d+) threads? in turns", r.stderr)
     check(turns == [("6", "1"), ("6", "2")] and len(order) == 12,
           "a matrix's rows at one thread count are timed together, in turns: %s for %d ok rows"
@@ -474,6 +474,14 @@ def test_help_and_labels(tmp):
     check(rows and max(len(line) for line in rows) <= 120 and
           any(line.endswith("...") and " ok: " in line for line in rows),
           "on a 120-column terminal long rows are cut to fit, their status kept: %s" % rows[-3:])
+    noisy = run_on_terminal(["run", "--quiet", "--reps", "4", "--min-time", "0", "--threads", "1",
+                             "--max-noise", "0.0001", "--kernels", "csr.serial,csr.omp.*,hll.*",
+                             cage4], columns=120)
+    rows = [line for line in noisy.splitlines() if line.startswith("cage4 ")]
+    check(any(" noisy: ok, spread" in line or line.endswith(" noisy...") for line in rows) and
+          max(len(line) for line in rows) <= 120,
+          "noisy rows fit a 120-column terminal too (their status was kept whole past it): %s"
+          % [line for line in rows if len(line) > 120][:2])
     submit = os.path.join(SOURCE, "scripts", "slurm", "submit.sh")
     r = subprocess.run(["bash", submit, "--help"], capture_output=True, text=True)
     check(r.returncode == 0 and "usage: submit.sh" in r.stdout,

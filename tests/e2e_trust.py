@@ -510,7 +510,7 @@ def test_noise_under_load(tmp):
           "a noisy row that could change the ranking was measured again before it was "
           "reported noisy, unless the study said re-measurement had stopped helping: %s" %
           [(x["matrix"], x["kernel"], x["threads"]) for x in once if could_rank_first(x)][:4])
-    check("ok, noisy (spread" in r.stdout, "the table says which rows are noisy")
+    check("  noisy: ok, spread" in r.stdout, "the table says which rows are noisy")
     check(" *" in r.stdout and "ranked among noisy rows" in r.stdout,
           "the best-kernel table marks rankings made among noisy rows")
     summary = [line for line in r.stdout.splitlines() if "rows noisy" in line]

@@ -487,19 +487,22 @@ void report_table_row(FILE *out, const spb_result *r)
         size_t used = strlen(kernel);
         snprintf(kernel + used, sizeof kernel - used, "@%d", r->ranks);
     }
-    char status[96]; /* a noisy row says so where its status is read */
-    snprintf(status, sizeof status, "%s", row_status_str(r->status));
-    if (r->status == SPB_ROW_OK && r->timing.noisy)
-        snprintf(status, sizeof status,
-                 "ok, noisy (spread %.0f%%, max %.1fx the median, %d "
-                 "attempts)",
-                 100 * r->timing.spread, r->timing.max / r->timing.median, r->timing.attempts);
+    /* a noisy row (ok, its time uncertain) says so where its status is
+     * read, in a word that keeps the row within 120 columns; its figures
+     * come after, where a terminal may cut them */
+    const int noisy = r->status == SPB_ROW_OK && r->timing.noisy;
+    char noise[96] = "";
+    if (noisy)
+        snprintf(noise, sizeof noise, "ok, spread %.0f%%, max %.1fx the median, %d attempts%s",
+                 100 * r->timing.spread, r->timing.max / r->timing.median, r->timing.attempts,
+                 r->message[0] ? "; " : "");
+    const char *status = noisy ? "noisy" : row_status_str(r->status);
     char line[2 * SPB_MSG_LEN];
     int keep = snprintf(line, sizeof line, "%-24.24s %-22s %3d %10s %9s %5s %7s %7s %6s %8s  %s",
                         r->matrix, kernel, r->threads, nnz, median, spread, gflops, gbs, roof, rel,
                         status);
-    snprintf(line, sizeof line, "%-24.24s %-22s %3d %10s %9s %5s %7s %7s %6s %8s  %s%s%s",
+    snprintf(line, sizeof line, "%-24.24s %-22s %3d %10s %9s %5s %7s %7s %6s %8s  %s%s%s%s",
              r->matrix, kernel, r->threads, nnz, median, spread, gflops, gbs, roof, rel, status,
-             r->message[0] ? ": " : "", r->message);
+             noise[0] || r->message[0] ? ": " : "", noise, r->message);
     report_table_line(out, line, keep); /* the message may be cut, never the status */
 }
