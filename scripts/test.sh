@@ -7,7 +7,7 @@
 # suite in a sanitizer build (CUDA off: its runtime and ASan do not mix).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/deps.sh --check
+bash scripts/deps.sh --check --tests
 build=build-test
 flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPB_WERROR=ON)
 if [ -n "${SPB_SANITIZE:-}" ]; then

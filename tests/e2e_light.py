@@ -155,9 +155,34 @@ def test_deps_waits_for_apt(tmp):
           "updates, %s" % (r.returncode, updates, r.stderr[-300:]))
 
 
+def test_deps_without_root(tmp):
+    """Without root and a sudo that works, the main job's deps.sh names what
+    it could not install and the command to run as root, and goes on when
+    only optional packages are missing; the tests' (--tests) stops."""
+    fake = os.path.join(tmp, "fakebin-noroot")
+    os.makedirs(fake, exist_ok=True)
+    for name, text in (("id", '#!/bin/sh\necho 1000\n'),
+                       ("sudo", '#!/bin/sh\necho "sudo: a password is required" >&2\nexit 1\n')):
+        with open(os.path.join(fake, name), "w") as f:
+            f.write(text)
+        os.chmod(os.path.join(fake, name), 0o755)
+    env = dict(os.environ, PATH=fake + os.pathsep + os.environ["PATH"], SPB_APT_RETRY_S="0.1")
+    deps = os.path.join(SOURCE, "scripts", "deps.sh")
+    r = subprocess.run(["bash", deps, "spb-no-such-package"], capture_output=True, text=True,
+                       env=env, timeout=120)
+    check(r.returncode == 0 and "apt-get install spb-no-such-package" in r.stderr and
+          "going on without spb-no-such-package" in r.stderr,
+          "the main job goes on without an optional package it cannot install: exit %d, %s"
+          % (r.returncode, r.stderr[-300:]))
+    r = subprocess.run(["bash", deps, "--tests", "spb-no-such-package"], capture_output=True,
+                       text=True, env=env, timeout=120)
+    check(r.returncode == 1 and "apt-get install spb-no-such-package" in r.stderr,
+          "the tests' packages are needed: exit %d, %s" % (r.returncode, r.stderr[-300:]))
+
+
 def main():
     run_tests([test_usage_errors_first, test_bandwidth_kept, test_time_by_phase,
-               test_processes_keep_cpus, test_deps_waits_for_apt],
+               test_processes_keep_cpus, test_deps_waits_for_apt, test_deps_without_root],
               "spb_e2e_light_", globals())
 
 
