@@ -73,10 +73,10 @@ def roles_of(study, rows, operation=None):
     operation), or for a file of an older spbench as their names began."""
     by_operation = study.get("roles_by_operation")
     run_operation = (study.get("settings") or {}).get("operation") or "spmv"
-    if operation and isinstance(by_operation, dict):
+    if operation is None or operation == run_operation:
+        roles = study.get("roles")  # the run's own (also in roles_by_operation)
+    elif isinstance(by_operation, dict):
         roles = by_operation.get(operation)
-    elif operation is None or operation == run_operation:
-        roles = study.get("roles")
     else:  # an older file's rows of another operation than its run's
         roles = None
     roles = roles if isinstance(roles, dict) else None
