@@ -10,6 +10,7 @@
 #include "bench/cli/cli.h"
 
 #include "bench/cli/run_args.h"
+#include "bench/machine/cpufreq.h"
 
 /* The key of this machine's kept CPU figures: what decides them. */
 static void bandwidth_key(const run_args *a, char *key, size_t size)
@@ -138,6 +139,9 @@ static void print_machine_load(const spb_machine_load *m)
                  100 * m->bandwidth_spread);
     printf("# machine: %d cores, load average %.2f, %s, %s: %s%s\n", m->cores, m->load_before,
            pressure, passes, busy ? "busy: " : "quiet", why);
+    char clocks[512];
+    cpufreq_state(NULL, clocks, sizeof clocks);
+    printf("# CPU clocks: %s\n", clocks);
 }
 
 /* The kernels this machine cannot run that the selection leaves out (all

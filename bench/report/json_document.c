@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/machine/cpufreq.h"
 #include "bench/report/report.h"
 
 #define SPB_JSON_FORMAT_VERSION 1
@@ -107,6 +108,11 @@ static void json_machine(FILE *j, const spb_json_header *h)
         j,
         ",\n    \"cpu_cores\": %ld,\n    \"cpu_cores_used\": %d,\n    \"cpu_llc_bytes\": %.0f,\n",
         online > 0 ? online : (long)omp_get_num_procs(), omp_get_num_procs(), r->cpu_llc_bytes);
+    char clocks[512]; /* whether the clocks may drift: the governors and turbo */
+    cpufreq_state(NULL, clocks, sizeof clocks);
+    fputs("    \"cpu_clocks\": ", j);
+    report_json_string(j, clocks);
+    fputs(",\n", j);
     fputs("    \"cpu_bandwidth_gbs\": {", j);
     for (int k = 0; k < r->cpu_count; k++)
         fprintf(j, "%s\"%d\": %.4g", k ? ", " : "", r->cpu[k].threads,
