@@ -76,16 +76,18 @@ static void test_rapl(void)
     spb_energy e;
     energy_init(&e);
     char msg[SPB_MSG_LEN] = "";
+    TIMED_CASE();
     spb_status st = energy_measure(m, 0, rapl_products, &calls, 1e-3, 0.2, NULL, &e, msg);
     /* 130 W through the package's wrap (4295 J if taken for a fall), known
      * to the window's timing (e.err) and the fake's own lag between its
      * reading of the time and its file's change (5%: it writes files); a
      * product's energy is the watts times its time as given */
-    CHECK(st == SPB_OK && fabs(e.watts - 130) <= 130 * (e.err + 0.05) &&
-              fabs(e.joules_per_product - e.watts * 1e-3) <= 1e-12,
-          "a wrapped package counter and DRAM: %.4g W (130 expected, within %.2g), %.4g J per "
-          "product (%s)",
-          e.watts, e.err + 0.05, e.joules_per_product, msg);
+    TIMED_CHECK(
+        st == SPB_OK && fabs(e.watts - 130) <= 130 * (e.err + 0.05) &&
+            fabs(e.joules_per_product - e.watts * 1e-3) <= 1e-12,
+        "a wrapped package counter and DRAM: %.4g W (130 expected, within %.2g), %.4g J per "
+        "product (%s)",
+        e.watts, e.err + 0.05, e.joules_per_product, msg);
     CHECK(e.watts > 0 && e.err > 0 && isnan(e.sm_mhz) && e.throttled == -1,
           "CPU rows: watts, the window's bound, no clocks, throttling unknown (%g W, err %g, %g "
           "MHz, %d)",
@@ -199,17 +201,18 @@ static void test_nvml(void)
     energy_init(&e);
     char msg[SPB_MSG_LEN] = "";
     double start = timing_now();
+    TIMED_CASE();
     spb_status st = energy_measure(m, 1, busy_products, &made, 1e-3, 0.3, NULL, &e, msg);
     double took = timing_now() - start;
-    CHECK(st == SPB_OK && fabs(e.watts - 150) <= 150 * e.err + 1e-9 && e.err > 0,
-          "a steady 150 W read as %g W, within %.2g, over a 0.3 s window (%s)", e.watts, e.err,
-          msg);
+    TIMED_CHECK(st == SPB_OK && fabs(e.watts - 150) <= 150 * e.err + 1e-9 && e.err > 0,
+                "a steady 150 W read as %g W, within %.2g, over a 0.3 s window (%s)", e.watts,
+                e.err, msg);
     /* a product's energy over the power is its time: a millisecond */
     double per_product = e.joules_per_product / e.watts;
-    CHECK(fabs(per_product - 1e-3) <= (e.err + 0.05) * 1e-3 && took >= 0.3,
-          "joules per product over the power is a product's time: %g s, expected 1e-3 within "
-          "%.2g (the pass %g s)",
-          per_product, e.err + 0.05, took);
+    TIMED_CHECK(fabs(per_product - 1e-3) <= (e.err + 0.05) * 1e-3 && took >= 0.3,
+                "joules per product over the power is a product's time: %g s, expected 1e-3 within "
+                "%.2g (the pass %g s)",
+                per_product, e.err + 0.05, took);
     CHECK(e.sm_mhz == 1755 && e.mem_mhz == 2619 && e.throttled == 0 && !e.reasons[0],
           "clocks read, no throttling: %g / %g MHz, throttled %d (%s)", e.sm_mhz, e.mem_mhz,
           e.throttled, e.reasons);
@@ -226,15 +229,17 @@ static void test_nvml(void)
         energy_init(&e);
         spb_energy_edge was = edge;
         *reads = 0;
+        TIMED_CASE();
         st = energy_measure(m, 1, busy_products, &made, 1e-3, 0.05, &edge, &e, msg);
         /* one step, or a few whole ones where a busy machine woke the
          * reader after the change it slept for */
         double steps = (edge.uj[0] - was.uj[0]) / 15e6;
-        CHECK(st == SPB_OK && fabs(e.watts - 150) <= 150 * e.err + 1e-9 && e.err > 0 &&
-                  edge.valid && (row == 0 || (steps >= 1 && steps <= 3 && steps == floor(steps))),
-              "row %d of a chain, 100 ms steps: %g W within %.2g; its window %g steps of 15 J "
-              "after the last (%s)",
-              row, e.watts, e.err, steps, msg);
+        TIMED_CHECK(
+            st == SPB_OK && fabs(e.watts - 150) <= 150 * e.err + 1e-9 && e.err > 0 && edge.valid &&
+                (row == 0 || (steps >= 1 && steps <= 3 && steps == floor(steps))),
+            "row %d of a chain, 100 ms steps: %g W within %.2g; its window %g steps of 15 J "
+            "after the last (%s)",
+            row, e.watts, e.err, steps, msg);
         /* the period known (from row 1 on), the counter is not read inside
          * the window but near its end (a read slows the products): in its
          * last 15 ms, and up to 20 ms more for the period's and the
@@ -245,17 +250,18 @@ static void test_nvml(void)
         double opened = edge.at - edge.period, quiet_until = edge.at - 35e-3;
         for (int k = 0; row > 0 && k < *reads; k++)
             inside += read_at[k] > opened + 5e-3 && read_at[k] < quiet_until;
-        CHECK(row == 0 || (inside <= (steps > 1) && edge.period > 0.09 && edge.period < 0.11),
-              "row %d: %d reads inside the window's last step (of %g); the period learnt %g s", row,
-              inside, steps, edge.period);
+        TIMED_CHECK(
+            row == 0 || (inside <= (steps > 1) && edge.period > 0.09 && edge.period < 0.11),
+            "row %d: %d reads inside the window's last step (of %g); the period learnt %g s", row,
+            inside, steps, edge.period);
         /* how the pass went: the first opens its own window, the next
          * where the one before closed, a window as many periods as the
          * counter's steps in it */
-        CHECK(row > 0 ? !e.chained ||
-                            (fabs(e.window_s - 0.1 * steps) < 0.02 && fabs(e.periods - steps) < 0.2)
-                      : !e.chained && e.window_s > 0.09,
-              "row %d: chained %d, a window of %g s, %g periods (%g steps)", row, e.chained,
-              e.window_s, e.periods, steps);
+        TIMED_CHECK(row > 0 ? !e.chained || (fabs(e.window_s - 0.1 * steps) < 0.02 &&
+                                             fabs(e.periods - steps) < 0.2)
+                            : !e.chained && e.window_s > 0.09,
+                    "row %d: chained %d, a window of %g s, %g periods (%g steps)", row, e.chained,
+                    e.window_s, e.periods, steps);
     }
 
     /* the next row's reader woken late (its read on waking ends 15 ms
@@ -266,27 +272,30 @@ static void test_nvml(void)
     *reads = 0;
     spb_energy_edge was = edge;
     energy_init(&e);
+    TIMED_CASE();
     st = energy_measure(m, 1, busy_products, &made, 1e-3, 0.05, &edge, &e, msg);
     *slow_wake_ms = 0;
     double steps = (edge.uj[0] - was.uj[0]) / 15e6, last_opened = edge.at - edge.period;
     int inside = 0; /* the margin, widened by the late wake, and 20 ms for the placing */
     for (int k = 0; k < *reads; k++)
         inside += read_at[k] > last_opened + 5e-3 && read_at[k] < edge.at - edge.margin - 20e-3;
-    CHECK(st == SPB_OK && fabs(e.watts - 150) <= 150 * e.err + 1e-9 && steps >= 2 && inside <= 1 &&
-              e.late_wakes >= 1,
-          "a late wake: %g W within %.2g over %g steps; %d reads inside the last; %d late wakes "
-          "counted (%s)",
-          e.watts, e.err, steps, inside, e.late_wakes, msg);
+    TIMED_CHECK(
+        st == SPB_OK && fabs(e.watts - 150) <= 150 * e.err + 1e-9 && steps >= 2 && inside <= 1 &&
+            e.late_wakes >= 1,
+        "a late wake: %g W within %.2g over %g steps; %d reads inside the last; %d late wakes "
+        "counted (%s)",
+        e.watts, e.err, steps, inside, e.late_wakes, msg);
     /* the late wake widened the margin the reader wakes by (a late wake
      * costs a period, a wider margin only reads); a pass in time narrows
      * it again */
     double widened = edge.margin;
     energy_init(&e);
+    TIMED_CASE();
     st = energy_measure(m, 1, busy_products, &made, 1e-3, 0.05, &edge, &e, msg);
-    CHECK(widened >= 0.029 && st == SPB_OK && e.late_wakes == 0 && edge.margin < widened &&
-              edge.margin >= 0.015,
-          "the margin: %g s after the late wake, %g s after a pass in time (%d late wakes)",
-          widened, edge.margin, e.late_wakes);
+    TIMED_CHECK(widened >= 0.029 && st == SPB_OK && e.late_wakes == 0 && edge.margin < widened &&
+                    edge.margin >= 0.015,
+                "the margin: %g s after the late wake, %g s after a pass in time (%d late wakes)",
+                widened, edge.margin, e.late_wakes);
     /* throttle counters that read slowly (on an H100 a violation counter
      * takes 0.76 ms, and a pass reads two at each end): read before the
      * closing change, they do not hold the pass after it, so the next
@@ -295,6 +304,7 @@ static void test_nvml(void)
     int *violation_ms = dlsym(fake, "fake_nvml_violation_ms");
     *violation_ms = 50;
     double after_close = 1;
+    TIMED_CASE();
     for (int row = 0; row < 2; row++) {
         energy_init(&e);
         st = energy_measure(m, 1, busy_products, &made, 1e-3, 0.05, &edge, &e, msg);
@@ -302,8 +312,8 @@ static void test_nvml(void)
         if (st == SPB_OK && returned < after_close) after_close = returned;
     }
     *violation_ms = 0;
-    CHECK(after_close < 0.04, "slow throttle counters: the pass returned %.3g s after its close",
-          after_close);
+    TIMED_CHECK(after_close < 0.04,
+                "slow throttle counters: the pass returned %.3g s after its close", after_close);
     *step_ms = 10;
 
     *reasons = 0x1 | 0x2; /* idle, a user's clock setting: not throttling */

@@ -13,6 +13,7 @@
 #include "bench/validation/validate.h"
 #include "check.h"
 #include "check_gpu.h"
+#include "core/timing.h"
 #include "cpu/spmv_cpu.h"
 #include "formats/format_set.h"
 #include "gpu/gpu.h"
@@ -178,6 +179,8 @@ static void check_kernel(const spb_kernel *kernel, spb_case *c, const spb_value 
 
 /* Every kernel of this run's half of the table on A with x; the format set
  * is shared, so each (format, hack size) must be converted once. */
+static double started; /* when main began: the progress lines' clock */
+
 static void check_all_kernels_x(const char *label, const spb_csr *A, const spb_value *x,
                                 const spb_value *exact)
 {
@@ -205,6 +208,9 @@ static void check_all_kernels_x(const char *label, const spb_csr *A, const spb_v
     format_set_free(&c.formats);
     op->case_free(&c);
     free(y_ref);
+    /* progress, so a slow (busy) machine shows where the test is */
+    printf("%-36s done: %d kernel runs so far, %.1f s\n", label, ran, timing_now() - started);
+    fflush(stdout);
 }
 
 static void check_all_kernels(const char *label, const spb_csr *A, uint64_t seed)
@@ -305,6 +311,7 @@ int main(int argc, char **argv)
     ran_by_kernel = calloc((size_t)kernels, sizeof *ran_by_kernel);
     ran32_by_kernel = calloc((size_t)kernels, sizeof *ran32_by_kernel);
     if (!ran_by_kernel || !ran32_by_kernel) return 1;
+    started = timing_now();
     unsigned long long seed = check_seed();
     spb_rng rng;
     spb_rng_seed(&rng, seed);
