@@ -489,7 +489,8 @@ def test_stages_of_one_study(tmp):
     its own rows only, in one line for the rest; its JSON holds every row
     of the CSV, totalled; its exit status is its own rows'."""
     csv_path, json_path = os.path.join(tmp, "st.csv"), os.path.join(tmp, "st.json")
-    r = spbench("run", *FAST, "--csv", csv_path, "--json", json_path, *TWO)
+    spmv = FAST[:1] + ["csr.serial,csr.omp.static", "--threads", "1,2"] + FAST[4:]
+    r = spbench("run", *spmv, "--csv", csv_path, "--json", json_path, *TWO)
     check(r.returncode == 0, "the SpMV stage: %s" % r.stderr)
     rows = read_rows(csv_path)
     rows[0]["status"], rows[0]["message"] = "wrong", "made wrong by the test"
@@ -506,14 +507,16 @@ def test_stages_of_one_study(tmp):
     shown = [line for line in r.stdout.splitlines() if "csr.serial" in line or
              "hll.serial.row" in line]
     check(not shown, "the SpGEMM stage shows no SpMV row: %s" % shown[:3])
-    check("4 rows of %s this run did not select" % csv_path in r.stdout,
+    check("6 rows of %s this run did not select" % csv_path in r.stdout,
           "one line counts the rows kept: %s" % r.stdout[-600:])
     check("# 4 rows: 4 ok" in r.stdout, "the stage's totals are its own: %s" % r.stdout[-400:])
     doc = json_doc(second)
     ops = sorted(x.get("operation") for x in doc["rows"])
-    check(ops == ["spgemm"] * 4 + ["spmv"] * 4, "the JSON holds every row: %s" % ops)
-    check(doc["totals"]["rows"] == 8 and doc["totals"]["wrong"] == 1,
-          "the JSON's totals are its rows': %s" % doc["totals"])
+    check(ops == ["spgemm"] * 4 + ["spmv"] * 6, "the JSON holds every row: %s" % ops)
+    check(doc["totals"]["rows"] == 10 and doc["totals"]["wrong"] == 1 and
+          doc["totals"]["cores_used_max"] == 2,
+          "the JSON's totals are its rows' (the most cores a row used: the kept 2-thread rows): "
+          "%s" % doc["totals"])
 
 
 def main():

@@ -57,6 +57,7 @@ static spb_status run_all(run_args *a, const spb_source_list *list, spb_run_tota
     counts.skipped += kept->skipped, counts.errors += kept->errors;
     counts.resumed += kept->resumed, counts.noisy += kept->noisy;
     counts.throttled += kept->throttled;
+    if (kept->cores_max > counts.cores_max) counts.cores_max = kept->cores_max;
     counts.interrupted_by = run_stop_requested();
     /* the JSON ends whole on every path: after an error it says which */
     char end_msg[SPB_MSG_LEN] = "";

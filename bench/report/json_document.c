@@ -276,8 +276,8 @@ spb_status report_json_end(FILE *json, const char *path, const spb_row_counts *n
     if (!json) return SPB_OK;
     fprintf(json,
             "\n  ],\n  \"totals\": {\"rows\": %d, \"ok\": %d, \"wrong\": %d, \"skipped\": %d, "
-            "\"error\": %d, \"already_in_csv\": %d},\n  \"interrupted\": ",
-            n->rows, n->ok, n->wrong, n->skipped, n->errors, n->resumed);
+            "\"error\": %d, \"already_in_csv\": %d, \"cores_used_max\": %d},\n  \"interrupted\": ",
+            n->rows, n->ok, n->wrong, n->skipped, n->errors, n->resumed, n->cores_max);
     if (n->interrupted_by) {
         fprintf(json,
                 "{\"signal\": %d, \"note\": \"stopped early: the rows are those measured "

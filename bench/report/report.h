@@ -129,6 +129,7 @@ typedef struct {
     const char *failed; /* the error that ended the run early, or NULL */
     int noisy;          /* ok rows that broke the noise rule */
     int throttled;      /* ok rows timed while the GPU throttled (energy.h) */
+    int cores_max;      /* the most CPU cores a row used: its threads times its ranks */
 } spb_row_counts;
 
 /* The JSON document: its header and the opening of "rows" (begin), then

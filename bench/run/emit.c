@@ -38,6 +38,8 @@ static void emit_row(const spb_run_opts *opts, spb_run_totals *totals, const spb
     n->wrong += r->status == SPB_ROW_WRONG;
     n->skipped += r->status == SPB_ROW_SKIPPED;
     n->errors += r->status == SPB_ROW_ERROR;
+    const int cores = (r->threads > 0 ? r->threads : 1) * (r->ranks > 0 ? r->ranks : 1);
+    if (cores > n->cores_max) n->cores_max = cores;
 }
 
 void emit(const spb_run_opts *opts, spb_run_totals *totals, const spb_result *r,
