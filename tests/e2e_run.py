@@ -535,6 +535,28 @@ def test_time_cap(tmp):
           "SpMV: no cap unless asked: %s" % [x["settings"] for x in rows])
 
 
+def test_matrix_time_bound(tmp):
+    """--max-matrix-s S bounds a matrix's time in a long study: the rows not
+    yet started or timed when it passes are skipped, saying so, and the
+    next matrix gets its own S; a negative bound is a usage error."""
+    out = os.path.join(tmp, "bound.csv")
+    two = [os.path.join(BUNDLED, n) for n in ("cage4.mtx.gz", "west0479.mtx.gz")]
+    r = spbench("run", "--kernels", "csr.serial,csr.omp.static,hll.serial.row", "--threads",
+                "1,2", "--reps", "3", "--min-time", "0.3", "--warmup", "0", "--energy-s", "0",
+                "--max-matrix-s", "0.5", "--csv", out, *two)
+    rows = read_rows(out) if os.path.exists(out) else []
+    late = [x for x in rows if x["threads"] == "2"]
+    check(r.returncode == 0 and len(rows) == 8 and late and
+          all(x["status"] == "skipped" and "--max-matrix-s 0.5" in x["message"] for x in late) and
+          all(x["status"] == "ok" for x in rows if x["threads"] == "1"),
+          "each matrix's 1-thread group (0.3 s a row, timed in turns) passes 0.5 s: its 2-thread "
+          "row is skipped, saying so: %d %s" % (r.returncode, [(x["matrix"], x["kernel"],
+                                                                 x["threads"], x["status"])
+                                                                for x in rows]))
+    r = spbench("run", "--max-matrix-s", "-1", two[0])
+    check(r.returncode == 2 and "--max-matrix-s" in r.stderr, "--max-matrix-s -1: %s" % r.stderr)
+
+
 def test_kernel_typo(tmp):
     """A pattern of --kernels that matches nothing is an error naming it and
     the nearest names, also among good patterns (it was dropped in silence
@@ -844,7 +866,7 @@ def main():
                test_spmv_independent, test_gen_and_info, test_messages, test_usage_errors,
                test_precision, test_help_and_labels, test_time_cap, test_kernel_typo,
                test_dry_run, test_kernel_means, test_max_noise, test_energy_columns, test_break_even,
-               test_long_names, test_globs_leave_out_what_cannot_run],
+               test_long_names, test_globs_leave_out_what_cannot_run, test_matrix_time_bound],
               "spb_e2e_", globals())
 
 

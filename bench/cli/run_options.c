@@ -113,6 +113,8 @@ static int parse_measure_option(int argc, char **argv, int *i, run_args *a)
         o->energy_window_s = parse_double("--energy-s", v, 0);
     else if (option_value(argc, argv, i, "--max-kernel-ms", &v))
         o->max_kernel_ms = parse_double("--max-kernel-ms", v, 0);
+    else if (option_value(argc, argv, i, "--max-matrix-s", &v))
+        o->max_matrix_s = parse_double("--max-matrix-s", v, 0);
     else if (option_value(argc, argv, i, "--warmup", &v))
         o->timing.warmup = (int)parse_long("--warmup", v, 0, INT_MAX);
     else if (option_value(argc, argv, i, "--seed", &v))

@@ -27,6 +27,7 @@ typedef struct {
     const char *vendor_kernel[SPB_PRECISIONS];
     double vendor_seconds[SPB_PRECISIONS], vendor_prepare_s[SPB_PRECISIONS];
     spb_precision precision; /* of the row being measured: which x and y a product uses */
+    double started;          /* when its loading began (timing_now): --max-matrix-s */
 } spb_case;
 
 typedef struct {

@@ -383,6 +383,20 @@ static void release_held(const spb_run_opts *opts, held_row *h)
 
 /* The row's prepare and first product; its state is held when it is to be
  * timed, else released. */
+/* --max-matrix-s: a row the matrix's time has run out for is skipped, saying
+ * so (a long study moves on to the next matrix); 1 when it is. */
+static int past_matrix_budget(const spb_case *c, const spb_run_opts *opts, spb_result *r,
+                              char *row_msg)
+{
+    const double spent = timing_now() - c->started;
+    if (!(opts->max_matrix_s > 0 && spent > opts->max_matrix_s)) return 0;
+    r->status = SPB_ROW_SKIPPED;
+    spb_fail(row_msg, SPB_ERR_DECLINED,
+             "not measured: the matrix had taken %.3g s, past --max-matrix-s %g", spent,
+             opts->max_matrix_s);
+    return 1;
+}
+
 static void start_row(spb_case *c, held_rows *held, held_row *h, const spb_run_opts *opts)
 {
     char doing[160];
@@ -396,6 +410,7 @@ static void start_row(spb_case *c, held_rows *held, held_row *h, const spb_run_o
     h->r.nnz_c = c->nnz_c;
     c->precision = h->config.precision;
     keep_in_flight(opts, &h->r);
+    if (past_matrix_budget(c, opts, &h->r, h->msg)) return;
     spb_kernel_plan plan;
     if (!prepare_kernel(h->kernel, c, &h->config, &plan, &h->r, opts->out.phases, h->msg)) return;
     h->bytes = opts->op->bytes(c, &plan, h->config.precision);
@@ -599,6 +614,8 @@ static void flush_held(spb_case *c, held_rows *held, const spb_run_opts *opts,
         } else if (stopped) {
             h->dropped = 1;
             release_held(opts, h);
+        } else if (past_matrix_budget(c, opts, &h->r, h->msg)) { /* its group not timed yet */
+            release_held(opts, h);
         } else {
             stopped = time_group(c, held, i, timed, slot, opts);
         }
@@ -720,7 +737,8 @@ spb_status run_matrix(const char *source, const char *name, const spb_run_opts *
     spb_csr A = {0};
     char id[SPB_SOURCE_ID_LEN];
     source_id(source, id, sizeof id);
-    spb_case c = {.name = name, .source_id = id, .A = &A, .operand = opts->operand};
+    spb_case c = {
+        .name = name, .source_id = id, .A = &A, .operand = opts->operand, .started = loading};
     spb_cache_note cache;
     if (st == SPB_OK) st = source_load_cached(source, opts->cache_dir, &A, &cache, row_msg);
     if (st == SPB_OK && cache.outcome == SPB_CACHE_NOT_STORED)

@@ -54,10 +54,11 @@ typedef struct {
     const char *host;        /* this machine's name, in every row (NULL: empty) */
     const char *kernels;     /* selection patterns (NULL: all) */
     spb_timing_opts timing;
-    double max_kernel_ms;            /* a first call slower caps the row at that call (0: no cap) */
-    uint64_t seed;                   /* for x */
-    double tolerance;                /* see validate.h */
-    spb_kernel_config config;        /* hack size, block size (threads and precision set per row) */
+    double max_kernel_ms;     /* a first call slower caps the row at that call (0: no cap) */
+    double max_matrix_s;      /* rows of a matrix past this many seconds are skipped (0: none) */
+    uint64_t seed;            /* for x */
+    double tolerance;         /* see validate.h */
+    spb_kernel_config config; /* hack size, block size (threads and precision set per row) */
     const spb_precision *precisions; /* each kernel runs in each (NULL: config.precision only) */
     int precision_count;
     const int *threads; /* thread counts for OpenMP kernels (and per rank), ascending */
