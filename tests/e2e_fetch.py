@@ -11,7 +11,11 @@ usage: e2e_fetch.py SPBENCH SOURCE_DIR [TEST]
 import gzip
 import http.server
 import io
+import json
+import math
 import os
+import random
+import shutil
 import subprocess
 import tarfile
 import threading
@@ -129,6 +133,95 @@ def fetch(base, cache, *args):
 
 def archives_fetched(server):
     return [p for method, p, _ in server.log if method == "GET" and p.startswith("/MM/")]
+
+
+COLLECTION = 3000  # about the SuiteSparse collection's count
+SMALL = 2000        # entries: the matrices served whole; larger ones are in the index only
+
+
+def small_matrix(rng, rows, cols, nnz):
+    """A real general Matrix Market text of about nnz distinct entries."""
+    cells = {(rng.randrange(rows), rng.randrange(cols)) for _ in range(nnz)}
+    body = ["%d %d %.6g" % (i + 1, j + 1, rng.uniform(-1, 1) or 0.5) for i, j in sorted(cells)]
+    return ("%%%%MatrixMarket matrix coordinate real general\n%d %d %d\n%s\n" % (
+        rows, cols, len(body), "\n".join(body))).encode()
+
+
+def test_collection_sized(tmp):
+    """A collection-sized mirror: an index of 3,000 matrices whose sizes run,
+    as the collection's do, from a handful of entries to billions (log-
+    uniform), the small ones served. fetch chooses from the whole index by
+    criteria and fetches a few hundred (one download dropped half way and
+    resumed), a study runs over them, and plot and report draw it."""
+    rng = random.Random(20261205)
+    files, index = {}, []
+    kinds = ("undirected graph", "directed graph", "2D/3D problem", "circuit simulation problem",
+             "linear programming problem", "optimization problem")
+    for k in range(COLLECTION):
+        nnz = int(10 ** rng.uniform(1, 9.7))
+        rows = max(1, int(nnz / 10 ** rng.uniform(0, 2)))
+        cols = rows if rng.random() < 0.8 else max(1, int(rows * 10 ** rng.uniform(-1, 1)))
+        nnz = min(nnz, rows * cols)
+        group, name = "G%02d" % (k % 40), "m%04d" % k
+        real = rng.random() < 0.85
+        m = {"group": group, "name": name, "rows": rows, "cols": cols, "nnz": nnz, "real": real,
+             "kind": kinds[k % len(kinds)]}
+        if nnz <= SMALL and real:
+            text = small_matrix(rng, rows, cols, nnz)
+            m["nnz"] = int(text.split(b"\n")[1].split()[2])
+            files["/MM/%s/%s.tar.gz" % (group, name)] = packed(name, text)
+        index.append(m)
+    lines = ["%d" % len(index), "05-Dec-2026 00:00:00"]
+    for m in index:
+        lines.append("%s,%s,%d,%d,%d,%d,0,0,0,1,1,%s,%d" % (
+            m["group"], m["name"], m["rows"], m["cols"], m["nnz"], m["real"], m["kind"], m["nnz"]))
+    files["/files/ssstats.csv"] = ("\n".join(lines) + "\n").encode()
+    chosen = sorted((m for m in index if m["real"] and m["nnz"] <= SMALL and m["nnz"] >= 10),
+                    key=lambda m: (m["nnz"], m["group"], m["name"]))[:250]
+    dropped = "/MM/%s/%s.tar.gz" % (chosen[100]["group"], chosen[100]["name"])
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Mirror)
+    server.files, server.log, server.drop_once = files, [], {dropped}
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = "http://127.0.0.1:%d" % server.server_address[1]
+    cache, listing = os.path.join(tmp, "cache-collection"), os.path.join(tmp, "collection.txt")
+    try:
+        r = fetch(base, cache, "--real", "--min-nnz", "10", "--max-nnz", str(SMALL), "--max",
+                  "250", "-o", listing)
+        lines = [l for l in open(listing).read().splitlines() if not l.startswith("#")] \
+            if os.path.exists(listing) else []
+        check(r.returncode == 0 and sorted(lines) == sorted(
+            os.path.join(os.path.abspath(cache), m["group"], m["name"] + ".mtx.gz")
+            for m in chosen), "fetch chooses from the 3,000-entry index what it says, smallest "
+              "first (%d listed): %s" % (len(lines), r.stderr[-300:]))
+        ranges = [rng_ for method, p, rng_ in server.log if p == dropped and rng_]
+        check(ranges and ranges[0] != "bytes=0-",
+              "the dropped download resumed where it stopped: %s" % ranges)
+        r = fetch(base, cache, "--min-nnz", "1e9", "--dry-run")
+        huge = [m for m in index if m["nnz"] >= 1e9]
+        check(r.returncode == 0 and "%d matri" % len(huge) in r.stdout,
+              "a dry run over the billion-entry end names them (%d): %s"
+              % (len(huge), r.stdout[:200]))
+    finally:
+        server.shutdown()
+    study = os.path.join(tmp, "collection")
+    r = spbench("run", "--kernels", "csr.serial,hll.serial.row", "--reps", "1", "--min-time", "0",
+                "--warmup", "0", "--bandwidth", "10", "--energy-s", "0", "--quiet", "--csv",
+                study + ".csv", "--json", study + ".json", "@" + listing, timeout=1200)
+    rows = read_rows(study + ".csv") if os.path.exists(study + ".csv") else []
+    check(r.returncode == 0 and len({x["matrix"] for x in rows}) == len(chosen),
+          "a study over the %d fetched matrices: %d matrices in its rows, %s"
+          % (len(chosen), len({x["matrix"] for x in rows}), r.stderr[-300:]))
+    if shutil.which("gnuplot"):
+        r = spbench("plot", study + ".csv", study + "-charts", timeout=600)
+        check(r.returncode == 0 and os.path.exists(os.path.join(study + "-charts", "profile.png")),
+              "plot draws the study, its performance profile among the charts: %s"
+              % r.stderr[-300:])
+    else:
+        skip("no gnuplot: the collection study's charts (apt-get install gnuplot-nox)", "gnuplot")
+    r = spbench("report", study + ".json", "-o", study + ".html", timeout=600)
+    check(r.returncode == 0 and open(study + ".html", encoding="utf-8").read().count(
+        "<tr>") > len(chosen), "report makes the study a page, a line per matrix: %s"
+          % r.stderr[-300:])
 
 
 def test_dry_run(tmp, mirror):
@@ -256,4 +349,4 @@ def test_full_disk(tmp, mirror):
 
 if __name__ == "__main__":
     run_tests([test_dry_run, test_study, test_corrupt_archive, test_list, test_offline,
-               test_full_disk], "spb_e2e_fetch_", globals())
+               test_full_disk, test_collection_sized], "spb_e2e_fetch_", globals())
