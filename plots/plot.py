@@ -37,8 +37,10 @@ SpGEMM rows (operation spgemm), when there are any:
 A chart without the data it needs is not drawn (a CPU machine's study has no
 cpu_vs_gpu chart), and the list printed says which and why. Only rows with
 status ok are drawn. A matrix or kernel drawn from a noisy row (the CSV's
-noisy column) is marked * and the title says how many such rows there are. Exit status 1 with a message for a missing, empty or
-malformed CSV, or when gnuplot fails.
+noisy column) is marked * and the title says how many such rows there are.
+Exit status 2 with a message for a usage error or a missing, empty or
+malformed CSV (as for every spbench command), 1 when gnuplot is missing or
+fails.
 """
 import csv
 import os
@@ -446,7 +448,7 @@ def main():
         rows = load_rows(csv_path)
     except CsvError as e:
         print("spbench plot: %s" % e, file=sys.stderr)
-        return 1
+        return 2
     try:
         os.makedirs(outdir, exist_ok=True)
     except OSError as e:

@@ -50,7 +50,10 @@ an input, replace an existing file only with --force, and are written
 whole or not at all.
 Exit status: 0, 1 when --fail-if-slower found a slower row or geometric
 mean (its interval wholly above 1 + PCT/100) or could judge nothing, or
---strict found the studies differ, 2 for a usage error.
+--strict found the studies differ (or an output could not be written), 2
+for a usage error or an input that cannot be used (unreadable, not a
+study, malformed rows, no row in common, an output that exists without
+--force), as for every spbench command.
 """
 import csv
 import io
@@ -844,14 +847,11 @@ def main(argv):
               "       spbench compare FILE --kernels A,B  (A may be 'vendor')" % e,
               file=sys.stderr)
         return 2
-    try:
+    try:  # inputs that cannot be used: 2, as for every command
         check_outputs(opts)
         base_doc, base_rows, base_samples = load(opts["files"][0])
         new_doc, new_rows, new_samples = (base_doc, base_rows, base_samples) if opts["kernels"] \
             else load(opts["files"][1])
-        said = [] if opts["kernels"] else differences(base_doc, new_doc, base_rows, new_rows)
-        if said and opts["strict"]:
-            raise CompareError("the studies differ (--strict): " + "; ".join(said))
         known = base_samples and new_samples
         vendors = roles_of(base_doc, base_rows)[1] if opts["kernels"] else ()
         if opts["kernels"] and VENDOR in opts["kernels"] and not vendors:
@@ -861,6 +861,13 @@ def main(argv):
                                               vendors)
         if not pairs:
             raise CompareError(no_match(base_rows, new_rows, opts["kernels"]))
+    except (CompareError, OSError) as e:
+        print("spbench compare: %s" % e, file=sys.stderr)
+        return 2
+    try:  # what the comparison finds: 1
+        said = [] if opts["kernels"] else differences(base_doc, new_doc, base_rows, new_rows)
+        if said and opts["strict"]:
+            raise CompareError("the studies differ (--strict): " + "; ".join(said))
         spread = run_spread(pairs) if known and not opts["kernels"] else None
         if spread:  # two runs: their intervals widened by what differs between runs
             widen(pairs, spread)

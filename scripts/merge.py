@@ -32,7 +32,9 @@ replaced only with --force (as `run` does its results files); the outputs
 are written through temporary files, renamed into place when all are whole,
 and removed on a failure or a signal (which ends the merge with 128 + its
 number). Each JSON shard must hold its CSV's rows with the same figures.
-Exit status 1 with a message for a missing, foreign or broken file or a duplicate.
+Exit status 2 with a message for a usage error or a shard that cannot be
+merged (missing, foreign or broken, a row twice, shards that disagree), as
+for every spbench command; 1 when the merged files could not be written.
 """
 import csv
 import io
@@ -567,11 +569,15 @@ def main(argv):
             text, n = merge_json(json_args[1:], json_args[0], partial)
             outputs.append((json_args[0], text))
             said.append(counted(json_args[0], n, len(json_args) - 1))
-        write_all(outputs)
-        print("\n".join(said))
     except MergeError as e:
         print("spbench merge: %s" % e, file=sys.stderr)
+        return 2
+    try:
+        write_all(outputs)
+    except MergeError as e:
+        print("spbench merge: cannot write %s" % e, file=sys.stderr)
         return 1
+    print("\n".join(said))
     return 0
 
 

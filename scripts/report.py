@@ -15,8 +15,10 @@ matrix's best kernel, its speedups and the statuses of its rows (noisy,
 capped and skipped rows counted), and the charts of `spbench plot` inline
 (where gnuplot is installed). Every name in it is shown as text. The
 default OUT is STUDY.html beside the JSON; an existing OUT is replaced
-only with --force, and never when it is the input. Exit status 1 with a
-message for a missing or foreign file, 2 for a usage error.
+only with --force, and never when it is the input. Exit status 2 with a
+message for a usage error or an input that cannot be used (a missing or
+foreign file, an existing OUT without --force), as for every spbench
+command; 1 when the page could not be written.
 """
 import base64
 import csv
@@ -570,25 +572,27 @@ def main(argv):
         return 2
     source = args[0]
     out = out or os.path.splitext(source)[0] + ".html"
+    # an input or output that cannot be used: 2, as for every spbench command
     if os.path.exists(out) and os.path.exists(source) and os.path.samefile(out, source):
         print("spbench report: %s is the input; give another -o" % out, file=sys.stderr)
-        return 1
+        return 2
     if os.path.exists(out) and not force:
         print("spbench report: %s exists; --force replaces it" % out, file=sys.stderr)
-        return 1
+        return 2
     try:
         study = load(source)
         drawn, why_none = charts(study, os.path.dirname(os.path.abspath(__file__)))
         text = page(study, source, drawn, why_none)
-        write_whole(out, text)
     except ReportError as e:
         print("spbench report: %s" % e, file=sys.stderr)
-        return 1
+        return 2
     except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as e:
         # a shape the checks above did not foresee: still one line, never a traceback
         print("spbench report: %s: a field has an unexpected type or value (%s)" % (source, e),
               file=sys.stderr)
-        return 1
+        return 2
+    try:
+        write_whole(out, text)
     except OSError as e:
         print("spbench report: cannot write %s: %s" % (out, e.strerror or e), file=sys.stderr)
         return 1

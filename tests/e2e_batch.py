@@ -302,19 +302,19 @@ def test_plot(tmp):
     empty = os.path.join(tmp, "empty.csv")
     open(empty, "w").close()
     r = spbench("plot", empty, charts)
-    check(r.returncode == 1 and "empty" in r.stderr, "an empty CSV is refused: %s" % r.stderr)
+    check(r.returncode == 2 and "empty" in r.stderr, "an empty CSV is refused: %s" % r.stderr)
     header_only = os.path.join(tmp, "header.csv")
     with open(header_only, "w") as f:
         f.write(open(out_csv).readline())
     r = spbench("plot", header_only, charts)
-    check(r.returncode == 1 and "no result rows" in r.stderr, "a CSV without rows is refused")
+    check(r.returncode == 2 and "no result rows" in r.stderr, "a CSV without rows is refused")
     bad = os.path.join(tmp, "bad.csv")
     with open(bad, "w") as f:
         f.write("name,value\nx,1\n")
     r = spbench("plot", bad, charts)
-    check(r.returncode == 1 and "missing column" in r.stderr, "a foreign CSV is refused")
+    check(r.returncode == 2 and "missing column" in r.stderr, "a foreign CSV is refused")
     r = spbench("plot", os.path.join(tmp, "nope.csv"), charts)
-    check(r.returncode == 1 and "nope.csv" in r.stderr, "a missing CSV is named")
+    check(r.returncode == 2 and "nope.csv" in r.stderr, "a missing CSV is named")
 
 
 def palette_min_distance():

@@ -123,10 +123,10 @@ def test_command(tmp):
           len(table) == 8 and any(l.startswith("| all | 1.1") for l in md),
           "--markdown: a table row per pair (8, each slower) and the geometric means: %s" % md[:4])
     r = spbench("compare", base, slow, "--markdown", out_md)
-    check(r.returncode == 1 and "--force" in r.stderr, "--markdown does not replace a file "
+    check(r.returncode == 2 and "--force" in r.stderr, "--markdown does not replace a file "
           "without --force: %s" % r.stderr)
     r = spbench("compare", base, slow, "--markdown", slow, "--force")
-    check(r.returncode == 1 and "is an input" in r.stderr, "--markdown never names an input: %s"
+    check(r.returncode == 2 and "is an input" in r.stderr, "--markdown never names an input: %s"
           % r.stderr)
     if shutil.which("gnuplot"):
         charts = os.path.join(tmp, "charts")
@@ -256,7 +256,7 @@ def test_combine(tmp):
     check([r_["noisy"] for r_ in read_rows(out_csv)] == ["1", "0"], "the CSV marks it too")
     csvs, jsons = write_runs(tmp, "d", template, [[1.0, 2.0], [1.0, 2.0]], drop=(1, 1))
     r = spbench("merge", "--processes", os.path.join(tmp, "d.csv"), *csvs)
-    check(r.returncode == 1 and "resume it first" in r.stderr and
+    check(r.returncode == 2 and "resume it first" in r.stderr and
           not os.path.exists(os.path.join(tmp, "d.csv")),
           "a run without one of the rows is refused, nothing written: %s" % r.stderr)
 

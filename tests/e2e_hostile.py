@@ -406,11 +406,11 @@ def test_studies_not_mixed(tmp):
     out = os.path.join(tmp, "m6.csv")
     for other in ("tol", "fp32"):
         r = spbench("merge", out, shards["a"][0], shards[other][0])
-        check(r.returncode == 1 and not os.path.exists(out),
+        check(r.returncode == 2 and not os.path.exists(out),
               "merge of shards differing in %s is refused: %s" % (other, r.stderr.strip()))
     r = spbench("merge", out, shards["a"][0], shards["b"][0], "--json",
                 os.path.join(tmp, "m6.json"), shards["b"][1], shards["a"][1])
-    check(r.returncode == 1 and "different rows" in r.stderr,
+    check(r.returncode == 2 and "different rows" in r.stderr,
           "merge pairing each CSV with another shard's JSON is refused: %s" % r.stderr.strip())
     r = spbench("merge", out, shards["a"][0], shards["b"][0], "--json",
                 os.path.join(tmp, "m6.json"), shards["a"][1], shards["b"][1])
@@ -445,7 +445,7 @@ def test_resume_reads_as_merge(tmp):
         r = spbench("run", *FAST, "--kernels", "csr.serial,hll.serial.row", "--resume", "--csv",
                     path, CAGE4)
         m = spbench("merge", os.path.join(tmp, "r7m.csv"), path)
-        check(r.returncode == 2 and m.returncode == 1,
+        check(r.returncode == 2 and m.returncode == 2,
               "a row %s: refused by resume (%d: %s) as by merge (%d)" %
               (label, r.returncode, r.stderr.strip()[-160:], m.returncode))
 

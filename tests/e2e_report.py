@@ -135,11 +135,11 @@ def test_figures(tmp, study):
         skip("no gnuplot: the report's charts (apt-get install gnuplot-nox)", "gnuplot")
 
     r = spbench("report", study, "-o", out)
-    check(r.returncode == 1 and "--force" in r.stderr, "an existing page is kept without --force")
+    check(r.returncode == 2 and "--force" in r.stderr, "an existing page is kept without --force")
     r = spbench("report", study, "-o", study, "--force")
-    check(r.returncode == 1 and "input" in r.stderr, "the input is never written over")
+    check(r.returncode == 2 and "input" in r.stderr, "the input is never written over")
     r = spbench("report", os.path.join(SOURCE, "matrices", "README.md"), "-o", out, "--force")
-    check(r.returncode == 1 and "JSON" in r.stderr, "a file that is not a study is refused")
+    check(r.returncode == 2 and "JSON" in r.stderr, "a file that is not a study is refused")
 
 
 def test_operations_apart(tmp):

@@ -271,13 +271,13 @@ def test_gen_and_info(tmp):
     with open(bad, "w") as f:
         f.write("%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 1\n")
     r = spbench("info", bad)
-    check(r.returncode == 1 and "complex" in r.stderr, "info refuses a complex file")
+    check(r.returncode == 2 and "complex" in r.stderr, "info refuses a complex file")
 
 
 def test_messages(tmp):
     """Messages say what is wrong, with the true figures, once."""
     r = spbench("info", "gen:rmat:40:8")
-    check(r.returncode == 1 and "1099511627776 rows" in r.stderr and "8796093022208 entries"
+    check(r.returncode == 2 and "1099511627776 rows" in r.stderr and "8796093022208 entries"
           in r.stderr, "gen:rmat:40:8 names 2^40 rows and 2^43 entries: %s" % r.stderr.strip())
     r = spbench("info", "gen:lap2d:0")
     check("positive" in r.stderr and "unknown" not in r.stderr,
@@ -294,7 +294,7 @@ def test_messages(tmp):
     with open(os.path.join(BUNDLED, "cage4.mtx.gz"), "rb") as f, open(cut, "wb") as g:
         g.write(f.read()[:100])
     r = spbench("info", cut)
-    check(r.returncode == 1 and r.stderr.count("cut.mtx.gz") == 1,
+    check(r.returncode == 2 and r.stderr.count("cut.mtx.gz") == 1,
           "a truncated .gz names the file once: %s" % r.stderr.strip())
     out_json = os.path.join(tmp, "gpu.json")
     device_rows = [f[0] for f in kernel_lines() if f[0].startswith(("csr.cuda.", "cusparse."))]

@@ -76,7 +76,7 @@ def test_shards_merge(tmp):
 
     s1 = os.path.join(tmp, "s1.csv")
     r = spbench("merge", os.path.join(tmp, "twice.csv"), s1, os.path.join(tmp, "s2.csv"), s1)
-    check(r.returncode == 1 and "measured twice" in r.stderr and "s1.csv" in r.stderr,
+    check(r.returncode == 2 and "measured twice" in r.stderr and "s1.csv" in r.stderr,
           "a shard merged twice is refused, the rows named: %s" % r.stderr.strip())
     return single
 

@@ -205,7 +205,7 @@ def test_merge_json_checked(tmp, resume_keeps_samples):
         json.dump(doc, f)
     out = os.path.join(tmp, "y.csv")
     r = spbench("merge", out, c0, c1, "--json", os.path.join(tmp, "y.json"), j0, j1)
-    check(r.returncode == 1 and "differ" in r.stderr and not os.path.exists(out),
+    check(r.returncode == 2 and "differ" in r.stderr and not os.path.exists(out),
           "a JSON shard unlike its CSV is refused: %s" % r.stderr.strip())
 
 
@@ -339,7 +339,7 @@ def test_gate(tmp):
         base_json = os.path.join(tmp, "g_base.json")
         synthetic(base_json, [{}, {}])
         r = spbench("compare", base_json, path, "--fail-if-slower", "5")
-        check(r.returncode == 1 and "row 1" in r.stderr and "Traceback" not in r.stderr,
+        check(r.returncode == 2 and "row 1" in r.stderr and "Traceback" not in r.stderr,
               "a NEW row timed %r is refused, naming it: %d %s" % (bad, r.returncode,
                                                                     r.stderr.strip()))
     few_base, few_new = os.path.join(tmp, "f_base.json"), os.path.join(tmp, "f_new.json")
@@ -370,14 +370,14 @@ def test_compare_malformed(tmp):
         synthetic(path, rows)
         r = spbench("compare", good, path)
         lines = r.stderr.strip().splitlines()
-        check(r.returncode == 1 and len(lines) == 1 and needle in lines[0] and
+        check(r.returncode == 2 and len(lines) == 1 and needle in lines[0] and
               "mal_%s.json" % name in lines[0], "%s: one line naming the file: %s"
               % (name, r.stderr.strip()))
     path = os.path.join(tmp, "mal_dict.json")
     with open(path, "w") as f:
         json.dump({"format": "spbench-results", "rows": {"a": 1}}, f)
     r = spbench("compare", good, path)
-    check(r.returncode == 1 and "Traceback" not in r.stderr and "not a list" in r.stderr,
+    check(r.returncode == 2 and "Traceback" not in r.stderr and "not a list" in r.stderr,
           "rows as an object: %s" % r.stderr.strip())
 
 
@@ -392,10 +392,10 @@ def test_compare_messages(tmp):
     check(r.returncode == 2 and "--fail-if-slower needs a value" in r.stderr,
           "an option without its value: %s" % r.stderr.strip())
     r = spbench("compare", base, new)
-    check(r.returncode == 1 and "settings: s in BASE, s max_kernel_ms=1000 in NEW" in r.stderr,
+    check(r.returncode == 2 and "settings: s in BASE, s max_kernel_ms=1000 in NEW" in r.stderr,
           "no match: the differing key named: %s" % r.stderr.strip())
     r = spbench("compare", base, "--kernels", "csr.a,auto.cuda")
-    check(r.returncode == 1 and "no ok row of kernel auto.cuda" in r.stderr,
+    check(r.returncode == 2 and "no ok row of kernel auto.cuda" in r.stderr,
           "--kernels naming a kernel the file lacks: %s" % r.stderr.strip())
     longer = os.path.join(tmp, "k_long.json")
     name = "csr.cuda.stream.rcm.pattern.longest"

@@ -260,7 +260,7 @@ def test_merge_checks(tmp):
             f.write(data)
         out = os.path.join(tmp, "merged_%s.csv" % name)
         r = spbench("merge", out, shard)
-        check(r.returncode == 1 and "broken_%s.csv:" % name in r.stderr and
+        check(r.returncode == 2 and "broken_%s.csv:" % name in r.stderr and
               "Traceback" not in r.stderr,
               "merge refuses the %s shard with file:line: %s" % (name, r.stderr.strip()[-300:]))
         check(not os.path.exists(out), "a refused merge writes no CSV (%s)" % name)
@@ -270,7 +270,7 @@ def test_merge_checks(tmp):
     json.dump(doc, open(bad_json, "w"))
     out_csv, out_json = os.path.join(tmp, "m.csv"), os.path.join(tmp, "m.json")
     r = spbench("merge", out_csv, good_csv, "--json", out_json, bad_json)
-    check(r.returncode == 1 and "not a list" in r.stderr and "Traceback" not in r.stderr,
+    check(r.returncode == 2 and "not a list" in r.stderr and "Traceback" not in r.stderr,
           "a JSON whose rows are not a list is refused: %s" % r.stderr.strip()[-300:])
     check(not os.path.exists(out_csv) and not os.path.exists(out_json),
           "the merged CSV is not left behind when the JSON merge fails")
@@ -281,7 +281,7 @@ def test_merge_checks(tmp):
     spbench("run", *FAST, "--kernels", "csr.omp.nnz", "--csv", other_csv,
             os.path.join(other, "cage4.mtx.gz"))
     r = spbench("merge", os.path.join(tmp, "mixed.csv"), good_csv, other_csv)
-    check(r.returncode == 1 and "different files" in r.stderr,
+    check(r.returncode == 2 and "different files" in r.stderr,
           "one name from two files is refused: %s" % r.stderr.strip())
 
 

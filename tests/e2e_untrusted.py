@@ -446,7 +446,7 @@ def test_impossible_size_line(tmp):
     capped = dict(os.environ, SPB_MEMORY_LIMIT=str(4 << 30))
     r = subprocess.run([SPBENCH, "info", huge], capture_output=True, text=True, timeout=300,
                        env=capped)
-    check(r.returncode == 1 and "needs about" in r.stderr,
+    check(r.returncode == 2 and "needs about" in r.stderr,
           "info refuses it with the estimate: %d %s" % (r.returncode, r.stderr[-300:]))
     csv_path = os.path.join(tmp, "huge.csv")
     r = subprocess.run([SPBENCH, "run", *FAST, "--kernels", "csr.serial", "--bandwidth", "10",
@@ -547,9 +547,9 @@ def test_report_malformed_fields(tmp):
             json.dump(spoiled(change), f)
         r = spbench("report", path, "-o", os.path.join(tmp, "bad.html"), "--force")
         lines = r.stderr.strip().splitlines()
-        check(r.returncode == 1 and len(lines) == 1 and lines[0].startswith("spbench report:")
+        check(r.returncode == 2 and len(lines) == 1 and lines[0].startswith("spbench report:")
               and "Traceback" not in r.stderr,
-              "report on %s: one line, exit 1: %d %s" % (what, r.returncode, r.stderr[-300:]))
+              "report on %s: one line, exit 2: %d %s" % (what, r.returncode, r.stderr[-300:]))
 
 
 def own_memory_cgroup():
@@ -605,7 +605,7 @@ def test_cgroup_limit_seen(tmp):
                 break
             except OSError:
                 time.sleep(0.1)
-    check(r.returncode == 1 and "needs about" in r.stderr and "cgroup" in r.stderr,
+    check(r.returncode == 2 and "needs about" in r.stderr and "cgroup" in r.stderr,
           "the own cgroup's limit is the room: %d %s" % (r.returncode, r.stderr[-300:]))
 
 

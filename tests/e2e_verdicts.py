@@ -98,7 +98,7 @@ def test_merge_names_missing_shards(tmp):
                        *[os.path.join(tmp, "s%d.json" % i) for i in shards])
 
     r = merge(1)
-    check(r.returncode == 1 and "shards 2-3 of 3 missing" in r.stderr,
+    check(r.returncode == 2 and "shards 2-3 of 3 missing" in r.stderr,
           "one shard of three is refused, the missing named: %d %s" % (r.returncode,
                                                                         r.stderr[-300:]))
     r = merge(1, 3, partial=True)
@@ -136,7 +136,7 @@ def test_no_rows_of_another_commit(tmp):
     r = spbench("run", *FAST, "--shard", "2/2", "--kernels", "csr.serial", "--csv", other,
                 BUNDLED)
     r = spbench("merge", os.path.join(tmp, "m.csv"), older, other)
-    check(r.returncode == 1 and "different options or builds" in r.stderr,
+    check(r.returncode == 2 and "different options or builds" in r.stderr,
           "merge refuses shards of two commits: %d %s" % (r.returncode, r.stderr[-300:]))
 
 
@@ -350,7 +350,7 @@ def test_compare_with_vendors_best(tmp):
                                                           "libraries": []},
                    "rows": [x for x in rows if not x["kernel"].startswith("cusparse")]}, f)
     r = spbench("compare", study, "--kernels", "vendor,auto.cuda")
-    check(r.returncode == 1 and "no vendor row" in r.stderr,
+    check(r.returncode == 2 and "no vendor row" in r.stderr,
           "a file without vendor rows is refused: %d %s" % (r.returncode, r.stderr[-300:]))
 
 

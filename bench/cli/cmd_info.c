@@ -122,5 +122,5 @@ int cmd_info(int argc, char **argv)
     for (int k = 0; k < list.count; k++)
         failures += !info_matrix(list.items[k], hack_size, cache_dir);
     sources_free(&list);
-    return failures ? EXIT_RESULTS_BAD : 0;
+    return failures ? EXIT_USAGE : 0; /* a matrix that cannot be read: an input unusable */
 }

@@ -68,9 +68,10 @@ static product_args parse_product_args(const product_command *pc, int argc, char
     return a;
 }
 
-/* Loads A, sets the case up, runs and validates one product, writes it. */
+/* Loads A, sets the case up, runs and validates one product, writes it;
+ * *unusable is 1 when an input could not be used (read, set up). */
 static spb_status run_product(const product_command *pc, const product_args *a,
-                              const spb_kernel *kernel, char *msg)
+                              const spb_kernel *kernel, int *unusable, char *msg)
 {
     const spb_operation *op = pc->op();
     spb_csr A = {0};
@@ -80,6 +81,7 @@ static spb_status run_product(const product_command *pc, const product_args *a,
     format_set_init(&c.formats, &A);
     if (st == SPB_OK) st = op->case_setup(&c, a->seed, msg);
     if (st == SPB_OK && pc->use_operand && a->operand) st = pc->use_operand(&c, a->operand, msg);
+    *unusable = st != SPB_OK;
     if (st == SPB_OK) {
         st = run_single_product(op, kernel, &c, &a->config, a->tolerance, &v, msg);
         char text[256];
@@ -123,9 +125,12 @@ static int product_command_run(const product_command *pc, int argc, char **argv)
         return EXIT_USAGE;
     }
     char msg[SPB_MSG_LEN] = "";
-    spb_status st = run_product(pc, &a, kernel, msg);
+    int unusable = 0;
+    spb_status st = run_product(pc, &a, kernel, &unusable, msg);
     if (st != SPB_OK) fprintf(stderr, "spbench: %s\n", msg);
-    return st == SPB_OK ? 0 : EXIT_RESULTS_BAD;
+    /* an input that cannot be used: 2, as for every command; a product
+     * that fails or is wrong: 1 */
+    return st == SPB_OK ? 0 : unusable ? EXIT_USAGE : EXIT_RESULTS_BAD;
 }
 
 /* ---- spbench spmv ------------------------------------------------------------ */

@@ -406,7 +406,7 @@ static int cmd_merge(int argc, char **argv)
         int rows;
         if (results_check(argv[k], &rows, msg) != SPB_OK) {
             fprintf(stderr, "spbench merge: %s; nothing written\n", msg);
-            return EXIT_RESULTS_BAD;
+            return EXIT_USAGE; /* a shard that cannot be used, as merge.py says it */
         }
     }
     return run_python("SPB_MERGE_SCRIPT", "scripts", "merge.py", argc, argv);
