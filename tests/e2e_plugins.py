@@ -207,7 +207,9 @@ def test_misbehaving_kernels(tmp):
     rows = {(x["matrix"], x["kernel"]): x for x in read_rows(csv_path)} \
         if os.path.exists(csv_path) else {}
     said = {"bad.crash": r"crashed: it touched an address outside the data.*Segmentation",
-            "bad.hang": r"no answer within 2 s: the kernel hung",
+            # 2 s, and for a timed request 20x its products at the slowest pace
+            # seen (a sanitizer build on a busy machine: 3 s)
+            "bad.hang": r"no answer within [2-9] s: the kernel hung",
             "bad.past_y": r"crashed: it touched past the end of y",
             "bad.before_y": r"wrote before the start of y",
             "bad.into_x": r"crashed: it touched x, which is read-only to it"}
