@@ -555,6 +555,15 @@ def test_matrix_time_bound(tmp):
                                                                 for x in rows]))
     r = spbench("run", "--max-matrix-s", "-1", two[0])
     check(r.returncode == 2 and "--max-matrix-s" in r.stderr, "--max-matrix-s -1: %s" % r.stderr)
+    times = []
+    for bound in ([], ["--max-matrix-s", "0.5"]):
+        r = spbench("run", "--dry-run", *bound, "--kernels", "csr.serial,csr.omp.*,hll.*",
+                    "--threads", "1,2", "gen:lap3d:60", two[0])
+        said = re.search(r"# time: about ([0-9.e+]+) s", r.stdout)
+        times.append(float(said.group(1)) if said else float("nan"))
+    check(times[1] < times[0] and "bounded by --max-matrix-s 0.5" in r.stdout,
+          "the dry run's estimate counts the bound: %s s against %s s unbounded" % (times[1],
+                                                                                    times[0]))
 
 
 def test_kernel_typo(tmp):

@@ -170,6 +170,7 @@ typedef struct {
     double load, references, rows, floor, energy;
     int unreadable;
     int energy_cpu, energy_gpu;
+    int bounded; /* matrices whose estimate --max-matrix-s cut */
 } dry_estimate;
 
 /* One matrix: read it (timed: a run reads it too), its work per product,
@@ -181,6 +182,7 @@ static void estimate_matrix(const spb_run_opts *o, const spb_plan *plan, const i
 {
     char msg[SPB_MSG_LEN] = "";
     spb_csr A;
+    const double loaded_before = e->load;
     double start = timing_now();
     if (source_load(list->items[m], &A, NULL, msg) != SPB_OK) {
         e->unreadable++;
@@ -195,23 +197,39 @@ static void estimate_matrix(const spb_run_opts *o, const spb_plan *plan, const i
         return;
     }
     double host_s = work * unit_s;
-    e->references += 4 * host_s; /* the compensated reference and its scale */
-    double window = o->energy_window_s > 0.1 ? o->energy_window_s : 0.1;
+    dry_estimate mine = {0};      /* this matrix's parts, bounded below before they count */
+    mine.references = 4 * host_s; /* the compensated reference and its scale */
+    double window = o->energy_window_s > 0.1 ? o->energy_window_s : 0.1, longest = 0;
     for (int i = 0; i < plan->count; i++) {
         if (!timed[i] || (list->ranks && plan->rows[i].config.ranks != list->ranks[m])) continue;
         const spb_kernel *kernel = plan->rows[i].kernel;
         double call = unit[i] > 0 ? work * unit[i]
                                   : call_seconds(kernel, &plan->rows[i].config, host_s, cores);
-        e->rows += row_seconds(o, kernel, call);
+        double row = row_seconds(o, kernel, call);
+        mine.rows += row;
+        if (row > longest) longest = row;
         double sample = call > SPB_MIN_SAMPLE_SECONDS ? call : SPB_MIN_SAMPLE_SECONDS;
-        e->floor += o->timing.min_time > o->timing.min_samples * sample
-                        ? o->timing.min_time
-                        : o->timing.min_samples * sample;
+        mine.floor += o->timing.min_time > o->timing.min_samples * sample
+                          ? o->timing.min_time
+                          : o->timing.min_samples * sample;
         int gpu = kernel->backend == SPB_BACKEND_CUDA;
         if (o->energy_window_s > 0 && !kernel_over_ranks(kernel) &&
             (gpu ? e->energy_gpu : e->energy_cpu))
-            e->energy += window + call;
+            mine.energy += window + call;
     }
+    /* --max-matrix-s: rows not begun by then are skipped; a row already
+     * timing finishes (at most the longest row past the bound) */
+    const double spent = e->load - loaded_before + mine.references + mine.rows + mine.energy;
+    const double bound = o->max_matrix_s + longest;
+    if (o->max_matrix_s > 0 && spent > bound) {
+        const double keep =
+            (bound - (e->load - loaded_before)) / (spent - (e->load - loaded_before));
+        const double share = keep > 0 ? keep : 0;
+        mine.references *= share, mine.rows *= share, mine.energy *= share, mine.floor *= share;
+        e->bounded++;
+    }
+    e->references += mine.references, e->rows += mine.rows;
+    e->energy += mine.energy, e->floor += mine.floor;
     csr_free(&A);
 }
 
@@ -269,8 +287,13 @@ int dry_run_print(FILE *out, const spb_run_opts *o, const spb_source_list *list,
             "bandwidth pass runs when this machine's figure is not kept (--bandwidth)\n",
             e.floor * processes);
     if (e.unreadable)
-        fprintf(out, "# %d matrix%s could not be read: error rows, not counted\n", e.unreadable,
-                e.unreadable == 1 ? "" : "es");
+        fprintf(out, "# %d %s could not be read: error rows, not counted\n", e.unreadable,
+                e.unreadable == 1 ? "matrix" : "matrices");
+    if (e.bounded)
+        fprintf(out,
+                "# %d %s bounded by --max-matrix-s %g: the rows not begun by then are "
+                "skipped, and counted so\n",
+                e.bounded, e.bounded == 1 ? "matrix" : "matrices", o->max_matrix_s);
     spb_free(timed);
     plan_free(&plan);
     return 0;
