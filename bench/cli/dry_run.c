@@ -233,6 +233,24 @@ static void estimate_matrix(const spb_run_opts *o, const spb_plan *plan, const i
     csr_free(&A);
 }
 
+/* What the estimate leaves out or cuts. */
+static void print_estimate_notes(FILE *out, const spb_run_opts *o, const dry_estimate *e,
+                                 int processes)
+{
+    fprintf(out,
+            "# noisy rows are measured again (up to the timing once more: %.0f s), and the "
+            "bandwidth pass runs when this machine's figure is not kept (--bandwidth)\n",
+            e->floor * processes);
+    if (e->unreadable)
+        fprintf(out, "# %d %s could not be read: error rows, not counted\n", e->unreadable,
+                e->unreadable == 1 ? "matrix" : "matrices");
+    if (e->bounded)
+        fprintf(out,
+                "# %d %s bounded by --max-matrix-s %g: the rows not begun by then are "
+                "skipped, and counted so\n",
+                e->bounded, e->bounded == 1 ? "matrix" : "matrices", o->max_matrix_s);
+}
+
 int dry_run_print(FILE *out, const spb_run_opts *o, const spb_source_list *list, int processes)
 {
     spb_plan plan;
@@ -282,18 +300,7 @@ int dry_run_print(FILE *out, const spb_run_opts *o, const spb_source_list *list,
             total, e.load, e.references, e.rows, e.floor, e.energy, processes,
             processes == 1 ? "" : "es", o->op->calibration, o->op->baseline->name, unit_s * 1e9,
             o->op->work_unit, DEVICE_SPEEDUP, o->op->baseline->name);
-    fprintf(out,
-            "# noisy rows are measured again (up to the timing once more: %.0f s), and the "
-            "bandwidth pass runs when this machine's figure is not kept (--bandwidth)\n",
-            e.floor * processes);
-    if (e.unreadable)
-        fprintf(out, "# %d %s could not be read: error rows, not counted\n", e.unreadable,
-                e.unreadable == 1 ? "matrix" : "matrices");
-    if (e.bounded)
-        fprintf(out,
-                "# %d %s bounded by --max-matrix-s %g: the rows not begun by then are "
-                "skipped, and counted so\n",
-                e.bounded, e.bounded == 1 ? "matrix" : "matrices", o->max_matrix_s);
+    print_estimate_notes(out, o, &e, processes);
     spb_free(timed);
     plan_free(&plan);
     return 0;
