@@ -52,12 +52,7 @@ static spb_status run_all(run_args *a, const spb_source_list *list, spb_run_tota
     if (st == SPB_OK) st = run_replay_rest(o, totals, msg);
     /* the JSON's totals are its rows': the run's and those it kept */
     spb_row_counts counts = totals->counts;
-    const spb_row_counts *kept = &totals->kept;
-    counts.rows += kept->rows, counts.ok += kept->ok, counts.wrong += kept->wrong;
-    counts.skipped += kept->skipped, counts.errors += kept->errors;
-    counts.resumed += kept->resumed, counts.noisy += kept->noisy;
-    counts.throttled += kept->throttled;
-    if (kept->cores_max > counts.cores_max) counts.cores_max = kept->cores_max;
+    row_counts_add(&counts, &totals->kept);
     counts.interrupted_by = run_stop_requested();
     /* the JSON ends whole on every path: after an error it says which */
     char end_msg[SPB_MSG_LEN] = "";

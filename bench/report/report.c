@@ -506,3 +506,11 @@ void report_table_row(FILE *out, const spb_result *r)
              noise[0] || r->message[0] ? ": " : "", noise, r->message);
     report_table_line(out, line, keep); /* the message may be cut, never the status */
 }
+
+void row_counts_add(spb_row_counts *to, const spb_row_counts *from)
+{
+    to->rows += from->rows, to->ok += from->ok, to->wrong += from->wrong;
+    to->skipped += from->skipped, to->errors += from->errors, to->resumed += from->resumed;
+    to->noisy += from->noisy, to->throttled += from->throttled;
+    if (from->cores_max > to->cores_max) to->cores_max = from->cores_max;
+}

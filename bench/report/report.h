@@ -132,6 +132,9 @@ typedef struct {
     int cores_max;      /* the most CPU cores a row used: its threads times its ranks */
 } spb_row_counts;
 
+/* Adds the row tallies of `from` to `to` (the signal and failure stay to's). */
+void row_counts_add(spb_row_counts *to, const spb_row_counts *from);
+
 /* The JSON document: its header and the opening of "rows" (begin), then
  * report_json_row per row, then the totals and the closing (end). */
 spb_status report_json_begin(FILE *json, const char *path, const spb_json_header *h, char *msg);

@@ -17,8 +17,9 @@ void flush_folded(const spb_run_opts *opts, spb_run_totals *totals)
     reporters_flush(&totals->reporters);
 }
 
-/* A row into the table and the outputs, and into the tallies; a row read
- * back by --resume (stored) goes to the JSON but not again to the CSV. */
+/* A row into the reporters and into the tallies (a kept row's apart): a
+ * row read back by --resume goes to the JSON but not again to the CSV, a
+ * kept one (not selected by this run) to the JSON only. */
 static void emit_row(const spb_run_opts *opts, spb_run_totals *totals, const spb_result *r,
                      spb_row_origin origin, spb_status *csv_status, char *msg)
 {
