@@ -144,6 +144,9 @@ static void release_call(cusparse_call *c)
     *c = cusparse_call{};
 }
 
+/* ALG2's or ALG3's number, for the row's message. */
+static int alg_number(cusparseSpGEMMAlg_t alg) { return alg == CUSPARSE_SPGEMM_ALG2 ? 2 : 3; }
+
 /* One product with the row's algorithm, outside the clock. The default's
  * row: where one of its buffers does not fit, ALG3 is the row's algorithm
  * (a failed attempt inside every timed product once counted against
@@ -164,14 +167,16 @@ static spb_status choose_algorithm(gpu_spgemm_state *s, char *msg)
         s->core.error = SPB_OK;
         return spb_fail(msg, SPB_ERR_DECLINED, /* a skip: the matrix is too large for it */
                         "cusparseSpGEMM ALG%d: a buffer does not fit in device memory",
-                        alg == CUSPARSE_SPGEMM_ALG2 ? 2 : 3);
+                        alg_number(alg));
     }
     if (failed && s->core.error != SPB_ERR_NOMEM) return gpu_state_fail(&s->core, msg);
     if (failed) {
         s->core.error = SPB_OK;
         s->spgemm_alg = CUSPARSE_SPGEMM_ALG3;
     }
-    if (msg && !msg[0])
+    if (msg && !msg[0] && s->variant->mode)
+        snprintf(msg, SPB_MSG_LEN, "cusparseSpGEMM ALG%d", alg_number(alg));
+    else if (msg && !msg[0])
         snprintf(msg, SPB_MSG_LEN, "%s",
                  failed ? "cusparseSpGEMM ALG3: a buffer of the default algorithm does not fit"
                         : "cusparseSpGEMM default algorithm");

@@ -1,7 +1,7 @@
 """End-to-end tests of SpGEMM: `run --op spgemm` over the bundled matrices
 (every row ok, products/nnz_c/compression filled, speedup over the
 Gustavson kernel), `--b thin:K`, a B of the wrong size as an error row
-that does not stop the batch, usage errors, and `spbench spgemm -o` against
+that does not stop the batch, `--b transpose`, usage errors, and `spbench spgemm -o` against
 an independent pure-Python product.
 
 usage: e2e_spgemm.py SPBENCH SOURCE_DIR
@@ -62,15 +62,18 @@ def test_thin_and_mismatch(tmp):
 
 
 def test_spgemm_command(tmp):
-    for name in ("west0479", "lp_e226"):  # square, and rectangular (A * A^T)
+    # square (A * A), rectangular (A * A^T) and square with --b transpose (A * A^T)
+    for name, b_spec in (("west0479", None), ("lp_e226", None), ("west0479", "transpose")):
         source = os.path.join(BUNDLED, name + ".mtx.gz")
-        out = os.path.join(tmp, name + "_c.mtx")
-        r = spbench("spgemm", source, "--kernel", "spgemm.omp", "--threads", "2", "-o", out)
+        out = os.path.join(tmp, "%s_%s_c.mtx" % (name, b_spec))
+        r = spbench("spgemm", source, *(["--b", b_spec] if b_spec else []), "--kernel",
+                    "spgemm.omp", "--threads", "2", "-o", out)
         check(r.returncode == 0, "spbench spgemm on %s: %s" % (name, r.stderr))
         if r.returncode != 0:
             continue
         m, n, a = read_mtx(source)
-        b = {(i, j): v for (i, j), v in a.items()} if m == n else {(j, i): v for (i, j), v in a.items()}
+        transposed = m != n or b_spec == "transpose"
+        b = {(j, i): v for (i, j), v in a.items()} if transposed else dict(a)
         rows_of_b = {}
         for (i, j), v in b.items():
             rows_of_b.setdefault(i, []).append((j, v))

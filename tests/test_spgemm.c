@@ -116,6 +116,18 @@ static int want_cuda; /* which half of the table this run checks */
 static const int cuda_shapes[][2] = {{0, 0}, {32, 32}, {256, 4096}};
 #define CUDA_SHAPES ((int)(sizeof cuda_shapes / sizeof cuda_shapes[0]))
 
+/* A row of one library algorithm (a name ending ".algN") says in its
+ * message that it ran ALGN, not the library's default. */
+static void check_algorithm_named(const char *label, const char *name, const char *msg)
+{
+    const char *alg = strrchr(name, '.');
+    if (!alg || strncmp(alg, ".alg", 4) != 0) return;
+    char expected[16];
+    snprintf(expected, sizeof expected, "ALG%s", alg + 4);
+    CHECK(strstr(msg, expected) && !strstr(msg, "default"), "%s, %s: its message \"%s\" lacks %s",
+          label, name, msg, expected);
+}
+
 static int peaks_counted; /* device rows whose product's memory was counted */
 
 /* A device product's memory: at least C's arrays on the device (it holds
@@ -163,6 +175,7 @@ static void check_all(const char *label, const spb_csr *A, const spb_csr *B)
             CHECK(st == SPB_OK, "%s, %s (block %d, tile %d): prepare: %s", label, kernel->name,
                   config.block_size, config.tile, msg);
             if (st != SPB_OK) continue;
+            check_algorithm_named(label, kernel->name, msg);
             for (int call = 0; call < 2; call++) { /* a second call reuses the state */
                 spb_csr C;
                 st = spgemm_kernel_of(kernel)->spgemm(plan.state, &C, msg);

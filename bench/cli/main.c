@@ -96,7 +96,8 @@ static void print_run_options(FILE *out)
         out,
         "run options:\n"
         "  --op spmv|spgemm    the operation: y = A*x (default) or C = A*B\n"
-        "  --b SPEC            spgemm's B: a file, a gen: spec or thin:K[:PER_ROW]\n"
+        "  --b SPEC            spgemm's B: a file, a gen: spec, thin:K[:PER_ROW] or\n"
+        "                      transpose (A^T)\n"
         "                      (default: A itself when square, else A^T)\n"
         "  --kernels PATTERNS  comma-separated shell patterns, e.g. 'csr.*' (default all)\n"
         "  --reps N            at least N timed samples (default 10)\n"
@@ -165,8 +166,8 @@ static const struct {
     {"spgemm",
      "usage: spbench spgemm A [--b B] --kernel NAME [--threads N] [--tol T] -o C.mtx [--force]\n"
      "  one validated product C = A*B by kernel NAME, written as Matrix Market;\n"
-     "  B: a file, a gen: spec or thin:K[:PER_ROW] (default A, or A^T when A is\n"
-     "  not square)\n"},
+     "  B: a file, a gen: spec, thin:K[:PER_ROW] or transpose (A^T) (default A,\n"
+     "  or A^T when A is not square)\n"},
     {"gen", "usage: spbench gen SPEC -o FILE.mtx[.gz] [--force]\n"
             "  writes a generated matrix: gen:lap2d:N[:LAYERS] (N x N, or N x LAYERS),\n"
             "  gen:lap3d:N[:LAYERS] (N^3, or N x N x LAYERS), gen:random:ROWS:PER_ROW,\n"

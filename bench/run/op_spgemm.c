@@ -17,7 +17,8 @@
 #include "cpu/spgemm_cpu.h"
 #include "gpu/gpu.h"
 
-#define THIN_PREFIX "thin:"
+#define THIN_PREFIX    "thin:"
+#define TRANSPOSE_SPEC "transpose" /* B = A^T, also for a square A */
 
 typedef struct {
     spb_csr B; /* owned, unless B is A itself */
@@ -80,7 +81,8 @@ static spb_status thin_matrix(spb_index rows, long k, long per_row, uint64_t see
     return SPB_OK;
 }
 
-/* B by the spec: A itself, A^T, thin:..., or a matrix source. */
+/* B by the spec: A itself, A^T, thin:..., or a matrix source (a file named
+ * like a keyword is reached as ./transpose). */
 static spb_status load_operand(spb_case *c, spgemm_data *d, uint64_t seed, char *msg)
 {
     const char *spec = c->operand;
@@ -89,7 +91,7 @@ static spb_status load_operand(spb_case *c, spgemm_data *d, uint64_t seed, char 
         d->b_is_a = 1;
         return SPB_OK;
     }
-    if (!spec) return csr_transpose(c->A, &d->B, msg);
+    if (!spec || strcmp(spec, TRANSPOSE_SPEC) == 0) return csr_transpose(c->A, &d->B, msg);
     if (strncmp(spec, THIN_PREFIX, strlen(THIN_PREFIX)) == 0) {
         if (!parse_thin(spec, &k, &per_row))
             return spb_fail(msg, SPB_ERR_INVALID, "--b %s: expected thin:K[:PER_ROW]", spec);
