@@ -730,13 +730,51 @@ def test_max_noise(tmp):
               "--max-noise %s is a usage error: %s" % (bad, r.stderr.strip()))
 
 
+def check_device_energy(tmp, gpu, cage4):
+    """Three matrices' device rows: with --energy-rows all every row has
+    its energy, above 0 and within the power limit times its time (twice,
+    for the pass's own timing), its clocks, and its window's bound under
+    50%; by default only the fastest spbench row and cusparse.csr (the one
+    vendor row) of each matrix, with a bound under 10% (ten steps)."""
+    kernels = "auto.cuda,cusparse.csr,csr.cuda.stream"
+    matrices = (cage4, "gen:lap3d:60", "gen:rmat:14:8")
+    bound = lambda x: gpu["power_limit_w"] * float(x["time_ms_median"]) * 1e-3
+    for rows_arg in ("all", "best"):
+        device_csv = os.path.join(tmp, "energy-gpu-%s.csv" % rows_arg)
+        d = spbench("run", *FAST, "--kernels", kernels, "--energy-rows", rows_arg, "--csv",
+                    device_csv, *matrices)
+        device = [x for x in read_rows(device_csv) if x["status"] == "ok"]
+        measured = [x for x in device if x["joules_per_product"] != ""]
+        if rows_arg == "best":
+            fastest = set()
+            for name in {x["matrix"] for x in device}:
+                own = [x for x in device if x["matrix"] == name and x["kernel"] != "cusparse.csr"]
+                fastest.add((name, min(own, key=lambda x: float(x["time_ms_median"]))["kernel"]))
+                fastest.add((name, "cusparse.csr"))
+            check(d.returncode == 0 and {(x["matrix"], x["kernel"]) for x in measured} == fastest
+                  and all(float(x["energy_err"]) < 0.1 for x in measured),
+                  "by default the fastest spbench row and the vendor row of each matrix: %s" %
+                  [(x["matrix"], x["kernel"], x["energy_err"]) for x in measured])
+        check(d.returncode == 0 and len(device) == 9 and
+              (rows_arg == "best" or len(measured) == 9) and
+              all(0 < float(x["joules_per_product"]) <= 2 * bound(x) and
+                  float(x["sm_clock_mhz"]) > 0 and float(x["mem_clock_mhz"]) > 0 and
+                  0 < float(x["energy_err"]) < 0.5 and
+                  x["throttled"] in ("0", "1") for x in measured),
+              "--energy-rows %s: each measured row's energy within its bounds: %s" %
+              (rows_arg, [(x["kernel"], x["joules_per_product"], x["time_ms_median"],
+                           x["sm_clock_mhz"], x["energy_err"]) for x in device]))
+
+
 def test_energy_columns(tmp):
     """The energy columns: empty where the machine has no counter, with the
     reason in the header and the JSON (a CPU without RAPL, no GPU here);
     filled for the CPU rows where RAPL reads, and for the device rows where
     NVML does (three matrices: energy within the power limit times the
-    time, clocks read). A CSV begun by an older spbench,
-    without them, is refused by --resume, naming what it lacks."""
+    time, clocks read): by default only the fastest spbench row and the
+    fastest vendor row of each matrix, every row with --energy-rows all.
+    A CSV begun by an older spbench, without them, is refused by --resume,
+    naming what it lacks."""
     csv_path, json_path = os.path.join(tmp, "energy.csv"), os.path.join(tmp, "energy.json")
     cage4 = os.path.join(BUNDLED, "cage4.mtx.gz")
     r = spbench("run", *FAST, "--kernels", "csr.serial", "--csv", csv_path, "--json", json_path,
@@ -759,24 +797,14 @@ def test_energy_columns(tmp):
               rows[0]["watts"] == "" and rows[0]["throttled"] == "",
               "no RAPL: the columns empty, the header and the JSON say why: %s" %
               [l for l in r.stdout.splitlines() if "energy" in l])
+    check(energy.get("rows") == "best" and energy.get("periods", 0) >= 10,
+          "the JSON says which rows get energy windows, and how many steps each: %s" % energy)
+    r = spbench("run", "--energy-rows", "fastest", cage4)
+    check(r.returncode == 2 and "--energy-rows" in r.stderr,
+          "--energy-rows takes best or all: %s" % r.stderr.strip())
     gpu = energy.get("gpu", {})
     if gpu.get("available"):  # the device machine: three matrices' device rows
-        device_csv = os.path.join(tmp, "energy-gpu.csv")
-        d = spbench("run", *FAST, "--kernels", "auto.cuda,cusparse.csr,csr.cuda.stream",
-                    "--csv", device_csv, cage4, "gen:lap3d:60", "gen:rmat:14:8")
-        device = [x for x in read_rows(device_csv) if x["status"] == "ok"]
-        bound = lambda x: gpu["power_limit_w"] * float(x["time_ms_median"]) * 1e-3
-        check(d.returncode == 0 and len(device) == 9 and
-              all(0 < float(x["joules_per_product"]) <= 2 * bound(x) and
-                  float(x["sm_clock_mhz"]) > 0 and float(x["mem_clock_mhz"]) > 0 and
-                  0 < float(x["energy_err"]) < 0.5 and
-                  x["throttled"] in ("0", "1") for x in device),
-              "every device row's energy is above 0 and within the power limit times its "
-              "time (twice, for the pass's own timing), with its clocks and its window's "
-              "bound under 50%%: %s" %
-              [(x["kernel"], x["joules_per_product"], x["time_ms_median"], x["sm_clock_mhz"],
-                x["energy_err"])
-               for x in device])
+        check_device_energy(tmp, gpu, cage4)
     # the energy chart is drawn where the figures are (made up here: no counters)
     if rows and shutil.which("gnuplot"):
         rows[0]["gflops_per_watt"], plotted = "1.5", os.path.join(tmp, "energy_plot")

@@ -16,6 +16,9 @@
 #include "check.h"
 #include "core/timing.h"
 
+/* A window of at least S seconds and one of the counter's steps. */
+#define ONE_STEP(S) ((spb_energy_window){(S), 1})
+
 /* ---- a fake powercap tree ---- */
 
 /* A zone folder root/entry with its name, range and counter (NULL: none). */
@@ -77,7 +80,7 @@ static void test_rapl(void)
     energy_init(&e);
     char msg[SPB_MSG_LEN] = "";
     TIMED_CASE();
-    spb_status st = energy_measure(m, 0, rapl_products, &calls, 1e-3, 0.2, NULL, &e, msg);
+    spb_status st = energy_measure(m, 0, rapl_products, &calls, 1e-3, ONE_STEP(0.2), NULL, &e, msg);
     /* 130 W through the package's wrap (4295 J if taken for a fall), known
      * to the window's timing (e.err) and the fake's own lag between its
      * reading of the time and its file's change (5%: it writes files); a
@@ -180,6 +183,49 @@ static void test_energy_account(void)
     free(json);
 }
 
+/* Windows of SPB_ENERGY_PERIODS of the counter's 20 ms steps: the first
+ * pass of a side learns the period (it reads through a step), the next,
+ * chained, reads the counter once mid-way through the last step and again
+ * only near the change that closes it; each window holds its steps whole,
+ * and its bound narrows with its length. */
+static void test_nvml_steps(spb_energy_meters *m, int *step_ms, int *reads, double *read_at)
+{
+    *step_ms = 20;
+    const spb_energy_window window = {0.01, SPB_ENERGY_PERIODS};
+    spb_energy_edge edge = {0};
+    long made = 0;
+    char msg[SPB_MSG_LEN] = "";
+    for (int pass = 0; pass < 2; pass++) {
+        spb_energy e;
+        energy_init(&e);
+        spb_energy_edge was = edge;
+        *reads = 0;
+        TIMED_CASE();
+        spb_status st = energy_measure(m, 1, busy_products, &made, 1e-3, window, &edge, &e, msg);
+        double steps = (edge.uj[0] - was.uj[0]) / 3e6; /* 150 W x 20 ms */
+        /* a late reader lengthens a window, never shortens it */
+        CHECK(st == SPB_OK && fabs(e.watts - 150) <= 150 * e.err + 1e-9 &&
+                  e.periods >= SPB_ENERGY_PERIODS - 0.5 && e.window_s >= 0.19 &&
+                  (pass == 0 || steps >= SPB_ENERGY_PERIODS),
+              "pass %d of %d-step windows: %g W within %.2g over %g s, %g periods (%g steps "
+              "after the last) (%s)",
+              pass, SPB_ENERGY_PERIODS, e.watts, e.err, e.window_s, e.periods, steps, msg);
+        TIMED_CHECK(e.periods <= SPB_ENERGY_PERIODS + 2.5 && e.err < 0.1 &&
+                        (pass == 0 || steps <= SPB_ENERGY_PERIODS + 2),
+                    "pass %d: no more than two steps past %d: %g periods, %g steps, bound %.2g",
+                    pass, SPB_ENERGY_PERIODS, e.periods, steps, e.err);
+        int inside =
+            0; /* reads from the window's opening to 20 ms (and the margin) before its close */
+        double opened = edge.at - e.window_s;
+        for (int k = 0; pass > 0 && k < *reads; k++)
+            inside += read_at[k] > opened + 5e-3 && read_at[k] < edge.at - edge.margin - 20e-3;
+        TIMED_CHECK(pass == 0 ||
+                        (e.chained && inside <= 1 && edge.period > 0.018 && edge.period < 0.022),
+                    "pass %d: chained %d, %d reads inside the window, the period learnt %g s", pass,
+                    e.chained, inside, edge.period);
+    }
+}
+
 static void test_nvml(void)
 {
     void *fake = dlopen(FAKE_NVML, RTLD_NOW | RTLD_LOCAL); /* the meters share its state */
@@ -202,7 +248,7 @@ static void test_nvml(void)
     char msg[SPB_MSG_LEN] = "";
     double start = timing_now();
     TIMED_CASE();
-    spb_status st = energy_measure(m, 1, busy_products, &made, 1e-3, 0.3, NULL, &e, msg);
+    spb_status st = energy_measure(m, 1, busy_products, &made, 1e-3, ONE_STEP(0.3), NULL, &e, msg);
     double took = timing_now() - start;
     TIMED_CHECK(st == SPB_OK && fabs(e.watts - 150) <= 150 * e.err + 1e-9 && e.err > 0,
                 "a steady 150 W read as %g W, within %.2g, over a 0.3 s window (%s)", e.watts,
@@ -230,7 +276,7 @@ static void test_nvml(void)
         spb_energy_edge was = edge;
         *reads = 0;
         TIMED_CASE();
-        st = energy_measure(m, 1, busy_products, &made, 1e-3, 0.05, &edge, &e, msg);
+        st = energy_measure(m, 1, busy_products, &made, 1e-3, ONE_STEP(0.05), &edge, &e, msg);
         /* one step, or a few whole ones where a busy machine woke the
          * reader after the change it slept for */
         double steps = (edge.uj[0] - was.uj[0]) / 15e6;
@@ -273,7 +319,7 @@ static void test_nvml(void)
     spb_energy_edge was = edge;
     energy_init(&e);
     TIMED_CASE();
-    st = energy_measure(m, 1, busy_products, &made, 1e-3, 0.05, &edge, &e, msg);
+    st = energy_measure(m, 1, busy_products, &made, 1e-3, ONE_STEP(0.05), &edge, &e, msg);
     *slow_wake_ms = 0;
     double steps = (edge.uj[0] - was.uj[0]) / 15e6, last_opened = edge.at - edge.period;
     int inside = 0; /* the margin, widened by the late wake, and 20 ms for the placing */
@@ -291,7 +337,7 @@ static void test_nvml(void)
     double widened = edge.margin;
     energy_init(&e);
     TIMED_CASE();
-    st = energy_measure(m, 1, busy_products, &made, 1e-3, 0.05, &edge, &e, msg);
+    st = energy_measure(m, 1, busy_products, &made, 1e-3, ONE_STEP(0.05), &edge, &e, msg);
     TIMED_CHECK(widened >= 0.029 && st == SPB_OK && e.late_wakes == 0 && edge.margin < widened &&
                     edge.margin >= 0.015,
                 "the margin: %g s after the late wake, %g s after a pass in time (%d late wakes)",
@@ -307,30 +353,31 @@ static void test_nvml(void)
     TIMED_CASE();
     for (int row = 0; row < 2; row++) {
         energy_init(&e);
-        st = energy_measure(m, 1, busy_products, &made, 1e-3, 0.05, &edge, &e, msg);
+        st = energy_measure(m, 1, busy_products, &made, 1e-3, ONE_STEP(0.05), &edge, &e, msg);
         double returned = timing_now() - edge.seen;
         if (st == SPB_OK && returned < after_close) after_close = returned;
     }
     *violation_ms = 0;
     TIMED_CHECK(after_close < 0.04,
                 "slow throttle counters: the pass returned %.3g s after its close", after_close);
+    test_nvml_steps(m, step_ms, reads, read_at);
     *step_ms = 10;
 
     *reasons = 0x1 | 0x2; /* idle, a user's clock setting: not throttling */
     energy_init(&e);
     made = 0;
-    energy_measure(m, 1, busy_products, &made, 1e-3, 0.02, NULL, &e, msg);
+    energy_measure(m, 1, busy_products, &made, 1e-3, ONE_STEP(0.02), NULL, &e, msg);
     CHECK(e.throttled == 0, "idle and clock-setting reasons are not throttling (%s)", e.reasons);
 
     *reasons = SPB_THROTTLE_SW_POWER | SPB_THROTTLE_HW_HEAT;
     energy_init(&e);
-    energy_measure(m, 1, busy_products, &made, 1e-3, 0.02, NULL, &e, msg);
+    energy_measure(m, 1, busy_products, &made, 1e-3, ONE_STEP(0.02), NULL, &e, msg);
     CHECK(e.throttled == 1 && strstr(e.reasons, "power cap") && strstr(e.reasons, "heat"),
           "power cap and heat: throttled %d (%s)", e.throttled, e.reasons);
 
     *reasons = 0;
     energy_init(&e);
-    energy_measure(m, 1, limited_products, limited_ns, 1e-3, 0.02, NULL, &e, msg);
+    energy_measure(m, 1, limited_products, limited_ns, 1e-3, ONE_STEP(0.02), NULL, &e, msg);
     CHECK(e.throttled == 1 && e.reasons[0], "time under a limit during the pass: throttled %d (%s)",
           e.throttled, e.reasons);
 
@@ -352,7 +399,7 @@ static void test_nvml(void)
     CHECK(!energy_available(m, 1) && strstr(energy_why(m, 1), "no energy counter"),
           "a GPU without the counter: %s", energy_why(m, 1));
     energy_init(&e);
-    CHECK(energy_measure(m, 1, busy_products, &made, 1e-3, 0.02, NULL, &e, msg) ==
+    CHECK(energy_measure(m, 1, busy_products, &made, 1e-3, ONE_STEP(0.02), NULL, &e, msg) ==
                   SPB_ERR_DECLINED &&
               isnan(e.joules_per_product),
           "no counter: no pass, the columns empty");
@@ -409,7 +456,8 @@ static void test_rapl_broken(void)
         spb_energy e;
         energy_init(&e);
         char msg[SPB_MSG_LEN] = "";
-        spb_status st = energy_measure(m, 0, broken_products, &calls, 1e-3, 0.01, NULL, &e, msg);
+        spb_status st =
+            energy_measure(m, 0, broken_products, &calls, 1e-3, ONE_STEP(0.01), NULL, &e, msg);
         CHECK(st != SPB_OK && isnan(e.watts) && isnan(e.joules_per_product) &&
                   strstr(msg, after[k] ? "not a count of microjoules" : "did not move"),
               "a counter reading %s after the pass: status %d, %g W, '%s'",
@@ -417,7 +465,7 @@ static void test_rapl_broken(void)
         if (!after[k]) { /* a dead counter is found once: the next pass does not read it */
             energy_init(&e);
             msg[0] = '\0';
-            st = energy_measure(m, 0, broken_products, &calls, 1e-3, 0.01, NULL, &e, msg);
+            st = energy_measure(m, 0, broken_products, &calls, 1e-3, ONE_STEP(0.01), NULL, &e, msg);
             CHECK(st == SPB_ERR_IO && isnan(e.watts) && strstr(msg, "did not move") &&
                       strstr(msg, "found on an earlier row"),
                   "the next pass on a dead counter: status %d, '%s'", (int)st, msg);

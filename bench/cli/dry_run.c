@@ -1,6 +1,7 @@
 /* dry_run.c — what a study would measure (see dry_run.h). */
 #include "bench/cli/dry_run.h"
 
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -173,6 +174,41 @@ typedef struct {
     int bounded; /* matrices whose estimate --max-matrix-s cut */
 } dry_estimate;
 
+/* Whether the plan's row i is timed on matrix m (at its rank count). */
+static int row_timed_on(const spb_plan *plan, const int *timed, const spb_source_list *list, int m,
+                        int i)
+{
+    return timed[i] && !(list->ranks && plan->rows[i].config.ranks != list->ranks[m]);
+}
+
+/* One matrix's energy windows: each row's with --energy-rows all, else
+ * one per side, thread count, precision and vendor or not (the fastest
+ * of each); a window lasts SPB_ENERGY_PERIODS of the counter's steps
+ * (NVML's about 0.1 s, RAPL's 1 ms), or --energy-s where that is longer. */
+static double energy_windows_s(const spb_run_opts *o, const spb_plan *plan, const int *timed,
+                               const spb_source_list *list, int m, const dry_estimate *e)
+{
+    double total = 0;
+    for (int i = 0; i < plan->count && o->energy_window_s > 0; i++) {
+        const spb_planned_row *r = &plan->rows[i];
+        const int gpu = r->kernel->backend == SPB_BACKEND_CUDA;
+        if (!row_timed_on(plan, timed, list, m, i) || kernel_over_ranks(r->kernel) ||
+            !(gpu ? e->energy_gpu : e->energy_cpu))
+            continue;
+        int first = 1; /* of its kind: the one window they share */
+        for (int j = 0; j < i && first && !o->energy_all_rows; j++) {
+            const spb_planned_row *q = &plan->rows[j];
+            first = !(row_timed_on(plan, timed, list, m, j) &&
+                      (q->kernel->backend == SPB_BACKEND_CUDA) == gpu &&
+                      (gpu || q->config.threads == r->config.threads) &&
+                      q->config.precision == r->config.precision &&
+                      kernel_is_vendor(q->kernel) == kernel_is_vendor(r->kernel));
+        }
+        if (first) total += fmax(o->energy_window_s, SPB_ENERGY_PERIODS * (gpu ? 0.1 : 1e-3));
+    }
+    return total;
+}
+
 /* One matrix: read it (timed: a run reads it too), its work per product,
  * then each of its timed rows: at its own rate where it was calibrated,
  * else guessed from the baseline's (unit_s). */
@@ -199,9 +235,10 @@ static void estimate_matrix(const spb_run_opts *o, const spb_plan *plan, const i
     double host_s = work * unit_s;
     dry_estimate mine = {0};      /* this matrix's parts, bounded below before they count */
     mine.references = 4 * host_s; /* the compensated reference and its scale */
-    double window = o->energy_window_s > 0.1 ? o->energy_window_s : 0.1, longest = 0;
+    double longest = 0;
+    mine.energy = energy_windows_s(o, plan, timed, list, m, e);
     for (int i = 0; i < plan->count; i++) {
-        if (!timed[i] || (list->ranks && plan->rows[i].config.ranks != list->ranks[m])) continue;
+        if (!row_timed_on(plan, timed, list, m, i)) continue;
         const spb_kernel *kernel = plan->rows[i].kernel;
         double call = unit[i] > 0 ? work * unit[i]
                                   : call_seconds(kernel, &plan->rows[i].config, host_s, cores);
@@ -212,10 +249,6 @@ static void estimate_matrix(const spb_run_opts *o, const spb_plan *plan, const i
         mine.floor += o->timing.min_time > o->timing.min_samples * sample
                           ? o->timing.min_time
                           : o->timing.min_samples * sample;
-        int gpu = kernel->backend == SPB_BACKEND_CUDA;
-        if (o->energy_window_s > 0 && !kernel_over_ranks(kernel) &&
-            (gpu ? e->energy_gpu : e->energy_cpu))
-            mine.energy += window + call;
     }
     /* --max-matrix-s: rows not begun by then are skipped; a row already
      * timing finishes (at most the longest row past the bound) */
@@ -293,7 +326,8 @@ int dry_run_print(FILE *out, const spb_run_opts *o, const spb_source_list *list,
     fprintf(out,
             "# time: about %.3g s: reading the matrices %.1f s (read now), references %.1f s, "
             "rows %.1f s (timing at least %.1f s: --reps, --min-time; warm-up, validation, "
-            "auto trials), energy windows %.1f s (--energy-s, where a counter reads), each for "
+            "auto trials), energy windows %.1f s (--energy-s, --energy-rows, where a counter "
+            "reads), each for "
             "%d process%s; each "
             "host row's rate timed here on %s (%s: %.3g ns per %s), device rows guessed at "
             "%gx %s, distributed rows at its rate over their cores\n",

@@ -114,11 +114,15 @@ static void print_run_options(FILE *out)
         "  --max-matrix-s S    a matrix's rows not started after S seconds on it\n"
         "                      (loading included) are skipped, saying so: a long study\n"
         "                      bounds each matrix's time (default 0: no bound)\n"
-        "  --energy-s S        after each CPU or GPU row's timing, run its products over\n"
-        "                      a window of at least S seconds between two changes of\n"
-        "                      the energy counter (NVML's moves about every 100 ms,\n"
-        "                      RAPL's every ms) for the joules_per_product, watts,\n"
-        "                      energy_err and clock columns; 0: none (default %.2g)\n"
+        "  --energy-s S        after a matrix's CPU or GPU rows are timed, run a row's\n"
+        "                      products over a window of at least S seconds and %d\n"
+        "                      steps of the energy counter (NVML's moves about every\n"
+        "                      100 ms, RAPL's every ms) for the joules_per_product,\n"
+        "                      watts, energy_err and clock columns; 0: none (default\n"
+        "                      %.2g)\n"
+        "  --energy-rows R     which rows get that window: best (default: of each\n"
+        "                      precision, the fastest spbench row and the fastest vendor\n"
+        "                      row) or all\n"
         "  --bandwidth B       the CPU roofline: auto (default: this machine's figure\n"
         "                      when under a week old, else measured and kept), measure\n"
         "                      (now), GBPS (given: 0.01 to 100000), none (no roofline\n"
@@ -140,7 +144,7 @@ static void print_run_options(FILE *out)
         "                      srun, at most the ranks started (default: all of them)\n"
         "  --weak              with --ranks: each gen: spec is the matrix per rank, grown\n"
         "                      with the rank count (weak scaling)\n",
-        SPB_ENERGY_WINDOW_S, SPB_DEFAULT_TOLERANCE, HLL_DEFAULT_HACK_SIZE);
+        SPB_ENERGY_PERIODS, SPB_ENERGY_WINDOW_S, SPB_DEFAULT_TOLERANCE, HLL_DEFAULT_HACK_SIZE);
     print_run_output_options(out);
 }
 

@@ -196,10 +196,13 @@ static void print_energy(const run_args *a)
     else
         printf("# energy, CPU: not available: %s\n", energy_why(m, 0));
     if (energy_available(m, 0) || energy_available(m, 1))
-        printf("# energy per row: its products run over a window of at least %.3g s between "
-               "two changes of the counter, after its timing (energy_err: the window's "
-               "uncertainty)\n",
-               a->opts.energy_window_s);
+        printf("# energy: %s, its products over a window of at least %.3g s and %d steps of the "
+               "counter, after the rows are timed (energy_err: the window's uncertainty)\n",
+               a->opts.energy_all_rows
+                   ? "every row"
+                   : "of each precision the fastest spbench row and the fastest vendor row "
+                     "(--energy-rows all: every row)",
+               a->opts.energy_window_s, SPB_ENERGY_PERIODS);
 }
 
 void print_run_header(const run_args *a, int matrices, int selected)

@@ -43,6 +43,16 @@ static const spb_operation *operation_or_exit(const char *name)
     return op;
 }
 
+/* --energy-rows: 1 for all, 0 for best. */
+static int energy_rows_or_exit(const char *v)
+{
+    if (strcmp(v, "best") != 0 && strcmp(v, "all") != 0) {
+        fprintf(stderr, "spbench: --energy-rows expects best or all, not '%s'\n", v);
+        exit(EXIT_USAGE);
+    }
+    return strcmp(v, "all") == 0;
+}
+
 /* --b belongs to SpGEMM and must be well formed. */
 static void check_operand(const spb_run_opts *o)
 {
@@ -111,6 +121,8 @@ static int parse_measure_option(int argc, char **argv, int *i, run_args *a)
         o->timing.max_spread = parse_double("--max-noise", v, 1e-9) / 100;
     else if (option_value(argc, argv, i, "--energy-s", &v))
         o->energy_window_s = parse_double("--energy-s", v, 0);
+    else if (option_value(argc, argv, i, "--energy-rows", &v))
+        o->energy_all_rows = energy_rows_or_exit(v);
     else if (option_value(argc, argv, i, "--max-kernel-ms", &v))
         o->max_kernel_ms = parse_double("--max-kernel-ms", v, 0);
     else if (option_value(argc, argv, i, "--max-matrix-s", &v))

@@ -216,7 +216,8 @@ spb_status json_begin(const run_args *a, int matrices, char *msg)
                          .matrices = matrices,
                          .load = o->out.machine,
                          .energy = a->energy,
-                         .energy_window_s = o->energy_window_s};
+                         .energy_window_s = o->energy_window_s,
+                         .energy_all_rows = o->energy_all_rows};
     /* every operation's roles: rows of each may share the file (--resume) */
     const char **libraries[SPB_JSON_OPERATIONS] = {NULL};
     spb_status st = SPB_OK;

@@ -416,7 +416,8 @@ static spb_energy_edge change_between(int gpu, const reading *before, const read
 typedef struct {
     const spb_energy_meters *m;
     int gpu;
-    double start, window_s;
+    double start;
+    spb_energy_window window;
     spb_energy_edge open, close;
     spb_energy found; /* clocks and throttling, read under load */
     pthread_mutex_t lock;
@@ -478,11 +479,9 @@ static void sleep_until(counter_reader *r, double until)
  * again until just before the next one (rather than reading through a
  * period, which slows the products), and *quiet says a change went
  * unseen. 0 when a read failed. */
-static int wake_before_change(counter_reader *r, double period, double *margin, reading *woke,
-                              int *quiet)
+static int wake_before_change(counter_reader *r, reading before, double period, double *margin,
+                              reading *woke, int *quiet)
 {
-    reading before = {0};
-    memcpy(before.uj, r->open.uj, sizeof before.uj);
     for (int wakes = 0;; wakes++) {
         char why[SPB_MSG_LEN] = "";
         if (!take_reading(r->m, r->gpu, woke, why)) {
@@ -504,6 +503,35 @@ static int wake_before_change(counter_reader *r, double period, double *margin, 
     }
 }
 
+/* How a window closes: on the steps-th change of the counter (period
+ * apart), at least `need` after it opened; the reader sleeps until `wait`
+ * after the opening. */
+typedef struct {
+    int steps;
+    double period, need, wait;
+} window_plan;
+
+/* The window's plan: a whole number of the counter's periods, less a
+ * margin for its jitter (learnt: wider after a late wake, narrower after
+ * each pass that woke in time). A window of several steps needs the
+ * period: where no pass has learnt it yet and this pass opened the window
+ * on *last, it reads on to the next change (once a run and side). */
+static window_plan plan_window(counter_reader *r, reading *last, double margin)
+{
+    window_plan p = {.steps = 1, .period = r->open.period, .need = r->window.seconds};
+    spb_energy_edge next;
+    if (r->open.valid && !(p.period > 0) && r->window.periods > 1 && last &&
+        next_change(r, last, 0, &next))
+        p.period = next.at - r->open.at;
+    p.wait = p.need;
+    if (p.period > 0) { /* the steps-th change, give or take its jitter */
+        p.steps = (int)ceil(fmax(p.need, r->window.periods * p.period) / p.period - 1e-9);
+        p.wait = fmax(p.need, p.steps * p.period - margin);
+        p.need = fmax(p.need, (p.steps - 0.5) * p.period);
+    }
+    return p;
+}
+
 static void *read_counter_beside(void *arg)
 {
     counter_reader *r = arg;
@@ -512,6 +540,7 @@ static void *read_counter_beside(void *arg)
     char why[SPB_MSG_LEN] = "";
     reading last;
     spb_energy_edge seen;
+    int opened_here = 0;
     r->status = SPB_OK;
     if (!r->open.valid) { /* a chained window is open already: no read inside it */
         if (!take_reading(r->m, r->gpu, &last, why))
@@ -520,35 +549,38 @@ static void *read_counter_beside(void *arg)
             seen.period = r->open.period; /* learnt before: kept */
             seen.margin = r->open.margin;
             r->open = seen;
+            opened_here = 1;
         }
     }
     if (r->gpu && r->open.valid) read_clocks(r->m, &r->found); /* under load */
-    /* the change that closes the window: a whole number of the counter's
-     * periods on, less a margin for its jitter (learnt: wider after a late
-     * wake, narrower after each pass that woke in time) */
-    double period = r->open.period, wait = r->window_s;
     double margin = r->open.margin > 0 ? r->open.margin : ENERGY_MARGIN_S;
-    if (period > 0) {
-        double periods = ceil(r->window_s / period - 1e-9) * period - margin;
-        if (periods > wait) wait = periods;
+    const window_plan plan = plan_window(r, opened_here ? &last : NULL, margin);
+    const double period = plan.period, need = plan.need, wait = plan.wait;
+    const int steps = plan.steps;
+    reading last_step = {0}; /* the counter before the closing change, as last read */
+    memcpy(last_step.uj, r->open.uj, sizeof last_step.uj);
+    if (r->open.valid && steps > 1) { /* one read mid-way through the last step */
+        sleep_until(r, r->open.at + (steps - 0.5) * period);
+        if (!take_reading(r->m, r->gpu, &last_step, why))
+            r->status = spb_fail(r->msg, SPB_ERR_IO, "%s", why);
     }
     if (r->open.valid) sleep_until(r, r->open.at + wait);
     reading woke;
     int quiet = 1; /* no change unseen while asleep */
-    int closed = r->open.valid && wake_before_change(r, period, &margin, &woke, &quiet);
+    int closed = r->open.valid && r->status == SPB_OK &&
+                 wake_before_change(r, last_step, period, &margin, &woke, &quiet);
     /* the throttle counters now, not after the close: their reads take
      * milliseconds, and the next row's pass chains only if it starts
      * within ENERGY_CHAIN_S of the change */
     if (closed && r->gpu) energy_throttle_mark(r->m, &after);
-    while (closed && (closed = next_change(r, &woke, 0, &seen)) &&
-           seen.at - r->open.at < r->window_s)
+    while (closed && (closed = next_change(r, &woke, 0, &seen)) && seen.at - r->open.at < need)
         quiet = 0;
     if (closed) {
         r->close = seen;
-        /* one period between two changes with none unseen between them,
+        /* one period from a window with no change unseen in its last step,
          * averaged with those before (each is placed only to its readings'
          * gaps, and NVML's period jitters) */
-        double one = seen.at - r->open.at;
+        double one = (seen.at - r->open.at) / steps;
         r->close.period = !quiet ? period : period > 0 ? 0.75 * period + 0.25 * one : one;
         r->close.margin = quiet ? fmax(ENERGY_MARGIN_S, 0.9 * margin) : margin;
         if (r->gpu) energy_throttled_between(r->m, &before, &after, &r->found);
@@ -595,7 +627,7 @@ static spb_status window_figures(const counter_reader *r, double call_seconds, s
 }
 
 spb_status energy_measure(spb_energy_meters *m, int gpu, spb_time_calls_fn calls, void *ctx,
-                          double call_seconds, double window_s, spb_energy_edge *edge,
+                          double call_seconds, spb_energy_window window, spb_energy_edge *edge,
                           spb_energy *e, char *msg)
 {
     if (!energy_available(m, gpu)) return SPB_ERR_DECLINED;
@@ -604,7 +636,7 @@ spb_status energy_measure(spb_energy_meters *m, int gpu, spb_time_calls_fn calls
                         m->dead_why[gpu]);
     double chunk = call_seconds > 0 ? floor(ENERGY_CHUNK_S / call_seconds) : 1;
     int per_chunk = chunk < 1 ? 1 : chunk > 1e7 ? 10000000 : (int)chunk;
-    counter_reader r = {.m = m, .gpu = gpu, .start = timing_now(), .window_s = window_s};
+    counter_reader r = {.m = m, .gpu = gpu, .start = timing_now(), .window = window};
     r.found = *e;
     /* a pass right after another's (the next row of a group) opens its
      * window where that one's closed */

@@ -14,6 +14,7 @@
 
 #define SPB_ENERGY_ZONES      8    /* RAPL zones summed: packages and their DRAM */
 #define SPB_ENERGY_WINDOW_S   0.05 /* the default energy window, seconds */
+#define SPB_ENERGY_PERIODS    10   /* a run's windows: at least this many of the counter's steps */
 #define SPB_THROTTLE_TEXT_LEN 64
 
 /* NVML's clock event reasons that mean the GPU ran below its clocks for
@@ -90,10 +91,19 @@ typedef struct {
     double uj[SPB_ENERGY_ZONES];
 } spb_energy_edge;
 
+/* How long a window lasts: at least `seconds` and at least `periods` of
+ * the counter's steps (1: one step; more, and the reader also reads once
+ * mid-way through the last step, to know it woke before the change that
+ * closes the window). */
+typedef struct {
+    double seconds;
+    int periods;
+} spb_energy_window;
+
 /* The energy pass: calls(ctx, n) run back to back in chunks of about 2 ms
  * (call_seconds: one call, from the timing) while a thread beside them
- * reads the side's counter (NVML's read takes milliseconds), until at
- * least window_s lies between two of its changes: the window is then
+ * reads the side's counter (NVML's read takes milliseconds), until the
+ * window (see spb_energy_window) lies between two of its changes: it is then
  * known to the span of two readings
  * whatever the counter's step (NVML's moves about every 100 ms, RAPL's
  * every millisecond), and e->err says how well (the two changes' half
@@ -108,7 +118,7 @@ typedef struct {
  * when the counter did not read or did not move (a counter that did not
  * move is not read again by m: later passes fail at once, saying so). */
 spb_status energy_measure(spb_energy_meters *m, int gpu, spb_time_calls_fn calls, void *ctx,
-                          double call_seconds, double window_s, spb_energy_edge *edge,
+                          double call_seconds, spb_energy_window window, spb_energy_edge *edge,
                           spb_energy *e, char *msg);
 
 /* The reasons of a throttle mask, comma-separated, into out. */

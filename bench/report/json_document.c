@@ -157,8 +157,11 @@ static void json_number_or_null(FILE *j, double v)
 /* "energy": where the energy columns come from, or why they are empty. */
 static void json_energy(FILE *j, const spb_json_header *h)
 {
-    fprintf(j, ",\n  \"energy\": {\"window_s\": %g, \"gpu\": {\"available\": %s",
-            h->energy_window_s, energy_available(h->energy, 1) ? "true" : "false");
+    fprintf(j,
+            ",\n  \"energy\": {\"window_s\": %g, \"periods\": %d, \"rows\": \"%s\", "
+            "\"gpu\": {\"available\": %s",
+            h->energy_window_s, SPB_ENERGY_PERIODS, h->energy_all_rows ? "all" : "best",
+            energy_available(h->energy, 1) ? "true" : "false");
     spb_gpu_power_info g;
     if (energy_gpu_info(h->energy, &g)) {
         fputs(", \"power_limit_w\": ", j);

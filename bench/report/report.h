@@ -120,6 +120,7 @@ typedef struct {
     const spb_machine_load *load;    /* before the study (NULL: not sampled) */
     const spb_energy_meters *energy; /* the counters the energy columns come from */
     double energy_window_s;          /* 0: no energy pass */
+    int energy_all_rows;             /* 1: every row's; 0: the fastest rows' */
 } spb_json_header;
 
 /* Row tallies for the JSON trailer. */

@@ -441,22 +441,52 @@ static int row_contest(const spb_run_opts *opts, const held_row *h)
     return 1 + (int)h->config.precision;
 }
 
+static int on_one_machine(const spb_kernel *kernel)
+{
+    return kernel->backend == SPB_BACKEND_CUDA || kernel->backend == SPB_BACKEND_SERIAL ||
+           kernel->backend == SPB_BACKEND_OPENMP;
+}
+
+/* Whether the k-th timed row of a group gets an energy pass: with
+ * --energy-rows all every row does; else, of each precision, the fastest
+ * spbench row and the fastest vendor row (what a study's energy is
+ * compared between), so a study pays for few windows, each long enough
+ * for the counter's steps. */
+static int energy_row(const spb_run_opts *opts, const held_rows *held, const int *slot,
+                      const spb_timed_row *timed, int n, int k)
+{
+    const held_row *h = &held->rows[slot[k]];
+    if (opts->energy_all_rows) return 1;
+    if (timed[k].status != SPB_OK || !on_one_machine(h->kernel)) return 0;
+    for (int j = 0; j < n; j++) {
+        const held_row *o = &held->rows[slot[j]];
+        if (j == k || timed[j].status != SPB_OK || !on_one_machine(o->kernel) ||
+            o->config.precision != h->config.precision ||
+            kernel_is_vendor(o->kernel) != kernel_is_vendor(h->kernel))
+            continue;
+        double mine = timed[k].timing.median, theirs = timed[j].timing.median;
+        if (theirs < mine || (theirs == mine && j < k)) return 0;
+    }
+    return 1;
+}
+
 /* After a row's timing: whether the GPU throttled while its group was
- * timed, and its energy pass (a failure of its products is the row's). */
+ * timed, and its energy pass when it gets one (a failure of its products
+ * is the row's). */
 static spb_status measure_energy(const spb_run_opts *opts, held_row *h, const spb_timed_row *t,
                                  const spb_throttle_mark *before, const spb_throttle_mark *after,
-                                 spb_energy_edge *edge)
+                                 spb_energy_edge *edge, int pass)
 {
     int gpu = h->kernel->backend == SPB_BACKEND_CUDA;
-    int cpu = h->kernel->backend == SPB_BACKEND_SERIAL || h->kernel->backend == SPB_BACKEND_OPENMP;
-    if (t->status != SPB_OK || (!gpu && !cpu))
+    if (t->status != SPB_OK || !on_one_machine(h->kernel))
         return t->status; /* distributed rows: not measured */
     if (gpu) energy_throttled_between(opts->energy, before, after, &h->r.energy);
-    if (opts->energy_window_s <= 0 || run_stop_requested()) return SPB_OK;
+    if (!pass || opts->energy_window_s <= 0 || run_stop_requested()) return SPB_OK;
     char why[SPB_MSG_LEN] = "";
     double start = timing_now();
+    const spb_energy_window window = {opts->energy_window_s, SPB_ENERGY_PERIODS};
     spb_status st = energy_measure(opts->energy, gpu, t->time_calls, t->ctx, h->r.timing.median,
-                                   opts->energy_window_s, edge, &h->r.energy, why);
+                                   window, edge, &h->r.energy, why);
     phase_add(opts->out.phases, SPB_PHASE_ENERGY, timing_now() - start);
     if (st == SPB_OK)
         phase_energy_window(opts->out.phases, h->r.energy.window_s, h->r.energy.periods,
@@ -517,7 +547,8 @@ static int time_group(spb_case *c, held_rows *held, int first, spb_timed_row *ti
         /* a row whose calls failed keeps no figures (a first attempt's, say) */
         if (timed[k].status == SPB_OK) h->r.timing = timed[k].timing;
         c->precision = h->config.precision;
-        timed[k].status = measure_energy(opts, h, &timed[k], &before, &after, edge);
+        timed[k].status = measure_energy(opts, h, &timed[k], &before, &after, edge,
+                                         energy_row(opts, held, slot, timed, n, k));
     }
     for (int k = 0; k < n; k++) {
         held_row *h = &held->rows[slot[k]];
