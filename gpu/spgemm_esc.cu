@@ -638,26 +638,33 @@ __global__ void __launch_bounds__(BLOCK)
 
 /* ---- rows beyond shared memory: expanded, sorted and compressed in global memory ---------- */
 
-template <class T>
-__global__ void global_expand_kernel(esc_args<T> g, const int *rows, int *key, T *val,
-                                     int *segment_begin, int *segment_end)
+/* Each of these rows' products (the last entry 0), scanned into where
+ * each row's products begin in arrays of theirs alone. */
+__global__ void global_sizes_kernel(const int *offset, const int *rows, int count, int *sizes)
 {
-    __shared__ int warp_sums[BLOCK / WARP], prefix[BLOCK + 1];
-    const int row = rows[blockIdx.x], at = g.offset[row];
-    expand_row(g, row, threadIdx.x, BLOCK, warp_sums, prefix,
-               store_products<T>{key + at, val + at});
-    if (threadIdx.x == 0) {
-        segment_begin[blockIdx.x] = at;
-        segment_end[blockIdx.x] = g.offset[row + 1];
-    }
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < count) sizes[i] = offset[rows[i] + 1] - offset[rows[i]];
+    if (i == count) sizes[i] = 0;
 }
 
 template <class T>
-__global__ void global_compress_kernel(esc_args<T> g, const int *rows, const int *key, const T *val)
+__global__ void global_expand_kernel(esc_args<T> g, const int *rows, const int *begin, int *key,
+                                     T *val)
+{
+    __shared__ int warp_sums[BLOCK / WARP], prefix[BLOCK + 1];
+    const int row = rows[blockIdx.x], at = begin[blockIdx.x];
+    expand_row(g, row, threadIdx.x, BLOCK, warp_sums, prefix,
+               store_products<T>{key + at, val + at});
+}
+
+template <class T>
+__global__ void global_compress_kernel(esc_args<T> g, const int *rows, const int *begin,
+                                       const int *key, const T *val)
 {
     __shared__ int warp_sums[BLOCK / WARP];
-    const int row = rows[blockIdx.x], at = g.offset[row];
-    compress_row(g, row, g.offset[row + 1] - at, threadIdx.x, BLOCK, warp_sums, key + at, val + at);
+    const int row = rows[blockIdx.x], at = begin[blockIdx.x];
+    compress_row(g, row, g.offset[row + 1] - g.offset[row], threadIdx.x, BLOCK, warp_sums, key + at,
+                 val + at);
 }
 
 /* ---- packing C ------------------------------------------------------------------------- */
@@ -726,11 +733,11 @@ static spb_status esc_device_setup(gpu_spgemm_state *s, char *msg)
 template <class T> struct esc_work {
     void *setup_block; /* products .. bounds and cub's storage */
     void *out_block;   /* out_col, out_val */
-    void *global_block, *sliced_block;
+    void *global_block, *global_sort_block, *sliced_block;
     void *temp_grown; /* cub's storage, when a call asks for more than the setup's */
     int *products, *classes, *rows, *sorted_classes, *order, *bounds;
-    int *offset, *c_count, *out_col, *sorted_col, *segments;
-    T *out_val, *sorted_val, *dense_acc;
+    int *offset, *c_count, *out_col, *segments;
+    T *out_val, *dense_acc;
     unsigned *dense_flags;
     void *temp;
     size_t temp_bytes;
@@ -805,32 +812,53 @@ fail:
 }
 
 /* The rows of [from, to) of the work order that are longer than a block's
- * shared memory: expanded into global memory, sorted by segment, compressed. */
+ * shared memory: expanded into arrays of their own products alone (two of
+ * each, which the sort alternates between: cub's sort into separate
+ * output takes a third copy), sorted by segment, compressed into their
+ * product ranges. */
 template <class T>
 static int esc_global_rows(gpu_spgemm_state *s, esc_work<T> *w, const esc_args<T> &g, int from,
                            int to)
 {
-    const int count = to - from;
+    const int count = to - from, *rows = w->order + from;
     size_t bytes = 0;
+    int products = 0, *key[2];
+    T *val[2];
+    cub::DoubleBuffer<int> keys;
+    cub::DoubleBuffer<T> vals;
     if (count == 0) return 0;
-    w->global_block = carve(s, NULL, [&](carving &c) {
-        w->sorted_col = c.take<int>((size_t)w->total);
-        w->sorted_val = c.take<T>((size_t)w->total);
-        w->segments = c.take<int>(2 * (size_t)count);
-    });
+    w->global_block =
+        carve(s, NULL, [&](carving &c) { w->segments = c.take<int>(2 * (size_t)count + 2); });
     if (!w->global_block) return 1;
-    int *begin = w->segments, *end = w->segments + count;
-    global_expand_kernel<T><<<count, BLOCK>>>(g, w->order + from, g.out_col, g.out_val, begin, end);
+    int *sizes = w->segments, *begin = w->segments + count + 1;
+    global_sizes_kernel<<<gpu_blocks_for(count + 1, 256), 256>>>(g.offset, rows, count, sizes);
+    GPU_TRY(&s->core, cub::DeviceScan::ExclusiveSum(NULL, bytes, sizes, begin, count + 1),
+            "cub::DeviceScan");
+    if (ensure_temp(s, w, bytes)) return 1;
+    GPU_TRY(&s->core, cub::DeviceScan::ExclusiveSum(w->temp, bytes, sizes, begin, count + 1),
+            "cub::DeviceScan");
+    GPU_TRY(&s->core, cudaMemcpy(&products, begin + count, sizeof(int), cudaMemcpyDeviceToHost),
+            "kernel execution");
+    w->global_sort_block = carve(s, NULL, [&](carving &c) {
+        for (int b = 0; b < 2; b++) {
+            key[b] = c.take<int>((size_t)products);
+            val[b] = c.take<T>((size_t)products);
+        }
+    });
+    if (!w->global_sort_block) return 1;
+    global_expand_kernel<T><<<count, BLOCK>>>(g, rows, begin, key[0], val[0]);
+    keys = cub::DoubleBuffer<int>(key[0], key[1]);
+    vals = cub::DoubleBuffer<T>(val[0], val[1]);
     GPU_TRY(&s->core,
-            cub::DeviceSegmentedSort::SortPairs(NULL, bytes, g.out_col, w->sorted_col, g.out_val,
-                                                w->sorted_val, w->total, count, begin, end),
+            cub::DeviceSegmentedSort::SortPairs(NULL, bytes, keys, vals, products, count, begin,
+                                                begin + 1),
             "cub::DeviceSegmentedSort");
     if (ensure_temp(s, w, bytes)) return 1;
     GPU_TRY(&s->core,
-            cub::DeviceSegmentedSort::SortPairs(w->temp, bytes, g.out_col, w->sorted_col, g.out_val,
-                                                w->sorted_val, w->total, count, begin, end),
+            cub::DeviceSegmentedSort::SortPairs(w->temp, bytes, keys, vals, products, count, begin,
+                                                begin + 1),
             "cub::DeviceSegmentedSort");
-    global_compress_kernel<T><<<count, BLOCK>>>(g, w->order + from, w->sorted_col, w->sorted_val);
+    global_compress_kernel<T><<<count, BLOCK>>>(g, rows, begin, keys.Current(), vals.Current());
     return gpu_cuda_failed(&s->core, cudaGetLastError(), "kernel launch");
 fail:
     return 1;
@@ -979,6 +1007,7 @@ done:
     spgemm_free(w.setup_block);
     spgemm_free(w.out_block);
     spgemm_free(w.global_block);
+    spgemm_free(w.global_sort_block);
     spgemm_free(w.sliced_block);
     spgemm_free(w.temp_grown);
 }

@@ -422,22 +422,29 @@ static void check_against_reference(const char *label, const char *kernel, spb_p
 /* Many rows: both sides of ESC's one-block setup (4096 rows) and, past
  * 262,144 entries of A, the tiled rows' product count striding. Rows of A
  * cycle through 0-40 entries and B's through 2 or 30, so that rows fall
- * in most of ESC's tiers and some are empty. Every device row, default
- * launch shape, fp64 and fp32, against the sparse reference (a dense
- * product this size would cost more than the kernels). */
+ * in most of ESC's tiers and some are empty; and with B 140,000 wide and
+ * some of its rows 3000 long, rows sorted in global memory among rows of
+ * every other tier. Every device row, default launch shape, fp64 and
+ * fp32, against the sparse reference (a dense product this size would
+ * cost more than the kernels). */
 static void check_many_rows(spb_rng *rng)
 {
-    static const spb_index rows[] = {4096, 4097, 40000};
-    static const int a_lengths[] = {0, 1, 3, 8, 20, 40, 2}, b_lengths[] = {2, 30, 30, 30};
-    spb_csr B;
-    cycled_csr(rng, 200, 300, b_lengths, 4, &B);
+    static const int a_lengths[] = {0, 1, 3, 8, 20, 40, 2}, narrow[] = {2, 30, 30, 30},
+                     wide[] = {2, 30, 3000, 5};
+    static const struct {
+        spb_index rows, b_cols;
+        const int *b_lengths;
+    } shapes[] = {
+        {4096, 300, narrow}, {4097, 300, narrow}, {40000, 300, narrow}, {300, 140000, wide}};
     const spb_operation *op = operation_spgemm();
-    for (int r = 0; r < (int)(sizeof rows / sizeof rows[0]); r++) {
-        spb_csr A, R;
+    for (int r = 0; r < (int)(sizeof shapes / sizeof shapes[0]); r++) {
+        spb_csr A, B, R;
         double *scale = NULL;
         char msg[SPB_MSG_LEN] = "", label[64];
-        cycled_csr(rng, rows[r], 200, a_lengths, 7, &A);
-        snprintf(label, sizeof label, "many rows %dx200 * 200x300", (int)rows[r]);
+        cycled_csr(rng, 200, shapes[r].b_cols, shapes[r].b_lengths, 4, &B);
+        cycled_csr(rng, shapes[r].rows, 200, a_lengths, 7, &A);
+        snprintf(label, sizeof label, "many rows %dx200 * 200x%d", (int)shapes[r].rows,
+                 (int)shapes[r].b_cols);
         CHECK(csr_spgemm_reference(&A, &B, -1, &R, &scale, msg) == SPB_OK, "%s", msg);
         spb_format_set F;
         format_set_init(&F, &A);
@@ -467,8 +474,8 @@ static void check_many_rows(spb_rng *rng)
         free(scale);
         csr_free(&R);
         csr_free(&A);
+        csr_free(&B);
     }
-    csr_free(&B);
 }
 
 /* A band of `width` entries per row (columns i..i+width-1, wrapped): A*A
