@@ -288,3 +288,23 @@ void spb_temp_remove_all(void)
     for (int k = 0; k < TEMP_SLOTS; k++)
         if (temp_used[k]) unlink(temp_paths[k]);
 }
+
+int spb_self_path(char *path, size_t size)
+{
+    if (size < 2) return 0;
+    ssize_t len = readlink("/proc/self/exe", path, size - 1);
+    if (len <= 0 || (size_t)len >= size - 1) { /* unread, or perhaps cut short */
+        path[0] = '\0';
+        return 0;
+    }
+    path[len] = '\0';
+    return 1;
+}
+
+int spb_self_dir(char *dir, size_t size)
+{
+    char *slash;
+    if (!spb_self_path(dir, size) || !(slash = strrchr(dir, '/'))) return 0;
+    *(slash == dir ? slash + 1 : slash) = '\0';
+    return 1;
+}

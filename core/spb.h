@@ -88,6 +88,12 @@ void spb_temp_done(const char *buf);
  * handlers of SIGINT and SIGTERM call it before the process ends). */
 void spb_temp_remove_all(void);
 
+/* The running program's path, from /proc/self/exe (a build folder's or an
+ * install's: what is beside it is found from there), and its folder: 1,
+ * or 0 when it cannot be read or does not fit size. */
+int spb_self_path(char *path, size_t size);
+int spb_self_dir(char *dir, size_t size);
+
 /* All allocation goes through these: count*size is checked for overflow, a
  * zero-size request returns a valid pointer, and a test build can make the
  * k-th call fail (spb_alloc_fail_at). */

@@ -1,5 +1,8 @@
-/* gpu.h — the plain C face of gpu/: host code sees only this header. Built
- * without a CUDA compiler, gpu_stub.c answers "not built with CUDA". */
+/* gpu.h — the plain C face of gpu/: host code sees only this header. The
+ * spbench program reaches the CUDA code through loader.c (a module loaded
+ * at run time, so it starts without the CUDA runtime); without a CUDA
+ * compiler there is no module and the loader answers "not built with
+ * CUDA". */
 #ifndef SPB_GPU_H
 #define SPB_GPU_H
 
@@ -20,8 +23,15 @@ typedef struct {
     char pci_bus_id[32];                 /* "0000:19:00.0": the device as NVML knows it */
 } spb_gpu_info;
 
-/* 1 when the CUDA code was compiled in. */
+/* 1 when the CUDA code was compiled in (and, for the spbench program, its
+ * GPU module loaded: gpu_module.h). */
 int gpu_compiled(void);
+/* NULL where the GPU code is here (linked in, or the spbench program's
+ * module loaded), else why not (built without CUDA, or the module did not
+ * load: the CUDA runtime absent, say). */
+const char *gpu_absent_why(void);
+/* 1 when built with the CUDA code (for the spbench program: a module to load). */
+int gpu_module_built(void);
 
 /* Describes device 0; SPB_ERR_DEVICE with the reason when there is none. */
 spb_status gpu_query(spb_gpu_info *info, char *msg);

@@ -7,7 +7,8 @@ merge its shards, compare two runs, plot, and open the report in a
 headless Chromium (where installed); build the example plug-in with the
 installed CMake package, twice, and measure, chart, report and compare it. As root, the source and build
 trees are hidden meanwhile (a mount namespace lays an empty folder over
-each): a helper read from the source tree would fail there.
+each): a helper read from the source tree would fail there. And the
+installed program starts without the CUDA runtime (hidden the same way).
 
 usage: e2e_install.py SPBENCH SOURCE_DIR [TEST]
 """
@@ -59,7 +60,7 @@ cmake --build fast_rows/build >/dev/null
            q_new=QUICK.replace("csr.serial,csr.omp.static", "fast_rows.*"))
 
 
-def installed(tmp):
+def fixture_installed(tmp):
     """The build installed into tmp/prefix, then moved to tmp/moved."""
     build = os.path.dirname(os.path.abspath(SPBENCH))
     prefix, moved = os.path.join(tmp, "prefix"), os.path.join(tmp, "moved")
@@ -84,8 +85,57 @@ def hidden(paths):
             "hide"]
 
 
-def test_prefix(tmp):
-    build, moved = installed(tmp)
+def test_without_cuda_runtime(tmp, installed):
+    """The installed program needs no CUDA library itself: its CUDA code is
+    a module it loads (lib/spbench/spbench-gpu.so). With the CUDA runtime
+    hidden (an empty folder laid over its own, as root), spbench starts,
+    says why it has no GPU rows, and measures the CPU rows; a GPU pattern
+    that matches nothing says why too."""
+    moved = installed[1]
+    binary = os.path.join(moved, "bin", "spbench")
+    if not shutil.which("readelf"):
+        skip("no readelf: the installed binary's libraries read", "readelf")
+        return
+    dynamic = subprocess.run(["readelf", "-d", binary], capture_output=True, text=True).stdout
+    needed = re.findall(r"\(NEEDED\).*\[(.+)\]", dynamic)
+    cuda = [lib for lib in needed if re.match(r"lib(cudart|cusparse|nccl|cublas)", lib)]
+    check(needed and not cuda, "the installed binary needs no CUDA library: %s" % needed)
+    modules = [os.path.join(d, f) for d, _, files in os.walk(moved) for f in files
+               if f == "spbench-gpu.so"]
+    version = subprocess.run([binary, "--version"], capture_output=True, text=True).stdout
+    if "CUDA not built" in version:
+        check(not modules, "a build without CUDA installs no GPU module: %s" % modules)
+        return
+    check(len(modules) == 1 and "CUDA compiled in" in version,
+          "one GPU module installed, and loaded where CUDA is: %s %s" % (modules, version))
+    libs = subprocess.run(["ldd", modules[0]], capture_output=True, text=True).stdout
+    runtime = re.search(r"libcudart\.so\S* => (\S+)", libs)
+    folders = {os.path.dirname(runtime.group(1)), os.path.dirname(os.path.realpath(
+        runtime.group(1)))} if runtime else set()
+    system = [f for f in folders if f in ("/lib", "/usr/lib", "/lib64", "/usr/lib64") or
+              f.startswith(("/usr/lib/", "/lib/"))]
+    hide = hidden(sorted(folders)) if folders and not system else None
+    if not hide:
+        skip("not root, or the CUDA runtime in a system folder (%s): the run without it"
+             % sorted(folders), "root")
+        return
+    cage4 = os.path.join(SOURCE, "matrices", "cage4.mtx.gz")
+    script = ('"$1" --version && "$1" --list | tail -1 && '
+              '"$1" run --kernels csr.serial --reps 2 --min-time 0 --energy-s 0 --quiet '
+              '--bandwidth 10 "$2"; echo "rc $?"; "$1" run --kernels auto.cuda "$2"; '
+              'echo "rc $?"')
+    r = subprocess.run(hide + ["sh", "-c", script, "sh", binary, cage4], capture_output=True,
+                       text=True, timeout=300)
+    out = r.stdout + r.stderr
+    check("CUDA not loaded" in out and "# no GPU kernels: the GPU module did not load" in out
+          and "libcudart" in out and "rc 0" in out and "rc 2" in out and
+          "no GPU kernels here" in out,
+          "without the CUDA runtime: starts, says why there are no GPU rows, measures the "
+          "CPU rows (rc 0), and a GPU pattern says why it matches nothing (rc 2): %s" % out[-1500:])
+
+
+def test_prefix(tmp, installed):
+    build, moved = installed
     share = os.path.join(moved, "share", "spbench")
     for helper in ("scripts/compare.py", "scripts/merge.py", "scripts/fetch.py",
                    "scripts/report.py", "plots/plot.py",
@@ -173,4 +223,4 @@ def test_prefix(tmp):
 
 
 if __name__ == "__main__":
-    run_tests([test_prefix], "spb_e2e_install_", globals())
+    run_tests([test_prefix, test_without_cuda_runtime], "spb_e2e_install_", globals())

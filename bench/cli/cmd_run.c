@@ -104,9 +104,8 @@ static void print_resume_hint(int argc, char **argv, const run_args *a, const ch
         fprintf(stderr, "; without --csv FILE there is nothing to resume\n");
         return;
     }
-    char self[4096] = "spbench"; /* the path that ran, so the line can be pasted */
-    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    self[len > 0 ? len : 7] = '\0';
+    char self[4096]; /* the path that ran, so the line can be pasted */
+    if (!spb_self_path(self, sizeof self)) snprintf(self, sizeof self, "spbench");
     fprintf(stderr, " (in %s); to continue:\n  %s run", a->opts.out.csv_path, self);
     for (int i = 0; i < argc; i++) {
         int plain = strspn(argv[i], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"

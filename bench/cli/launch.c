@@ -222,13 +222,12 @@ static int on_path(const char *name)
 int launch_ranks(int argc, char **argv, const spb_launch *job)
 {
     char self[4096], ranks[16], resume[] = "--resume";
-    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (!dist_compiled() || len <= 0) {
+    int found = spb_self_path(self, sizeof self);
+    if (!dist_compiled() || !found) {
         fprintf(stderr, "spbench: --ranks: %s\n",
-                len <= 0 ? "cannot find this program's path" : dist_unavailable());
+                !found ? "cannot find this program's path" : dist_unavailable());
         return EXIT_USAGE;
     }
-    self[len] = '\0';
     if (!on_path("mpirun")) { /* said before anything starts: nothing to --resume */
         fprintf(stderr, "spbench: --ranks needs mpirun (Open MPI), and none is on PATH "
                         "(bash scripts/deps.sh installs it)\n");

@@ -302,8 +302,8 @@ static int cmd_list(int argc, char **argv)
                    library ? " [plug-in: " : "", library ? library : "", library ? "]" : "");
         }
     }
-    if (!gpu_compiled())
-        printf("# no GPU kernels: spbench was built without CUDA (no CUDA compiler found)\n");
+    const char *no_gpu = gpu_absent_why();
+    if (no_gpu) printf("# no GPU kernels: %s\n", no_gpu);
     return 0;
 }
 
@@ -322,10 +322,8 @@ static int cmd_list(int argc, char **argv)
 static void helper_dir(const char *sub, char *dir, size_t size)
 {
     char exe[4096], source[4096] = "";
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    char *slash = n > 0 ? (exe[n] = '\0', strrchr(exe, '/')) : NULL;
-    if (slash) {
-        *slash = '\0';
+    const int found = spb_self_dir(exe, sizeof exe);
+    if (found) {
         int len = snprintf(dir, size, "%s/%s/%s", exe, SPB_SHARE_FROM_BIN, sub);
         if (len > 0 && (size_t)len < size && access(dir, R_OK) == 0) return;
         char note[4200];
@@ -338,7 +336,7 @@ static void helper_dir(const char *sub, char *dir, size_t size)
         }
     }
     /* neither: the name says where they were looked for */
-    int len = snprintf(dir, size, "%s/%s", source[0] ? source : slash ? exe : ".", sub);
+    int len = snprintf(dir, size, "%s/%s", source[0] ? source : found ? exe : ".", sub);
     if (len < 0 || (size_t)len >= size) snprintf(dir, size, "./%s", sub); /* a path past PATH_MAX */
 }
 
@@ -539,10 +537,12 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(cmd, "--version") == 0) {
-        const char *cusp = gpu_cusp_version();
+        const char *cusp = gpu_cusp_version(), *no_gpu = gpu_absent_why();
         printf("spbench %s (commit %s; %s; CUDA %s; MPI %s; PETSc %s; NCCL %s; CUSP %s)\n",
                SPB_VERSION, spb_git_commit(), spb_build(),
-               gpu_compiled() ? "compiled in" : "not built",
+               !no_gpu              ? "compiled in"
+               : gpu_module_built() ? "not loaded"
+                                    : "not built",
                dist_compiled() ? "compiled in" : "not built",
                dist_petsc_compiled() ? "compiled in" : "not built",
                gpu_nccl_compiled() ? "compiled in" : "not built", cusp ? cusp : "not built");
@@ -550,6 +550,7 @@ int main(int argc, char **argv)
         helper_dir("scripts", scripts, sizeof scripts);
         helper_dir("plots", plots, sizeof plots);
         printf("helpers: %s, %s\n", scripts, plots);
+        if (no_gpu && gpu_module_built()) printf("GPU: %s\n", no_gpu);
         return 0;
     }
     if (!memory_limit_valid()) return EXIT_USAGE;

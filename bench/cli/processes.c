@@ -122,12 +122,10 @@ static int combine(const char *self, const char *csv, const char *json, int runs
 int run_processes(int argc, char **argv, int runs, const char *csv, const char *json)
 {
     char self[4096];
-    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (len <= 0) {
+    if (!spb_self_path(self, sizeof self)) {
         fprintf(stderr, "spbench: --processes: cannot find this program's path\n");
         return EXIT_USAGE;
     }
-    self[len] = '\0';
     on_stop_signals(on_stop, 0);
     int worst = 0; /* a usage error or a signal ends the study; results do not */
     for (int k = 1; k <= runs && worst != EXIT_USAGE && worst < 128 && !stops; k++) {

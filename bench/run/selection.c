@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "bench/run/operation.h"
+#include "gpu/gpu.h"
 #include "mpi/dist.h"
 
 const spb_kernel **kernel_table(int count)
@@ -121,10 +122,12 @@ spb_status kernel_patterns_check(const spb_kernel *const *table, int count, cons
             matched = fnmatch(pattern, table[k]->name, 0) == 0;
         if (matched) continue;
         kernel_nearest(table, count, pattern, near, sizeof near);
+        const char *no_gpu = gpu_absent_why(); /* the GPU's rows are not in the table then */
         return spb_fail(msg, SPB_ERR_INVALID,
                         "--kernels: '%s' matches no kernel; the nearest names: %s (spbench --list "
-                        "names them all)",
-                        pattern, near);
+                        "names them all)%s%s",
+                        pattern, near, no_gpu ? "; no GPU kernels here: " : "",
+                        no_gpu ? no_gpu : "");
     }
     return SPB_OK;
 }
