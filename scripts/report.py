@@ -177,6 +177,53 @@ def kernel_means(rows, best, baselines):
     return means
 
 
+# the matrices by their entries, a decade a group (a collection's study spans seven)
+SIZES = ((0, 1e4, "under 10^4 entries"), (1e4, 1e5, "10^4-10^5"), (1e5, 1e6, "10^5-10^6"),
+         (1e6, 1e7, "10^6-10^7"), (1e7, math.inf, "10^7 and more"))
+
+
+def size_means(rows, best, against):
+    """Per kernel and group of SIZES: the geometric mean of `against`'s best
+    time over the kernel's on the matrices of that size both ran, and
+    their count. {kernel: {size label: (mean, count)}}."""
+    entries = {}
+    for r in rows:
+        if isinstance(r.get("nnz"), (int, float)):
+            entries.setdefault(case(r), r["nnz"])
+    ratios = {}
+    for (k, c), t in best.items():
+        if k in (against, VENDOR_BEST) or (against, c) not in best or c not in entries:
+            continue
+        label = next(label for low, high, label in SIZES if low <= entries[c] < high)
+        ratios.setdefault(k, {}).setdefault(label, []).append(best[(against, c)] / t)
+    return {k: {label: (geomean_interval(v)[0], len(v)) for label, v in groups.items()}
+            for k, groups in ratios.items()}
+
+
+def size_section(rows, means, against, table_id):
+    """Each kernel against `against`, a column per size of matrix."""
+    labels = [label for _, _, label in SIZES if any(label in g for g in means.values())]
+    if not means or not labels:
+        return ""
+    head = "<tr>%s</tr>" % "".join([heading("kernel", "kernel")] +
+                                    [heading("size%d" % i, label) for i, label in
+                                     enumerate(labels)])
+    body = []
+    for k in first_seen(r["kernel"] for r in rows):
+        if k not in means:
+            continue
+        cells = ["<td>%s</td>" % esc(k)]
+        for label in labels:
+            mean, count = means[k].get(label, (None, 0))
+            cells.append('<td data-value="%s" title="over %d matrices">%s</td>'
+                         % (num(mean, 6), count, "%sx (%d)" % (num(mean, 3), count)
+                            if mean else ""))
+        body.append("<tr>%s</tr>" % "".join(cells))
+    return ("<h3>By the matrices' size: vs %s</h3>\n"
+            '<table class="sortable" id="%s"><thead>%s</thead><tbody>%s</tbody></table>\n'
+            % (esc(against), table_id, head, "".join(body)))
+
+
 def matrix_table(rows, baselines, best, vendor_which):
     """One line per case: its size, the best kernel (shortest time), its
     GFLOPS, its speedup over each baseline, and its rows' statuses."""
@@ -494,6 +541,9 @@ def operation_sections(study):
             baselines.append(VENDOR_BEST)
         means = kernel_means(mine, best, baselines)
         lines = matrix_table(mine, baselines, best, vendor_which)
+        against = VENDOR_BEST if vendor_which else (baselines[0] if baselines else None)
+        sizes = size_section(mine, size_means(mine, best, against), against,
+                             table_id("sizes", index)) if against else ""
         title = "%s: " % esc(OPERATION_NAMES.get(op, op)) if len(operations) > 1 else ""
         parts.append("""<h2>%sKernels: geometric means over the matrices</h2>
 <p>Each kernel's best row per matrix and precision (over thread and rank counts);
@@ -502,12 +552,15 @@ over the matrices both ran (Student's t on the logarithms). The baselines are th
 study's own (its JSON's roles for this operation): the speedup baseline and the host
 library rows; and "vendor's best", per matrix the fastest device library row of the
 study (each cuSPARSE mode, CUSP), split by that row's time per product, since a light
-launch wins short products and says nothing of long ones (the count in brackets).</p>
+launch wins short products and says nothing of long ones (the count in brackets).
+By size: each kernel against the vendor's best (or, without device library rows, the
+first baseline) over the matrices of each decade of entries (their count in brackets).</p>
+%s
 %s
 <h2>%sMatrices</h2>
 <p>Click a heading to sort; type to filter.</p>
 %s
-""" % (title, means_section(baselines, means, table_id("means", index)), title,
+""" % (title, means_section(baselines, means, table_id("means", index)), sizes, title,
             matrix_section(lines, baselines, table_id("matrices", index))))
     return "".join(parts)
 

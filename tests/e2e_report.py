@@ -2,7 +2,8 @@
 Its figures are recomputed here from the JSON (each matrix's best kernel,
 GFLOPS and statuses; a kernel's geometric mean); a matrix named like an
 HTML tag shows as text; the page asks for nothing over the network; in a
-headless Chromium it loads without a script error and its table sorts.
+headless Chromium it loads without a script error and its table sorts;
+the kernels by the matrices' size.
 
 usage: e2e_report.py SPBENCH SOURCE_DIR [TEST]
 """
@@ -214,6 +215,55 @@ def test_browser(tmp, study):
     check(heads and "sorted-down" in r.stdout, "the sorted heading is marked")
 
 
+def test_by_size(tmp, study):
+    """The kernels against the baseline by the matrices' size (a decade of
+    entries a column): the study's four matrices given sizes in four
+    decades, each cell recomputed here from the JSON (the geometric mean
+    of the baseline's best time over the kernel's, and the count)."""
+    doc = json.load(open(study))
+    sizes = dict(zip(sorted({r["matrix"] for r in doc["rows"]}), (500, 5e4, 5e6, 5e7)))
+    for r in doc["rows"]:
+        r["nnz"] = sizes[r["matrix"]]
+    source, out = os.path.join(tmp, "sized.json"), os.path.join(tmp, "sized.html")
+    with open(source, "w") as f:
+        json.dump(doc, f)
+    r = spbench("report", source, "-o", out, env=dict(os.environ, SPB_PLOT_SCRIPT="/nonexistent"))
+    check(r.returncode == 0, "report of the sized study: %s" % r.stderr[-300:])
+    table = parsed(out).tables.get("sizes")
+    baseline = doc["roles"]["baseline"]
+    check(table is not None and "By the matrices' size: vs %s" % baseline in open(out).read(),
+          "a table by size, against the study's baseline %s" % baseline)
+    if table is None:
+        return
+    best = {}
+    for row in doc["rows"]:
+        t = row.get("time_ms_median")
+        if row["status"] == "ok" and isinstance(t, (int, float)) and t > 0:
+            key = (row["kernel"], row["matrix"], row.get("precision"))
+            best[key] = min(best.get(key, t), t)
+    labels = [c["text"] for c in table["head"][0][1:]]
+    check(labels == ["under 10^4 entries", "10^4-10^5", "10^6-10^7", "10^7 and more"],
+          "a column for each size that has matrices: %s" % labels)
+    seen = 0
+    for line in table["rows"]:
+        kernel = line[0]["text"]
+        for label, cell in zip(labels, line[1:]):
+            group = {"under 10^4 entries": 500, "10^4-10^5": 5e4, "10^6-10^7": 5e6,
+                     "10^7 and more": 5e7}[label]
+            ratios = [best[(baseline, m, p)] / t for (k, m, p), t in best.items()
+                      if k == kernel and sizes[m] == group and (baseline, m, p) in best]
+            expected = math.exp(sum(map(math.log, ratios)) / len(ratios)) if ratios else None
+            got = float(cell["value"]) if cell["value"] else None
+            check((got is None and expected is None) or
+                  (got and expected and abs(got - expected) <= 1e-4 * expected and
+                   "(%d)" % len(ratios) in cell["text"]),
+                  "%s, %s: %s on the page, %s recomputed over %d" % (kernel, label, cell["text"],
+                                                                     expected, len(ratios)))
+            seen += expected is not None
+    check(seen >= 8 and baseline not in [line[0]["text"] for line in table["rows"]],
+          "cells for the kernels, not the baseline itself: %d" % seen)
+
+
 def test_collection_sized(tmp, study):
     """A study of 6,000 matrices (the small study's rows copied under new
     names, times scattered) is reported in well under a minute: the page is
@@ -243,5 +293,6 @@ def test_collection_sized(tmp, study):
 
 
 if __name__ == "__main__":
-    run_tests([test_figures, test_browser, test_collection_sized, test_operations_apart],
+    run_tests([test_figures, test_browser, test_by_size, test_collection_sized,
+               test_operations_apart],
               "spb_e2e_report_", globals())
