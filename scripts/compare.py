@@ -70,6 +70,7 @@ from statistics import NormalDist
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from merge import (BUCKETS, KEY, MergeError, content_of, header_values, on_signal, roles_of,  # noqa: E402
                    same_file, write_all)
+from stats import t_quantile  # noqa: E402  (Welch's intervals; report's use it too)
 
 Z95 = 1.959963984540054
 EXACT_MAX = 25  # the U distribution is counted exactly up to this many samples a side
@@ -138,46 +139,6 @@ def shift(base, new):
     if k < 1:
         return math.exp(estimate), None, None
     return math.exp(estimate), math.exp(diffs[k - 1]), math.exp(diffs[count - k])
-
-
-def incomplete_beta(a, b, x):
-    """The regularized incomplete beta function I_x(a, b), by its continued
-    fraction (modified Lentz), on the side where it converges fast."""
-    if x <= 0 or x >= 1:
-        return 0.0 if x <= 0 else 1.0
-    if x > (a + 1) / (a + b + 2):
-        return 1.0 - incomplete_beta(b, a, 1 - x)
-    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x)
-                     + b * math.log(1 - x)) / a
-    tiny, c, d = 1e-300, 1.0, 1.0 - (a + b) * x / (a + 1)
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    f = d
-    for m in range(1, 300):
-        for num in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
-                    -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
-            d = 1.0 + num * d
-            d = 1.0 / (d if abs(d) > tiny else tiny)
-            c = 1.0 + num / c
-            c = c if abs(c) > tiny else tiny
-            f *= c * d
-        if abs(c * d - 1.0) < 1e-14:
-            break
-    return front * f
-
-
-def t_quantile(p, df):
-    """The p quantile (p > 0.5) of Student's t with df degrees of freedom
-    (df need not be whole: Welch's), by bisection on its distribution."""
-    def upper_tail(t):
-        return 0.5 * incomplete_beta(df / 2.0, 0.5, df / (df + t * t))
-    low, high = 0.0, 1e3
-    for _ in range(200):
-        mid = 0.5 * (low + high)
-        if upper_tail(mid) > 1 - p:
-            low = mid
-        else:
-            high = mid
-    return 0.5 * (low + high)
 
 
 def welch(base, new):

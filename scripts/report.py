@@ -27,19 +27,15 @@ import io
 import json
 import math
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
 
 from compare import CompareError, check_rows  # one check of a results file's rows
 from merge import BUCKETS, first_seen, roles_of  # one reading of roles and product times
+from stats import geomean_interval  # one interval over matrices, compare's t
 
 VENDOR_BEST = "vendor's best"  # per case, the fastest device library row of the study
-# Student's t at 97.5% for 1..30 degrees of freedom, then the normal's
-T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
-        2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
-        2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
 
 
 class ReportError(Exception):
@@ -125,20 +121,6 @@ def best_times(rows):
         if key not in best or t < best[key]:
             best[key] = t
     return best
-
-
-def geomean_interval(values):
-    """The geometric mean of positive values and its 95% interval (Student's
-    t on their logarithms); the interval is None under two values."""
-    logs = [math.log(v) for v in values if v > 0]
-    if not logs:
-        return None, None, None
-    mean = statistics.fmean(logs)
-    if len(logs) < 2:
-        return math.exp(mean), None, None
-    half = (T975[len(logs) - 2] if len(logs) - 1 <= len(T975) else 1.960) * \
-        statistics.stdev(logs) / math.sqrt(len(logs))
-    return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
 
 
 def kernel_means(rows, best, baselines):

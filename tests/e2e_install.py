@@ -138,7 +138,7 @@ def test_prefix(tmp, installed):
     build, moved = installed
     share = os.path.join(moved, "share", "spbench")
     for helper in ("scripts/compare.py", "scripts/merge.py", "scripts/fetch.py",
-                   "scripts/report.py", "plots/plot.py",
+                   "scripts/report.py", "scripts/stats.py", "plots/plot.py",
                    "plots/drawing.py", "plots/rank_charts.py", "plots/compare_chart.py",
                    "slurm/submit.sh"):
         check(os.path.isfile(os.path.join(share, helper)), "installed: share/spbench/%s" % helper)
