@@ -1,7 +1,7 @@
 /* dist_internal.h — what the distributed rows share inside mpi/: the
  * layouts and exchanges a row combines (kernels.c names them), and the
  * operations kernels.c calls, made by the MPI files (runtime.c, layout.c,
- * exchange.c, petsc.c) or, without MPI, by stub.c. */
+ * exchange.c, exchange_gpu.c, petsc.c) or, without MPI, by stub.c. */
 #ifndef SPB_DIST_INTERNAL_H
 #define SPB_DIST_INTERNAL_H
 
