@@ -134,6 +134,38 @@ def test_without_cuda_runtime(tmp, installed):
           "CPU rows (rc 0), and a GPU pattern says why it matches nothing (rc 2): %s" % out[-1500:])
 
 
+def test_deb(tmp):
+    """`cpack -G DEB`: the package holds the program (and, built with
+    CUDA, its GPU module beside the prefix's lib/spbench), depends on no
+    CUDA library (NVIDIA's are not Debian packages) and suggests the CUDA
+    runtime and cuSPARSE packages the module needs."""
+    build = os.path.dirname(os.path.abspath(SPBENCH))
+    if not shutil.which("cpack") or not shutil.which("dpkg-deb"):
+        skip("no cpack or dpkg-deb: the Debian package", "dpkg-deb")
+        return
+    out = os.path.join(tmp, "deb")
+    r = subprocess.run(["cpack", "-G", "DEB", "-B", out, "--config",
+                        os.path.join(build, "CPackConfig.cmake")],
+                       capture_output=True, text=True, timeout=600)
+    debs = [os.path.join(out, f) for f in os.listdir(out) if f.endswith(".deb")] \
+        if os.path.isdir(out) else []
+    check(r.returncode == 0 and len(debs) == 1, "cpack makes one package: %s" % r.stderr[-500:])
+    if len(debs) != 1:
+        return
+    info = subprocess.run(["dpkg-deb", "-I", debs[0]], capture_output=True, text=True).stdout
+    files = subprocess.run(["dpkg-deb", "-c", debs[0]], capture_output=True, text=True).stdout
+    depends = re.search(r"^ Depends: (.*)$", info, re.M)
+    suggests = re.search(r"^ Suggests: (.*)$", info, re.M)
+    check(depends and "python3" in depends.group(1) and "cuda" not in depends.group(1),
+          "it depends on what the program needs, no CUDA package: %s" % info)
+    check("./usr/bin/spbench" in files, "the program is in it: %s" % files[-500:])
+    version = subprocess.run([SPBENCH, "--version"], capture_output=True, text=True).stdout
+    if "CUDA compiled in" in version:
+        check("/usr/lib/spbench/spbench-gpu.so" in files and suggests and
+              "cuda-cudart-" in suggests.group(1) and "libcusparse-" in suggests.group(1),
+              "the GPU module is in it, and the CUDA packages are suggested: %s" % info)
+
+
 def test_prefix(tmp, installed):
     build, moved = installed
     share = os.path.join(moved, "share", "spbench")
@@ -223,4 +255,5 @@ def test_prefix(tmp, installed):
 
 
 if __name__ == "__main__":
-    run_tests([test_prefix, test_without_cuda_runtime], "spb_e2e_install_", globals())
+    run_tests([test_prefix, test_without_cuda_runtime, test_deb], "spb_e2e_install_",
+              globals())
