@@ -529,19 +529,20 @@ static void check_shared_x_rows(const spb_operation *op, spb_case *c, void **sta
     spb_validation v;
     for (int r = 1; r >= 0; r--) { /* each row's product, the other's before it */
         spb_row_status st =
-            op->product(r ? second : first, state[r], c, SPB_DEFAULT_TOLERANCE, &v, msg);
+            op->product(r ? second : first, state[r], c, SPB_FP64, SPB_DEFAULT_TOLERANCE, &v, msg);
         CHECK(st == SPB_ROW_OK, "shared x: %s after the other: %s", shared_x_rows[r], msg);
     }
     first->release(state[0]);
     state[0] = NULL;
     CHECK(second->time_calls(state[1], 2) >= 0, "shared x: calls after the other row let go");
-    spb_row_status st = op->product(second, state[1], c, SPB_DEFAULT_TOLERANCE, &v, msg);
+    spb_row_status st = op->product(second, state[1], c, SPB_FP64, SPB_DEFAULT_TOLERANCE, &v, msg);
     CHECK(st == SPB_ROW_OK, "shared x: %s alone: %s", shared_x_rows[1], msg);
     second->release(state[1]);
     state[1] = NULL;
     spb_kernel_plan again = {0};
     CHECK(first->prepare(first, &c->formats, shared, &again, msg) == SPB_OK &&
-              op->product(first, again.state, c, SPB_DEFAULT_TOLERANCE, &v, msg) == SPB_ROW_OK,
+              op->product(first, again.state, c, SPB_FP64, SPB_DEFAULT_TOLERANCE, &v, msg) ==
+                  SPB_ROW_OK,
           "shared x: a row after the buffer was freed: %s", msg);
     if (again.state) first->release(again.state);
 }

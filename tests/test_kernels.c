@@ -132,7 +132,6 @@ static void check_kernel(const spb_kernel *kernel, spb_case *c, const spb_value 
                                     .precision = precision,
                                     .cache_bytes = TEST_CACHE_BYTES,
                                     .device_cache_bytes = TEST_CACHE_BYTES};
-        c->precision = precision;
         spb_kernel_plan plan = {0};
         char msg[SPB_MSG_LEN] = "";
         spb_status st = kernel->prepare(kernel, &c->formats, &config, &plan, msg);
@@ -145,7 +144,7 @@ static void check_kernel(const spb_kernel *kernel, spb_case *c, const spb_value 
         if (st != SPB_OK) continue;
         const int chose_library = strncmp(msg, "cusparse", 8) == 0; /* auto.cuda's choice */
         spb_validation v;
-        spb_row_status status = op->product(kernel, plan.state, c, tolerance, &v, msg);
+        spb_row_status status = op->product(kernel, plan.state, c, precision, tolerance, &v, msg);
         /* spbench's device kernels use no float atomics: the same bits every
          * call (the libraries' may differ: cuSPARSE's, also where auto.cuda's
          * message says it chose one, and CUSP's HYB, whose COO part on a row
@@ -158,10 +157,10 @@ static void check_kernel(const spb_kernel *kernel, spb_case *c, const spb_value 
         if (kernel->time_calls) /* a few device-resident products, then a whole one */
             CHECK(kernel->time_calls(plan.state, 3) >= 0, "%s: timed calls failed", kernel->name);
         else
-            CHECK(op->host_calls(kernel, plan.state, c, 2, msg) == SPB_OK, "%s: calls: %s",
-                  kernel->name, msg);
+            CHECK(op->host_calls(kernel, plan.state, c, precision, 2, msg) == SPB_OK,
+                  "%s: calls: %s", kernel->name, msg);
         if (status == SPB_ROW_OK) /* re-poisoned: y must be written again, not accumulated */
-            status = op->product(kernel, plan.state, c, tolerance, &v, msg);
+            status = op->product(kernel, plan.state, c, precision, tolerance, &v, msg);
         const spb_value *y = spmv_case_y(c);
         if (first && status == SPB_ROW_OK)
             CHECK(memcmp(first, y, sizeof *y * (size_t)c->A->m) == 0,
@@ -174,7 +173,6 @@ static void check_kernel(const spb_kernel *kernel, spb_case *c, const spb_value 
         ran_by_kernel[kernel_index(kernel)]++;
         if (precision == SPB_FP32) ran32_by_kernel[kernel_index(kernel)]++;
     }
-    c->precision = SPB_FP64;
 }
 
 /* Every kernel of this run's half of the table on A with x; the format set

@@ -615,7 +615,7 @@ static void check_auto_rule(void)
 static spb_row_status fp32_status(const spb_csr *A, double made, char *msg)
 {
     const spb_operation *op = operation_spgemm();
-    spb_case c = {.name = "fp32 range", .A = A, .precision = SPB_FP32};
+    spb_case c = {.name = "fp32 range", .A = A};
     CHECK(op->case_setup(&c, 1, msg) == SPB_OK, "setup: %s", msg);
     const double d[] = {made, 0, 0, made};
     spb_csr C;
@@ -623,7 +623,7 @@ static spb_row_status fp32_status(const spb_csr *A, double made, char *msg)
     spb_validation v;
     msg[0] = '\0';
     spb_row_status status =
-        op->product(&given_kernel.kernel, &C, &c, SPB_DEFAULT_TOLERANCE, &v, msg);
+        op->product(&given_kernel.kernel, &C, &c, SPB_FP32, SPB_DEFAULT_TOLERANCE, &v, msg);
     op->case_free(&c);
     csr_free(&C);
     return status;

@@ -61,11 +61,10 @@ static const spb_spmv_kernel planted_kernel = {.kernel = {.name = "planted"}, .s
 
 static spb_row_status status_of(spb_case *c, const planted *p, char *msg)
 {
-    c->precision = p->precision;
     spb_validation v;
     msg[0] = '\0';
-    return operation_spmv()->product(&planted_kernel.kernel, (void *)p, c, SPB_DEFAULT_TOLERANCE,
-                                     &v, msg);
+    return operation_spmv()->product(&planted_kernel.kernel, (void *)p, c, p->precision,
+                                     SPB_DEFAULT_TOLERANCE, &v, msg);
 }
 
 /* The entry of row i with the largest magnitude, or -1 when all are zero. */
@@ -168,21 +167,21 @@ static void check_spgemm(const char *label, const spb_csr *A)
     for (int precision = 0; precision < 2 && row >= 0; precision++) {
         spb_csr mine;
         CHECK(csr_spgemm_gustavson(A, A, &mine, msg) == SPB_OK, "%s", msg);
-        c.precision = precision ? SPB_FP32 : SPB_FP64;
+        const spb_precision p = precision ? SPB_FP32 : SPB_FP64;
         spb_validation v;
         msg[0] = '\0';
         spb_row_status st =
-            op->product(&given_kernel.kernel, &mine, &c, SPB_DEFAULT_TOLERANCE, &v, msg);
-        CHECK(st == SPB_ROW_OK, "%s/%s: C as made is ok: %d %s", label,
-              spb_precision_str(c.precision), (int)st, msg);
+            op->product(&given_kernel.kernel, &mine, &c, p, SPB_DEFAULT_TOLERANCE, &v, msg);
+        CHECK(st == SPB_ROW_OK, "%s/%s: C as made is ok: %d %s", label, spb_precision_str(p),
+              (int)st, msg);
         spb_index j = A->col_idx[kb];
         double product = A->val[ka] * A->val[kb];
         for (spb_index k = mine.row_ptr[row]; k < mine.row_ptr[row + 1]; k++)
             if (mine.col_idx[k] == j) mine.val[k] -= product;
         msg[0] = '\0';
-        st = op->product(&given_kernel.kernel, &mine, &c, SPB_DEFAULT_TOLERANCE, &v, msg);
+        st = op->product(&given_kernel.kernel, &mine, &c, p, SPB_DEFAULT_TOLERANCE, &v, msg);
         CHECK(st == SPB_ROW_WRONG, "%s/%s: one product of c(%d, %d) left out: %d %s", label,
-              spb_precision_str(c.precision), (int)row, (int)j, (int)st, msg);
+              spb_precision_str(p), (int)row, (int)j, (int)st, msg);
         csr_free(&mine);
     }
     csr_free(&C);

@@ -65,7 +65,6 @@ static double host_row_seconds(const spb_run_opts *o, spb_case *c, const spb_ker
 {
     char msg[SPB_MSG_LEN] = "";
     spb_kernel_plan plan = {0};
-    c->precision = config->precision;
     if ((kernel->supports && !kernel->supports(kernel, c->A, msg)) ||
         (config->precision == SPB_FP32 && !kernel->fp32) ||
         kernel->prepare(kernel, &c->formats, config, &plan, msg) != SPB_OK)
@@ -73,7 +72,7 @@ static double host_row_seconds(const spb_run_opts *o, spb_case *c, const spb_ker
     double best = -1;
     for (int k = 0; k < 4; k++) {
         double start = timing_now();
-        spb_status st = o->op->host_calls(kernel, plan.state, c, 1, msg);
+        spb_status st = o->op->host_calls(kernel, plan.state, c, config->precision, 1, msg);
         double t = timing_now() - start;
         if (st != SPB_OK) {
             best = -1;

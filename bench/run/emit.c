@@ -69,12 +69,12 @@ void note_reference(spb_case *c, const spb_run_opts *opts, const spb_result *r)
 /* A device row faster than the fastest vendor row of its matrix: the
  * products after which its costlier prepare has paid for itself (ISpMV's
  * measure), 0 when it costs no more. */
-void break_even(const spb_case *c, const spb_kernel *kernel, spb_result *r)
+void break_even(const spb_case *c, const spb_kernel *kernel, spb_precision precision, spb_result *r)
 {
-    double vendor_t = c->vendor_seconds[c->precision], vendor_p = c->vendor_prepare_s[c->precision];
+    double vendor_t = c->vendor_seconds[precision], vendor_p = c->vendor_prepare_s[precision];
     double t = r->timing.median, p = r->prepare_ms / 1e3;
     if (kernel->backend != SPB_BACKEND_CUDA || kernel_is_vendor(kernel) ||
-        !c->vendor_kernel[c->precision] || !(t < vendor_t) || isnan(p))
+        !c->vendor_kernel[precision] || !(t < vendor_t) || isnan(p))
         return;
     r->break_even_products = p <= vendor_p ? 0 : ceil((p - vendor_p) / (vendor_t - t));
 }

@@ -112,28 +112,29 @@ static double spmv_bytes(const spb_case *c, const spb_kernel_plan *plan, spb_pre
     return plan->bytes;
 }
 
-/* The product's x and y in the precision of the row being measured. */
-static const void *case_x(const spb_case *c)
+/* The product's x and y in the row's precision. */
+static const void *case_x(const spb_case *c, spb_precision precision)
 {
     const spmv_data *d = c->data;
-    return c->precision == SPB_FP32 ? (const void *)d->x32 : (const void *)d->x;
+    return precision == SPB_FP32 ? (const void *)d->x32 : (const void *)d->x;
 }
 
-static void *case_y(const spb_case *c)
+static void *case_y(const spb_case *c, spb_precision precision)
 {
     spmv_data *d = c->data;
-    return c->precision == SPB_FP32 ? (void *)d->y32 : (void *)d->y;
+    return precision == SPB_FP32 ? (void *)d->y32 : (void *)d->y;
 }
 
 /* The kernel's y against the reference of A and x as given: an fp32 row
  * with A's and x's rounding in its bound. */
-static void spmv_validate_output(const spb_case *c, double tolerance, spb_validation *v)
+static void spmv_validate_output(const spb_case *c, spb_precision precision, double tolerance,
+                                 spb_validation *v)
 {
     spmv_data *d = c->data;
-    int fp32 = c->precision == SPB_FP32;
+    int fp32 = precision == SPB_FP32;
     if (fp32) /* judged in fp64 against the same reference */
         for (spb_index i = 0; i < c->A->m; i++) d->y[i] = d->y32[i];
-    validate_vector(c->A, d->y, d->y_ref, d->y_abs, c->precision, fp32, tolerance, v);
+    validate_vector(c->A, d->y, d->y_ref, d->y_abs, precision, fp32, tolerance, v);
 }
 
 /* After an fp32 row failed: whether fp32's range, not the kernel, is the
@@ -179,24 +180,26 @@ static int fp32_input_out_of_range(const spb_case *c, double tolerance, char *ms
 }
 
 static spb_row_status spmv_product(const spb_kernel *kernel, void *state, spb_case *c,
-                                   double tolerance, spb_validation *v, char *msg)
+                                   spb_precision precision, double tolerance, spb_validation *v,
+                                   char *msg)
 {
     spmv_data *d = c->data;
     for (spb_index i = 0; i < c->A->m; i++) {
         d->y[i] = NAN;
         d->y32[i] = NAN;
     }
-    spb_status st = spmv_kernel_of(kernel)->spmv(state, case_x(c), case_y(c), msg);
+    spb_status st =
+        spmv_kernel_of(kernel)->spmv(state, case_x(c, precision), case_y(c, precision), msg);
     if (st == SPB_OK && kernel->check) st = kernel->check(state, msg);
     if (st != SPB_OK) return SPB_ROW_ERROR;
-    spmv_validate_output(c, tolerance, v);
+    spmv_validate_output(c, precision, tolerance, v);
     if (v->reference_overflow) {
         spb_fail(msg, SPB_ERR_INVALID,
                  "the exact y = A*x (or its bound |A||x|) overflows fp64: nothing to validate "
                  "against");
         return SPB_ROW_ERROR;
     }
-    if (!v->passed && c->precision == SPB_FP32 && fp32_input_out_of_range(c, tolerance, msg))
+    if (!v->passed && precision == SPB_FP32 && fp32_input_out_of_range(c, tolerance, msg))
         return SPB_ROW_SKIPPED;
     if (!v->passed) {
         spb_index i = v->failed_row;
@@ -207,12 +210,14 @@ static spb_row_status spmv_product(const spb_kernel *kernel, void *state, spb_ca
     return v->passed ? SPB_ROW_OK : SPB_ROW_WRONG;
 }
 
-static spb_status spmv_host_calls(const spb_kernel *kernel, void *state, spb_case *c, int calls,
-                                  char *msg)
+static spb_status spmv_host_calls(const spb_kernel *kernel, void *state, spb_case *c,
+                                  spb_precision precision, int calls, char *msg)
 {
     spb_status st = SPB_OK;
+    const void *x = case_x(c, precision);
+    void *y = case_y(c, precision);
     for (int k = 0; k < calls && st == SPB_OK; k++)
-        st = spmv_kernel_of(kernel)->spmv(state, case_x(c), case_y(c), msg);
+        st = spmv_kernel_of(kernel)->spmv(state, x, y, msg);
     return st;
 }
 

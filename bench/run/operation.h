@@ -26,8 +26,7 @@ typedef struct {
      * far: its name (NULL: none), median and prepare time in seconds */
     const char *vendor_kernel[SPB_PRECISIONS];
     double vendor_seconds[SPB_PRECISIONS], vendor_prepare_s[SPB_PRECISIONS];
-    spb_precision precision; /* of the row being measured: which x and y a product uses */
-    double started;          /* when its loading began (timing_now): --max-matrix-s */
+    double started; /* when its loading began (timing_now): --max-matrix-s */
 } spb_case;
 
 typedef struct {
@@ -43,13 +42,15 @@ typedef struct {
     double (*flops)(const spb_case *c);
     /* Bytes one product moves (the byte model the roofline fraction uses). */
     double (*bytes)(const spb_case *c, const spb_kernel_plan *plan, spb_precision precision);
-    /* One whole product into the case's output (poisoned first), then its
-     * validation: ok, wrong, or error when the kernel reported a failure. */
-    spb_row_status (*product)(const spb_kernel *kernel, void *state, spb_case *c, double tolerance,
-                              spb_validation *v, char *msg);
+    /* One whole product in the row's precision (which inputs and output it
+     * uses) into the case's output (poisoned first), then its validation:
+     * ok, wrong, or error when the kernel reported a failure. */
+    spb_row_status (*product)(const spb_kernel *kernel, void *state, spb_case *c,
+                              spb_precision precision, double tolerance, spb_validation *v,
+                              char *msg);
     /* `calls` back-to-back host products (the timed part of host kernels). */
-    spb_status (*host_calls)(const spb_kernel *kernel, void *state, spb_case *c, int calls,
-                             char *msg);
+    spb_status (*host_calls)(const spb_kernel *kernel, void *state, spb_case *c,
+                             spb_precision precision, int calls, char *msg);
     /* What an ok row's state measured besides its time, into r: SpGEMM's
      * device rows, the product kernels' seconds alone (kernel_ms) and the
      * device memory a product took (device_peak_bytes); NULL: nothing. */

@@ -39,9 +39,8 @@ typedef struct {
 static double time_host_calls(void *ctx, int calls)
 {
     host_calls *h = ctx;
-    h->c->precision = h->precision;
     double start = timing_now();
-    spb_status st = h->op->host_calls(h->kernel, h->state, h->c, calls, h->msg);
+    spb_status st = h->op->host_calls(h->kernel, h->state, h->c, h->precision, calls, h->msg);
     double elapsed = timing_now() - start;
     return st == SPB_OK ? elapsed : -1.0;
 }
@@ -123,11 +122,12 @@ static void cap_row(spb_result *r, const char *what, double seconds, double cap_
  * timed, 0 when it ends here (r's status and message say how: failed,
  * wrong, or capped and timed from that call alone). */
 static int first_product(const spb_kernel *kernel, void *state, spb_case *c,
-                         const spb_run_opts *opts, spb_result *r, char *row_msg)
+                         spb_precision precision, const spb_run_opts *opts, spb_result *r,
+                         char *row_msg)
 {
     const spb_operation *op = opts->op;
     double start = timing_now();
-    r->status = op->product(kernel, state, c, r->tolerance, &r->error, row_msg);
+    r->status = op->product(kernel, state, c, precision, r->tolerance, &r->error, row_msg);
     double first = timing_now() - start;
     phase_add(opts->out.phases, SPB_PHASE_VALIDATE, first);
     if (r->status != SPB_ROW_OK) {
@@ -163,8 +163,8 @@ static int first_product(const spb_kernel *kernel, void *state, spb_case *c,
  * SPB_OK), then one more whole product of the same state, validated. Fills
  * r's status and error. */
 static spb_status after_timing(const spb_kernel *kernel, void *state, spb_case *c,
-                               const spb_run_opts *opts, spb_status timed, spb_result *r,
-                               char *row_msg)
+                               spb_precision precision, const spb_run_opts *opts, spb_status timed,
+                               spb_result *r, char *row_msg)
 {
     if (timed != SPB_OK) {
         /* the device's own account (out of memory, say) before the timing's */
@@ -176,7 +176,8 @@ static spb_status after_timing(const spb_kernel *kernel, void *state, spb_case *
     }
     spb_validation last;
     double start = timing_now();
-    spb_row_status after = opts->op->product(kernel, state, c, r->tolerance, &last, row_msg);
+    spb_row_status after =
+        opts->op->product(kernel, state, c, precision, r->tolerance, &last, row_msg);
     phase_add(opts->out.phases, SPB_PHASE_VALIDATE, timing_now() - start);
     if (after == SPB_ROW_ERROR) {
         r->status = SPB_ROW_ERROR;
@@ -192,7 +193,7 @@ static spb_status after_timing(const spb_kernel *kernel, void *state, spb_case *
 
 /* Rates, roofline fraction and speedup over the operation's baseline. */
 static void fill_metrics(spb_case *c, const spb_run_opts *opts, double bytes, double bandwidth_gbs,
-                         spb_result *r)
+                         spb_precision precision, spb_result *r)
 {
     double t = r->timing.median;
     r->gflops = opts->op->flops(c) / t / 1e9;
@@ -201,8 +202,8 @@ static void fill_metrics(spb_case *c, const spb_run_opts *opts, double bytes, do
     if (bandwidth_gbs > 0) r->roofline_frac = r->gbytes_per_s / bandwidth_gbs;
     /* against the baseline in the same precision */
     note_reference(c, opts, r); /* the baseline's own row: the speedup below is 1 */
-    if (c->baseline_seconds[c->precision] > 0) {
-        r->speedup = c->baseline_seconds[c->precision] / t;
+    if (c->baseline_seconds[precision] > 0) {
+        r->speedup = c->baseline_seconds[precision] / t;
         r->efficiency = r->speedup / (r->threads * r->ranks); /* per core in use */
     }
     /* flops per joule: the energy pass's products, apart from the timing */
@@ -280,7 +281,8 @@ spb_status run_single_product(const spb_operation *op, const spb_kernel *kernel,
     spb_kernel_plan plan = {0};
     spb_status st = kernel->prepare(kernel, &c->formats, config, &plan, msg);
     if (st != SPB_OK) return st;
-    spb_row_status status = op->product(kernel, plan.state, c, tolerance, v, msg);
+    spb_row_status status =
+        op->product(kernel, plan.state, c, config->precision, tolerance, v, msg);
     kernel->release(plan.state);
     if (status == SPB_ROW_ERROR) {
         char why[SPB_MSG_LEN];
@@ -408,7 +410,6 @@ static void start_row(spb_case *c, held_rows *held, held_row *h, const spb_run_o
     h->r.stats = c->stats;
     h->r.products = c->products;
     h->r.nnz_c = c->nnz_c;
-    c->precision = h->config.precision;
     keep_in_flight(opts, &h->r);
     if (past_matrix_budget(c, opts, &h->r, h->msg)) return;
     spb_kernel_plan plan;
@@ -416,7 +417,7 @@ static void start_row(spb_case *c, held_rows *held, held_row *h, const spb_run_o
     h->bytes = opts->op->bytes(c, &plan, h->config.precision);
     h->bound = bound_for(h->kernel, opts, h->config.threads, h->bytes, &h->r.in_cache);
     h->state = plan.state;
-    if (first_product(h->kernel, h->state, c, opts, &h->r, h->msg)) {
+    if (first_product(h->kernel, h->state, c, h->config.precision, opts, &h->r, h->msg)) {
         held->waiting++;
         h->call = (host_calls){opts->op, h->kernel, h->state, c, h->config.precision, h->msg};
     } else {
@@ -546,7 +547,6 @@ static int time_group(spb_case *c, held_rows *held, int first, spb_timed_row *ti
         held_row *h = &held->rows[slot[k]];
         /* a row whose calls failed keeps no figures (a first attempt's, say) */
         if (timed[k].status == SPB_OK) h->r.timing = timed[k].timing;
-        c->precision = h->config.precision;
         timed[k].status = measure_energy(opts, h, &timed[k], &before, &after, edge,
                                          energy_row(opts, held, slot, timed, n, k));
     }
@@ -555,9 +555,8 @@ static int time_group(spb_case *c, held_rows *held, int first, spb_timed_row *ti
         if (stopped) {
             h->dropped = 1;
         } else {
-            c->precision = h->config.precision;
-            spb_status st =
-                after_timing(h->kernel, h->state, c, opts, timed[k].status, &h->r, h->msg);
+            spb_status st = after_timing(h->kernel, h->state, c, h->config.precision, opts,
+                                         timed[k].status, &h->r, h->msg);
             h->again = st == SPB_ERR_NOMEM && n > 1;
         }
         release_held(opts, h);
@@ -671,10 +670,9 @@ static void flush_held(spb_case *c, held_rows *held, const spb_run_opts *opts,
         /* an error met while the run stops may be the stop's (a plug-in's
          * process stopped with it): left to --resume, never written */
         if (h->r.status == SPB_ROW_ERROR && run_stop_requested()) continue;
-        c->precision = h->config.precision;
         if (h->r.status == SPB_ROW_OK) {
-            fill_metrics(c, opts, h->bytes, h->bound, &h->r);
-            break_even(c, h->kernel, &h->r);
+            fill_metrics(c, opts, h->bytes, h->bound, h->config.precision, &h->r);
+            break_even(c, h->kernel, h->config.precision, &h->r);
         }
         scale_over_ranks(totals, opts, &h->r);
         mark_superlinear(held, i, opts);

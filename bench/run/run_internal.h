@@ -11,7 +11,8 @@ void flush_folded(const spb_run_opts *opts, spb_run_totals *totals);
 void emit(const spb_run_opts *opts, spb_run_totals *totals, const spb_result *r,
           spb_status *csv_status, char *msg);
 void note_reference(spb_case *c, const spb_run_opts *opts, const spb_result *r);
-void break_even(const spb_case *c, const spb_kernel *kernel, spb_result *r);
+void break_even(const spb_case *c, const spb_kernel *kernel, spb_precision precision,
+                spb_result *r);
 void replay(const spb_run_opts *opts, spb_run_totals *totals, const spb_done_row *row, spb_case *c,
             spb_status *csv_status, char *msg);
 void scale_over_ranks(spb_run_totals *totals, const spb_run_opts *opts, spb_result *r);
