@@ -171,6 +171,56 @@ def test_two_libraries(tmp):
                                               r.stderr[-300:]))
 
 
+# a kernel wrong in the first process that runs it, declined in the others
+# (each process is told apart by its parent, the run that hosts the kernel)
+FIRST_PROCESS_WRONG = r"""
+#include <spbench/plugin.h>
+#include <stdio.h>
+#include <unistd.h>
+static int prep(const spb_plugin_csr *A, const spb_plugin_config *c, void **s, char *m, size_t n)
+{
+    (void)c;
+    long first = -1;
+    FILE *f = fopen(MARK, "r");
+    if (f) { if (fscanf(f, "%ld", &first) != 1) first = -1; fclose(f); }
+    if (first < 0 && (f = fopen(MARK, "w"))) { fprintf(f, "%ld", (long)getppid()); fclose(f); first = getppid(); }
+    if (first != (long)getppid()) { snprintf(m, n, "declined in a later process"); return SPB_PLUGIN_DECLINED; }
+    *s = (void *)A;
+    return SPB_PLUGIN_OK;
+}
+static int spmv(void *state, const void *x, void *y, char *m, size_t n)
+{
+    (void)state; (void)x; (void)m; (void)n;
+    ((double *)y)[0] = 12345.0; /* wrong, whatever the matrix */
+    for (int i = 1; i < ((const spb_plugin_csr *)state)->rows; i++) ((double *)y)[i] = 0;
+    return SPB_PLUGIN_OK;
+}
+static const spb_plugin_kernel k[] = {{.name = "test.first_wrong", .description = "a test's kernel",
+    .operation = SPB_PLUGIN_SPMV, .backend = SPB_PLUGIN_SERIAL, .prepare = prep, .spmv = spmv}};
+const spb_plugin_library *spb_plugin_kernels(void)
+{ static const spb_plugin_library l = {SPB_PLUGIN_ABI, 1, k}; return &l; }
+"""
+
+
+def test_processes_keep_wrong_rows(tmp):
+    """run --processes 2 where the first process finds a wrong row and the
+    second measures nothing (its only row declined): the study exits 1
+    (wrong rows), not 3 (nothing measured)."""
+    if not compiler():
+        skip("no C compiler: the plug-in tests", "cc")
+        return
+    mark = os.path.join(tmp, "first-process")
+    lib = build(tmp, "first_wrong", FIRST_PROCESS_WRONG, '-DMARK="%s"' % mark)
+    csv_path = os.path.join(tmp, "p.csv")
+    r = spbench("run", *FAST, "--processes", "2", "--plugin", lib, "--kernels",
+                "test.first_wrong", "--csv", csv_path, CAGE4)
+    statuses = sorted(x["status"] for x in read_rows(csv_path)) if os.path.exists(csv_path) \
+        else []
+    check(os.path.exists(mark) and r.returncode == 1,
+          "a wrong row in one process is the study's exit status 1: rc %d, rows %s, %s"
+          % (r.returncode, statuses, r.stderr[-300:]))
+
+
 def test_wrong_plugin_is_wrong(tmp):
     if not compiler():
         skip("no C compiler: the plug-in tests", "cc")
@@ -387,7 +437,8 @@ def test_refused_libraries(tmp):
 
 
 if __name__ == "__main__":
-    run_tests([test_rows_like_any_other, test_two_libraries, test_wrong_plugin_is_wrong, test_misbehaving_kernels,
+    run_tests([test_rows_like_any_other, test_two_libraries, test_wrong_plugin_is_wrong,
+               test_processes_keep_wrong_rows, test_misbehaving_kernels,
                test_kernel_process_has_every_cpu, test_interrupted_while_a_kernel_hangs,
                test_new_kernel, test_refused_libraries],
               "spb_e2e_plugins_", globals())

@@ -127,7 +127,10 @@ int run_processes(int argc, char **argv, int runs, const char *csv, const char *
         return EXIT_USAGE;
     }
     on_stop_signals(on_stop, 0);
-    int worst = 0; /* a usage error or a signal ends the study; results do not */
+    /* a usage error or a signal ends the study; results do not. Wrong or
+     * error rows in any process are the study's status (1) before
+     * "nothing measured" (3), which holds only where no process measured */
+    int worst = 0, bad_rows = 0, measured = 0;
     for (int k = 1; k <= runs && worst != EXIT_USAGE && worst < 128 && !stops; k++) {
         char files[2][4200] = {"", ""}, index[32];
         char **args = run_args_of(self, argc, argv, k, runs, files, index);
@@ -136,9 +139,11 @@ int run_processes(int argc, char **argv, int runs, const char *csv, const char *
                json ? files[1] : "");
         int status = run_child(args);
         spb_free(args);
+        bad_rows |= status == EXIT_RESULTS_BAD;
+        measured |= status != EXIT_NOTHING_MEASURED;
         if (status > worst) worst = status;
     }
     if (worst == EXIT_USAGE || worst >= 128 || stops) return worst ? worst : 128 + SIGINT;
     int combined = combine(self, csv, json, runs);
-    return combined ? combined : worst;
+    return combined ? combined : bad_rows ? EXIT_RESULTS_BAD : measured ? 0 : EXIT_NOTHING_MEASURED;
 }
