@@ -42,6 +42,16 @@ class ReportError(Exception):
     pass
 
 
+def looks_like_results_csv(path):
+    """Whether the file's first line is a results CSV's header."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            first = f.readline(65536)
+    except OSError:
+        return False
+    return first.startswith("matrix,") and ",kernel," in first
+
+
 def load(path):
     try:
         with open(path, encoding="utf-8") as f:
@@ -49,7 +59,9 @@ def load(path):
     except OSError as e:
         raise ReportError("cannot read %s: %s" % (path, e.strerror or e))
     except ValueError as e:
-        raise ReportError("%s is not JSON: %s" % (path, e))
+        raise ReportError("%s is not JSON: %s%s" % (path, e, (
+            "; it reads like a results CSV: report takes the study's JSON (spbench run "
+            "--json FILE, or merge --json)" if looks_like_results_csv(path) else "")))
     if not isinstance(study, dict) or study.get("format") != "spbench-results":
         raise ReportError("%s is not a spbench results file (run --json, merge --json)" % path)
     if study.get("merged"):  # shards merged: the first shard's header speaks for the study

@@ -271,6 +271,18 @@ def test_browser_collection(tmp, study):
           "every line, highest GFLOPS first: %d lines" % len(values))
 
 
+def test_csv_given(tmp, study):
+    """A results CSV given to report (which reads the study's JSON) is a
+    usage error that says so and names run --json."""
+    csv_path = os.path.join(tmp, "given.csv")
+    r = spbench("run", *QUICK, "--csv", csv_path,
+                os.path.join(SOURCE, "matrices", "cage4.mtx.gz"))
+    check(r.returncode == 0, "a CSV to give: %s" % r.stderr[-300:])
+    r = spbench("report", csv_path, "-o", os.path.join(tmp, "given.html"))
+    check(r.returncode == 2 and "results CSV" in r.stderr and "--json" in r.stderr,
+          "report on a CSV: exit 2, naming --json: %s" % r.stderr.strip())
+
+
 def test_by_size(tmp, study):
     """The kernels against the baseline by the matrices' size (a decade of
     entries a column): the study's four matrices given sizes in four
@@ -340,7 +352,7 @@ def test_collection_sized(tmp, study):
 
 
 if __name__ == "__main__":
-    run_tests([test_figures, test_browser, test_browser_collection, test_by_size,
-               test_collection_sized,
+    run_tests([test_figures, test_browser, test_browser_collection, test_csv_given,
+               test_by_size, test_collection_sized,
                test_operations_apart],
               "spb_e2e_report_", globals())
