@@ -181,9 +181,8 @@ static int row_timed_on(const spb_plan *plan, const int *timed, const spb_source
 }
 
 /* One matrix's energy windows: each row's with --energy-rows all, else
- * one per side, thread count, precision and vendor or not (the fastest
- * of each); a window lasts SPB_ENERGY_PERIODS of the counter's steps
- * (NVML's about 0.1 s, RAPL's 1 ms), or --energy-s where that is longer. */
+ * one per group of energy_rivals (the fastest of each); a window lasts SPB_ENERGY_PERIODS of the
+ * counter's steps (NVML's about 0.1 s, RAPL's 1 ms), or --energy-s where that is longer. */
 static double energy_windows_s(const spb_run_opts *o, const spb_plan *plan, const int *timed,
                                const spb_source_list *list, int m, const dry_estimate *e)
 {
@@ -198,10 +197,7 @@ static double energy_windows_s(const spb_run_opts *o, const spb_plan *plan, cons
         for (int j = 0; j < i && first && !o->energy_all_rows; j++) {
             const spb_planned_row *q = &plan->rows[j];
             first = !(row_timed_on(plan, timed, list, m, j) &&
-                      (q->kernel->backend == SPB_BACKEND_CUDA) == gpu &&
-                      (gpu || q->config.threads == r->config.threads) &&
-                      q->config.precision == r->config.precision &&
-                      kernel_is_vendor(q->kernel) == kernel_is_vendor(r->kernel));
+                      energy_rivals(r->kernel, &r->config, q->kernel, &q->config));
         }
         if (first) total += fmax(o->energy_window_s, SPB_ENERGY_PERIODS * (gpu ? 0.1 : 1e-3));
     }

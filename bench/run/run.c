@@ -448,6 +448,14 @@ static int on_one_machine(const spb_kernel *kernel)
            kernel->backend == SPB_BACKEND_OPENMP;
 }
 
+int energy_rivals(const spb_kernel *a, const spb_kernel_config *ca, const spb_kernel *b,
+                  const spb_kernel_config *cb)
+{
+    const int gpu = a->backend == SPB_BACKEND_CUDA;
+    return (b->backend == SPB_BACKEND_CUDA) == gpu && (gpu || ca->threads == cb->threads) &&
+           ca->precision == cb->precision && kernel_is_vendor(a) == kernel_is_vendor(b);
+}
+
 /* Whether the k-th timed row of a group gets an energy pass: with
  * --energy-rows all every row does; else, of each precision, the fastest
  * spbench row and the fastest vendor row (what a study's energy is
@@ -462,8 +470,7 @@ static int energy_row(const spb_run_opts *opts, const held_rows *held, const int
     for (int j = 0; j < n; j++) {
         const held_row *o = &held->rows[slot[j]];
         if (j == k || timed[j].status != SPB_OK || !on_one_machine(o->kernel) ||
-            o->config.precision != h->config.precision ||
-            kernel_is_vendor(o->kernel) != kernel_is_vendor(h->kernel))
+            !energy_rivals(h->kernel, &h->config, o->kernel, &o->config))
             continue;
         double mine = timed[k].timing.median, theirs = timed[j].timing.median;
         if (theirs < mine || (theirs == mine && j < k)) return 0;

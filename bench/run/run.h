@@ -117,6 +117,13 @@ typedef struct {
  * run_stop_requested gives the signal, or 0. */
 void run_request_stop(int signo);
 int run_stop_requested(void);
+
+/* Whether two rows' energy is weighed together (only the fastest of them
+ * gets a window, unless --energy-rows all): timed in one turn group (device
+ * rows, or host rows at one thread count), of one precision, both
+ * spbench's or both a vendor's. */
+int energy_rivals(const spb_kernel *a, const spb_kernel_config *ca, const spb_kernel *b,
+                  const spb_kernel_config *cb);
 /* A stop asked for by a file's appearing (the launcher of run --ranks
  * creates it: signals do not reach the ranks alike under every launcher),
  * taken as SIGINT; checked between rows. */
