@@ -177,6 +177,19 @@ spb_status gpu_block_peer_pack(gpu_block *b, char *msg);
 spb_status gpu_block_peer_pull(gpu_block *b, const gpu_exchange_plan *plan,
                                gpu_product_times *times, char *msg);
 
+/* Device memory and timing for a plug-in's CUDA kernel, which runs in a
+ * process of its own (plugins/host.c): buffers allocated, copied and
+ * filled; step(context) called `calls` times (stopping at its first
+ * nonzero answer) between two events on the default stream, then the
+ * device synchronized. SPB_ERR_DEVICE names what the device reported (a
+ * kernel's fault leaves the process's device unusable). */
+spb_status gpu_buffer_alloc(void **device, size_t bytes, char *msg);
+void gpu_buffer_free(void *device); /* accepts NULL */
+spb_status gpu_buffer_copy(void *to, const void *from, size_t bytes, int to_device, char *msg);
+spb_status gpu_buffer_fill(void *device, int byte, size_t bytes, char *msg);
+spb_status gpu_time_steps(int (*step)(void *context), void *context, int calls, double *seconds,
+                          char *msg);
+
 #ifdef __cplusplus
 }
 #endif

@@ -9,7 +9,7 @@
 
 #include "gpu.h"
 
-#define SPB_GPU_MODULE_ABI    1
+#define SPB_GPU_MODULE_ABI    2
 #define SPB_GPU_MODULE_SYMBOL "spb_gpu_module_table"
 
 /* gpu.h's functions: X(return type, name, parameters) */
@@ -48,7 +48,14 @@
     X(void, gpu_block_peer_close, (gpu_block * b))                                                 \
     X(spb_status, gpu_block_peer_pack, (gpu_block * b, char *msg))                                 \
     X(spb_status, gpu_block_peer_pull,                                                             \
-      (gpu_block * b, const gpu_exchange_plan *plan, gpu_product_times *times, char *msg))
+      (gpu_block * b, const gpu_exchange_plan *plan, gpu_product_times *times, char *msg))         \
+    X(spb_status, gpu_buffer_alloc, (void **device, size_t bytes, char *msg))                      \
+    X(void, gpu_buffer_free, (void *device))                                                       \
+    X(spb_status, gpu_buffer_copy,                                                                 \
+      (void *to, const void *from, size_t bytes, int to_device, char *msg))                        \
+    X(spb_status, gpu_buffer_fill, (void *device, int byte, size_t bytes, char *msg))              \
+    X(spb_status, gpu_time_steps,                                                                  \
+      (int (*step)(void *context), void *context, int calls, double *seconds, char *msg))
 
 #define SPB_GPU_MODULE_FIELD(ret, name, params) ret(*name) params;
 typedef struct {

@@ -216,3 +216,34 @@ spb_status gpu_block_peer_pull(gpu_block *b, const gpu_exchange_plan *plan,
 {
     return module() ? module()->gpu_block_peer_pull(b, plan, times, msg) : absent(msg);
 }
+
+/* A plug-in's CUDA kernel's buffers and timing. */
+spb_status gpu_buffer_alloc(void **device, size_t bytes, char *msg)
+{
+    if (module()) return module()->gpu_buffer_alloc(device, bytes, msg);
+    *device = NULL;
+    return absent(msg);
+}
+
+void gpu_buffer_free(void *device)
+{
+    if (module()) module()->gpu_buffer_free(device);
+}
+
+spb_status gpu_buffer_copy(void *to, const void *from, size_t bytes, int to_device, char *msg)
+{
+    return module() ? module()->gpu_buffer_copy(to, from, bytes, to_device, msg) : absent(msg);
+}
+
+spb_status gpu_buffer_fill(void *device, int byte, size_t bytes, char *msg)
+{
+    return module() ? module()->gpu_buffer_fill(device, byte, bytes, msg) : absent(msg);
+}
+
+spb_status gpu_time_steps(int (*step)(void *context), void *context, int calls, double *seconds,
+                          char *msg)
+{
+    if (module()) return module()->gpu_time_steps(step, context, calls, seconds, msg);
+    *seconds = 0;
+    return absent(msg);
+}

@@ -20,6 +20,7 @@
 #include "core/timing.h"
 #include "formats/csr.h"
 #include "formats/format_set.h"
+#include "gpu/gpu.h"
 #include "plugins/host.h"
 #include "spbench/plugin.h"
 
@@ -28,7 +29,10 @@ extern char **environ;
 /* One plug-in kernel as a row of the table: spbench's kernel, and what it
  * wraps. */
 typedef struct {
-    spb_spmv_kernel row;
+    union { /* kernel.as_spmv.kernel is kernel.as_spgemm.kernel: the part both share */
+        spb_spmv_kernel as_spmv;
+        spb_spgemm_kernel as_spgemm;
+    } row;
     const spb_plugin_kernel *plugin;
     const char *path;     /* the library as given */
     const char *checksum; /* "crc32 HEX, N bytes" */
@@ -187,8 +191,21 @@ static int ask(plugin_state *s, int op, int calls, plugin_reply *r)
     return r->status;
 }
 
-/* The shared file: the layout, the matrix, x and y; the pattern before y. */
-static int share_data(plugin_state *s, const spb_csr *A, const float *val32, int fd)
+/* One matrix into the shared file at its sections. */
+static void share_matrix(unsigned char *base, const spb_csr *M, const float *val32,
+                         uint64_t row_ptr_at, uint64_t col_idx_at, uint64_t values_at,
+                         int64_t value_bytes)
+{
+    memcpy(base + row_ptr_at, M->row_ptr, sizeof(int32_t) * ((size_t)M->m + 1));
+    memcpy(base + col_idx_at, M->col_idx, sizeof(int32_t) * (size_t)M->nnz);
+    memcpy(base + values_at, val32 ? (const void *)val32 : (const void *)M->val,
+           (size_t)value_bytes * (size_t)M->nnz);
+}
+
+/* The shared file: the layout, the matrices (B for SpGEMM), x and y; the
+ * pattern before y. */
+static int share_data(plugin_state *s, const spb_csr *A, const float *val32, const spb_csr *B,
+                      const float *b_val32, int fd)
 {
     plugin_layout *L = &s->layout;
     if (ftruncate(fd, (off_t)L->total) != 0) return 0;
@@ -198,10 +215,10 @@ static int share_data(plugin_state *s, const spb_csr *A, const float *val32, int
         return 0;
     }
     memcpy(s->base, L, sizeof *L);
-    memcpy(s->base + L->row_ptr_at, A->row_ptr, sizeof(int32_t) * ((size_t)A->m + 1));
-    memcpy(s->base + L->col_idx_at, A->col_idx, sizeof(int32_t) * (size_t)A->nnz);
-    memcpy(s->base + L->values_at, val32 ? (const void *)val32 : (const void *)A->val,
-           (size_t)(L->value_bytes * A->nnz));
+    share_matrix(s->base, A, val32, L->row_ptr_at, L->col_idx_at, L->values_at, L->value_bytes);
+    if (B)
+        share_matrix(s->base, B, b_val32, L->b_row_ptr_at, L->b_col_idx_at, L->b_values_at,
+                     L->value_bytes);
     memset(s->base + L->y_slack_at, PLUGIN_SLACK_BYTE, L->y_at - L->y_slack_at);
     return 1;
 }
@@ -258,22 +275,28 @@ static spb_status plugin_prepare(const spb_kernel *self, spb_format_set *F,
                                  const spb_kernel_config *config, spb_kernel_plan *plan, char *msg)
 {
     const plugin_row *row = row_of(self);
-    const float *val32 = NULL;
+    int spgemm = row->plugin->operation == SPB_PLUGIN_SPGEMM;
+    const float *val32 = NULL, *b_val32 = NULL;
     if (config->precision == SPB_FP32) {
         spb_status st = format_set_csr_values32(F, &val32, msg);
+        if (st == SPB_OK && spgemm) st = format_set_b_values32(F, &b_val32, msg);
         if (st != SPB_OK) return st;
     }
     plugin_state *s = spb_calloc(1, sizeof *s);
     if (!s) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
-    const spb_csr *A = F->csr;
+    const spb_csr *A = F->csr, *B = spgemm ? F->b : NULL;
     s->row = row;
     s->talk = -1;
     int fp32 = config->precision == SPB_FP32;
-    plugin_layout_plan(&s->layout, A->m, A->n, A->nnz, fp32 ? SPB_PLUGIN_FP32 : SPB_PLUGIN_FP64,
-                       fp32 ? 4 : 8, (uint64_t)sysconf(_SC_PAGESIZE));
+    plugin_sizes size = {.rows = A->m, .cols = A->n, .nnz = A->nnz};
+    if (B) size.b_rows = B->m, size.b_cols = B->n, size.b_nnz = B->nnz;
+    plugin_layout_plan(&s->layout, &size, fp32 ? SPB_PLUGIN_FP32 : SPB_PLUGIN_FP64, fp32 ? 4 : 8,
+                       (uint64_t)sysconf(_SC_PAGESIZE));
+    s->layout.operation = row->plugin->operation;
+    s->layout.backend = row->plugin->backend;
     s->layout.threads = row->plugin->backend == SPB_PLUGIN_OPENMP ? config->threads : 1;
     int fd = memfd_create("spbench-plugin", MFD_CLOEXEC);
-    int ready = fd >= 0 && share_data(s, A, val32, fd);
+    int ready = fd >= 0 && share_data(s, A, val32, B, b_val32, fd);
     if (!ready)
         spb_fail(msg, SPB_ERR_NOMEM, "cannot share %.0f bytes with the kernel's process: %s",
                  (double)s->layout.total, strerror(errno));
@@ -294,7 +317,7 @@ static spb_status plugin_prepare(const spb_kernel *self, spb_format_set *F,
     }
     plan->state = s;
     plan->stored_entries = A->nnz;
-    plan->bytes = csr_spmv_bytes(A, config->precision);
+    if (!spgemm) plan->bytes = csr_spmv_bytes(A, config->precision);
     return SPB_OK;
 }
 
@@ -304,8 +327,8 @@ static spb_status plugin_spmv(const void *state, const void *x, void *y, char *m
 {
     plugin_state *s = (plugin_state *)state;
     const plugin_layout *L = &s->layout;
-    size_t x_bytes = (size_t)(L->value_bytes * L->cols),
-           y_bytes = (size_t)(L->value_bytes * L->rows);
+    size_t x_bytes = (size_t)(L->value_bytes * L->size.cols),
+           y_bytes = (size_t)(L->value_bytes * L->size.rows);
     if (s->failed) return spb_fail(msg, SPB_ERR_DEVICE, "%s", s->failure);
     memcpy(s->base + L->x_at, x, x_bytes);
     memcpy(s->base + L->y_at, y, y_bytes);
@@ -316,6 +339,82 @@ static spb_status plugin_spmv(const void *state, const void *x, void *y, char *m
     memcpy(y, s->base + L->y_at, y_bytes);
     if (rc == SPB_PLUGIN_OK) return SPB_OK;
     return spb_fail(msg, SPB_ERR_DEVICE, "%s", r.msg[0] ? r.msg : "the plug-in's product failed");
+}
+
+/* Reads `bytes` the kernel's process sends after a reply; 0 when they did
+ * not come (s->failure says why). */
+static int await_bytes(plugin_state *s, void *into, size_t bytes, double seconds)
+{
+    double deadline = timing_now() + seconds;
+    size_t got = 0;
+    while (got < bytes) {
+        int wait_ms = (int)((deadline - timing_now()) * 1e3);
+        struct pollfd p = {.fd = s->talk, .events = POLLIN};
+        int ready = wait_ms > 0 ? poll(&p, 1, wait_ms < 100 ? wait_ms : 100) : 0;
+        if (stop_requested && stop_requested()) {
+            stop_process(s, 1, "stopped with the study");
+            return 0;
+        }
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready == 0 && wait_ms > 100) continue;
+        if (ready <= 0) {
+            stop_process(s, 1, "C did not come in time: its process was stopped");
+            return 0;
+        }
+        ssize_t n = recv(s->talk, (char *)into + got, bytes - got, 0);
+        if (n <= 0) {
+            stop_process(s, 0, "its process ended while sending C");
+            return 0;
+        }
+        got += (size_t)n;
+    }
+    return 1;
+}
+
+/* C = A*B in the kernel's process; C comes back over the socket and is
+ * checked as any row's C is (csr_check) before it is validated. */
+static spb_status plugin_spgemm(const void *state, spb_csr *C, char *msg)
+{
+    plugin_state *s = (plugin_state *)state;
+    const plugin_layout *L = &s->layout;
+    memset(C, 0, sizeof *C);
+    if (s->failed) return spb_fail(msg, SPB_ERR_DEVICE, "%s", s->failure);
+    plugin_reply r;
+    int rc = ask(s, PLUGIN_PRODUCT, 1, &r);
+    if (rc < 0) return spb_fail(msg, SPB_ERR_DEVICE, "%s", s->failure);
+    if (r.seconds > s->slowest) s->slowest = r.seconds;
+    if (rc != SPB_PLUGIN_OK)
+        return spb_fail(msg, SPB_ERR_DEVICE, "%s",
+                        r.msg[0] ? r.msg : "the plug-in's product failed");
+    if (r.c_nnz < 0 || r.c_nnz > SPB_INDEX_MAX) {
+        stop_process(s, 1, "its C's entry count is out of range");
+        return spb_fail(msg, SPB_ERR_DEVICE, "%s", s->failure);
+    }
+    spb_status st = csr_alloc(C, L->size.rows, L->size.b_cols, (spb_index)r.c_nnz, msg);
+    if (st != SPB_OK) return st;
+    size_t nnz = (size_t)r.c_nnz, value_bytes = (size_t)L->value_bytes;
+    void *values = value_bytes == sizeof(float) ? spb_malloc(nnz + 1, sizeof(float)) : C->val;
+    double limit = hang_seconds(s, 1);
+    int came = values && await_bytes(s, C->row_ptr, sizeof(int32_t) * ((size_t)C->m + 1), limit) &&
+               await_bytes(s, C->col_idx, sizeof(int32_t) * nnz, limit) &&
+               await_bytes(s, values, value_bytes * nnz, limit);
+    if (came && values != (void *)C->val)
+        for (size_t k = 0; k < nnz; k++) C->val[k] = ((const float *)values)[k];
+    if (values != (void *)C->val) spb_free(values);
+    if (!came) {
+        csr_free(C);
+        return values ? spb_fail(msg, SPB_ERR_DEVICE, "%s", s->failure)
+                      : spb_fail(msg, SPB_ERR_NOMEM, "out of memory for C");
+    }
+    st = csr_check(C, msg);
+    if (st != SPB_OK) {
+        char why[SPB_MSG_LEN];
+        snprintf(why, sizeof why, "its C is not a canonical CSR: %s", msg);
+        csr_free(C);
+        msg[0] = '\0'; /* spb_fail keeps a message already there */
+        return spb_fail(msg, SPB_ERR_DEVICE, "%s", why);
+    }
+    return SPB_OK;
 }
 
 /* `calls` products back to back, timed in the kernel's process; seconds,
@@ -357,19 +456,43 @@ static void plugin_release(void *state)
     spb_free(s);
 }
 
+/* A CUDA plug-in row runs where spbench's own device rows do. */
+static int device_here(const spb_kernel *self, const spb_csr *A, char *why)
+{
+    (void)self, (void)A;
+    return gpu_available(why);
+}
+
+/* An SpGEMM plug-in row's host memory: C received (and, in the kernel's
+ * process, staged beside the kernel's own), A and B shared with it. */
+static double spgemm_host_bytes(const spb_kernel *self, const spb_work_size *size,
+                                const spb_kernel_config *config)
+{
+    (void)self;
+    double value = config->precision == SPB_FP32 ? 4 : 8, entry = sizeof(int32_t) + value;
+    return 3 * size->nnz_c * entry + (size->nnz_a + size->nnz_b) * entry +
+           (2 * size->m + size->n) * sizeof(int32_t);
+}
+
 /* Why kernel k of the library cannot be a row, or NULL. */
 static const char *kernel_fault(const spb_plugin_kernel *k, int (*taken)(const char *name))
 {
     if (!name_well_formed(k->name))
         return "a kernel's name is not 1-63 letters, digits, '.', '_' or '-'";
-    if (k->operation != SPB_PLUGIN_SPMV) return "a kernel's operation is not SPB_PLUGIN_SPMV";
-    if (k->backend != SPB_PLUGIN_SERIAL && k->backend != SPB_PLUGIN_OPENMP)
-        return "a kernel's backend is not SPB_PLUGIN_SERIAL or SPB_PLUGIN_OPENMP";
-    if (!k->prepare || !k->spmv) return "a kernel has no prepare or no spmv";
+    if (k->operation != SPB_PLUGIN_SPMV && k->operation != SPB_PLUGIN_SPGEMM)
+        return "a kernel's operation is not SPB_PLUGIN_SPMV or SPB_PLUGIN_SPGEMM";
+    if (k->backend != SPB_PLUGIN_SERIAL && k->backend != SPB_PLUGIN_OPENMP &&
+        k->backend != SPB_PLUGIN_CUDA)
+        return "a kernel's backend is not SPB_PLUGIN_SERIAL, SPB_PLUGIN_OPENMP or SPB_PLUGIN_CUDA";
+    if (!k->prepare) return "a kernel has no prepare";
+    if (k->operation == SPB_PLUGIN_SPMV && (!k->spmv || k->spgemm))
+        return "an SpMV kernel has no spmv, or an spgemm too";
+    if (k->operation == SPB_PLUGIN_SPGEMM && (!k->spgemm || k->spmv))
+        return "an SpGEMM kernel has no spgemm, or an spmv too";
     if (!k->description || !k->description[0]) return "a kernel has no description";
     if (taken(k->name)) return "a kernel's name is one spbench's table already holds";
     for (int j = 0; j < row_count; j++)
-        if (strcmp(rows[j].row.kernel.name, k->name) == 0)
+        if (strcmp(rows[j].row.as_spmv.kernel.name, k->name) == 0)
             return "a kernel's name is one an earlier plug-in already holds";
     return NULL;
 }
@@ -427,21 +550,29 @@ spb_status plugins_load(const char *path, int (*taken)(const char *name), char *
         const spb_plugin_kernel *p = &lib->kernels[k];
         plugin_row *r = &rows[row_count++];
         *r = (plugin_row){.plugin = p, .path = kept_path, .checksum = kept_sum, .library = kept};
-        r->row.kernel = (spb_kernel){
+        spb_kernel *kernel = &r->row.as_spmv.kernel;
+        *kernel = (spb_kernel){
             .name = p->name,
             .format = "csr",
-            .backend = p->backend == SPB_PLUGIN_OPENMP ? SPB_BACKEND_OPENMP : SPB_BACKEND_SERIAL,
+            .backend = p->backend == SPB_PLUGIN_CUDA     ? SPB_BACKEND_CUDA
+                       : p->backend == SPB_PLUGIN_OPENMP ? SPB_BACKEND_OPENMP
+                                                         : SPB_BACKEND_SERIAL,
             .description = p->description,
+            .supports = p->backend == SPB_PLUGIN_CUDA ? device_here : NULL,
             .prepare = plugin_prepare,
             .release = plugin_release,
             .time_calls = plugin_time_calls,
             .check = plugin_check,
             .fp32 = p->fp32 != 0,
+            .host_bytes = p->operation == SPB_PLUGIN_SPGEMM ? spgemm_host_bytes : NULL,
         };
-        r->row.spmv = plugin_spmv;
+        if (p->operation == SPB_PLUGIN_SPGEMM)
+            r->row.as_spgemm.spgemm = plugin_spgemm;
+        else
+            r->row.as_spmv.spmv = plugin_spmv;
     }
     /* the variants point into rows[], which may have moved: set them all */
-    for (int k = 0; k < row_count; k++) rows[k].row.kernel.variant = &rows[k];
+    for (int k = 0; k < row_count; k++) rows[k].row.as_spmv.kernel.variant = &rows[k];
     const char *base = strrchr(path, '/');
     size_t used = strlen(provenance);
     snprintf(provenance + used, sizeof provenance - used, "%splugin=%s:crc32=%08lx:bytes=%lld",
@@ -451,14 +582,30 @@ spb_status plugins_load(const char *path, int (*taken)(const char *name), char *
     return SPB_OK;
 }
 
-int plugin_spmv_kernel_count(void) { return row_count; }
+/* The k-th row of the operation's kernels, or NULL. */
+static const spb_kernel *kernel_of_operation(int operation, int k)
+{
+    for (int j = 0; j < row_count; j++)
+        if (rows[j].plugin->operation == operation && k-- == 0) return &rows[j].row.as_spmv.kernel;
+    return NULL;
+}
 
-const spb_kernel *plugin_spmv_kernel(int k) { return &rows[k].row.kernel; }
+static int kernels_of_operation(int operation)
+{
+    int count = 0;
+    for (int j = 0; j < row_count; j++) count += rows[j].plugin->operation == operation;
+    return count;
+}
+
+int plugin_spmv_kernel_count(void) { return kernels_of_operation(SPB_PLUGIN_SPMV); }
+const spb_kernel *plugin_spmv_kernel(int k) { return kernel_of_operation(SPB_PLUGIN_SPMV, k); }
+int plugin_spgemm_kernel_count(void) { return kernels_of_operation(SPB_PLUGIN_SPGEMM); }
+const spb_kernel *plugin_spgemm_kernel(int k) { return kernel_of_operation(SPB_PLUGIN_SPGEMM, k); }
 
 const char *plugin_library_of(const spb_kernel *kernel)
 {
     for (int k = 0; k < row_count; k++)
-        if (&rows[k].row.kernel == kernel) return rows[k].library;
+        if (&rows[k].row.as_spmv.kernel == kernel) return rows[k].library;
     return NULL;
 }
 

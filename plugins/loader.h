@@ -31,6 +31,9 @@ int plugins_checksum(const char *path, char *out, size_t size);
  * spb_spmv_kernel's shared part). */
 int plugin_spmv_kernel_count(void);
 const spb_kernel *plugin_spmv_kernel(int k);
+/* The SpGEMM kernels, likewise (each an spb_spgemm_kernel's shared part). */
+int plugin_spgemm_kernel_count(void);
+const spb_kernel *plugin_spgemm_kernel(int k);
 
 /* The library a plug-in kernel came from ("PATH (crc32 HEX, N bytes)"), or NULL for
  * a kernel of spbench's own. */

@@ -124,7 +124,7 @@ def test_rows_like_any_other(tmp):
         return
     r = spbench("--list", "--plugin", lib)
     listed = [x for x in r.stdout.splitlines() if x.startswith("mine.")]
-    check(r.returncode == 0 and len(listed) == 2 and
+    check(r.returncode == 0 and len(listed) == 3 and
           all("[plug-in: %s (crc32 " % lib in x for x in listed),
           "--list shows the plug-in's kernels with their library: %s" % listed)
     csv_path, json_path = os.path.join(tmp, "p.csv"), os.path.join(tmp, "p.json")
@@ -278,6 +278,79 @@ def test_misbehaving_kernels(tmp):
                               text=True)
     check(leftover.stdout.strip() == "", "no kernel process outlives the run: %s"
           % leftover.stdout)
+
+
+# the example's SpGEMM kernel, then C spoilt after it in one way per kernel
+SPGEMM_MISDEEDS = r"""
+#define spb_plugin_kernels example_kernels
+#include EXAMPLE
+#undef spb_plugin_kernels
+#define KERNEL(fn, misdeed) \
+static int fn(void *state, spb_plugin_csr *C, char *m, size_t n) \
+{ int rc = product_spgemm(state, C, m, n); product_state *s = state; (void)s; \
+  if (rc == SPB_PLUGIN_OK && C->nnz > 2 && C->rows > 1) { misdeed; } return rc; }
+static int32_t first_pair(const spb_plugin_csr *C) /* a row's first of two entries */
+{ for (int32_t i = 0; i < C->rows; i++) if (C->row_ptr[i + 1] - C->row_ptr[i] >= 2) return C->row_ptr[i];
+  return -1; }
+KERNEL(wrong_value, if (s->fp32) ((float *)s->values)[C->nnz / 2] += 1; else ((double *)s->values)[C->nnz / 2] += 1)
+KERNEL(unsorted, int32_t k = first_pair(C); if (k >= 0) { int32_t t = s->col_idx[k];
+       s->col_idx[k] = s->col_idx[k + 1]; s->col_idx[k + 1] = t; })
+KERNEL(short_of_rows, C->rows -= 1)
+KERNEL(miscounted, C->nnz -= 1)
+KERNEL(bad_pointer, C->col_idx = (const int32_t *)(size_t)64)
+KERNEL(says_failed, snprintf(m, n, "no room for C"); return SPB_PLUGIN_FAILED)
+KERNEL(fine, (void)0)
+#define ROW(label, fn) {.name = label, .description = "a test's kernel", .fp32 = 1, \
+    .operation = SPB_PLUGIN_SPGEMM, .backend = SPB_PLUGIN_SERIAL, .prepare = product_prepare, \
+    .spgemm = fn, .release = product_release}
+static const spb_plugin_kernel k[] = {
+    ROW("sp.wrong_value", wrong_value), ROW("sp.unsorted", unsorted),
+    ROW("sp.short_of_rows", short_of_rows), ROW("sp.miscounted", miscounted),
+    ROW("sp.bad_pointer", bad_pointer), ROW("sp.says_failed", says_failed), ROW("sp.fine", fine)};
+const spb_plugin_library *spb_plugin_kernels(void)
+{ static const spb_plugin_library l = {SPB_PLUGIN_ABI, 7, k}; return &l; }
+"""
+
+
+def test_spgemm_rows(tmp):
+    """SpGEMM plug-in rows: the example's kernel ok in fp64 and fp32 beside
+    spgemm.gustavson; a C with a wrong value is wrong; a C that is not a
+    canonical CSR of A*B's shape, a bad pointer and a failure said are each
+    their own row's error, naming it, and the rows beside them are ok."""
+    if not compiler():
+        skip("no C compiler: the plug-in tests", "cc")
+        return
+    lib = build(tmp, "spgemm_bad", SPGEMM_MISDEEDS, '-DEXAMPLE="%s"' % EXAMPLE)
+    if not lib:
+        return
+    csv_path, json_path = os.path.join(tmp, "g.csv"), os.path.join(tmp, "g.json")
+    r = spbench("run", *FAST, "--op", "spgemm", "--plugin", lib, "--kernels",
+                "sp.*,spgemm.gustavson", "--precision", "both", "--csv",
+                csv_path, "--json", json_path, CAGE4, "gen:rmat:9:6", timeout=300)
+    rows = {(x["matrix"], x["kernel"], x["precision"]): x for x in read_rows(csv_path)} \
+        if os.path.exists(csv_path) else {}
+    said = {"sp.wrong_value": ("wrong", r""),
+            "sp.unsorted": ("error", r"not a canonical CSR"),
+            "sp.short_of_rows": ("error", r"its C is \d+ x \d+ .*A\*B is"),
+            "sp.miscounted": ("error", r"row_ptr\[rows\] is \d+, its nnz"),
+            "sp.bad_pointer": ("error", r"crashed: it touched an address outside"),
+            "sp.says_failed": ("error", r"no room for C")}
+    for matrix in ("cage4", "gen:rmat:9:6"):
+        for precision in ("fp64", "fp32"):
+            for kernel, (status, message) in said.items():
+                row = rows.get((matrix, kernel, precision), {})
+                check(row.get("status") == status and re.search(message, row.get("message", "")),
+                      "%s on %s in %s: %s saying what: %s %r" % (
+                          kernel, matrix, precision, status, row.get("status"),
+                          row.get("message")))
+            for kernel in ("sp.fine", "spgemm.gustavson"):
+                row = rows.get((matrix, kernel, precision), {})
+                check(row.get("status") == "ok" and float(row.get("gflops") or 0) > 0,
+                      "%s on %s in %s measured beside them: %s" % (kernel, matrix, precision,
+                                                                    row.get("status")))
+    check(r.returncode == 1, "wrong and error rows: exit 1 (%d) %s" % (r.returncode,
+                                                                     r.stderr[-300:]))
+    check_results_json(json_path)
 
 
 # a kernel that declines, saying the CPUs its process may run on and its
@@ -438,6 +511,7 @@ def test_refused_libraries(tmp):
 
 if __name__ == "__main__":
     run_tests([test_rows_like_any_other, test_two_libraries, test_wrong_plugin_is_wrong,
+               test_spgemm_rows,
                test_processes_keep_wrong_rows, test_misbehaving_kernels,
                test_kernel_process_has_every_cpu, test_interrupted_while_a_kernel_hangs,
                test_new_kernel, test_refused_libraries],

@@ -16,6 +16,7 @@
 #include "core/memory.h"
 #include "cpu/spgemm_cpu.h"
 #include "gpu/gpu.h"
+#include "plugins/loader.h"
 
 #define THIN_PREFIX    "thin:"
 #define TRANSPOSE_SPEC "transpose" /* B = A^T, also for a square A */
@@ -312,12 +313,14 @@ const spb_operation *operation_spgemm(void)
         .calibration = "gen:rmat:11:8",
     };
     if (op.kernel_count == 0) {
-        const spb_kernel **table =
-            kernel_table(cpu_spgemm_kernel_count + gpu_spgemm_kernel_count());
+        const spb_kernel **table = kernel_table(
+            cpu_spgemm_kernel_count + gpu_spgemm_kernel_count() + plugin_spgemm_kernel_count());
         for (int k = 0; k < cpu_spgemm_kernel_count; k++)
             table[op.kernel_count++] = &cpu_spgemm_kernels[k].kernel;
         for (int k = 0; k < gpu_spgemm_kernel_count(); k++)
             table[op.kernel_count++] = gpu_spgemm_kernel(k);
+        for (int k = 0; k < plugin_spgemm_kernel_count(); k++)
+            table[op.kernel_count++] = plugin_spgemm_kernel(k);
         op.kernels = table;
         op.baseline = &cpu_spgemm_kernels[0].kernel; /* spgemm.gustavson */
     }

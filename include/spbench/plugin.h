@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* The version of this interface the plug-in was built against. */
-#define SPB_PLUGIN_ABI 1
+#define SPB_PLUGIN_ABI 2
 
 /* What a callback returns: done, or failed (msg says why; the row is then
  * an error), or declined (the kernel cannot take this matrix or setting by
@@ -31,12 +31,18 @@ extern "C" {
 #define SPB_PLUGIN_FAILED   1
 #define SPB_PLUGIN_DECLINED 2
 
-/* The operation a kernel computes. Only SpMV in ABI 1. */
-#define SPB_PLUGIN_SPMV 1
+/* The operation a kernel computes: y = A*x, or C = A*B. */
+#define SPB_PLUGIN_SPMV   1
+#define SPB_PLUGIN_SPGEMM 2
 
-/* Where it runs: one thread, OpenMP threads (config->threads of them). */
+/* Where it runs: one thread, OpenMP threads (config->threads of them), or
+ * the GPU. A CUDA kernel is handed device arrays (the matrices, x and y
+ * already uploaded) and launches on the default stream (stream 0), or
+ * finishes its work before it returns: spbench times it with events on
+ * that stream and synchronizes after. */
 #define SPB_PLUGIN_SERIAL 1
 #define SPB_PLUGIN_OPENMP 2
+#define SPB_PLUGIN_CUDA   3
 
 /* The precision of values, x and y: double, or float. */
 #define SPB_PLUGIN_FP64 0
@@ -45,8 +51,9 @@ extern "C" {
 /* A matrix in compressed sparse rows, 0-based: row i's entries are
  * col_idx[row_ptr[i] .. row_ptr[i+1]) with values at the same places;
  * columns sorted and distinct within a row. values holds doubles in an
- * fp64 row and floats in an fp32 one. spbench owns every array; they stay
- * valid from prepare to release. */
+ * fp64 row and floats in an fp32 one. The arrays are host memory, or
+ * device memory for a CUDA kernel. spbench owns A's and B's arrays; they
+ * stay valid from prepare to release. */
 typedef struct {
     int32_t rows, cols;
     int64_t nnz;
@@ -55,10 +62,12 @@ typedef struct {
     const void *values;     /* nnz doubles or floats */
 } spb_plugin_csr;
 
-/* The row's setting. */
+/* The row's setting, and SpGEMM's right operand. */
 typedef struct {
     int precision; /* SPB_PLUGIN_FP64 or SPB_PLUGIN_FP32 */
-    int threads;   /* OpenMP kernels: the threads to use (1 for serial ones) */
+    int threads;   /* OpenMP kernels: the threads to use (1 for the others) */
+    /* SpGEMM: B of C = A*B (A's columns are its rows); NULL for SpMV. */
+    const spb_plugin_csr *B;
 } spb_plugin_config;
 
 /* One kernel. msg is a buffer of msg_size bytes for a failure's or a
@@ -69,18 +78,25 @@ typedef struct {
     const char *name;
     /* One sentence: what it does, for --list and the docs. */
     const char *description;
-    int operation; /* SPB_PLUGIN_SPMV */
-    int backend;   /* SPB_PLUGIN_SERIAL or SPB_PLUGIN_OPENMP */
+    int operation; /* SPB_PLUGIN_SPMV or SPB_PLUGIN_SPGEMM */
+    int backend;   /* SPB_PLUGIN_SERIAL, SPB_PLUGIN_OPENMP or SPB_PLUGIN_CUDA */
     int fp32;      /* 1: it also runs in fp32 */
     /* Everything before the timed products: copies, conversions, tuning
      * (prepare_ms). *state is the kernel's own, handed back to spmv and
      * release. */
     int (*prepare)(const spb_plugin_csr *A, const spb_plugin_config *config, void **state,
                    char *msg, size_t msg_size);
-    /* y = A*x (A's rows long y, its columns long x; doubles or floats as
-     * the precision says). Called many times: the timed part. y's old
-     * contents are not zero. */
+    /* SpMV kernels: y = A*x (A's rows long y, its columns long x; doubles
+     * or floats as the precision says). Called many times: the timed part.
+     * y's old contents are not zero. NULL in an SpGEMM kernel. */
     int (*spmv)(void *state, const void *x, void *y, char *msg, size_t msg_size);
+    /* SpGEMM kernels: C = A*B, every structurally produced entry kept
+     * (zeros too), columns sorted and distinct within each row. The kernel
+     * sets C's fields to arrays of its own (host memory, or device memory
+     * for a CUDA kernel), which stay valid until its next call or release:
+     * it frees the previous C itself. Called many times: the timed part.
+     * NULL in an SpMV kernel. */
+    int (*spgemm)(void *state, spb_plugin_csr *C, char *msg, size_t msg_size);
     /* Frees what prepare made (accepts NULL). */
     void (*release)(void *state);
 } spb_plugin_kernel;
