@@ -5,7 +5,8 @@ path from the prefix: fetch matrices by criteria from a mirror of the
 SuiteSparse collection (e2e_fetch's, on loopback), run the study on them,
 merge its shards, compare two runs, plot, and open the report in a
 headless Chromium (where installed); build the example plug-in with the
-installed CMake package, twice, and measure, chart, report and compare it. As root, the source and build
+installed CMake package, twice, and measure, chart, report and compare it
+(its SpGEMM kernel too), and the CUDA example where nvcc is. As root, the source and build
 trees are hidden meanwhile (a mount namespace lays an empty folder over
 each): a helper read from the source tree would fail there. And the
 installed program starts without the CUDA runtime (hidden the same way).
@@ -55,9 +56,27 @@ cmake --build fast_rows/build >/dev/null
 "$S" run {q_new} --plugin fast_rows/build/libfast_rows.so --csv new.csv {m}
 "$S" plot p-O2.csv plugin-charts
 "$S" report p-O2.json -o plugin.html
+# the example's SpGEMM kernel beside spbench's
+"$S" run --op spgemm {q_gemm} --plugin plugin-O2/libcsr_rows.so --csv gemm.csv {m}
+# the CUDA example and one started with new-kernel --cuda, built with the
+# installed CMake package where nvcc is ($4); run (on a machine without a
+# device their rows are skipped, saying why)
+if [ -n "$4" ]; then
+  "$S" new-kernel warp_rows --cuda
+  for folder in cuda_rows warp_rows; do
+    cmake -S $folder -B $folder/build -DCMAKE_PREFIX_PATH="$1" -DCMAKE_CUDA_COMPILER="$4" \
+        -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
+    cmake --build $folder/build >/dev/null
+  done
+  "$S" run {q_cuda} --plugin cuda_rows/build/libcuda_rows.so \
+      --plugin warp_rows/build/libwarp_rows.so --csv cuda.csv {m}
+fi
 """.format(q=QUICK, m=MATRICES,
            q_plugin=QUICK.replace("csr.serial,csr.omp.static", "mine.*,csr.serial"),
-           q_new=QUICK.replace("csr.serial,csr.omp.static", "fast_rows.*"))
+           q_new=QUICK.replace("csr.serial,csr.omp.static", "fast_rows.*"),
+           q_gemm=QUICK.replace("csr.serial,csr.omp.static", "mine.spgemm.serial,spgemm.gustavson"),
+           q_cuda=QUICK.replace("csr.serial,csr.omp.static",
+                                "mine.csr.cuda.warp,warp_rows.csr.cuda.warp,csr.serial"))
 
 
 def fixture_installed(tmp):
@@ -204,15 +223,20 @@ def test_prefix(tmp, installed):
     work = os.path.join(tmp, "study")
     os.mkdir(work)
     # the example as a user copies it, before the source tree is hidden
-    shutil.copytree(os.path.join(SOURCE, "examples", "plugins", "csr_rows"),
-                    os.path.join(work, "csr_rows"))
+    for example in ("csr_rows", "cuda_rows"):
+        shutil.copytree(os.path.join(SOURCE, "examples", "plugins", example),
+                        os.path.join(work, example))
+    nvcc = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc"
+                                    if os.access("/usr/local/cuda/bin/nvcc", os.X_OK) else "")
+    if not nvcc:
+        skip("no nvcc: the CUDA example built against the prefix", "nvcc")
     with open(os.path.join(work, "flow.sh"), "w") as f:
         f.write(FLOW)
     trees = [SOURCE] + ([] if os.path.abspath(build).startswith(os.path.abspath(SOURCE) + "/")
                         else [build])
     hide = hidden([os.path.abspath(t) for t in trees])
     base = fixture_mirror(tmp)[0]
-    command = (hide or []) + ["bash", "flow.sh", moved, SOURCE if hide else "", base]
+    command = (hide or []) + ["bash", "flow.sh", moved, SOURCE if hide else "", base, nvcc]
     env = {k: v for k, v in os.environ.items() if not k.startswith("SPB_")}
     r = subprocess.run(command, cwd=work, capture_output=True, text=True, env=env, timeout=600)
     where = "with the source and build trees hidden" if hide else "(not root: trees left in view)"
@@ -240,6 +264,17 @@ def test_prefix(tmp, installed):
           % [(x["kernel"], x["status"]) for x in started])
     check("6 pairs" in r.stdout or "over 6 rows" in r.stdout,
           "compare paired the two builds' rows: %s" % r.stdout[-1500:])
+    gemm = read_rows(os.path.join(work, "gemm.csv"))
+    check(len(gemm) == 4 and all(x["status"] == "ok" for x in gemm),
+          "the example's SpGEMM kernel validates beside spgemm.gustavson: %s"
+          % [(x["matrix"], x["kernel"], x["status"]) for x in gemm])
+    if nvcc:
+        device = [x for x in read_rows(os.path.join(work, "cuda.csv"))
+                  if x["kernel"].endswith(".csr.cuda.warp")]
+        check(len(device) == 4 and all(x["status"] == "ok" or (
+            x["status"] == "skipped" and "CUDA" in x["message"]) for x in device),
+              "the CUDA examples built against the prefix: ok, or skipped for want of a "
+              "device: %s" % [(x["kernel"], x["status"], x["message"]) for x in device])
     check("mine.csr.omp" in open(os.path.join(work, "plugin-charts", "gflops.svg")).read(),
           "the chart draws the plug-in's rows")
     check("mine.csr.serial" in open(os.path.join(work, "plugin.html")).read(),

@@ -353,6 +353,205 @@ def test_spgemm_rows(tmp):
     check_results_json(json_path)
 
 
+# CUDA kernels: the example's warp per row, then misdeeds from the third
+# product on (the first two pass: validation, then the cap's); and an
+# SpGEMM kernel whose C is made on the host by the C example's kernel
+# (linked in) and uploaded, one with a C on the device that is no pointer
+CUDA_KERNELS = r"""
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <string.h>
+#include <stdlib.h>
+#include <spbench/plugin.h>
+extern "C" const spb_plugin_library *example_kernels(void);
+static int calls;
+__global__ void rows(int32_t n, const int32_t *rp, const int32_t *ci, const double *v,
+                     const double *x, double *y, int drop, int misdeed, volatile int *spin)
+{
+    int64_t row = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    int lane = threadIdx.x % 32;
+    if (row >= n) return;
+    double sum = 0;
+    for (int32_t k = rp[row] + lane; k < rp[row + 1] - drop; k += 32) sum += v[k] * x[ci[k]];
+    for (int o = 16; o > 0; o /= 2) sum += __shfl_down_sync(0xffffffffu, sum, o);
+    if (lane) return;
+    y[row] = sum;
+    if (misdeed == 1 && row == 0) ((double *)(size_t)64)[0] = 1; /* no memory at all */
+    if (misdeed == 2 && row == n - 1) y[n + 3] = 1;              /* just past y */
+    if (misdeed == 3 && row == 0) while (*spin) {}               /* forever */
+}
+typedef struct { spb_plugin_csr A; int *spin; } state_t;
+static int prep(const spb_plugin_csr *A, const spb_plugin_config *c, void **s, char *m, size_t n)
+{
+    (void)c; (void)m; (void)n;
+    state_t *t = (state_t *)malloc(sizeof *t);
+    t->A = *A;
+    int one = 1;
+    cudaMalloc(&t->spin, sizeof one);
+    cudaMemcpy(t->spin, &one, sizeof one, cudaMemcpyHostToDevice);
+    *s = t; calls = 0;
+    return SPB_PLUGIN_OK;
+}
+static void release(void *s) { if (s) cudaFree(((state_t *)s)->spin); free(s); }
+static int product(void *s, const void *x, void *y, int drop, int misdeed)
+{
+    state_t *t = (state_t *)s;
+    rows<<<(unsigned)((t->A.rows * 32 + 255) / 256), 256>>>(t->A.rows, t->A.row_ptr,
+        t->A.col_idx, (const double *)t->A.values, (const double *)x, (double *)y, drop,
+        ++calls >= 3 ? misdeed : 0, t->spin);
+    return SPB_PLUGIN_OK;
+}
+#define KERNEL(fn, drop, misdeed) static int fn(void *s, const void *x, void *y, char *m, \
+    size_t n) { (void)m; (void)n; return product(s, x, y, drop, misdeed); }
+KERNEL(fine, 0, 0) KERNEL(wrong, 1, 0) KERNEL(fault, 0, 1) KERNEL(past_y, 0, 2)
+KERNEL(hang, 0, 3)
+
+/* SpGEMM: the operands brought to the host, C made there by the C
+ * example's kernel, then uploaded into buffers of this kernel's own */
+typedef struct { spb_plugin_csr A, B; void *host; const spb_plugin_kernel *k;
+                 void *c[3]; int bad; size_t vb; } gemm_t;
+static void *down(const void *d, size_t bytes)
+{ void *h = malloc(bytes + 1); cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost); return h; }
+static spb_plugin_csr on_host(const spb_plugin_csr *M, size_t vb)
+{ spb_plugin_csr h = *M;
+  h.row_ptr = (const int32_t *)down(M->row_ptr, 4 * ((size_t)M->rows + 1));
+  h.col_idx = (const int32_t *)down(M->col_idx, 4 * (size_t)M->nnz);
+  h.values = down(M->values, vb * (size_t)M->nnz); return h; }
+static int gemm_prep(const spb_plugin_csr *A, const spb_plugin_config *c, void **s, char *m,
+                     size_t n, int bad)
+{
+    gemm_t *g = (gemm_t *)calloc(1, sizeof *g);
+    size_t vb = c->precision == SPB_PLUGIN_FP32 ? 4 : 8;
+    g->A = on_host(A, vb); g->B = on_host(c->B, vb); g->bad = bad; g->vb = vb;
+    const spb_plugin_library *ex = example_kernels();
+    for (int k = 0; k < ex->count; k++)
+        if (ex->kernels[k].operation == SPB_PLUGIN_SPGEMM) g->k = &ex->kernels[k];
+    spb_plugin_config hc = *c; hc.B = &g->B;
+    *s = g;
+    return g->k->prepare(&g->A, &hc, &g->host, m, n);
+}
+static int gemm(void *s, spb_plugin_csr *C, char *m, size_t n)
+{
+    gemm_t *g = (gemm_t *)s;
+    spb_plugin_csr H;
+    int rc = g->k->spgemm(g->host, &H, m, n);
+    if (rc != SPB_PLUGIN_OK) return rc;
+    for (int a = 0; a < 3; a++) cudaFree(g->c[a]);
+    size_t bytes[3] = {4 * ((size_t)H.rows + 1), 4 * (size_t)H.nnz, g->vb * (size_t)H.nnz};
+    const void *from[3] = {H.row_ptr, H.col_idx, H.values};
+    for (int a = 0; a < 3; a++) {
+        cudaMalloc(&g->c[a], bytes[a] + 1);
+        cudaMemcpy(g->c[a], from[a], bytes[a], cudaMemcpyHostToDevice);
+    }
+    *C = H;
+    C->row_ptr = (const int32_t *)g->c[0]; C->col_idx = (const int32_t *)g->c[1];
+    C->values = g->c[2];
+    if (g->bad) C->col_idx = (const int32_t *)(size_t)64;
+    return SPB_PLUGIN_OK;
+}
+static void gemm_release(void *s)
+{
+    gemm_t *g = (gemm_t *)s;
+    if (!g) return;
+    if (g->k) g->k->release(g->host);
+    for (int a = 0; a < 3; a++) cudaFree(g->c[a]);
+    free(g);
+}
+static int gemm_prep_fine(const spb_plugin_csr *A, const spb_plugin_config *c, void **s,
+                          char *m, size_t n) { return gemm_prep(A, c, s, m, n, 0); }
+static int gemm_prep_bad(const spb_plugin_csr *A, const spb_plugin_config *c, void **s,
+                         char *m, size_t n) { return gemm_prep(A, c, s, m, n, 1); }
+#define ROW(label, fn) {label, "a test's kernel", SPB_PLUGIN_SPMV, SPB_PLUGIN_CUDA, 0, prep, \
+    fn, NULL, release}
+#define GEMM(label, pr) {label, "a test's kernel", SPB_PLUGIN_SPGEMM, SPB_PLUGIN_CUDA, 0, pr, \
+    NULL, gemm, gemm_release}
+static const spb_plugin_kernel k[] = {ROW("cu.fine", fine), ROW("cu.wrong", wrong),
+    ROW("cu.fault", fault), ROW("cu.past_y", past_y), ROW("cu.hang", hang),
+    GEMM("cu.gemm", gemm_prep_fine), GEMM("cu.gemm_bad_pointer", gemm_prep_bad)};
+extern "C" const spb_plugin_library *spb_plugin_kernels(void)
+{ static const spb_plugin_library l = {SPB_PLUGIN_ABI, 7, k}; return &l; }
+"""
+
+
+def nvcc():
+    found = shutil.which("nvcc")
+    return found or ("/usr/local/cuda/bin/nvcc" if os.access("/usr/local/cuda/bin/nvcc", os.X_OK)
+                     else None)
+
+
+def build_cuda(tmp, name, source_path, *objects):
+    out = os.path.join(tmp, name + ".so")
+    r = subprocess.run([nvcc(), "-O2", "-arch=sm_90", "-Xcompiler", "-fPIC", "-shared",
+                        "-cudart", "shared", "-I", os.path.join(SOURCE, "include"), source_path,
+                        *objects, "-o", out, "-lgomp"], capture_output=True, text=True)
+    check(r.returncode == 0, "the CUDA plug-in %s builds: %s" % (name, r.stderr[-800:]))
+    return out if r.returncode == 0 else None
+
+
+def test_cuda_rows(tmp):
+    """CUDA plug-in kernels, built with nvcc: where a device is, the example
+    and a right kernel are ok, a wrong one wrong; a fault on the device, a
+    write just past y, a hang and an SpGEMM C that is no device pointer are
+    each their own row's error saying what, the rows beside them ok; an
+    SpGEMM kernel's C on the device comes back validated. Where none is,
+    every such row is skipped, saying why."""
+    if not compiler() or not nvcc():
+        skip("no nvcc: the CUDA plug-in tests", "nvcc")
+        return
+    example = build_cuda(tmp, "cuda_rows", os.path.join(SOURCE, "examples", "plugins",
+                                                        "cuda_rows", "cuda_rows.cu"))
+    host = os.path.join(tmp, "example.o")
+    r = subprocess.run([compiler(), "-O2", "-fPIC", "-fopenmp", "-c", "-I",
+                        os.path.join(SOURCE, "include"), "-Dspb_plugin_kernels=example_kernels",
+                        EXAMPLE, "-o", host], capture_output=True, text=True)
+    check(r.returncode == 0, "the C example builds as an object: %s" % r.stderr[-300:])
+    source = os.path.join(tmp, "cuda_bad.cu")
+    with open(source, "w") as f:
+        f.write(CUDA_KERNELS)
+    bad = build_cuda(tmp, "cuda_bad", source, host)
+    if not example or not bad:
+        return
+    listed = spbench("--list", "--plugin", example).stdout
+    here = "mine.csr.cuda.warp" in listed and "[unavailable" not in \
+        [x for x in listed.splitlines() if x.startswith("mine.")][0]
+    env = dict(os.environ, SPB_PLUGIN_HANG_S="3")
+    csv_path, json_path = os.path.join(tmp, "cu.csv"), os.path.join(tmp, "cu.json")
+    r = spbench("run", *FAST, "--plugin", example, "--plugin", bad, "--kernels",
+                "mine.csr.cuda.warp,cu.fine,cu.wrong,cu.fault,cu.past_y,cu.hang,csr.serial", "--csv",
+                csv_path, "--json", json_path, CAGE4, "gen:rmat:10:8", env=env, timeout=300)
+    rows = {(x["matrix"], x["kernel"]): x for x in read_rows(csv_path)} \
+        if os.path.exists(csv_path) else {}
+    g = spbench("run", *FAST, "--op", "spgemm", "--plugin", bad, "--kernels",
+                "cu.gemm,cu.gemm_bad_pointer,spgemm.gustavson", "--csv", csv_path + ".g", CAGE4,
+                "gen:rmat:9:6", env=env, timeout=300)
+    gemm_rows = {(x["matrix"], x["kernel"]): x for x in read_rows(csv_path + ".g")} \
+        if os.path.exists(csv_path + ".g") else {}
+    said = {"mine.csr.cuda.warp": ("ok", ""), "cu.fine": ("ok", ""), "cu.wrong": ("wrong", ""),
+            "cu.fault": ("error", r"failed on the device: an illegal memory access"),
+            "cu.past_y": ("error", r"it wrote just outside y"),
+            "cu.hang": ("error", r"no answer within \d+ s: the kernel hung"),
+            "csr.serial": ("ok", "")}
+    gemm_said = {"cu.gemm": ("ok", ""), "cu.gemm_bad_pointer": ("error", r"a copy: "),
+                 "spgemm.gustavson": ("ok", "")}
+    if not here:
+        skip("no CUDA device: the CUDA plug-in rows measured", "gpu")
+        said = {k: ("skipped", "CUDA") if k.startswith(("mine.", "cu.")) else v
+                for k, v in said.items()}
+        gemm_said = {k: ("skipped", "CUDA") if k.startswith("cu.") else v
+                     for k, v in gemm_said.items()}
+    for table, found in ((said, rows), (gemm_said, gemm_rows)):
+        for matrix in ("cage4", "gen:rmat:10:8" if table is said else "gen:rmat:9:6"):
+            for kernel, (status, message) in table.items():
+                row = found.get((matrix, kernel), {})
+                check(row.get("status") == status and re.search(message, row.get("message", "")),
+                      "%s on %s: %s %s: %s %r" % (kernel, matrix, status, message,
+                                                  row.get("status"), row.get("message")))
+    check(r.returncode == (1 if here else 0) and g.returncode == (1 if here else 0),
+          "exit %d and %d: %s %s" % (r.returncode, g.returncode, r.stderr[-300:],
+                                     g.stderr[-300:]))
+    check_results_json(json_path)
+
+
 # a kernel that declines, saying the CPUs its process may run on and its
 # OpenMP places
 CPUS = r"""
@@ -469,6 +668,17 @@ def test_new_kernel(tmp):
           all(x["status"] == "ok" for x in rows),
           "its kernels run and validate: %s %s" % ([(x["kernel"], x["status"]) for x in rows],
                                                   r.stderr[-300:]))
+    cuda_folder = os.path.join(tmp, "made_cuda")
+    r = spbench("new-kernel", "warp_rows", "--cuda", "-o", cuda_folder)
+    cuda_example = os.path.join(SOURCE, "examples", "plugins", "cuda_rows", "cuda_rows.cu")
+    check(r.returncode == 0 and sorted(os.listdir(cuda_folder)) ==
+          ["CMakeLists.txt", "warp_rows.cu"] and
+          open(os.path.join(cuda_folder, "warp_rows.cu")).read() ==
+          open(cuda_example).read().replace("cuda_rows", "warp_rows").replace("mine.",
+                                                                            "warp_rows.") and
+          "project(warp_rows CUDA)" in open(os.path.join(cuda_folder, "CMakeLists.txt")).read(),
+          "new-kernel --cuda writes the CUDA example under the new name: %s %s"
+          % (r.stdout, r.stderr))
     before = {f: open(os.path.join(folder, f)).read() for f in os.listdir(folder)}
     r = spbench("new-kernel", "other", "-o", folder)
     check(r.returncode == 2 and "exists" in r.stderr and
@@ -511,7 +721,7 @@ def test_refused_libraries(tmp):
 
 if __name__ == "__main__":
     run_tests([test_rows_like_any_other, test_two_libraries, test_wrong_plugin_is_wrong,
-               test_spgemm_rows,
+               test_spgemm_rows, test_cuda_rows,
                test_processes_keep_wrong_rows, test_misbehaving_kernels,
                test_kernel_process_has_every_cpu, test_interrupted_while_a_kernel_hangs,
                test_new_kernel, test_refused_libraries],

@@ -1,5 +1,6 @@
 /* cmd_new_kernel.c — spbench new-kernel: a plug-in's folder to start from,
- * the example plug-in (examples/plugins/csr_rows) under a new name. */
+ * an example plug-in (examples/plugins/csr_rows, or cuda_rows with
+ * --cuda) under a new name. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,17 +19,47 @@ static int name_usable(const char *name)
            strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_") == len;
 }
 
-/* text with every "csr_rows" (the library, the file) and every "mine." (the
- * kernels' names) replaced by the new name, written to a new file. */
-static int write_renamed(const char *path, const char *text, const char *name)
+/* One example: its folder's name, its files and what the printout says. */
+typedef struct {
+    const char *folder;
+    const char *source_suffix; /* the source file's: ".c" or ".cu" */
+    const unsigned char *source, *lists;
+    const char *kernels[4]; /* its kernels' names after "NAME." */
+    const char *configure;  /* what its CMake configuration needs more (a CUDA
+                               one: the GPU's compute capability, 90 on an H100) */
+    const char *rivals;     /* --kernels beside it */
+} example;
+
+static const example examples[] = {
+    {"csr_rows",
+     ".c",
+     template_csr_rows_csr_rows_c,
+     template_csr_rows_CMakeLists_txt,
+     {"csr.serial", "csr.omp", "spgemm.serial (C = A*B: run it with --op spgemm)"},
+     "",
+     "csr.*"},
+    {"cuda_rows",
+     ".cu",
+     template_cuda_rows_cuda_rows_cu,
+     template_cuda_rows_CMakeLists_txt,
+     {"csr.cuda.warp"},
+     " -DCMAKE_CUDA_ARCHITECTURES=90",
+     "cusparse.csr"},
+};
+
+/* text with every example folder's name (the library, the file) and every
+ * "mine." (the kernels' names) replaced by the new name, written to a new
+ * file. */
+static int write_renamed(const char *path, const char *text, const char *folder, const char *name)
 {
     FILE *f = fopen(path, "wx"); /* never over a file: the folder is new */
     if (!f) return 0;
     char kernels[40];
     snprintf(kernels, sizeof kernels, "%s.", name);
+    size_t folder_len = strlen(folder);
     while (*text) {
-        if (strncmp(text, "csr_rows", 8) == 0)
-            fputs(name, f), text += 8;
+        if (strncmp(text, folder, folder_len) == 0)
+            fputs(name, f), text += folder_len;
         else if (strncmp(text, "mine.", 5) == 0)
             fputs(kernels, f), text += 5;
         else
@@ -40,17 +71,20 @@ static int write_renamed(const char *path, const char *text, const char *name)
 int cmd_new_kernel(int argc, char **argv)
 {
     const char *name = NULL, *dir = NULL;
+    const example *e = &examples[0];
     for (int i = 0; i < argc; i++) {
         const char *value;
         if (option_value(argc, argv, &i, "-o", &value))
             dir = value;
+        else if (strcmp(argv[i], "--cuda") == 0)
+            e = &examples[1];
         else if (argv[i][0] != '-' && !name)
             name = argv[i];
         else
             unknown_option(argv[i]);
     }
     if (!name) {
-        fprintf(stderr, "spbench: usage: spbench new-kernel NAME [-o DIR]\n");
+        fprintf(stderr, "spbench: usage: spbench new-kernel NAME [--cuda] [-o DIR]\n");
         return EXIT_USAGE;
     }
     if (!name_usable(name)) {
@@ -66,19 +100,26 @@ int cmd_new_kernel(int argc, char **argv)
                 strerror(errno), errno == EEXIST ? " (nothing in it was touched)" : "");
         return EXIT_USAGE;
     }
-    char source[4096], lists[4096];
-    snprintf(source, sizeof source, "%s/%s.c", dir, name);
+    char source[4096], lists[4096], kernels[256];
+    snprintf(source, sizeof source, "%s/%s%s", dir, name, e->source_suffix);
     snprintf(lists, sizeof lists, "%s/CMakeLists.txt", dir);
-    if (!write_renamed(source, (const char *)template_csr_rows_c, name) ||
-        !write_renamed(lists, (const char *)template_CMakeLists_txt, name)) {
+    if (!write_renamed(source, (const char *)e->source, e->folder, name) ||
+        !write_renamed(lists, (const char *)e->lists, e->folder, name)) {
         fprintf(stderr, "spbench new-kernel: cannot write in %s: %s\n", dir, strerror(errno));
         return EXIT_RESULTS_BAD;
     }
-    printf("%s: %s.c (kernels %s.csr.serial and %s.csr.omp: change their loops) and "
-           "CMakeLists.txt\n"
+    size_t used = 0;
+    for (int k = 0; k < 4 && e->kernels[k]; k++)
+        used += (size_t)snprintf(kernels + used, sizeof kernels - used, "%s%s.%s", k ? ", " : "",
+                                 name, e->kernels[k]);
+    printf("%s: %s%s (kernels %s) and CMakeLists.txt\n"
            "build it against this spbench's prefix P (where include/spbench/plugin.h is):\n"
-           "  cmake -S %s -B %s/build -DCMAKE_PREFIX_PATH=P && cmake --build %s/build\n"
-           "  spbench run --plugin %s/build/lib%s.so --kernels '%s.*,csr.*' MATRIX...\n",
-           dir, name, name, name, dir, dir, dir, dir, name, name);
+           "  cmake -S %s -B %s/build -DCMAKE_PREFIX_PATH=P%s && cmake --build %s/build\n"
+           "  spbench run --plugin %s/build/lib%s.so --kernels '%s.*,%s' MATRIX...\n%s",
+           dir, name, e->source_suffix, kernels, dir, dir, e->configure, dir, dir, name, name,
+           e->rivals,
+           e->configure[0] ? "(CMAKE_CUDA_ARCHITECTURES: your GPU's compute capability, 90 for "
+                             "an H100 or H200)\n"
+                           : "");
     return 0;
 }

@@ -184,10 +184,12 @@ static const struct {
             "  of NET_LEN), gen:fem:N:DOF (27-point stencil on N^3 nodes, DOF unknowns a node:\n"
             "  dense DOF x DOF blocks) (fixed seeds); .gz is written compressed; an existing\n"
             "  FILE is replaced only with --force\n"},
-    {"new-kernel", "usage: spbench new-kernel NAME [-o DIR]\n"
+    {"new-kernel", "usage: spbench new-kernel NAME [--cuda] [-o DIR]\n"
                    "  writes DIR (default NAME), a new folder: NAME.c, a plug-in of two SpMV\n"
-                   "  kernels (NAME.csr.serial, NAME.csr.omp; fp64 and fp32) to change, and a\n"
-                   "  CMakeLists.txt that builds it against an installed spbench\n"
+                   "  kernels (NAME.csr.serial, NAME.csr.omp) and one SpGEMM kernel\n"
+                   "  (NAME.spgemm.serial), fp64 and fp32, to change, and a CMakeLists.txt\n"
+                   "  that builds it against an installed spbench; with --cuda, NAME.cu, a\n"
+                   "  CUDA SpMV kernel (NAME.csr.cuda.warp, a warp per row) instead\n"
                    "  (docs/guide/your-kernel.md)\n"},
     {"plot", "usage: spbench plot RESULTS.csv OUTDIR\n"
              "  charts of a results CSV as PNG and SVG (gnuplot): gflops, energy (GFLOPS per\n"
