@@ -30,7 +30,8 @@ __global__ void warp_per_row(int32_t rows, const int32_t *__restrict__ row_ptr,
     T sum = 0;
     for (int32_t k = row_ptr[row] + lane; k < row_ptr[row + 1]; k += 32)
         sum += values[k] * x[col_idx[k]];
-    for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
+    for (int offset = 16; offset > 0; offset /= 2)
+        sum += __shfl_down_sync(0xffffffffu, sum, offset);
     if (lane == 0) y[row] = sum;
 }
 
@@ -82,7 +83,7 @@ static const spb_plugin_kernel kernels[] = {
 
 const spb_plugin_library *spb_plugin_kernels(void)
 {
-    static const spb_plugin_library library = {SPB_PLUGIN_ABI,
-                                               sizeof kernels / sizeof kernels[0], kernels};
+    static const spb_plugin_library library = {SPB_PLUGIN_ABI, sizeof kernels / sizeof kernels[0],
+                                               kernels};
     return &library;
 }
