@@ -265,6 +265,8 @@ static int call_kernel(void *context)
     h->msg[0] = '\0';
     h->rc = h->k->spmv ? h->k->spmv(h->state, h->x, h->y, h->msg, sizeof h->msg)
                        : h->k->spgemm(h->state, &h->C, h->msg, sizeof h->msg);
+    h->msg[sizeof h->msg - 1] = '\0';             /* a kernel's message may fill the buffer */
+    if (h->rc == SPB_PLUGIN_OK) h->msg[0] = '\0'; /* room for spbench's own account */
     return h->rc != SPB_PLUGIN_OK;
 }
 
@@ -275,7 +277,7 @@ static double run_calls(host_run *h, int calls)
     double seconds = 0;
     h->rc = SPB_PLUGIN_OK;
     if (h->device) {
-        char why[SPB_MSG_LEN];
+        char why[SPB_MSG_LEN] = "";
         if (gpu_time_steps(call_kernel, h, calls, &seconds, why) != SPB_OK &&
             h->rc == SPB_PLUGIN_OK) {
             h->rc = SPB_PLUGIN_FAILED;
@@ -423,10 +425,12 @@ int plugin_host_main(int argc, char **argv)
     int device_lost = 0; /* a CUDA fault leaves the device unusable here */
     while (!device_lost && recv(talk, &q, sizeof q, MSG_WAITALL) == (ssize_t)sizeof q) {
         double seconds = 0;
+        h.msg[0] = '\0'; /* spb_fail writes only into an empty message */
         switch (q.op) {
         case PLUGIN_PREPARE:
             h.msg[0] = '\0';
             h.rc = h.k->prepare(&h.A, &h.config, &h.state, h.msg, sizeof h.msg);
+            h.msg[sizeof h.msg - 1] = '\0';
             break;
         case PLUGIN_PRODUCT:
             if (L->operation == SPB_PLUGIN_SPGEMM) {

@@ -168,6 +168,9 @@ static int await_reply(plugin_state *s, double seconds, plugin_reply *r)
         }
         got += (size_t)n;
     }
+    /* the kernel's words are data: one line of text, whatever it wrote */
+    r->msg[sizeof r->msg - 1] = '\0';
+    spb_clean_name(r->msg);
     if (r->status == PLUGIN_FAULT) { /* it is dying of the fault it describes */
         char what[SPB_MSG_LEN];
         snprintf(what, sizeof what, "the kernel crashed: %.400s", r->msg);

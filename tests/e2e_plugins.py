@@ -282,6 +282,7 @@ def test_misbehaving_kernels(tmp):
 
 # the example's SpGEMM kernel, then C spoilt after it in one way per kernel
 SPGEMM_MISDEEDS = r"""
+#include <string.h>
 #define spb_plugin_kernels example_kernels
 #include EXAMPLE
 #undef spb_plugin_kernels
@@ -299,6 +300,7 @@ KERNEL(short_of_rows, C->rows -= 1)
 KERNEL(miscounted, C->nnz -= 1)
 KERNEL(bad_pointer, C->col_idx = (const int32_t *)(size_t)64)
 KERNEL(says_failed, snprintf(m, n, "no room for C"); return SPB_PLUGIN_FAILED)
+KERNEL(says_bytes, memset(m, 0xfc, n); memcpy(m, "bad\n\x01", 5); return SPB_PLUGIN_FAILED)
 KERNEL(fine, (void)0)
 #define ROW(label, fn) {.name = label, .description = "a test's kernel", .fp32 = 1, \
     .operation = SPB_PLUGIN_SPGEMM, .backend = SPB_PLUGIN_SERIAL, .prepare = product_prepare, \
@@ -306,9 +308,10 @@ KERNEL(fine, (void)0)
 static const spb_plugin_kernel k[] = {
     ROW("sp.wrong_value", wrong_value), ROW("sp.unsorted", unsorted),
     ROW("sp.short_of_rows", short_of_rows), ROW("sp.miscounted", miscounted),
-    ROW("sp.bad_pointer", bad_pointer), ROW("sp.says_failed", says_failed), ROW("sp.fine", fine)};
+    ROW("sp.bad_pointer", bad_pointer), ROW("sp.says_failed", says_failed),
+    ROW("sp.says_bytes", says_bytes), ROW("sp.fine", fine)};
 const spb_plugin_library *spb_plugin_kernels(void)
-{ static const spb_plugin_library l = {SPB_PLUGIN_ABI, 7, k}; return &l; }
+{ static const spb_plugin_library l = {SPB_PLUGIN_ABI, 8, k}; return &l; }
 """
 
 
@@ -334,7 +337,9 @@ def test_spgemm_rows(tmp):
             "sp.short_of_rows": ("error", r"its C is \d+ x \d+ .*A\*B is"),
             "sp.miscounted": ("error", r"row_ptr\[rows\] is \d+, its nnz"),
             "sp.bad_pointer": ("error", r"crashed: it touched an address outside"),
-            "sp.says_failed": ("error", r"no room for C")}
+            "sp.says_failed": ("error", r"no room for C"),
+            # bytes that are no text (no end either) arrive as one line of text
+            "sp.says_bytes": ("error", r"^bad\?\?\?+$")}
     for matrix in ("cage4", "gen:rmat:9:6"):
         for precision in ("fp64", "fp32"):
             for kernel, (status, message) in said.items():
