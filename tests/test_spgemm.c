@@ -362,6 +362,7 @@ static void check_long_rows(spb_rng *rng)
                   {8, 100, 12000, 0.05},  /* about 3000, on chip in fp32, sorted in fp64 */
                   {8, 200, 70000, 0.02},  /* about 5600, B wider than shared memory: sorted */
                   {3, 300, 60000, 0.05},  /* B wider than shared memory: dense in global */
+                  {3, 300, 100003, 0.05}, /* dense in global, the last flag word in part */
                   {2, 100, 140000, 0.05}, /* wider than a global dense row: sorted */
                   {4, 3000, 300, 0.5}};   /* 10^5 products a row, B narrow: sliced */
     for (int s = 0; s < (int)(sizeof shapes / sizeof shapes[0]); s++) {
