@@ -552,6 +552,13 @@ spb_status plugins_load(const char *path, int (*taken)(const char *name), char *
     for (int k = 0; k < lib->count; k++) {
         const spb_plugin_kernel *p = &lib->kernels[k];
         plugin_row *r = &rows[row_count++];
+        /* the library's words are data: one line of text wherever printed */
+        size_t said = strlen(p->description);
+        char *description = spb_malloc(said + 1, 1);
+        if (description) {
+            memcpy(description, p->description, said + 1);
+            spb_clean_name(description);
+        }
         *r = (plugin_row){.plugin = p, .path = kept_path, .checksum = kept_sum, .library = kept};
         spb_kernel *kernel = &r->row.as_spmv.kernel;
         *kernel = (spb_kernel){
@@ -560,7 +567,7 @@ spb_status plugins_load(const char *path, int (*taken)(const char *name), char *
             .backend = p->backend == SPB_PLUGIN_CUDA     ? SPB_BACKEND_CUDA
                        : p->backend == SPB_PLUGIN_OPENMP ? SPB_BACKEND_OPENMP
                                                          : SPB_BACKEND_SERIAL,
-            .description = p->description,
+            .description = description ? description : "(no room for its description)",
             .supports = p->backend == SPB_PLUGIN_CUDA ? device_here : NULL,
             .prepare = plugin_prepare,
             .release = plugin_release,

@@ -714,6 +714,14 @@ def test_refused_libraries(tmp):
               (lib or "") in lines[0] and not os.path.exists(out),
               "%s is refused in one line before measuring: %d %s" % (what, r.returncode,
                                                                      r.stderr[-300:]))
+    # a description of bytes that are no text is listed as one line of text
+    said = build(tmp, "said", ONE_KERNEL.replace('"a test\'s kernel"',
+                                                 '"red\\x1b[31m\\nline\\xfc end"'),
+                 "-DDROP=0", "-DABI=SPB_PLUGIN_ABI", '-DNAME="test.said"')
+    r = subprocess.run([SPBENCH, "--list", "--plugin", said], capture_output=True)
+    listed = [x for x in r.stdout.split(b"\n") if x.startswith(b"test.said")]
+    check(r.returncode == 0 and len(listed) == 1 and b"red?[31m?line? end" in listed[0],
+          "a plug-in's description is listed as one line of text: %r" % listed)
     # SPB_PLUGIN_PATH: a folder's libraries, as --plugin loads one
     folder = os.path.join(tmp, "folder")
     os.mkdir(folder)
