@@ -22,8 +22,11 @@ def ordered(values):
 MAX_WIDTH = 16000
 
 # Kernel styles: colour x fill pattern (bars) or colour x dash and point
-# (lines); kernels are numbered once per CSV, grouped by backend, so a
-# kernel has the same style in every chart drawn from that CSV.
+# (lines); the kernels of each family of charts (SpMV, SpMV over MPI ranks,
+# SpGEMM) are numbered by backend, then by name, so a kernel has the same
+# style in every chart of any file that holds the same kernels of its
+# operation, whatever the rows' order or the other operation's rows (the
+# report's charts and `spbench plot`'s PNGs of one study agree).
 # 18 colours, any two at least 28 apart in CIE L*a*b* (delta E 1976), none
 # paler than L* 75 (a pale colour beside another reads as a pair on white),
 # each as far as it can be from those before it (picked greedily from
@@ -43,15 +46,28 @@ BACKENDS = ("serial", "openmp", "cuda", "mpi")
 
 KERNEL_INDEX = {}
 
+def chart_family(row):
+    """Which charts a row is drawn in: SpGEMM's, the MPI ranks', or SpMV's
+    (rows of CSVs from before the operation column are SpMV rows)."""
+    if row.get("operation") == "spgemm":
+        return "spgemm"
+    return "mpi" if row.get("backend") == "mpi" else "spmv"
+
+
 def number_kernels(rows):
-    """Numbers every kernel of the CSV: by backend, then in order of appearance."""
+    """Numbers the kernels of each chart family: by backend, then by name."""
     KERNEL_INDEX.clear()
-    rank = lambda r: BACKENDS.index(r["backend"]) if r["backend"] in BACKENDS else len(BACKENDS)
-    for r in sorted(rows, key=rank):  # stable: keeps the table order within a backend
-        KERNEL_INDEX.setdefault(r["kernel"], len(KERNEL_INDEX))
+    rank = lambda b: BACKENDS.index(b) if b in BACKENDS else len(BACKENDS)
+    families = {}
+    for r in rows:
+        families.setdefault(chart_family(r), {}).setdefault(r["kernel"], r["backend"])
+    for kernels in families.values():
+        for i, kernel in enumerate(sorted(kernels, key=lambda k: (rank(kernels[k]), k))):
+            KERNEL_INDEX.setdefault(kernel, i)
 
 def by_backend(kernels):
-    return sorted(kernels, key=lambda k: KERNEL_INDEX.get(k, len(KERNEL_INDEX)))
+    """Kernels in their numbers' order: by backend, then by name."""
+    return sorted(kernels, key=lambda k: (KERNEL_INDEX.get(k, len(KERNEL_INDEX)), k))
 
 def bar_style(series, position):
     """A kernel's own bar style; other series (CPU/GPU, formats) by position."""

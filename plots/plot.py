@@ -48,8 +48,9 @@ import shutil
 import sys
 import tempfile
 
-from drawing import (MAX_WIDTH, Chart, best_by, by_backend, draw, geomean, histogram,
-                     impossible_note, line_style, marked, median, number_kernels, ordered, quote)
+from drawing import (MAX_WIDTH, Chart, best_by, by_backend, chart_family, draw, geomean,
+                     histogram, impossible_note, line_style, marked, median, number_kernels,
+                     ordered, quote)
 from rank_charts import (MACHINE, chart_comm_split, chart_strong_scaling, chart_weak_scaling,
                          machine_beside)
 
@@ -455,15 +456,13 @@ def main():
         print("spbench plot: %s: cannot make the folder: %s" % (outdir, e.strerror or e),
               file=sys.stderr)
         return 1
-    # rows of CSVs from before the operation column are SpMV rows
-    spgemm = [r for r in rows if r.get("operation") == "spgemm"]
+    spgemm = [r for r in rows if chart_family(r) == "spgemm"]
     for r in spgemm:  # a matrix times a B other than itself is its own case
         b = r.get("settings", "").partition(" b=")[2]
         if b and b != "self":
             r["matrix"] = "%s*%s" % (r["matrix"], b)  # no spaces: gnuplot splits on them
-    spmv = [r for r in rows if r.get("operation", "spmv") in ("spmv", "")]
-    dist = [r for r in spmv if r["backend"] == "mpi"]  # their own charts: ranks, not threads
-    spmv = [r for r in spmv if r["backend"] != "mpi"]
+    dist = [r for r in rows if chart_family(r) == "mpi"]  # their own charts: ranks, not threads
+    spmv = [r for r in rows if chart_family(r) == "spmv"]
     builders = []
     if spmv or not (spgemm or dist):
         builders += [(build, spmv) for build in (chart_gflops, chart_cpu_vs_gpu, chart_scaling,

@@ -317,6 +317,35 @@ def test_plot(tmp):
     check(r.returncode == 2 and "nope.csv" in r.stderr, "a missing CSV is named")
 
 
+def test_kernel_styles_stable():
+    """A kernel's colour and fill (bars) or dash (lines) depends on the
+    kernels of its operation alone: the same in a file whose rows come in
+    another order, and in one that also holds the other operation's rows
+    (the report's charts of a study's JSON and `spbench plot`'s PNGs of its
+    CSV then agree)."""
+    sys.path.insert(0, os.path.join(SOURCE, "plots"))
+    import drawing
+
+    spmv = [("csr.serial", "serial"), ("csr.omp.static", "openmp"), ("hll.omp.row", "openmp"),
+            ("cusparse.csr", "cuda"), ("auto.cuda", "cuda"), ("csr.cuda.vector", "cuda")]
+    spgemm = [("spgemm.gustavson", "serial"), ("spgemm.omp", "openmp"),
+              ("spgemm.cuda.esc", "cuda")]
+    rows = [{"kernel": k, "backend": b, "operation": "spmv"} for k, b in spmv]
+    other = [{"kernel": k, "backend": b, "operation": "spgemm"} for k, b in spgemm]
+
+    def styles(file_rows):
+        drawing.number_kernels(file_rows)
+        return {k: (drawing.bar_style(k, 0), drawing.line_style(k, 0)) for k, _ in spmv}
+
+    alone = styles(rows)
+    check(len({style for style in alone.values()}) == len(spmv),
+          "every kernel of a chart has a style of its own: %s" % alone)
+    check(styles(list(reversed(rows))) == alone,
+          "the same kernels in another order: the same styles")
+    check(styles(other + rows) == alone and styles(rows[:2] + other + rows[2:]) == alone,
+          "SpGEMM rows beside them change no SpMV kernel's style")
+
+
 def palette_min_distance():
     """How many colours the charts' palette has before it repeats, the
     least CIE76 distance between two of them, and the palest one's L*."""
@@ -433,7 +462,7 @@ def test_results_schema(tmp):
 
 def main():
     run_tests([test_kill_and_resume, test_json_and_progress, test_overwrite_refused, test_plot,
-               test_plot_collection_sized,
+               test_plot_collection_sized, test_kernel_styles_stable,
                test_results_schema],
               "spb_e2e_batch_", globals())
 
