@@ -47,5 +47,23 @@ int cmd_spmv(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_new_kernel(int argc, char **argv);
 int cmd_spgemm(int argc, char **argv);
+int cmd_list(int argc, char **argv); /* cmd_list.c */
+int cmd_plot(int argc, char **argv); /* helpers.c: the Python helpers' */
+int cmd_compare(int argc, char **argv);
+int cmd_fetch(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+
+/* Where the Python helpers of folder `sub` (scripts, plots) are (helpers.c). */
+void helper_dir(const char *sub, char *dir, size_t size);
+
+/* spbench's usage, and `spbench COMMAND --help`: 1 when it printed that
+ * command's help (help.c). */
+void cli_usage(FILE *out);
+int print_command_help(const char *cmd);
+
+/* The plug-ins of SPB_PLUGIN_PATH and --plugin loaded; 0, or EXIT_USAGE
+ * after one line (plugin_args.c). */
+int load_plugins(int argc, char **argv);
 
 #endif
