@@ -378,6 +378,12 @@ def check_size(fields, m, member):
                          % (member, rows, cols, m["rows"], m["cols"]))
 
 
+def list_text(text):
+    """A field of the index as text on one line of a list file: control
+    characters (a tab, a newline) as '?', at most 100 characters."""
+    return re.sub(r"[\x00-\x1f\x7f]", "?", str(text))[:100]
+
+
 def cached_path(cache, m):
     return os.path.join(cache, m["group"], m["name"] + ".mtx.gz")
 
@@ -602,9 +608,13 @@ def main(argv):
         return 1
     if opts["out"]:
         header = "# spbench fetch %s\n" % " ".join(argv)
+        # each matrix's kind, for `spbench report --kinds LIST` (a comment to run)
+        kinds = "".join("# kind: %s\t%s\n" % (list_text(m["name"]),
+                                                list_text(m.get("kind") or "?"))
+                        for m in chosen)
         paths = "".join(os.path.abspath(cached_path(opts["cache"], m)) + "\n" for m in chosen)
         try:
-            write_whole(os.path.abspath(opts["out"]), (header + paths).encode("utf-8"))
+            write_whole(os.path.abspath(opts["out"]), (header + kinds + paths).encode("utf-8"))
         except OSError as e:
             print("spbench fetch: cannot write %s: %s" % (opts["out"], e.strerror or e),
                   file=sys.stderr)

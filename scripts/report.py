@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A study as one HTML page: what `spbench report` runs.
 
-usage: report.py STUDY.json [-o OUT.html] [--force]
+usage: report.py STUDY.json [-o OUT.html] [--force] [--kinds LIST]
 
 One self-contained file (no network when it is opened: styles, the
 sorting script and the charts are inside it): the machine and build, the
@@ -13,7 +13,9 @@ interval, a table of the
 matrices to sort (click a heading) and filter (the box above it) with each
 matrix's best kernel, its speedups and the statuses of its rows (noisy,
 capped and skipped rows counted), and the charts of `spbench plot` inline
-(where gnuplot is installed). Every name in it is shown as text. The
+(where gnuplot is installed). With --kinds LIST (the list `spbench fetch -o`
+writes, which names each matrix's kind in the collection's index), a table
+of the kernels by kind of matrix too. Every name in it is shown as text. The
 default OUT is STUDY.html beside the JSON; an existing OUT is replaced
 only with --force, and never when it is the input. Exit status 2 with a
 message for a usage error or an input that cannot be used (a missing or
@@ -176,31 +178,44 @@ SIZES = ((0, 1e4, "under 10^4 entries"), (1e4, 1e5, "10^4-10^5"), (1e5, 1e6, "10
          (1e6, 1e7, "10^6-10^7"), (1e7, math.inf, "10^7 and more"))
 
 
-def size_means(rows, best, against):
-    """Per kernel and group of SIZES: the geometric mean of `against`'s best
-    time over the kernel's on the matrices of that size both ran, and
-    their count. {kernel: {size label: (mean, count)}}."""
-    entries = {}
+def size_groups(rows):
+    """Each case's group of SIZES by its matrix's entries; the labels in order."""
+    groups = {}
     for r in rows:
         if isinstance(r.get("nnz"), (int, float)):
-            entries.setdefault(case(r), r["nnz"])
+            groups.setdefault(case(r), next(label for low, high, label in SIZES
+                                            if low <= r["nnz"] < high))
+    return groups, [label for _, _, label in SIZES]
+
+
+def kind_groups(rows, kinds):
+    """Each case's kind of matrix, as the collection's index names it
+    (`kinds`: {matrix: kind}, from fetch's list); the kinds by name."""
+    groups = {case(r): kinds[r["matrix"]] for r in rows if r["matrix"] in kinds}
+    return groups, sorted(set(groups.values()))
+
+
+def group_means(best, against, groups):
+    """Per kernel and group (`groups`: {case: label}): the geometric mean of
+    `against`'s best time over the kernel's on the matrices of that group
+    both ran, and their count. {kernel: {label: (mean, count)}}."""
     ratios = {}
     for (k, c), t in best.items():
-        if k in (against, VENDOR_BEST) or (against, c) not in best or c not in entries:
+        if k in (against, VENDOR_BEST) or (against, c) not in best or c not in groups:
             continue
-        label = next(label for low, high, label in SIZES if low <= entries[c] < high)
-        ratios.setdefault(k, {}).setdefault(label, []).append(best[(against, c)] / t)
-    return {k: {label: (geomean_interval(v)[0], len(v)) for label, v in groups.items()}
-            for k, groups in ratios.items()}
+        ratios.setdefault(k, {}).setdefault(groups[c], []).append(best[(against, c)] / t)
+    return {k: {label: (geomean_interval(v)[0], len(v)) for label, v in by_label.items()}
+            for k, by_label in ratios.items()}
 
 
-def size_section(rows, means, against, table_id):
-    """Each kernel against `against`, a column per size of matrix."""
-    labels = [label for _, _, label in SIZES if any(label in g for g in means.values())]
+def group_section(rows, means, order, against, table_id, what):
+    """Each kernel against `against`, a column per group of matrices (in
+    `order`), under the heading "By the matrices' WHAT"."""
+    labels = [label for label in order if any(label in g for g in means.values())]
     if not means or not labels:
         return ""
     head = "<tr>%s</tr>" % "".join([heading("kernel", "kernel")] +
-                                    [heading("size%d" % i, label) for i, label in
+                                    [heading("%s%d" % (what, i), label) for i, label in
                                      enumerate(labels)])
     body = []
     for k in first_seen(r["kernel"] for r in rows):
@@ -213,9 +228,9 @@ def size_section(rows, means, against, table_id):
                          % (num(mean, 6), count, "%sx (%d)" % (num(mean, 3), count)
                             if mean else ""))
         body.append("<tr>%s</tr>" % "".join(cells))
-    return ("<h3>By the matrices' size: vs %s</h3>\n"
+    return ("<h3>By the matrices' %s: vs %s</h3>\n"
             '<table class="sortable" id="%s"><thead>%s</thead><tbody>%s</tbody></table>\n'
-            % (esc(against), table_id, head, "".join(body)))
+            % (what, esc(against), table_id, head, "".join(body)))
 
 
 def matrix_table(rows, baselines, best, vendor_which):
@@ -523,7 +538,7 @@ def table_id(name, index):
     return name if index == 1 else "%s-%d" % (name, index)
 
 
-def operation_sections(study):
+def operation_sections(study, kinds=None):
     """The kernels' means and the matrices' table of each operation the
     study's rows hold, each weighed against its own operation's baselines
     and vendor rows (a SpGEMM row is never a SpMV row's baseline)."""
@@ -540,8 +555,12 @@ def operation_sections(study):
         means = kernel_means(mine, best, baselines)
         lines = matrix_table(mine, baselines, best, vendor_which)
         against = VENDOR_BEST if vendor_which else (baselines[0] if baselines else None)
-        sizes = size_section(mine, size_means(mine, best, against), against,
-                             table_id("sizes", index)) if against else ""
+        sizes = ""
+        for what, (groups, order) in (("size", size_groups(mine)),
+                                      ("kind", kind_groups(mine, kinds or {}))):
+            if against:
+                sizes += group_section(mine, group_means(best, against, groups), order,
+                                       against, table_id(what + "s", index), what)
         title = "%s: " % esc(OPERATION_NAMES.get(op, op)) if len(operations) > 1 else ""
         parts.append("""<h2>%sKernels: geometric means over the matrices</h2>
 <p>Each kernel's best row per matrix and precision (over thread and rank counts);
@@ -552,7 +571,9 @@ library rows; and "vendor's best", per matrix the fastest device library row of 
 study (each cuSPARSE mode, CUSP), split by that row's time per product, since a light
 launch wins short products and says nothing of long ones (the count in brackets).
 By size: each kernel against the vendor's best (or, without device library rows, the
-first baseline) over the matrices of each decade of entries (their count in brackets).</p>
+first baseline) over the matrices of each decade of entries (their count in brackets);
+by kind (with --kinds, fetch's list): likewise over the matrices of each kind the
+collection's index names.</p>
 %s
 %s
 <h2>%sMatrices</h2>
@@ -563,7 +584,7 @@ first baseline) over the matrices of each decade of entries (their count in brac
     return "".join(parts)
 
 
-def page(study, source, drawn, why_none):
+def page(study, source, drawn, why_none, kinds=None):
     figures = "".join('<figure class="chart"><img alt="%s" title="click: full size" '
                       'src="data:image/svg+xml;base64,%s"><figcaption>%s</figcaption></figure>'
                       % (esc(name), base64.b64encode(svg).decode("ascii"), esc(name))
@@ -583,7 +604,7 @@ def page(study, source, drawn, why_none):
 <script>%s</script>
 </body></html>
 """ % (esc(os.path.basename(source)), STYLE, esc(os.path.basename(source)), header_section(study),
-       totals_section(study), operation_sections(study), figures or "<p>No charts: %s.</p>" % esc(why_none), esc(source), SCRIPT)
+       totals_section(study), operation_sections(study, kinds), figures or "<p>No charts: %s.</p>" % esc(why_none), esc(source), SCRIPT)
 
 
 def write_whole(path, text):
@@ -598,15 +619,36 @@ def write_whole(path, text):
             os.remove(temp)
 
 
+def read_kinds(path):
+    """{matrix: kind} from a list `spbench fetch -o` wrote ("# kind: NAME<tab>KIND"
+    lines); a list that names no kind is a usage error, saying so."""
+    kinds = {}
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith("# kind: ") and "\t" in line:
+                    name, _, kind = line[len("# kind: "):].rstrip("\r\n").partition("\t")
+                    kinds[name] = kind
+    except OSError as e:
+        raise ReportError("--kinds %s: %s" % (path, e.strerror or e))
+    if not kinds:
+        raise ReportError("--kinds %s: names no matrix's kind (a list `spbench fetch -o` "
+                          "writes does)" % path)
+    return kinds
+
+
 def main(argv):
     if argv and argv[0] in ("-h", "--help"):
         print(__doc__.split("\n", 2)[2])
         return 0
-    args, out, force = [], None, False
+    args, out, force, kinds_path = [], None, False, None
     i = 0
     while i < len(argv):
         if argv[i] == "-o" and i + 1 < len(argv):
             out, i = argv[i + 1], i + 2
+            continue
+        if argv[i] == "--kinds" and i + 1 < len(argv):
+            kinds_path, i = argv[i + 1], i + 2
             continue
         if argv[i] == "--force":
             force = True
@@ -618,8 +660,8 @@ def main(argv):
             args.append(argv[i])
         i += 1
     if len(args) != 1:
-        print("spbench report: usage: spbench report STUDY.json [-o OUT.html] [--force]",
-              file=sys.stderr)
+        print("spbench report: usage: spbench report STUDY.json [-o OUT.html] [--force] "
+              "[--kinds LIST]", file=sys.stderr)
         return 2
     source = args[0]
     out = out or os.path.splitext(source)[0] + ".html"
@@ -632,8 +674,9 @@ def main(argv):
         return 2
     try:
         study = load(source)
+        kinds = read_kinds(kinds_path) if kinds_path else None
         drawn, why_none = charts(study, os.path.dirname(os.path.abspath(__file__)))
-        text = page(study, source, drawn, why_none)
+        text = page(study, source, drawn, why_none, kinds)
     except ReportError as e:
         print("spbench report: %s" % e, file=sys.stderr)
         return 2

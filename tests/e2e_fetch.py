@@ -9,12 +9,14 @@ collection; a full disk (as root: a small tmpfs); a Group/Name list.
 usage: e2e_fetch.py SPBENCH SOURCE_DIR [TEST]
 """
 import gzip
+import html
 import http.server
 import io
 import json
 import math
 import os
 import random
+import re
 import shutil
 import subprocess
 import tarfile
@@ -268,13 +270,35 @@ def test_study(tmp, mirror):
     check(sorted(lines) == sorted(os.path.join(os.path.abspath(cache), m["group"],
                                                m["name"] + ".mtx.gz") for m in chosen),
           "the list names the chosen matrices: %s" % lines)
-    csv = os.path.join(tmp, "study.csv")
-    r = spbench("run", "--kernels", "csr.serial", "--reps", "1", "--min-time", "0",
-                "--bandwidth", "10", "--energy-s", "0", "--quiet", "--csv", csv, "@" + listing)
+    said = [l for l in open(listing).read().splitlines() if l.startswith("# kind: ")]
+    check(sorted(said) == sorted("# kind: %s\t%s" % (m["name"], m["kind"]) for m in chosen),
+          "the list names each matrix's kind as the index does: %s" % said)
+    csv, doc = os.path.join(tmp, "study.csv"), os.path.join(tmp, "study.json")
+    r = spbench("run", "--kernels", "csr.serial,csr.omp.static", "--threads", "1", "--reps", "1",
+                "--min-time", "0", "--bandwidth", "10", "--energy-s", "0", "--quiet", "--csv",
+                csv, "--json", doc, "@" + listing)
     rows = read_rows(csv) if os.path.exists(csv) else []
-    check(r.returncode == 0 and len(rows) == len(chosen) and
+    check(r.returncode == 0 and len(rows) == 2 * len(chosen) and
           all(row["status"] == "ok" for row in rows),
           "spbench run @LIST measures each: %s" % r.stderr[-500:])
+    # the report by the kinds the list names: a column per kind, each kind's count
+    page = os.path.join(tmp, "study.html")
+    r = spbench("report", doc, "-o", page, "--kinds", listing,
+                env=dict(os.environ, SPB_PLOT_SCRIPT="/nonexistent"))
+    text = open(page).read() if os.path.exists(page) else ""
+    table = text[text.find('id="kinds"'):]
+    table = table[:table.find("</table>")]
+    counts = {}
+    for m in chosen:
+        counts[m["kind"]] = counts.get(m["kind"], 0) + 1
+    check(r.returncode == 0 and "By the matrices' kind: vs csr.serial" in text and
+          all(html.escape(kind) in table for kind in counts) and
+          re.search(r"csr\.omp\.static.*\(%d\)" % max(counts.values()), table),
+          "report --kinds: the kernels by kind of matrix, each kind's count: %s %s"
+          % (r.stderr[-300:], table[:600]))
+    r = spbench("report", doc, "-o", page + "2", "--kinds", csv)
+    check(r.returncode == 2 and "names no matrix's kind" in r.stderr,
+          "a list that names no kind is refused, saying so: %s" % r.stderr)
     del server.log[:]
     r = fetch(base, cache, "--group", "HB", "--real", "-o", listing, "--force")
     check(r.returncode == 0 and "%d in the cache" % len(chosen) in r.stdout and

@@ -236,11 +236,13 @@ static const struct {
               "  writes their paths for spbench run @LIST when all are there, replacing a\n"
               "  file only with --force. --base URL (or SPB_FETCH_BASE): a mirror laid out\n"
               "  as https://sparse.tamu.edu\n"},
-    {"report", "usage: spbench report STUDY.json [-o OUT.html] [--force]\n"
+    {"report", "usage: spbench report STUDY.json [-o OUT.html] [--force] [--kinds LIST]\n"
                "  the study as one self-contained HTML page: machine and build, totals, the\n"
                "  verdict on noise, each kernel's geometric means against the baselines\n"
-               "  with 95% intervals, a table of the matrices to sort and filter, and the\n"
-               "  charts inline; OUT defaults to STUDY.html, replaced only with --force\n"},
+               "  with 95% intervals (and by the matrices' size, and with --kinds, the list\n"
+               "  `spbench fetch -o` wrote, by their kind in the collection's index), a\n"
+               "  table of the matrices to sort and filter, and the charts inline; OUT\n"
+               "  defaults to STUDY.html, replaced only with --force\n"},
     {"list", "usage: spbench --list\n"
              "  the kernel table: name, operation, format, backend, description\n"},
 };
