@@ -77,6 +77,10 @@ void dist_stats_init(spb_dist_stats *s);
 extern const spb_spmv_kernel dist_spmv_kernels[];
 extern const int dist_spmv_kernel_count;
 
+/* 1 when kernel is a distributed row whose ranks multiply on GPUs (the
+ * mpi.cuda.* rows: their exchange's, never their name's say). */
+int dist_kernel_on_gpus(const spb_kernel *kernel);
+
 /* Whether a distributed kernel cannot run on this machine whatever the
  * launch (a GPU rank's row without a GPU, PETSc or NCCL not built in),
  * with why: the launcher leaves such rows out before any rank starts. */

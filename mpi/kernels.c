@@ -69,6 +69,14 @@ const dist_variant *dist_variant_of(int kernel_index)
     return dist_spmv_kernels[kernel_index].kernel.variant;
 }
 
+int dist_kernel_on_gpus(const spb_kernel *kernel)
+{
+    for (int k = 0; k < dist_spmv_kernel_count; k++)
+        if (kernel == &dist_spmv_kernels[k].kernel)
+            return dist_exchange_on_gpu(((const dist_variant *)kernel->variant)->exchange);
+    return 0;
+}
+
 const char *dist_row_name(int kernel_index)
 {
     if (kernel_index < 0 || kernel_index >= dist_spmv_kernel_count) return NULL;

@@ -272,9 +272,6 @@ void parse_run_args(int argc, char **argv, run_args *a)
     compose_settings(a);
 }
 
-/* A distributed row whose ranks multiply on GPUs (mpi.cuda.*). */
-static int on_gpu_ranks(const spb_kernel *k) { return strncmp(k->name, "mpi.cuda.", 9) == 0; }
-
 /* The selected kernels (the plan's); *cuda: how many of them run on a
  * GPU (the GPU ranks' rows included), *gpu_ranks: how many are GPU ranks'
  * rows. */
@@ -284,8 +281,8 @@ static int count_selected(const spb_plan *plan, int *cuda, int *gpu_ranks)
     for (int i = 0; i < plan->count; i++) {
         const spb_kernel *kernel = plan->rows[i].kernel;
         if (!plan_kernel_ends(plan, i)) continue; /* each kernel once */
-        *gpu_ranks += on_gpu_ranks(kernel);
-        *cuda += kernel->backend == SPB_BACKEND_CUDA || on_gpu_ranks(kernel);
+        *gpu_ranks += dist_kernel_on_gpus(kernel);
+        *cuda += kernel->backend == SPB_BACKEND_CUDA || dist_kernel_on_gpus(kernel);
     }
     return plan->kernels;
 }
