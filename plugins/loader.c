@@ -136,13 +136,15 @@ void plugins_spawn_with(void (*give_back)(void)) { give_back_cpus = give_back; }
 
 void plugins_watch_stop(int (*stop)(void)) { stop_requested = stop; }
 
-/* Reads one reply within `seconds`; 0 when none came (the process ended
- * or hung: s->failure says which). */
-static int await_reply(plugin_state *s, double seconds, plugin_reply *r)
+/* Reads `bytes` from the kernel's process within `seconds`; 0 when they
+ * did not come, the process stopped: s->failure says what was `missing`
+ * past the time, or `ended`, or that the study stopped. */
+static int await_bytes(plugin_state *s, void *into, size_t bytes, double seconds,
+                       const char *missing, const char *ended)
 {
     double deadline = timing_now() + seconds;
     size_t got = 0;
-    while (got < sizeof *r) {
+    while (got < bytes) {
         int wait_ms = (int)((deadline - timing_now()) * 1e3);
         struct pollfd p = {.fd = s->talk, .events = POLLIN};
         int ready = wait_ms > 0 ? poll(&p, 1, wait_ms < 100 ? wait_ms : 100) : 0;
@@ -153,21 +155,28 @@ static int await_reply(plugin_state *s, double seconds, plugin_reply *r)
         if (ready < 0 && errno == EINTR) continue;
         if (ready == 0 && wait_ms > 100) continue;
         if (ready <= 0) {
-            char what[128];
+            char what[160];
             snprintf(what, sizeof what,
-                     "no answer within %.0f s: the kernel hung, its process "
-                     "was stopped",
+                     "%s within %.0f s: the kernel hung, its process was stopped", missing,
                      seconds);
             stop_process(s, 1, what);
             return 0;
         }
-        ssize_t n = recv(s->talk, (char *)r + got, sizeof *r - got, 0);
+        ssize_t n = recv(s->talk, (char *)into + got, bytes - got, 0);
         if (n <= 0) {
-            stop_process(s, 0, "its process ended");
+            stop_process(s, 0, ended);
             return 0;
         }
         got += (size_t)n;
     }
+    return 1;
+}
+
+/* Reads one reply within `seconds`; 0 when none came (the process ended
+ * or hung: s->failure says which). */
+static int await_reply(plugin_state *s, double seconds, plugin_reply *r)
+{
+    if (!await_bytes(s, r, sizeof *r, seconds, "no answer", "its process ended")) return 0;
     /* the kernel's words are data: one line of text, whatever it wrote */
     r->msg[sizeof r->msg - 1] = '\0';
     spb_clean_name(r->msg);
@@ -344,36 +353,6 @@ static spb_status plugin_spmv(const void *state, const void *x, void *y, char *m
     return spb_fail(msg, SPB_ERR_DEVICE, "%s", r.msg[0] ? r.msg : "the plug-in's product failed");
 }
 
-/* Reads `bytes` the kernel's process sends after a reply; 0 when they did
- * not come (s->failure says why). */
-static int await_bytes(plugin_state *s, void *into, size_t bytes, double seconds)
-{
-    double deadline = timing_now() + seconds;
-    size_t got = 0;
-    while (got < bytes) {
-        int wait_ms = (int)((deadline - timing_now()) * 1e3);
-        struct pollfd p = {.fd = s->talk, .events = POLLIN};
-        int ready = wait_ms > 0 ? poll(&p, 1, wait_ms < 100 ? wait_ms : 100) : 0;
-        if (stop_requested && stop_requested()) {
-            stop_process(s, 1, "stopped with the study");
-            return 0;
-        }
-        if (ready < 0 && errno == EINTR) continue;
-        if (ready == 0 && wait_ms > 100) continue;
-        if (ready <= 0) {
-            stop_process(s, 1, "C did not come in time: its process was stopped");
-            return 0;
-        }
-        ssize_t n = recv(s->talk, (char *)into + got, bytes - got, 0);
-        if (n <= 0) {
-            stop_process(s, 0, "its process ended while sending C");
-            return 0;
-        }
-        got += (size_t)n;
-    }
-    return 1;
-}
-
 /* C = A*B in the kernel's process; C comes back over the socket and is
  * checked as any row's C is (csr_check) before it is validated. */
 static spb_status plugin_spgemm(const void *state, spb_csr *C, char *msg)
@@ -398,9 +377,12 @@ static spb_status plugin_spgemm(const void *state, spb_csr *C, char *msg)
     size_t nnz = (size_t)r.c_nnz, value_bytes = (size_t)L->value_bytes;
     void *values = value_bytes == sizeof(float) ? spb_malloc(nnz + 1, sizeof(float)) : C->val;
     double limit = hang_seconds(s, 1);
-    int came = values && await_bytes(s, C->row_ptr, sizeof(int32_t) * ((size_t)C->m + 1), limit) &&
-               await_bytes(s, C->col_idx, sizeof(int32_t) * nnz, limit) &&
-               await_bytes(s, values, value_bytes * nnz, limit);
+    const char *late = "not all of C", *ended = "its process ended while sending C";
+    int came =
+        values &&
+        await_bytes(s, C->row_ptr, sizeof(int32_t) * ((size_t)C->m + 1), limit, late, ended) &&
+        await_bytes(s, C->col_idx, sizeof(int32_t) * nnz, limit, late, ended) &&
+        await_bytes(s, values, value_bytes * nnz, limit, late, ended);
     if (came && values != (void *)C->val)
         for (size_t k = 0; k < nnz; k++) C->val[k] = ((const float *)values)[k];
     if (values != (void *)C->val) spb_free(values);
