@@ -170,7 +170,7 @@ void spb_clean_name(char *name)
 /* The temporary files being written now (a process writes one or two),
  * each with the descriptor that holds its lock until it is done. */
 #define TEMP_SLOTS 8
-static char temp_paths[TEMP_SLOTS][4096];
+static char temp_paths[TEMP_SLOTS][SPB_PATH_LEN];
 static int temp_fds[TEMP_SLOTS];
 static volatile sig_atomic_t temp_used[TEMP_SLOTS];
 
@@ -180,7 +180,7 @@ static volatile sig_atomic_t temp_used[TEMP_SLOTS];
  * looks like a temporary one belongs to someone else. */
 static void sweep_stale(const char *path)
 {
-    char dir[4096], prefix[1024];
+    char dir[SPB_PATH_LEN], prefix[1024];
     const char *slash = strrchr(path, '/');
     snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
     if (slash == path) snprintf(dir, sizeof dir, "/");

@@ -53,6 +53,10 @@ const char *spb_status_str(spb_status status);
  * written wins, later ones are dropped so the root cause stays visible. */
 #define SPB_MSG_LEN 512
 
+/* A path, its NUL included: the system's longest (PATH_MAX). Every path
+ * buffer is this long. */
+#define SPB_PATH_LEN 4096
+
 #if defined(__GNUC__)
 #define SPB_PRINTF(fmt_idx, arg_idx) __attribute__((format(printf, fmt_idx, arg_idx)))
 #else

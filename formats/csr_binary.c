@@ -32,7 +32,7 @@ spb_status fingerprint_file(const char *path, spb_fingerprint *fp, char *msg)
     fp->mtime_nsec = (int64_t)sb.st_mtim.tv_nsec;
     FILE *f = fopen(path, "rb");
     if (!f) return spb_fail(msg, SPB_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    unsigned char head[4096];
+    unsigned char head[SPB_PATH_LEN];
     uLong crc = crc32(0L, Z_NULL, 0);
     size_t total = 0, got;
     while (total < SPB_FINGERPRINT_HEAD && (got = fread(head, 1, sizeof head, f)) > 0) {
@@ -115,7 +115,7 @@ static uint64_t csr_checksum(const spb_csr *A, int uniform)
 spb_status csr_write_binary(const char *path, const spb_csr *A, const spb_fingerprint *fp,
                             char *msg)
 {
-    char tmp[4096];
+    char tmp[SPB_PATH_LEN];
     if (spb_temp_path(tmp, sizeof tmp, path, msg) != SPB_OK) return SPB_ERR_IO;
     FILE *f = fopen(tmp, "wb");
     if (!f) {

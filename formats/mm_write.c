@@ -11,7 +11,7 @@
 
 typedef struct {
     const char *path;
-    char tmp[4096]; /* written here, renamed to path when whole ("" : written in place) */
+    char tmp[SPB_PATH_LEN]; /* written here, renamed to path when whole ("" : written in place) */
     FILE *plain;
     gzFile gz;
 } mm_writer;

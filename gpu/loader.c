@@ -42,7 +42,7 @@ static int load_from(const char *path)
 
 static void load_module(void)
 {
-    char dir[4096], path[4400];
+    char dir[SPB_PATH_LEN], path[4400];
     if (!spb_self_dir(dir, sizeof dir)) {
         snprintf(absent_why, sizeof absent_why,
                  "the GPU module was not looked for: this program's path is unknown");

@@ -41,7 +41,7 @@ typedef struct {
 
 static plugin_row *rows;
 static int row_count, row_cap;
-static char provenance[4096];
+static char provenance[4096]; /* one token per library */
 
 /* The CRC-32 and length of the file at path; 0 when it cannot be read. */
 static int file_checksum(const char *path, unsigned long *crc_out, long long *bytes_out)
@@ -245,7 +245,7 @@ static int start_process(plugin_state *s, int fd, char *msg)
                  strerror(errno));
         return 0;
     }
-    char self[4096];
+    char self[SPB_PATH_LEN];
     ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
     self[len > 0 ? len : 0] = '\0';
     char *argv[] = {"spbench",

@@ -100,7 +100,7 @@ int cmd_new_kernel(int argc, char **argv)
                 strerror(errno), errno == EEXIST ? " (nothing in it was touched)" : "");
         return EXIT_USAGE;
     }
-    char source[4096], lists[4096], kernels[256];
+    char source[SPB_PATH_LEN], lists[SPB_PATH_LEN], kernels[256];
     snprintf(source, sizeof source, "%s/%s%s", dir, name, e->source_suffix);
     snprintf(lists, sizeof lists, "%s/CMakeLists.txt", dir);
     if (!write_renamed(source, (const char *)e->source, e->folder, name) ||

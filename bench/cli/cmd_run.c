@@ -104,7 +104,7 @@ static void print_resume_hint(int argc, char **argv, const run_args *a, const ch
         fprintf(stderr, "; without --csv FILE there is nothing to resume\n");
         return;
     }
-    char self[4096]; /* the path that ran, so the line can be pasted */
+    char self[SPB_PATH_LEN]; /* the path that ran, so the line can be pasted */
     if (!spb_self_path(self, sizeof self)) snprintf(self, sizeof self, "spbench");
     fprintf(stderr, " (in %s); to continue:\n  %s run", a->opts.out.csv_path, self);
     for (int i = 0; i < argc; i++) {

@@ -22,7 +22,7 @@
  * where it was built). */
 void helper_dir(const char *sub, char *dir, size_t size)
 {
-    char exe[4096], source[4096] = "";
+    char exe[SPB_PATH_LEN], source[SPB_PATH_LEN] = "";
     const int found = spb_self_dir(exe, sizeof exe);
     if (found) {
         int len = snprintf(dir, size, "%s/%s/%s", exe, SPB_SHARE_FROM_BIN, sub);
@@ -46,7 +46,7 @@ void helper_dir(const char *sub, char *dir, size_t size)
  * environment variable `env` names, with the command's arguments. */
 static int run_python(const char *env, const char *sub, const char *name, int argc, char **argv)
 {
-    char dir[4096], script[8192];
+    char dir[SPB_PATH_LEN], script[8192];
     const char *given = getenv(env);
     helper_dir(sub, dir, sizeof dir);
     snprintf(script, sizeof script, "%s/%s", dir, name);

@@ -203,7 +203,7 @@ static int on_path(const char *name)
     const char *path = getenv("PATH");
     while (path && *path) {
         size_t len = strcspn(path, ":");
-        char file[4096];
+        char file[SPB_PATH_LEN];
         if (snprintf(file, sizeof file, "%.*s/%s", (int)len, len ? path : ".", name) <
                 (int)sizeof file &&
             access(file, X_OK) == 0)
@@ -221,7 +221,7 @@ static int on_path(const char *name)
  * again with --resume. Returns the run's exit status. */
 int launch_ranks(int argc, char **argv, const spb_launch *job)
 {
-    char self[4096], ranks[16], resume[] = "--resume";
+    char self[SPB_PATH_LEN], ranks[16], resume[] = "--resume";
     int found = spb_self_path(self, sizeof self);
     if (!dist_compiled() || !found) {
         fprintf(stderr, "spbench: --ranks: %s\n",

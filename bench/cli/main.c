@@ -91,7 +91,7 @@ int main(int argc, char **argv)
                dist_compiled() ? "compiled in" : "not built",
                dist_petsc_compiled() ? "compiled in" : "not built",
                gpu_nccl_compiled() ? "compiled in" : "not built", cusp ? cusp : "not built");
-        char scripts[4096], plots[4096];
+        char scripts[SPB_PATH_LEN], plots[SPB_PATH_LEN];
         helper_dir("scripts", scripts, sizeof scripts);
         helper_dir("plots", plots, sizeof plots);
         printf("helpers: %s, %s\n", scripts, plots);

@@ -46,7 +46,7 @@ int load_plugins(int argc, char **argv)
     while (st == SPB_OK && path && *path) {
         const char *end = strchr(path, ':');
         size_t len = end ? (size_t)(end - path) : strlen(path);
-        char entry[4096];
+        char entry[SPB_PATH_LEN];
         if (len > 0 && len < sizeof entry) {
             memcpy(entry, path, len);
             entry[len] = '\0';

@@ -121,7 +121,7 @@ static int combine(const char *self, const char *csv, const char *json, int runs
 
 int run_processes(int argc, char **argv, int runs, const char *csv, const char *json)
 {
-    char self[4096];
+    char self[SPB_PATH_LEN];
     if (!spb_self_path(self, sizeof self)) {
         fprintf(stderr, "spbench: --processes: cannot find this program's path\n");
         return EXIT_USAGE;

@@ -50,7 +50,7 @@ spb_status measure_rooflines(run_args *a, int selected_cuda, int gpu_ranks, char
  * was busy as they were measured (they would lower every later bound). */
 void keep_rooflines(run_args *a)
 {
-    char path[4096], why[SPB_MSG_LEN], busy[512];
+    char path[SPB_PATH_LEN], why[SPB_MSG_LEN], busy[512];
     const char *key = a->roofline.cpu_key;
     if (a->roofline.cpu_source != SPB_BW_MEASURED || run_stop_requested()) return;
     roofline_cache_path(path, sizeof path);
@@ -74,7 +74,7 @@ static void print_stat(const char *name, const spb_bw_stat *s)
  * figures measured now were kept). */
 static void print_cpu_source(const spb_roofline *r, const char *kept)
 {
-    char path[4096], when[64] = "";
+    char path[SPB_PATH_LEN], when[64] = "";
     time_t at = (time_t)r->cpu_measured_at;
     struct tm tm;
     if (localtime_r(&at, &tm)) strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);

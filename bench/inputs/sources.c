@@ -382,7 +382,7 @@ spb_status source_load_cached(const char *item, const char *cache_dir, spb_csr *
     spb_fingerprint fp;
     spb_status st = fingerprint_file(item, &fp, msg);
     if (st != SPB_OK) return st;
-    char path[4096], why[SPB_MSG_LEN] = "";
+    char path[SPB_PATH_LEN], why[SPB_MSG_LEN] = "";
     cache_path(item, cache_dir, path, sizeof path);
     /* a shared cache is an input like any other: csr_read_binary checks an
      * entry's length, checksum and the matrix itself (csr_check) */

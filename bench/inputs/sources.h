@@ -9,8 +9,6 @@
 /* A matrix's name in rows and tables, its NUL included: the longest
  * the list makes (and every copy of a name must hold). */
 #define SPB_NAME_LEN 256
-/* A path, its NUL included: the system's longest (PATH_MAX). */
-#define SPB_PATH_LEN 4096
 
 typedef struct {
     char **items;

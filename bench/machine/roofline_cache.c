@@ -108,7 +108,7 @@ static void write_line(FILE *f, const char *key, int threads, const spb_bw_stat 
 
 int roofline_reuse(spb_roofline *r, const char *key, double max_age_s)
 {
-    char path[4096];
+    char path[SPB_PATH_LEN];
     roofline_cache_path(path, sizeof path);
     FILE *f = fopen(path, "r");
     if (!f) return 0;
@@ -141,7 +141,7 @@ int roofline_reuse(spb_roofline *r, const char *key, double max_age_s)
 /* mkdir -p of path's folder. */
 static int make_folder_of(const char *path)
 {
-    char dir[4096];
+    char dir[SPB_PATH_LEN];
     snprintf(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');
     if (!slash || slash == dir) return 1;
@@ -157,7 +157,7 @@ static int make_folder_of(const char *path)
 
 int roofline_store(const spb_roofline *r, const char *key, char *why, size_t size)
 {
-    char path[4096], temp[4200], msg[SPB_MSG_LEN] = "";
+    char path[SPB_PATH_LEN], temp[4200], msg[SPB_MSG_LEN] = "";
     roofline_cache_path(path, sizeof path);
     if (!make_folder_of(path)) {
         snprintf(why, size, "cannot create the folder of %s: %s", path, strerror(errno));

@@ -69,7 +69,7 @@ spb_status output_claim_temp(spb_output *o, const char *temp, const char *option
 
 long output_temp_writer(const char *path)
 {
-    char dir[4096], prefix[4096];
+    char dir[SPB_PATH_LEN], prefix[SPB_PATH_LEN];
     const char *slash = strrchr(path, '/');
     snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
     if (slash == path) snprintf(dir, sizeof dir, "/");
