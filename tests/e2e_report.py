@@ -235,9 +235,10 @@ def collection(study, count):
 
 def test_browser_collection(tmp, study):
     """A 3,000-matrix study's page in a headless Chromium, sorted on load:
-    the sort in under 1 s and the page read and sorted in under 3 s by the
-    page's own clock (the latter where the machine is not busy: the
-    browser's parsing is its CPU's), every line in order."""
+    the sort in under 1 s (times the load per CPU on a busy machine) and
+    the page read and sorted in under 3 s by the page's own clock (the
+    latter where the machine is not busy: the browser's parsing is its
+    CPU's), every line in order."""
     browser = shutil.which("chromium") or shutil.which("chromium-browser")
     if browser is None:
         skip("no Chromium: the page in a browser (apt-get install chromium)", "chromium")
@@ -252,9 +253,14 @@ def test_browser_collection(tmp, study):
                        capture_output=True, text=True, timeout=300)
     sort = re.search(r'<html[^>]*data-sort-ms="(\d+)"', r.stdout)
     ready = re.search(r'<html[^>]*data-ready-ms="(\d+)"', r.stdout)
-    check(r.returncode == 0 and sort and ready and int(sort.group(1)) < 1000,
-          "3,000 matrices sorted in under 1 s: %s ms" % (sort and sort.group(1)))
-    busy = os.getloadavg()[0] > (os.cpu_count() or 1)
+    # on a busy machine the browser has a share of a CPU: the bound widens by
+    # the load per CPU (a quadratic sort of 3,000 lines takes tens of seconds)
+    load = os.getloadavg()[0]
+    share = max(1.0, load / (os.cpu_count() or 1))
+    check(r.returncode == 0 and sort and ready and int(sort.group(1)) < 1000 * share,
+          "3,000 matrices sorted in under %.1f s (1 s at load %.1f on %d CPUs): %s ms"
+          % (share, load, os.cpu_count() or 1, sort and sort.group(1)))
+    busy = load > (os.cpu_count() or 1)
     if ready and int(ready.group(1)) >= 3000 and busy:
         skip("the page took %s ms to be read and sorted on a busy machine (load %.1f)"
              % (ready.group(1), os.getloadavg()[0]), "quiet")
