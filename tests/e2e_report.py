@@ -338,6 +338,36 @@ def test_by_size(tmp, study):
           "cells for the kernels, not the baseline itself: %d" % seen)
 
 
+def test_by_kind(tmp, study):
+    """report --kinds LIST: a column per kind the list names (as text, a
+    hostile kind included), each cell over that kind's matrices."""
+    doc = json.load(open(study))
+    matrices = sorted({r["matrix"] for r in doc["rows"]})
+    hostile = '<script>alert(1)</script>"&'
+    kinds = {m: ("graph" if i % 2 else hostile) for i, m in enumerate(matrices)}
+    listing = os.path.join(tmp, "kinds.txt")
+    with open(listing, "w") as f:
+        f.write("# spbench fetch --kind ...\n")
+        f.writelines("# kind: %s\t%s\n" % (m, k) for m, k in kinds.items())
+        f.write("# kind: not-in-the-study\tunused kind\n")
+    out = os.path.join(tmp, "kinds.html")
+    r = spbench("report", study, "-o", out, "--kinds", listing,
+                env=dict(os.environ, SPB_PLOT_SCRIPT="/nonexistent"))
+    check(r.returncode == 0, "report --kinds: %s" % r.stderr[-300:])
+    text = open(out).read() if os.path.exists(out) else ""
+    table = parsed(out).tables.get("kinds") if text else None
+    labels = [c["text"] for c in table["head"][0][1:]] if table else []
+    check(labels == sorted({hostile, "graph"}),
+          "a column per kind of the study's matrices, named as text: %s" % labels)
+    check("<script>alert" not in text, "a kind's text never becomes markup")
+    counts = {k: sum(1 for m in matrices if kinds[m] == k) for k in set(kinds.values())}
+    for line in (table["rows"] if table else []):
+        for label, cell in zip(labels, line[1:]):
+            check(not cell["text"] or "(%d)" % counts[label] in cell["text"],
+                  "%s, %s: over the kind's %d matrices: %s" % (line[0]["text"], label,
+                                                               counts[label], cell["text"]))
+
+
 def test_collection_sized(tmp, study):
     """A study of 6,000 matrices (the small study's rows copied under new
     names, times scattered) is reported in well under a minute: the page is
@@ -359,6 +389,6 @@ def test_collection_sized(tmp, study):
 
 if __name__ == "__main__":
     run_tests([test_figures, test_browser, test_browser_collection, test_csv_given,
-               test_by_size, test_collection_sized,
+               test_by_size, test_by_kind, test_collection_sized,
                test_operations_apart],
               "spb_e2e_report_", globals())
