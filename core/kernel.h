@@ -88,6 +88,10 @@ struct spb_kernel {
     /* 1 when the kernel also runs in fp32 (values, x and y in single
      * precision); rows without it are skipped in an fp32 run. */
     int fp32;
+    /* 1 when the kernel also runs complex matrices (complex128, and
+     * complex64 with fp32: values, x and y (re, im) pairs); a real kernel
+     * declines a complex matrix, never casting it. */
+    int complex_values;
     /* 1 when the row is timed alone, after the rows before it are written,
      * never in turns with others: a distributed row takes the ranks'
      * processors; a library row that keeps device memory when it fails
@@ -114,6 +118,14 @@ struct spb_kernel {
 static inline int kernel_is_vendor(const spb_kernel *kernel)
 {
     return kernel->library && kernel->backend == SPB_BACKEND_CUDA;
+}
+
+/* Whether the kernel has a version in `precision` (fp32 and complex64:
+ * fp32; the complex ones: complex_values). */
+static inline int kernel_runs_in(const spb_kernel *kernel, spb_precision precision)
+{
+    return (!spb_precision_single(precision) || kernel->fp32) &&
+           (!spb_precision_complex(precision) || kernel->complex_values);
 }
 
 /* The backend as rows and --list name it: "serial", "openmp", "cuda", "mpi". */

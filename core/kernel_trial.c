@@ -37,8 +37,9 @@ static spb_status prepare(const spb_trial *trial, int i, const spb_csr *A, spb_f
 {
     const spb_kernel *k = trial->candidates[i];
     c->plan = (spb_kernel_plan){0};
-    if (config->precision == SPB_FP32 && !k->fp32)
-        return spb_fail(why, SPB_ERR_DECLINED, "no fp32 version");
+    if (!kernel_runs_in(k, config->precision))
+        return spb_fail(why, SPB_ERR_DECLINED, "no %s version",
+                        spb_precision_str(config->precision));
     if (k->supports && !k->supports(k, A, why)) return SPB_ERR_DECLINED;
     spb_status st = k->prepare(k, formats, config, &c->plan, why);
     if (st != SPB_OK && c->plan.state) k->release(c->plan.state);

@@ -34,8 +34,20 @@ const char *spb_precision_str(spb_precision precision)
     switch (precision) {
     case SPB_FP64: return "fp64";
     case SPB_FP32: return "fp32";
+    case SPB_C128: return "complex128";
+    case SPB_C64: return "complex64";
     }
     return "unknown";
+}
+
+int spb_precision_parse(const char *name, spb_precision *precision)
+{
+    for (int p = 0; p < SPB_PRECISIONS; p++)
+        if (strcmp(name, spb_precision_str((spb_precision)p)) == 0) {
+            *precision = (spb_precision)p;
+            return 1;
+        }
+    return 0;
 }
 
 size_t spb_precision_bytes(spb_precision precision)
@@ -43,13 +55,15 @@ size_t spb_precision_bytes(spb_precision precision)
     switch (precision) {
     case SPB_FP64: return sizeof(double);
     case SPB_FP32: return sizeof(float);
+    case SPB_C128: return 2 * sizeof(double);
+    case SPB_C64: return 2 * sizeof(float);
     }
     return sizeof(double);
 }
 
 double spb_precision_unit_roundoff(spb_precision precision)
 {
-    return precision == SPB_FP32 ? 0x1p-24 : 0x1p-53;
+    return spb_precision_single(precision) ? 0x1p-24 : 0x1p-53;
 }
 
 spb_status spb_fail(char *msg, spb_status status, const char *fmt, ...)

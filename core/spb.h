@@ -18,14 +18,29 @@ typedef int32_t spb_index; /* row/column index and stored-entry count */
 typedef double spb_value;  /* matrix and vector values as read and validated (fp64) */
 
 /* The precision a kernel computes in: part of every result row, the resume
- * key and the format-set key, so rows of different precisions never mix. */
-typedef enum { SPB_FP64, SPB_FP32 } spb_precision;
-#define SPB_PRECISIONS 2
+ * key and the format-set key, so rows of different precisions never mix.
+ * A real matrix runs in fp64 or fp32, a complex one (its file's field) in
+ * complex128 or complex64, its values (re, im) pairs of doubles or floats:
+ * what is asked for is a width, the field is the matrix's. */
+typedef enum { SPB_FP64, SPB_FP32, SPB_C128, SPB_C64 } spb_precision;
+#define SPB_PRECISIONS 4
 
-const char *spb_precision_str(spb_precision precision); /* "fp64", "fp32" */
-size_t spb_precision_bytes(spb_precision precision);    /* bytes per value */
-/* The unit roundoff (2^-53, 2^-24): validation tolerances scale with it. */
+/* "fp64", "fp32", "complex128", "complex64" */
+const char *spb_precision_str(spb_precision precision);
+size_t spb_precision_bytes(spb_precision precision); /* bytes per value: 8, 4, 16, 8 */
+/* The unit roundoff of the parts (2^-53, 2^-24): tolerances scale with it. */
 double spb_precision_unit_roundoff(spb_precision precision);
+/* The precision named name (as spb_precision_str writes it): 1, else 0. */
+int spb_precision_parse(const char *name, spb_precision *precision);
+/* Whether the values are complex; whether their parts are floats. */
+static inline int spb_precision_complex(spb_precision p) { return p == SPB_C128 || p == SPB_C64; }
+static inline int spb_precision_single(spb_precision p) { return p == SPB_FP32 || p == SPB_C64; }
+/* The precision of p's width in a matrix's field (complex or real). */
+static inline spb_precision spb_precision_in_field(spb_precision p, int complex_values)
+{
+    int single = spb_precision_single(p);
+    return complex_values ? (single ? SPB_C64 : SPB_C128) : (single ? SPB_FP32 : SPB_FP64);
+}
 
 #define SPB_INDEX_MAX INT32_MAX
 

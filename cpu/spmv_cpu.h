@@ -23,7 +23,8 @@ spb_status cpu_auto_run(const void *state, const void *x, void *y, char *msg);
  * Ogita-Rump-Oishi), as accurate as if computed in twice the precision and
  * then rounded. Slow on purpose; the yardstick for every kernel. With y_abs
  * (else NULL), y_abs = |A|*|x| in the same pass: the scale against which
- * rounding errors are judged. */
+ * rounding errors are judged. A complex matrix's x and y are (re, im)
+ * pairs (y_abs stays one per row). */
 void csr_reference_spmv(const spb_csr *A, const spb_value *SPB_RESTRICT x,
                         spb_value *SPB_RESTRICT y, spb_value *SPB_RESTRICT y_abs);
 
@@ -58,6 +59,31 @@ void hll_serial_spmv32(const spb_hll *A, const float *SPB_RESTRICT x, float *SPB
 #undef SPB_FN
 #undef SPB_VALUE
 #undef SPB_HLL_VALUES
+
+/* Complex values, x and y: C's complex types, laid out as the CSR's (re,
+ * im) pairs (spb_csr.complex_values). complex128 and complex64 rows have
+ * the CSR loops only (suffixes _c128, _c64). */
+typedef double _Complex spb_c128;
+typedef float _Complex spb_c64;
+
+#define SPB_FN(name) name##_c128
+#define SPB_VALUE    spb_c128
+#include "spmv_row_template.h"
+#undef SPB_FN
+#undef SPB_VALUE
+
+#define SPB_FN(name) name##_c64
+#define SPB_VALUE    spb_c64
+#include "spmv_row_template.h"
+#undef SPB_FN
+#undef SPB_VALUE
+
+/* csr_serial_spmv in complex: val the matrix's (re, im) pairs (A's or their
+ * complex64 rounding), x and y complex. */
+void csr_serial_spmv_c128(const spb_csr *A, const spb_c128 *SPB_RESTRICT val,
+                          const spb_c128 *SPB_RESTRICT x, spb_c128 *SPB_RESTRICT y);
+void csr_serial_spmv_c64(const spb_csr *A, const spb_c64 *SPB_RESTRICT val,
+                         const spb_c64 *SPB_RESTRICT x, spb_c64 *SPB_RESTRICT y);
 
 /* ---- OpenMP (spmv_omp.c) ---- */
 
@@ -129,6 +155,20 @@ void csr_omp_dynamic_spmv(const spb_csr *A, const spb_value *SPB_RESTRICT val, i
                           const spb_value *SPB_RESTRICT x, spb_value *SPB_RESTRICT y);
 void csr_omp_dynamic_spmv32(const spb_csr *A, const float *SPB_RESTRICT val, int threads,
                             const float *SPB_RESTRICT x, float *SPB_RESTRICT y);
+/* The four CSR products above in complex (spmv_omp_template.h's CSR part). */
+#define SPB_CSR_OMP_COMPLEX(suffix, T)                                                             \
+    void csr_omp_nnz_spmv##suffix(const spb_csr *A, const T *SPB_RESTRICT val,                     \
+                                  const spb_row_partition *part, const T *SPB_RESTRICT x,          \
+                                  T *SPB_RESTRICT y);                                              \
+    void csr_omp_guided_spmv##suffix(const spb_csr *A, const T *SPB_RESTRICT val, int threads,     \
+                                     const T *SPB_RESTRICT x, T *SPB_RESTRICT y);                  \
+    void csr_omp_static_spmv##suffix(const spb_csr *A, const T *SPB_RESTRICT val, int threads,     \
+                                     const T *SPB_RESTRICT x, T *SPB_RESTRICT y);                  \
+    void csr_omp_dynamic_spmv##suffix(const spb_csr *A, const T *SPB_RESTRICT val, int threads,    \
+                                      const T *SPB_RESTRICT x, T *SPB_RESTRICT y)
+SPB_CSR_OMP_COMPLEX(_c128, spb_c128);
+SPB_CSR_OMP_COMPLEX(_c64, spb_c64);
+#undef SPB_CSR_OMP_COMPLEX
 /* Hacks under schedule(guided), row- or column-major per A->layout. */
 void hll_omp_spmv(const spb_hll *A, int threads, const spb_value *SPB_RESTRICT x,
                   spb_value *SPB_RESTRICT y);

@@ -21,6 +21,16 @@ static const cpu_variant *variant_of(const spb_kernel *self) { return self->vari
 
 static void no_release(void *state) { (void)state; }
 
+/* A complex matrix's (re, im) pairs as the complex type they lay out. */
+static const spb_c128 *complex128_values(const spb_value *val)
+{
+    return (const spb_c128 *)(const void *)val;
+}
+static const spb_c64 *complex64_values(const float *val)
+{
+    return (const spb_c64 *)(const void *)val;
+}
+
 /* ---- serial: the set's formats used in place ---------------------------------- */
 
 typedef struct {
@@ -33,7 +43,7 @@ static spb_status csr_prepare(const spb_kernel *self, spb_format_set *F,
 {
     (void)self;
     const float *val32 = NULL;
-    if (config->precision == SPB_FP32) {
+    if (spb_precision_single(config->precision)) {
         spb_status st = format_set_csr_values32(F, &val32, msg);
         if (st != SPB_OK) return st;
     }
@@ -50,7 +60,11 @@ static spb_status csr_serial_run(const void *state, const void *x, void *y, char
 {
     (void)msg;
     const csr_serial_state *s = state;
-    if (s->val32)
+    if (s->A->complex_values && s->val32)
+        csr_serial_spmv_c64(s->A, complex64_values(s->val32), x, y);
+    else if (s->A->complex_values)
+        csr_serial_spmv_c128(s->A, complex128_values(s->A->val), x, y);
+    else if (s->val32)
         csr_serial_spmv32(s->A, s->val32, x, y);
     else
         csr_serial_spmv(s->A, x, y);
@@ -131,7 +145,8 @@ static spb_status csr_omp_prepare(const spb_kernel *self, spb_format_set *F,
                                   const spb_kernel_config *config, spb_kernel_plan *plan, char *msg)
 {
     int balance_nnz = variant_of(self)->balance_nnz;
-    if (config->precision != SPB_FP32) return csr_omp_plan(F->csr, balance_nnz, config, plan, msg);
+    if (!spb_precision_single(config->precision))
+        return csr_omp_plan(F->csr, balance_nnz, config, plan, msg);
     const float *val32;
     spb_status st = format_set_csr_values32(F, &val32, msg);
     spb_csr structure = *F->csr;
@@ -152,7 +167,11 @@ static spb_status csr_omp_nnz_run(const void *state, const void *x, void *y, cha
 {
     (void)msg;
     const csr_omp_state *s = state;
-    if (s->val32)
+    if (s->A.complex_values && s->val32)
+        csr_omp_nnz_spmv_c64(&s->A, complex64_values(s->val32), &s->part, x, y);
+    else if (s->A.complex_values)
+        csr_omp_nnz_spmv_c128(&s->A, complex128_values(s->A.val), &s->part, x, y);
+    else if (s->val32)
         csr_omp_nnz_spmv32(&s->A, s->val32, &s->part, x, y);
     else
         csr_omp_nnz_spmv(&s->A, s->A.val, &s->part, x, y);
@@ -163,7 +182,11 @@ static spb_status csr_omp_guided_run(const void *state, const void *x, void *y, 
 {
     (void)msg;
     const csr_omp_state *s = state;
-    if (s->val32)
+    if (s->A.complex_values && s->val32)
+        csr_omp_guided_spmv_c64(&s->A, complex64_values(s->val32), s->threads, x, y);
+    else if (s->A.complex_values)
+        csr_omp_guided_spmv_c128(&s->A, complex128_values(s->A.val), s->threads, x, y);
+    else if (s->val32)
         csr_omp_guided_spmv32(&s->A, s->val32, s->threads, x, y);
     else
         csr_omp_guided_spmv(&s->A, s->A.val, s->threads, x, y);
@@ -174,7 +197,11 @@ static spb_status csr_omp_static_run(const void *state, const void *x, void *y, 
 {
     (void)msg;
     const csr_omp_state *s = state;
-    if (s->val32)
+    if (s->A.complex_values && s->val32)
+        csr_omp_static_spmv_c64(&s->A, complex64_values(s->val32), s->threads, x, y);
+    else if (s->A.complex_values)
+        csr_omp_static_spmv_c128(&s->A, complex128_values(s->A.val), s->threads, x, y);
+    else if (s->val32)
         csr_omp_static_spmv32(&s->A, s->val32, s->threads, x, y);
     else
         csr_omp_static_spmv(&s->A, s->A.val, s->threads, x, y);
@@ -185,7 +212,11 @@ static spb_status csr_omp_dynamic_run(const void *state, const void *x, void *y,
 {
     (void)msg;
     const csr_omp_state *s = state;
-    if (s->val32)
+    if (s->A.complex_values && s->val32)
+        csr_omp_dynamic_spmv_c64(&s->A, complex64_values(s->val32), s->threads, x, y);
+    else if (s->A.complex_values)
+        csr_omp_dynamic_spmv_c128(&s->A, complex128_values(s->A.val), s->threads, x, y);
+    else if (s->val32)
         csr_omp_dynamic_spmv32(&s->A, s->val32, s->threads, x, y);
     else
         csr_omp_dynamic_spmv(&s->A, s->A.val, s->threads, x, y);
@@ -444,7 +475,8 @@ const spb_spmv_kernel cpu_spmv_kernels[] = {
                 .description = "CSR, one thread, row by row (the speedup baseline)",
                 .prepare = csr_prepare,
                 .release = csr_serial_release,
-                .fp32 = 1},
+                .fp32 = 1,
+                .complex_values = 1},
      .spmv = csr_serial_run},
     {.kernel = {.name = "hll.serial.row",
                 .format = "hll.row",
@@ -473,7 +505,8 @@ const spb_spmv_kernel cpu_spmv_kernels[] = {
           .variant = &nnz_balanced,
           .prepare = csr_omp_prepare,
           .release = csr_omp_release,
-          .fp32 = 1},
+          .fp32 = 1,
+          .complex_values = 1},
      .spmv = csr_omp_nnz_run},
     {.kernel = {.name = "csr.omp.guided",
                 .format = "csr",
@@ -482,7 +515,8 @@ const spb_spmv_kernel cpu_spmv_kernels[] = {
                 .variant = &row_scheduled,
                 .prepare = csr_omp_prepare,
                 .release = csr_omp_release,
-                .fp32 = 1},
+                .fp32 = 1,
+                .complex_values = 1},
      .spmv = csr_omp_guided_run},
     {.kernel = {.name = "csr.omp.static",
                 .format = "csr",
@@ -491,7 +525,8 @@ const spb_spmv_kernel cpu_spmv_kernels[] = {
                 .variant = &row_scheduled,
                 .prepare = csr_omp_prepare,
                 .release = csr_omp_release,
-                .fp32 = 1},
+                .fp32 = 1,
+                .complex_values = 1},
      .spmv = csr_omp_static_run},
     {.kernel = {.name = "csr.omp.dynamic",
                 .format = "csr",
@@ -501,7 +536,8 @@ const spb_spmv_kernel cpu_spmv_kernels[] = {
                 .variant = &row_scheduled,
                 .prepare = csr_omp_prepare,
                 .release = csr_omp_release,
-                .fp32 = 1},
+                .fp32 = 1,
+                .complex_values = 1},
      .spmv = csr_omp_dynamic_run},
     {.kernel = {.name = "csr.omp.pattern",
                 .format = "csr.pattern",

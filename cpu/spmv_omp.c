@@ -31,6 +31,24 @@
 #undef SPB_HACK_SPMV
 #undef SPB_PANEL_VALUES
 
+/* complex128 and complex64: the CSR products only */
+#define SPB_CSR_ONLY
+#define SPB_FN(name) name##_c128
+#define SPB_VALUE    spb_c128
+#define SPB_ROW_DOT  csr_row_dot_c128
+#include "spmv_omp_template.h"
+#undef SPB_FN
+#undef SPB_VALUE
+#undef SPB_ROW_DOT
+#define SPB_FN(name) name##_c64
+#define SPB_VALUE    spb_c64
+#define SPB_ROW_DOT  csr_row_dot_c64
+#include "spmv_omp_template.h"
+#undef SPB_FN
+#undef SPB_VALUE
+#undef SPB_ROW_DOT
+#undef SPB_CSR_ONLY
+
 /* Rows [lo, hi) of range p of `parts`: the partition's, else equal ones. */
 static void first_touch_rows(const spb_csr *A, const spb_row_partition *part, int p, int parts,
                              spb_index *lo, spb_index *hi)
@@ -42,7 +60,8 @@ static void first_touch_rows(const spb_csr *A, const spb_row_partition *part, in
 float *csr_first_touch_values32(const spb_csr *A, const float *val, const spb_row_partition *part,
                                 int threads)
 {
-    float *copy = spb_malloc((size_t)A->nnz, sizeof *copy);
+    const size_t w = csr_values_per_entry(A); /* complex64: (re, im) pairs */
+    float *copy = spb_malloc((size_t)A->nnz * w, sizeof *copy);
     if (!copy) return NULL;
     int parts = part ? part->parts : threads;
 #pragma omp parallel num_threads(parts > 0 ? parts : 1)
@@ -51,7 +70,8 @@ float *csr_first_touch_values32(const spb_csr *A, const float *val, const spb_ro
         first_touch_rows(A, part, p, parts, &lo, &hi);
         if (hi <= lo) continue;
         spb_index begin = A->row_ptr[lo], end = A->row_ptr[hi];
-        memcpy(copy + begin, val + begin, sizeof *copy * (size_t)(end - begin));
+        memcpy(copy + (size_t)begin * w, val + (size_t)begin * w,
+               sizeof *copy * w * (size_t)(end - begin));
     }
     return copy;
 }
@@ -60,9 +80,11 @@ spb_status csr_first_touch_copy(const spb_csr *src, const spb_row_partition *par
                                 spb_csr *dst, char *msg)
 {
     memset(dst, 0, sizeof *dst);
+    const size_t w = csr_values_per_entry(src);
+    dst->complex_values = src->complex_values;
     dst->row_ptr = spb_malloc((size_t)src->m + 1, sizeof *dst->row_ptr);
     dst->col_idx = spb_malloc((size_t)src->nnz, sizeof *dst->col_idx);
-    if (src->val) dst->val = spb_malloc((size_t)src->nnz, sizeof *dst->val);
+    if (src->val) dst->val = spb_malloc((size_t)src->nnz * w, sizeof *dst->val);
     if (!dst->row_ptr || !dst->col_idx || (src->val && !dst->val)) {
         csr_free(dst);
         return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for a first-touch CSR copy");
@@ -84,8 +106,8 @@ spb_status csr_first_touch_copy(const spb_csr *src, const spb_row_partition *par
             memcpy(dst->col_idx + begin, src->col_idx + begin,
                    sizeof *dst->col_idx * (size_t)(end - begin));
             if (src->val)
-                memcpy(dst->val + begin, src->val + begin,
-                       sizeof *dst->val * (size_t)(end - begin));
+                memcpy(dst->val + (size_t)begin * w, src->val + (size_t)begin * w,
+                       sizeof *dst->val * w * (size_t)(end - begin));
         }
     }
     return SPB_OK;

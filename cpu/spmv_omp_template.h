@@ -46,6 +46,7 @@ void SPB_FN(csr_omp_dynamic_spmv)(const spb_csr *A, const SPB_VALUE *SPB_RESTRIC
         y[i] = SPB_ROW_DOT(A->col_idx, val, A->row_ptr[i], A->row_ptr[i + 1], x);
 }
 
+#ifndef SPB_CSR_ONLY /* the complex types: the CSR products above only */
 void SPB_FN(csr_omp_pattern_spmv)(const spb_csr *A, const spb_row_partition *part, SPB_VALUE value,
                                   const SPB_VALUE *SPB_RESTRICT x, SPB_VALUE *SPB_RESTRICT y)
 {
@@ -120,3 +121,4 @@ void SPB_FN(csr_omp_colblock_spmv)(const spb_col_panels *P, const SPB_VALUE *SPB
 #pragma omp barrier
     }
 }
+#endif

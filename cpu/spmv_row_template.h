@@ -1,8 +1,10 @@
 /* spmv_row_template.h — the inner loops of the CSR and HLL kernels, one
  * body for both precisions: spmv_cpu.h includes it once per value type,
  * after defining SPB_FN(name) (the name in this precision), SPB_VALUE
- * (double or float) and SPB_HLL_VALUES (the HLL's values of that type: val
- * or val32). No include guard: it is meant to be included twice. */
+ * (double, float, or a complex type) and SPB_HLL_VALUES (the HLL's values
+ * of that type: val or val32; undefined for the complex types, which have
+ * the CSR loop only). No include guard: it is meant to be included once
+ * per type. */
 
 static inline SPB_VALUE SPB_FN(csr_row_dot)(const spb_index *SPB_RESTRICT col_idx,
                                             const SPB_VALUE *SPB_RESTRICT val, spb_index begin,
@@ -13,6 +15,7 @@ static inline SPB_VALUE SPB_FN(csr_row_dot)(const spb_index *SPB_RESTRICT col_id
     return sum;
 }
 
+#ifdef SPB_HLL_VALUES
 static inline void SPB_FN(hll_hack_spmv)(const spb_hll *A, spb_index h,
                                          const SPB_VALUE *SPB_RESTRICT x, SPB_VALUE *SPB_RESTRICT y)
 {
@@ -35,3 +38,4 @@ static inline void SPB_FN(hll_hack_spmv)(const spb_hll *A, spb_index h,
         }
     }
 }
+#endif

@@ -15,6 +15,20 @@ void csr_serial_spmv32(const spb_csr *A, const float *SPB_RESTRICT val, const fl
         y[i] = csr_row_dot32(A->col_idx, val, A->row_ptr[i], A->row_ptr[i + 1], x);
 }
 
+void csr_serial_spmv_c128(const spb_csr *A, const spb_c128 *SPB_RESTRICT val,
+                          const spb_c128 *SPB_RESTRICT x, spb_c128 *SPB_RESTRICT y)
+{
+    for (spb_index i = 0; i < A->m; i++)
+        y[i] = csr_row_dot_c128(A->col_idx, val, A->row_ptr[i], A->row_ptr[i + 1], x);
+}
+
+void csr_serial_spmv_c64(const spb_csr *A, const spb_c64 *SPB_RESTRICT val,
+                         const spb_c64 *SPB_RESTRICT x, spb_c64 *SPB_RESTRICT y)
+{
+    for (spb_index i = 0; i < A->m; i++)
+        y[i] = csr_row_dot_c64(A->col_idx, val, A->row_ptr[i], A->row_ptr[i + 1], x);
+}
+
 /* y = A*x, one hack after another. */
 void hll_serial_spmv(const spb_hll *A, const spb_value *SPB_RESTRICT x, spb_value *SPB_RESTRICT y)
 {

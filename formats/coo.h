@@ -6,11 +6,12 @@
 
 /* Entries in any order; duplicates allowed (they are summed by csr_from_coo). */
 typedef struct {
-    spb_index m, n; /* rows, columns (>= 0) */
-    spb_index nnz;  /* number of triplets */
-    spb_index *row; /* size nnz; 0 <= row[k] < m */
-    spb_index *col; /* size nnz; 0 <= col[k] < n */
-    spb_value *val; /* size nnz */
+    spb_index m, n;     /* rows, columns (>= 0) */
+    spb_index nnz;      /* number of triplets */
+    spb_index *row;     /* size nnz; 0 <= row[k] < m */
+    spb_index *col;     /* size nnz; 0 <= col[k] < n */
+    spb_value *val;     /* size nnz; complex: 2 * nnz, (re, im) pairs */
+    int complex_values; /* the file's field is complex */
 } spb_coo;
 
 /* Allocates room for nnz triplets (contents uninitialised); nnz set. */

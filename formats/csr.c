@@ -10,15 +10,17 @@
 
 #include "core/memory.h"
 
-spb_status csr_alloc(spb_csr *A, spb_index m, spb_index n, spb_index nnz, char *msg)
+static spb_status alloc_field(spb_csr *A, spb_index m, spb_index n, spb_index nnz,
+                              int complex_values, char *msg)
 {
     memset(A, 0, sizeof *A);
     if (m < 0 || n < 0 || nnz < 0)
         return spb_fail(msg, SPB_ERR_INVALID, "negative CSR size %d x %d, nnz %d", (int)m, (int)n,
                         (int)nnz);
+    A->complex_values = complex_values;
     A->row_ptr = spb_calloc((size_t)m + 1, sizeof *A->row_ptr);
     A->col_idx = spb_malloc((size_t)nnz, sizeof *A->col_idx);
-    A->val = spb_malloc((size_t)nnz, sizeof *A->val);
+    A->val = spb_malloc((size_t)nnz * csr_values_per_entry(A), sizeof *A->val);
     if (!A->row_ptr || !A->col_idx || !A->val) {
         csr_free(A);
         return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for a CSR matrix of %d entries",
@@ -28,6 +30,16 @@ spb_status csr_alloc(spb_csr *A, spb_index m, spb_index n, spb_index nnz, char *
     A->n = n;
     A->nnz = nnz;
     return SPB_OK;
+}
+
+spb_status csr_alloc(spb_csr *A, spb_index m, spb_index n, spb_index nnz, char *msg)
+{
+    return alloc_field(A, m, n, nnz, 0, msg);
+}
+
+spb_status csr_alloc_complex(spb_csr *A, spb_index m, spb_index n, spb_index nnz, char *msg)
+{
+    return alloc_field(A, m, n, nnz, 1, msg);
 }
 
 void csr_free(spb_csr *A)
@@ -41,7 +53,7 @@ void csr_free(spb_csr *A)
 
 typedef struct {
     spb_index col, at; /* at: the entry's place in the row before sorting */
-    spb_value val;
+    spb_value val[2];  /* [1]: the imaginary part of a complex value */
 } col_val;
 
 /* By column, then by place: qsort need not be stable (C does not ask it,
@@ -56,29 +68,32 @@ static int col_val_cmp(const void *a, const void *b)
 }
 
 /* Sorts one row by column, stably (short rows by insertion, long ones by
- * qsort on column and place). */
-static void sort_row(spb_index *SPB_RESTRICT col, spb_value *SPB_RESTRICT val, spb_index len,
+ * qsort on column and place); w values per entry (2: complex). */
+static void sort_row(spb_index *SPB_RESTRICT col, spb_value *SPB_RESTRICT val, spb_index len, int w,
                      col_val *scratch)
 {
     if (len <= 32) {
         for (spb_index a = 1; a < len; a++) {
             spb_index c = col[a];
-            spb_value v = val[a];
+            spb_value v0 = val[a * w], v1 = val[a * w + w - 1];
             spb_index b = a;
             for (; b > 0 && col[b - 1] > c; b--) {
                 col[b] = col[b - 1];
-                val[b] = val[b - 1];
+                for (int q = 0; q < w; q++) val[b * w + q] = val[(b - 1) * w + q];
             }
             col[b] = c;
-            val[b] = v;
+            val[b * w] = v0;
+            val[b * w + w - 1] = v1;
         }
         return;
     }
-    for (spb_index k = 0; k < len; k++) scratch[k] = (col_val){col[k], k, val[k]};
+    for (spb_index k = 0; k < len; k++)
+        scratch[k] = (col_val){col[k], k, {val[k * w], val[k * w + w - 1]}};
     qsort(scratch, (size_t)len, sizeof *scratch, col_val_cmp);
     for (spb_index k = 0; k < len; k++) {
         col[k] = scratch[k].col;
-        val[k] = scratch[k].val;
+        val[k * w] = scratch[k].val[0];
+        val[k * w + w - 1] = scratch[k].val[1];
     }
 }
 
@@ -88,20 +103,24 @@ static void sort_row(spb_index *SPB_RESTRICT col, spb_value *SPB_RESTRICT val, s
 static spb_index sort_and_sum_row(spb_csr *A, spb_index i, col_val *scratch)
 {
     spb_index begin = A->row_ptr[i], len = A->row_ptr[i + 1] - begin, kept = 0;
+    const int w = (int)csr_values_per_entry(A);
     spb_index *col = A->col_idx + begin;
-    spb_value *val = A->val + begin;
+    spb_value *val = A->val + (size_t)begin * w;
     for (spb_index k = 1; k < len; k++)
         if (col[k - 1] >= col[k]) {
-            sort_row(col, val, len, scratch);
+            sort_row(col, val, len, w, scratch);
             break;
         }
     for (spb_index k = 0; k < len; k++) {
         if (kept > 0 && col[kept - 1] == col[k]) {
-            val[kept - 1] += val[k];
-            if (!isfinite(val[kept - 1])) return -kept;
+            for (int q = 0; q < w; q++) {
+                val[(kept - 1) * w + q] += val[k * w + q];
+                if (!isfinite(val[(kept - 1) * w + q])) return -kept;
+            }
         } else {
             col[kept] = col[k];
-            val[kept++] = val[k];
+            for (int q = 0; q < w; q++) val[kept * w + q] = val[k * w + q];
+            kept++;
         }
     }
     return kept;
@@ -157,7 +176,8 @@ static spb_status sort_and_sum_rows(spb_csr *A, spb_index longest, char *msg)
         spb_index begin = A->row_ptr[i];
         if (out != begin) {
             memmove(A->col_idx + out, A->col_idx + begin, sizeof *A->col_idx * (size_t)kept[i]);
-            memmove(A->val + out, A->val + begin, sizeof *A->val * (size_t)kept[i]);
+            size_t w = csr_values_per_entry(A);
+            memmove(A->val + out * w, A->val + begin * w, sizeof *A->val * w * (size_t)kept[i]);
         }
         A->row_ptr[i] = out;
         out += kept[i];
@@ -171,8 +191,9 @@ static spb_status sort_and_sum_rows(spb_csr *A, spb_index longest, char *msg)
 spb_status csr_from_coo(const spb_coo *coo, spb_csr *A, char *msg)
 {
     spb_index m = coo->m;
-    spb_status st = csr_alloc(A, m, coo->n, coo->nnz, msg);
+    spb_status st = alloc_field(A, m, coo->n, coo->nnz, coo->complex_values, msg);
     if (st != SPB_OK) return st;
+    const size_t w = csr_values_per_entry(A);
     /* Counting sort by row keeps file order within a row, which is already
      * column order for most files, so the per-row sort is usually skipped. */
     for (spb_index k = 0; k < coo->nnz; k++) {
@@ -195,7 +216,7 @@ spb_status csr_from_coo(const spb_coo *coo, spb_csr *A, char *msg)
         for (spb_index k = 0; k < coo->nnz; k++) {
             spb_index slot = next[coo->row[k]]++;
             A->col_idx[slot] = coo->col[k];
-            A->val[slot] = coo->val[k];
+            for (size_t q = 0; q < w; q++) A->val[slot * w + q] = coo->val[k * w + q];
         }
     }
     spb_free(next); /* before the sort's own row array: one at a time */
@@ -337,6 +358,10 @@ spb_index csr_row_tiles(const spb_csr *A, int64_t items, spb_index max_rows, int
 
 spb_status csr_pattern_value(const spb_csr *A, spb_value *value, char *msg)
 {
+    *value = 0.0;
+    if (A->complex_values)
+        return spb_fail(msg, SPB_ERR_DECLINED,
+                        "its values are complex, and this kernel reads none (real only)");
     *value = A->nnz ? A->val[0] : 0.0;
     for (spb_index k = 1; k < A->nnz; k++)
         if (A->val[k] != *value)
@@ -416,8 +441,9 @@ spb_status csr_transpose(const spb_csr *A, spb_csr *T, char *msg)
     snprintf(detail, sizeof detail, "%d x %d, %d entries", (int)A->n, (int)A->m, (int)A->nnz);
     spb_status st =
         spb_memory_check(12.0 * A->nnz + 4.0 * (A->n + 1.0), "the transpose", detail, msg);
-    if (st == SPB_OK) st = csr_alloc(T, A->n, A->m, A->nnz, msg);
+    if (st == SPB_OK) st = alloc_field(T, A->n, A->m, A->nnz, A->complex_values, msg);
     if (st != SPB_OK) return st;
+    const size_t w = csr_values_per_entry(A);
     for (spb_index j = 0; j <= A->n; j++) T->row_ptr[j] = 0;
     for (spb_index k = 0; k < A->nnz; k++) T->row_ptr[A->col_idx[k] + 1]++;
     for (spb_index j = 0; j < A->n; j++) T->row_ptr[j + 1] += T->row_ptr[j];
@@ -426,7 +452,7 @@ spb_status csr_transpose(const spb_csr *A, spb_csr *T, char *msg)
         for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
             spb_index at = T->row_ptr[A->col_idx[k]]++;
             T->col_idx[at] = i;
-            T->val[at] = A->val[k];
+            for (size_t q = 0; q < w; q++) T->val[at * w + q] = A->val[k * w + q];
         }
     for (spb_index j = A->n; j > 0; j--) T->row_ptr[j] = T->row_ptr[j - 1];
     T->row_ptr[0] = 0;
@@ -435,7 +461,7 @@ spb_status csr_transpose(const spb_csr *A, spb_csr *T, char *msg)
 
 double csr_bytes(const spb_csr *A)
 {
-    return (double)(sizeof(spb_value) + sizeof(spb_index)) * A->nnz +
+    return (double)(sizeof(spb_value) * csr_values_per_entry(A) + sizeof(spb_index)) * A->nnz +
            (double)sizeof(spb_index) * (A->m + 1.0);
 }
 

@@ -9,10 +9,18 @@ typedef struct spb_csr {
     spb_index nnz;      /* stored entries (duplicates summed; explicit zeros kept) */
     spb_index *row_ptr; /* size m+1; [0]=0; nondecreasing; [m]=nnz */
     spb_index *col_idx; /* size nnz; strictly increasing inside each row; < n */
-    spb_value *val;     /* size nnz */
+    spb_value *val;     /* size nnz; complex: 2 * nnz, (re, im) pairs */
+    /* 1 when the values are complex (the file's field): only code that says
+     * it takes complex values reads them (csr_values_per_entry) */
+    int complex_values;
 } spb_csr;
 
+/* Doubles per entry in val: 1, or 2 for complex values. */
+static inline size_t csr_values_per_entry(const spb_csr *A) { return A->complex_values ? 2 : 1; }
+
 spb_status csr_alloc(spb_csr *A, spb_index m, spb_index n, spb_index nnz, char *msg);
+/* The same with complex values (val of 2 * nnz doubles). */
+spb_status csr_alloc_complex(spb_csr *A, spb_index m, spb_index n, spb_index nnz, char *msg);
 void csr_free(spb_csr *A); /* accepts a zeroed or freed struct */
 
 /* COO -> CSR: columns sorted inside each row, duplicate coordinates summed. */

@@ -1,5 +1,6 @@
 /* csr_binary.c — the binary CSR cache file (see csr_binary.h). * Layout (host byte order): magic,
- * the fingerprint, m, n, nnz, whether all values are equal (then val is not stored), a checksum,
+ * the fingerprint, m, n, nnz, whether all values are equal (then val is not stored), whether they
+ * are complex ((re, im) pairs), a checksum,
  * then row_ptr, col_idx and val. */
 #include "csr_binary.h"
 
@@ -10,15 +11,16 @@
 #include <unistd.h>
 #include <zlib.h>
 
-static const char magic[8] = {'S', 'P', 'B', 'C', 'S', 'R', '0', '3'};
+static const char magic[8] = {'S', 'P', 'B', 'C', 'S', 'R', '0', '4'};
 
 typedef struct {
     char magic[8];
     spb_fingerprint fp;
     int32_t m, n, nnz;
-    uint32_t uniform;     /* 1: every value equals uniform_value, val not stored */
-    double uniform_value; /* pattern matrices: 1.0 */
-    uint64_t checksum;    /* of the stored arrays (and the uniform value) */
+    uint32_t uniform;        /* 1: every value equals uniform_value, val not stored */
+    uint32_t complex_values; /* 1: val holds (re, im) pairs */
+    double uniform_value;    /* pattern matrices: 1.0 */
+    uint64_t checksum;       /* of the stored arrays (and the uniform value) */
 } file_header;
 
 spb_status fingerprint_file(const char *path, spb_fingerprint *fp, char *msg)
@@ -84,6 +86,7 @@ static void checksum_add(checksum *c, const void *data, size_t bytes)
  * stored, which halves large graph files. */
 static int values_uniform(const spb_csr *A)
 {
+    if (A->complex_values) return 0;
     /* bits, not values: the cache must give back -0.0 as -0.0 */
     for (spb_index k = 1; k < A->nnz; k++) {
         int same = memcmp(&A->val[k], &A->val[0], sizeof A->val[0]) == 0; // NOLINT(bugprone-*)
@@ -102,7 +105,8 @@ static uint64_t csr_checksum(const spb_csr *A, int uniform)
     c.lane[1] ^= c.lane[0] >> 7;
     checksum_add(&c, A->col_idx, sizeof *A->col_idx * (size_t)A->nnz);
     c.lane[2] ^= c.lane[1] >> 11;
-    checksum_add(&c, A->val, sizeof *A->val * (uniform ? 1 : (size_t)A->nnz));
+    checksum_add(&c, A->val,
+                 sizeof *A->val * (uniform ? 1 : (size_t)A->nnz * csr_values_per_entry(A)));
     uint64_t h = c.bytes;
     for (int k = 0; k < 4; k++) {
         h ^= c.lane[k] + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
@@ -132,9 +136,10 @@ spb_status csr_write_binary(const char *path, const spb_csr *A, const spb_finger
     h.n = A->n;
     h.nnz = A->nnz;
     h.uniform = (uint32_t)values_uniform(A);
+    h.complex_values = (uint32_t)A->complex_values;
     h.uniform_value = h.uniform ? A->val[0] : 0.0;
     h.checksum = csr_checksum(A, (int)h.uniform);
-    size_t stored_values = h.uniform ? 0 : (size_t)A->nnz;
+    size_t stored_values = h.uniform ? 0 : (size_t)A->nnz * csr_values_per_entry(A);
     int ok = fwrite(&h, sizeof h, 1, f) == 1 &&
              fwrite(A->row_ptr, sizeof *A->row_ptr, (size_t)A->m + 1, f) == (size_t)A->m + 1 &&
              fwrite(A->col_idx, sizeof *A->col_idx, (size_t)A->nnz, f) == (size_t)A->nnz &&
@@ -155,7 +160,7 @@ static int sizes_fit_file(FILE *f, const file_header *h)
 {
     struct stat sb;
     if (fstat(fileno(f), &sb) != 0) return 0;
-    uint64_t values = h->uniform ? 0 : (uint64_t)h->nnz;
+    uint64_t values = h->uniform ? 0 : (uint64_t)h->nnz * (h->complex_values ? 2 : 1);
     uint64_t expected = sizeof *h + ((uint64_t)h->m + 1) * sizeof(spb_index) +
                         (uint64_t)h->nnz * sizeof(spb_index) + values * sizeof(spb_value);
     return (uint64_t)sb.st_size == expected;
@@ -173,14 +178,17 @@ spb_status csr_read_binary(const char *path, const spb_fingerprint *expected, sp
         st = spb_fail(msg, SPB_ERR_INVALID, "%s: not a spbench cache file", path);
     else if (!fingerprint_equal(&h.fp, expected))
         st = spb_fail(msg, SPB_ERR_INVALID, "%s: stale (its source changed)", path);
-    else if (h.m < 0 || h.n < 0 || h.nnz < 0 || h.uniform > 1)
+    else if (h.m < 0 || h.n < 0 || h.nnz < 0 || h.uniform > 1 || h.complex_values > 1 ||
+             (h.uniform && h.complex_values))
         st = spb_fail(msg, SPB_ERR_INVALID, "%s: corrupt header", path);
     else if (!sizes_fit_file(f, &h))
         st = spb_fail(msg, SPB_ERR_INVALID,
                       "%s: truncated or overlong (its length is not its header's)", path);
-    if (st == SPB_OK) st = csr_alloc(A, h.m, h.n, h.nnz, msg);
+    if (st == SPB_OK)
+        st = h.complex_values ? csr_alloc_complex(A, h.m, h.n, h.nnz, msg)
+                              : csr_alloc(A, h.m, h.n, h.nnz, msg);
     if (st == SPB_OK) {
-        size_t stored_values = h.uniform ? 0 : (size_t)h.nnz;
+        size_t stored_values = h.uniform ? 0 : (size_t)h.nnz * csr_values_per_entry(A);
         int ok = fread(A->row_ptr, sizeof *A->row_ptr, (size_t)h.m + 1, f) == (size_t)h.m + 1 &&
                  fread(A->col_idx, sizeof *A->col_idx, (size_t)h.nnz, f) == (size_t)h.nnz &&
                  fread(A->val, sizeof *A->val, stored_values, f) == stored_values &&

@@ -66,18 +66,20 @@ static spb_status hll_round_values(spb_hll *H, char *msg)
     return SPB_OK;
 }
 
-/* M's values rounded to fp32 into *out (allocated), checked first so that
- * nothing is half made; `which` names the matrix in the refusal. */
+/* M's values (each part of a complex one) rounded to fp32 into *out
+ * (allocated), checked first so that nothing is half made; `which` names
+ * the matrix in the refusal. */
 static spb_status round_values(const spb_csr *M, const char *which, float **out, char *msg)
 {
+    const size_t w = csr_values_per_entry(M);
     for (spb_index i = 0; i < M->m; i++)
-        for (spb_index k = M->row_ptr[i]; k < M->row_ptr[i + 1]; k++)
+        for (size_t k = (size_t)M->row_ptr[i] * w; k < (size_t)M->row_ptr[i + 1] * w; k++)
             if (isinf((float)M->val[k]) && !isinf(M->val[k]))
                 return spb_fail(msg, SPB_ERR_DECLINED, "%svalue %.17g at (%d, %d) overflows fp32",
-                                which, M->val[k], (int)i + 1, (int)M->col_idx[k] + 1);
-    *out = spb_malloc((size_t)M->nnz, sizeof **out);
+                                which, M->val[k], (int)i + 1, (int)M->col_idx[k / w] + 1);
+    *out = spb_malloc((size_t)M->nnz * w, sizeof **out);
     if (!*out) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for fp32 values");
-    for (spb_index k = 0; k < M->nnz; k++) (*out)[k] = (float)M->val[k];
+    for (size_t k = 0; k < (size_t)M->nnz * w; k++) (*out)[k] = (float)M->val[k];
     return SPB_OK;
 }
 

@@ -419,6 +419,13 @@ static inline spb_status reader_next(line_reader *lr, const char **start, const 
 
 /* ---- banner and size line ------------------------------------------------ */
 
+static const char *symmetry_name(int symmetry)
+{
+    return symmetry == MM_SKEW        ? "skew-symmetric"
+           : symmetry == MM_HERMITIAN ? "hermitian"
+                                      : "symmetric";
+}
+
 typedef struct {
     int is_array, field, symmetry;
     int64_t m, n, nnz; /* nnz: entry lines expected */
@@ -490,9 +497,7 @@ static spb_status parse_banner(line_reader *lr, mm_header *h, char *msg)
     else if (strcmp(field, "pattern") == 0)
         h->field = MM_PATTERN;
     else if (strcmp(field, "complex") == 0)
-        return spb_fail(msg, SPB_ERR_UNSUPPORTED,
-                        "%s:1: complex matrices are not supported (real, integer and pattern are)",
-                        lr->path);
+        h->field = MM_COMPLEX;
     else
         return spb_fail(msg, SPB_ERR_PARSE, "%s:1: unknown banner field '%s'", lr->path, field);
     if (strcmp(symmetry, "general") == 0)
@@ -502,11 +507,14 @@ static spb_status parse_banner(line_reader *lr, mm_header *h, char *msg)
     else if (strcmp(symmetry, "skew-symmetric") == 0)
         h->symmetry = MM_SKEW;
     else if (strcmp(symmetry, "hermitian") == 0)
-        return spb_fail(msg, SPB_ERR_UNSUPPORTED,
-                        "%s:1: hermitian matrices are not supported (they are complex)", lr->path);
+        h->symmetry = MM_HERMITIAN;
     else
         return spb_fail(msg, SPB_ERR_PARSE, "%s:1: unknown banner symmetry '%s'", lr->path,
                         symmetry);
+    if (h->symmetry == MM_HERMITIAN && h->field != MM_COMPLEX)
+        return spb_fail(msg, SPB_ERR_PARSE,
+                        "%s:1: 'hermitian' needs the complex field (a real one is 'symmetric')",
+                        lr->path);
     if (h->is_array && h->field == MM_PATTERN)
         return spb_fail(msg, SPB_ERR_PARSE, "%s:1: 'array pattern' is not a valid combination",
                         lr->path);
@@ -558,12 +566,12 @@ static spb_status parse_size_line(line_reader *lr, mm_header *h, char *msg)
                         lr->path, line, len[0], text[0], len[1], text[1], SPB_INDEX_MAX);
     if (h->symmetry != MM_GENERAL && h->m != h->n)
         return spb_fail(msg, SPB_ERR_PARSE, "%s:%lld: a %s matrix must be square, not %lld x %lld",
-                        lr->path, line, h->symmetry == MM_SKEW ? "skew-symmetric" : "symmetric",
-                        (long long)h->m, (long long)h->n);
+                        lr->path, line, symmetry_name(h->symmetry), (long long)h->m,
+                        (long long)h->n);
     if (h->is_array) {
         if (h->symmetry == MM_GENERAL)
             h->nnz = h->m * h->n;
-        else if (h->symmetry == MM_SYMMETRIC)
+        else if (h->symmetry != MM_SKEW)
             h->nnz = h->m * (h->m + 1) / 2;
         else
             h->nnz = h->m * (h->m > 0 ? h->m - 1 : 0) / 2;
@@ -601,7 +609,7 @@ static spb_status check_claims(const line_reader *lr, const mm_header *h, char *
     if (entries > SPB_INDEX_MAX) entries = SPB_INDEX_MAX;
     /* triplets (16 B) and CSR (12 B) coexist during conversion; row_ptr and
      * one row array of the conversion at a time (4 B each) */
-    double need = 28.0 * entries + 8.0 * ((double)h->m + 1);
+    double need = (h->field == MM_COMPLEX ? 44.0 : 28.0) * entries + 8.0 * ((double)h->m + 1);
     char what[4200], detail[128];
     snprintf(what, sizeof what, "%s:%lld: reading it", lr->path, (long long)lr->line);
     snprintf(detail, sizeof detail, "a %lld x %lld matrix with %lld entries", (long long)h->m,
@@ -633,7 +641,8 @@ static spb_status triplets_grow(triplets *t, const line_reader *lr, char *msg)
     if (row) A->row = row;
     spb_index *col = row ? spb_realloc(A->col, (size_t)cap, sizeof *col) : NULL;
     if (col) A->col = col;
-    spb_value *val = col ? spb_realloc(A->val, (size_t)cap, sizeof *val) : NULL;
+    spb_value *val =
+        col ? spb_realloc(A->val, (size_t)cap * (A->complex_values ? 2 : 1), sizeof *val) : NULL;
     if (!val)
         return spb_fail(msg, SPB_ERR_NOMEM, "%s: out of memory for %lld entries", lr->path,
                         (long long)cap);
@@ -642,7 +651,8 @@ static spb_status triplets_grow(triplets *t, const line_reader *lr, char *msg)
     return SPB_OK;
 }
 
-static inline spb_status triplets_push(triplets *t, spb_index i, spb_index j, spb_value v,
+/* A value as read: v[1] the imaginary part of a complex one. */
+static inline spb_status triplets_push(triplets *t, spb_index i, spb_index j, const spb_value *v,
                                        const line_reader *lr, char *msg)
 {
     spb_coo *A = t->A;
@@ -652,25 +662,33 @@ static inline spb_status triplets_push(triplets *t, spb_index i, spb_index j, sp
     }
     A->row[A->nnz] = i;
     A->col[A->nnz] = j;
-    A->val[A->nnz] = v;
+    if (A->complex_values) {
+        A->val[2 * (size_t)A->nnz] = v[0];
+        A->val[2 * (size_t)A->nnz + 1] = v[1];
+    } else {
+        A->val[A->nnz] = v[0];
+    }
     A->nnz++;
     return SPB_OK;
 }
 
-/* Adds (i,j,v) and, for symmetric headers, its mirror. */
-static spb_status add_entry(triplets *t, const mm_header *h, spb_index i, spb_index j, spb_value v,
-                            const line_reader *lr, char *msg)
+/* Adds (i,j,v) and, for symmetric headers, its mirror: v, -v, or v's
+ * conjugate (hermitian). */
+static spb_status add_entry(triplets *t, const mm_header *h, spb_index i, spb_index j,
+                            const spb_value *v, const line_reader *lr, char *msg)
 {
     spb_status st = triplets_push(t, i, j, v, lr, msg);
     if (st != SPB_OK || i == j || h->symmetry == MM_GENERAL) return st;
-    return triplets_push(t, j, i, h->symmetry == MM_SKEW ? -v : v, lr, msg);
+    const spb_value mirror[2] = {h->symmetry == MM_SKEW ? -v[0] : v[0],
+                                 h->symmetry == MM_SYMMETRIC ? v[1] : -v[1]};
+    return triplets_push(t, j, i, mirror, lr, msg);
 }
 
 /* ---- entries ------------------------------------------------------------- */
 
 static const char *entry_item_name(int k)
 {
-    return k == 0 ? "row index" : k == 1 ? "column index" : "value";
+    return k == 0 ? "row index" : k == 1 ? "column index" : k == 2 ? "value" : "imaginary part";
 }
 
 static spb_status fail_overflow(const line_reader *lr, char *msg)
@@ -727,13 +745,12 @@ static spb_status check_triangle(const line_reader *lr, const mm_header *h, tria
                     "%lld) %s it: a %s file stores one triangle, the other is its mirror",
                     lr->path, (long long)lr->line, (long long)i, (long long)j,
                     side == 1 ? "below" : "above", tri->line, tri->row, tri->col,
-                    tri->side == 1 ? "below" : "above",
-                    h->symmetry == MM_SKEW ? "skew-symmetric" : "symmetric");
+                    tri->side == 1 ? "below" : "above", symmetry_name(h->symmetry));
 }
 
 static spb_status read_coordinate(line_reader *lr, const mm_header *h, triplets *t, char *msg)
 {
-    int want = h->field == MM_PATTERN ? 2 : 3;
+    int want = h->field == MM_PATTERN ? 2 : h->field == MM_COMPLEX ? 4 : 3;
     int64_t seen = 0;
     triangle_seen triangle = {0, 0, 0, 0};
     for (;;) {
@@ -750,12 +767,12 @@ static spb_status read_coordinate(line_reader *lr, const mm_header *h, triplets 
         int64_t idx[2];
         const char *written[2] = {"", ""}; /* as written: parse_count clamps at 2^62 */
         int written_len[2] = {0, 0};
-        double v = 1.0;
+        double v[2] = {1.0, 0.0};
         for (int k = 0; k < want; k++) {
             p = skip_blanks(p, end);
             if (p == end) return fail_short_line(lr, want, k, msg);
             if (k < 2) written[k] = p;
-            int ok = k < 2 ? parse_count(&p, end, &idx[k]) : parse_real(&p, end, &v);
+            int ok = k < 2 ? parse_count(&p, end, &idx[k]) : parse_real(&p, end, &v[k - 2]);
             if (k < 2) written_len[k] = p - written[k] > 40 ? 40 : (int)(p - written[k]);
             if (ok == NUMBER_OVERFLOWS) return fail_overflow(lr, msg);
             if (!ok)
@@ -773,7 +790,7 @@ static spb_status read_coordinate(line_reader *lr, const mm_header *h, triplets 
                                 (long long)limit,
                                 idx[k] == 0 ? " (Matrix Market indices start at 1)" : "");
         }
-        st = check_integer(lr, h, v, msg);
+        st = check_integer(lr, h, v[0], msg);
         if (st == SPB_OK) st = check_triangle(lr, h, &triangle, idx[0], idx[1], msg);
         if (st == SPB_OK)
             st = add_entry(t, h, (spb_index)(idx[0] - 1), (spb_index)(idx[1] - 1), v, lr, msg);
@@ -806,25 +823,30 @@ static spb_status read_array(line_reader *lr, const mm_header *h, triplets *t, i
                 msg, SPB_ERR_PARSE, "%s:%lld: too many values: a %lld x %lld %s array holds %lld",
                 lr->path, (long long)lr->line, (long long)h->m, (long long)h->n,
                 h->symmetry == MM_GENERAL ? "general" : "triangular", (long long)h->nnz);
-        double v;
-        int ok = parse_real(&p, end, &v);
-        if (ok == NUMBER_OVERFLOWS) return fail_overflow(lr, msg);
-        if (!ok)
-            return spb_fail(msg, SPB_ERR_PARSE, "%s:%lld: value is not a valid number", lr->path,
-                            (long long)lr->line);
+        double v[2] = {0.0, 0.0};
+        const int parts = h->field == MM_COMPLEX ? 2 : 1;
+        for (int k = 0; k < parts; k++) {
+            p = skip_blanks(p, end);
+            int ok = parse_real(&p, end, &v[k]);
+            if (ok == NUMBER_OVERFLOWS) return fail_overflow(lr, msg);
+            if (!ok)
+                return spb_fail(msg, SPB_ERR_PARSE, "%s:%lld: %s is not a valid number", lr->path,
+                                (long long)lr->line, entry_item_name(2 + k));
+        }
         if (!is_blank_line(p, end))
-            return spb_fail(msg, SPB_ERR_PARSE, "%s:%lld: an array line holds one value", lr->path,
-                            (long long)lr->line);
-        st = check_integer(lr, h, v, msg);
+            return spb_fail(msg, SPB_ERR_PARSE, "%s:%lld: an array line holds one value%s",
+                            lr->path, (long long)lr->line,
+                            parts == 2 ? " (its real and imaginary parts)" : "");
+        st = check_integer(lr, h, v[0], msg);
         if (st != SPB_OK) return st;
-        if (v != 0.0 || keep_zeros) {
+        if (v[0] != 0.0 || v[1] != 0.0 || keep_zeros) {
             st = add_entry(t, h, (spb_index)i, (spb_index)j, v, lr, msg);
             if (st != SPB_OK) return st;
         }
         seen++;
         if (++i == h->m) {
             j++;
-            i = h->symmetry == MM_GENERAL ? 0 : h->symmetry == MM_SYMMETRIC ? j : j + 1;
+            i = h->symmetry == MM_GENERAL ? 0 : h->symmetry == MM_SKEW ? j + 1 : j;
         }
     }
     if (seen < h->nnz)
@@ -850,6 +872,7 @@ static spb_status read_matrix(const char *path, spb_coo *A, spb_mm_info *info, i
     if (st == SPB_OK) {
         A->m = (spb_index)h.m;
         A->n = (spb_index)h.n;
+        A->complex_values = h.field == MM_COMPLEX;
         t.expected = h.nnz;
         st = h.is_array ? read_array(&lr, &h, &t, keep_zeros, msg)
                         : read_coordinate(&lr, &h, &t, msg);
@@ -884,7 +907,8 @@ spb_status mm_read_csr(const char *path, spb_csr *A, spb_mm_info *info, char *ms
     return st;
 }
 
-spb_status mm_read_vector(const char *path, spb_index *len, spb_value **values, char *msg)
+spb_status mm_read_vector(const char *path, spb_index *len, spb_value **values, int *complex_values,
+                          char *msg)
 {
     spb_coo coo;
     spb_mm_info info;
@@ -892,20 +916,26 @@ spb_status mm_read_vector(const char *path, spb_index *len, spb_value **values, 
     *values = NULL;
     spb_status st = read_matrix(path, &coo, &info, 1, msg);
     if (st != SPB_OK) return st;
-    if (coo.n != 1) {
+    const size_t w = coo.complex_values ? 2 : 1;
+    if (complex_values) *complex_values = coo.complex_values;
+    if (coo.complex_values && !complex_values) {
+        st = spb_fail(msg, SPB_ERR_UNSUPPORTED, "%s: a complex vector, where a real one is read",
+                      path);
+    } else if (coo.n != 1) {
         st = spb_fail(msg, SPB_ERR_PARSE, "%s: a vector file needs one column, not %d", path,
                       (int)coo.n);
-    } else if (!(*values = spb_calloc((size_t)coo.m, sizeof **values))) {
+    } else if (!(*values = spb_calloc((size_t)coo.m * w, sizeof **values))) {
         st = spb_fail(msg, SPB_ERR_NOMEM, "%s: out of memory", path);
     } else {
         /* array entries are stored once each (assigned, so -0.0 survives);
          * coordinate duplicates are summed */
-        for (spb_index k = 0; k < coo.nnz; k++) {
-            if (info.is_array)
-                (*values)[coo.row[k]] = coo.val[k];
-            else
-                (*values)[coo.row[k]] += coo.val[k];
-        }
+        for (spb_index k = 0; k < coo.nnz; k++)
+            for (size_t q = 0; q < w; q++) {
+                if (info.is_array)
+                    (*values)[coo.row[k] * w + q] = coo.val[k * w + q];
+                else
+                    (*values)[coo.row[k] * w + q] += coo.val[k * w + q];
+            }
         *len = coo.m;
     }
     coo_free(&coo);

@@ -98,23 +98,32 @@ spb_status mm_write_csr(const char *path, const spb_csr *A, const char *comment,
     mm_writer w;
     spb_status st = writer_open(&w, path, msg);
     if (st != SPB_OK) return st;
-    int ok = writer_printf(&w, "%%%%MatrixMarket matrix coordinate real general\n") &&
+    const int cx = A->complex_values;
+    int ok = writer_printf(&w, "%%%%MatrixMarket matrix coordinate %s general\n",
+                           cx ? "complex" : "real") &&
              write_comment(&w, comment) &&
              writer_printf(&w, "%d %d %d\n", (int)A->m, (int)A->n, (int)A->nnz);
     for (spb_index i = 0; ok && i < A->m; i++)
         for (spb_index k = A->row_ptr[i]; ok && k < A->row_ptr[i + 1]; k++)
-            ok = writer_printf(&w, "%d %d %.17g\n", (int)i + 1, (int)A->col_idx[k] + 1, A->val[k]);
+            ok = cx ? writer_printf(&w, "%d %d %.17g %.17g\n", (int)i + 1, (int)A->col_idx[k] + 1,
+                                    A->val[2 * (size_t)k], A->val[2 * (size_t)k + 1])
+                    : writer_printf(&w, "%d %d %.17g\n", (int)i + 1, (int)A->col_idx[k] + 1,
+                                    A->val[k]);
     return writer_close(&w, ok, msg);
 }
 
 spb_status mm_write_vector(const char *path, spb_index len, const spb_value *values,
-                           const char *comment, char *msg)
+                           int complex_values, const char *comment, char *msg)
 {
     mm_writer w;
     spb_status st = writer_open(&w, path, msg);
     if (st != SPB_OK) return st;
-    int ok = writer_printf(&w, "%%%%MatrixMarket matrix array real general\n") &&
+    int ok = writer_printf(&w, "%%%%MatrixMarket matrix array %s general\n",
+                           complex_values ? "complex" : "real") &&
              write_comment(&w, comment) && writer_printf(&w, "%d 1\n", (int)len);
-    for (spb_index i = 0; ok && i < len; i++) ok = writer_printf(&w, "%.17g\n", values[i]);
+    for (spb_index i = 0; ok && i < len; i++)
+        ok = complex_values ? writer_printf(&w, "%.17g %.17g\n", values[2 * (size_t)i],
+                                            values[2 * (size_t)i + 1])
+                            : writer_printf(&w, "%.17g\n", values[i]);
     return writer_close(&w, ok, msg);
 }

@@ -79,8 +79,8 @@ def load_rows(path):
             for number, row in enumerate(reader, start=2):
                 if None in row or any(row[c] is None for c in REQUIRED):
                     raise CsvError("%s:%d: malformed row (wrong number of fields)" % (path, number))
-                if row.get("precision") == "fp32":  # its own series in every chart
-                    row["kernel"] += "/fp32"
+                if row.get("precision") not in (None, "", "fp64"):  # its own series in every chart
+                    row["kernel"] += "/" + row["precision"]
                 rows.append(row)
     except OSError as e:
         raise CsvError("%s: %s" % (path, e.strerror))
@@ -118,7 +118,8 @@ def chart_gflops(rows, workdir):
 
 def case_times(rows):
     """{(matrix, precision): {kernel: its fastest median time (ms)}} over the
-    ok rows' thread counts (an fp32 row's kernel carries /fp32)."""
+    ok rows' thread counts (a row of another precision than fp64 carries it:
+    /fp32, /complex128)."""
     cases = {}
     for r in rows:
         try:

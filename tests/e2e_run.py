@@ -269,9 +269,15 @@ def test_gen_and_info(tmp):
           "info prints sizes and parse speed")
     bad = os.path.join(tmp, "bad.mtx")
     with open(bad, "w") as f:
-        f.write("%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 1\n")
+        f.write("%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1\n")
     r = spbench("info", bad)
-    check(r.returncode == 2 and "complex" in r.stderr, "info refuses a complex file")
+    check(r.returncode == 2 and "bad.mtx:3: entry has 3 items, expected 4" in r.stderr,
+          "info refuses a complex entry without its imaginary part: %s" % r.stderr)
+    with open(bad, "w") as f:
+        f.write("%%MatrixMarket matrix coordinate complex hermitian\n2 2 2\n1 1 1 0\n2 1 1 1\n")
+    r = spbench("info", bad)
+    check(r.returncode == 0 and "coordinate complex hermitian, 2 entry lines" in r.stdout
+          and "nnz 3" in r.stdout, "info reads a hermitian file: %s" % r.stdout)
 
 
 def test_messages(tmp):

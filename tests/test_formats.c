@@ -205,7 +205,7 @@ static void test_checks_catch_breakage(void)
     char msg[SPB_MSG_LEN] = "";
     spb_index row_ptr[] = {0, 2, 3}, col_idx[] = {1, 0, 2};
     spb_value val[] = {1, 2, 3};
-    spb_csr A = {2, 3, 3, row_ptr, col_idx, val};
+    spb_csr A = {2, 3, 3, row_ptr, col_idx, val, 0};
     CHECK(csr_check(&A, msg) != SPB_OK, "unsorted row accepted");
     CHECK(strstr(msg, "row 0") != NULL, "message '%s' does not name row 0", msg);
     col_idx[0] = 0;
@@ -239,7 +239,7 @@ static void test_bytes_and_stats(void)
     char msg[SPB_MSG_LEN] = "";
     spb_index row_ptr[] = {0, 2, 2, 4}, col_idx[] = {0, 2, 1, 3};
     spb_value val[] = {1, 2, 3, 4};
-    spb_csr A = {3, 4, 4, row_ptr, col_idx, val};
+    spb_csr A = {3, 4, 4, row_ptr, col_idx, val, 0};
     /* 12*nnz + 4*(m+1) + 8*n + 8*m = 48 + 16 + 32 + 24 */
     CHECK(csr_spmv_bytes(&A, SPB_FP64) == 120.0, "CSR bytes %g, expected 120",
           csr_spmv_bytes(&A, SPB_FP64));
@@ -513,7 +513,7 @@ static void test_rcm(unsigned long long seed)
         coo_free(&coo);
     }
     spb_index rect_ptr[] = {0, 0, 0};
-    spb_csr wide = {2, 3, 0, rect_ptr, NULL, NULL};
+    spb_csr wide = {2, 3, 0, rect_ptr, NULL, NULL, 0};
     CHECK(csr_rcm_order(&wide, order, msg) == SPB_ERR_INVALID, "a 2 x 3 matrix is refused");
 }
 
@@ -524,7 +524,7 @@ static void test_format_set(void)
     char msg[SPB_MSG_LEN] = "";
     spb_index row_ptr[] = {0, 2, 2, 4}, col_idx[] = {0, 2, 1, 3};
     spb_value val[] = {1, 2, 3, 4};
-    spb_csr A = {3, 4, 4, row_ptr, col_idx, val};
+    spb_csr A = {3, 4, 4, row_ptr, col_idx, val, 0};
     spb_format_set F;
     format_set_init(&F, &A);
     const spb_hll *h1, *h2, *h3;

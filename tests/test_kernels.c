@@ -253,7 +253,7 @@ static void check_fp32_overflow_declined(void)
 {
     spb_index row_ptr[] = {0, 1, 2}, col_idx[] = {0, 4999}; /* x past the test cache: panels */
     spb_value val[] = {1e39, 1e39};
-    spb_csr A = {2, 5000, 2, row_ptr, col_idx, val};
+    spb_csr A = {2, 5000, 2, row_ptr, col_idx, val, 0};
     spb_format_set formats;
     format_set_init(&formats, &A);
     const spb_operation *op = operation_spmv();

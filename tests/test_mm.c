@@ -59,6 +59,79 @@ static void expect_matrix(const char *label, const char *text, int m, int n, con
     csr_free(&A);
 }
 
+/* A complex file read into (re, im) pairs: dense_re/dense_im its entries
+ * (every entry stored is nonzero here). */
+static void expect_complex(const char *label, const char *text, int n, const double *dense_re,
+                           const double *dense_im)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_csr A;
+    spb_status st = mm_read_csr(write_file("c.mtx", text), &A, NULL, msg);
+    CHECK(st == SPB_OK, "%s: read failed: %s", label, msg);
+    if (st != SPB_OK) return;
+    CHECK(A.complex_values && A.m == n && A.n == n, "%s: a complex %d x %d, not %s %d x %d", label,
+          n, n, A.complex_values ? "a complex" : "a real", (int)A.m, (int)A.n);
+    CHECK(csr_check(&A, msg) == SPB_OK, "%s: %s", label, msg);
+    int stored = 0;
+    for (int k = 0; k < n * n; k++) stored += dense_re[k] != 0 || dense_im[k] != 0;
+    CHECK(A.nnz == stored, "%s: nnz %d, expected %d", label, (int)A.nnz, stored);
+    for (int i = 0; i < A.m && A.m == n; i++)
+        for (spb_index k = A.row_ptr[i]; k < A.row_ptr[i + 1]; k++) {
+            int at = i * n + A.col_idx[k];
+            CHECK(A.val[2 * k] == dense_re[at] && A.val[2 * k + 1] == dense_im[at],
+                  "%s: (%d,%d) is %g%+gi, expected %g%+gi", label, i, (int)A.col_idx[k],
+                  A.val[2 * k], A.val[2 * k + 1], dense_re[at], dense_im[at]);
+        }
+    csr_free(&A);
+}
+
+/* Complex files: each symmetry expanded with its own mirror (v, -v, or
+ * v's conjugate), duplicates summed part by part, array files, vectors. */
+static void test_complex(void)
+{
+    const double gen_re[] = {1, 0, 5, 0}, gen_im[] = {-2, 0, 0.5, 0};
+    expect_complex("general, a duplicate summed",
+                   "%%MatrixMarket matrix coordinate complex general\n2 2 3\n1 1 1 -1\n"
+                   "2 1 5 0.5\n1 1 0 -1\n",
+                   2, gen_re, gen_im);
+    const double sym_re[] = {1, 2, 2, 0}, sym_im[] = {1, 3, 3, 0};
+    expect_complex("symmetric: the mirror equal",
+                   "%%MatrixMarket matrix coordinate complex symmetric\n2 2 2\n1 1 1 1\n"
+                   "2 1 2 3\n",
+                   2, sym_re, sym_im);
+    const double herm_re[] = {4, 2, 2, 0}, herm_im[] = {0, -3, 3, 0};
+    expect_complex("hermitian: the mirror conjugated",
+                   "%%MatrixMarket matrix coordinate complex hermitian\n2 2 2\n1 1 4 0\n"
+                   "2 1 2 3\n",
+                   2, herm_re, herm_im);
+    const double skew_re[] = {0, -2, 2, 0}, skew_im[] = {0, -3, 3, 0};
+    expect_complex("skew-symmetric: the mirror negated",
+                   "%%MatrixMarket matrix coordinate complex skew-symmetric\n2 2 1\n2 1 2 3\n", 2,
+                   skew_re, skew_im);
+    const double arr_re[] = {1, 0, 0, 7}, arr_im[] = {0, 2, 0, -1};
+    expect_complex("array, column-major, zeros dropped",
+                   "%%MatrixMarket matrix array complex general\n2 2\n1 0\n0 0\n0 2\n7 -1\n", 2,
+                   arr_re, arr_im);
+    const double harr_re[] = {1, 5, 5, 2}, harr_im[] = {0, -6, 6, 0};
+    expect_complex("array hermitian: the lower triangle, mirrored conjugated",
+                   "%%MatrixMarket matrix array complex hermitian\n2 2\n1 0\n5 6\n2 0\n", 2,
+                   harr_re, harr_im);
+    char msg[SPB_MSG_LEN] = "";
+    const char *vec = write_file("cv.mtx", "%%MatrixMarket matrix array complex general\n2 1\n"
+                                           "1 2\n3 -4\n");
+    spb_index len = 0;
+    spb_value *v = NULL;
+    int complex_values = 0;
+    CHECK(mm_read_vector(vec, &len, &v, NULL, msg) == SPB_ERR_UNSUPPORTED &&
+              strstr(msg, "complex vector"),
+          "a complex vector where a real one is read: '%s'", msg);
+    msg[0] = '\0';
+    CHECK(mm_read_vector(vec, &len, &v, &complex_values, msg) == SPB_OK && len == 2 &&
+              complex_values && v[0] == 1 && v[1] == 2 && v[2] == 3 && v[3] == -4,
+          "a complex vector read: %s", msg);
+    spb_free(v);
+}
+
 /* Reads text and expects the status and a message containing `needle`. */
 static void expect_error(const char *label, const char *name, const char *text, spb_status want,
                          const char *needle)
@@ -173,12 +246,18 @@ static void test_bad_input(void)
     expect_error("unknown field", "field.mtx",
                  "%%MatrixMarket matrix coordinate quaternion general\n", SPB_ERR_PARSE,
                  "quaternion");
-    expect_error("complex", "complex.mtx",
-                 "%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n",
-                 SPB_ERR_UNSUPPORTED, "complex");
-    expect_error("hermitian", "herm.mtx",
-                 "%%MatrixMarket matrix coordinate real hermitian\n1 1 1\n1 1 1\n",
-                 SPB_ERR_UNSUPPORTED, "hermitian");
+    expect_error("complex entry without its imaginary part", "complex.mtx",
+                 "%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1\n", SPB_ERR_PARSE,
+                 "entry has 3 items, expected 4");
+    expect_error("complex entry with a bad imaginary part", "complex2.mtx",
+                 "%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 i\n",
+                 SPB_ERR_PARSE, "imaginary part is not a valid number");
+    expect_error("hermitian, real", "herm.mtx",
+                 "%%MatrixMarket matrix coordinate real hermitian\n1 1 1\n1 1 1\n", SPB_ERR_PARSE,
+                 "'hermitian' needs the complex field");
+    expect_error("hermitian, both triangles", "herm2.mtx",
+                 "%%MatrixMarket matrix coordinate complex hermitian\n2 2 2\n2 1 1 1\n1 2 1 -1\n",
+                 SPB_ERR_PARSE, "a hermitian file stores one triangle");
     expect_error("missing size line", "nosize.mtx",
                  "%%MatrixMarket matrix coordinate real general\n% only comments\n", SPB_ERR_PARSE,
                  "missing size line");
@@ -327,7 +406,7 @@ static void test_number_conversion(unsigned long long seed)
     char msg[SPB_MSG_LEN] = "";
     spb_index n;
     spb_value *values;
-    spb_status st = mm_read_vector(write_file("numbers.mtx", text), &n, &values, msg);
+    spb_status st = mm_read_vector(write_file("numbers.mtx", text), &n, &values, NULL, msg);
     CHECK(st == SPB_OK && n == COUNT, "number file: %s", msg);
     if (st == SPB_OK) {
         int mismatches = 0;
@@ -372,14 +451,15 @@ static void test_writer_round_trip(unsigned long long seed)
     spb_value y[5] = {1.0 / 3, -2e-300, 0.0, 12345.678, -1e300};
     char path[512];
     snprintf(path, sizeof path, "%s/vec.mtx", tmpdir);
-    CHECK(mm_write_vector(path, 5, y, NULL, msg) == SPB_OK, "%s", msg);
+    CHECK(mm_write_vector(path, 5, y, 0, NULL, msg) == SPB_OK, "%s", msg);
     spb_index n;
     spb_value *back;
-    CHECK(mm_read_vector(path, &n, &back, msg) == SPB_OK && n == 5, "%s", msg);
+    CHECK(mm_read_vector(path, &n, &back, NULL, msg) == SPB_OK && n == 5, "%s", msg);
     if (n == 5) CHECK(!memcmp(back, y, sizeof y), "vector written and read back differs");
     free(back);
     snprintf(path, sizeof path, "%s/no-such-dir/out.mtx", tmpdir);
-    CHECK(mm_write_vector(path, 5, y, NULL, msg) == SPB_ERR_IO, "write into a missing directory");
+    CHECK(mm_write_vector(path, 5, y, 0, NULL, msg) == SPB_ERR_IO,
+          "write into a missing directory");
     csr_free(&A);
     coo_free(&coo);
 }
@@ -435,6 +515,7 @@ int main(void)
     test_banners();
     test_layout_tolerance();
     test_bad_input();
+    test_complex();
     test_number_conversion(seed);
     test_writer_round_trip(seed);
     test_gzip_members();

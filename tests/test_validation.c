@@ -6,7 +6,11 @@
  * same product without the drop is `ok` (the bound passes honest
  * rounding, in any order of summation). SpGEMM: a C missing one product
  * of one entry (a row's largest entry times its partner's largest) is
- * `wrong`. */
+ * `wrong`. Complex matrices (the bundled complex files, and generated ones
+ * given imaginary parts) likewise in complex128 and complex64, and a
+ * product with A's values conjugated (a Hermitian reader's or kernel's
+ * classic slip) is `wrong`. */
+#include <complex.h>
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
@@ -31,13 +35,43 @@ typedef struct {
     const unsigned char *drop; /* NULL: none */
     spb_precision precision;
     int backwards;
+    int conjugate; /* complex: A's values conjugated */
 } planted;
+
+/* The complex product the plain way, in complex128 or complex64. */
+static void planted_complex(const planted *p, const void *x, void *y)
+{
+    const spb_csr *A = p->A;
+    const int single = spb_precision_single(p->precision);
+    for (spb_index i = 0; i < A->m; i++) {
+        double complex sum64 = 0;
+        float complex sum32 = 0;
+        for (spb_index n = 0; n < A->row_ptr[i + 1] - A->row_ptr[i]; n++) {
+            spb_index k = p->backwards ? A->row_ptr[i + 1] - 1 - n : A->row_ptr[i] + n;
+            if (p->drop && p->drop[k]) continue;
+            double complex a = CMPLX(A->val[2 * k], A->val[2 * k + 1]);
+            if (p->conjugate) a = conj(a);
+            if (single)
+                sum32 += (float complex)a * ((const float complex *)x)[A->col_idx[k]];
+            else
+                sum64 += a * ((const double complex *)x)[A->col_idx[k]];
+        }
+        if (single)
+            ((float complex *)y)[i] = sum32;
+        else
+            ((double complex *)y)[i] = sum64;
+    }
+}
 
 static spb_status planted_spmv(const void *state, const void *x, void *y, char *msg)
 {
     (void)msg;
     const planted *p = state;
     const spb_csr *A = p->A;
+    if (A->complex_values) {
+        planted_complex(p, x, y);
+        return SPB_OK;
+    }
     for (spb_index i = 0; i < A->m; i++) {
         double sum64 = 0;
         float sum32 = 0;
@@ -67,13 +101,25 @@ static spb_row_status status_of(spb_case *c, const planted *p, char *msg)
                                      SPB_DEFAULT_TOLERANCE, &v, msg);
 }
 
+/* |a_k|: a complex value's modulus. */
+static double magnitude(const spb_csr *A, spb_index k)
+{
+    return A->complex_values ? hypot(A->val[2 * k], A->val[2 * k + 1]) : fabs(A->val[k]);
+}
+
 /* The entry of row i with the largest magnitude, or -1 when all are zero. */
 static spb_index largest_in_row(const spb_csr *A, spb_index i)
 {
     spb_index best = -1;
     for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
-        if (A->val[k] != 0 && (best < 0 || fabs(A->val[k]) > fabs(A->val[best]))) best = k;
+        if (magnitude(A, k) != 0 && (best < 0 || magnitude(A, k) > magnitude(A, best))) best = k;
     return best;
+}
+
+/* The row's precision: the width asked for, in the matrix's field. */
+static spb_precision precision_of(const spb_csr *A, int single)
+{
+    return spb_precision_in_field(single ? SPB_FP32 : SPB_FP64, A->complex_values);
 }
 
 static void check_matrix(const char *label, const spb_csr *A)
@@ -94,15 +140,20 @@ static void check_matrix(const char *label, const spb_csr *A)
     }
     for (int precision = 0; precision < 2; precision++)
         for (int backwards = 0; backwards < 2; backwards++) {
-            planted p = {A, NULL, precision ? SPB_FP32 : SPB_FP64, backwards};
+            planted p = {A, NULL, precision_of(A, precision), backwards, 0};
             spb_row_status st = status_of(&c, &p, msg);
             CHECK(st == SPB_ROW_OK, "%s/%s: an honest product (%s) is not ok: %d %s", label,
                   spb_precision_str(p.precision), backwards ? "backwards" : "forwards", (int)st,
                   msg);
         }
     for (int precision = 0; precision < 2; precision++) {
-        planted p = {A, drop, precision ? SPB_FP32 : SPB_FP64, 0};
+        planted p = {A, drop, precision_of(A, precision), 0, 0};
         const char *name = spb_precision_str(p.precision);
+        if (A->complex_values) { /* every value conjugated */
+            planted conjugated = {A, NULL, p.precision, 0, 1};
+            spb_row_status st = status_of(&c, &conjugated, msg);
+            CHECK(st == SPB_ROW_WRONG, "%s/%s: A's values conjugated: %d", label, name, (int)st);
+        }
         /* the last entry of every row */
         memset(drop, 0, (size_t)A->nnz);
         for (spb_index i = 0; i < A->m; i++)
@@ -125,7 +176,7 @@ static void check_matrix(const char *label, const spb_csr *A)
         spb_index first = -1, last = -1; /* the row's first and last nonzero entries */
         for (spb_index k = single >= 0 ? A->row_ptr[single] : 0;
              single >= 0 && k < A->row_ptr[single + 1]; k++)
-            if (A->val[k] != 0) {
+            if (magnitude(A, k) != 0) {
                 if (first < 0) first = k;
                 last = k;
             }
@@ -193,23 +244,24 @@ int main(int argc, char **argv)
     const char *dir = argc > 1 ? argv[1] : "matrices";
     DIR *d = opendir(dir);
     struct dirent *e;
-    int matrices = 0;
+    int matrices = 0, complex_files = 0;
     while (d && (e = readdir(d)) != NULL) {
         if (!strstr(e->d_name, ".mtx")) continue;
         char path[1024], msg[SPB_MSG_LEN] = "";
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         spb_csr A;
-        if (source_load(path, &A, NULL, msg) != SPB_OK) { /* complex: not read yet */
-            csr_free(&A);
-            continue;
-        }
+        CHECK(source_load(path, &A, NULL, msg) == SPB_OK, "%s: %s", e->d_name, msg);
         check_matrix(e->d_name, &A);
-        if (A.m == A.n && A.nnz < 200000) check_spgemm(e->d_name, &A);
+        complex_files += A.complex_values;
+        if (!A.complex_values && A.m == A.n && A.nnz < 200000) check_spgemm(e->d_name, &A);
         csr_free(&A);
         matrices++;
     }
     if (d) closedir(d);
     CHECK(matrices >= 10, "the bundled matrices were read: %d", matrices);
+    const int want_complex = argc > 2 ? atoi(argv[2]) : 0; /* what the folder is known to hold */
+    CHECK(complex_files >= want_complex, "%s: %d complex matrices read, %d expected", dir,
+          complex_files, want_complex);
     static const char *const shapes[] = {"gen:lap2d:40",           "gen:lap3d:12",
                                          "gen:random:3000:9",      "gen:rmat:12:8",
                                          "gen:hubs:4000:6:2:900",  "gen:road:60:70",
@@ -220,6 +272,21 @@ int main(int argc, char **argv)
         CHECK(gen_matrix(shapes[k], &A, msg) == SPB_OK, "%s: %s", shapes[k], msg);
         check_matrix(shapes[k], &A);
         if (A.m == A.n) check_spgemm(shapes[k], &A);
+        /* the same pattern with complex values: imaginary parts drawn */
+        spb_csr Z;
+        CHECK(csr_alloc_complex(&Z, A.m, A.n, A.nnz, msg) == SPB_OK, "%s", msg);
+        memcpy(Z.row_ptr, A.row_ptr, sizeof *Z.row_ptr * ((size_t)A.m + 1));
+        memcpy(Z.col_idx, A.col_idx, sizeof *Z.col_idx * (size_t)A.nnz);
+        spb_rng rng;
+        spb_rng_seed(&rng, 11 + k);
+        for (spb_index q = 0; q < A.nnz; q++) {
+            Z.val[2 * q] = A.val[q];
+            Z.val[2 * q + 1] = spb_rng_value(&rng);
+        }
+        char label[64];
+        snprintf(label, sizeof label, "%s, complex", shapes[k]);
+        check_matrix(label, &Z);
+        csr_free(&Z);
         csr_free(&A);
     }
     return check_done();

@@ -82,8 +82,9 @@ static int info_matrix(const char *source, spb_index hack_size, const char *cach
     }
     info_print(source, &A, &H, hack_size);
     if (!gen_is_spec(source)) {
-        static const char *const fields[] = {"real", "integer", "pattern"};
-        static const char *const symmetries[] = {"general", "symmetric", "skew-symmetric"};
+        static const char *const fields[] = {"real", "integer", "pattern", "complex"};
+        static const char *const symmetries[] = {"general", "symmetric", "skew-symmetric",
+                                                 "hermitian"};
         printf("  file            %s %s %s, %lld entry lines\n",
                info.is_array ? "array" : "coordinate", fields[info.field],
                symmetries[info.symmetry], (long long)info.entries);

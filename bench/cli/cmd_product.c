@@ -135,12 +135,18 @@ static int product_command_run(const product_command *pc, int argc, char **argv)
 
 /* ---- spbench spmv ------------------------------------------------------------ */
 
-/* x from a Matrix Market vector file into the case (its length checked). */
+/* x from a Matrix Market vector file into the case (its length checked),
+ * complex for a complex matrix. */
 static spb_status load_x(spb_case *c, const char *path, char *msg)
 {
     spb_index len;
     spb_value *x = NULL;
-    spb_status st = mm_read_vector(path, &len, &x, msg);
+    int complex_x = 0;
+    spb_status st = mm_read_vector(path, &len, &x, &complex_x, msg);
+    if (st == SPB_OK && complex_x != c->A->complex_values)
+        st = spb_fail(msg, SPB_ERR_INVALID, "%s: x is %s, the matrix %s: their fields must agree",
+                      path, complex_x ? "complex" : "real",
+                      c->A->complex_values ? "complex" : "real");
     if (st == SPB_OK && len != c->A->n)
         st = spb_fail(msg, SPB_ERR_INVALID, "%s: x has %d entries, the matrix %d columns", path,
                       (int)len, (int)c->A->n);
@@ -157,7 +163,7 @@ static void describe_spmv(const spb_case *c, const spb_validation *v, char *text
 
 static spb_status write_y(const spb_case *c, const char *path, const char *comment, char *msg)
 {
-    return mm_write_vector(path, c->A->m, spmv_case_y(c), comment, msg);
+    return mm_write_vector(path, c->A->m, spmv_case_y(c), c->A->complex_values, comment, msg);
 }
 
 int cmd_spmv(int argc, char **argv)

@@ -66,7 +66,7 @@ static double host_row_seconds(const spb_run_opts *o, spb_case *c, const spb_ker
     char msg[SPB_MSG_LEN] = "";
     spb_kernel_plan plan = {0};
     if ((kernel->supports && !kernel->supports(kernel, c->A, msg)) ||
-        (config->precision == SPB_FP32 && !kernel->fp32) ||
+        !kernel_runs_in(kernel, config->precision) ||
         kernel->prepare(kernel, &c->formats, config, &plan, msg) != SPB_OK)
         return -1;
     double best = -1;

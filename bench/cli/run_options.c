@@ -17,17 +17,23 @@
 
 #include "bench/cli/run_args.h"
 
-/* --precision fp64|fp32|both into the run's list of precisions. */
+/* --precision into the run's list of precisions: widths, the field being
+ * each matrix's own (fp64 and complex128 name the double width, fp32 and
+ * complex64 the single one: plan_set_field). */
 static void parse_precision(run_args *a, const char *v)
 {
     spb_run_opts *o = &a->opts;
     int both = strcmp(v, "both") == 0;
-    if (!both && strcmp(v, "fp64") != 0 && strcmp(v, "fp32") != 0) {
-        fprintf(stderr, "spbench: --precision expects fp64, fp32 or both, not '%s'\n", v);
+    spb_precision named = SPB_FP64;
+    if (!both && !spb_precision_parse(v, &named)) {
+        fprintf(stderr,
+                "spbench: --precision expects fp64, fp32, complex128, complex64 or both, not "
+                "'%s'\n",
+                v);
         exit(EXIT_USAGE);
     }
     o->precision_count = both ? 2 : 1;
-    a->precisions[0] = strcmp(v, "fp32") == 0 ? SPB_FP32 : SPB_FP64;
+    a->precisions[0] = both ? SPB_FP64 : spb_precision_in_field(named, 0);
     a->precisions[1] = SPB_FP32;
     o->precisions = a->precisions;
     o->config.precision = a->precisions[0];

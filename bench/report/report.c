@@ -21,6 +21,12 @@ const char *row_status_str(spb_row_status status)
     return "error";
 }
 
+void result_kernel_label(const char *kernel, const char *precision, char *out, size_t size)
+{
+    int named = strcmp(precision, spb_precision_str(SPB_FP64)) != 0 && precision[0];
+    snprintf(out, size, "%s%s%s", kernel, named ? "/" : "", named ? precision : "");
+}
+
 int result_over_ranks(const spb_result *r)
 {
     return strcmp(r->backend, backend_name(SPB_BACKEND_MPI)) == 0;
@@ -479,10 +485,8 @@ void report_table_row(FILE *out, const spb_result *r)
     if (!isnan(r->roofline_frac)) /* c: served by the cache, so above 100 can happen */
         snprintf(roof, sizeof roof, "%.1f%s", 100 * r->roofline_frac, r->in_cache == 1 ? "c" : "");
     if (!isnan(r->error.rel_l2)) snprintf(rel, sizeof rel, "%.2e", r->error.rel_l2);
-    char kernel[128]; /* fp64 is the default: other precisions are named */
-    snprintf(kernel, sizeof kernel, "%s%s%s", r->kernel,
-             strcmp(r->precision, "fp32") == 0 ? "/" : "",
-             strcmp(r->precision, "fp32") == 0 ? r->precision : "");
+    char kernel[128];
+    result_kernel_label(r->kernel, r->precision, kernel, sizeof kernel);
     if (result_over_ranks(r)) { /* a distributed row at P ranks: kernel@P */
         size_t used = strlen(kernel);
         snprintf(kernel + used, sizeof kernel - used, "@%d", r->ranks);

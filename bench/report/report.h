@@ -68,6 +68,9 @@ void result_init(spb_result *r);
 /* Whether the row is a distributed row's (kernel_over_ranks), from its
  * backend: rows read back from a CSV have no kernel to ask. */
 int result_over_ranks(const spb_result *r);
+/* A row's kernel as tables and charts name it: fp64 is the default, another
+ * precision is named ("csr.serial/complex64"). */
+void result_kernel_label(const char *kernel, const char *precision, char *out, size_t size);
 
 /* The most columns a results row has (report.c checks its table against
  * it): the readers of results files split lines into this many fields. */

@@ -129,11 +129,12 @@ void summary_note(spb_summary *summary, const spb_result *r, int vendor)
     b->dist = r->dist;
 }
 
-/* A best row's kernel as the table names it: fp32 rows say so, * marks noise. */
+/* A best row's kernel as the table names it (result_kernel_label), * marks noise. */
 static void best_name(const spb_best *b, char *name, size_t size)
 {
-    int fp32 = strcmp(b->precision, "fp32") == 0;
-    snprintf(name, size, "%s%s%s", b->kernel, fp32 ? "/fp32" : "", b->noisy ? " *" : "");
+    result_kernel_label(b->kernel, b->precision, name, size);
+    size_t used = strlen(name);
+    if (b->noisy && used + 2 < size) memcpy(name + used, " *", 3);
 }
 
 /* A figure with `decimals` digits after the point, or "-" where it does
@@ -229,8 +230,7 @@ static void print_means(FILE *out, const spb_summary *summary, const char *basel
     for (int k = 0; k < summary->means_count; k++) {
         const spb_kernel_mean *m = &summary->means[k];
         char name[96], speedup[32];
-        snprintf(name, sizeof name, "%s%s", m->kernel,
-                 strcmp(m->precision, "fp32") == 0 ? "/fp32" : "");
+        result_kernel_label(m->kernel, m->precision, name, sizeof name);
         double geo_speedup =
             m->with_speedup == m->count ? exp(m->log_speedup / m->with_speedup) : NAN;
         fprintf(out, "%-*s %3d %5d %8d %10.4g %8s %6d\n", width, name, m->threads, m->ranks,

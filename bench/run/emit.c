@@ -55,7 +55,8 @@ void emit(const spb_run_opts *opts, spb_run_totals *totals, const spb_result *r,
 void note_reference(spb_case *c, const spb_run_opts *opts, const spb_result *r)
 {
     if (r->status != SPB_ROW_OK) return;
-    int p = strcmp(r->precision, spb_precision_str(SPB_FP32)) == 0 ? SPB_FP32 : SPB_FP64;
+    spb_precision p;
+    if (!spb_precision_parse(r->precision, &p)) return;
     if (strcmp(r->kernel, opts->op->baseline->name) == 0) c->baseline_seconds[p] = r->timing.median;
     const spb_kernel *kernel = operation_kernel(opts->op, r->kernel);
     if (kernel && kernel_is_vendor(kernel) &&

@@ -17,23 +17,27 @@
 #include "mpi/dist.h"
 #include "plugins/loader.h"
 
+/* A complex matrix's vectors are complex: (re, im) pairs, as its values. */
 typedef struct {
     spb_value *x, *y, *y_ref;
     spb_value *y_abs; /* |A||x| per row: the scale of each row's rounding bound */
     float *x32, *y32; /* fp32 rows: x rounded once, y before it is widened into y */
 } spmv_data;
 
-void spmv_random_vector(uint64_t seed, spb_index n, spb_value *x)
+/* Doubles (or floats) per entry of x and y: 2 for a complex matrix. */
+static size_t parts(const spb_case *c) { return csr_values_per_entry(c->A); }
+
+void spmv_random_vector(uint64_t seed, size_t n, spb_value *x)
 {
     spb_rng rng;
     spb_rng_seed(&rng, seed);
-    for (spb_index i = 0; i < n; i++) x[i] = spb_rng_value(&rng);
+    for (size_t i = 0; i < n; i++) x[i] = spb_rng_value(&rng);
 }
 
 static void reference(spb_case *c)
 {
     spmv_data *d = c->data;
-    for (spb_index j = 0; j < c->A->n; j++) d->x32[j] = (float)d->x[j];
+    for (size_t j = 0; j < (size_t)c->A->n * parts(c); j++) d->x32[j] = (float)d->x[j];
     csr_reference_spmv(c->A, d->x, d->y_ref, d->y_abs);
 }
 
@@ -59,7 +63,8 @@ static void spmv_case_free(spb_case *c)
 static spb_status spmv_check_memory(const spb_case *c, char *msg)
 {
     double m = c->A->m, n = c->A->n, nnz = c->A->nnz, gib = 1024.0 * 1024.0 * 1024.0;
-    double vectors = 12.0 * n + 28.0 * m, copies = 12.0 * nnz + 4.0 * (m + 1) + 8.0 * n + 8.0 * m;
+    double w = (double)parts(c), vectors = w * (12.0 * n + 20.0 * m) + 8.0 * m;
+    double copies = (8.0 * w + 4.0) * nnz + 4.0 * (m + 1) + 8.0 * w * (n + m);
     char detail[256], what[SPB_NAME_LEN + 32];
     snprintf(detail, sizeof detail,
              "%.0f x %.0f: x, y, their fp32 copies, the reference and |A||x| %.2f GiB, a kernel's "
@@ -75,19 +80,20 @@ static spb_status spmv_case_setup(spb_case *c, uint64_t seed, char *msg)
     spb_status st = spmv_check_memory(c, msg);
     if (st != SPB_OK) return st;
     spmv_data *d = c->data = spb_calloc(1, sizeof *d);
+    const size_t n = (size_t)c->A->n * parts(c), m = (size_t)c->A->m * parts(c);
     if (d) {
-        d->x = spb_malloc((size_t)c->A->n, sizeof *d->x);
-        d->y = spb_malloc((size_t)c->A->m, sizeof *d->y);
-        d->y_ref = spb_malloc((size_t)c->A->m, sizeof *d->y_ref);
+        d->x = spb_malloc(n, sizeof *d->x);
+        d->y = spb_malloc(m, sizeof *d->y);
+        d->y_ref = spb_malloc(m, sizeof *d->y_ref);
         d->y_abs = spb_malloc((size_t)c->A->m, sizeof *d->y_abs);
-        d->x32 = spb_malloc((size_t)c->A->n, sizeof *d->x32);
-        d->y32 = spb_malloc((size_t)c->A->m, sizeof *d->y32);
+        d->x32 = spb_malloc(n, sizeof *d->x32);
+        d->y32 = spb_malloc(m, sizeof *d->y32);
     }
     if (!d || !d->x || !d->y || !d->y_ref || !d->y_abs || !d->x32 || !d->y32) {
         spmv_case_free(c);
         return spb_fail(msg, SPB_ERR_NOMEM, "%s: out of memory for the vectors", c->name);
     }
-    spmv_random_vector(seed, c->A->n, d->x);
+    spmv_random_vector(seed, n, d->x); /* complex: the parts drawn alike */
     reference(c);
     c->products = c->nnz_c = NAN;
     return SPB_OK;
@@ -96,13 +102,17 @@ static spb_status spmv_case_setup(spb_case *c, uint64_t seed, char *msg)
 void spmv_case_set_x(spb_case *c, const spb_value *x)
 {
     spmv_data *d = c->data;
-    for (spb_index j = 0; j < c->A->n; j++) d->x[j] = x[j];
+    for (size_t j = 0; j < (size_t)c->A->n * parts(c); j++) d->x[j] = x[j];
     reference(c);
 }
 
 const spb_value *spmv_case_y(const spb_case *c) { return ((const spmv_data *)c->data)->y; }
 
-static double spmv_flops(const spb_case *c) { return 2.0 * c->A->nnz; }
+/* A complex multiply-add is 8 real flops (4 multiplications, 4 additions). */
+static double spmv_flops(const spb_case *c)
+{
+    return (c->A->complex_values ? 8.0 : 2.0) * c->A->nnz;
+}
 
 /* The format's byte model, from the kernel's prepare. */
 static double spmv_bytes(const spb_case *c, const spb_kernel_plan *plan, spb_precision precision)
@@ -116,13 +126,13 @@ static double spmv_bytes(const spb_case *c, const spb_kernel_plan *plan, spb_pre
 static const void *case_x(const spb_case *c, spb_precision precision)
 {
     const spmv_data *d = c->data;
-    return precision == SPB_FP32 ? (const void *)d->x32 : (const void *)d->x;
+    return spb_precision_single(precision) ? (const void *)d->x32 : (const void *)d->x;
 }
 
 static void *case_y(const spb_case *c, spb_precision precision)
 {
     spmv_data *d = c->data;
-    return precision == SPB_FP32 ? (void *)d->y32 : (void *)d->y;
+    return spb_precision_single(precision) ? (void *)d->y32 : (void *)d->y;
 }
 
 /* The kernel's y against the reference of A and x as given: an fp32 row
@@ -131,9 +141,9 @@ static void spmv_validate_output(const spb_case *c, spb_precision precision, dou
                                  spb_validation *v)
 {
     spmv_data *d = c->data;
-    int fp32 = precision == SPB_FP32;
+    int fp32 = spb_precision_single(precision);
     if (fp32) /* judged in fp64 against the same reference */
-        for (spb_index i = 0; i < c->A->m; i++) d->y[i] = d->y32[i];
+        for (size_t i = 0; i < (size_t)c->A->m * parts(c); i++) d->y[i] = d->y32[i];
     validate_vector(c->A, d->y, d->y_ref, d->y_abs, precision, fp32, tolerance, v);
 }
 
@@ -148,6 +158,7 @@ static int fp32_input_out_of_range(const spb_case *c, double tolerance, char *ms
 {
     const spmv_data *d = c->data;
     const spb_csr *A = c->A;
+    if (A->complex_values) return 0; /* not told apart in complex64: the row stays wrong */
     spb_value *made = spb_malloc((size_t)A->m, sizeof *made);
     if (!made) return 0;
     double smallest = INFINITY;
@@ -184,7 +195,7 @@ static spb_row_status spmv_product(const spb_kernel *kernel, void *state, spb_ca
                                    char *msg)
 {
     spmv_data *d = c->data;
-    for (spb_index i = 0; i < c->A->m; i++) {
+    for (size_t i = 0; i < (size_t)c->A->m * parts(c); i++) {
         d->y[i] = NAN;
         d->y32[i] = NAN;
     }
@@ -201,7 +212,14 @@ static spb_row_status spmv_product(const spb_kernel *kernel, void *state, spb_ca
     }
     if (!v->passed && precision == SPB_FP32 && fp32_input_out_of_range(c, tolerance, msg))
         return SPB_ROW_SKIPPED;
-    if (!v->passed) {
+    if (!v->passed && c->A->complex_values) {
+        size_t i = (size_t)v->failed_row;
+        spb_fail(msg, SPB_ERR_INVALID,
+                 "y[%d] is %.17g%+.17gi, expected %.17g%+.17gi within %.3g (its row's rounding "
+                 "bound)",
+                 (int)i, d->y[2 * i], d->y[2 * i + 1], d->y_ref[2 * i], d->y_ref[2 * i + 1],
+                 v->failed_bound);
+    } else if (!v->passed) {
         spb_index i = v->failed_row;
         spb_fail(msg, SPB_ERR_INVALID,
                  "y[%d] is %.17g, expected %.17g within %.3g (its row's rounding bound)", (int)i,

@@ -11,7 +11,7 @@ void spmv_case_set_x(spb_case *c, const spb_value *x);
 const spb_value *spmv_case_y(const spb_case *c);
 
 /* Fills x (size n) with seeded random values, never zero. */
-void spmv_random_vector(uint64_t seed, spb_index n, spb_value *x);
+void spmv_random_vector(uint64_t seed, size_t n, spb_value *x);
 
 /* Whether one of spbench's own SpMV kernels (host, device, distributed)
  * has this name; asked before the table is made, as plug-ins load. */

@@ -73,6 +73,14 @@ spb_status plan_build(spb_plan *plan, const spb_run_opts *opts, char *msg)
     return SPB_OK;
 }
 
+void plan_set_field(spb_plan *plan, int complex_values)
+{
+    plan->first_precision = spb_precision_in_field(plan->first_precision, complex_values);
+    for (int i = 0; i < plan->count; i++)
+        plan->rows[i].config.precision =
+            spb_precision_in_field(plan->rows[i].config.precision, complex_values);
+}
+
 void plan_free(spb_plan *plan)
 {
     spb_free(plan->rows);

@@ -24,6 +24,9 @@ typedef struct {
 /* The rows of opts's selection (kernel_chosen), in table order; per
  * kernel, precision by precision, then ranks, then threads ascending. */
 spb_status plan_build(spb_plan *plan, const spb_run_opts *opts, char *msg);
+/* The rows' precisions in the matrix's field, once it is loaded: a width
+ * asked for (fp64, fp32) is complex128 or complex64 on a complex matrix. */
+void plan_set_field(spb_plan *plan, int complex_values);
 void plan_free(spb_plan *plan);
 
 /* The setting of kernel's first row in `precision`, selected or not (the

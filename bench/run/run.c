@@ -75,8 +75,16 @@ static int prepare_kernel(const spb_kernel *kernel, spb_case *c, const spb_kerne
         r->status = SPB_ROW_SKIPPED;
         return 0;
     }
-    if (config->precision == SPB_FP32 && !kernel->fp32) {
-        spb_fail(row_msg, SPB_ERR_DECLINED, "this kernel has no fp32 version yet");
+    if (spb_precision_complex(config->precision) && !kernel->complex_values) {
+        spb_fail(row_msg, SPB_ERR_DECLINED,
+                 "the matrix is complex (its file's field) and this kernel computes in real "
+                 "numbers: declined, never cast");
+        r->status = SPB_ROW_SKIPPED;
+        return 0;
+    }
+    if (spb_precision_single(config->precision) && !kernel->fp32) {
+        spb_fail(row_msg, SPB_ERR_DECLINED, "this kernel has no %s version yet",
+                 spb_precision_str(config->precision));
         r->status = SPB_ROW_SKIPPED;
         return 0;
     }
@@ -278,11 +286,17 @@ spb_status run_single_product(const spb_operation *op, const spb_kernel *kernel,
 {
     if (kernel->supports && !kernel->supports(kernel, c->A, msg))
         return spb_fail(msg, SPB_ERR_DECLINED, "kernel %s cannot run here", kernel->name);
+    spb_kernel_config in_field = *config; /* the matrix's field, as a run's rows take it */
+    in_field.precision = spb_precision_in_field(config->precision, c->A->complex_values);
+    if (!kernel_runs_in(kernel, in_field.precision))
+        return spb_fail(msg, SPB_ERR_DECLINED, "kernel %s has no %s version%s", kernel->name,
+                        spb_precision_str(in_field.precision),
+                        c->A->complex_values ? " (the matrix is complex: its file's field)" : "");
     spb_kernel_plan plan = {0};
-    spb_status st = kernel->prepare(kernel, &c->formats, config, &plan, msg);
+    spb_status st = kernel->prepare(kernel, &c->formats, &in_field, &plan, msg);
     if (st != SPB_OK) return st;
     spb_row_status status =
-        op->product(kernel, plan.state, c, config->precision, tolerance, v, msg);
+        op->product(kernel, plan.state, c, in_field.precision, tolerance, v, msg);
     kernel->release(plan.state);
     if (status == SPB_ROW_ERROR) {
         char why[SPB_MSG_LEN];
@@ -779,6 +793,7 @@ spb_status run_matrix(const char *source, const char *name, const spb_run_opts *
     if (st == SPB_OK) st = source_load_cached(source, opts->cache_dir, &A, &cache, row_msg);
     if (st == SPB_OK && cache.outcome == SPB_CACHE_NOT_STORED)
         fprintf(stderr, "spbench: warning: cache: %s\n", cache.text);
+    if (st == SPB_OK) plan_set_field(&plan, A.complex_values); /* the file says, not the request */
     format_set_init(&c.formats, &A);
     if (st == SPB_OK) st = opts->op->case_setup(&c, opts->seed, row_msg);
     phase_add(opts->out.phases, SPB_PHASE_LOAD, timing_now() - loading);

@@ -29,10 +29,10 @@ static void norm_add(norm_sum *n, double v)
 
 static double norm_value(const norm_sum *n) { return n->scale * sqrt(n->ssq); }
 
-double vector_norm2(spb_index len, const spb_value *v)
+double vector_norm2(size_t len, const spb_value *v)
 {
     norm_sum n = {0, 0};
-    for (spb_index i = 0; i < len; i++) norm_add(&n, v[i]);
+    for (size_t i = 0; i < len; i++) norm_add(&n, v[i]);
     return norm_value(&n);
 }
 
@@ -49,7 +49,7 @@ double rounding_bound(double terms, double abs_sum, spb_precision precision, int
 
 double flush_slack(double terms, spb_precision precision)
 {
-    return (terms + 1) * (precision == SPB_FP32 ? FLT_MIN : DBL_MIN);
+    return (terms + 1) * (spb_precision_single(precision) ? FLT_MIN : DBL_MIN);
 }
 
 /* err over ref, 0 when both are 0. */
@@ -65,22 +65,38 @@ void validate_vector(const spb_csr *A, const spb_value *y, const spb_value *y_re
     norm_sum err = {0, 0}, abs = {0, 0};
     double max_abs = 0.0;
     int finite = 1;
+    const int complex_values = A->complex_values;
     out->failed_row = -1;
     out->failed_bound = NAN;
     for (spb_index i = 0; i < A->m; i++) {
-        double d = y[i] - y_ref[i];
+        double d, terms = A->row_ptr[i + 1] - A->row_ptr[i], widen = 1.0;
+        if (complex_values) {
+            /* each part sums 2 x terms real products, each no larger than
+             * |a||x|; the modulus of the two parts' errors sqrt(2) times
+             * either's bound */
+            const double dr = y[2 * (size_t)i] - y_ref[2 * (size_t)i];
+            const double di = y[2 * (size_t)i + 1] - y_ref[2 * (size_t)i + 1];
+            norm_add(&err, dr);
+            norm_add(&err, di);
+            d = hypot(dr, di);
+            if (!isfinite(dr) || !isfinite(di)) d = NAN;
+            terms *= 2;
+            widen = sqrt(2.0);
+        } else {
+            d = y[i] - y_ref[i];
+            norm_add(&err, d);
+        }
         if (!isfinite(d)) finite = 0;
-        norm_add(&err, d);
         norm_add(&abs, y_abs[i]);
         if (fabs(d) > max_abs) max_abs = fabs(d);
-        double bound = tolerance * rounding_bound(A->row_ptr[i + 1] - A->row_ptr[i], y_abs[i],
-                                                  precision, inputs_rounded);
+        double bound =
+            tolerance * widen * rounding_bound(terms, y_abs[i], precision, inputs_rounded);
         if (!(fabs(d) <= bound) && out->failed_row < 0) {
             out->failed_row = i;
             out->failed_bound = bound;
         }
     }
-    double ref_norm = vector_norm2(A->m, y_ref);
+    double ref_norm = vector_norm2((size_t)A->m * (complex_values ? 2 : 1), y_ref);
     out->reference_overflow = !isfinite(ref_norm) || !isfinite(norm_value(&abs));
     out->abs_l2 = finite ? norm_value(&err) : NAN;
     out->max_abs = finite ? max_abs : NAN;

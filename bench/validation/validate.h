@@ -39,13 +39,16 @@ double flush_slack(double terms, spb_precision precision);
 /* y = A*x of a kernel of `precision` against y_ref: row i passes when
  * |y_i - y_ref_i| <= tolerance * rounding_bound(row i's entries, y_abs_i,
  * ...), y_abs being |A||x| (judged per row, against the row's own length and
- * |A||x|, not a norm that a long row's error hides in). */
+ * |A||x|, not a norm that a long row's error hides in). A complex matrix's y
+ * and y_ref are (re, im) pairs: |.| the modulus, and the bound that of 2 x
+ * the row's entries real products per part, times sqrt(2) for the two
+ * parts (Higham 3.6). */
 void validate_vector(const spb_csr *A, const spb_value *y, const spb_value *y_ref,
                      const spb_value *y_abs, spb_precision precision, int inputs_rounded,
                      double tolerance, spb_validation *out);
 
 /* ||v||_2, without overflow for entries near the largest double. */
-double vector_norm2(spb_index len, const spb_value *v);
+double vector_norm2(size_t len, const spb_value *v);
 
 /* A sparse result C = A*B against its reference: the pattern must be the
  * same exactly (sizes, row pointers, columns), and each value c_ij within
