@@ -10,8 +10,8 @@ def compare_label(p):
         label += " t%s" % p["threads"]
     if str(p.get("ranks", "1")) not in ("1", ""):
         label += " r%s" % p["ranks"]
-    if str(p.get("precision", "")) == "fp32":
-        label += " fp32"
+    if str(p.get("precision", "")) not in ("", "fp64"):
+        label += " " + str(p["precision"])
     return label + (" *" if p.get("noisy") else "")
 
 def chart_compare(pairs, workdir):

@@ -93,28 +93,35 @@ def test_thread_lists():
 
 
 def product(m, entries, x):
+    """y = A*x, each row (each part of a complex one) summed exactly."""
     rows = [[] for _ in range(m)]
     for (i, j), v in entries.items():
         rows[i].append(v * x[j])
+    if any(isinstance(v, complex) for v in entries.values()):
+        return [complex(math.fsum(p.real for p in r), math.fsum(p.imag for p in r)) for r in rows]
     return [math.fsum(r) for r in rows]
 
 
 def write_vector(path, x):
+    field = "complex" if x and isinstance(x[0], complex) else "real"
     with open(path, "w") as f:
-        f.write("%%%%MatrixMarket matrix array real general\n%d 1\n" % len(x))
+        f.write("%%%%MatrixMarket matrix array %s general\n%d 1\n" % (field, len(x)))
         for v in x:
-            f.write(repr(v) + "\n")
+            f.write("%r %r\n" % (v.real, v.imag) if field == "complex" else repr(v) + "\n")
 
 
 def read_vector(path):
     with open(path) as f:
-        lines = [ln for ln in f if ln.strip() and not ln.startswith("%")]
-    return [float(v) for v in lines[1:]]
+        banner = f.readline()
+        lines = [ln.split() for ln in f if ln.strip() and not ln.startswith("%")]
+    if "complex" in banner:
+        return [complex(float(t[0]), float(t[1])) for t in lines[1:]]
+    return [float(t[0]) for t in lines[1:]]
 
 
 def rel_l2(y, ref):
-    num = math.sqrt(math.fsum((a - b) ** 2 for a, b in zip(y, ref)))
-    den = math.sqrt(math.fsum(b * b for b in ref))
+    num = math.sqrt(math.fsum(abs(a - b) ** 2 for a, b in zip(y, ref)))
+    den = math.sqrt(math.fsum(abs(b) ** 2 for b in ref))
     return num / den if den else num
 
 
@@ -250,6 +257,140 @@ def test_spmv_independent(tmp):
                 err = rel_l2(y, ref)
                 check(err <= 1e-12, "%s/%s: rel L2 %.3e against the independent product"
                       % (name, kernel, err))
+
+
+def complex_files(tmp):
+    """Complex matrices of every symmetry, coordinate and array, some with
+    duplicates (summed) and explicit zeros, and the shared set's complex ones."""
+    rng = random.Random(2026)
+    n = 60
+    pick = [(rng.randrange(n), rng.randrange(n)) for _ in range(500)]
+
+    def value():
+        return complex(rng.uniform(-1, 1), rng.uniform(-1, 1))
+
+    files = []
+    for symmetry in ("general", "symmetric", "hermitian", "skew-symmetric"):
+        lines = []
+        for i, j in pick:
+            if symmetry != "general" and i < j:
+                i, j = j, i
+            if symmetry == "skew-symmetric" and i == j:
+                continue
+            v = value()
+            if symmetry == "hermitian" and i == j:
+                v = complex(v.real, 0.0)
+            lines.append("%d %d %r %r\n" % (i + 1, j + 1, v.real, v.imag))
+        lines.append(lines[0])  # a duplicate, summed
+        path = os.path.join(tmp, "c_%s.mtx" % symmetry)
+        with open(path, "w") as f:
+            f.write("%%%%MatrixMarket matrix coordinate complex %s\n%d %d %d\n" %
+                    (symmetry, n, n, len(lines)))
+            f.writelines(lines)
+        files.append(path)
+    path = os.path.join(tmp, "c_array_hermitian.mtx")
+    with open(path, "w") as f:
+        f.write("%%MatrixMarket matrix array complex hermitian\n20 20\n")
+        for j in range(20):
+            for i in range(j, 20):
+                v = value() if rng.random() < 0.4 else 0j
+                f.write("%r %r\n" % (v.real, 0.0 if i == j else v.imag))
+    files.append(path)
+    for name in ("qc324", "young1c"):
+        if os.path.exists(os.path.join(SHARED, name + ".mtx.gz")):
+            files.append(os.path.join(SHARED, name + ".mtx.gz"))
+    return files
+
+
+def test_spmv_independent_complex(tmp):
+    """Complex matrices: y = A*x of every kernel that takes them against
+    Python's complex arithmetic (the file read by the test's own reader:
+    hermitian mirrors conjugated, skew ones negated); every other kernel
+    declines the matrix, saying it is complex, never casting it; a real x
+    for a complex matrix is refused."""
+    rng = random.Random(77)
+    complex_kernels = {"csr.serial", "csr.omp.nnz", "csr.omp.guided", "csr.omp.static",
+                       "csr.omp.dynamic"}
+    for path in complex_files(tmp):
+        m, n, entries = read_mtx(path)
+        x = [complex(rng.uniform(-1, 1), rng.uniform(-1, 1)) for _ in range(n)]
+        name = os.path.basename(path)
+        x_path = os.path.join(tmp, name + ".x.mtx")
+        write_vector(x_path, x)
+        ref = product(m, entries, x)
+        for kernel in runnable_kernels():
+            y_path = os.path.join(tmp, "%s.%s.y.mtx" % (name, kernel))
+            r = spbench("spmv", path, "--kernel", kernel, "--x", x_path, "--threads", "2",
+                        "-o", y_path)
+            if kernel not in complex_kernels:
+                check(r.returncode != 0 and "complex" in r.stderr and not os.path.exists(y_path),
+                      "spmv %s %s declines a complex matrix: %s" % (name, kernel, r.stderr))
+                continue
+            check(r.returncode == 0, "spmv %s %s: %s" % (name, kernel, r.stderr))
+            if r.returncode == 0:
+                y = read_vector(y_path)
+                check(len(y) == m and all(isinstance(v, complex) for v in y),
+                      "%s/%s: y is %d complex entries" % (name, kernel, len(y)))
+                err = rel_l2(y, ref)
+                check(err <= 1e-12, "%s/%s: rel L2 %.3e against Python's complex product"
+                      % (name, kernel, err))
+    real_x = os.path.join(tmp, "real.x.mtx")
+    write_vector(real_x, [1.0] * 60)
+    r = spbench("spmv", os.path.join(tmp, "c_general.mtx"), "--kernel", "csr.serial", "--x",
+                real_x, "-o", os.path.join(tmp, "refused.mtx"))
+    check(r.returncode == 2 and "x is real, the matrix complex" in r.stderr,
+          "a real x for a complex matrix is refused: %s" % r.stderr)
+
+
+def test_complex_rows(tmp):
+    """A study over complex matrices: the rows are complex128 and complex64
+    (the field from the file, the width from --precision), validated, their
+    GFLOPS counted as 8 flops a complex multiply-add; the real rows are
+    skipped saying why; the console names the precision."""
+    files = complex_files(tmp)[:2] + complex_files(tmp)[5:]
+    out = os.path.join(tmp, "complex.csv")
+    r = spbench("run", *FAST, "--precision", "both", "--threads", "1,2", "--csv", out, *files)
+    check(r.returncode == 0, "a complex study exits 0: %s" % r.stderr[-400:])
+    rows = read_rows(out)
+    ok = [row for row in rows if row["status"] == "ok"]
+    check({row["precision"] for row in ok} == {"complex128", "complex64"},
+          "ok rows in complex128 and complex64: %s" % sorted({row["precision"] for row in ok}))
+    check({row["kernel"] for row in ok} == {"csr.serial", "csr.omp.nnz", "csr.omp.guided",
+                                             "csr.omp.static", "csr.omp.dynamic"},
+          "the complex kernels' rows ok: %s" % sorted({row["kernel"] for row in ok}))
+    check(not [row for row in rows if row["status"] in ("wrong", "error")],
+          "no wrong or error row: %s" % [(row["matrix"], row["kernel"], row["message"])
+                                         for row in rows if row["status"] in ("wrong", "error")])
+    skipped = [row for row in rows if row["status"] == "skipped"]
+    check(skipped and all("complex" in row["message"] for row in skipped
+                          if row["kernel"].startswith(("hll.", "auto.", "csr.omp.pattern"))),
+          "real kernels skipped, saying the matrix is complex")
+    for row in ok:
+        flops = 8.0 * int(row["nnz"]) / (float(row["time_ms_median"]) * 1e-3) / 1e9
+        check(abs(float(row["gflops"]) - flops) <= 2e-3 * flops + 1e-3,
+              "%s/%s: GFLOPS %s is 8 nnz / time (%.4g)" % (row["matrix"], row["kernel"],
+                                                           row["gflops"], flops))
+        bound = 1e-13 if row["precision"] == "complex128" else 1e-5
+        check(float(row["rel_l2_err"]) < bound, "%s/%s/%s: rel_l2_err %s" %
+              (row["matrix"], row["kernel"], row["precision"], row["rel_l2_err"]))
+    check("csr.serial/complex64" in r.stdout and "csr.serial/complex128" in r.stdout,
+          "the console names the complex precisions")
+    # --precision complex64 names the single width: complex64 rows on a
+    # complex matrix, fp32 on a real one
+    mixed = os.path.join(tmp, "mixed.csv")
+    r = spbench("run", *FAST, "--precision", "complex64", "--kernels", "csr.serial", "--csv",
+                mixed, files[0], os.path.join(BUNDLED, "cage4.mtx.gz"))
+    got = sorted((row["matrix"], row["precision"], row["status"]) for row in read_rows(mixed))
+    check(r.returncode == 0 and got == [("c_general", "complex64", "ok"),
+                                        ("cage4", "fp32", "ok")],
+          "--precision complex64: %s %s" % (got, r.stderr[-300:]))
+    spgemm = os.path.join(tmp, "spgemm.csv")
+    r = spbench("run", *FAST, "--op", "spgemm", "--kernels", "spgemm.gustavson", "--csv", spgemm,
+                files[0])
+    rows = read_rows(spgemm)
+    check(r.returncode == 1 and len(rows) == 1 and rows[0]["status"] == "error" and
+          "complex SpGEMM is not built yet" in rows[0]["message"],
+          "SpGEMM refuses a complex matrix with the reason: %s" % [x["message"] for x in rows])
 
 
 def test_gen_and_info(tmp):
@@ -906,7 +1047,8 @@ def main():
         print("no matrices found at %s or %s" % (SHARED, BUNDLED))
         sys.exit(77)
     run_tests([test_list, test_kernel_reference, test_thread_lists, test_run_batch,
-               test_spmv_independent, test_gen_and_info, test_messages, test_usage_errors,
+               test_spmv_independent, test_spmv_independent_complex, test_complex_rows,
+               test_gen_and_info, test_messages, test_usage_errors,
                test_precision, test_help_and_labels, test_time_cap, test_kernel_typo,
                test_dry_run, test_kernel_means, test_max_noise, test_energy_columns, test_break_even,
                test_long_names, test_globs_leave_out_what_cannot_run, test_matrix_time_bound],

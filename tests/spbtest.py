@@ -148,7 +148,9 @@ def finish():
 
 
 def read_mtx(path):
-    """Returns (m, n, {(i, j): value}) with symmetry expanded, duplicates summed."""
+    """Returns (m, n, {(i, j): value}) with symmetry expanded, duplicates
+    summed; a complex file's values are Python complex numbers (a hermitian
+    mirror conjugated)."""
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rt") as f:
         banner = f.readline().lower().split()
@@ -163,26 +165,34 @@ def read_mtx(path):
         def add(i, j, v):
             entries[(i, j)] = entries.get((i, j), 0.0) + v
 
+        def mirror(v):
+            if symmetry == "skew-symmetric":
+                return -v
+            return v.conjugate() if symmetry == "hermitian" else v
+
+        def value(t):
+            return complex(float(t[0]), float(t[1])) if field == "complex" else float(t[0])
+
         tokens = [ln.split() for ln in f if ln.strip() and not ln.lstrip().startswith("%")]
     if fmt == "array":
-        values = [float(t[0]) for t in tokens]
+        values = [value(t) for t in tokens]
         k = 0
         for j in range(n):
-            first = 0 if symmetry == "general" else j if symmetry == "symmetric" else j + 1
+            first = 0 if symmetry == "general" else j + 1 if symmetry == "skew-symmetric" else j
             for i in range(first, m):
                 v = values[k]
                 k += 1
                 if v != 0:
                     add(i, j, v)
                     if symmetry != "general" and i != j:
-                        add(j, i, -v if symmetry == "skew-symmetric" else v)
+                        add(j, i, mirror(v))
         return m, n, entries
     for t in tokens:
         i, j = int(t[0]) - 1, int(t[1]) - 1
-        v = 1.0 if field == "pattern" else float(t[2])
+        v = 1.0 if field == "pattern" else value(t[2:])
         add(i, j, v)
         if symmetry != "general" and i != j:
-            add(j, i, -v if symmetry == "skew-symmetric" else v)
+            add(j, i, mirror(v))
     return m, n, entries
 
 

@@ -143,6 +143,11 @@ static spb_status spgemm_case_setup(spb_case *c, uint64_t seed, char *msg)
     if (!d) return spb_fail(msg, SPB_ERR_NOMEM, "%s: out of memory", c->name);
     spb_status st = load_operand(c, d, seed, msg);
     const spb_csr *B = d->b_is_a ? c->A : &d->B;
+    if (st == SPB_OK && (c->A->complex_values || B->complex_values))
+        st = spb_fail(msg, SPB_ERR_UNSUPPORTED,
+                      "%s: %s complex (its file's field): the SpGEMM rows compute in real numbers "
+                      "and complex SpGEMM is not built yet; its SpMV rows take it",
+                      c->name, c->A->complex_values ? "A is" : "B is");
     if (st == SPB_OK && c->A->n != B->m)
         st = spb_fail(msg, SPB_ERR_INVALID,
                       "%s: A is %d x %d and B is %d x %d: A's columns must equal B's rows", c->name,
