@@ -1,5 +1,6 @@
-/* cmd_list.c — spbench --list: every operation's kernel table, with where
- * a kernel cannot run here and the library a plug-in kernel came from. */
+/* cmd_list.c — spbench --list: every operation's kernel table, with which
+ * rows also take complex matrices, where a kernel cannot run here and the
+ * library a plug-in kernel came from. */
 #include <stdio.h>
 #include <string.h>
 
@@ -25,8 +26,9 @@ int cmd_list(int argc, char **argv)
             char why[SPB_MSG_LEN] = "";
             int available = !kernel->supports || kernel->supports(kernel, NULL, why);
             const char *library = plugin_library_of(kernel);
-            printf("%-*s %-6s %-11s %-7s %s%s%s%s%s%s%s\n", width, kernel->name, op->name,
+            printf("%-*s %-6s %-11s %-7s %s%s%s%s%s%s%s%s\n", width, kernel->name, op->name,
                    kernel->format, backend_name(kernel->backend), kernel->description,
+                   kernel->complex_values ? " [complex too]" : "",
                    available ? "" : " [unavailable: ", available ? "" : why, available ? "" : "]",
                    library ? " [plug-in: " : "", library ? library : "", library ? "]" : "");
         }
