@@ -25,17 +25,6 @@ int run_stop_requested(void)
     return stop_signal;
 }
 
-/* The timed host calls: `calls` products through the operation, on the
- * inputs of the row's precision (rows of both precisions take turns). */
-typedef struct {
-    const spb_operation *op;
-    const spb_kernel *kernel;
-    void *state;
-    spb_case *c;
-    spb_precision precision;
-    char *msg;
-} host_calls;
-
 static double time_host_calls(void *ctx, int calls)
 {
     host_calls *h = ctx;
@@ -234,52 +223,6 @@ static double bound_for(const spb_kernel *kernel, const spb_run_opts *opts, int 
     return gpu ? roofline_gpu(roof) : roofline_cpu(roof, threads);
 }
 
-/* The staged and peer rows' three legs, at the front of the message (which
- * the blocks' kernels may fill): which one limits the exchange, each at the
- * most bytes a rank sends. */
-static void say_legs(const spb_dist_stats *d, char *msg)
-{
-    const double legs[3] = {d->to_host_s, d->mpi_s, d->to_device_s};
-    const char *const *names = d->leg_names;
-    char said[SPB_MSG_LEN];
-    size_t used = 0;
-    int n = snprintf(said, sizeof said, "legs per product (the slowest rank's):");
-    for (int k = 0; k < 3 && n > 0 && (used += (size_t)n) < sizeof said; k++) {
-        n = snprintf(said + used, sizeof said - used, "%s %s %.3g ms", k ? "," : "", names[k],
-                     legs[k] * 1e3);
-        if (d->leg_moves[k] && n > 0 && (used += (size_t)n) < sizeof said)
-            n = snprintf(said + used, sizeof said - used, " (%.3g GB/s)",
-                         legs[k] > 0 ? d->bytes_max / legs[k] / 1e9 : 0.0);
-    }
-    char both[2 * SPB_MSG_LEN + 2];
-    snprintf(both, sizeof both, "%s%s%s", said, msg[0] ? "; " : "", msg);
-    size_t keep = strlen(both) < SPB_MSG_LEN ? strlen(both) : SPB_MSG_LEN - 1;
-    memcpy(msg, both, keep);
-    msg[keep] = '\0';
-}
-
-/* A distributed row's exchange figures, and the medians over its samples
- * of compute, exposed communication and (GPU rows) the exchange, whose
- * bandwidth is the most bytes a rank sends over it; the staged row's legs
- * also into its message. */
-static void distributed_figures(const void *state, spb_result *r, char *msg)
-{
-    double *series[DIST_SERIES];
-    int samples = dist_kernel_stats(state, &r->dist, series);
-    if (samples <= 0) return;
-    r->dist.compute_s = timing_median(series[DIST_COMPUTE], samples);
-    r->dist.comm_s = timing_median(series[DIST_COMM], samples);
-    if (!series[DIST_EXCHANGE]) return;
-    r->dist.exchange_s = timing_median(series[DIST_EXCHANGE], samples);
-    if (r->dist.exchange_s > 0 && r->dist.bytes_max > 0)
-        r->dist.exchange_gbs = r->dist.bytes_max / r->dist.exchange_s / 1e9;
-    if (!series[DIST_TO_HOST] || !r->dist.leg_names[0]) return;
-    r->dist.to_host_s = timing_median(series[DIST_TO_HOST], samples);
-    r->dist.mpi_s = timing_median(series[DIST_MPI], samples);
-    r->dist.to_device_s = timing_median(series[DIST_TO_DEVICE], samples);
-    say_legs(&r->dist, msg);
-}
-
 spb_status run_single_product(const spb_operation *op, const spb_kernel *kernel, spb_case *c,
                               const spb_kernel_config *config, double tolerance, spb_validation *v,
                               char *msg)
@@ -360,29 +303,6 @@ static void keep_in_flight(const spb_run_opts *opts, const spb_result *r)
     fclose(f);
 }
 
-/* A row of the matrix in hand. Rows are prepared and validated one by one
- * and held; then the held rows are timed together, in turns (timing.h), and
- * every row is written in table order. */
-typedef struct {
-    const spb_kernel *kernel;
-    spb_kernel_config config;
-    int place, of;              /* its place in the matrix's plan, for the progress line */
-    const spb_done_row *stored; /* --resume: replayed, not measured */
-    spb_result r;
-    char msg[SPB_MSG_LEN];
-    void *state;     /* prepared, validated once, waiting to be timed (NULL: none) */
-    int dropped;     /* its timing stopped by a signal: not written (--resume redoes it) */
-    int again;       /* out of device memory beside the rows it took turns with: redone alone */
-    host_calls call; /* its timed calls, when it has no time_calls of its own */
-    double bytes, bound;
-} held_row;
-
-typedef struct {
-    held_row *rows; /* room for every row of the matrix: r.message points into it */
-    int count;
-    int waiting; /* rows holding a state */
-} held_rows;
-
 /* Whether the kernel is timed alone, never in turns with other rows (the
  * row says why: core/kernel.h). */
 static int timed_alone(const spb_kernel *kernel) { return kernel->timed_alone; }
@@ -454,76 +374,6 @@ static int row_contest(const spb_run_opts *opts, const held_row *h)
 {
     if (h->kernel == opts->op->baseline || kernel_is_vendor(h->kernel)) return 0;
     return 1 + (int)h->config.precision;
-}
-
-static int on_one_machine(const spb_kernel *kernel)
-{
-    return kernel->backend == SPB_BACKEND_CUDA || kernel->backend == SPB_BACKEND_SERIAL ||
-           kernel->backend == SPB_BACKEND_OPENMP;
-}
-
-int energy_rivals(const spb_kernel *a, const spb_kernel_config *ca, const spb_kernel *b,
-                  const spb_kernel_config *cb)
-{
-    const int gpu = a->backend == SPB_BACKEND_CUDA;
-    return (b->backend == SPB_BACKEND_CUDA) == gpu && (gpu || ca->threads == cb->threads) &&
-           ca->precision == cb->precision && kernel_is_vendor(a) == kernel_is_vendor(b);
-}
-
-/* Whether the k-th timed row of a group gets an energy pass: with
- * --energy-rows all every row does; else, of each precision, the fastest
- * spbench row and the fastest vendor row (what a study's energy is
- * compared between), so a study pays for few windows, each long enough
- * for the counter's steps. */
-static int energy_row(const spb_run_opts *opts, const held_rows *held, const int *slot,
-                      const spb_timed_row *timed, int n, int k)
-{
-    const held_row *h = &held->rows[slot[k]];
-    if (opts->energy_all_rows) return 1;
-    if (timed[k].status != SPB_OK || !on_one_machine(h->kernel)) return 0;
-    for (int j = 0; j < n; j++) {
-        const held_row *o = &held->rows[slot[j]];
-        if (j == k || timed[j].status != SPB_OK || !on_one_machine(o->kernel) ||
-            !energy_rivals(h->kernel, &h->config, o->kernel, &o->config))
-            continue;
-        double mine = timed[k].timing.median, theirs = timed[j].timing.median;
-        if (theirs < mine || (theirs == mine && j < k)) return 0;
-    }
-    return 1;
-}
-
-/* After a row's timing: whether the GPU throttled while its group was
- * timed, and its energy pass when it gets one (a failure of its products
- * is the row's). */
-static spb_status measure_energy(const spb_run_opts *opts, held_row *h, const spb_timed_row *t,
-                                 const spb_throttle_mark *before, const spb_throttle_mark *after,
-                                 spb_energy_edge *edge, int pass)
-{
-    int gpu = h->kernel->backend == SPB_BACKEND_CUDA;
-    if (t->status != SPB_OK || !on_one_machine(h->kernel))
-        return t->status; /* distributed rows: not measured */
-    if (gpu) energy_throttled_between(opts->energy, before, after, &h->r.energy);
-    if (!pass || opts->energy_window_s <= 0 || run_stop_requested()) return SPB_OK;
-    char why[SPB_MSG_LEN] = "";
-    double start = timing_now();
-    const spb_energy_window window = {opts->energy_window_s, SPB_ENERGY_PERIODS};
-    spb_status st = energy_measure(opts->energy, gpu, t->time_calls, t->ctx, h->r.timing.median,
-                                   window, edge, &h->r.energy, why);
-    phase_add(opts->out.phases, SPB_PHASE_ENERGY, timing_now() - start);
-    if (st == SPB_OK)
-        phase_energy_window(opts->out.phases, h->r.energy.window_s, h->r.energy.periods,
-                            h->r.energy.chained, h->r.energy.late_wakes);
-    if (st == SPB_ERR_DEVICE) {
-        snprintf(h->msg, SPB_MSG_LEN, "%s", why);
-        return st;
-    }
-    if (st != SPB_OK && why[0]) { /* a counter unread: columns empty, the reason in the message */
-        h->r.energy.joules_per_product = h->r.energy.watts = h->r.energy.err = NAN;
-        size_t used = strlen(h->msg);
-        snprintf(h->msg + used, SPB_MSG_LEN - used, "%senergy not measured: %s", used ? "; " : "",
-                 why);
-    }
-    return SPB_OK;
 }
 
 /* Times the waiting rows of h's turn group in turns (timed[] and slot[]:
