@@ -8,7 +8,7 @@
 spb_status spgemm_values_of(spb_format_set *F, spb_precision precision, spgemm_values *v, char *msg)
 {
     v->a32 = v->b32 = NULL;
-    if (precision != SPB_FP32) return SPB_OK;
+    if (!spb_precision_single(precision)) return SPB_OK;
     spb_status st = format_set_csr_values32(F, &v->a32, msg);
     return st == SPB_OK ? format_set_b_values32(F, &v->b32, msg) : st;
 }
@@ -139,6 +139,7 @@ const spb_spgemm_kernel cpu_spgemm_kernels[] = {
                 .prepare = operands_prepare,
                 .release = operands_release,
                 .fp32 = 1,
+                .complex_values = 1,
                 .host_bytes = gustavson_bytes},
      .spgemm = gustavson_run},
     {.kernel = {.name = "spgemm.hash",
@@ -161,6 +162,7 @@ const spb_spgemm_kernel cpu_spgemm_kernels[] = {
                 .prepare = omp_prepare,
                 .release = omp_release,
                 .fp32 = 1,
+                .complex_values = 1,
                 .host_bytes = omp_bytes},
      .spgemm = omp_run},
     {.kernel = {.name = "graphblas.mxm",

@@ -86,12 +86,13 @@ static spb_status alloc_workspaces(spgemm_omp_plan *p, char *msg)
         workspace *w = &p->ws[t];
         if (p->dense) {
             w->marker = spb_malloc((size_t)p->B->n, sizeof *w->marker);
-            w->acc = spb_malloc((size_t)p->B->n, sizeof *w->acc);
+            /* complex: (re, im) pairs */
+            w->acc = spb_malloc((size_t)p->B->n * csr_values_per_entry(p->A), sizeof *w->acc);
             if (!w->marker || !w->acc) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
             for (spb_index j = 0; j < p->B->n; j++) w->marker[j] = -1;
         }
         w->keys = spb_malloc((size_t)p->hash_size, sizeof *w->keys);
-        w->vals = spb_malloc((size_t)p->hash_size, sizeof *w->vals);
+        w->vals = spb_malloc((size_t)p->hash_size * csr_values_per_entry(p->A), sizeof *w->vals);
         if (!w->keys || !w->vals) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
         for (uint64_t s = 0; s < p->hash_size; s++) w->keys[s] = -1;
     }
@@ -177,17 +178,33 @@ static spb_index row_count(const spgemm_omp_plan *p, workspace *w, spb_index i)
     return count;
 }
 
-/* Numeric, dense accumulator, in the plan's precision. */
+/* Row i into the dense accumulator, in the plan's precision: its length. */
+static spb_index dense_row(const spgemm_omp_plan *p, workspace *w, spb_index i, int64_t mark,
+                           spb_index *cols)
+{
+    const spb_csr *A = p->A, *B = p->B;
+    const float *a32 = p->values.a32, *b32 = p->values.b32;
+    if (A->complex_values && a32)
+        return spgemm_dense_row_c64(A, spgemm_values_c64(a32), B, spgemm_values_c64(b32), i, mark,
+                                    w->marker, (spgemm_c64 *)(void *)w->acc, cols, NULL);
+    if (A->complex_values)
+        return spgemm_dense_row_c128(A, spgemm_values_c128(A->val), B, spgemm_values_c128(B->val),
+                                     i, mark, w->marker, (spgemm_c128 *)(void *)w->acc, cols, NULL);
+    if (a32)
+        return spgemm_dense_row32(A, a32, B, b32, i, mark, w->marker, (float *)(void *)w->acc, cols,
+                                  NULL);
+    return spgemm_dense_row64(A, A->val, B, B->val, i, mark, w->marker, w->acc, cols, NULL);
+}
+
+/* Numeric, dense accumulator, in the plan's precision (vals: C's row, of
+ * doubles or complex doubles). */
 static spb_index row_fill_dense(const spgemm_omp_plan *p, workspace *w, spb_index i,
                                 int64_t products, spb_index *cols, double *vals)
 {
     const spb_csr *A = p->A, *B = p->B;
     const float *a32 = p->values.a32;
     int64_t mark = stamp(p, i, 1);
-    float *acc32 = (float *)w->acc;
-    spb_index len =
-        a32 ? spgemm_dense_row32(A, a32, B, p->values.b32, i, mark, w->marker, acc32, cols, NULL)
-            : spgemm_dense_row64(A, A->val, B, B->val, i, mark, w->marker, w->acc, cols, NULL);
+    spb_index len = dense_row(p, w, i, mark, cols);
     if ((int64_t)B->n <= SCAN_RATIO * products) { /* in column order by one scan */
         len = 0;
         for (spb_index j = 0; j < B->n; j++)
@@ -195,8 +212,14 @@ static spb_index row_fill_dense(const spgemm_omp_plan *p, workspace *w, spb_inde
     } else {
         sort_columns(cols, len);
     }
-    if (a32)
-        spgemm_gather32(acc32, cols, len, vals);
+    if (A->complex_values && a32)
+        spgemm_gather_c64((const spgemm_c64 *)(const void *)w->acc, cols, len,
+                          (spgemm_c128 *)(void *)vals);
+    else if (A->complex_values)
+        spgemm_gather_c128((const spgemm_c128 *)(const void *)w->acc, cols, len,
+                           (spgemm_c128 *)(void *)vals);
+    else if (a32)
+        spgemm_gather32((const float *)(const void *)w->acc, cols, len, vals);
     else
         spgemm_gather64(w->acc, cols, len, vals);
     return len;
@@ -207,16 +230,30 @@ static spb_index row_fill_hash(const spgemm_omp_plan *p, workspace *w, spb_index
                                int64_t products, spb_index *cols, double *vals)
 {
     const spb_csr *A = p->A, *B = p->B;
-    const float *a32 = p->values.a32;
+    const float *a32 = p->values.a32, *b32 = p->values.b32;
     uint64_t mask = hash_mask(products);
-    float *vals32 = (float *)w->vals;
-    spb_index len =
-        a32 ? spgemm_hash_row32(A, a32, B, p->values.b32, i, mask, w->keys, vals32, cols)
-            : spgemm_hash_row64(A, A->val, B, B->val, i, mask, w->keys, w->vals, cols);
+    float *vals32 = (float *)(void *)w->vals;
+    spgemm_c128 *c128 = (spgemm_c128 *)(void *)w->vals;
+    spgemm_c64 *c64 = (spgemm_c64 *)(void *)w->vals;
+    spb_index len;
+    if (A->complex_values && a32)
+        len = spgemm_hash_row_c64(A, spgemm_values_c64(a32), B, spgemm_values_c64(b32), i, mask,
+                                  w->keys, c64, cols);
+    else if (A->complex_values)
+        len = spgemm_hash_row_c128(A, spgemm_values_c128(A->val), B, spgemm_values_c128(B->val), i,
+                                   mask, w->keys, c128, cols);
+    else if (a32)
+        len = spgemm_hash_row32(A, a32, B, b32, i, mask, w->keys, vals32, cols);
+    else
+        len = spgemm_hash_row64(A, A->val, B, B->val, i, mask, w->keys, w->vals, cols);
     sort_columns(cols, len);
+    spgemm_c128 *wide = (spgemm_c128 *)(void *)vals;
     for (spb_index k = 0; k < len; k++) {
         uint64_t s = spgemm_hash_slot(w->keys, mask, cols[k]);
-        vals[k] = a32 ? vals32[s] : w->vals[s];
+        if (A->complex_values)
+            wide[k] = a32 ? (spgemm_c128)c64[s] : c128[s];
+        else
+            vals[k] = a32 ? vals32[s] : w->vals[s];
     }
     for (uint64_t s = 0; s <= mask; s++) w->keys[s] = -1;
     return len;
@@ -226,7 +263,7 @@ static void row_fill(const spgemm_omp_plan *p, workspace *w, spb_index i, spb_cs
 {
     int64_t products = p->row_products[i + 1] - p->row_products[i];
     spb_index *cols = C->col_idx + C->row_ptr[i];
-    double *vals = C->val + C->row_ptr[i];
+    double *vals = C->val + (size_t)C->row_ptr[i] * csr_values_per_entry(C);
     if (use_dense(p, products))
         row_fill_dense(p, w, i, products, cols, vals);
     else
@@ -252,7 +289,9 @@ spb_status csr_spgemm_omp(spgemm_omp_plan *p, spb_csr *C, char *msg)
     if (counts[A->m] > SPB_INDEX_MAX)
         st = spb_fail(msg, SPB_ERR_TOO_LARGE, "C would hold %lld entries, beyond %d",
                       (long long)counts[A->m], (int)SPB_INDEX_MAX);
-    if (st == SPB_OK) st = csr_alloc(C, A->m, p->B->n, (spb_index)counts[A->m], msg);
+    if (st == SPB_OK)
+        st = A->complex_values ? csr_alloc_complex(C, A->m, p->B->n, (spb_index)counts[A->m], msg)
+                               : csr_alloc(C, A->m, p->B->n, (spb_index)counts[A->m], msg);
     if (st != SPB_OK) {
         spb_free(counts);
         return st;

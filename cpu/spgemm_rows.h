@@ -5,6 +5,7 @@
 #ifndef SPB_SPGEMM_ROWS_H
 #define SPB_SPGEMM_ROWS_H
 
+#include <complex.h>
 #include <math.h>
 
 #include "spgemm_cpu.h"
@@ -21,6 +22,7 @@ static inline uint64_t spgemm_hash_slot(const spb_index *keys, uint64_t mask, sp
 #define SPB_VALUE  double
 #define SPB_FN(fn) fn##64
 #define SPB_ABS    fabs
+#define SPB_WIDE   double
 #include "spgemm_rows_template.h"
 #undef SPB_VALUE
 #undef SPB_FN
@@ -33,5 +35,39 @@ static inline uint64_t spgemm_hash_slot(const spb_index *keys, uint64_t mask, sp
 #undef SPB_VALUE
 #undef SPB_FN
 #undef SPB_ABS
+#undef SPB_WIDE
+
+/* Complex values ((re, im) pairs, as the CSR holds them): complex128 and
+ * complex64, C in complex double. */
+typedef double _Complex spgemm_c128;
+typedef float _Complex spgemm_c64;
+#define SPB_WIDE spgemm_c128
+
+#define SPB_VALUE  spgemm_c128
+#define SPB_FN(fn) fn##_c128
+#define SPB_ABS    cabs
+#include "spgemm_rows_template.h"
+#undef SPB_VALUE
+#undef SPB_FN
+#undef SPB_ABS
+
+#define SPB_VALUE  spgemm_c64
+#define SPB_FN(fn) fn##_c64
+#define SPB_ABS    cabsf
+#include "spgemm_rows_template.h"
+#undef SPB_VALUE
+#undef SPB_FN
+#undef SPB_ABS
+#undef SPB_WIDE
+
+/* A complex matrix's values as the complex type they lay out. */
+static inline const spgemm_c128 *spgemm_values_c128(const double *val)
+{
+    return (const spgemm_c128 *)(const void *)val;
+}
+static inline const spgemm_c64 *spgemm_values_c64(const float *val)
+{
+    return (const spgemm_c64 *)(const void *)val;
+}
 
 #endif

@@ -1,17 +1,18 @@
 /* spgemm_rows_template.h — the numeric inner loops of the host SpGEMM
  * kernels, one body for both precisions: spgemm_rows.h includes it once per
  * value type, after defining SPB_FN(name) (the name in this precision),
- * SPB_VALUE (double or float) and SPB_ABS (its absolute value). No include
- * guard: it is meant to be included twice. */
+ * SPB_VALUE (double, float, or a complex type), SPB_ABS (its absolute
+ * value) and SPB_WIDE (what C holds: double, or complex double). No
+ * include guard: it is meant to be included once per type. */
 
 /* Row i of A*B into the dense accumulator acc: a column is new to the row
  * while marker[j] != mark; the new columns are appended to cols in the
- * order met. With scale (the reference's, fp64 only), |a|*|b| is summed
- * into it at the same columns. Returns the row's length. */
+ * order met. With scale (the reference's, fp64 and complex128 only),
+ * |a|*|b| is summed into it at the same columns. Returns the row's length. */
 static inline spb_index SPB_FN(spgemm_dense_row)(const spb_csr *A, const SPB_VALUE *a_val,
                                                  const spb_csr *B, const SPB_VALUE *b_val,
                                                  spb_index i, int64_t mark, int64_t *marker,
-                                                 SPB_VALUE *acc, spb_index *cols, SPB_VALUE *scale)
+                                                 SPB_VALUE *acc, spb_index *cols, double *scale)
 {
     spb_index len = 0;
     for (spb_index ka = A->row_ptr[i]; ka < A->row_ptr[i + 1]; ka++) {
@@ -36,7 +37,7 @@ static inline spb_index SPB_FN(spgemm_dense_row)(const spb_csr *A, const SPB_VAL
 /* The sums at the row's columns cols[0..len) of a dense accumulator,
  * widened into out. */
 static inline void SPB_FN(spgemm_gather)(const SPB_VALUE *acc, const spb_index *cols, spb_index len,
-                                         double *out)
+                                         SPB_WIDE *out)
 {
     for (spb_index k = 0; k < len; k++) out[k] = acc[cols[k]];
 }

@@ -37,9 +37,49 @@ static spb_status check_shapes(const spb_csr *A, const spb_csr *B, char *msg)
     return SPB_OK;
 }
 
-/* Gustavson in the values' precision (a32 NULL: fp64); with scale (fp64
- * only), |A|*|B| at C's entries too, allocated here. nnz: C's entries, or
- * -1 to count them. */
+/* Row i of A*B into acc (of the values' type) and its columns, in column
+ * order: its length. With scale_acc, |A|*|B| too. */
+static spb_index gustavson_row(const spb_csr *A, const spb_csr *B, const spgemm_values *v,
+                               spb_index i, int64_t *marker, double *acc, double *scale_acc,
+                               spb_index *cols)
+{
+    spb_index count;
+    if (A->complex_values && v->a32)
+        count = spgemm_dense_row_c64(A, spgemm_values_c64(v->a32), B, spgemm_values_c64(v->b32), i,
+                                     i, marker, (spgemm_c64 *)(void *)acc, cols, NULL);
+    else if (A->complex_values)
+        count = spgemm_dense_row_c128(A, spgemm_values_c128(A->val), B, spgemm_values_c128(B->val),
+                                      i, i, marker, (spgemm_c128 *)(void *)acc, cols, scale_acc);
+    else if (v->a32)
+        count = spgemm_dense_row32(A, v->a32, B, v->b32, i, i, marker, (float *)(void *)acc, cols,
+                                   NULL);
+    else
+        count = spgemm_dense_row64(A, A->val, B, B->val, i, i, marker, acc, cols, scale_acc);
+    sort_columns(cols, count);
+    return count;
+}
+
+/* The row's sums at its columns into C's values from entry `at` (widened
+ * to double, or complex double). */
+static void gustavson_gather(const spb_csr *A, const spgemm_values *v, const double *acc,
+                             const spb_index *cols, spb_index count, spb_csr *C, spb_index at)
+{
+    if (A->complex_values && v->a32)
+        spgemm_gather_c64((const spgemm_c64 *)(const void *)acc, cols, count,
+                          (spgemm_c128 *)(void *)C->val + at);
+    else if (A->complex_values)
+        spgemm_gather_c128((const spgemm_c128 *)(const void *)acc, cols, count,
+                           (spgemm_c128 *)(void *)C->val + at);
+    else if (v->a32)
+        spgemm_gather32((const float *)(const void *)acc, cols, count, C->val + at);
+    else
+        spgemm_gather64(acc, cols, count, C->val + at);
+}
+
+/* Gustavson in the values' precision (a32 NULL: fp64 or complex128); with
+ * scale (fp64 and complex128 only), |A|*|B| at C's entries too, allocated
+ * here. nnz: C's entries, or -1 to count them. A complex A (and B: the
+ * operation takes them alike) makes a complex C. */
 static spb_status gustavson(const spb_csr *A, const spb_csr *B, const spgemm_values *v, int64_t nnz,
                             spb_csr *C, double **scale, char *msg)
 {
@@ -52,12 +92,19 @@ static spb_status gustavson(const spb_csr *A, const spb_csr *B, const spgemm_val
     if (nnz > SPB_INDEX_MAX)
         return spb_fail(msg, SPB_ERR_TOO_LARGE, "C would hold %lld entries, beyond %d",
                         (long long)nnz, (int)SPB_INDEX_MAX);
+    if (A->complex_values != B->complex_values)
+        return spb_fail(msg, SPB_ERR_INVALID, "A is %s and B %s: their fields must agree",
+                        A->complex_values ? "complex" : "real",
+                        B->complex_values ? "complex" : "real");
     int64_t *marker = spb_malloc((size_t)B->n, sizeof *marker);
-    double *acc = spb_malloc((size_t)B->n, sizeof *acc); /* fp32: as floats */
+    /* fp32: as floats; complex: (re, im) pairs */
+    double *acc = spb_malloc((size_t)B->n * csr_values_per_entry(A), sizeof *acc);
     double *scale_acc = scale ? spb_malloc((size_t)B->n + 1, sizeof *scale_acc) : NULL;
     if (scale) *scale = spb_malloc((size_t)nnz + 1, sizeof **scale);
     int room = marker && acc && (!scale || (scale_acc && *scale));
-    if (room) st = csr_alloc(C, A->m, B->n, (spb_index)nnz, msg);
+    if (room)
+        st = A->complex_values ? csr_alloc_complex(C, A->m, B->n, (spb_index)nnz, msg)
+                               : csr_alloc(C, A->m, B->n, (spb_index)nnz, msg);
     if (!room || st != SPB_OK) {
         spb_free(marker);
         spb_free(acc);
@@ -69,18 +116,11 @@ static spb_status gustavson(const spb_csr *A, const spb_csr *B, const spgemm_val
         return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for C (%lld entries)", (long long)nnz);
     }
     for (spb_index j = 0; j < B->n; j++) marker[j] = -1;
-    float *acc32 = (float *)acc;
     spb_index len = 0;
     for (spb_index i = 0; i < A->m; i++) {
         spb_index *cols = C->col_idx + len;
-        spb_index count =
-            v->a32 ? spgemm_dense_row32(A, v->a32, B, v->b32, i, i, marker, acc32, cols, NULL)
-                   : spgemm_dense_row64(A, A->val, B, B->val, i, i, marker, acc, cols, scale_acc);
-        sort_columns(cols, count);
-        if (v->a32)
-            spgemm_gather32(acc32, cols, count, C->val + len);
-        else
-            spgemm_gather64(acc, cols, count, C->val + len);
+        spb_index count = gustavson_row(A, B, v, i, marker, acc, scale_acc, cols);
+        gustavson_gather(A, v, acc, cols, count, C, len);
         if (scale) spgemm_gather64(scale_acc, cols, count, *scale + len);
         len += count;
         C->row_ptr[i + 1] = len;

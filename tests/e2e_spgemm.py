@@ -6,7 +6,9 @@ an independent pure-Python product.
 
 usage: e2e_spgemm.py SPBENCH SOURCE_DIR
 """
+import math
 import os
+import random
 
 from spbtest import SOURCE, check, read_mtx, read_rows, spbench, run_tests
 
@@ -93,6 +95,74 @@ def test_spgemm_command(tmp):
     check(r.returncode == 2 and "SpGEMM kernel" in r.stderr, "an SpMV kernel is refused")
 
 
+def test_complex_product(tmp):
+    """C = A*B of complex matrices (a hermitian file's mirror conjugated, a
+    skew one's negated) by the rows that take them, in complex128 against
+    Python's complex arithmetic and in complex64 within its rounding; the
+    real rows decline them, saying so."""
+    rng = random.Random(31)
+    n = 40
+    for symmetry in ("general", "hermitian", "skew-symmetric"):
+        path = os.path.join(tmp, "c_%s.mtx" % symmetry)
+        lines = []
+        for _ in range(160):
+            i, j = rng.randrange(n), rng.randrange(n)
+            if symmetry != "general" and i < j:
+                i, j = j, i
+            if symmetry == "skew-symmetric" and i == j:
+                continue
+            v = complex(rng.uniform(-1, 1), 0.0 if symmetry == "hermitian" and i == j
+                        else rng.uniform(-1, 1))
+            lines.append("%d %d %r %r\n" % (i + 1, j + 1, v.real, v.imag))
+        with open(path, "w") as f:
+            f.write("%%%%MatrixMarket matrix coordinate complex %s\n%d %d %d\n"
+                    % (symmetry, n, n, len(lines)))
+            f.writelines(lines)
+        m, _, a = read_mtx(path)
+        rows_of_a = {}
+        for (i, j), v in a.items():
+            rows_of_a.setdefault(i, []).append((j, v))
+        expected = {}
+        for (i, k), v in a.items():
+            for j, w in rows_of_a.get(k, []):
+                expected.setdefault((i, j), []).append(v * w)
+        expected = {key: complex(math.fsum(p.real for p in ps), math.fsum(p.imag for p in ps))
+                    for key, ps in expected.items()}
+        for kernel in ("spgemm.gustavson", "spgemm.omp"):
+            out = os.path.join(tmp, "%s_%s.mtx" % (symmetry, kernel))
+            r = spbench("spgemm", path, "--kernel", kernel, "--threads", "2", "-o", out)
+            check(r.returncode == 0, "%s on %s: %s" % (kernel, symmetry, r.stderr))
+            if r.returncode != 0:
+                continue
+            with open(out) as f:
+                banner = f.readline()
+            cm, _, c = read_mtx(out)
+            check("complex" in banner and cm == m and set(c) == set(expected),
+                  "%s/%s: a complex C of the product's pattern (%d vs %d entries)"
+                  % (symmetry, kernel, len(c), len(expected)))
+            worst = max((abs(c[k] - expected[k]) / max(1e-300, abs(expected[k]))
+                         for k in expected if k in c and expected[k] != 0), default=0.0)
+            check(worst <= 1e-12, "%s/%s: C's values, worst relative difference %g"
+                  % (symmetry, kernel, worst))
+        r = spbench("spgemm", path, "--kernel", "spgemm.hash", "-o", os.path.join(tmp, "no.mtx"))
+        check(r.returncode != 0 and "complex" in r.stderr,
+              "a real row declines a complex matrix: %s" % r.stderr)
+    rows_csv = os.path.join(tmp, "complex_spgemm.csv")
+    r = spbench("run", "--op", "spgemm", "--precision", "both", *FAST[:-1], "--csv", rows_csv,
+                os.path.join(tmp, "c_general.mtx"), os.path.join(tmp, "c_hermitian.mtx"))
+    rows = read_rows(rows_csv)
+    ok = [row for row in rows if row["status"] == "ok"]
+    check(r.returncode == 0 and {row["precision"] for row in ok} == {"complex128", "complex64"}
+          and {row["kernel"] for row in ok} >= {"spgemm.gustavson", "spgemm.omp"}
+          and not [row for row in rows if row["status"] in ("wrong", "error")],
+          "a complex SpGEMM study: ok rows in both complex precisions, none wrong: %s"
+          % sorted({(row["kernel"], row["precision"], row["status"]) for row in rows}))
+    for row in ok:
+        flops = 8.0 * float(row["products"]) / (float(row["time_ms_median"]) * 1e-3) / 1e9
+        check(abs(float(row["gflops"]) - flops) <= 2e-3 * flops + 1e-3,
+              "%s/%s: GFLOPS is 8 x products / time" % (row["matrix"], row["kernel"]))
+
+
 def test_fp32_bound_in_header(tmp):
     """The header states the bound each precision's rows are held to."""
     out = os.path.join(tmp, "fp32.csv")
@@ -117,7 +187,8 @@ def test_list():
 
 
 def main():
-    run_tests([test_run_bundled, test_thin_and_mismatch, test_spgemm_command, test_fp32_bound_in_header,
+    run_tests([test_run_bundled, test_thin_and_mismatch, test_spgemm_command, test_complex_product,
+               test_fp32_bound_in_header,
                test_list],
               "spb_e2e_spgemm_", globals())
 

@@ -6,7 +6,7 @@
  * same product without the drop is `ok` (the bound passes honest
  * rounding, in any order of summation). SpGEMM: a C missing one product
  * of one entry (a row's largest entry times its partner's largest) is
- * `wrong`. Complex matrices (the bundled complex files, and generated ones
+ * `wrong`. Complex matrices (SpMV and SpGEMM) (the bundled complex files, and generated ones
  * given imaginary parts) likewise in complex128 and complex64, and a
  * product with A's values conjugated (a Hermitian reader's or kernel's
  * classic slip) is `wrong`. */
@@ -218,7 +218,7 @@ static void check_spgemm(const char *label, const spb_csr *A)
     for (int precision = 0; precision < 2 && row >= 0; precision++) {
         spb_csr mine;
         CHECK(csr_spgemm_gustavson(A, A, &mine, msg) == SPB_OK, "%s", msg);
-        const spb_precision p = precision ? SPB_FP32 : SPB_FP64;
+        const spb_precision p = precision_of(A, precision);
         spb_validation v;
         msg[0] = '\0';
         spb_row_status st =
@@ -226,9 +226,17 @@ static void check_spgemm(const char *label, const spb_csr *A)
         CHECK(st == SPB_ROW_OK, "%s/%s: C as made is ok: %d %s", label, spb_precision_str(p),
               (int)st, msg);
         spb_index j = A->col_idx[kb];
-        double product = A->val[ka] * A->val[kb];
-        for (spb_index k = mine.row_ptr[row]; k < mine.row_ptr[row + 1]; k++)
-            if (mine.col_idx[k] == j) mine.val[k] -= product;
+        for (spb_index k = mine.row_ptr[row]; k < mine.row_ptr[row + 1]; k++) {
+            if (mine.col_idx[k] != j) continue;
+            if (A->complex_values) {
+                double complex product = CMPLX(A->val[2 * ka], A->val[2 * ka + 1]) *
+                                         CMPLX(A->val[2 * kb], A->val[2 * kb + 1]);
+                mine.val[2 * k] -= creal(product);
+                mine.val[2 * k + 1] -= cimag(product);
+            } else {
+                mine.val[k] -= A->val[ka] * A->val[kb];
+            }
+        }
         msg[0] = '\0';
         st = op->product(&given_kernel.kernel, &mine, &c, p, SPB_DEFAULT_TOLERANCE, &v, msg);
         CHECK(st == SPB_ROW_WRONG, "%s/%s: one product of c(%d, %d) left out: %d %s", label,
@@ -253,7 +261,7 @@ int main(int argc, char **argv)
         CHECK(source_load(path, &A, NULL, msg) == SPB_OK, "%s: %s", e->d_name, msg);
         check_matrix(e->d_name, &A);
         complex_files += A.complex_values;
-        if (!A.complex_values && A.m == A.n && A.nnz < 200000) check_spgemm(e->d_name, &A);
+        if (A.m == A.n && A.nnz < 200000) check_spgemm(e->d_name, &A);
         csr_free(&A);
         matrices++;
     }
@@ -286,6 +294,7 @@ int main(int argc, char **argv)
         char label[64];
         snprintf(label, sizeof label, "%s, complex", shapes[k]);
         check_matrix(label, &Z);
+        if (Z.m == Z.n) check_spgemm(label, &Z);
         csr_free(&Z);
         csr_free(&A);
     }

@@ -143,11 +143,11 @@ static spb_status spgemm_case_setup(spb_case *c, uint64_t seed, char *msg)
     if (!d) return spb_fail(msg, SPB_ERR_NOMEM, "%s: out of memory", c->name);
     spb_status st = load_operand(c, d, seed, msg);
     const spb_csr *B = d->b_is_a ? c->A : &d->B;
-    if (st == SPB_OK && (c->A->complex_values || B->complex_values))
-        st = spb_fail(msg, SPB_ERR_UNSUPPORTED,
-                      "%s: %s complex (its file's field): the SpGEMM rows compute in real numbers "
-                      "and complex SpGEMM is not built yet; its SpMV rows take it",
-                      c->name, c->A->complex_values ? "A is" : "B is");
+    if (st == SPB_OK && c->A->complex_values != B->complex_values)
+        st = spb_fail(msg, SPB_ERR_INVALID,
+                      "%s: A is %s and B %s: C = A*B takes two operands of one field", c->name,
+                      c->A->complex_values ? "complex" : "real",
+                      B->complex_values ? "complex" : "real");
     if (st == SPB_OK && c->A->n != B->m)
         st = spb_fail(msg, SPB_ERR_INVALID,
                       "%s: A is %d x %d and B is %d x %d: A's columns must equal B's rows", c->name,
@@ -163,7 +163,11 @@ static spb_status spgemm_case_setup(spb_case *c, uint64_t seed, char *msg)
     return SPB_OK;
 }
 
-static double spgemm_flops(const spb_case *c) { return 2.0 * c->products; }
+/* A complex multiply-add is 8 real flops (4 multiplications, 4 additions). */
+static double spgemm_flops(const spb_case *c)
+{
+    return (c->A->complex_values ? 8.0 : 2.0) * c->products;
+}
 
 static double spgemm_bytes(const spb_case *c, const spb_kernel_plan *plan, spb_precision precision)
 {
@@ -248,8 +252,8 @@ static spb_row_status spgemm_product(const spb_kernel *kernel, void *state, spb_
     if (st == SPB_OK && kernel->check) st = kernel->check(state, msg);
     if (st != SPB_OK) return SPB_ROW_ERROR;
     char where[SPB_MSG_LEN];
-    validate_csr(&d->C, &d->ref, d->scale, c->A, precision, precision == SPB_FP32, tolerance, v,
-                 where, sizeof where);
+    validate_csr(&d->C, &d->ref, d->scale, c->A, precision, spb_precision_single(precision),
+                 tolerance, v, where, sizeof where);
     if (!v->passed) spb_fail(msg, SPB_ERR_INVALID, "%s", where);
     if (v->reference_overflow) return SPB_ROW_ERROR;
     if (!v->passed && precision == SPB_FP32 && fp32_range_misses(c, tolerance, msg))

@@ -149,18 +149,30 @@ void validate_csr(const spb_csr *C, const spb_csr *ref, const spb_value *scale, 
     out->failed_bound = NAN;
     where[0] = '\0';
     if (!same_pattern(C, ref, where, where_size)) return;
+    if (C->complex_values != ref->complex_values) {
+        snprintf(where, where_size, "C is %s, the reference %s",
+                 C->complex_values ? "complex" : "real", ref->complex_values ? "complex" : "real");
+        return;
+    }
     norm_sum err2 = {0, 0}, ref2 = {0, 0};
     double worst = 0.0;
     int passed = 1, overflow = 0;
+    const int cx = ref->complex_values; /* the bound as validate_vector's for complex */
     for (spb_index i = 0; i < ref->m; i++) {
-        double terms = A->row_ptr[i + 1] - A->row_ptr[i];
+        double terms = (A->row_ptr[i + 1] - A->row_ptr[i]) * (cx ? 2.0 : 1.0);
         for (spb_index k = ref->row_ptr[i]; k < ref->row_ptr[i + 1]; k++) {
-            double err = fabs(C->val[k] - ref->val[k]);
-            double bound = tolerance * rounding_bound(terms, scale[k], precision, inputs_rounded);
+            const double re = cx ? C->val[2 * k] - ref->val[2 * k] : C->val[k] - ref->val[k];
+            const double im = cx ? C->val[2 * k + 1] - ref->val[2 * k + 1] : 0.0;
+            double err = cx ? hypot(re, im) : fabs(re);
+            if (cx && (isnan(re) || isnan(im))) err = NAN;
+            double bound = tolerance * (cx ? sqrt(2.0) : 1.0) *
+                           rounding_bound(terms, scale[k], precision, inputs_rounded);
+            const double ref_re = cx ? ref->val[2 * k] : ref->val[k];
+            const double ref_im = cx ? ref->val[2 * k + 1] : 0.0;
             norm_add(&err2, err);
-            norm_add(&ref2, ref->val[k]);
+            norm_add(&ref2, cx ? hypot(ref_re, ref_im) : ref_re);
             if (err > worst || isnan(err)) worst = err;
-            if (!isfinite(ref->val[k]) || !isfinite(scale[k])) {
+            if (!isfinite(ref_re) || !isfinite(ref_im) || !isfinite(scale[k])) {
                 if (!overflow)
                     snprintf(where, where_size,
                              "the exact C overflows fp64 at (%d, %d): nothing to validate against",
@@ -171,9 +183,16 @@ void validate_csr(const spb_csr *C, const spb_csr *ref, const spb_value *scale, 
                 passed = 0;
                 out->failed_row = i;
                 out->failed_bound = bound;
-                snprintf(where, where_size,
-                         "value differs first at (%d, %d): %.17g, expected %.17g within %.3g",
-                         (int)i, (int)ref->col_idx[k], C->val[k], ref->val[k], bound);
+                if (cx)
+                    snprintf(where, where_size,
+                             "value differs first at (%d, %d): %.17g%+.17gi, expected "
+                             "%.17g%+.17gi within %.3g",
+                             (int)i, (int)ref->col_idx[k], C->val[2 * k], C->val[2 * k + 1], ref_re,
+                             ref_im, bound);
+                else
+                    snprintf(where, where_size,
+                             "value differs first at (%d, %d): %.17g, expected %.17g within %.3g",
+                             (int)i, (int)ref->col_idx[k], C->val[k], ref_re, bound);
             }
         }
     }
