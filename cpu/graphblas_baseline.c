@@ -13,10 +13,30 @@ typedef struct {
     GrB_Vector u, w;
     GrB_Descriptor desc;
     GrB_Index m, n;
-    GrB_Index *rows; /* scratch for results with missing entries (empty rows) */
-    void *vals;      /* the same, values (double, or float for fp32) */
-    int fp32;        /* matrix, vectors and semiring in single precision */
+    GrB_Index *rows;         /* scratch for results with missing entries (empty rows) */
+    void *vals;              /* the same, values (of the precision's type) */
+    spb_precision precision; /* of the matrix, vectors and semiring */
 } graphblas_state;
+
+/* The precision's GraphBLAS type, its semiring and its bytes; complex
+ * values are GraphBLAS's GxB_FC64 and GxB_FC32 (C's complex types, laid
+ * out as the CSR's (re, im) pairs). */
+static GrB_Type type_of(spb_precision p)
+{
+    return p == SPB_FP32 ? GrB_FP32 : p == SPB_C128 ? GxB_FC64 : p == SPB_C64 ? GxB_FC32 : GrB_FP64;
+}
+static GrB_Semiring semiring_of(spb_precision p)
+{
+    return p == SPB_FP32   ? GrB_PLUS_TIMES_SEMIRING_FP32
+           : p == SPB_C128 ? GxB_PLUS_TIMES_FC64
+           : p == SPB_C64  ? GxB_PLUS_TIMES_FC32
+                           : GrB_PLUS_TIMES_SEMIRING_FP64;
+}
+/* The matrix's precision: val32 (fp32 or complex64 values) or A's own. */
+static spb_precision precision_of(const spb_csr *A, const float *val32)
+{
+    return spb_precision_in_field(val32 ? SPB_FP32 : SPB_FP64, A->complex_values);
+}
 
 static int graphblas_ready;
 
@@ -54,8 +74,9 @@ static spb_status ensure_init(char *msg)
     return SPB_OK;
 }
 
-/* A GrB_Matrix (row-major, materialized) holding the CSR matrix A: fp64,
- * or fp32 with the values val32 when given. */
+/* A GrB_Matrix (row-major, materialized) holding the CSR matrix A: fp64
+ * (complex128 for a complex A), or fp32 (complex64) with the values val32
+ * when given. */
 static spb_status build_matrix(const spb_csr *A, const float *val32, GrB_Matrix *M, char *msg)
 {
     GrB_Index *I = spb_malloc((size_t)A->nnz, sizeof *I);
@@ -71,16 +92,27 @@ static spb_status build_matrix(const spb_csr *A, const float *val32, GrB_Matrix 
             J[k] = (GrB_Index)A->col_idx[k];
         }
     const char *what = "GrB_Matrix_new";
-    GrB_Info info =
-        GrB_Matrix_new(M, val32 ? GrB_FP32 : GrB_FP64, (GrB_Index)A->m, (GrB_Index)A->n);
+    const spb_precision p = precision_of(A, val32);
+    GrB_Info info = GrB_Matrix_new(M, type_of(p), (GrB_Index)A->m, (GrB_Index)A->n);
     if (info == GrB_SUCCESS) {
         what = "setting row-major storage";
         info = GxB_Matrix_Option_set(*M, GxB_FORMAT, GxB_BY_ROW);
     }
     if (info == GrB_SUCCESS) {
         what = "GrB_Matrix_build";
-        info = val32 ? GrB_Matrix_build_FP32(*M, I, J, val32, (GrB_Index)A->nnz, GrB_PLUS_FP32)
-                     : GrB_Matrix_build_FP64(*M, I, J, A->val, (GrB_Index)A->nnz, GrB_PLUS_FP64);
+        const GrB_Index nnz = (GrB_Index)A->nnz;
+        switch (p) {
+        case SPB_FP32: info = GrB_Matrix_build_FP32(*M, I, J, val32, nnz, GrB_PLUS_FP32); break;
+        case SPB_FP64: info = GrB_Matrix_build_FP64(*M, I, J, A->val, nnz, GrB_PLUS_FP64); break;
+        case SPB_C128:
+            info = GxB_Matrix_build_FC64(*M, I, J, (const GxB_FC64_t *)(const void *)A->val, nnz,
+                                         GxB_PLUS_FC64);
+            break;
+        case SPB_C64:
+            info = GxB_Matrix_build_FC32(*M, I, J, (const GxB_FC32_t *)(const void *)val32, nnz,
+                                         GxB_PLUS_FC32);
+            break;
+        }
     }
     if (info == GrB_SUCCESS) {
         what = "GrB_Matrix_wait";
@@ -108,7 +140,7 @@ spb_status graphblas_baseline_prepare(const spb_csr *A, const float *val32, int 
     graphblas_state *s = spb_calloc(1, sizeof *s);
     if (s) {
         s->rows = spb_malloc((size_t)A->m, sizeof *s->rows);
-        s->vals = spb_malloc((size_t)A->m, val32 ? sizeof(float) : sizeof(double));
+        s->vals = spb_malloc((size_t)A->m, spb_precision_bytes(precision_of(A, val32)));
     }
     if (!s || !s->rows || !s->vals) {
         graphblas_baseline_release(s);
@@ -116,8 +148,8 @@ spb_status graphblas_baseline_prepare(const spb_csr *A, const float *val32, int 
     }
     s->m = (GrB_Index)A->m;
     s->n = (GrB_Index)A->n;
-    s->fp32 = val32 != NULL;
-    GrB_Type type = s->fp32 ? GrB_FP32 : GrB_FP64;
+    s->precision = precision_of(A, val32);
+    GrB_Type type = type_of(s->precision);
     st = build_matrix(A, val32, &s->A, msg);
     GrB_Info info = GrB_SUCCESS;
     if (st == SPB_OK) info = GrB_Vector_new(&s->u, type, s->n);
@@ -131,17 +163,28 @@ spb_status graphblas_baseline_prepare(const spb_csr *A, const float *val32, int 
     return st;
 }
 
+/* w's entries into rows (may be NULL) and vals, of the precision's type. */
+static GrB_Info extract(spb_precision p, GrB_Index *rows, void *vals, GrB_Index *nvals,
+                        GrB_Vector w)
+{
+    switch (p) {
+    case SPB_FP32: return GrB_Vector_extractTuples_FP32(rows, vals, nvals, w);
+    case SPB_C128: return GxB_Vector_extractTuples_FC64(rows, vals, nvals, w);
+    case SPB_C64: return GxB_Vector_extractTuples_FC32(rows, vals, nvals, w);
+    case SPB_FP64: break;
+    }
+    return GrB_Vector_extractTuples_FP64(rows, vals, nvals, w);
+}
+
 spb_status graphblas_baseline_run(const void *state, const void *x, void *y, char *msg)
 {
     const graphblas_state *s = state;
-    size_t value_bytes = s->fp32 ? sizeof(float) : sizeof(double);
+    size_t value_bytes = spb_precision_bytes(s->precision);
     /* Lend x to u without copying; GraphBLAS reads it and hands it back. */
     void *x_data = (void *)x;
     GrB_Info info = GxB_Vector_pack_Full(s->u, &x_data, s->n * value_bytes, false, NULL);
     if (info != GrB_SUCCESS) return graphblas_error(info, "GxB_Vector_pack_Full", msg);
-    info = GrB_mxv(s->w, NULL, NULL,
-                   s->fp32 ? GrB_PLUS_TIMES_SEMIRING_FP32 : GrB_PLUS_TIMES_SEMIRING_FP64, s->A,
-                   s->u, s->desc);
+    info = GrB_mxv(s->w, NULL, NULL, semiring_of(s->precision), s->A, s->u, s->desc);
     GrB_Index size;
     bool iso;
     GrB_Info unpacked = GxB_Vector_unpack_Full(s->u, &x_data, &size, &iso, NULL);
@@ -151,11 +194,9 @@ spb_status graphblas_baseline_run(const void *state, const void *x, void *y, cha
     info = GrB_Vector_nvals(&nvals, s->w);
     if (info != GrB_SUCCESS) return graphblas_error(info, "GrB_Vector_nvals", msg);
     if (nvals == s->m) { /* every row has an entry: copy the values straight into y */
-        info = s->fp32 ? GrB_Vector_extractTuples_FP32(NULL, y, &nvals, s->w)
-                       : GrB_Vector_extractTuples_FP64(NULL, y, &nvals, s->w);
+        info = extract(s->precision, NULL, y, &nvals, s->w);
     } else { /* rows without entries are absent from w */
-        info = s->fp32 ? GrB_Vector_extractTuples_FP32(s->rows, s->vals, &nvals, s->w)
-                       : GrB_Vector_extractTuples_FP64(s->rows, s->vals, &nvals, s->w);
+        info = extract(s->precision, s->rows, s->vals, &nvals, s->w);
         if (info == GrB_SUCCESS) {
             memset(y, 0, value_bytes * s->m);
             for (GrB_Index k = 0; k < nvals; k++) /* one entry's bytes to its row */

@@ -394,7 +394,7 @@ static spb_status colblock_prepare(const spb_kernel *self, spb_format_set *F,
                         A->n * value_bytes / 1048576.0);
     const float *val32 = NULL;
     spb_status st = SPB_OK;
-    if (config->precision == SPB_FP32) st = format_set_csr_values32(F, &val32, msg);
+    if (spb_precision_single(config->precision)) st = format_set_csr_values32(F, &val32, msg);
     if (st != SPB_OK) return st;
     colblock_state *s = spb_calloc(1, sizeof *s);
     if (!s) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
@@ -435,7 +435,7 @@ static spb_status rsb_prepare(const spb_kernel *self, spb_format_set *F,
     (void)self;
     const float *val32 = NULL;
     spb_status st = SPB_OK;
-    if (config->precision == SPB_FP32) st = format_set_csr_values32(F, &val32, msg);
+    if (spb_precision_single(config->precision)) st = format_set_csr_values32(F, &val32, msg);
     if (st == SPB_OK)
         st =
             rsb_baseline_prepare(F->csr, val32, config->threads, &plan->state, &plan->tune_ms, msg);
@@ -458,7 +458,7 @@ static spb_status graphblas_prepare(const spb_kernel *self, spb_format_set *F,
     (void)self;
     const float *val32 = NULL;
     spb_status st = SPB_OK;
-    if (config->precision == SPB_FP32) st = format_set_csr_values32(F, &val32, msg);
+    if (spb_precision_single(config->precision)) st = format_set_csr_values32(F, &val32, msg);
     if (st == SPB_OK)
         st = graphblas_baseline_prepare(F->csr, val32, config->threads, &plan->state, msg);
     plan->stored_entries = F->csr->nnz;
@@ -621,6 +621,7 @@ const spb_spmv_kernel cpu_spmv_kernels[] = {
                 .prepare = graphblas_prepare,
                 .release = graphblas_baseline_release,
                 .fp32 = 1,
+                .complex_values = 1,
                 .library = 1},
      .spmv = graphblas_baseline_run},
 };
