@@ -10,8 +10,24 @@ typedef struct {
     struct rsb_mtx_t *mtx;
     rsb_int_t threads;
     spb_index m, n;
-    int fp32; /* a float matrix: alpha, beta, x and y in float */
+    /* of the matrix, alpha, beta, x and y: fp32 floats, complex ones
+     * librsb's float and double complex ((re, im) pairs) */
+    spb_precision precision;
 } rsb_state;
+
+/* alpha = 1 and beta = 0 in each precision, in spb_precision order (read
+ * as the matrix's type), and the precision's librsb type code. */
+static const double one64[2] = {1.0, 0.0}, zero64[2] = {0.0, 0.0};
+static const float one32[2] = {1.0f, 0.0f}, zero32[2] = {0.0f, 0.0f};
+static const void *const ones[SPB_PRECISIONS] = {one64, one32, one64, one32};
+static const void *const zeros[SPB_PRECISIONS] = {zero64, zero32, zero64, zero32};
+static rsb_type_t type_of(spb_precision p)
+{
+    return p == SPB_FP32   ? RSB_NUMERICAL_TYPE_FLOAT
+           : p == SPB_C128 ? RSB_NUMERICAL_TYPE_DOUBLE_COMPLEX
+           : p == SPB_C64  ? RSB_NUMERICAL_TYPE_FLOAT_COMPLEX
+                           : RSB_NUMERICAL_TYPE_DOUBLE;
+}
 
 /* librsb runs every product on a team of the size OpenMP gave when it was
  * started, whatever RSB_IO_WANT_EXECUTING_THREADS says: at fewer threads
@@ -79,16 +95,15 @@ spb_status rsb_baseline_prepare(const spb_csr *A, const float *val32, int thread
     s->threads = threads;
     s->m = A->m;
     s->n = A->n;
-    s->fp32 = val32 != NULL;
+    s->precision = spb_precision_in_field(val32 ? SPB_FP32 : SPB_FP64, A->complex_values);
     rsb_err_t err = rsb_lib_set_opt(RSB_IO_WANT_EXECUTING_THREADS, &s->threads);
     if (err != RSB_ERR_NO_ERROR) {
         spb_free(s);
         return rsb_error(err, "setting the thread count", msg);
     }
-    s->mtx = rsb_mtx_alloc_from_csr_const(
-        s->fp32 ? (const void *)val32 : (const void *)A->val, A->row_ptr, A->col_idx, A->nnz,
-        s->fp32 ? RSB_NUMERICAL_TYPE_FLOAT : RSB_NUMERICAL_TYPE_DOUBLE, A->m, A->n, 1, 1,
-        RSB_FLAG_NOFLAGS, &err);
+    s->mtx = rsb_mtx_alloc_from_csr_const(val32 ? (const void *)val32 : (const void *)A->val,
+                                          A->row_ptr, A->col_idx, A->nnz, type_of(s->precision),
+                                          A->m, A->n, 1, 1, RSB_FLAG_NOFLAGS, &err);
     if (!s->mtx || err != RSB_ERR_NO_ERROR) {
         spb_free(s);
         return rsb_error(err, "building the matrix", msg);
@@ -96,10 +111,7 @@ spb_status rsb_baseline_prepare(const spb_csr *A, const float *val32, int thread
     rsb_live++; /* until its release */
     /* Autotuning of the block structure for this thread count; the tuner
      * may replace the matrix (freeing the old one). */
-    const double alpha = 1.0, beta = 0.0; /* read as the matrix's type */
-    const float alpha32 = 1.0f, beta32 = 0.0f;
-    const void *one = s->fp32 ? (const void *)&alpha32 : (const void *)&alpha;
-    const void *zero = s->fp32 ? (const void *)&beta32 : (const void *)&beta;
+    const void *one = ones[s->precision], *zero = zeros[s->precision];
     double start = seconds_now();
     /* librsb refuses to tune a matrix without rows or columns: nothing to tune. */
     if (A->m > 0 && A->n > 0)
@@ -117,12 +129,9 @@ spb_status rsb_baseline_prepare(const spb_csr *A, const float *val32, int thread
 spb_status rsb_baseline_run(const void *state, const void *x, void *y, char *msg)
 {
     const rsb_state *s = state;
-    const double alpha = 1.0, beta = 0.0; /* read as the matrix's type */
-    const float alpha32 = 1.0f, beta32 = 0.0f;
-    const void *one = s->fp32 ? (const void *)&alpha32 : (const void *)&alpha;
-    const void *zero = s->fp32 ? (const void *)&beta32 : (const void *)&beta;
+    const void *one = ones[s->precision], *zero = zeros[s->precision];
     if (s->n == 0) { /* no columns: librsb leaves y untouched, the product is zero */
-        memset(y, 0, (s->fp32 ? sizeof(float) : sizeof(double)) * (size_t)s->m);
+        memset(y, 0, spb_precision_bytes(s->precision) * (size_t)s->m);
         return SPB_OK;
     }
     /* librsb keeps the thread count globally; set it for this matrix. */

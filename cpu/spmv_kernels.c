@@ -609,6 +609,7 @@ const spb_spmv_kernel cpu_spmv_kernels[] = {
                 .prepare = rsb_prepare,
                 .release = rsb_baseline_release,
                 .fp32 = 1,
+                .complex_values = 1,
                 .timed_alone = 1, /* librsb is started again per thread count */
                 .library = 1},
      .spmv = rsb_baseline_run},
