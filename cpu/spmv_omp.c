@@ -182,6 +182,7 @@ spb_status csr_col_panels(const spb_csr *A, const float *val32, spb_index width,
                           spb_col_panels *P, char *msg)
 {
     memset(P, 0, sizeof *P);
+    if (csr_real_only(A, "column panels", msg) != SPB_OK) return SPB_ERR_DECLINED;
     P->width = width > 0 ? width : 1;
     P->panels = A->n > 0 ? (int)((A->n + (int64_t)P->width - 1) / P->width) : 1;
     P->panel = spb_calloc((size_t)P->panels, sizeof *P->panel);

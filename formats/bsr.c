@@ -104,6 +104,7 @@ static int compare_index(const void *a, const void *b)
 spb_status bsr_from_csr(const spb_csr *A, spb_index block, spb_bsr *B, char *msg)
 {
     memset(B, 0, sizeof *B);
+    if (csr_real_only(A, "BSR", msg) != SPB_OK) return SPB_ERR_DECLINED;
     if (block < 1)
         return spb_fail(msg, SPB_ERR_INVALID, "BSR block size %d: must be >= 1", (int)block);
     B->m = A->m, B->n = A->n, B->block = block;

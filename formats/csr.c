@@ -32,6 +32,13 @@ static spb_status alloc_field(spb_csr *A, spb_index m, spb_index n, spb_index nn
     return SPB_OK;
 }
 
+spb_status csr_real_only(const spb_csr *A, const char *what, char *msg)
+{
+    if (!A->complex_values) return SPB_OK;
+    return spb_fail(msg, SPB_ERR_DECLINED, "%s keeps real values only: the matrix is complex",
+                    what);
+}
+
 spb_status csr_alloc(spb_csr *A, spb_index m, spb_index n, spb_index nnz, char *msg)
 {
     return alloc_field(A, m, n, nnz, 0, msg);
@@ -286,6 +293,7 @@ spb_status csr_col_panels_joined(const spb_csr *A, int panels, spb_index width,
                                  spb_precision precision, int **row_ptr, int **col_idx, void **val,
                                  char *msg)
 {
+    if (csr_real_only(A, "column panels", msg) != SPB_OK) return SPB_ERR_DECLINED;
     const size_t stride = (size_t)A->m + 1;
     *row_ptr = spb_calloc((size_t)panels * stride, sizeof(int));
     *col_idx = spb_malloc((size_t)A->nnz + 1, sizeof(int));

@@ -18,6 +18,12 @@ typedef struct spb_csr {
 /* Doubles per entry in val: 1, or 2 for complex values. */
 static inline size_t csr_values_per_entry(const spb_csr *A) { return A->complex_values ? 2 : 1; }
 
+/* For the conversions that carry one real value an entry (HLL, SELL, BSR,
+ * column panels, the renumbering): SPB_OK for a real matrix, else
+ * SPB_ERR_DECLINED saying `what` keeps real values, so that a complex
+ * matrix is never cast by a path its kernel gate missed. */
+spb_status csr_real_only(const spb_csr *A, const char *what, char *msg);
+
 spb_status csr_alloc(spb_csr *A, spb_index m, spb_index n, spb_index nnz, char *msg);
 /* The same with complex values (val of 2 * nnz doubles). */
 spb_status csr_alloc_complex(spb_csr *A, spb_index m, spb_index n, spb_index nnz, char *msg);

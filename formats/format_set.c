@@ -126,6 +126,7 @@ spb_status format_set_hll(spb_format_set *F, spb_hll_layout layout, spb_index ha
                           spb_precision precision, const spb_hll **out, char *msg)
 {
     spb_format_kind kind = layout == HLL_ROW_MAJOR ? SPB_FORMAT_HLL_ROW : SPB_FORMAT_HLL_COL;
+    if (csr_real_only(F->csr, "HLL", msg) != SPB_OK) return SPB_ERR_DECLINED;
     int found;
     spb_format_slot *slot = find_slot(F, kind, hack_size, precision, &found);
     if (!slot) return spb_fail(msg, SPB_ERR_INVALID, "format set full: drop formats first");
@@ -147,6 +148,7 @@ spb_status format_set_hll(spb_format_set *F, spb_hll_layout layout, spb_index ha
 
 spb_status format_set_sell(spb_format_set *F, spb_index slice_size, const spb_sell **out, char *msg)
 {
+    if (csr_real_only(F->csr, "SELL", msg) != SPB_OK) return SPB_ERR_DECLINED;
     int found;
     spb_format_slot *slot = find_slot(F, SPB_FORMAT_SELL, slice_size, SPB_FP64, &found);
     if (!slot) return spb_fail(msg, SPB_ERR_INVALID, "format set full: drop formats first");

@@ -202,7 +202,8 @@ static int by_col(const void *a, const void *b)
 spb_status csr_permute(const spb_csr *A, const spb_index *order, spb_csr *B, char *msg)
 {
     if (A->m != A->n) return not_square(A, msg);
-    spb_status st = csr_alloc(B, A->m, A->n, A->nnz, msg);
+    spb_status st = csr_real_only(A, "the renumbering", msg);
+    if (st == SPB_OK) st = csr_alloc(B, A->m, A->n, A->nnz, msg);
     if (st != SPB_OK) return st;
     spb_index longest = 0;
     for (spb_index i = 0; i < A->m; i++) {

@@ -686,6 +686,46 @@ static void test_col_panels(unsigned long long seed)
     csr_free(&A);
 }
 
+/* A complex matrix through the conversions that carry real values: each
+ * declines it, saying so, and none casts it (HLL, SELL, BSR, the
+ * renumbering, column panels); the transpose keeps its (re, im) pairs. */
+static void test_complex_declined(void)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_csr Z, T, P;
+    CHECK(csr_alloc_complex(&Z, 2, 2, 3, msg) == SPB_OK, "%s", msg);
+    const spb_index rp[] = {0, 2, 3}, ci[] = {0, 1, 1};
+    const double v[] = {1, 2, 3, 4, 5, 6};
+    memcpy(Z.row_ptr, rp, sizeof rp);
+    memcpy(Z.col_idx, ci, sizeof ci);
+    memcpy(Z.val, v, sizeof v);
+    spb_format_set F;
+    format_set_init(&F, &Z);
+    const spb_hll *H;
+    const spb_sell *S;
+    msg[0] = '\0';
+    CHECK(format_set_hll(&F, HLL_ROW_MAJOR, 32, SPB_C128, &H, msg) == SPB_ERR_DECLINED &&
+              strstr(msg, "HLL keeps real values only"),
+          "HLL declines a complex matrix: '%s'", msg);
+    msg[0] = '\0';
+    CHECK(format_set_sell(&F, 32, &S, msg) == SPB_ERR_DECLINED && strstr(msg, "SELL"),
+          "SELL declines a complex matrix: '%s'", msg);
+    format_set_free(&F);
+    spb_bsr B;
+    msg[0] = '\0';
+    CHECK(bsr_from_csr(&Z, 2, &B, msg) == SPB_ERR_DECLINED && strstr(msg, "BSR"),
+          "BSR declines a complex matrix: '%s'", msg);
+    const spb_index order[] = {1, 0};
+    msg[0] = '\0';
+    CHECK(csr_permute(&Z, order, &P, msg) == SPB_ERR_DECLINED && strstr(msg, "renumbering"),
+          "the renumbering declines a complex matrix: '%s'", msg);
+    CHECK(csr_transpose(&Z, &T, msg) == SPB_OK && T.complex_values && T.val[0] == 1 &&
+              T.val[1] == 2 && T.val[2] == 3 && T.val[3] == 4 && T.val[4] == 5 && T.val[5] == 6,
+          "the transpose keeps (re, im) pairs: %s", msg);
+    csr_free(&T);
+    csr_free(&Z);
+}
+
 int main(void)
 {
     unsigned long long seed = check_seed();
@@ -699,5 +739,6 @@ int main(void)
     test_coo_threads(seed);
     test_duplicates_in_order();
     test_col_panels(seed);
+    test_complex_declined();
     return check_done();
 }
