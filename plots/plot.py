@@ -105,6 +105,13 @@ def load_rows(path):
     return ok
 
 
+def gflops_label(rows, unit):
+    """The GFLOPS axis: 2 flops a multiply-add (of `unit`, nnz or
+    products), 8 a complex one, said when complex rows are drawn."""
+    complex_rows = any(r.get("precision", "").startswith("complex") for r in rows)
+    return "GFLOPS (2 %s / median time%s)" % (unit, "; complex: 8 %s" % unit if complex_rows else "")
+
+
 def chart_gflops(rows, workdir):
     matrices = ordered(r["matrix"] for r in rows)
     kernels = by_backend(ordered(r["kernel"] for r in rows))
@@ -112,7 +119,7 @@ def chart_gflops(rows, workdir):
     values = {k: r["gflops_v"] for k, r in best.items()}
     chart = Chart("gflops", "GFLOPS of every kernel per matrix (OpenMP kernels at their best "
                   "thread count)", max(1000, 60 + len(matrices) * (14 + 5 * len(kernels))))
-    histogram(chart, workdir, matrices, kernels, values, "GFLOPS (2 nnz / median time)", best)
+    histogram(chart, workdir, matrices, kernels, values, gflops_label(rows, "nnz"), best)
     return chart
 
 
@@ -208,7 +215,7 @@ def chart_gflops_by_size(rows, workdir):
     chart.width += chart.key_width()
     chart.lines += [
         "set logscale xy", "set grid", "set xlabel 'stored entries of the matrix (nnz)'",
-        "set ylabel 'GFLOPS (2 nnz / median time)'", "set key outside right top vertical",
+        "set ylabel %s" % quote(gflops_label(rows, "nnz")), "set key outside right top vertical",
         "plot " + ", ".join(plots),
     ]
     return chart
@@ -248,7 +255,7 @@ def chart_spgemm_gflops(rows, workdir):
     values = {k: r["gflops_v"] for k, r in best.items()}
     chart = Chart("spgemm_gflops", "SpGEMM: GFLOPS of every kernel per matrix (OpenMP kernels at "
                   "their best thread count)", max(1000, 60 + len(matrices) * (14 + 5 * len(kernels))))
-    histogram(chart, workdir, matrices, kernels, values, "GFLOPS (2 products / median time)",
+    histogram(chart, workdir, matrices, kernels, values, gflops_label(rows, "products"),
               best)
     return chart
 

@@ -378,6 +378,13 @@ def test_complex_rows(tmp):
               (row["matrix"], row["kernel"], row["precision"], row["rel_l2_err"]))
     check("csr.serial/complex64" in r.stdout and "csr.serial/complex128" in r.stdout,
           "the console names the complex precisions")
+    sys.path.insert(0, os.path.join(SOURCE, "plots"))
+    import plot as plot_module
+    drawn = plot_module.load_rows(out)
+    plot_module.number_kernels(drawn)
+    for chart in (plot_module.chart_gflops(drawn, tmp), plot_module.chart_gflops_by_size(drawn, tmp)):
+        check(any("complex: 8 nnz" in line for line in chart.lines),
+              "%s's GFLOPS axis says a complex row counts 8 flops an entry" % chart.name)
     # --precision complex64 names the single width: complex64 rows on a
     # complex matrix, fp32 on a real one
     mixed = os.path.join(tmp, "mixed.csv")
