@@ -178,33 +178,14 @@ static spb_index row_count(const spgemm_omp_plan *p, workspace *w, spb_index i)
     return count;
 }
 
-/* Row i into the dense accumulator, in the plan's precision: its length. */
-static spb_index dense_row(const spgemm_omp_plan *p, workspace *w, spb_index i, int64_t mark,
-                           spb_index *cols)
-{
-    const spb_csr *A = p->A, *B = p->B;
-    const float *a32 = p->values.a32, *b32 = p->values.b32;
-    if (A->complex_values && a32)
-        return spgemm_dense_row_c64(A, spgemm_values_c64(a32), B, spgemm_values_c64(b32), i, mark,
-                                    w->marker, (spgemm_c64 *)(void *)w->acc, cols, NULL);
-    if (A->complex_values)
-        return spgemm_dense_row_c128(A, spgemm_values_c128(A->val), B, spgemm_values_c128(B->val),
-                                     i, mark, w->marker, (spgemm_c128 *)(void *)w->acc, cols, NULL);
-    if (a32)
-        return spgemm_dense_row32(A, a32, B, b32, i, mark, w->marker, (float *)(void *)w->acc, cols,
-                                  NULL);
-    return spgemm_dense_row64(A, A->val, B, B->val, i, mark, w->marker, w->acc, cols, NULL);
-}
-
 /* Numeric, dense accumulator, in the plan's precision (vals: C's row, of
  * doubles or complex doubles). */
 static spb_index row_fill_dense(const spgemm_omp_plan *p, workspace *w, spb_index i,
                                 int64_t products, spb_index *cols, double *vals)
 {
     const spb_csr *A = p->A, *B = p->B;
-    const float *a32 = p->values.a32;
     int64_t mark = stamp(p, i, 1);
-    spb_index len = dense_row(p, w, i, mark, cols);
+    spb_index len = spgemm_dense_row_of(A, B, &p->values, i, mark, w->marker, w->acc, cols, NULL);
     if ((int64_t)B->n <= SCAN_RATIO * products) { /* in column order by one scan */
         len = 0;
         for (spb_index j = 0; j < B->n; j++)
@@ -212,16 +193,7 @@ static spb_index row_fill_dense(const spgemm_omp_plan *p, workspace *w, spb_inde
     } else {
         sort_columns(cols, len);
     }
-    if (A->complex_values && a32)
-        spgemm_gather_c64((const spgemm_c64 *)(const void *)w->acc, cols, len,
-                          (spgemm_c128 *)(void *)vals);
-    else if (A->complex_values)
-        spgemm_gather_c128((const spgemm_c128 *)(const void *)w->acc, cols, len,
-                           (spgemm_c128 *)(void *)vals);
-    else if (a32)
-        spgemm_gather32((const float *)(const void *)w->acc, cols, len, vals);
-    else
-        spgemm_gather64(w->acc, cols, len, vals);
+    spgemm_gather_of(A, &p->values, w->acc, cols, len, vals);
     return len;
 }
 

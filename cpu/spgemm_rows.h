@@ -70,4 +70,41 @@ static inline const spgemm_c64 *spgemm_values_c64(const float *val)
     return (const spgemm_c64 *)(const void *)val;
 }
 
+/* Row i of A*B in the values' precision (v->a32 NULL: fp64 or
+ * complex128; A's field says which) into the dense accumulator acc, of
+ * that type; with scale (fp64 and complex128), |A|*|B| too. Its length. */
+static inline spb_index spgemm_dense_row_of(const spb_csr *A, const spb_csr *B,
+                                            const spgemm_values *v, spb_index i, int64_t mark,
+                                            int64_t *marker, double *acc, spb_index *cols,
+                                            double *scale)
+{
+    if (A->complex_values && v->a32)
+        return spgemm_dense_row_c64(A, spgemm_values_c64(v->a32), B, spgemm_values_c64(v->b32), i,
+                                    mark, marker, (spgemm_c64 *)(void *)acc, cols, NULL);
+    if (A->complex_values)
+        return spgemm_dense_row_c128(A, spgemm_values_c128(A->val), B, spgemm_values_c128(B->val),
+                                     i, mark, marker, (spgemm_c128 *)(void *)acc, cols, scale);
+    if (v->a32)
+        return spgemm_dense_row32(A, v->a32, B, v->b32, i, mark, marker, (float *)(void *)acc, cols,
+                                  NULL);
+    return spgemm_dense_row64(A, A->val, B, B->val, i, mark, marker, acc, cols, scale);
+}
+
+/* The accumulator's sums at cols[0..len) into out, C's row: doubles, or
+ * complex doubles for a complex A. */
+static inline void spgemm_gather_of(const spb_csr *A, const spgemm_values *v, const double *acc,
+                                    const spb_index *cols, spb_index len, double *out)
+{
+    if (A->complex_values && v->a32)
+        spgemm_gather_c64((const spgemm_c64 *)(const void *)acc, cols, len,
+                          (spgemm_c128 *)(void *)out);
+    else if (A->complex_values)
+        spgemm_gather_c128((const spgemm_c128 *)(const void *)acc, cols, len,
+                           (spgemm_c128 *)(void *)out);
+    else if (v->a32)
+        spgemm_gather32((const float *)(const void *)acc, cols, len, out);
+    else
+        spgemm_gather64(acc, cols, len, out);
+}
+
 #endif

@@ -37,45 +37,6 @@ static spb_status check_shapes(const spb_csr *A, const spb_csr *B, char *msg)
     return SPB_OK;
 }
 
-/* Row i of A*B into acc (of the values' type) and its columns, in column
- * order: its length. With scale_acc, |A|*|B| too. */
-static spb_index gustavson_row(const spb_csr *A, const spb_csr *B, const spgemm_values *v,
-                               spb_index i, int64_t *marker, double *acc, double *scale_acc,
-                               spb_index *cols)
-{
-    spb_index count;
-    if (A->complex_values && v->a32)
-        count = spgemm_dense_row_c64(A, spgemm_values_c64(v->a32), B, spgemm_values_c64(v->b32), i,
-                                     i, marker, (spgemm_c64 *)(void *)acc, cols, NULL);
-    else if (A->complex_values)
-        count = spgemm_dense_row_c128(A, spgemm_values_c128(A->val), B, spgemm_values_c128(B->val),
-                                      i, i, marker, (spgemm_c128 *)(void *)acc, cols, scale_acc);
-    else if (v->a32)
-        count = spgemm_dense_row32(A, v->a32, B, v->b32, i, i, marker, (float *)(void *)acc, cols,
-                                   NULL);
-    else
-        count = spgemm_dense_row64(A, A->val, B, B->val, i, i, marker, acc, cols, scale_acc);
-    sort_columns(cols, count);
-    return count;
-}
-
-/* The row's sums at its columns into C's values from entry `at` (widened
- * to double, or complex double). */
-static void gustavson_gather(const spb_csr *A, const spgemm_values *v, const double *acc,
-                             const spb_index *cols, spb_index count, spb_csr *C, spb_index at)
-{
-    if (A->complex_values && v->a32)
-        spgemm_gather_c64((const spgemm_c64 *)(const void *)acc, cols, count,
-                          (spgemm_c128 *)(void *)C->val + at);
-    else if (A->complex_values)
-        spgemm_gather_c128((const spgemm_c128 *)(const void *)acc, cols, count,
-                           (spgemm_c128 *)(void *)C->val + at);
-    else if (v->a32)
-        spgemm_gather32((const float *)(const void *)acc, cols, count, C->val + at);
-    else
-        spgemm_gather64(acc, cols, count, C->val + at);
-}
-
 /* Gustavson in the values' precision (a32 NULL: fp64 or complex128); with
  * scale (fp64 and complex128 only), |A|*|B| at C's entries too, allocated
  * here. nnz: C's entries, or -1 to count them. A complex A (and B: the
@@ -119,8 +80,9 @@ static spb_status gustavson(const spb_csr *A, const spb_csr *B, const spgemm_val
     spb_index len = 0;
     for (spb_index i = 0; i < A->m; i++) {
         spb_index *cols = C->col_idx + len;
-        spb_index count = gustavson_row(A, B, v, i, marker, acc, scale_acc, cols);
-        gustavson_gather(A, v, acc, cols, count, C, len);
+        spb_index count = spgemm_dense_row_of(A, B, v, i, i, marker, acc, cols, scale_acc);
+        sort_columns(cols, count);
+        spgemm_gather_of(A, v, acc, cols, count, C->val + (size_t)len * csr_values_per_entry(C));
         if (scale) spgemm_gather64(scale_acc, cols, count, *scale + len);
         len += count;
         C->row_ptr[i + 1] = len;
