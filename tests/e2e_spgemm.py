@@ -63,6 +63,21 @@ def test_thin_and_mismatch(tmp):
     check(r.returncode == 2 and "spgemm" in r.stderr, "an unknown --op is refused")
 
 
+def product(a, b):
+    """C = A*B of {(i, j): value} matrices, each entry's products summed
+    exactly (each part of complex ones)."""
+    rows_of_b = {}
+    for (i, j), v in b.items():
+        rows_of_b.setdefault(i, []).append((j, v))
+    terms = {}
+    for (i, k), v in a.items():
+        for j, w in rows_of_b.get(k, []):
+            terms.setdefault((i, j), []).append(v * w)
+    return {key: complex(math.fsum(p.real for p in ps), math.fsum(p.imag for p in ps))
+            if any(isinstance(p, complex) for p in ps) else math.fsum(ps)
+            for key, ps in terms.items()}
+
+
 def test_spgemm_command(tmp):
     # square (A * A), rectangular (A * A^T) and square with --b transpose (A * A^T)
     for name, b_spec in (("west0479", None), ("lp_e226", None), ("west0479", "transpose")):
@@ -76,13 +91,7 @@ def test_spgemm_command(tmp):
         m, n, a = read_mtx(source)
         transposed = m != n or b_spec == "transpose"
         b = {(j, i): v for (i, j), v in a.items()} if transposed else dict(a)
-        rows_of_b = {}
-        for (i, j), v in b.items():
-            rows_of_b.setdefault(i, []).append((j, v))
-        expected = {}
-        for (i, k), v in a.items():
-            for j, w in rows_of_b.get(k, []):
-                expected[(i, j)] = expected.get((i, j), 0.0) + v * w
+        expected = product(a, b)
         cm, cn, c = read_mtx(out)
         check((cm, cn) == (m, m if m != n else n), "%s: C is %d x %d" % (name, cm, cn))
         check(set(c) == set(expected), "%s: C's pattern is the product's (%d vs %d entries)"
@@ -119,15 +128,7 @@ def test_complex_product(tmp):
                     % (symmetry, n, n, len(lines)))
             f.writelines(lines)
         m, _, a = read_mtx(path)
-        rows_of_a = {}
-        for (i, j), v in a.items():
-            rows_of_a.setdefault(i, []).append((j, v))
-        expected = {}
-        for (i, k), v in a.items():
-            for j, w in rows_of_a.get(k, []):
-                expected.setdefault((i, j), []).append(v * w)
-        expected = {key: complex(math.fsum(p.real for p in ps), math.fsum(p.imag for p in ps))
-                    for key, ps in expected.items()}
+        expected = product(a, a)
         for kernel in ("spgemm.gustavson", "spgemm.omp"):
             out = os.path.join(tmp, "%s_%s.mtx" % (symmetry, kernel))
             r = spbench("spgemm", path, "--kernel", kernel, "--threads", "2", "-o", out)
