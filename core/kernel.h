@@ -32,6 +32,17 @@ typedef struct {
     int shared_x;
 } spb_kernel_config;
 
+/* The settings a kernel's work depends on beyond threads and ranks: given
+ * as a list (--block-size 128,256), each value is a row of its own for the
+ * kernels that take that setting (spb_kernel.sweeps) and the first value
+ * the others'. */
+typedef enum {
+    SPB_SWEEP_HACK_SIZE = 1u << 0,  /* config.hack_size */
+    SPB_SWEEP_BLOCK_SIZE = 1u << 1, /* config.block_size */
+    SPB_SWEEP_TILE = 1u << 2,       /* config.tile */
+} spb_sweep;
+#define SPB_SWEEPS 3
+
 /* What prepare hands back: the kernel's private state and its byte model. */
 typedef struct {
     void *state;
@@ -101,6 +112,9 @@ struct spb_kernel {
      * peer spbench's own rows are compared against, the device ones (the
      * vendor rows) per matrix at the fastest of them; the JSON's roles. */
     int library;
+    /* The settings the kernel takes (SPB_SWEEP_* bits; an HLL or SELL
+     * format takes the hack size without saying: kernel_sweeps). */
+    unsigned sweeps;
     /* 1 for a row whose prepare times candidate rows and keeps the fastest
      * (the auto rows): its prepare is counted as trials, not conversion. */
     int trials;

@@ -147,6 +147,15 @@ extern const int gpu_spgemm_cusp_kernel_count;
 extern const spb_spgemm_kernel gpu_spgemm_auto_kernels[];
 extern const int gpu_spgemm_auto_kernel_count;
 
+/* The settings a variant takes (spb_kernel.sweeps): the block size and
+ * tile of the kernels it launches itself. */
+static inline unsigned gpu_spgemm_sweeps(const void *variant)
+{
+    const gpu_spgemm_variant *v = (const gpu_spgemm_variant *)variant;
+    return (v->default_block ? (unsigned)SPB_SWEEP_BLOCK_SIZE : 0u) |
+           (v->default_tile ? (unsigned)SPB_SWEEP_TILE : 0u);
+}
+
 /* The entry points every device SpGEMM kernel shares (spgemm_cuda.cu). */
 spb_status gpu_spgemm_prepare(const spb_kernel *self, spb_format_set *formats,
                               const spb_kernel_config *config, spb_kernel_plan *plan, char *msg);
@@ -179,7 +188,8 @@ double gpu_spgemm_peak_bytes(const void *state);
                    .check = gpu_spgemm_check,                                                      \
                    .fp32 = (single),                                                               \
                    .timed_alone = (alone),                                                         \
-                   .library = (lib)},                                                              \
+                   .library = (lib),                                                               \
+                   .sweeps = gpu_spgemm_sweeps(row_variant)},                                      \
         .spgemm = gpu_spgemm_run, .kernel_seconds = gpu_spgemm_kernel_seconds,                     \
         .device_peak_bytes = gpu_spgemm_peak_bytes                                                 \
     }

@@ -57,6 +57,13 @@ struct gpu_variant {
         f<double, pattern>, f<float, pattern>                                                      \
     }
 
+/* The settings a variant takes (spb_kernel.sweeps): the block size where
+ * it launches its own kernels (the hack size comes with an HLL format). */
+static inline unsigned gpu_variant_sweeps(const void *variant)
+{
+    return ((const gpu_variant *)variant)->default_block ? (unsigned)SPB_SWEEP_BLOCK_SIZE : 0u;
+}
+
 /* A CSR variant: the given default block, then the variant's own fields. */
 #define GPU_CSR_VARIANT(block, ...)                                                                \
     {                                                                                              \
@@ -183,7 +190,8 @@ spb_status gpu_spmv_check(const void *state, char *msg);
                    .time_calls = gpu_spmv_time_calls,                                              \
                    .check = gpu_spmv_check,                                                        \
                    .fp32 = 1,                                                                      \
-                   .library = (lib)},                                                              \
+                   .library = (lib),                                                               \
+                   .sweeps = gpu_variant_sweeps(row_variant)},                                     \
         .spmv = gpu_spmv_run                                                                       \
     }
 

@@ -1052,6 +1052,84 @@ def test_long_names(tmp):
           "one best-kernel line for the long-named matrix: %s" % lines)
 
 
+def test_setting_sweeps(tmp):
+    """--hack-size, --block-size and --tile lists: each value a row of the
+    kernels that take the setting, with its own settings in the CSV and
+    its name in the table; the other rows run once at the first value; a
+    resumed sweep measures nothing again; bad lists are refused."""
+    out = os.path.join(tmp, "sweep.csv")
+    args = ["run", *FAST, "--energy-s", "0", "--bandwidth", "none", "--threads", "1",
+            "--kernels", "csr.serial,hll.serial.row,hll.omp.col", "--hack-size", "64,16",
+            "--csv", out, "gen:lap2d:30"]
+    r = spbench(*args)
+    rows = read_rows(out)
+    got = sorted((row["kernel"], row["settings"].split()[0]) for row in rows)
+    check(r.returncode == 0 and got == [("csr.serial", "hack_size=16"),
+                                        ("hll.omp.col", "hack_size=16"),
+                                        ("hll.omp.col", "hack_size=64"),
+                                        ("hll.serial.row", "hack_size=16"),
+                                        ("hll.serial.row", "hack_size=64")],
+          "an HLL row per hack size, csr.serial once at the first: %s" % got)
+    check(all(row["status"] == "ok" for row in rows), "every swept row ok: %s"
+          % [(row["kernel"], row["status"], row["message"]) for row in rows])
+    stored = {(row["kernel"], row["settings"]): row["stored_entries"] for row in rows}
+    check(len(set(stored.values())) > 1, "the hack sizes pad differently: %s" % stored)
+    labels = re.findall(r"^gen:lap2d:30\s+(\S+)", r.stdout, re.M)
+    check({"hll.serial.row:h16", "hll.serial.row:h64", "hll.omp.col:h16", "hll.omp.col:h64",
+           "csr.serial"} <= set(labels), "the table names each setting: %s" % labels)
+    header = [ln for ln in r.stdout.splitlines() if ln.startswith("# settings:")]
+    check(header and "hack_size=16,64" in header[0], "the header gives the list: %s" % header)
+    again = spbench(*args, "--resume")
+    check(again.returncode == 0 and len(read_rows(out)) == len(rows) and
+          "row 1 of" not in again.stderr,
+          "a resumed sweep measures nothing again: %s" % again.stderr[-300:])
+    dry = spbench("run", "--dry-run", "--threads", "1", "--kernels", "csr.cuda.warp,cusparse.csr",
+                  "--block-size", "128,256", "gen:lap2d:30")
+    lines = {ln.split()[1]: ln for ln in dry.stdout.splitlines()
+             if ln.startswith("#   ") and len(ln.split()) > 1}
+    check(dry.returncode == 0 and "b128" in lines.get("csr.cuda.warp", "")
+          and "b256" in lines.get("csr.cuda.warp", "")
+          and "b128" not in lines.get("cusparse.csr", "-b128"),
+          "a device row per block size, cuSPARSE's once: %s" % lines)
+    for bad in ("16,,32", "0", "16,", "abc", ",", ",".join(str(v) for v in range(1, 18))):
+        r = spbench("run", "--hack-size", bad, "gen:lap2d:8")
+        check(r.returncode == 2 and "--hack-size" in r.stderr,
+              "--hack-size %r refused: %s" % (bad, r.stderr.strip()))
+
+
+def test_table_columns_line_up(tmp):
+    """Labels longer than the narrow table's kernel column (complex
+    precisions, a swept setting) widen the column: every row's figures
+    stay under the headings printed last above it (a complex matrix's
+    longer labels get a header of their own); a run of real matrices keeps
+    the narrow column."""
+    path = os.path.join(tmp, "c.mtx")
+    rng = random.Random(3)
+    with open(path, "w") as f:
+        f.write("%%MatrixMarket matrix coordinate complex general\n30 30 90\n")
+        for i in range(30):
+            for j in rng.sample(range(30), 3):
+                f.write("%d %d %r %r\n" % (i + 1, j + 1, rng.uniform(-1, 1), rng.uniform(-1, 1)))
+    r = spbench("run", *FAST, "--energy-s", "0", "--bandwidth", "none", "--threads", "1",
+                "--precision", "both", "--kernels", "csr.serial,csr.omp.static",
+                "gen:lap2d:10", path)
+    head, placed = None, []
+    for ln in r.stdout.splitlines():
+        if ln.startswith("matrix ") and " kernel " in ln:
+            head = ln
+        elif head and ln.split()[:1] in (["c"], ["gen:lap2d:10"]) and " ok" in ln:
+            placed.append((head, ln))
+    misplaced = [ln for h, ln in placed
+                 if ln[h.index(" nnz") + 4 - 3:h.index(" nnz") + 5] not in (" 90 ", "460 ")]
+    check(r.returncode == 0 and len(placed) == 8 and not misplaced,
+          "each row's entry count ends under the nnz heading above it: %s" % misplaced)
+    check(sum("csr.omp.static/complex128" in ln.split() for _, ln in placed) == 1,
+          "the complex label is whole: %s" % placed)
+    narrow = [h for h, ln in placed if ln.startswith("gen:")]
+    check(narrow and narrow[0].index(" thr") == 24 + 1 + 22,
+          "the real matrix's rows under the narrow kernel column: %s" % narrow[:1])
+
+
 def main():
     if not os.path.isdir(MATRICES):
         print("no matrices found at %s or %s" % (SHARED, BUNDLED))
@@ -1061,7 +1139,8 @@ def main():
                test_gen_and_info, test_messages, test_usage_errors,
                test_precision, test_help_and_labels, test_time_cap, test_kernel_typo,
                test_dry_run, test_kernel_means, test_max_noise, test_energy_columns, test_break_even,
-               test_long_names, test_globs_leave_out_what_cannot_run, test_matrix_time_bound],
+               test_long_names, test_globs_leave_out_what_cannot_run, test_matrix_time_bound,
+               test_setting_sweeps, test_table_columns_line_up],
               "spb_e2e_", globals())
 
 

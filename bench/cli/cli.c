@@ -150,6 +150,41 @@ bad:
     exit(EXIT_USAGE);
 }
 
+int parse_value_list(const char *option, const char *text, long min, long max, int *values, int cap)
+{
+    int count = 0;
+    const char *p = text;
+    while (*p) {
+        char item[32];
+        size_t len = strcspn(p, ",");
+        if (len == 0 || len >= sizeof item) goto bad;
+        memcpy(item, p, len);
+        item[len] = '\0';
+        p += len + (p[len] == ',');
+        long v = parse_count_or(item, min - 1);
+        if (v < min || v > max) goto bad;
+        int seen = 0;
+        for (int k = 0; k < count; k++) seen |= values[k] == v;
+        if (seen) continue;
+        if (count == cap) goto bad;
+        values[count++] = (int)v;
+    }
+    if (count == 0 || p[-1] == ',') goto bad;
+    for (int a = 1; a < count; a++) /* insertion sort: lists are short */
+        for (int b = a; b > 0 && values[b - 1] > values[b]; b--) {
+            int swap = values[b];
+            values[b] = values[b - 1];
+            values[b - 1] = swap;
+        }
+    return count;
+bad:
+    fprintf(stderr,
+            "spbench: %s '%s': give integers from %ld to %ld, at most %d of them, like 64 or "
+            "64,128,256\n",
+            option, text, min, max, cap);
+    exit(EXIT_USAGE);
+}
+
 void refuse_existing_or_exit(const char *path, int force)
 {
     struct stat sb;

@@ -35,6 +35,10 @@ spb_source_list expand_or_exit(int count, char **items);
 /* The value of a count list option (--threads, --ranks): "1,2,4", "1-8",
  * "max" (the processors) and mixes into ascending distinct counts. */
 int parse_count_list(const char *option, const char *text, int *counts, int cap);
+/* Parses a list of integers in min..max ("64" or "64,128,256") into
+ * ascending distinct values; exits on a bad list. */
+int parse_value_list(const char *option, const char *text, long min, long max, int *values,
+                     int cap);
 
 /* SIGINT and SIGTERM to handler, with sigaction's flags (SA_RESTART: the
  * files' reads and writes go on). */

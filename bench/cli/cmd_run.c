@@ -245,6 +245,7 @@ int cmd_run(int argc, char **argv)
     if (dist_launched()) atexit(launch_mark_end);
     parse_run_args(argc, argv, &a);
     int selected_cuda, gpu_ranks, selected = selected_or_exit(&a.opts, &selected_cuda, &gpu_ranks);
+    a.opts.out.kernel_width = plan_kernel_width(&a.opts);
     spb_source_list list = matrices_or_exit(&a);
     int elsewhere = run_elsewhere(argc, argv, &a, &list);
     if (elsewhere >= 0) return elsewhere;

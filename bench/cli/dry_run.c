@@ -25,14 +25,18 @@ static void print_matrices(FILE *out, const spb_source_list *list)
 
 /* One kernel's settings (rows first..last of the plan): precision,
  * threads, and ranks for a distributed kernel. */
-static void kernel_settings(const spb_plan *plan, int first, int last, char *text, size_t size)
+static void kernel_settings(const spb_run_opts *o, const spb_plan *plan, int first, int last,
+                            char *text, size_t size)
 {
     size_t used = 0;
     text[0] = '\0';
     for (int k = first; k <= last && used + 32 < size; k++) {
         const spb_kernel_config *c = &plan->rows[k].config;
-        used += (size_t)snprintf(text + used, size - used, "%s%s t%d", k == first ? "" : ", ",
-                                 spb_precision_str(c->precision), c->threads);
+        char sweep[64];
+        plan_row_sweep_label(o, &plan->rows[k], sweep, sizeof sweep);
+        used += (size_t)snprintf(text + used, size - used, "%s%s%s%s t%d", k == first ? "" : ", ",
+                                 spb_precision_str(c->precision), sweep[0] ? " " : "", sweep,
+                                 c->threads);
         if (kernel_over_ranks(plan->rows[k].kernel))
             used += (size_t)snprintf(text + used, size - used, " r%d", c->ranks);
     }
@@ -41,15 +45,18 @@ static void kernel_settings(const spb_plan *plan, int first, int last, char *tex
 
 /* Each kernel once, with its settings and whether it would be skipped
  * here; whether each plan row would be timed, into timed[]. */
-static void print_kernels(FILE *out, const spb_plan *plan, int *timed)
+static void print_kernels(FILE *out, const spb_run_opts *o, const spb_plan *plan, int *timed)
 {
-    fprintf(out, "# kernels (%d): settings as precision, tN threads, rN ranks\n", plan->kernels);
+    fprintf(out,
+            "# kernels (%d): settings as precision, hN hack size, bN block size, tileN tile (where "
+            "a list sweeps them), tN threads, rN ranks\n",
+            plan->kernels);
     for (int first = 0, i = 0; i < plan->count; i++) {
         if (!plan_kernel_ends(plan, i)) continue;
         const spb_kernel *kernel = plan->rows[i].kernel;
         char why[SPB_MSG_LEN] = "", settings[256];
         int unavailable = kernel_unavailable(kernel, why);
-        kernel_settings(plan, first, i, settings, sizeof settings);
+        kernel_settings(o, plan, first, i, settings, sizeof settings);
         fprintf(out, "#   %-26s %s%s%s%s\n", kernel->name, settings,
                 unavailable ? " (skipped here: " : "", unavailable ? why : "",
                 unavailable ? ")" : "");
@@ -295,7 +302,7 @@ int dry_run_print(FILE *out, const spb_run_opts *o, const spb_source_list *list,
     }
     fprintf(out, "# dry run: nothing is measured or written\n");
     print_matrices(out, list);
-    print_kernels(out, &plan, timed);
+    print_kernels(out, o, &plan, timed);
     long rows = 0, timed_rows = 0;
     for (int m = 0; m < list->count; m++)
         for (int i = 0; i < plan.count; i++) {

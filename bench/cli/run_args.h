@@ -7,10 +7,11 @@
 
 #include "bench/machine/energy.h"
 #include "bench/report/output_file.h"
-#include "bench/run/run.h"
+#include "bench/run/plan.h"
 #include "gpu/gpu.h"
 
 #define MAX_THREAD_COUNTS 64
+#define MAX_SWEEP_VALUES  16
 
 /* --bandwidth: reuse this machine's figure when it has a fresh one, else
  * measure (auto); measure now; a figure given; none. */
@@ -21,7 +22,8 @@ typedef struct {
     spb_run_opts opts;
     int threads[MAX_THREAD_COUNTS];
     int ranks[MAX_THREAD_COUNTS];
-    int ranks_given;   /* --ranks LIST */
+    int sweep_values[SPB_SWEEPS][MAX_SWEEP_VALUES]; /* --hack-size, --block-size, --tile */
+    int ranks_given;                                /* --ranks LIST */
     int threads_given; /* --threads LIST (a distributed study's default is 1 per rank) */
     spb_roofline roofline;
     int resume, quiet, force, dry_run;
@@ -31,7 +33,7 @@ typedef struct {
     char host[256];
     char **items; /* MATRIX arguments */
     int count;
-    char settings[512];
+    char settings[SPB_SETTINGS_LEN];
     char measured_under[1024];
     spb_gpu_info gpu;
     int have_gpu;

@@ -263,7 +263,7 @@ void print_run_header(const run_args *a, int matrices, int selected)
            100 * noise_limit(&o->timing));
     printf("# roof%%: achieved bandwidth over the roofline; c: the row's data fits in the "
            "last-level cache, which served it, so it can pass 100\n");
-    report_table_header(stdout);
+    report_table_header(stdout, o->out.kernel_width);
 }
 
 /* Noisy rows and a busy machine, said at the end where a user looks. */

@@ -39,6 +39,22 @@ static void parse_precision(run_args *a, const char *v)
     o->config.precision = a->precisions[0];
 }
 
+/* A setting's list (sweep in spb_sweep bit order): each value a row of
+ * the kernels that take it, the first the others' (plan.c). */
+static void parse_sweep(run_args *a, int sweep, const char *option, const char *v, long max)
+{
+    spb_run_opts *o = &a->opts;
+    int *values = a->sweep_values[sweep];
+    o->sweep_counts[sweep] = parse_value_list(option, v, 1, max, values, MAX_SWEEP_VALUES);
+    o->sweep_values[sweep] = values;
+    if (sweep == 0)
+        o->config.hack_size = (spb_index)values[0];
+    else if (sweep == 1)
+        o->config.block_size = values[0];
+    else
+        o->config.tile = values[0];
+}
+
 static const spb_operation *operation_or_exit(const char *name)
 {
     const spb_operation *op = operation_named(name);
@@ -140,7 +156,7 @@ static int parse_measure_option(int argc, char **argv, int *i, run_args *a)
     else if (option_value(argc, argv, i, "--tol", &v))
         o->tolerance = parse_double("--tol", v, 0);
     else if (option_value(argc, argv, i, "--hack-size", &v))
-        o->config.hack_size = (spb_index)parse_long("--hack-size", v, 1, SPB_INDEX_MAX);
+        parse_sweep(a, 0, "--hack-size", v, SPB_INDEX_MAX);
     else if (option_value(argc, argv, i, "--threads", &v)) {
         o->thread_counts = parse_count_list("--threads", v, a->threads, MAX_THREAD_COUNTS);
         a->threads_given = 1;
@@ -148,11 +164,11 @@ static int parse_measure_option(int argc, char **argv, int *i, run_args *a)
         o->rank_counts = parse_count_list("--ranks", v, a->ranks, MAX_THREAD_COUNTS);
         a->ranks_given = 1;
     } else if (option_value(argc, argv, i, "--block-size", &v))
-        o->config.block_size = (int)parse_long("--block-size", v, 1, INT_MAX);
+        parse_sweep(a, 1, "--block-size", v, INT_MAX);
     else if (option_value(argc, argv, i, "--precision", &v))
         parse_precision(a, v);
     else if (option_value(argc, argv, i, "--tile", &v))
-        o->config.tile = (int)parse_long("--tile", v, 1, INT_MAX);
+        parse_sweep(a, 2, "--tile", v, INT_MAX);
     else if (option_value(argc, argv, i, "--bandwidth", &v))
         parse_bandwidth(a, v);
     else
@@ -200,24 +216,12 @@ static int parse_output_option(int argc, char **argv, int *i, run_args *a)
  * cuSPARSE multiplies in 1-2 ms (issue 62). */
 #define SPGEMM_MAX_KERNEL_MS 1000.0
 
-/* The settings part of every row's key: what else decides a measurement. */
+/* The run's settings (its lists as given; each row's own: plan_row_settings)
+ * and what every row was measured under. */
 static void compose_settings(run_args *a)
 {
     spb_run_opts *o = &a->opts;
-    char block[32] = "auto";
-    if (o->config.block_size) snprintf(block, sizeof block, "%d", o->config.block_size);
-    int used = snprintf(a->settings, sizeof a->settings, "hack_size=%d block_size=%s seed=%llu",
-                        (int)o->config.hack_size, block, (unsigned long long)o->seed);
-    if (o->config.tile && used < (int)sizeof a->settings)
-        used += snprintf(a->settings + used, sizeof a->settings - (size_t)used, " tile=%d",
-                         o->config.tile);
-    if (o->max_kernel_ms > 0 && used < (int)sizeof a->settings)
-        used += snprintf(a->settings + used, sizeof a->settings - (size_t)used, " max_kernel_ms=%g",
-                         o->max_kernel_ms);
-    if (o->op == operation_spgemm() &&
-        used < (int)sizeof a->settings) /* B is part of what was measured */
-        snprintf(a->settings + used, sizeof a->settings - (size_t)used, " b=%s",
-                 o->operand ? o->operand : "self");
+    plan_run_settings(o, a->settings, sizeof a->settings);
     o->settings = a->settings;
     /* the commit too: resume and merge never mix rows of two spbench builds */
     /* and each plug-in's checksum: never rows of a changed library */

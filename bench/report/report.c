@@ -36,7 +36,7 @@ void result_init(spb_result *r)
 {
     memset(r, 0, sizeof *r);
     r->matrix = r->operation = r->kernel = r->format = r->backend = r->precision = "";
-    r->message = r->settings = r->host = r->source_id = r->measured_under = "";
+    r->message = r->settings = r->sweep = r->host = r->source_id = r->measured_under = "";
     r->stored_entries = r->prepare_ms = r->tune_ms = r->gflops = r->gbytes_per_s = NAN;
     r->products = r->nnz_c = r->kernel_ms = r->break_even_products = r->device_peak_bytes = NAN;
     r->roofline_frac = r->speedup = r->efficiency = r->bandwidth_gbs = r->tolerance = NAN;
@@ -446,10 +446,18 @@ spb_status report_json_row(FILE *json, const char *path, const spb_result *r, in
     return flush_checked(json, path, msg);
 }
 
-void report_table_header(FILE *out)
+/* The kernel column's width: the run's longest label, at least the
+ * narrow table's (0: that). */
+static int table_kernel_width(int kernel_width)
 {
-    fprintf(out, "%-24s %-22s %3s %10s %9s %5s %7s %7s %6s %8s  %s\n", "matrix", "kernel", "thr",
-            "nnz", "median_ms", "sprd", "GFLOPS", "GB/s", "roof%", "rel_err", "status");
+    return kernel_width > REPORT_KERNEL_WIDTH ? kernel_width : REPORT_KERNEL_WIDTH;
+}
+
+void report_table_header(FILE *out, int kernel_width)
+{
+    fprintf(out, "%-24s %-*s %3s %10s %9s %5s %7s %7s %6s %8s  %s\n", "matrix",
+            table_kernel_width(kernel_width), "kernel", "thr", "nnz", "median_ms", "sprd", "GFLOPS",
+            "GB/s", "roof%", "rel_err", "status");
     fflush(out);
 }
 
@@ -470,7 +478,17 @@ void report_table_line(FILE *out, char *line, int keep)
     fflush(out);
 }
 
-void report_table_row(FILE *out, const spb_result *r)
+void result_row_label(const spb_result *r, char *out, size_t size)
+{
+    result_kernel_label(r->kernel, r->precision, out, size);
+    size_t used = strlen(out);
+    if (result_over_ranks(r) && used < size) /* a distributed row at P ranks: kernel@P */
+        used += (size_t)snprintf(out + used, size - used, "@%d", r->ranks);
+    if (r->sweep && r->sweep[0] && used < size) /* one setting of a sweep: kernel:b128 */
+        snprintf(out + used, size - used, ":%s", r->sweep);
+}
+
+void report_table_row(FILE *out, const spb_result *r, int kernel_width)
 {
     char nnz[32] = "-", median[32] = "-", spread[32] = "-", gflops[32] = "-", gbs[32] = "-",
          roof[32] = "-", rel[32] = "-";
@@ -485,12 +503,9 @@ void report_table_row(FILE *out, const spb_result *r)
     if (!isnan(r->roofline_frac)) /* c: served by the cache, so above 100 can happen */
         snprintf(roof, sizeof roof, "%.1f%s", 100 * r->roofline_frac, r->in_cache == 1 ? "c" : "");
     if (!isnan(r->error.rel_l2)) snprintf(rel, sizeof rel, "%.2e", r->error.rel_l2);
-    char kernel[128];
-    result_kernel_label(r->kernel, r->precision, kernel, sizeof kernel);
-    if (result_over_ranks(r)) { /* a distributed row at P ranks: kernel@P */
-        size_t used = strlen(kernel);
-        snprintf(kernel + used, sizeof kernel - used, "@%d", r->ranks);
-    }
+    char kernel[160];
+    result_row_label(r, kernel, sizeof kernel);
+    kernel_width = table_kernel_width(kernel_width);
     /* a noisy row (ok, its time uncertain) says so where its status is
      * read, in a word that keeps the row within 120 columns; its figures
      * come after, where a terminal may cut them */
@@ -502,12 +517,12 @@ void report_table_row(FILE *out, const spb_result *r)
                  r->message[0] ? "; " : "");
     const char *status = noisy ? "noisy" : row_status_str(r->status);
     char line[2 * SPB_MSG_LEN];
-    int keep = snprintf(line, sizeof line, "%-24.24s %-22s %3d %10s %9s %5s %7s %7s %6s %8s  %s",
-                        r->matrix, kernel, r->threads, nnz, median, spread, gflops, gbs, roof, rel,
-                        status);
-    snprintf(line, sizeof line, "%-24.24s %-22s %3d %10s %9s %5s %7s %7s %6s %8s  %s%s%s%s",
-             r->matrix, kernel, r->threads, nnz, median, spread, gflops, gbs, roof, rel, status,
-             noise[0] || r->message[0] ? ": " : "", noise, r->message);
+    int keep = snprintf(line, sizeof line, "%-24.24s %-*s %3d %10s %9s %5s %7s %7s %6s %8s  %s",
+                        r->matrix, kernel_width, kernel, r->threads, nnz, median, spread, gflops,
+                        gbs, roof, rel, status);
+    snprintf(line, sizeof line, "%-24.24s %-*s %3d %10s %9s %5s %7s %7s %6s %8s  %s%s%s%s",
+             r->matrix, kernel_width, kernel, r->threads, nnz, median, spread, gflops, gbs, roof,
+             rel, status, noise[0] || r->message[0] ? ": " : "", noise, r->message);
     report_table_line(out, line, keep); /* the message may be cut, never the status */
 }
 

@@ -32,6 +32,10 @@ typedef struct {
      * seed=1"); with matrix, operation, kernel, precision, threads and
      * ranks it keys --resume. */
     const char *settings;
+    /* The settings the run sweeps for this kernel, as the table names them
+     * after its kernel ("b128", "h16,b256"; empty: none swept); not a
+     * column: the settings hold them. */
+    const char *sweep;
     /* How it was measured, beyond the key: the tolerance, warm-up and
      * sampling options and the build ("tol=1e-10 warmup=2 reps=10
      * min_time=0.1 build=Release (-O3 -DNDEBUG)"). Resume and merge refuse
@@ -150,8 +154,16 @@ spb_status report_json_end(FILE *json, const char *path, const spb_row_counts *c
  * rows, and the error. */
 void report_json_failed(FILE *json, const char *error);
 
-void report_table_header(FILE *out);
-void report_table_row(FILE *out, const spb_result *r);
+/* The console table: kernel_width the longest kernel label the run
+ * prints (plan_kernel_width), so that the columns after it stay in line;
+ * at least REPORT_KERNEL_WIDTH. */
+#define REPORT_KERNEL_WIDTH 22
+void report_table_header(FILE *out, int kernel_width);
+void report_table_row(FILE *out, const spb_result *r, int kernel_width);
+/* A row's kernel as the table names it: its label (result_kernel_label),
+ * @ranks for a distributed row, :settings for one setting of a sweep
+ * (csr.cuda.warp:b128). */
+void result_row_label(const spb_result *r, char *out, size_t size);
 /* One line of the table (written, then flushed); on a terminal it is cut
  * to the terminal's width ("..." at the end), never within its first
  * `keep` characters; in a file it is kept whole. */

@@ -63,7 +63,15 @@ static spb_status table_row(spb_reporter *self, const spb_result *r, spb_row_ori
     (void)msg;
     spb_table_reporter *t = (spb_table_reporter *)self;
     if (origin == SPB_ORIGIN_KEPT) return SPB_OK; /* the run's table shows the run's rows */
-    if (!fold(t, r)) report_table_row(t->out, r);
+    if (fold(t, r)) return SPB_OK;
+    char label[160];
+    result_row_label(r, label, sizeof label);
+    if ((int)strlen(label) > t->kernel_width) { /* a longer label (a complex matrix's): the
+                                                 * column widens, under a header of its own */
+        t->kernel_width = (int)strlen(label);
+        report_table_header(t->out, t->kernel_width);
+    }
+    report_table_row(t->out, r, t->kernel_width);
     return SPB_OK;
 }
 
@@ -83,9 +91,12 @@ static spb_status json_row(spb_reporter *self, const spb_result *r, spb_row_orig
     return report_json_row(f->out, f->path, r, f->rows++ == 0, msg);
 }
 
-static void reporter_table(spb_table_reporter *t, FILE *out)
+static void reporter_table(spb_table_reporter *t, FILE *out, int kernel_width)
 {
-    *t = (spb_table_reporter){.base = {table_row, table_flush}, .out = out};
+    *t = (spb_table_reporter){
+        .base = {table_row, table_flush},
+        .out = out,
+        .kernel_width = kernel_width > REPORT_KERNEL_WIDTH ? kernel_width : REPORT_KERNEL_WIDTH};
 }
 
 static void reporter_csv(spb_file_reporter *f, FILE *out, const char *path)
@@ -98,11 +109,11 @@ static void reporter_json(spb_file_reporter *f, FILE *out, const char *path)
     *f = (spb_file_reporter){.base = {json_row, NULL}, .out = out, .path = path};
 }
 
-void reporters_begin(spb_reporters *set, FILE *table, FILE *csv, const char *csv_path, FILE *json,
-                     const char *json_path)
+void reporters_begin(spb_reporters *set, FILE *table, int kernel_width, FILE *csv,
+                     const char *csv_path, FILE *json, const char *json_path)
 {
     set->count = 0;
-    reporter_table(&set->table, table);
+    reporter_table(&set->table, table, kernel_width);
     reporter_csv(&set->csv, csv, csv_path);
     reporter_json(&set->json, json, json_path);
     if (table) set->all[set->count++] = &set->table.base;

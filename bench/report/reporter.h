@@ -47,6 +47,7 @@ typedef struct {
     spb_fold folds[SPB_FOLD_REASONS];
     int count;
     char matrix[256];
+    int kernel_width; /* the kernel column's (report_table_header) */
 } spb_table_reporter;
 
 /* The CSV's rows (a row read back is not written again), and the JSON's
@@ -68,8 +69,8 @@ typedef struct {
     int count; /* 0: not made yet */
 } spb_reporters;
 
-void reporters_begin(spb_reporters *set, FILE *table, FILE *csv, const char *csv_path, FILE *json,
-                     const char *json_path);
+void reporters_begin(spb_reporters *set, FILE *table, int kernel_width, FILE *csv,
+                     const char *csv_path, FILE *json, const char *json_path);
 /* A row to each reporter; after a failure (*status set) the files get no
  * more rows (the table still does). */
 void reporters_row(spb_reporters *set, const spb_result *r, spb_row_origin origin,

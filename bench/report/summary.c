@@ -40,7 +40,7 @@ static spb_kernel_mean *mean_of(spb_summary *summary, const spb_result *r)
     for (int k = 0; k < summary->means_count; k++) {
         spb_kernel_mean *m = &summary->means[k];
         if (strcmp(m->kernel, r->kernel) == 0 && strcmp(m->precision, r->precision) == 0 &&
-            m->threads == r->threads && m->ranks == r->ranks)
+            strcmp(m->sweep, r->sweep) == 0 && m->threads == r->threads && m->ranks == r->ranks)
             return m;
     }
     if (!spb_grow((void **)&summary->means, &summary->means_cap, summary->means_count, 16,
@@ -50,6 +50,7 @@ static spb_kernel_mean *mean_of(spb_summary *summary, const spb_result *r)
     *m = (spb_kernel_mean){.threads = r->threads, .ranks = r->ranks};
     snprintf(m->kernel, sizeof m->kernel, "%s", r->kernel);
     snprintf(m->precision, sizeof m->precision, "%s", r->precision);
+    snprintf(m->sweep, sizeof m->sweep, "%s", r->sweep);
     return m;
 }
 
@@ -105,6 +106,7 @@ void summary_note(spb_summary *summary, const spb_result *r, int vendor)
         if (r->timing.median < b->seconds) {
             b->kernel = r->kernel;
             b->precision = r->precision;
+            snprintf(b->sweep, sizeof b->sweep, "%s", r->sweep);
             b->seconds = r->timing.median;
             b->speedup = r->speedup;
             b->rank_speedup = r->rank_speedup;
@@ -119,6 +121,7 @@ void summary_note(spb_summary *summary, const spb_result *r, int vendor)
     snprintf(b->matrix, sizeof b->matrix, "%s", r->matrix);
     b->kernel = r->kernel;
     b->precision = r->precision;
+    snprintf(b->sweep, sizeof b->sweep, "%s", r->sweep);
     b->threads = r->threads;
     b->ranks = r->ranks;
     b->distributed = result_over_ranks(r);
@@ -129,10 +132,23 @@ void summary_note(spb_summary *summary, const spb_result *r, int vendor)
     b->dist = r->dist;
 }
 
-/* A best row's kernel as the table names it (result_kernel_label), * marks noise. */
+/* A kernel, its precision and swept settings as the table names them
+ * (result_row_label, without the ranks the summaries give apart). */
+static void summary_label(const char *kernel, const char *precision, const char *sweep, char *name,
+                          size_t size)
+{
+    spb_result r;
+    result_init(&r);
+    r.kernel = kernel;
+    r.precision = precision;
+    r.sweep = sweep;
+    result_row_label(&r, name, size);
+}
+
+/* A best row's kernel as the table names it, * marks noise. */
 static void best_name(const spb_best *b, char *name, size_t size)
 {
-    result_kernel_label(b->kernel, b->precision, name, size);
+    summary_label(b->kernel, b->precision, b->sweep, name, size);
     size_t used = strlen(name);
     if (b->noisy && used + 2 < size) memcpy(name + used, " *", 3);
 }
@@ -230,7 +246,7 @@ static void print_means(FILE *out, const spb_summary *summary, const char *basel
     for (int k = 0; k < summary->means_count; k++) {
         const spb_kernel_mean *m = &summary->means[k];
         char name[96], speedup[32];
-        result_kernel_label(m->kernel, m->precision, name, sizeof name);
+        summary_label(m->kernel, m->precision, m->sweep, name, sizeof name);
         double geo_speedup =
             m->with_speedup == m->count ? exp(m->log_speedup / m->with_speedup) : NAN;
         fprintf(out, "%-*s %3d %5d %8d %10.4g %8s %6d\n", width, name, m->threads, m->ranks,
@@ -370,6 +386,12 @@ void summary_print(FILE *out, const spb_summary *summary, const char *baseline)
     for (int k = 0; k < summary->count; k++) {
         char kernel[128];
         best_name(&summary->best[k], kernel, sizeof kernel);
+        if ((int)strlen(kernel) > width) width = (int)strlen(kernel);
+    }
+    for (int k = 0; k < summary->means_count; k++) {
+        const spb_kernel_mean *m = &summary->means[k];
+        char kernel[128];
+        summary_label(m->kernel, m->precision, m->sweep, kernel, sizeof kernel);
         if ((int)strlen(kernel) > width) width = (int)strlen(kernel);
     }
     int noisy = print_best_local(out, summary, baseline, width);

@@ -14,6 +14,7 @@
 typedef struct {
     char matrix[SPB_NAME_LEN]; /* whole: rows are matched to it by name */
     const char *kernel, *precision;
+    char sweep[64]; /* its swept settings (spb_result.sweep) */
     int threads, ranks;
     int distributed; /* a distributed row: named kernel@ranks */
     double seconds, speedup;
@@ -43,7 +44,7 @@ typedef struct {
 /* A kernel's ok rows at one precision and setting, for its geometric
  * means over the matrices. */
 typedef struct {
-    char kernel[64], precision[8];
+    char kernel[64], precision[8], sweep[64]; /* sweep: spb_result.sweep */
     int threads, ranks;
     double log_gflops, log_speedup; /* sums of the logarithms */
     int count, with_speedup, noisy;

@@ -26,8 +26,8 @@ static void emit_row(const spb_run_opts *opts, spb_run_totals *totals, const spb
     if (origin != SPB_ORIGIN_KEPT)
         progress_finish(opts->out.progress); /* the row replaces the live progress line */
     if (!totals->reporters.count)
-        reporters_begin(&totals->reporters, opts->out.table, opts->out.csv, opts->out.csv_path,
-                        opts->out.json, opts->out.json_path);
+        reporters_begin(&totals->reporters, opts->out.table, opts->out.kernel_width, opts->out.csv,
+                        opts->out.csv_path, opts->out.json, opts->out.json_path);
     reporters_row(&totals->reporters, r, origin, csv_status, msg);
     spb_row_counts *n = origin == SPB_ORIGIN_KEPT ? &totals->kept : &totals->counts;
     n->rows++;
@@ -85,10 +85,11 @@ void break_even(const spb_case *c, const spb_kernel *kernel, spb_precision preci
  * baseline or vendor figures of the rows still to measure (c may be
  * NULL). */
 void replay(const spb_run_opts *opts, spb_run_totals *totals, const spb_done_row *row, spb_case *c,
-            spb_status *csv_status, char *msg)
+            const char *sweep, spb_status *csv_status, char *msg)
 {
     spb_result r;
     result_from_csv(&r, row->fields, row->count);
+    if (sweep) r.sweep = sweep;
     totals->replayed[row - opts->done->rows] = 1;
     emit_row(opts, totals, &r, SPB_ORIGIN_RESUMED, csv_status, msg);
     const spb_kernel *kernel = operation_kernel(opts->op, r.kernel);

@@ -252,14 +252,15 @@ spb_status run_single_product(const spb_operation *op, const spb_kernel *kernel,
 
 /* A row with the fields every row of this case shares. */
 static void row_start(spb_result *r, const spb_run_opts *opts, spb_precision precision,
-                      const spb_case *c, const spb_kernel *kernel, char *row_msg)
+                      const char *settings, const spb_case *c, const spb_kernel *kernel,
+                      char *row_msg)
 {
     result_init(r);
     r->matrix = c->name;
     r->source_id = c->source_id ? c->source_id : "";
     r->operation = opts->op->name;
     r->precision = spb_precision_str(precision);
-    r->settings = opts->settings;
+    r->settings = settings;
     r->measured_under = opts->measured_under ? opts->measured_under : "";
     r->host = opts->host ? opts->host : "";
     r->message = row_msg;
@@ -274,10 +275,11 @@ static void row_start(spb_result *r, const spb_run_opts *opts, spb_precision pre
  * matrix's rows; an OpenMP kernel at its thread count, a distributed one at
  * its ranks (and threads per rank). */
 static void describe_run(char *doing, size_t size, int place, int of, const spb_kernel *kernel,
-                         const spb_kernel_config *config)
+                         const spb_kernel_config *config, const char *sweep)
 {
     int threads = config->threads;
-    int keep = snprintf(doing, size, "row %d of %d, %s", place, of, kernel->name);
+    int keep = snprintf(doing, size, "row %d of %d, %s%s%s", place, of, kernel->name,
+                        sweep[0] ? ":" : "", sweep);
     if (keep < 0 || (size_t)keep >= size) return;
     if (kernel_over_ranks(kernel))
         snprintf(doing + keep, size - (size_t)keep, " at %d rank%s x %d thread%s", config->ranks,
@@ -336,9 +338,10 @@ static int past_matrix_budget(const spb_case *c, const spb_run_opts *opts, spb_r
 static void start_row(spb_case *c, held_rows *held, held_row *h, const spb_run_opts *opts)
 {
     char doing[160];
-    describe_run(doing, sizeof doing, h->place, h->of, h->kernel, &h->config);
+    describe_run(doing, sizeof doing, h->place, h->of, h->kernel, &h->config, h->sweep);
     progress_show(opts->out.progress, c->name, doing);
-    row_start(&h->r, opts, h->config.precision, c, h->kernel, h->msg);
+    row_start(&h->r, opts, h->config.precision, h->settings, c, h->kernel, h->msg);
+    h->r.sweep = h->sweep;
     h->r.threads = h->config.threads;
     h->r.ranks = h->config.ranks;
     h->r.stats = c->stats;
@@ -532,7 +535,7 @@ static void flush_held(spb_case *c, held_rows *held, const spb_run_opts *opts,
     for (int i = 0; i < held->count; i++) {
         held_row *h = &held->rows[i];
         if (h->stored) {
-            replay(opts, totals, h->stored, c, csv_status, msg);
+            replay(opts, totals, h->stored, c, h->sweep, csv_status, msg);
             result_from_csv(&h->r, h->stored->fields, h->stored->count);
             scale_over_ranks(totals, opts, &h->r);
             continue;
@@ -579,14 +582,15 @@ static void hold_row(spb_case *c, held_rows *held, const spb_plan *plan, int ind
                      char *msg)
 {
     const spb_planned_row *p = &plan->rows[index];
-    const held_row fresh = {
+    held_row fresh = {
         .kernel = p->kernel, .config = p->config, .place = index + 1, .of = plan->count};
+    plan_row_settings(opts, &p->config, fresh.settings, sizeof fresh.settings);
+    plan_row_sweep_label(opts, p, fresh.sweep, sizeof fresh.sweep);
     if (held->count && (timed_alone(p->kernel) || (held->waiting && !room_for_another_row(c))))
         flush_held(c, held, opts, totals, csv_status, msg);
     held_row *h = &held->rows[held->count++];
     *h = fresh;
-    h->stored = stored_row(opts, c->name, p->kernel->name, p->config.precision, p->config.threads,
-                           p->config.ranks);
+    h->stored = stored_row(opts, c->name, p->kernel->name, &p->config);
     if (!h->stored) start_row(c, held, h, opts);
     if (!h->stored && h->r.status == SPB_ROW_ERROR && held->waiting > 0) {
         held->count--;
@@ -653,7 +657,9 @@ spb_status run_matrix(const char *source, const char *name, const spb_run_opts *
     spb_status csv_status = SPB_OK;
     if (st != SPB_OK) { /* one error row for the matrix; the batch goes on */
         spb_result r;
-        row_start(&r, opts, plan.first_precision, &c, NULL, row_msg);
+        char settings[SPB_SETTINGS_LEN];
+        plan_row_settings(opts, &opts->config, settings, sizeof settings);
+        row_start(&r, opts, plan.first_precision, settings, &c, NULL, row_msg);
         emit(opts, totals, &r, &csv_status, msg);
     } else {
         csr_stats(&A, &c.stats);

@@ -40,7 +40,8 @@ typedef struct {
     const char *csv_path;
     FILE *json; /* NULL: no JSON */
     const char *json_path;
-    FILE *table; /* human-readable rows */
+    FILE *table;      /* human-readable rows */
+    int kernel_width; /* the table's kernel column (plan_kernel_width; 0: the narrow one) */
     spb_progress *progress;
     spb_machine_load *machine; /* sampled after every row measured (NULL: not watched) */
     spb_phase_times *phases;   /* where the time goes (NULL: not kept) */
@@ -58,7 +59,12 @@ typedef struct {
     double max_matrix_s;      /* rows of a matrix past this many seconds are skipped (0: none) */
     uint64_t seed;            /* for x */
     double tolerance;         /* see validate.h */
-    spb_kernel_config config; /* hack size, block size (threads and precision set per row) */
+    spb_kernel_config config; /* hack size, block size, tile: the first of each list (threads
+                               * and precision set per row) */
+    /* --hack-size, --block-size, --tile lists, by spb_sweep bit order
+     * (count 0: config's one value) */
+    const int *sweep_values[SPB_SWEEPS];
+    int sweep_counts[SPB_SWEEPS];
     const spb_precision *precisions; /* each kernel runs in each (NULL: config.precision only) */
     int precision_count;
     const int *threads; /* thread counts for OpenMP kernels (and per rank), ascending */
@@ -72,7 +78,8 @@ typedef struct {
      * end the job (NULL: not kept) */
     const char *in_flight;
     const spb_roofline *roofline; /* the bounds and cache sizes (NULL: none) */
-    const char *settings;         /* the row key's settings part (see report.h) */
+    const char *settings;         /* the run's settings (lists as given): the JSON's row_key;
+                                   * each row's own is plan_row_settings */
     const char *measured_under;   /* the rows' measured_under (see report.h) */
     const spb_done_set *done;     /* --resume: rows already measured (NULL: none) */
     const char *cache_dir;        /* --cache: parsed matrices kept here (NULL: none) */

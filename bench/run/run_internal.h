@@ -25,8 +25,10 @@ typedef struct {
 typedef struct {
     const spb_kernel *kernel;
     spb_kernel_config config;
-    int place, of;              /* its place in the matrix's plan, for the progress line */
-    const spb_done_row *stored; /* --resume: replayed, not measured */
+    int place, of;                   /* its place in the matrix's plan, for the progress line */
+    char settings[SPB_SETTINGS_LEN]; /* the row key's settings part (plan_row_settings) */
+    char sweep[64];                  /* its swept settings, for the table (spb_result.sweep) */
+    const spb_done_row *stored;      /* --resume: replayed, not measured */
     spb_result r;
     char msg[SPB_MSG_LEN];
     void *state;     /* prepared, validated once, waiting to be timed (NULL: none) */
@@ -48,11 +50,13 @@ void emit(const spb_run_opts *opts, spb_run_totals *totals, const spb_result *r,
 void note_reference(spb_case *c, const spb_run_opts *opts, const spb_result *r);
 void break_even(const spb_case *c, const spb_kernel *kernel, spb_precision precision,
                 spb_result *r);
+/* A row --resume found, written again as it was; sweep: its swept
+ * settings for the table (NULL: none). */
 void replay(const spb_run_opts *opts, spb_run_totals *totals, const spb_done_row *row, spb_case *c,
-            spb_status *csv_status, char *msg);
+            const char *sweep, spb_status *csv_status, char *msg);
 void scale_over_ranks(spb_run_totals *totals, const spb_run_opts *opts, spb_result *r);
 const spb_done_row *stored_row(const spb_run_opts *opts, const char *matrix, const char *kernel,
-                               spb_precision precision, int threads, int ranks);
+                               const spb_kernel_config *config);
 int replayed_whole(const char *name, const spb_plan *plan, const spb_run_opts *opts,
                    spb_run_totals *totals, spb_status *csv_status, char *msg);
 void references_from_done(spb_case *c, const spb_run_opts *opts);

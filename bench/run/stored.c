@@ -14,11 +14,13 @@ typedef struct {
 
 /* The row --resume found already measured, or NULL. */
 const spb_done_row *stored_row(const spb_run_opts *opts, const char *matrix, const char *kernel,
-                               spb_precision precision, int threads, int ranks)
+                               const spb_kernel_config *config)
 {
-    char key[1024];
-    spb_row_key row = {matrix,  opts->op->name, kernel,        spb_precision_str(precision),
-                       threads, ranks,          opts->settings};
+    char key[1024], settings[SPB_SETTINGS_LEN];
+    plan_row_settings(opts, config, settings, sizeof settings);
+    spb_row_key row = {
+        matrix,          opts->op->name, kernel,  spb_precision_str(config->precision),
+        config->threads, config->ranks,  settings};
     resume_key(key, sizeof key, &row);
     return resume_find(opts->done, key);
 }
@@ -29,18 +31,23 @@ int replayed_whole(const char *name, const spb_plan *plan, const spb_run_opts *o
                    spb_run_totals *totals, spb_status *csv_status, char *msg)
 {
     if (!opts->done) return 0;
-    const spb_done_row *failed = stored_row(opts, name, "", plan->first_precision, 0, 1);
+    spb_kernel_config unloaded = opts->config; /* a matrix that failed to load: one row */
+    unloaded.precision = plan->first_precision;
+    unloaded.threads = 0;
+    unloaded.ranks = 1;
+    const spb_done_row *failed = stored_row(opts, name, "", &unloaded);
     if (failed) {
-        replay(opts, totals, failed, NULL, csv_status, msg);
+        replay(opts, totals, failed, NULL, NULL, csv_status, msg);
         return 1;
     }
     for (int pass = 0; pass < 2; pass++) /* all there? then replay them all */
         for (int i = 0; i < plan->count && *csv_status == SPB_OK; i++) {
             const spb_planned_row *p = &plan->rows[i];
-            const spb_done_row *row = stored_row(opts, name, p->kernel->name, p->config.precision,
-                                                 p->config.threads, p->config.ranks);
+            const spb_done_row *row = stored_row(opts, name, p->kernel->name, &p->config);
+            char sweep[64];
+            plan_row_sweep_label(opts, p, sweep, sizeof sweep);
             if (pass == 0 && !row) return 0;
-            if (pass == 1) replay(opts, totals, row, NULL, csv_status, msg);
+            if (pass == 1) replay(opts, totals, row, NULL, sweep, csv_status, msg);
         }
     return 1;
 }
@@ -55,8 +62,7 @@ void references_from_done(spb_case *c, const spb_run_opts *opts)
         if (reference != opts->op->baseline && !kernel_is_vendor(reference)) continue;
         for (int p = 0; p < SPB_PRECISIONS; p++) {
             spb_kernel_config config = plan_first_config(opts, reference, (spb_precision)p);
-            const spb_done_row *row = stored_row(opts, c->name, reference->name, config.precision,
-                                                 config.threads, config.ranks);
+            const spb_done_row *row = stored_row(opts, c->name, reference->name, &config);
             spb_result r;
             if (!row) continue;
             result_from_csv(&r, row->fields, row->count);
