@@ -344,6 +344,44 @@ def test_spmv_independent_complex(tmp):
           "a real x for a complex matrix is refused: %s" % r.stderr)
 
 
+def test_product_precision(tmp):
+    """spbench spmv --precision fp32 (complex64 for a complex matrix): y in
+    single precision, within its rounding of Python's product and not the
+    double-precision answer; a precision it does not know is refused."""
+    rng = random.Random(78)
+    for path in [p for p in complex_files(tmp) if p.endswith("c_general.mtx")] + [
+            os.path.join(BUNDLED, "cage4.mtx.gz")]:
+        m, n, entries = read_mtx(path)
+        x = [complex(rng.uniform(-1, 1), rng.uniform(-1, 1)) if "c_" in path
+             else rng.uniform(-1, 1) for _ in range(n)]
+        x_path = os.path.join(tmp, "p.x.mtx")
+        write_vector(x_path, x)
+        ref = product(m, entries, x)
+        ys = {}
+        for precision in ("fp64", "fp32"):
+            y_path = os.path.join(tmp, "p.%s.y.mtx" % precision)
+            r = spbench("spmv", path, "--kernel", "csr.omp.static", "--x", x_path, "--threads",
+                        "2", "--precision", precision, "-o", y_path, "--force")
+            check(r.returncode == 0, "spmv --precision %s: %s" % (precision, r.stderr))
+            if r.returncode == 0:
+                ys[precision] = read_vector(y_path)
+                with open(y_path) as f:
+                    f.readline()
+                    comment = f.readline()
+                field = ("complex128" if precision == "fp64" else "complex64") if "c_" in path \
+                    else precision
+                check(" in %s," % field in comment, "y's file says %s: %s" % (field, comment))
+        if len(ys) == 2:
+            err64, err32 = rel_l2(ys["fp64"], ref), rel_l2(ys["fp32"], ref)
+            check(err64 <= 1e-12 and 1e-9 < err32 <= 1e-5,
+                  "%s: fp64 rel L2 %.2e, fp32 %.2e (single precision's rounding)"
+                  % (os.path.basename(path), err64, err32))
+    r = spbench("spmv", os.path.join(BUNDLED, "cage4.mtx.gz"), "--kernel", "csr.serial",
+                "--precision", "fp16", "-o", os.path.join(tmp, "no.mtx"))
+    check(r.returncode == 2 and "--precision" in r.stderr and not os.path.exists(
+        os.path.join(tmp, "no.mtx")), "an unknown precision refused: %s" % r.stderr)
+
+
 def test_complex_rows(tmp):
     """A study over complex matrices: the rows are complex128 and complex64
     (the field from the file, the width from --precision), validated, their
@@ -1140,7 +1178,7 @@ def main():
                test_precision, test_help_and_labels, test_time_cap, test_kernel_typo,
                test_dry_run, test_kernel_means, test_max_noise, test_energy_columns, test_break_even,
                test_long_names, test_globs_leave_out_what_cannot_run, test_matrix_time_bound,
-               test_setting_sweeps, test_table_columns_line_up],
+               test_setting_sweeps, test_table_columns_line_up, test_product_precision],
               "spb_e2e_", globals())
 
 

@@ -35,6 +35,20 @@ typedef struct {
     const char *product; /* "y = A*x" */
 } product_command;
 
+/* --precision: a width (fp64 or complex128, fp32 or complex64), in the
+ * matrix's field once it is read (run_single_product). */
+static spb_precision precision_width_or_exit(const char *name)
+{
+    spb_precision p;
+    if (!spb_precision_parse(name, &p)) {
+        fprintf(stderr,
+                "spbench: --precision expects fp64, fp32, complex128 or complex64, not '%s'\n",
+                name);
+        exit(EXIT_USAGE);
+    }
+    return spb_precision_in_field(p, 0);
+}
+
 static product_args parse_product_args(const product_command *pc, int argc, char **argv)
 {
     product_args a = {
@@ -55,6 +69,8 @@ static product_args parse_product_args(const product_command *pc, int argc, char
             a.config.threads = (int)parse_long("--threads", value, 1, SPB_MAX_THREADS);
         else if (option_value(argc, argv, &i, "--tol", &value))
             a.tolerance = parse_double("--tol", value, 0);
+        else if (option_value(argc, argv, &i, "--precision", &value))
+            a.config.precision = precision_width_or_exit(value);
         else if (option_value(argc, argv, &i, "-o", &value))
             a.out = value;
         else if (strcmp(argv[i], "--force") == 0)
@@ -95,9 +111,10 @@ static spb_status run_product(const product_command *pc, const product_args *a,
     }
     if (st == SPB_OK) {
         char comment[512];
-        snprintf(comment, sizeof comment, "%s by spbench %s, kernel %s, matrix %s%s%s", pc->product,
-                 SPB_VERSION, kernel->name, a->matrix, a->operand ? ", " : "",
-                 a->operand ? a->operand : "");
+        snprintf(comment, sizeof comment, "%s by spbench %s, kernel %s in %s, matrix %s%s%s",
+                 pc->product, SPB_VERSION, kernel->name,
+                 spb_precision_str(spb_precision_in_field(a->config.precision, A.complex_values)),
+                 a->matrix, a->operand ? ", " : "", a->operand ? a->operand : "");
         st = pc->write(&c, a->out, comment, msg);
     }
     format_set_free(&c.formats);
@@ -172,7 +189,8 @@ int cmd_spmv(int argc, char **argv)
         operation_spmv,
         "SpMV",
         "--x",
-        "spbench spmv MATRIX --kernel NAME [--x X.mtx | --seed S] [--threads N] -o Y.mtx [--force]",
+        "spbench spmv MATRIX --kernel NAME [--x X.mtx | --seed S] [--threads N] [--precision P] "
+        "-o Y.mtx [--force]",
         load_x,
         describe_spmv,
         write_y,
@@ -199,7 +217,7 @@ int cmd_spgemm(int argc, char **argv)
         operation_spgemm,
         "SpGEMM",
         "--b",
-        "spbench spgemm A [--b B] --kernel NAME [--threads N] -o C.mtx [--force]",
+        "spbench spgemm A [--b B] --kernel NAME [--threads N] [--precision P] -o C.mtx [--force]",
         NULL,
         describe_spgemm,
         write_c,

@@ -156,14 +156,17 @@ static const struct {
              "  --hack-size H   HLL rows per hack (default 32)\n"
              "  --cache DIR     also time a load from the binary cache in DIR\n"},
     {"spmv", "usage: spbench spmv MATRIX --kernel NAME [--x X.mtx | --seed S] [--threads N]\n"
-             "                    [--hack-size H] [--tol T] -o Y.mtx [--force]\n"
+             "                    [--hack-size H] [--precision P] [--tol T] -o Y.mtx [--force]\n"
              "  one validated product y = A*x by kernel NAME, written as Matrix Market;\n"
-             "  x from X.mtx (a vector file), else random with seed S (default 1)\n"},
+             "  x from X.mtx (a vector file), else random with seed S (default 1);\n"
+             "  P: fp64 (default) or fp32, complex128 or complex64 for a complex matrix\n"},
     {"spgemm",
-     "usage: spbench spgemm A [--b B] --kernel NAME [--threads N] [--tol T] -o C.mtx [--force]\n"
+     "usage: spbench spgemm A [--b B] --kernel NAME [--threads N] [--precision P] [--tol T]\n"
+     "                      -o C.mtx [--force]\n"
      "  one validated product C = A*B by kernel NAME, written as Matrix Market;\n"
      "  B: a file, a gen: spec, thin:K[:PER_ROW] or transpose (A^T) (default A,\n"
-     "  or A^T when A is not square)\n"},
+     "  or A^T when A is not square); P: fp64 (default) or fp32 (complex128,\n"
+     "  complex64 for complex matrices)\n"},
     {"gen", "usage: spbench gen SPEC -o FILE.mtx[.gz] [--force]\n"
             "  writes a generated matrix: gen:lap2d:N[:LAYERS] (N x N, or N x LAYERS),\n"
             "  gen:lap3d:N[:LAYERS] (N^3, or N x N x LAYERS), gen:random:ROWS:PER_ROW,\n"
