@@ -172,13 +172,15 @@ template void spgemm_coordinates_to_csr<float>(gpu_spgemm_state *, unsigned long
 
 /* ---- prepare ------------------------------------------------------------------- */
 
-/* H with its values in the state's precision (val32: H's rounded to fp32). */
+/* H with its values in the state's precision (val32: H's rounded to fp32;
+ * a complex value is one (re, im) pair of value_bytes). */
 static int upload_csr(gpu_spgemm_state *s, const spb_csr *H, const float *val32, gpu_csr *D)
 {
     D->m = H->m;
     D->n = H->n;
     D->nnz = H->nnz;
-    const void *val = s->precision == SPB_FP32 ? (const void *)val32 : (const void *)H->val;
+    const void *val =
+        spb_precision_single(s->precision) ? (const void *)val32 : (const void *)H->val;
     return gpu_upload(&s->core, (void **)&D->row_ptr, H->row_ptr, (size_t)H->m + 1, sizeof(int)) ||
            gpu_upload(&s->core, (void **)&D->col_idx, H->col_idx, (size_t)H->nnz, sizeof(int)) ||
            gpu_upload(&s->core, &D->val, val, (size_t)H->nnz, s->value_bytes);
@@ -186,11 +188,13 @@ static int upload_csr(gpu_spgemm_state *s, const spb_csr *H, const float *val32,
 
 /* Refuses, with the estimate, a product whose operands and working set
  * cannot fit in free device memory. */
-static spb_status check_fits(const spb_csr *A, const spb_csr *B, int64_t products, char *msg)
+static spb_status check_fits(const spb_csr *A, const spb_csr *B, int64_t products,
+                             spb_precision precision, char *msg)
 {
     size_t free_bytes = 0, total_bytes = 0;
     if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) return SPB_OK;
-    double operands = 12.0 * ((double)A->nnz + B->nnz) + 4.0 * ((double)A->m + B->m + 2);
+    const double entry = sizeof(int) + (double)spb_precision_bytes(precision);
+    double operands = entry * ((double)A->nnz + B->nnz) + 4.0 * ((double)A->m + B->m + 2);
     double need = operands + BYTES_PER_PRODUCT * (double)products + (64 << 20);
     if (need > (double)free_bytes)
         return spb_fail(msg, SPB_ERR_NOMEM,
@@ -228,10 +232,10 @@ spb_status gpu_spgemm_prepare(const spb_kernel *self, spb_format_set *formats,
     spb_status st = launch_shape(v, config, &block, &tile, msg);
     if (st != SPB_OK) return st;
     int64_t products = csr_spgemm_products(A, B);
-    st = check_fits(A, B, products, msg);
+    st = check_fits(A, B, products, config->precision, msg);
     if (st != SPB_OK) return st;
     const float *a32 = NULL, *b32 = NULL; /* fp32: declined when a value is out of range */
-    if (config->precision == SPB_FP32 &&
+    if (spb_precision_single(config->precision) &&
         ((st = format_set_csr_values32(formats, &a32, msg)) != SPB_OK ||
          (st = format_set_b_values32(formats, &b32, msg)) != SPB_OK))
         return st;
@@ -315,11 +319,14 @@ double gpu_spgemm_peak_bytes(const void *state)
 spb_status gpu_spgemm_run(const void *state, spb_csr *C, char *msg)
 {
     gpu_spgemm_state *s = (gpu_spgemm_state *)state;
+    const int complex_values = spb_precision_complex(s->precision);
     memset(C, 0, sizeof *C);
     counted_product(s);
     GPU_TRY(&s->core, cudaDeviceSynchronize(), "kernel execution");
     if (s->core.error != SPB_OK) goto fail;
-    if (csr_alloc(C, s->C.m, s->C.n, s->C.nnz, msg) != SPB_OK) return SPB_ERR_NOMEM;
+    if ((complex_values ? csr_alloc_complex : csr_alloc)(C, s->C.m, s->C.n, s->C.nnz, msg) !=
+        SPB_OK)
+        return SPB_ERR_NOMEM;
     GPU_TRY(&s->core,
             cudaMemcpy(C->row_ptr, s->C.row_ptr, sizeof(int) * ((size_t)C->m + 1),
                        cudaMemcpyDeviceToHost),
@@ -329,15 +336,16 @@ spb_status gpu_spgemm_run(const void *state, spb_csr *C, char *msg)
                 cudaMemcpy(C->col_idx, s->C.col_idx, sizeof(int) * (size_t)C->nnz,
                            cudaMemcpyDeviceToHost),
                 "cudaMemcpy C");
-        /* fp32: the floats into the front half of C's values, then widened from
-         * the last down, so that none is overwritten before it is read */
+        /* fp32: the floats (each part of complex ones) into the front half
+         * of C's values, then widened from the last down, so that none is
+         * overwritten before it is read */
         GPU_TRY(
             &s->core,
             cudaMemcpy(C->val, s->C.val, s->value_bytes * (size_t)C->nnz, cudaMemcpyDeviceToHost),
             "cudaMemcpy C");
-        if (s->precision == SPB_FP32) {
+        if (spb_precision_single(s->precision)) {
             float widened;
-            for (int64_t k = (int64_t)C->nnz - 1; k >= 0; k--) {
+            for (int64_t k = (int64_t)C->nnz * (complex_values ? 2 : 1) - 1; k >= 0; k--) {
                 memcpy(&widened, (const char *)C->val + sizeof(float) * (size_t)k, sizeof widened);
                 C->val[k] = widened;
             }

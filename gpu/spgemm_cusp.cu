@@ -105,7 +105,7 @@ const spb_spgemm_kernel gpu_spgemm_cusp_kernels[] = {
     GPU_SPGEMM_KERNEL_FULL("cusp.spgemm",
                            "CUSP cusp::multiply on COO views of the device CSR: expand, sort and "
                            "compress the products (the seed paper's comparison)",
-                           &cusp_spgemm_v, gpu_cusp_supports, 1, 0, 1),
+                           &cusp_spgemm_v, gpu_cusp_supports, 1, 0, 1, 0),
 };
 const int gpu_spgemm_cusp_kernel_count =
     (int)(sizeof gpu_spgemm_cusp_kernels / sizeof gpu_spgemm_cusp_kernels[0]);

@@ -7,23 +7,30 @@
  * timed, and the row's message names it. `cusparse.spgemm.alg2` and
  * `.alg3` run their algorithm alone (skipped, saying so, where it does not
  * fit), so the fastest vendor row is the fastest of them. The whole
- * product counts the buffers, as it counts the other rows' allocations. */
+ * product counts the buffers, as it counts the other rows' allocations.
+ * Real and complex matrices alike (complex128, complex64). */
 #include "spgemm_state.cuh"
 
 #define CHUNK_FRACTION 0.2f /* ALG3: share of the products handled at once */
 
 /* The state's value type (matrices and compute), and alpha = 1 and
- * beta = 0 in it. */
+ * beta = 0 in it: a real scalar is the real part of the complex one. */
 static cudaDataType value_type(const gpu_spgemm_state *s)
 {
-    return s->precision == SPB_FP32 ? CUDA_R_32F : CUDA_R_64F;
+    switch (s->precision) {
+    case SPB_FP32: return CUDA_R_32F;
+    case SPB_C128: return CUDA_C_64F;
+    case SPB_C64: return CUDA_C_32F;
+    default: return CUDA_R_64F;
+    }
 }
 
 static const void *scalar(const gpu_spgemm_state *s, int value)
 {
-    static const double fp64[2] = {0.0, 1.0};
-    static const float fp32[2] = {0.0f, 1.0f};
-    return s->precision == SPB_FP32 ? (const void *)&fp32[value] : (const void *)&fp64[value];
+    static const double wide[2][2] = {{0.0, 0.0}, {1.0, 0.0}};
+    static const float narrow[2][2] = {{0.0f, 0.0f}, {1.0f, 0.0f}};
+    return spb_precision_single(s->precision) ? (const void *)narrow[value]
+                                              : (const void *)wide[value];
 }
 
 static spb_status choose_algorithm(gpu_spgemm_state *s, char *msg);
@@ -201,17 +208,17 @@ const spb_spgemm_kernel gpu_spgemm_cusparse_kernels[] = {
                            "cuSPARSE cusparseSpGEMM (default algorithm, ALG1; ALG3 when a buffer "
                            "does not fit, chosen in prepare): work estimation, compute, copy, "
                            "buffers included",
-                           &cusparse_spgemm, gpu_kernel_supports, 0, 1, 1),
+                           &cusparse_spgemm, gpu_kernel_supports, 0, 1, 1, 1),
     GPU_SPGEMM_KERNEL_FULL("cusparse.spgemm.alg2",
                            "cuSPARSE cusparseSpGEMM ALG2 (memory estimated first; skipped where "
                            "it does not fit): work estimation, memory estimate, compute, copy, "
                            "buffers included",
-                           &cusparse_spgemm_alg2, gpu_kernel_supports, 0, 1, 1),
+                           &cusparse_spgemm_alg2, gpu_kernel_supports, 0, 1, 1, 1),
     GPU_SPGEMM_KERNEL_FULL("cusparse.spgemm.alg3",
                            "cuSPARSE cusparseSpGEMM ALG3 (the products in chunks of a fifth; "
                            "skipped where it does not fit): work estimation, memory estimate, "
                            "compute, copy, buffers included",
-                           &cusparse_spgemm_alg3, gpu_kernel_supports, 0, 1, 1),
+                           &cusparse_spgemm_alg3, gpu_kernel_supports, 0, 1, 1, 1),
 };
 
 const int gpu_spgemm_cusparse_kernel_count =

@@ -9,7 +9,8 @@
 #include "spmv_state.cuh"
 
 /* A CSR matrix in device memory (arrays NULL when not allocated); its
- * values in the state's precision (double or float). */
+ * values in the state's precision (double or float, complex ones as
+ * (re, im) pairs). */
 struct gpu_csr {
     int m, n, nnz;
     int *row_ptr, *col_idx;
@@ -38,7 +39,7 @@ struct gpu_spgemm_state {
     gpu_record core; /* failure record and the whole-product events */
     const gpu_spgemm_variant *variant;
     gpu_csr A, B, C;
-    spb_precision precision; /* of the values, products and sums */
+    spb_precision precision; /* of the values, products and sums (complex: cuSPARSE's rows) */
     size_t value_bytes;
     int block_size, tile;
     int dense_cols; /* spgemm.cuda.esc: the widest B whose dense row fits a block's shared memory */
@@ -170,11 +171,12 @@ double gpu_spgemm_peak_bytes(const void *state);
     GPU_SPGEMM_KERNEL_IF(row_name, row_description, row_variant, gpu_kernel_supports)
 /* The same for a row that needs more than a device (see GPU_SPMV_KERNEL_IF). */
 #define GPU_SPGEMM_KERNEL_IF(row_name, row_description, row_variant, row_supports)                 \
-    GPU_SPGEMM_KERNEL_FULL(row_name, row_description, row_variant, row_supports, 0, 1, 0)
+    GPU_SPGEMM_KERNEL_FULL(row_name, row_description, row_variant, row_supports, 0, 1, 0, 0)
 /* ... and one timed alone (spb_kernel.timed_alone), without an fp32
- * version (fp32 0), or a vendor library's (spb_kernel.library). */
+ * version (fp32 0), a vendor library's (spb_kernel.library), or one that
+ * takes complex matrices too (spb_kernel.complex_values). */
 #define GPU_SPGEMM_KERNEL_FULL(row_name, row_description, row_variant, row_supports, alone,        \
-                               single, lib)                                                        \
+                               single, lib, complex)                                               \
     {                                                                                              \
         .kernel = {.name = row_name,                                                               \
                    .format = "csr",                                                                \
@@ -187,6 +189,7 @@ double gpu_spgemm_peak_bytes(const void *state);
                    .time_calls = gpu_spgemm_time_calls,                                            \
                    .check = gpu_spgemm_check,                                                      \
                    .fp32 = (single),                                                               \
+                   .complex_values = (complex),                                                    \
                    .timed_alone = (alone),                                                         \
                    .library = (lib),                                                               \
                    .sweeps = gpu_spgemm_sweeps(row_variant)},                                      \

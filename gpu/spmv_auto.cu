@@ -203,6 +203,7 @@ extern const spb_spmv_kernel gpu_auto_kernels[] = {
                 .time_calls = gpu_spmv_time_calls,
                 .check = gpu_spmv_check,
                 .fp32 = 1,
+                .complex_values = 1, /* its complex candidates: the others decline */
                 .trials = 1},
      .spmv = gpu_spmv_run},
 };

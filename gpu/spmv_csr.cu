@@ -226,14 +226,15 @@ static void release_texture(gpu_state *s)
 /* A CSR variant of this file: default block, warps, no library parameter. */
 #define CSR_VARIANT(...) GPU_CSR_VARIANT(DEFAULT_BLOCK, __VA_ARGS__)
 
-static const gpu_variant thread_v = CSR_VARIANT(.launch = GPU_LAUNCH(launch_thread));
+static const gpu_variant thread_v = CSR_VARIANT(.launch = GPU_LAUNCH_COMPLEX(launch_thread));
 static const gpu_variant warp_v =
-    CSR_VARIANT(.warp_multiple = 1, .launch = GPU_LAUNCH(launch_warp));
+    CSR_VARIANT(.warp_multiple = 1, .launch = GPU_LAUNCH_COMPLEX(launch_warp));
 static const gpu_variant warp_shared_v =
-    CSR_VARIANT(.warp_multiple = 1, .launch = GPU_LAUNCH(launch_warp_shared));
+    CSR_VARIANT(.warp_multiple = 1, .launch = GPU_LAUNCH_COMPLEX(launch_warp_shared));
 static const gpu_variant warp_shared2d_v =
-    CSR_VARIANT(.warp_multiple = 1, .launch = GPU_LAUNCH(launch_warp_shared2d));
-static const gpu_variant ldg_v = CSR_VARIANT(.warp_multiple = 1, .launch = GPU_LAUNCH(launch_ldg));
+    CSR_VARIANT(.warp_multiple = 1, .launch = GPU_LAUNCH_COMPLEX(launch_warp_shared2d));
+static const gpu_variant ldg_v =
+    CSR_VARIANT(.warp_multiple = 1, .launch = GPU_LAUNCH_COMPLEX(launch_ldg));
 static const gpu_variant texture_v =
     CSR_VARIANT(.warp_multiple = 1, .setup = setup_texture, .launch = GPU_LAUNCH(launch_texture),
                 .release = release_texture);

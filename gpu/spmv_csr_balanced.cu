@@ -468,21 +468,21 @@ static void release_stream(gpu_state *s)
 
 static const gpu_variant adaptive_v =
     CSR_VARIANT(.warp_multiple = 1, .setup = setup_adaptive,
-                .launch = GPU_LAUNCH_PATTERN(launch_adaptive, false), .release = release_adaptive);
+                .launch = GPU_LAUNCH_VALUES_COMPLEX(launch_adaptive), .release = release_adaptive);
 static const gpu_variant adaptive_pattern_v =
     CSR_VARIANT(.warp_multiple = 1, .setup = setup_adaptive,
                 .launch = GPU_LAUNCH_PATTERN(launch_adaptive, true), .pattern = 1,
                 .release = release_adaptive);
 static const gpu_variant binned_v =
     CSR_VARIANT(.warp_multiple = 1, .setup = setup_binned,
-                .launch = GPU_LAUNCH_PATTERN(launch_binned, false), .release = release_binned);
+                .launch = GPU_LAUNCH_VALUES_COMPLEX(launch_binned), .release = release_binned);
 static const gpu_variant binned_pattern_v =
     CSR_VARIANT(.warp_multiple = 1, .setup = setup_binned,
                 .launch = GPU_LAUNCH_PATTERN(launch_binned, true), .pattern = 1,
                 .release = release_binned);
 static const gpu_variant stream_v =
     CSR_VARIANT(.warp_multiple = 1, .setup = setup_stream,
-                .launch = GPU_LAUNCH_PATTERN(launch_stream, false), .release = release_stream);
+                .launch = GPU_LAUNCH_VALUES_COMPLEX(launch_stream), .release = release_stream);
 static const gpu_variant stream_rcm_v =
     CSR_VARIANT(.warp_multiple = 1, .setup = setup_stream_rcm,
                 .launch = GPU_LAUNCH_PATTERN(launch_stream_rcm, false), .own_upload = 1,

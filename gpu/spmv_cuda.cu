@@ -85,7 +85,9 @@ static spb_status check_fits(double bytes_needed, char *msg)
 /* spmv_state.cuh says what it uploads. */
 int gpu_upload_values(gpu_state *s, const double *val, const float *val32, size_t count)
 {
-    if (s->precision == SPB_FP64) return gpu_upload(s, &s->d_val, val, count, sizeof(double));
+    count *= spb_precision_complex(s->precision) ? 2 : 1; /* (re, im) pairs */
+    if (!spb_precision_single(s->precision))
+        return gpu_upload(s, &s->d_val, val, count, sizeof(double));
     if (val32) return gpu_upload(s, &s->d_val, val32, count, sizeof(float));
     float *rounded = (float *)spb_malloc(count + 1, sizeof(float));
     if (!rounded) {
@@ -251,8 +253,11 @@ spb_status gpu_spmv_prepare(const spb_kernel *self, spb_format_set *formats,
                         MAX_BLOCK, v->warp_multiple ? ", a multiple of 32" : "");
     spb_value iso = 0.0;
     if (v->pattern && csr_pattern_value(A, &iso, msg) != SPB_OK) return SPB_ERR_DECLINED;
+    if (!v->launch[config->precision])
+        return spb_fail(msg, SPB_ERR_DECLINED, "this kernel has no %s version",
+                        spb_precision_str(config->precision));
     const float *csr_val32 = NULL; /* fp32: the values rounded, declined when out of range */
-    if (config->precision == SPB_FP32) {
+    if (spb_precision_single(config->precision)) {
         spb_status st = format_set_csr_values32(formats, &csr_val32, msg);
         if (st != SPB_OK) return st;
     }
@@ -292,11 +297,13 @@ void gpu_spmv_launch(gpu_state *s)
     gpu_cuda_failed(s, cudaGetLastError(), "kernel launch");
 }
 
-/* y's m entries set to NaN on the host, in the state's precision. */
+/* y's m entries (each part of complex ones) set to NaN on the host, in the
+ * state's precision. */
 static void poison(const gpu_state *s, void *y)
 {
-    for (int i = 0; i < s->m; i++)
-        if (s->precision == SPB_FP32)
+    const size_t values = (size_t)s->m * (spb_precision_complex(s->precision) ? 2 : 1);
+    for (size_t i = 0; i < values; i++)
+        if (spb_precision_single(s->precision))
             ((float *)y)[i] = NAN;
         else
             ((double *)y)[i] = NAN;

@@ -12,23 +12,24 @@ extern "C" {
 }
 #include "spmv_state.cuh"
 
+/* alpha = 1 and beta = 0 in each precision, in spb_precision order. */
 static const double one = 1.0, zero = 0.0;
 static const float one32 = 1.0f, zero32 = 0.0f;
+static const gpu_c128 one_c128(1.0), zero_c128(0.0);
+static const gpu_c64 one_c64(1.0f), zero_c64(0.0f);
+static const void *const ones[SPB_PRECISIONS] = {&one, &one32, &one_c128, &one_c64};
+static const void *const zeros[SPB_PRECISIONS] = {&zero, &zero32, &zero_c128, &zero_c64};
 
 /* The state's precision as cuSPARSE's data (and compute) type, with its
  * alpha = 1 and beta = 0 of that type. */
 static cudaDataType value_type(const gpu_state *s)
 {
-    return s->precision == SPB_FP32 ? CUDA_R_32F : CUDA_R_64F;
+    static const cudaDataType types[SPB_PRECISIONS] = {CUDA_R_64F, CUDA_R_32F, CUDA_C_64F,
+                                                       CUDA_C_32F};
+    return types[s->precision];
 }
-static const void *alpha(const gpu_state *s)
-{
-    return s->precision == SPB_FP32 ? (const void *)&one32 : &one;
-}
-static const void *beta(const gpu_state *s)
-{
-    return s->precision == SPB_FP32 ? (const void *)&zero32 : &zero;
-}
+static const void *alpha(const gpu_state *s) { return ones[s->precision]; }
+static const void *beta(const gpu_state *s) { return zeros[s->precision]; }
 
 /* What a cuSPARSE row prepares (gpu_state.family): the handle, the
  * descriptors of the uploaded matrix and of x and y, the work buffer. */
@@ -175,30 +176,41 @@ static void launch_cusparse(gpu_state *s)
                         "cusparseSpMV");
 }
 
-/* One launch for both precisions: the type travels in the descriptors. */
+/* One launch for every precision: the type travels in the descriptors.
+ * The CSR and COO rows take complex matrices (cuSPARSE's CUDA_C_64F and
+ * CUDA_C_32F); SELL and BSR convert through real formats: real only. */
 #define CUSPARSE_LAUNCH                                                                            \
+    {                                                                                              \
+        launch_cusparse, launch_cusparse, launch_cusparse, launch_cusparse                         \
+    }
+#define CUSPARSE_LAUNCH_REAL                                                                       \
     {                                                                                              \
         launch_cusparse, launch_cusparse                                                           \
     }
 /* A cuSPARSE variant: the library picks its own launch; `param` is the
  * algorithm. */
-#define CUSPARSE_VARIANT(kind, algorithm)                                                          \
+#define CUSPARSE_VARIANT(kind, algorithm, launches)                                                \
     {                                                                                              \
-        .format = kind, .param = algorithm, .setup = setup_cusparse, .launch = CUSPARSE_LAUNCH,    \
+        .format = kind, .param = algorithm, .setup = setup_cusparse, .launch = launches,           \
         .release = release_cusparse                                                                \
     }
-static const gpu_variant csr_alg1_v = CUSPARSE_VARIANT(SPB_FORMAT_CSR, CUSPARSE_SPMV_CSR_ALG1);
-static const gpu_variant csr_alg2_v = CUSPARSE_VARIANT(SPB_FORMAT_CSR, CUSPARSE_SPMV_CSR_ALG2);
+static const gpu_variant csr_alg1_v =
+    CUSPARSE_VARIANT(SPB_FORMAT_CSR, CUSPARSE_SPMV_CSR_ALG1, CUSPARSE_LAUNCH);
+static const gpu_variant csr_alg2_v =
+    CUSPARSE_VARIANT(SPB_FORMAT_CSR, CUSPARSE_SPMV_CSR_ALG2, CUSPARSE_LAUNCH);
 static const gpu_variant csr_default_v =
-    CUSPARSE_VARIANT(SPB_FORMAT_CSR, CUSPARSE_SPMV_ALG_DEFAULT);
-static const gpu_variant sell_v = CUSPARSE_VARIANT(SPB_FORMAT_SELL, CUSPARSE_SPMV_SELL_ALG1);
-static const gpu_variant coo_alg1_v = CUSPARSE_VARIANT(SPB_FORMAT_CSR, CUSPARSE_SPMV_COO_ALG1);
-static const gpu_variant coo_alg2_v = CUSPARSE_VARIANT(SPB_FORMAT_CSR, CUSPARSE_SPMV_COO_ALG2);
+    CUSPARSE_VARIANT(SPB_FORMAT_CSR, CUSPARSE_SPMV_ALG_DEFAULT, CUSPARSE_LAUNCH);
+static const gpu_variant sell_v =
+    CUSPARSE_VARIANT(SPB_FORMAT_SELL, CUSPARSE_SPMV_SELL_ALG1, CUSPARSE_LAUNCH_REAL);
+static const gpu_variant coo_alg1_v =
+    CUSPARSE_VARIANT(SPB_FORMAT_CSR, CUSPARSE_SPMV_COO_ALG1, CUSPARSE_LAUNCH);
+static const gpu_variant coo_alg2_v =
+    CUSPARSE_VARIANT(SPB_FORMAT_CSR, CUSPARSE_SPMV_COO_ALG2, CUSPARSE_LAUNCH);
 /* BSR's setup uploads its own arrays: prepare uploads no CSR */
 static const gpu_variant bsr_v = {.format = SPB_FORMAT_CSR,
                                   .param = CUSPARSE_SPMV_BSR_ALG1,
                                   .setup = setup_cusparse,
-                                  .launch = CUSPARSE_LAUNCH,
+                                  .launch = CUSPARSE_LAUNCH_REAL,
                                   .own_upload = 1,
                                   .release = release_cusparse};
 

@@ -137,7 +137,7 @@ static __device__ __forceinline__ void merge_look_back(int from, int b, T *first
             while (atomicAdd(carry_epoch + q, 0) != epoch) {
             }
             __threadfence();
-            v = *(volatile T *)(carry + q);
+            v = volatile_load(carry + q);
         }
         total += warp_reduce(v);
     }
@@ -271,13 +271,22 @@ template <typename T, bool PATTERN> static cudaError_t allow_shared_for(int shar
 static spb_status allow_shared(gpu_state *s, char *msg)
 {
     size_t shared = merge_shared_bytes(s->block_size, s->value_bytes);
-    const int fp32 = s->precision == SPB_FP32, pattern = s->variant->pattern;
+    const int pattern = s->variant->pattern;
     cudaError_t err = cudaSuccess;
-    if (shared > 48 * 1024) /* a 1024-thread block needs 92 KiB in fp64 */
-        err = fp32 ? (pattern ? allow_shared_for<float, true>((int)shared)
-                              : allow_shared_for<float, false>((int)shared))
-                   : (pattern ? allow_shared_for<double, true>((int)shared)
-                              : allow_shared_for<double, false>((int)shared));
+    if (shared > 48 * 1024) { /* a 1024-thread block needs 92 KiB in fp64 */
+        switch (s->precision) {
+        case SPB_FP32:
+            err = pattern ? allow_shared_for<float, true>((int)shared)
+                          : allow_shared_for<float, false>((int)shared);
+            break;
+        case SPB_FP64:
+            err = pattern ? allow_shared_for<double, true>((int)shared)
+                          : allow_shared_for<double, false>((int)shared);
+            break;
+        case SPB_C128: err = allow_shared_for<gpu_c128, false>((int)shared); break;
+        case SPB_C64: err = allow_shared_for<gpu_c64, false>((int)shared); break;
+        }
+    }
     return gpu_cuda_failed(s, err, "cudaFuncSetAttribute") ? gpu_state_fail(s, msg) : SPB_OK;
 }
 
@@ -303,7 +312,7 @@ static const gpu_variant merge_v = {.format = SPB_FORMAT_CSR,
                                     .default_block = MERGE_BLOCK,
                                     .warp_multiple = 1,
                                     .setup = setup_merge,
-                                    .launch = GPU_LAUNCH_PATTERN(launch_merge, false),
+                                    .launch = GPU_LAUNCH_VALUES_COMPLEX(launch_merge),
                                     .release = release_merge};
 static const gpu_variant merge_pattern_v = {.format = SPB_FORMAT_CSR,
                                             .default_block = MERGE_BLOCK,

@@ -14,6 +14,7 @@ extern "C" {
 #include "core/kernel.h"
 #include "formats/format_set.h"
 }
+#include "complex_value.cuh"
 
 #define WARP      32
 #define MAX_BLOCK 1024
@@ -33,9 +34,11 @@ struct gpu_variant {
      * s->family (gpu_family_new; NULL: none). Declines with
      * SPB_ERR_DECLINED. */
     spb_status (*setup)(gpu_state *s, const spb_csr *A, char *msg);
-    /* One product on d_x -> d_y, not synchronised; [SPB_FP64] with double
-     * values, x and y, [SPB_FP32] with float ones (sums in that type too). */
-    void (*launch[2])(gpu_state *s);
+    /* One product on d_x -> d_y, not synchronised, by precision: [SPB_FP64]
+     * with double values, x and y, [SPB_FP32] with float ones (sums in that
+     * type too), [SPB_C128] and [SPB_C64] complex (gpu_complex); NULL: the
+     * kernel has no such version (the complex ones: gpu_variant_complex). */
+    void (*launch[SPB_PRECISIONS])(gpu_state *s);
     int pattern; /* reads no values: only matrices whose values are all equal (else declined) */
     /* its setup uploads its own arrangement of A (panels, a renumbering):
      * prepare uploads none, only sizes the format's traffic */
@@ -45,17 +48,33 @@ struct gpu_variant {
     void (*release)(gpu_state *s);
 };
 
-/* A launch template's two instantiations, in gpu_variant.launch order;
- * _PATTERN: of a template on <T, PATTERN>, PATTERN matching the variant's
- * pattern field. */
+/* A launch template's instantiations, in gpu_variant.launch order: real
+ * only, or real and complex (_COMPLEX); _PATTERN: of a template on <T,
+ * PATTERN>, PATTERN matching the variant's pattern field (a pattern kernel
+ * reads no values: real only). */
 #define GPU_LAUNCH(f)                                                                              \
     {                                                                                              \
         f<double>, f<float>                                                                        \
+    }
+#define GPU_LAUNCH_COMPLEX(f)                                                                      \
+    {                                                                                              \
+        f<double>, f<float>, f<gpu_c128>, f<gpu_c64>                                               \
     }
 #define GPU_LAUNCH_PATTERN(f, pattern)                                                             \
     {                                                                                              \
         f<double, pattern>, f<float, pattern>                                                      \
     }
+#define GPU_LAUNCH_VALUES_COMPLEX(f)                                                               \
+    {                                                                                              \
+        f<double, false>, f<float, false>, f<gpu_c128, false>, f<gpu_c64, false>                   \
+    }
+
+/* Whether a variant runs complex matrices (it has their launches). */
+static inline int gpu_variant_complex(const void *variant)
+{
+    const gpu_variant *v = (const gpu_variant *)variant;
+    return v->launch[SPB_C128] != NULL && v->launch[SPB_C64] != NULL && !v->pattern;
+}
 
 /* The settings a variant takes (spb_kernel.sweeps): the block size where
  * it launches its own kernels (the hack size comes with an HLL format). */
@@ -190,6 +209,7 @@ spb_status gpu_spmv_check(const void *state, char *msg);
                    .time_calls = gpu_spmv_time_calls,                                              \
                    .check = gpu_spmv_check,                                                        \
                    .fp32 = 1,                                                                      \
+                   .complex_values = gpu_variant_complex(row_variant),                             \
                    .library = (lib),                                                               \
                    .sweeps = gpu_variant_sweeps(row_variant)},                                     \
         .spmv = gpu_spmv_run                                                                       \
