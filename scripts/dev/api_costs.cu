@@ -4,7 +4,9 @@
  * launch, a small device-to-host copy into pageable and into pinned memory
  * after an empty kernel (the round trip a product waits for when it reads a
  * size back), and a cub scan of 4096 ints. Prints the median of 2000 of each
- * in microseconds.
+ * in microseconds. Then the floor of a launch-bound product as the rows time
+ * it: empty kernels launched back to back between two events (1 block, and
+ * one block per SM), per launch.
  *
  *   nvcc -arch=sm_90 -O2 -o api_costs scripts/dev/api_costs.cu
  *   ./api_costs
@@ -47,6 +49,33 @@ template <class F> static void report(const char *what, F call)
     std::sort(t.begin(), t.end());
     printf("%-52s median %7.2f us  (p10 %.2f, p90 %.2f)\n", what, t[REPS / 2], t[REPS / 10],
            t[REPS * 9 / 10]);
+}
+
+/* Per launch of `blocks` empty blocks of 128 threads, launched `calls`
+ * times back to back between two events (gpu_spmv_time_calls's loop): the
+ * median of 50 such rounds. */
+static void event_floor(int *dev, int blocks)
+{
+    const int calls = 200, rounds = 50;
+    cudaEvent_t start, stop;
+    CHECK(cudaEventCreate(&start));
+    CHECK(cudaEventCreate(&stop));
+    std::vector<double> t(rounds);
+    for (int r = -5; r < rounds; r++) {
+        float ms = 0;
+        CHECK(cudaEventRecord(start));
+        for (int k = 0; k < calls; k++) empty_kernel<<<blocks, 128>>>(dev);
+        CHECK(cudaEventRecord(stop));
+        CHECK(cudaEventSynchronize(stop));
+        CHECK(cudaEventElapsedTime(&ms, start, stop));
+        if (r >= 0) t[r] = 1e3 * ms / calls;
+    }
+    std::sort(t.begin(), t.end());
+    printf("event-timed back-to-back empty kernels, %4d blocks: median %5.2f us a launch (p10 "
+           "%.2f, p90 %.2f)\n",
+           blocks, t[rounds / 2], t[rounds / 10], t[rounds * 9 / 10]);
+    CHECK(cudaEventDestroy(start));
+    CHECK(cudaEventDestroy(stop));
 }
 
 int main(void)
@@ -92,5 +121,9 @@ int main(void)
         for (int k = 0; k < 10; k++) empty_kernel<<<1, 32>>>(dev);
         CHECK(cudaDeviceSynchronize());
     });
+    int sms = 0;
+    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    event_floor(dev, 1);
+    event_floor(dev, sms);
     return 0;
 }
