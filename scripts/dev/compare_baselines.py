@@ -12,7 +12,7 @@ import math
 import sys
 
 def open_text(path):
-    """A results CSV, plain or gzip-compressed (docs/results keeps them .gz)."""
+    """A results CSV, plain or gzip-compressed (docs/results archives keep them uncompressed; older ones are .gz)."""
     return gzip.open(path, "rt", newline="") if path.endswith(".gz") else open(path, newline="")
 
 

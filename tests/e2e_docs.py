@@ -1,0 +1,100 @@
+"""The documents point at what is there: every relative link of every
+Markdown file of the tree reaches a file (and, into a page of the tree, a
+heading of it), every data file the documents name is in docs/results,
+loose or in an archive its README lists, and docs/results stays a
+notebook of the claims' evidence (at most 60 files).
+
+usage: e2e_docs.py SPBENCH SOURCE_DIR
+"""
+import glob
+import os
+import re
+import tarfile
+
+from spbtest import SOURCE, check, run_tests
+
+RESULTS = os.path.join(SOURCE, "docs", "results")
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+# a data file as the documents name one: a dated name with a data suffix
+DATA_NAME = re.compile(r"`(?:docs/results/)?([A-Za-z0-9_.-]*20\d\d-\d\d-\d\d[A-Za-z0-9_.-]*"
+                       r"\.(?:csv|json|txt|tgz)(?:\.gz)?)`")
+
+
+def markdown_files():
+    """The tree's Markdown files, build folders and hidden ones left out."""
+    out = []
+    for f in glob.glob(os.path.join(SOURCE, "**", "*.md"), recursive=True):
+        first = os.path.relpath(f, SOURCE).split(os.sep)[0]
+        if not first.startswith(("build", ".")) and first != "results":
+            out.append(f)
+    return out
+
+
+def anchor(heading):
+    """A heading's anchor as GitHub writes it."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def anchors(path):
+    with open(path) as f:
+        return {anchor(line.lstrip("#")) for line in f if line.startswith("#")}
+
+
+def test_links_resolve():
+    """Every relative link reaches a file, and a #heading of a Markdown page."""
+    broken = []
+    for doc in markdown_files():
+        text = open(doc).read()
+        text = re.sub(r"```.*?```", "", text, flags=re.S)  # code blocks hold no links
+        for target in LINK.findall(text):
+            if re.match(r"^[a-z]+:", target) or target.startswith("#"):
+                continue
+            path, _, part = target.partition("#")
+            full = os.path.normpath(os.path.join(os.path.dirname(doc), path))
+            if not os.path.exists(full):
+                broken.append("%s -> %s" % (os.path.relpath(doc, SOURCE), target))
+            elif part and full.endswith(".md") and part not in anchors(full):
+                broken.append("%s -> %s (no such heading)" % (os.path.relpath(doc, SOURCE),
+                                                                target))
+    check(not broken, "every relative link resolves: %s" % broken[:8])
+
+
+def test_data_files_named_are_there():
+    """A data file a document names is in docs/results, loose or inside an
+    archive, and each archive is listed in docs/results/README.md."""
+    stored = set(os.listdir(RESULTS))
+    readme = open(os.path.join(RESULTS, "README.md")).read()
+    unlisted = []
+    for archive in glob.glob(os.path.join(RESULTS, "*.data.tar.xz")):
+        with tarfile.open(archive) as t:
+            names = [m.name for m in t.getmembers() if m.isfile()]
+        stored.update(names)
+        stored.update(n + ".gz" for n in names)  # stored uncompressed
+        stored.update(n.split("/")[0] + ".tgz" for n in names if "/" in n)  # a folder's files
+        base = os.path.basename(archive)
+        if "[`%s`]" % base not in readme or any("`%s`" % n not in readme for n in names):
+            unlisted.append(base)
+    missing = []
+    for doc in markdown_files():
+        for name in DATA_NAME.findall(open(doc).read()):
+            if name not in stored and "*" not in name and ".." not in name:  # not a pattern
+                missing.append("%s: %s" % (os.path.relpath(doc, SOURCE), name))
+    check(not missing, "every data file the documents name is in docs/results: %s"
+          % sorted(set(missing))[:8])
+    check(not unlisted, "docs/results/README.md lists each archive and its files: %s"
+          % unlisted)
+
+
+def test_results_stay_a_notebook():
+    """docs/results holds the claims' evidence, not a lab's every run."""
+    files = [f for f in glob.glob(os.path.join(RESULTS, "**"), recursive=True)
+             if os.path.isfile(f)]
+    check(len(files) <= 60, "docs/results holds %d files (at most 60)" % len(files))
+
+
+def main():
+    run_tests([test_links_resolve, test_data_files_named_are_there,
+               test_results_stay_a_notebook], "spb_docs_", globals())
+
+
+main()
