@@ -603,11 +603,16 @@ def run_on_terminal(args, columns):
 
 
 def test_help_and_labels(tmp):
-    """Every command answers --help with its options and exit 0; --version
-    names the commit; the best-kernel table names the baseline it divides
-    by; the header says plainly when there is no GPU; submit.sh --help
-    exits 0."""
-    for command in ("run", "info", "spmv", "spgemm", "gen", "plot", "merge", "--list"):
+    """Every command the overview lists answers --help with its options
+    and exit 0; --version names the commit; the best-kernel table names the
+    baseline it divides by; the header says plainly when there is no GPU;
+    submit.sh --help exits 0."""
+    overview = spbench("--help").stdout
+    commands = [c for c in re.findall(r"^  spbench ([a-z-]+|--list) ", overview, re.M)
+                if c != "--version"]
+    check(len(commands) >= 12 and {"run", "compare", "report", "--list"} <= set(commands),
+          "the overview lists the commands: %s" % commands)
+    for command in commands:
         r = spbench(command, "--help")
         check(r.returncode == 0 and "usage: spbench" in r.stdout,
               "spbench %s --help: exit %d, %s" % (command, r.returncode, r.stderr.strip()))

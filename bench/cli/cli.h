@@ -63,6 +63,20 @@ void helper_dir(const char *sub, char *dir, size_t size);
 
 /* spbench's usage, and `spbench COMMAND --help`: 1 when it printed that
  * command's help (help.c). */
+/* A subcommand (commands.c's table): its name, entry point (the
+ * arguments after the name), its line in `spbench --help` and what
+ * `spbench NAME --help` prints (NULL: run's, made from its options). */
+typedef struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *synopsis, *summary;
+    const char *help;
+} spb_command;
+/* The command of that name (--list is list), or NULL; the k-th of the
+ * table, or NULL past its end. */
+const spb_command *command_named(const char *name);
+const spb_command *command_at(int k);
+
 void cli_usage(FILE *out);
 int print_command_help(const char *cmd);
 

@@ -1,9 +1,9 @@
-/* main.c — the spbench command: the table of subcommands, --version and
- * what every command starts with (placement, MPI, plug-ins, signals); the
- * help is help.c's, the Python helpers' commands helpers.c's. Library code
- * never exits; the subcommands exit only on usage errors
- * (cli.c's parsers, and cmd_run.c's options, shard and matrix list), with
- * EXIT_USAGE. */
+/* main.c — the spbench command: --version, what every command starts with
+ * (placement, MPI, plug-ins, signals) and the dispatch to a subcommand
+ * (commands.c's table); the help is help.c's, the Python helpers'
+ * commands helpers.c's. Library code never exits; the subcommands exit
+ * only on usage errors (cli.c's parsers, and cmd_run.c's options, shard
+ * and matrix list), with EXIT_USAGE. */
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -17,27 +17,6 @@
 #include "gpu/gpu.h"
 #include "mpi/dist.h"
 #include "plugins/host.h"
-
-typedef struct {
-    const char *name;
-    int (*run)(int argc, char **argv); /* the arguments after the command */
-} command;
-
-static const command commands[] = {
-    {"run", cmd_run},
-    {"info", cmd_info},
-    {"spmv", cmd_spmv},
-    {"spgemm", cmd_spgemm},
-    {"gen", cmd_gen},
-    {"plot", cmd_plot},
-    {"merge", cmd_merge},
-    {"--list", cmd_list},
-    {"list", cmd_list},
-    {"compare", cmd_compare},
-    {"fetch", cmd_fetch},
-    {"report", cmd_report},
-    {"new-kernel", cmd_new_kernel},
-};
 
 /* SPB_MEMORY_LIMIT, when set, is a byte count above 0 (core/memory.c
  * reads it): a typo there would silently cap every allocation at 0. */
@@ -104,8 +83,8 @@ int main(int argc, char **argv)
     if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0) &&
         print_command_help(cmd))
         return 0;
-    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
-        if (strcmp(cmd, commands[k].name) == 0) return commands[k].run(argc - 2, argv + 2);
+    const spb_command *c = command_named(cmd);
+    if (c) return c->run(argc - 2, argv + 2);
     fprintf(stderr, "spbench: unknown command '%s' (see spbench --help)\n", cmd);
     return EXIT_USAGE;
 }
