@@ -42,9 +42,10 @@ typedef struct {
  * noise is the machine's, not a moment's), and all keep the steadiest
  * attempt (the fewest noisy rows, then the least spread): a row is
  * reported noisy when it was in that attempt. */
-#define SPB_NOISY_SPREAD  0.10
-#define SPB_NOISY_OUTLIER 2.0
-#define SPB_NOISY_RETRIES 2
+#define SPB_NOISY_SPREAD_PCT 10 /* the same in percent (run --max-noise) */
+#define SPB_NOISY_SPREAD     (SPB_NOISY_SPREAD_PCT / 100.0)
+#define SPB_NOISY_OUTLIER    2.0
+#define SPB_NOISY_RETRIES    2
 
 /* The samples a row keeps for the JSON (spbench compare's statistics):
  * all of them up to this count, else this many evenly spaced order

@@ -13,6 +13,12 @@
 #define MAX_THREAD_COUNTS 64
 #define MAX_SWEEP_VALUES  16
 
+/* run's defaults, which its --help names */
+#define RUN_DEFAULT_REPS     10
+#define RUN_DEFAULT_MIN_TIME 0.1
+#define RUN_DEFAULT_WARMUP   2
+#define RUN_DEFAULT_SEED     1
+
 /* --bandwidth: reuse this machine's figure when it has a fresh one, else
  * measure (auto); measure now; a figure given; none. */
 enum { BANDWIDTH_AUTO, BANDWIDTH_MEASURE, BANDWIDTH_GIVEN, BANDWIDTH_NONE };
@@ -52,7 +58,10 @@ typedef struct {
     spb_energy_edge energy_edge;      /* where its last energy window closed (energy.h) */
 } run_args;
 
-/* run_options.c, run_outputs.c, run_header.c */
+/* run_options.c, run_outputs.c, run_header.c; run_options_help: the
+ * options of what is measured (outputs 0) or of where the rows go (1), as
+ * run --help lists them */
+void run_options_help(FILE *out, int outputs);
 double noise_limit(const spb_timing_opts *t);
 void parse_run_args(int argc, char **argv, run_args *a);
 int selected_or_exit(const spb_run_opts *o, int *cuda, int *gpu_ranks);

@@ -3,6 +3,8 @@
  * anything is measured (see run_args.h). */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -124,97 +126,266 @@ static void parse_bandwidth(run_args *a, const char *v)
     a->bandwidth_given = gbps;
 }
 
-/* What is measured and how: one option at argv[*i]; 0 when not one of these. */
-static int parse_measure_option(int argc, char **argv, int *i, run_args *a)
-{
-    spb_run_opts *o = &a->opts;
-    const char *v;
-    if (option_value(argc, argv, i, "--kernels", &v))
-        o->kernels = v;
-    else if (option_value(argc, argv, i, "--op", &v))
-        o->op = operation_or_exit(v);
-    else if (option_value(argc, argv, i, "--b", &v))
-        o->operand = v;
-    else if (option_value(argc, argv, i, "--reps", &v))
-        o->timing.min_samples = (int)parse_long("--reps", v, 1, SPB_MAX_SAMPLES);
-    else if (option_value(argc, argv, i, "--min-time", &v))
-        o->timing.min_time = parse_double("--min-time", v, 0);
-    else if (option_value(argc, argv, i, "--max-noise", &v))
-        o->timing.max_spread = parse_double("--max-noise", v, 1e-9) / 100;
-    else if (option_value(argc, argv, i, "--energy-s", &v))
-        o->energy_window_s = parse_double("--energy-s", v, 0);
-    else if (option_value(argc, argv, i, "--energy-rows", &v))
-        o->energy_all_rows = energy_rows_or_exit(v);
-    else if (option_value(argc, argv, i, "--max-kernel-ms", &v))
-        o->max_kernel_ms = parse_double("--max-kernel-ms", v, 0);
-    else if (option_value(argc, argv, i, "--max-matrix-s", &v))
-        o->max_matrix_s = parse_double("--max-matrix-s", v, 0);
-    else if (option_value(argc, argv, i, "--warmup", &v))
-        o->timing.warmup = (int)parse_long("--warmup", v, 0, INT_MAX);
-    else if (option_value(argc, argv, i, "--seed", &v))
-        o->seed = (uint64_t)parse_long("--seed", v, 0, LONG_MAX);
-    else if (option_value(argc, argv, i, "--tol", &v))
-        o->tolerance = parse_double("--tol", v, 0);
-    else if (option_value(argc, argv, i, "--hack-size", &v))
-        parse_sweep(a, 0, "--hack-size", v, SPB_INDEX_MAX);
-    else if (option_value(argc, argv, i, "--threads", &v)) {
-        o->thread_counts = parse_count_list("--threads", v, a->threads, MAX_THREAD_COUNTS);
-        a->threads_given = 1;
-    } else if (option_value(argc, argv, i, "--ranks", &v)) {
-        o->rank_counts = parse_count_list("--ranks", v, a->ranks, MAX_THREAD_COUNTS);
-        a->ranks_given = 1;
-    } else if (option_value(argc, argv, i, "--block-size", &v))
-        parse_sweep(a, 1, "--block-size", v, INT_MAX);
-    else if (option_value(argc, argv, i, "--precision", &v))
-        parse_precision(a, v);
-    else if (option_value(argc, argv, i, "--tile", &v))
-        parse_sweep(a, 2, "--tile", v, INT_MAX);
-    else if (option_value(argc, argv, i, "--bandwidth", &v))
-        parse_bandwidth(a, v);
-    else
-        return 0;
-    return 1;
-}
-
-/* Where the rows go and which share of the list: one option at argv[*i];
- * 0 when not one of these. */
-static int parse_output_option(int argc, char **argv, int *i, run_args *a)
-{
-    spb_run_opts *o = &a->opts;
-    const char *v;
-    if (option_value(argc, argv, i, "--csv", &v))
-        o->out.csv_path = v;
-    else if (option_value(argc, argv, i, "--json", &v))
-        o->out.json_path = v;
-    else if (option_value(argc, argv, i, "--cache", &v))
-        o->cache_dir = v;
-    else if (option_value(argc, argv, i, "--plugin", &v))
-        (void)v; /* loaded by main, before any kernel table is made */
-    else if (option_value(argc, argv, i, "--shard", &v))
-        parse_part("--shard", v, &a->shard, &a->shards);
-    else if (option_value(argc, argv, i, "--processes", &v))
-        a->processes = (int)parse_long("--processes", v, 1, 1000);
-    else if (option_value(argc, argv, i, "--process-index", &v))
-        parse_part("--process-index", v, &a->process_index, &a->process_count);
-    else if (strcmp(argv[*i], "--resume") == 0)
-        a->resume = 1;
-    else if (strcmp(argv[*i], "--quiet") == 0)
-        a->quiet = 1;
-    else if (strcmp(argv[*i], "--weak") == 0)
-        a->opts.weak = 1;
-    else if (strcmp(argv[*i], "--force") == 0)
-        a->force = 1;
-    else if (strcmp(argv[*i], "--dry-run") == 0)
-        a->dry_run = 1;
-    else
-        return 0;
-    return 1;
-}
-
 /* --max-kernel-ms when not given for a SpGEMM run (SpMV: no cap). The
  * teaching rows took 4.6 and 25 s a product on LP shapes an H100's
  * cuSPARSE multiplies in 1-2 ms (issue 62). */
-#define SPGEMM_MAX_KERNEL_MS 1000.0
+#define SPGEMM_MAX_KERNEL_MS 1000
+
+/* ---- the options, as one table ------------------------------------------------- */
+
+/* How an option's value is taken: into a field of run_args (an integer or
+ * a number in [min, max], a text, a flag set to 1), or by its own
+ * function (the value's own syntax, or more than one field). */
+typedef enum { TAKE_INT, TAKE_NUMBER, TAKE_TEXT, TAKE_FLAG, TAKE_OWN } take_kind;
+
+/* One of run's options: its name, its value's name (NULL: a flag), what
+ * `run --help` says of it (wrapped to the terminal's 80 columns; its
+ * default named from the constant the parser starts from), and where its
+ * value goes. `output`: among the options of where the rows go. */
+typedef struct {
+    const char *name, *value, *help;
+    take_kind kind;
+    size_t field; /* offsetof(run_args, ...) for the kinds that take one */
+    double min, max;
+    void (*take)(run_args *a, const char *option, const char *value); /* TAKE_OWN */
+    int output;
+} run_option;
+
+static void take_op(run_args *a, const char *option, const char *v)
+{
+    (void)option;
+    a->opts.op = operation_or_exit(v);
+}
+
+static void take_max_noise(run_args *a, const char *option, const char *v)
+{
+    a->opts.timing.max_spread = parse_double(option, v, 1e-9) / 100;
+}
+
+static void take_energy_rows(run_args *a, const char *option, const char *v)
+{
+    (void)option;
+    a->opts.energy_all_rows = energy_rows_or_exit(v);
+}
+
+static void take_seed(run_args *a, const char *option, const char *v)
+{
+    a->opts.seed = (uint64_t)parse_long(option, v, 0, LONG_MAX);
+}
+
+static void take_hack_size(run_args *a, const char *option, const char *v)
+{
+    parse_sweep(a, 0, option, v, SPB_INDEX_MAX);
+}
+
+static void take_block_size(run_args *a, const char *option, const char *v)
+{
+    parse_sweep(a, 1, option, v, INT_MAX);
+}
+
+static void take_tile(run_args *a, const char *option, const char *v)
+{
+    parse_sweep(a, 2, option, v, INT_MAX);
+}
+
+static void take_precision(run_args *a, const char *option, const char *v)
+{
+    (void)option;
+    parse_precision(a, v);
+}
+
+static void take_threads(run_args *a, const char *option, const char *v)
+{
+    a->opts.thread_counts = parse_count_list(option, v, a->threads, MAX_THREAD_COUNTS);
+    a->threads_given = 1;
+}
+
+static void take_ranks(run_args *a, const char *option, const char *v)
+{
+    a->opts.rank_counts = parse_count_list(option, v, a->ranks, MAX_THREAD_COUNTS);
+    a->ranks_given = 1;
+}
+
+static void take_bandwidth(run_args *a, const char *option, const char *v)
+{
+    (void)option;
+    parse_bandwidth(a, v);
+}
+
+static void take_plugin(run_args *a, const char *option, const char *v)
+{
+    (void)a, (void)option, (void)v; /* loaded by main, before any kernel table is made */
+}
+
+static void take_shard(run_args *a, const char *option, const char *v)
+{
+    parse_part(option, v, &a->shard, &a->shards);
+}
+
+static void take_process_index(run_args *a, const char *option, const char *v)
+{
+    parse_part(option, v, &a->process_index, &a->process_count);
+}
+
+#define FIELD(member) offsetof(run_args, member)
+#define OWN(fn)       TAKE_OWN, 0, 0, 0, fn
+
+static const run_option options[] = {
+    {"--op", "spmv|spgemm", "the operation: y = A*x (default) or C = A*B", OWN(take_op), 0},
+    {"--b", "SPEC",
+     "spgemm's B: a file, a gen: spec, thin:K[:PER_ROW] or transpose (A^T) (default: A itself "
+     "when square, else A^T)",
+     TAKE_TEXT, FIELD(opts.operand), 0, 0, NULL, 0},
+    {"--kernels", "PATTERNS", "comma-separated shell patterns, e.g. 'csr.*' (default all)",
+     TAKE_TEXT, FIELD(opts.kernels), 0, 0, NULL, 0},
+    {"--reps", "N", "at least N timed samples (default " SPB_TEXT(RUN_DEFAULT_REPS) ")", TAKE_INT,
+     FIELD(opts.timing.min_samples), 1, SPB_MAX_SAMPLES, NULL, 0},
+    {"--min-time", "S",
+     "and at least S seconds of samples (default " SPB_TEXT(RUN_DEFAULT_MIN_TIME) ")", TAKE_NUMBER,
+     FIELD(opts.timing.min_time), 0, INFINITY, NULL, 0},
+    {"--max-noise", "PCT",
+     "a row is noisy when its samples' interquartile range passes PCT% of the median "
+     "(default " SPB_TEXT(SPB_NOISY_SPREAD_PCT) "), or one sample twice it",
+     OWN(take_max_noise), 0},
+    {"--warmup", "N", "untimed calls first (default " SPB_TEXT(RUN_DEFAULT_WARMUP) ")", TAKE_INT,
+     FIELD(opts.timing.warmup), 0, INT_MAX, NULL, 0},
+    {"--max-kernel-ms", "T",
+     "a kernel whose first validated call takes over T ms is timed from that call alone (capped "
+     "column) and the study moves on; a device row is judged by one whole product on the device "
+     "(default: " SPB_TEXT(SPGEMM_MAX_KERNEL_MS) " with --op spgemm, else no cap; 0: none)",
+     TAKE_NUMBER, FIELD(opts.max_kernel_ms), 0, INFINITY, NULL, 0},
+    {"--max-matrix-s", "S",
+     "a matrix's rows not started after S seconds on it (loading included) are skipped, saying "
+     "so: a long study bounds each matrix's time (default 0: no bound)",
+     TAKE_NUMBER, FIELD(opts.max_matrix_s), 0, INFINITY, NULL, 0},
+    {"--energy-s", "S",
+     "after a matrix's CPU or GPU rows are timed, run a row's products over a window of at least "
+     "S seconds and " SPB_TEXT(SPB_ENERGY_PERIODS) " steps of the energy counter (NVML's moves "
+                                                   "about every 100 ms, RAPL's every ms) for the "
+                                                   "joules_per_product, watts, energy_err and "
+                                                   "clock columns; 0: none (default " SPB_TEXT(
+                                                       SPB_ENERGY_WINDOW_S) ")",
+     TAKE_NUMBER, FIELD(opts.energy_window_s), 0, INFINITY, NULL, 0},
+    {"--energy-rows", "R",
+     "which rows get that window: best (default: of each precision, the fastest spbench row and "
+     "the fastest vendor row) or all",
+     OWN(take_energy_rows), 0},
+    {"--bandwidth", "B",
+     "the CPU roofline: auto (default: this machine's figure when under a week old, else "
+     "measured and kept), measure (now), GBPS (given: 0.01 to 100000), none (no roofline "
+     "fractions)",
+     OWN(take_bandwidth), 0},
+    {"--seed", "S", "seed of the random x (default " SPB_TEXT(RUN_DEFAULT_SEED) ")", OWN(take_seed),
+     0},
+    {"--tol", "T",
+     "validation: a product fails when an entry is off by more than T (default " SPB_TEXT(
+         SPB_DEFAULT_TOLERANCE) ") times its rounding bound, from its row's length and |A||x| "
+                                "(docs/rows.md)",
+     TAKE_NUMBER, FIELD(opts.tolerance), 0, INFINITY, NULL, 0},
+    {"--hack-size", "LIST",
+     "HLL rows per hack, SELL rows per slice (default " SPB_TEXT(HLL_DEFAULT_HACK_SIZE) ")",
+     OWN(take_hack_size), 0},
+    {"--block-size", "LIST", "GPU threads per block (default: each kernel's own)",
+     OWN(take_block_size), 0},
+    {"--tile", "LIST",
+     "GPU SpGEMM accumulator columns per tile (default: the kernel's). --hack-size, "
+     "--block-size and --tile take a LIST (64,128,256): each value a row of the kernels that "
+     "take the setting (HLL and SELL rows the hack size, device rows that launch their own "
+     "kernels the block size, the tiled SpGEMM rows the tile), named in the table "
+     "(csr.cuda.warp:b128); the other rows run once, at the first value",
+     OWN(take_tile), 0},
+    {"--precision", "P",
+     "fp64 (default), fp32, or both: each kernel in each; a complex matrix (its file's field) "
+     "runs in complex128 for fp64, complex64 for fp32 (those names work too)",
+     OWN(take_precision), 0},
+    {"--threads", "LIST",
+     "thread counts for OpenMP kernels: 1,2,4 or 1-8 or max (default max); serial kernels run "
+     "once at 1 thread",
+     OWN(take_threads), 0},
+    {"--ranks", "LIST",
+     "a distributed study: the mpi.* and petsc.* rows (unless --kernels says otherwise) at each "
+     "rank count, --threads per rank (default 1); spbench starts mpirun -np MAX itself (inside "
+     "a Slurm allocation too); under mpirun or srun, at most the ranks started (default: all of "
+     "them)",
+     OWN(take_ranks), 0},
+    {"--weak", NULL,
+     "with --ranks: each gen: spec is the matrix per rank, grown with the rank count (weak "
+     "scaling)",
+     TAKE_FLAG, FIELD(opts.weak), 0, 0, NULL, 0},
+    {"--csv", "FILE", "write result rows to FILE (flushed row by row)", TAKE_TEXT,
+     FIELD(opts.out.csv_path), 0, 0, NULL, 1},
+    {"--resume", NULL, "keep FILE's rows and measure only what is missing", TAKE_FLAG,
+     FIELD(resume), 0, 0, NULL, 1},
+    {"--force", NULL, "overwrite a --csv or --json file that holds results", TAKE_FLAG,
+     FIELD(force), 0, 0, NULL, 1},
+    {"--json", "FILE", "the same rows with machine and build information", TAKE_TEXT,
+     FIELD(opts.out.json_path), 0, 0, NULL, 1},
+    {"--cache", "DIR", "keep parsed matrices in DIR (binary, checked)", TAKE_TEXT,
+     FIELD(opts.cache_dir), 0, 0, NULL, 1},
+    {"--plugin", "LIB.so",
+     "add a plug-in's kernels to the table (repeatable; also SPB_PLUGIN_PATH; "
+     "docs/guide/your-kernel.md)",
+     OWN(take_plugin), 1},
+    {"--shard", "I/N",
+     "measure only shard I of N of the matrix list (balanced by size, stable as the list "
+     "grows; see scripts/slurm/submit.sh)",
+     OWN(take_shard), 1},
+    {"--processes", "N",
+     "the whole run N times, each in a fresh process (its rows in FILE.process-K.csv), combined "
+     "into --csv/--json: each row the middle run's, the JSON with every run's median, a row "
+     "whose runs spread over 10% marked noisy",
+     TAKE_INT, FIELD(processes), 1, 1000, NULL, 1},
+    {"--process-index", "K/N", "set by --processes on its K-th run", OWN(take_process_index), 1},
+    {"--quiet", NULL, "no progress on stderr", TAKE_FLAG, FIELD(quiet), 0, 0, NULL, 1},
+    {"--dry-run", NULL,
+     "list the matrices, kernels and rows the study would measure and an estimate of its time "
+     "(each matrix read, each host row's rate timed on a generated matrix); measure and write "
+     "nothing",
+     TAKE_FLAG, FIELD(dry_run), 0, 0, NULL, 1},
+};
+
+/* Takes the option at argv[*i] into a; 0 when it is none of run's. */
+static int take_option(int argc, char **argv, int *i, run_args *a)
+{
+    for (size_t k = 0; k < sizeof options / sizeof options[0]; k++) {
+        const run_option *o = &options[k];
+        const char *v = NULL;
+        if (o->kind == TAKE_FLAG ? strcmp(argv[*i], o->name) != 0
+                                 : !option_value(argc, argv, i, o->name, &v))
+            continue;
+        char *field = (char *)a + o->field;
+        switch (o->kind) {
+        case TAKE_INT:
+            *(int *)field = (int)parse_long(o->name, v, (long)o->min, (long)o->max);
+            break;
+        case TAKE_NUMBER: *(double *)field = parse_double(o->name, v, o->min); break;
+        case TAKE_TEXT: *(const char **)field = v; break;
+        case TAKE_FLAG: *(int *)field = 1; break;
+        case TAKE_OWN: o->take(a, o->name, v); break;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+void run_options_help(FILE *out, int outputs)
+{
+    for (size_t k = 0; k < sizeof options / sizeof options[0]; k++) {
+        const run_option *o = &options[k];
+        if (o->output != outputs) continue;
+        char head[64];
+        snprintf(head, sizeof head, "  %s%s%s", o->name, o->value ? " " : "",
+                 o->value ? o->value : "");
+        int column = fprintf(out, "%-21s", head);
+        for (const char *word = o->help; *word;) { /* words wrapped at 80 columns */
+            size_t len = strcspn(word, " ");
+            if (column > 22 && column + 1 + (int)len > 80) column = fprintf(out, "\n%21s", "");
+            column += fprintf(out, " %.*s", (int)len, word);
+            word += len + (word[len] == ' ');
+        }
+        fputc('\n', out);
+    }
+}
 
 /* The run's settings (its lists as given; each row's own: plan_row_settings)
  * and what every row was measured under. */
@@ -242,12 +413,14 @@ void parse_run_args(int argc, char **argv, run_args *a)
 {
     spb_run_opts *o = &a->opts;
     o->op = operation_spmv();
-    o->timing = (spb_timing_opts){
-        .warmup = 2, .min_samples = 10, .min_time = 0.1, .memory = &a->noise_memory};
+    o->timing = (spb_timing_opts){.warmup = RUN_DEFAULT_WARMUP,
+                                  .min_samples = RUN_DEFAULT_REPS,
+                                  .min_time = RUN_DEFAULT_MIN_TIME,
+                                  .memory = &a->noise_memory};
     o->energy_window_s = SPB_ENERGY_WINDOW_S;
     o->energy_edge = &a->energy_edge;
     o->max_kernel_ms = -1; /* not given: the operation's default, below */
-    o->seed = 1;
+    o->seed = RUN_DEFAULT_SEED;
     o->tolerance = SPB_DEFAULT_TOLERANCE;
     o->config = (spb_kernel_config){
         .hack_size = HLL_DEFAULT_HACK_SIZE, .threads = 1, .precision = SPB_FP64};
@@ -255,8 +428,7 @@ void parse_run_args(int argc, char **argv, run_args *a)
     o->thread_counts = parse_count_list("--threads", "max", a->threads, MAX_THREAD_COUNTS);
     a->items = spb_malloc((size_t)argc, sizeof *a->items);
     for (int i = 0; i < argc; i++) {
-        if (parse_measure_option(argc, argv, &i, a) || parse_output_option(argc, argv, &i, a))
-            continue;
+        if (take_option(argc, argv, &i, a)) continue;
         if (argv[i][0] == '-' && argv[i][1] == '-') unknown_option(argv[i]);
         a->items[a->count++] = argv[i];
     }
