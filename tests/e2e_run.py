@@ -382,6 +382,44 @@ def test_product_precision(tmp):
         os.path.join(tmp, "no.mtx")), "an unknown precision refused: %s" % r.stderr)
 
 
+def test_markdown_table(tmp):
+    """run --md FILE: the run's rows as one Markdown table, a row per row of
+    the CSV, a name from an input escaped for Markdown and HTML, the totals
+    below; put in place only whole (a failed run leaves the file it had);
+    refused as the CSV, an input, or with --processes."""
+    folder = os.path.join(tmp, "md")
+    os.mkdir(folder)
+    hostile = os.path.join(folder, "a|b<i>_c.mtx.gz")
+    shutil.copy(os.path.join(BUNDLED, "cage4.mtx.gz"), hostile)
+    md, out = os.path.join(tmp, "study.md"), os.path.join(tmp, "study.csv")
+    r = spbench("run", *FAST, "--energy-s", "0", "--bandwidth", "none", "--threads", "1",
+                "--kernels", "csr.serial,hll.serial.row,csr.omp.pattern", "--csv", out,
+                "--md", md, hostile, "gen:lap2d:10")
+    rows = read_rows(out)
+    text = open(md).read() if os.path.exists(md) else ""
+    lines = [ln for ln in text.splitlines() if ln.startswith("| ") and not ln.startswith("| matrix")]
+    check(r.returncode == 0 and len(rows) == 6 and len(lines) == 6,
+          "a table row per CSV row: %d and %d\n%s" % (len(rows), len(lines), text))
+    check(any(ln.startswith("| a\\|b&lt;i&gt;\\_c | ") for ln in lines)
+          and "<i>" not in text and "a|b" not in text,
+          "the matrix's name escaped for Markdown and HTML: %s" % lines[:1])
+    check(all(ln.count(" | ") == 10 for ln in lines), "every row has eleven cells: %s" % lines)
+    check("\n6 rows: 4 ok, 0 wrong, 2 skipped, 0 error" in text and "hack\\_size=32" in text,
+          "the totals below, the settings above: %s" % text[-200:])
+    with open(md, "w") as f:
+        f.write("kept\n")
+    r = spbench("run", *FAST, "--energy-s", "0", "--kernels", "csr.serial", "--md", md,
+                "--force", "--json", "/dev/full", "gen:lap2d:10")
+    check(r.returncode != 0 and open(md).read() == "kept\n" and
+          not [f for f in os.listdir(tmp) if f.startswith("study.md.tmp")],
+          "a failed run leaves the file it had, and no temporary file: %s" % r.stderr[-200:])
+    for args, what in ((["--md", out, "--csv", out, "--force"], "also --csv"),
+                       (["--md", hostile, "--force"], "one of the input matrices"),
+                       (["--md", md, "--processes", "2", "--csv", out, "--force"], "--processes")):
+        r = spbench("run", *FAST, "--kernels", "csr.serial", *args, hostile)
+        check(r.returncode == 2 and what in r.stderr, "--md %s refused: %s" % (what, r.stderr))
+
+
 def test_complex_rows(tmp):
     """A study over complex matrices: the rows are complex128 and complex64
     (the field from the file, the width from --precision), validated, their
@@ -1190,7 +1228,8 @@ def main():
                test_precision, test_help_and_labels, test_time_cap, test_kernel_typo,
                test_dry_run, test_kernel_means, test_max_noise, test_energy_columns, test_break_even,
                test_long_names, test_globs_leave_out_what_cannot_run, test_matrix_time_bound,
-               test_setting_sweeps, test_table_columns_line_up, test_product_precision],
+               test_setting_sweeps, test_table_columns_line_up, test_product_precision,
+               test_markdown_table],
               "spb_e2e_", globals())
 
 

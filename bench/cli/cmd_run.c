@@ -279,7 +279,9 @@ int cmd_run(int argc, char **argv)
     spb_run_totals totals = {0};
     if (st == SPB_OK) st = run_totals_begin(&a.opts, &totals, msg);
     if (st == SPB_OK) st = run_all(&a, &list, &totals, msg);
-    st = close_outputs(&a, st, msg);
+    spb_row_counts counts = totals.counts;
+    counts.interrupted_by = run_stop_requested();
+    st = close_outputs(&a, st, &counts, msg);
     sources_free(&list);
     if (st != SPB_OK)
         fprintf(stderr, "spbench: %s\n", msg);

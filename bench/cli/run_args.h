@@ -52,6 +52,8 @@ typedef struct {
     int bandwidth_mode;               /* --bandwidth: BANDWIDTH_* */
     double bandwidth_given;           /* --bandwidth GBPS */
     char bandwidth_kept[SPB_MSG_LEN]; /* whether the measured figures were kept, and where */
+    const char *md_path;              /* --md FILE (NULL: none) */
+    spb_md_reporter md;               /* its reporter, from open_outputs to the run's end */
     spb_output json_claim;            /* the JSON's lock, held while its text goes to json_temp */
     char json_temp[4200];             /* renamed onto --json at the end: whole or not at all */
     spb_noise_memory noise_memory;    /* the study's re-measurements (timing.h) */
@@ -69,7 +71,8 @@ spb_source_list matrices_or_exit(run_args *a);
 
 spb_status refuse_overwrite(const char *path, const char *option, char *msg);
 int open_outputs(run_args *a, spb_source_list *list, spb_done_set *done, int *csv_has_header);
-spb_status close_outputs(run_args *a, spb_status st, char *msg);
+/* counts: the run's rows, for the Markdown table's totals. */
+spb_status close_outputs(run_args *a, spb_status st, const spb_row_counts *counts, char *msg);
 spb_status json_begin(const run_args *a, int matrices, char *msg);
 
 spb_status measure_rooflines(run_args *a, int selected_cuda, int gpu_ranks, char *msg);

@@ -320,6 +320,10 @@ static const run_option options[] = {
      FIELD(force), 0, 0, NULL, 1},
     {"--json", "FILE", "the same rows with machine and build information", TAKE_TEXT,
      FIELD(opts.out.json_path), 0, 0, NULL, 1},
+    {"--md", "FILE",
+     "the run's rows as one Markdown table, its settings above and its totals below, put in "
+     "place whole when the run ends (not with --processes)",
+     TAKE_TEXT, FIELD(md_path), 0, 0, NULL, 1},
     {"--cache", "DIR", "keep parsed matrices in DIR (binary, checked)", TAKE_TEXT,
      FIELD(opts.cache_dir), 0, 0, NULL, 1},
     {"--plugin", "LIB.so",
@@ -451,6 +455,11 @@ void parse_run_args(int argc, char **argv, run_args *a)
     if (o->max_kernel_ms < 0) /* a large product must not hold up a SpGEMM study */
         o->max_kernel_ms = o->op == operation_spgemm() ? SPGEMM_MAX_KERNEL_MS : 0;
     check_operand(o);
+    if (a->md_path && a->processes > 1) {
+        fprintf(stderr, "spbench: --md writes one run's rows; --processes combines several runs "
+                        "into --csv and --json: leave --md out\n");
+        exit(EXIT_USAGE);
+    }
     compose_settings(a);
 }
 

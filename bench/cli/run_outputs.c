@@ -137,6 +137,39 @@ static spb_status open_json(run_args *a, spb_output *json, char *msg)
     return SPB_OK;
 }
 
+/* Whether paths a and b (b NULL: none) name one existing file. */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+/* The Markdown table's reporter, opened last and refused where the other
+ * outputs are: the CSV or the JSON itself, an input, the standard output,
+ * a file of results without --force or --resume (which rewrites it). */
+static spb_status open_md(run_args *a, const spb_source_list *list, char *msg)
+{
+    const spb_run_opts *o = &a->opts;
+    if (same_file(a->md_path, o->out.csv_path) || same_file(a->md_path, o->out.json_path))
+        return spb_fail(msg, SPB_ERR_INVALID, "--md %s is also --csv or --json: give each its own",
+                        a->md_path);
+    spb_status st = a->resume || a->force ? SPB_OK : refuse_overwrite(a->md_path, "--md", msg);
+    spb_output probe = {.fd = -1}; /* the checks' own claim, given up before the reporter's */
+    if (st == SPB_OK) st = output_claim(&probe, a->md_path, "--md", 1, msg);
+    if (st == SPB_OK) st = refuse_input(&probe, list, msg);
+    if (st == SPB_OK) st = refuse_stdout(&probe, msg);
+    output_abandon(&probe);
+    char context[1024];
+    snprintf(context, sizeof context,
+             "spbench %s (commit %s; %s); operation %s, precision %s; settings: %s; host %s",
+             SPB_VERSION, spb_git_commit(), spb_build(), o->op->name, a->precision_names,
+             o->settings, a->host[0] ? a->host : "unknown");
+    if (st == SPB_OK) st = md_reporter_open(&a->md, a->md_path, context, msg);
+    if (st == SPB_OK) a->opts.out.md = &a->md;
+    return st;
+}
+
 /* Claims and checks every output before any is emptied, reads back the
  * rows to resume, then opens the streams and the cache folder; 0 after
  * saying why not. */
@@ -158,6 +191,7 @@ int open_outputs(run_args *a, spb_source_list *list, spb_done_set *done, int *cs
     if (st == SPB_OK && o->out.csv_path && !(o->out.csv = output_stream(&csv, !a->resume, msg)))
         st = SPB_ERR_IO;
     if (st == SPB_OK && o->out.json_path) st = open_json(a, &json, msg);
+    if (st == SPB_OK && a->md_path) st = open_md(a, list, msg);
     output_abandon(&csv);
     output_abandon(&json); /* the JSON's temporary file too, when it holds the lock */
     if (st == SPB_OK) return 1;
@@ -172,9 +206,10 @@ int open_outputs(run_args *a, spb_source_list *list, spb_done_set *done, int *cs
 
 /* Closes the outputs; a failed close is a failed write. The JSON's
  * temporary file takes its place only when it was written whole. */
-spb_status close_outputs(run_args *a, spb_status st, char *msg)
+spb_status close_outputs(run_args *a, spb_status st, const spb_row_counts *counts, char *msg)
 {
     spb_run_opts *o = &a->opts;
+    if (o->out.md) st = md_reporter_end(o->out.md, counts, st, msg);
     /* a write that failed earlier (a full disk) may leave fclose nothing to fail on */
     int json_failed = o->out.json && ferror(o->out.json);
     if (o->out.json && fclose(o->out.json) != 0) json_failed = 1;

@@ -110,7 +110,7 @@ static void reporter_json(spb_file_reporter *f, FILE *out, const char *path)
 }
 
 void reporters_begin(spb_reporters *set, FILE *table, int kernel_width, FILE *csv,
-                     const char *csv_path, FILE *json, const char *json_path)
+                     const char *csv_path, FILE *json, const char *json_path, spb_md_reporter *md)
 {
     set->count = 0;
     reporter_table(&set->table, table, kernel_width);
@@ -119,6 +119,7 @@ void reporters_begin(spb_reporters *set, FILE *table, int kernel_width, FILE *cs
     if (table) set->all[set->count++] = &set->table.base;
     if (csv) set->all[set->count++] = &set->csv.base;
     if (json) set->all[set->count++] = &set->json.base;
+    if (md) set->all[set->count++] = &md->base;
 }
 
 void reporters_row(spb_reporters *set, const spb_result *r, spb_row_origin origin,

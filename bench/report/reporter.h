@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 
+#include "bench/report/output_file.h"
 #include "bench/report/report.h"
 
 /* Where a row comes from: measured now; read back by --resume as one this
@@ -59,9 +60,31 @@ typedef struct {
     int rows; /* written so far (the JSON separates them) */
 } spb_file_reporter;
 
+/* run --md: the run's rows (measured and read back, as the table) as one
+ * Markdown table, a line of the run's context above it and the totals
+ * below (md_reporter.c). It owns its file's whole life: open claims it
+ * (locked, refused while another run holds it) and starts a temporary
+ * file beside it with the header; rows; end writes the totals and puts
+ * the file in its place, or, when the run failed, aborts: the temporary
+ * file goes and PATH stays as it was (a file the claim made goes too). */
+typedef struct {
+    spb_reporter base;
+    spb_output claim;
+    char temp[SPB_PATH_LEN + 64]; /* written here, renamed onto path (empty: not a regular file) */
+    FILE *out;                    /* NULL: ended, or never opened */
+    const char *path;
+    int rows;
+} spb_md_reporter;
+
+spb_status md_reporter_open(spb_md_reporter *m, const char *path, const char *context, char *msg);
+/* run: the run's status; its failure is returned (nothing put in place). */
+spb_status md_reporter_end(spb_md_reporter *m, const spb_row_counts *counts, spb_status run,
+                           char *msg);
+void md_reporter_abort(spb_md_reporter *m);
+
 /* A run's reporters, in the order a row reaches them: the table, the CSV,
- * the JSON (those with a stream). */
-#define SPB_MAX_REPORTERS 4
+ * the JSON, the Markdown table (those with a stream). */
+#define SPB_MAX_REPORTERS 5
 typedef struct {
     spb_table_reporter table;
     spb_file_reporter csv, json;
@@ -69,8 +92,9 @@ typedef struct {
     int count; /* 0: not made yet */
 } spb_reporters;
 
+/* md: the run's Markdown reporter, opened already (NULL: none). */
 void reporters_begin(spb_reporters *set, FILE *table, int kernel_width, FILE *csv,
-                     const char *csv_path, FILE *json, const char *json_path);
+                     const char *csv_path, FILE *json, const char *json_path, spb_md_reporter *md);
 /* A row to each reporter; after a failure (*status set) the files get no
  * more rows (the table still does). */
 void reporters_row(spb_reporters *set, const spb_result *r, spb_row_origin origin,
