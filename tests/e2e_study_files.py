@@ -446,6 +446,34 @@ def test_fp32_underflow(tmp):
           (r.returncode, [(x["precision"], x["status"], x["message"]) for x in rows]))
 
 
+def test_complex64_underflow(tmp):
+    """A complex matrix whose products leave fp32's range at the small end:
+    its complex64 rows (SpMV and SpGEMM) are skipped for the input's range,
+    as fp32 rows are, never called wrong; complex128 ok."""
+    spmv_path, spgemm_path = os.path.join(tmp, "ctiny.mtx"), os.path.join(tmp, "ctiny2.mtx")
+    with open(spmv_path, "w") as f:
+        f.write("%%MatrixMarket matrix coordinate complex general\n20 20 20\n")
+        for i in range(20):
+            f.write("%d %d 1e-320 2e-320\n" % (i + 1, i + 1))
+    with open(spgemm_path, "w") as f:
+        f.write("%%MatrixMarket matrix coordinate complex general\n20 20 40\n")
+        for i in range(20):
+            f.write("%d %d 1e-25 -2e-25\n%d %d 3e-25 1e-25\n" % (i + 1, i + 1, i + 1,
+                                                                   (i + 3) % 20 + 1))
+    for op, kernels, path in (("spmv", "csr.serial,csr.omp.nnz", spmv_path),
+                              ("spgemm", "spgemm.gustavson,spgemm.omp", spgemm_path)):
+        out = os.path.join(tmp, "ctiny-%s.csv" % op)
+        r = spbench("run", *FAST, "--op", op, "--kernels", kernels, "--threads", "1",
+                    "--precision", "both", "--csv", out, path)
+        rows = read_rows(out) if os.path.exists(out) else []
+        single = [x for x in rows if x["precision"] == "complex64"]
+        check(r.returncode == 0 and len(single) == 2 and
+              all(x["status"] == "skipped" and "range" in x["message"] for x in single) and
+              all(x["status"] == "ok" for x in rows if x["precision"] == "complex128"),
+              "%s: complex64 rows skipped for the input's range, complex128 ok: exit %d %s" %
+              (op, r.returncode, [(x["precision"], x["status"], x["message"][:60]) for x in rows]))
+
+
 def test_impossible_speedup_not_plotted(tmp, resume_keeps_samples):
     """A speedup above the thread count (a one-thread time that cannot be
     right) is left out of the scaling chart, which says so."""
@@ -523,7 +551,8 @@ def main():
     run_tests([test_resume_keeps_samples, test_kill_leaves_no_cut_json, test_json_write_failure,
                test_merge_outputs, test_merge_json_checked, test_merge_signal,
                test_compare_outputs, test_gate, test_compare_malformed, test_compare_messages,
-               test_compare_chart, test_fp32_underflow, test_impossible_speedup_not_plotted,
+               test_compare_chart, test_fp32_underflow, test_complex64_underflow,
+               test_impossible_speedup_not_plotted,
                test_stop_during_bandwidth, test_stages_of_one_study],
               "spb_e2e_files_", globals())
 

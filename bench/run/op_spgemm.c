@@ -175,24 +175,29 @@ static double spgemm_bytes(const spb_case *c, const spb_kernel_plan *plan, spb_p
     return csr_spgemm_bytes(c->A, c->products, c->nnz_c, precision);
 }
 
-/* After an fp32 row failed: whether fp32's range explains it. A and B are
- * rounded to fp32, each product made in fp32 as the kernels make it and
- * the products summed in fp64; when that already misses the reference and
- * the kernel's C (same pattern) agrees with it within the kernel's own
- * rounding bound, values or products below fp32's range are the cause
- * (values above it are declined before), not the kernel, and msg says so,
- * as the SpMV rows do. 0 otherwise (or without memory for the check): the
- * row stays wrong. */
-static int fp32_range_misses(const spb_case *c, double tolerance, char *msg)
+/* After a row in fp32 (or complex64) failed: whether fp32's range explains
+ * it. A and B are rounded to fp32, each product made in fp32 as the
+ * kernels make it (a complex one as its four real products) and the
+ * products summed in fp64; when that already misses the reference (as
+ * validate_csr judges) and the kernel's C (same pattern) agrees with it
+ * within the kernel's own rounding bound per part, values or products
+ * below fp32's range are the cause (values above it are declined before),
+ * not the kernel, and msg says so, as the SpMV rows do. 0 otherwise (or
+ * without memory for the check): the row stays wrong. */
+static int fp32_range_misses(const spb_case *c, spb_precision precision, double tolerance,
+                             char *msg)
 {
     const spgemm_data *d = c->data;
     const spb_csr *A = c->A, *B = d->b_is_a ? c->A : &d->B, *R = &d->ref, *C = &d->C;
+    const int cx = A->complex_values;
+    const size_t w = csr_values_per_entry(A);
     if (C->m != R->m || C->n != R->n || C->nnz != R->nnz ||
         memcmp(C->row_ptr, R->row_ptr, sizeof *R->row_ptr * ((size_t)R->m + 1)) != 0 ||
         memcmp(C->col_idx, R->col_idx, sizeof *R->col_idx * (size_t)R->nnz) != 0)
         return 0;
-    double *acc = spb_calloc((size_t)B->n + 1, sizeof *acc);
-    double *acc_abs = spb_calloc((size_t)B->n + 1, sizeof *acc_abs);
+    /* per column and part: the sum and the sum of its real products' magnitudes */
+    double *acc = spb_calloc(((size_t)B->n + 1) * w, sizeof *acc);
+    double *acc_abs = spb_calloc(((size_t)B->n + 1) * w, sizeof *acc_abs);
     if (!acc || !acc_abs) {
         spb_free(acc);
         spb_free(acc_abs);
@@ -202,31 +207,54 @@ static int fp32_range_misses(const spb_case *c, double tolerance, char *msg)
     spb_index miss_row = -1, miss_col = -1;
     int agrees = 1;
     for (spb_index i = 0; i < A->m && agrees; i++) {
-        double terms = A->row_ptr[i + 1] - A->row_ptr[i];
+        const double terms = (double)(A->row_ptr[i + 1] - A->row_ptr[i]) * (cx ? 2 : 1);
         for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
-            const float a = (float)A->val[k];
-            if (A->val[k] != 0 && fabs(A->val[k]) < smallest) smallest = fabs(A->val[k]);
+            const size_t ak = (size_t)k * w;
+            const float ar = (float)A->val[ak], ai = cx ? (float)A->val[ak + 1] : 0.0f;
+            for (size_t q = 0; q < w; q++)
+                if (A->val[ak + q] != 0 && fabs(A->val[ak + q]) < smallest)
+                    smallest = fabs(A->val[ak + q]);
             const spb_index r = A->col_idx[k];
             for (spb_index t = B->row_ptr[r]; t < B->row_ptr[r + 1]; t++) {
-                if (B->val[t] != 0 && fabs(B->val[t]) < smallest) smallest = fabs(B->val[t]);
-                const float product = a * (float)B->val[t];
-                acc[B->col_idx[t]] += product;
-                acc_abs[B->col_idx[t]] += fabsf(product);
+                const size_t bt = (size_t)t * w, at = (size_t)B->col_idx[t] * w;
+                for (size_t q = 0; q < w; q++)
+                    if (B->val[bt + q] != 0 && fabs(B->val[bt + q]) < smallest)
+                        smallest = fabs(B->val[bt + q]);
+                const float br = (float)B->val[bt];
+                if (cx) {
+                    const float bi = (float)B->val[bt + 1];
+                    const float rr = ar * br, ii = ai * bi, ri = ar * bi, ir = ai * br;
+                    acc[at] += (double)rr - ii;
+                    acc[at + 1] += (double)ri + ir;
+                    acc_abs[at] += fabsf(rr) + fabsf(ii);
+                    acc_abs[at + 1] += fabsf(ri) + fabsf(ir);
+                } else {
+                    const float product = ar * br;
+                    acc[at] += product;
+                    acc_abs[at] += fabsf(product);
+                }
             }
         }
         /* the reference's row holds every column the row touched (its pattern
-         * is structural): read and cleared there */
+         * is structural): read and cleared there; the miss as validate_csr
+         * judges an entry (a complex one by its modulus, sqrt(2) wider) */
         for (spb_index k = R->row_ptr[i]; k < R->row_ptr[i + 1]; k++) {
-            const double made = acc[R->col_idx[k]], made_abs = acc_abs[R->col_idx[k]];
-            acc[R->col_idx[k]] = acc_abs[R->col_idx[k]] = 0;
-            double miss = tolerance * rounding_bound(terms, d->scale[k], SPB_FP32, 1);
-            if (miss_row < 0 && !(fabs(made - R->val[k]) <= miss)) {
+            const size_t at = (size_t)R->col_idx[k] * w, rk = (size_t)k * w;
+            double off = 0.0;
+            for (size_t q = 0; q < w; q++) {
+                const double made = acc[at + q], made_abs = acc_abs[at + q];
+                off = hypot(off, made - R->val[rk + q]);
+                double own = tolerance * (rounding_bound(terms, made_abs, precision, 0) +
+                                          flush_slack(terms, precision));
+                agrees = agrees && fabs(C->val[rk + q] - made) <= own;
+                acc[at + q] = acc_abs[at + q] = 0;
+            }
+            double miss = tolerance * (cx ? sqrt(2.0) : 1.0) *
+                          rounding_bound(terms, d->scale[k], precision, 1);
+            if (miss_row < 0 && !(off <= miss)) {
                 miss_row = i;
                 miss_col = R->col_idx[k];
             }
-            double own = tolerance * (rounding_bound(terms, made_abs, SPB_FP32, 0) +
-                                      flush_slack(terms, SPB_FP32));
-            agrees = agrees && fabs(C->val[k] - made) <= own;
         }
     }
     spb_free(acc);
@@ -256,7 +284,8 @@ static spb_row_status spgemm_product(const spb_kernel *kernel, void *state, spb_
                  tolerance, v, where, sizeof where);
     if (!v->passed) spb_fail(msg, SPB_ERR_INVALID, "%s", where);
     if (v->reference_overflow) return SPB_ROW_ERROR;
-    if (!v->passed && precision == SPB_FP32 && fp32_range_misses(c, tolerance, msg))
+    if (!v->passed && spb_precision_single(precision) &&
+        fp32_range_misses(c, precision, tolerance, msg))
         return SPB_ROW_SKIPPED;
     return v->passed ? SPB_ROW_OK : SPB_ROW_WRONG;
 }

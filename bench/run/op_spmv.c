@@ -147,37 +147,57 @@ static void spmv_validate_output(const spb_case *c, spb_precision precision, dou
     validate_vector(c->A, d->y, d->y_ref, d->y_abs, precision, fp32, tolerance, v);
 }
 
-/* After an fp32 row failed: whether fp32's range, not the kernel, is the
- * cause. A and x rounded to fp32, each product made in fp32 as the kernels
- * make it, the products summed in fp64: the row is the input's when the
- * kernel's y agrees with that within the kernel's own rounding bound (and
+/* After a row in fp32 (or complex64) failed: whether fp32's range, not
+ * the kernel, is the cause. A and x rounded to fp32, each product made in
+ * fp32 as the kernels make it (a complex one as its four real products),
+ * the products summed in fp64: the row is the input's when the kernel's
+ * y agrees with that within the kernel's own rounding bound per part (and
  * what flushing to zero takes), and that already misses the reference
  * (values or products below fp32's smallest normal lose their digits or
  * flush to 0). msg says so. */
-static int fp32_input_out_of_range(const spb_case *c, double tolerance, char *msg)
+static int fp32_input_out_of_range(const spb_case *c, spb_precision precision, double tolerance,
+                                   char *msg)
 {
     const spmv_data *d = c->data;
     const spb_csr *A = c->A;
-    if (A->complex_values) return 0; /* not told apart in complex64: the row stays wrong */
-    spb_value *made = spb_malloc((size_t)A->m, sizeof *made);
+    const int cx = A->complex_values;
+    const size_t w = csr_values_per_entry(A);
+    spb_value *made = spb_malloc((size_t)A->m * w, sizeof *made);
     if (!made) return 0;
     double smallest = INFINITY;
     int agrees = 1;
     for (spb_index i = 0; i < A->m; i++) {
-        double sum = 0.0, abs_sum = 0.0, terms = A->row_ptr[i + 1] - A->row_ptr[i];
+        /* per part: the sum and the sum of its real products' magnitudes */
+        double sum[2] = {0.0, 0.0}, abs_sum[2] = {0.0, 0.0};
+        const double terms = (double)(A->row_ptr[i + 1] - A->row_ptr[i]) * (cx ? 2 : 1);
         for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
-            if (A->val[k] != 0 && fabs(A->val[k]) < smallest) smallest = fabs(A->val[k]);
-            const float product = (float)A->val[k] * d->x32[A->col_idx[k]];
-            sum += product;
-            abs_sum += fabsf(product);
+            const size_t at = (size_t)k * w, j = (size_t)A->col_idx[k] * w;
+            for (size_t q = 0; q < w; q++)
+                if (A->val[at + q] != 0 && fabs(A->val[at + q]) < smallest)
+                    smallest = fabs(A->val[at + q]);
+            if (cx) {
+                const float ar = (float)A->val[at], ai = (float)A->val[at + 1];
+                const float xr = d->x32[j], xi = d->x32[j + 1];
+                const float rr = ar * xr, ii = ai * xi, ri = ar * xi, ir = ai * xr;
+                sum[0] += (double)rr - ii;
+                sum[1] += (double)ri + ir;
+                abs_sum[0] += fabsf(rr) + fabsf(ii);
+                abs_sum[1] += fabsf(ri) + fabsf(ir);
+            } else {
+                const float product = (float)A->val[at] * d->x32[j];
+                sum[0] += product;
+                abs_sum[0] += fabsf(product);
+            }
         }
-        made[i] = sum;
-        double own = tolerance *
-                     (rounding_bound(terms, abs_sum, SPB_FP32, 0) + flush_slack(terms, SPB_FP32));
-        agrees = agrees && fabs(d->y[i] - sum) <= own;
+        for (size_t q = 0; q < w; q++) {
+            made[(size_t)i * w + q] = sum[q];
+            double own = tolerance * (rounding_bound(terms, abs_sum[q], precision, 0) +
+                                      flush_slack(terms, precision));
+            agrees = agrees && fabs(d->y[(size_t)i * w + q] - sum[q]) <= own;
+        }
     }
     spb_validation rounded;
-    validate_vector(A, made, d->y_ref, d->y_abs, SPB_FP32, 1, tolerance, &rounded);
+    validate_vector(A, made, d->y_ref, d->y_abs, precision, 1, tolerance, &rounded);
     spb_free(made);
     if (!agrees || rounded.passed || rounded.reference_overflow) return 0;
     snprintf(msg, SPB_MSG_LEN,
@@ -210,7 +230,8 @@ static spb_row_status spmv_product(const spb_kernel *kernel, void *state, spb_ca
                  "against");
         return SPB_ROW_ERROR;
     }
-    if (!v->passed && precision == SPB_FP32 && fp32_input_out_of_range(c, tolerance, msg))
+    if (!v->passed && spb_precision_single(precision) &&
+        fp32_input_out_of_range(c, precision, tolerance, msg))
         return SPB_ROW_SKIPPED;
     if (!v->passed && c->A->complex_values) {
         size_t i = (size_t)v->failed_row;
