@@ -175,6 +175,47 @@ static double spgemm_bytes(const spb_case *c, const spb_kernel_plan *plan, spb_p
     return csr_spgemm_bytes(c->A, c->products, c->nnz_c, precision);
 }
 
+/* The smallest nonzero magnitude among the value's w parts and *smallest. */
+static void note_smallest(const spb_value *v, size_t w, double *smallest)
+{
+    for (size_t q = 0; q < w; q++)
+        if (v[q] != 0 && fabs(v[q]) < *smallest) *smallest = fabs(v[q]);
+}
+
+/* Row i of A*B with A and B rounded to fp32 and each product made in fp32
+ * as the kernels make it (a complex one as its four real products), summed
+ * in fp64 into acc, the products' magnitudes into acc_abs (w per column);
+ * the smallest nonzero value met into *smallest. */
+static void add_fp32_products(const spb_csr *A, const spb_csr *B, spb_index i, double *acc,
+                              double *acc_abs, double *smallest)
+{
+    const int cx = A->complex_values;
+    const size_t w = csr_values_per_entry(A);
+    for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+        const size_t ak = (size_t)k * w;
+        const float ar = (float)A->val[ak], ai = cx ? (float)A->val[ak + 1] : 0.0f;
+        note_smallest(&A->val[ak], w, smallest);
+        const spb_index r = A->col_idx[k];
+        for (spb_index t = B->row_ptr[r]; t < B->row_ptr[r + 1]; t++) {
+            const size_t bt = (size_t)t * w, at = (size_t)B->col_idx[t] * w;
+            note_smallest(&B->val[bt], w, smallest);
+            const float br = (float)B->val[bt];
+            if (cx) {
+                const float bi = (float)B->val[bt + 1];
+                const float rr = ar * br, ii = ai * bi, ri = ar * bi, ir = ai * br;
+                acc[at] += (double)rr - ii;
+                acc[at + 1] += (double)ri + ir;
+                acc_abs[at] += fabsf(rr) + fabsf(ii);
+                acc_abs[at + 1] += fabsf(ri) + fabsf(ir);
+            } else {
+                const float product = ar * br;
+                acc[at] += product;
+                acc_abs[at] += fabsf(product);
+            }
+        }
+    }
+}
+
 /* After a row in fp32 (or complex64) failed: whether fp32's range explains
  * it. A and B are rounded to fp32, each product made in fp32 as the
  * kernels make it (a complex one as its four real products) and the
@@ -208,33 +249,7 @@ static int fp32_range_misses(const spb_case *c, spb_precision precision, double 
     int agrees = 1;
     for (spb_index i = 0; i < A->m && agrees; i++) {
         const double terms = (double)(A->row_ptr[i + 1] - A->row_ptr[i]) * (cx ? 2 : 1);
-        for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
-            const size_t ak = (size_t)k * w;
-            const float ar = (float)A->val[ak], ai = cx ? (float)A->val[ak + 1] : 0.0f;
-            for (size_t q = 0; q < w; q++)
-                if (A->val[ak + q] != 0 && fabs(A->val[ak + q]) < smallest)
-                    smallest = fabs(A->val[ak + q]);
-            const spb_index r = A->col_idx[k];
-            for (spb_index t = B->row_ptr[r]; t < B->row_ptr[r + 1]; t++) {
-                const size_t bt = (size_t)t * w, at = (size_t)B->col_idx[t] * w;
-                for (size_t q = 0; q < w; q++)
-                    if (B->val[bt + q] != 0 && fabs(B->val[bt + q]) < smallest)
-                        smallest = fabs(B->val[bt + q]);
-                const float br = (float)B->val[bt];
-                if (cx) {
-                    const float bi = (float)B->val[bt + 1];
-                    const float rr = ar * br, ii = ai * bi, ri = ar * bi, ir = ai * br;
-                    acc[at] += (double)rr - ii;
-                    acc[at + 1] += (double)ri + ir;
-                    acc_abs[at] += fabsf(rr) + fabsf(ii);
-                    acc_abs[at + 1] += fabsf(ri) + fabsf(ir);
-                } else {
-                    const float product = ar * br;
-                    acc[at] += product;
-                    acc_abs[at] += fabsf(product);
-                }
-            }
-        }
+        add_fp32_products(A, B, i, acc, acc_abs, &smallest);
         /* the reference's row holds every column the row touched (its pattern
          * is structural): read and cleared there; the miss as validate_csr
          * judges an entry (a complex one by its modulus, sqrt(2) wider) */
