@@ -108,6 +108,27 @@ spb_source_list expand_or_exit(int count, char **items)
     return list;
 }
 
+/* v into the list of *count values unless it is there already; 0 when
+ * the list is full. */
+static int add_distinct(int *values, int *count, int cap, int v)
+{
+    for (int k = 0; k < *count; k++)
+        if (values[k] == v) return 1;
+    if (*count == cap) return 0;
+    values[(*count)++] = v;
+    return 1;
+}
+
+static void sort_ascending(int *values, int count)
+{
+    for (int a = 1; a < count; a++) /* insertion sort: lists are short */
+        for (int b = a; b > 0 && values[b - 1] > values[b]; b--) {
+            int swap = values[b];
+            values[b] = values[b - 1];
+            values[b - 1] = swap;
+        }
+}
+
 /* Parses a thread list: "1,2,4", "1-8", "max" and mixes ("1,2-4,max") into
  * ascending distinct counts; exits on a bad list. */
 int parse_count_list(const char *option, const char *text, int *counts, int cap)
@@ -126,21 +147,11 @@ int parse_count_list(const char *option, const char *text, int *counts, int cap)
         long lo = strcmp(item, "max") == 0 ? max : parse_count_or(item, -1);
         long hi = !dash ? lo : strcmp(dash + 1, "max") == 0 ? max : parse_count_or(dash + 1, -1);
         if (lo < 1 || hi < lo || hi > SPB_MAX_THREADS) goto bad;
-        for (long t = lo; t <= hi; t++) {
-            int seen = 0;
-            for (int k = 0; k < count; k++) seen |= counts[k] == t;
-            if (seen) continue;
-            if (count == cap) goto bad;
-            counts[count++] = (int)t;
-        }
+        for (long t = lo; t <= hi; t++)
+            if (!add_distinct(counts, &count, cap, (int)t)) goto bad;
     }
     if (count == 0) goto bad;
-    for (int a = 1; a < count; a++) /* insertion sort: lists are short */
-        for (int b = a; b > 0 && counts[b - 1] > counts[b]; b--) {
-            int swap = counts[b];
-            counts[b] = counts[b - 1];
-            counts[b - 1] = swap;
-        }
+    sort_ascending(counts, count);
     return count;
 bad:
     fprintf(stderr,
@@ -162,20 +173,10 @@ int parse_value_list(const char *option, const char *text, long min, long max, i
         item[len] = '\0';
         p += len + (p[len] == ',');
         long v = parse_count_or(item, min - 1);
-        if (v < min || v > max) goto bad;
-        int seen = 0;
-        for (int k = 0; k < count; k++) seen |= values[k] == v;
-        if (seen) continue;
-        if (count == cap) goto bad;
-        values[count++] = (int)v;
+        if (v < min || v > max || !add_distinct(values, &count, cap, (int)v)) goto bad;
     }
     if (count == 0 || p[-1] == ',') goto bad;
-    for (int a = 1; a < count; a++) /* insertion sort: lists are short */
-        for (int b = a; b > 0 && values[b - 1] > values[b]; b--) {
-            int swap = values[b];
-            values[b] = values[b - 1];
-            values[b - 1] = swap;
-        }
+    sort_ascending(values, count);
     return count;
 bad:
     fprintf(stderr,
