@@ -3,7 +3,6 @@
  * through host memory, sent by NCCL, or copied from the neighbours' GPUs
  * by CUDA IPC (the peer exchange). */
 #include <stdio.h>
-#include <string.h>
 
 #include "dist_mpi.h"
 #include "gpu/gpu.h"
@@ -16,11 +15,14 @@
 #define TAG_PACKED 22
 #define TAG_COPIED 23
 
-/* The device row that multiplies a GPU rank's diagonal block. */
+/* The device row that multiplies a GPU rank's diagonal block: spbench's
+ * own auto row (the one that tries its candidates), found by its role. */
 static const spb_kernel *diag_kernel(void)
 {
-    for (int k = 0; k < gpu_spmv_kernel_count(); k++)
-        if (strcmp(gpu_spmv_kernel(k)->name, "auto.cuda") == 0) return gpu_spmv_kernel(k);
+    for (int k = 0; k < gpu_spmv_kernel_count(); k++) {
+        const spb_kernel *kernel = gpu_spmv_kernel(k);
+        if (kernel->trials && !kernel->library) return kernel;
+    }
     return NULL;
 }
 
