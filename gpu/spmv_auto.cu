@@ -152,6 +152,7 @@ static void choose(const matrix_shape *f, spb_trial_names *list, char *why)
         const size_t used_now = strlen(why);
         snprintf(why + used_now, WHY_LEN - used_now, "; %dx%d blocks move %.2f of CSR's bytes",
                  f->bsr_block, f->bsr_block, f->bsr_share);
+        kernel_trial_name(list, "bsr.cuda");
         kernel_trial_name(list, "cusparse.bsr");
     }
 }

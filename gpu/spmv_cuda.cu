@@ -7,6 +7,9 @@
 #include <string.h>
 
 #include "gpu.h"
+extern "C" {
+#include "formats/bsr.h"
+}
 #include "spmv_state.cuh"
 
 /* ---- checked calls --------------------------------------------------------------- */
@@ -153,6 +156,31 @@ int gpu_upload_csr(gpu_state *s, const spb_csr *A, const float *val32)
     return gpu_upload(s, (void **)&s->d_row_ptr, A->row_ptr, (size_t)A->m + 1, sizeof(int)) ||
            gpu_upload(s, (void **)&s->d_col_idx, A->col_idx, (size_t)A->nnz, sizeof(int)) ||
            (!s->variant->pattern && gpu_upload_values(s, A->val, val32, (size_t)A->nnz));
+}
+
+spb_status gpu_upload_bsr(gpu_state *s, const spb_csr *A, int **d_block_ptr, int **d_block_cols,
+                          int *block_size, char *msg)
+{
+    int64_t blocks = 0;
+    spb_index block = bsr_best_block(A, s->precision, &blocks);
+    if (block == 0)
+        return spb_fail(msg, SPB_ERR_TOO_LARGE,
+                        "BSR at every block size stores more than 32-bit offsets hold");
+    spb_bsr B;
+    spb_status st = bsr_from_csr(A, block, &B, msg);
+    if (st != SPB_OK) return st;
+    if (gpu_upload(s, (void **)d_block_ptr, B.row_ptr, (size_t)B.brows + 1, sizeof(int)) ||
+        gpu_upload(s, (void **)d_block_cols, B.col_idx, (size_t)B.nblocks, sizeof(int)) ||
+        gpu_upload_values(s, B.val, NULL, (size_t)bsr_stored(&B)))
+        st = gpu_state_fail(s, msg);
+    *block_size = (int)block;
+    s->stored = bsr_stored(&B);
+    if (st == SPB_OK) /* the row's message: which cut, and the zeros it stores */
+        snprintf(msg, SPB_MSG_LEN, "BSR %dx%d blocks: %.2f stored entries per entry", (int)block,
+                 (int)block, A->nnz ? (double)s->stored / A->nnz : 0.0);
+    s->plan_bytes = bsr_spmv_bytes(A, block, B.nblocks, s->precision);
+    bsr_free(&B);
+    return st;
 }
 
 /* The x buffers of config.shared_x, one per device and size, each freed
@@ -387,6 +415,7 @@ static const struct {
                 {gpu_merge_kernels, &gpu_merge_kernel_count},
                 {gpu_colblock_kernels, &gpu_colblock_kernel_count},
                 {gpu_hll_kernels, &gpu_hll_kernel_count},
+                {gpu_bsr_kernels, &gpu_bsr_kernel_count},
                 {gpu_cusparse_kernels, &gpu_cusparse_kernel_count},
                 {gpu_cusp_kernels, &gpu_cusp_kernel_count},
                 {gpu_auto_kernels, &gpu_auto_kernel_count}};

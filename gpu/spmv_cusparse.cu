@@ -7,9 +7,6 @@
  * timed part is one cusparseSpMV. */
 #include <cstdio>
 
-extern "C" {
-#include "formats/bsr.h"
-}
 #include "spmv_state.cuh"
 
 /* alpha = 1 and beta = 0 in each precision, in spb_precision order. */
@@ -48,35 +45,6 @@ static int is_coo(const gpu_state *s)
 {
     return s->variant->param == CUSPARSE_SPMV_COO_ALG1 ||
            s->variant->param == CUSPARSE_SPMV_COO_ALG2;
-}
-
-/* BSR at the block size of the fewest bytes, converted on the host and
- * uploaded in the state's precision; its traffic and stored entries (the
- * blocks' zeros included) replace CSR's in the row. x and y are read and
- * written past n and m up to whole blocks: the vectors' spare entries
- * (GPU_VECTOR_SLACK) hold them, x's zeros. */
-static spb_status upload_bsr(gpu_state *s, cusparse_data *d, const spb_csr *A, char *msg)
-{
-    int64_t blocks = 0;
-    spb_index block = bsr_best_block(A, s->precision, &blocks);
-    if (block == 0)
-        return spb_fail(msg, SPB_ERR_TOO_LARGE,
-                        "BSR at every block size stores more than 32-bit offsets hold");
-    spb_bsr B;
-    spb_status st = bsr_from_csr(A, block, &B, msg);
-    if (st != SPB_OK) return st;
-    if (gpu_upload(s, (void **)&d->d_bsr_ptr, B.row_ptr, (size_t)B.brows + 1, sizeof(int)) ||
-        gpu_upload(s, (void **)&d->d_bsr_cols, B.col_idx, (size_t)B.nblocks, sizeof(int)) ||
-        gpu_upload_values(s, B.val, NULL, (size_t)bsr_stored(&B)))
-        st = gpu_state_fail(s, msg);
-    d->bsr_block = block;
-    s->stored = bsr_stored(&B);
-    if (st == SPB_OK) /* the row's message: which cut, and the zeros it stores */
-        snprintf(msg, SPB_MSG_LEN, "BSR %dx%d blocks: %.2f stored entries per entry", (int)block,
-                 (int)block, A->nnz ? (double)s->stored / A->nnz : 0.0);
-    s->plan_bytes = bsr_spmv_bytes(A, block, B.nblocks, s->precision);
-    bsr_free(&B);
-    return st;
 }
 
 static spb_status create_descriptors(gpu_state *s, cusparse_data *d)
@@ -118,7 +86,7 @@ static spb_status setup_cusparse(gpu_state *s, const spb_csr *A, char *msg)
     if (!d) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
     GPU_SPARSE_TRY(s, cusparseCreate(&d->handle), "cusparseCreate");
     if (alg == CUSPARSE_SPMV_BSR_ALG1) {
-        spb_status st = upload_bsr(s, d, A, msg);
+        spb_status st = gpu_upload_bsr(s, A, &d->d_bsr_ptr, &d->d_bsr_cols, &d->bsr_block, msg);
         if (st != SPB_OK) return st;
     } else if (is_coo(s)) {
         GPU_TRY(s, cudaMalloc(&d->d_coo_rows, sizeof(int) * ((size_t)s->nnz + 1)), "cudaMalloc");

@@ -159,6 +159,16 @@ int gpu_upload_values(gpu_state *s, const double *val, const float *val32, size_
  * pattern one, d_val (gpu_upload_values). Nonzero on failure. */
 int gpu_upload_csr(gpu_state *s, const spb_csr *A, const float *val32);
 
+/* A as BSR at the block size of the fewest bytes (bsr_best_block),
+ * converted on the host: block row offsets and block columns to the given
+ * device pointers, the values (blocks whole, row-major, their zeros
+ * included) to s->d_val in the state's precision. Its stored entries and
+ * traffic replace CSR's in the row, and msg names the cut (the row's
+ * message). x and y are read and written past n and m up to whole blocks:
+ * the vectors' spare entries (GPU_VECTOR_SLACK) hold them, x's zeros. */
+spb_status gpu_upload_bsr(gpu_state *s, const spb_csr *A, int **d_block_ptr, int **d_block_cols,
+                          int *block_size, char *msg);
+
 /* The L2 the kernels block x for: the configured size, else the device's
  * (0 when unknown). */
 double gpu_l2_bytes(const spb_kernel_config *config);
@@ -226,6 +236,8 @@ extern const spb_spmv_kernel gpu_merge_kernels[];
 extern const int gpu_merge_kernel_count;
 extern const spb_spmv_kernel gpu_colblock_kernels[];
 extern const int gpu_colblock_kernel_count;
+extern const spb_spmv_kernel gpu_bsr_kernels[];
+extern const int gpu_bsr_kernel_count;
 extern const spb_spmv_kernel gpu_hll_kernels[];
 extern const int gpu_hll_kernel_count;
 extern const spb_spmv_kernel gpu_cusparse_kernels[];
