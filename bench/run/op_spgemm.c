@@ -175,13 +175,6 @@ static double spgemm_bytes(const spb_case *c, const spb_kernel_plan *plan, spb_p
     return csr_spgemm_bytes(c->A, c->products, c->nnz_c, precision);
 }
 
-/* The smallest nonzero magnitude among the value's w parts and *smallest. */
-static void note_smallest(const spb_value *v, size_t w, double *smallest)
-{
-    for (size_t q = 0; q < w; q++)
-        if (v[q] != 0 && fabs(v[q]) < *smallest) *smallest = fabs(v[q]);
-}
-
 /* Row i of A*B with A and B rounded to fp32 and each product made in fp32
  * as the kernels make it (a complex one as its four real products), summed
  * in fp64 into acc, the products' magnitudes into acc_abs (w per column);
@@ -193,25 +186,14 @@ static void add_fp32_products(const spb_csr *A, const spb_csr *B, spb_index i, d
     const size_t w = csr_values_per_entry(A);
     for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
         const size_t ak = (size_t)k * w;
-        const float ar = (float)A->val[ak], ai = cx ? (float)A->val[ak + 1] : 0.0f;
+        const float a[2] = {(float)A->val[ak], cx ? (float)A->val[ak + 1] : 0.0f};
         note_smallest(&A->val[ak], w, smallest);
         const spb_index r = A->col_idx[k];
         for (spb_index t = B->row_ptr[r]; t < B->row_ptr[r + 1]; t++) {
             const size_t bt = (size_t)t * w, at = (size_t)B->col_idx[t] * w;
             note_smallest(&B->val[bt], w, smallest);
-            const float br = (float)B->val[bt];
-            if (cx) {
-                const float bi = (float)B->val[bt + 1];
-                const float rr = ar * br, ii = ai * bi, ri = ar * bi, ir = ai * br;
-                acc[at] += (double)rr - ii;
-                acc[at + 1] += (double)ri + ir;
-                acc_abs[at] += fabsf(rr) + fabsf(ii);
-                acc_abs[at + 1] += fabsf(ri) + fabsf(ir);
-            } else {
-                const float product = ar * br;
-                acc[at] += product;
-                acc_abs[at] += fabsf(product);
-            }
+            const float b[2] = {(float)B->val[bt], cx ? (float)B->val[bt + 1] : 0.0f};
+            fp32_product_add(a, b, cx, &acc[at], &acc_abs[at]);
         }
     }
 }
@@ -277,11 +259,9 @@ static int fp32_range_misses(const spb_case *c, spb_precision precision, double 
     if (miss_row < 0 || !agrees) return 0;
     snprintf(msg, SPB_MSG_LEN,
              "A and B in fp32, their products made in fp32, already miss the reference at (%d, "
-             "%d) before any kernel runs%s: the input's range, not the kernel (whose C agrees "
+             "%d) before any kernel runs (%s): the input's range, not the kernel (whose C agrees "
              "with that fp32 product)",
-             (int)miss_row, (int)miss_col,
-             smallest < FLT_MIN ? " (the smallest value is below fp32's smallest normal, 1.2e-38)"
-                                : " (products below fp32's smallest normal, 1.2e-38)");
+             (int)miss_row, (int)miss_col, fp32_range_cause(smallest));
     return 1;
 }
 

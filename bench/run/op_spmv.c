@@ -172,22 +172,9 @@ static int fp32_input_out_of_range(const spb_case *c, spb_precision precision, d
         const double terms = (double)(A->row_ptr[i + 1] - A->row_ptr[i]) * (cx ? 2 : 1);
         for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
             const size_t at = (size_t)k * w, j = (size_t)A->col_idx[k] * w;
-            for (size_t q = 0; q < w; q++)
-                if (A->val[at + q] != 0 && fabs(A->val[at + q]) < smallest)
-                    smallest = fabs(A->val[at + q]);
-            if (cx) {
-                const float ar = (float)A->val[at], ai = (float)A->val[at + 1];
-                const float xr = d->x32[j], xi = d->x32[j + 1];
-                const float rr = ar * xr, ii = ai * xi, ri = ar * xi, ir = ai * xr;
-                sum[0] += (double)rr - ii;
-                sum[1] += (double)ri + ir;
-                abs_sum[0] += fabsf(rr) + fabsf(ii);
-                abs_sum[1] += fabsf(ri) + fabsf(ir);
-            } else {
-                const float product = (float)A->val[at] * d->x32[j];
-                sum[0] += product;
-                abs_sum[0] += fabsf(product);
-            }
+            note_smallest(&A->val[at], w, &smallest);
+            const float a[2] = {(float)A->val[at], cx ? (float)A->val[at + 1] : 0.0f};
+            fp32_product_add(a, &d->x32[j], cx, sum, abs_sum);
         }
         for (size_t q = 0; q < w; q++) {
             made[(size_t)i * w + q] = sum[q];
@@ -202,11 +189,9 @@ static int fp32_input_out_of_range(const spb_case *c, spb_precision precision, d
     if (!agrees || rounded.passed || rounded.reference_overflow) return 0;
     snprintf(msg, SPB_MSG_LEN,
              "A and x in fp32, their products made in fp32, already miss the reference (rel_err "
-             "%.2g before any kernel runs)%s: the input's range, not the kernel (whose y agrees "
+             "%.2g before any kernel runs; %s): the input's range, not the kernel (whose y agrees "
              "with that fp32 product)",
-             rounded.rel_l2,
-             smallest < FLT_MIN ? ", the smallest value below fp32's smallest normal (1.2e-38)"
-                                : ", products below fp32's smallest normal (1.2e-38)");
+             rounded.rel_l2, fp32_range_cause(smallest));
     return 1;
 }
 

@@ -53,6 +53,34 @@ double flush_slack(double terms, spb_precision precision)
 }
 
 /* err over ref, 0 when both are 0. */
+void fp32_product_add(const float *a, const float *b, int complex_values, double *sum,
+                      double *abs_sum)
+{
+    if (complex_values) {
+        const float rr = a[0] * b[0], ii = a[1] * b[1], ri = a[0] * b[1], ir = a[1] * b[0];
+        sum[0] += (double)rr - ii;
+        sum[1] += (double)ri + ir;
+        abs_sum[0] += fabsf(rr) + fabsf(ii);
+        abs_sum[1] += fabsf(ri) + fabsf(ir);
+    } else {
+        const float product = a[0] * b[0];
+        sum[0] += product;
+        abs_sum[0] += fabsf(product);
+    }
+}
+
+void note_smallest(const spb_value *v, size_t count, double *smallest)
+{
+    for (size_t q = 0; q < count; q++)
+        if (v[q] != 0 && fabs(v[q]) < *smallest) *smallest = fabs(v[q]);
+}
+
+const char *fp32_range_cause(double smallest)
+{
+    return smallest < FLT_MIN ? "the smallest value is below fp32's smallest normal (1.2e-38)"
+                              : "products below fp32's smallest normal (1.2e-38)";
+}
+
 static double relative(double err, double ref)
 {
     return ref > 0 ? err / ref : (err == 0 ? 0.0 : INFINITY);

@@ -36,6 +36,20 @@ double rounding_bound(double terms, double abs_sum, spb_precision precision, int
  * and partial sum flushed, as device atomics do). */
 double flush_slack(double terms, spb_precision precision);
 
+/* What an fp32 (or complex64) kernel makes of a*b: a and b in fp32 (a
+ * complex one, (re, im) pairs, as its four real products), the product
+ * added to sum (per part, in fp64) and the real products' magnitudes to
+ * abs_sum. The range checks rebuild a product with it. */
+void fp32_product_add(const float *a, const float *b, int complex_values, double *sum,
+                      double *abs_sum);
+
+/* The smallest nonzero magnitude of v's `count` values and *smallest. */
+void note_smallest(const spb_value *v, size_t count, double *smallest);
+
+/* Why a product made in fp32 missed, by the smallest value met: a value
+ * below fp32's smallest normal, else products below it (a row's message). */
+const char *fp32_range_cause(double smallest);
+
 /* y = A*x of a kernel of `precision` against y_ref: row i passes when
  * |y_i - y_ref_i| <= tolerance * rounding_bound(row i's entries, y_abs_i,
  * ...), y_abs being |A||x| (judged per row, against the row's own length and
