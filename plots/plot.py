@@ -117,8 +117,8 @@ def chart_gflops(rows, workdir):
     kernels = by_backend(ordered(r["kernel"] for r in rows))
     best = best_by(rows, lambda r: (r["matrix"], r["kernel"]))
     values = {k: r["gflops_v"] for k, r in best.items()}
-    chart = Chart("gflops", "GFLOPS of every kernel per matrix (OpenMP kernels at their best "
-                  "thread count)", max(1000, 60 + len(matrices) * (14 + 5 * len(kernels))))
+    chart = Chart("gflops", "GFLOPS of every kernel per matrix (each at its best thread count "
+                  "and setting)", max(1000, 60 + len(matrices) * (14 + 5 * len(kernels))))
     histogram(chart, workdir, matrices, kernels, values, gflops_label(rows, "nnz"), best)
     return chart
 
@@ -187,11 +187,11 @@ def chart_profile(rows, workdir):
 
 def chart_gflops_by_size(rows, workdir):
     """GFLOPS against the matrix's entries: one point a matrix and kernel
-    (its best thread count), one colour a kernel."""
+    (its best thread count and setting), one colour a kernel."""
     kernels = by_backend(ordered(r["kernel"] for r in rows))
     best = best_by(rows, lambda r: (r["matrix"], r["kernel"]))
     chart = Chart("gflops_by_size", "GFLOPS against the matrix's stored entries (one point a "
-                  "matrix and kernel, OpenMP kernels at their best thread count)", 1100, 650)
+                  "matrix and kernel, each at its best thread count and setting)", 1100, 650)
     noisy = {k for (_, k), r in best.items() if r["noisy_v"]}
     plots = []
     for i, k in enumerate(kernels):
@@ -253,8 +253,8 @@ def chart_spgemm_gflops(rows, workdir):
     kernels = by_backend(ordered(r["kernel"] for r in rows))
     best = best_by(rows, lambda r: (r["matrix"], r["kernel"]))
     values = {k: r["gflops_v"] for k, r in best.items()}
-    chart = Chart("spgemm_gflops", "SpGEMM: GFLOPS of every kernel per matrix (OpenMP kernels at "
-                  "their best thread count)", max(1000, 60 + len(matrices) * (14 + 5 * len(kernels))))
+    chart = Chart("spgemm_gflops", "SpGEMM: GFLOPS of every kernel per matrix (each at its best "
+                  "thread count and setting)", max(1000, 60 + len(matrices) * (14 + 5 * len(kernels))))
     histogram(chart, workdir, matrices, kernels, values, gflops_label(rows, "products"),
               best)
     return chart
@@ -266,8 +266,8 @@ def chart_spgemm_time(rows, workdir):
     matrices = ordered(r["matrix"] for r in rows)
     kernels = ordered(r["kernel"] for r in rows)
     best = best_by(rows, lambda r: (r["matrix"], r["kernel"]))
-    chart = Chart("spgemm_time", "SpGEMM: median time per kernel and matrix (OpenMP kernels at "
-                  "their best thread count)", max(900, 200 + 90 * len(kernels)), 650)
+    chart = Chart("spgemm_time", "SpGEMM: median time per kernel and matrix (each at its best "
+                  "thread count and setting)", max(900, 200 + 90 * len(kernels)), 650)
     table = [[i] + [float(best[(m, k)]["time_ms_median"]) if (m, k) in best else "NaN"
                     for m in matrices] + [k] for i, k in enumerate(kernels)]
     path = chart.datafile(workdir, table)

@@ -123,6 +123,45 @@ def case(r):
     return (r["matrix"], r.get("precision") or "fp64")
 
 
+# The settings a run sweeps (--hack-size, --block-size, --tile lists) and the
+# letters the run's table labels a swept row by (kernel:h16, kernel:b128).
+SWEPT = (("hack_size", "h"), ("block_size", "b"), ("tile", "tile"))
+
+
+def settings_of(r):
+    return dict(word.split("=", 1) for word in str(r.get("settings") or "").split()
+                if "=" in word)
+
+
+def swept_settings(rows):
+    """{kernel: [(setting, letter, its values)]} for each setting whose
+    values differ among the kernel's rows (a sweep gave it several)."""
+    seen = {}
+    for r in rows:
+        values = settings_of(r)
+        for name, _ in SWEPT:
+            if name in values:
+                seen.setdefault(r["kernel"], {}).setdefault(name, set()).add(values[name])
+    swept = {}
+    for kernel, by_name in seen.items():
+        for name, letter in SWEPT:
+            values = by_name.get(name, set())
+            if len(values) > 1:
+                order = sorted(values, key=lambda v: (not v.isdigit(), int(v) if v.isdigit()
+                                                      else 0, v))
+                swept.setdefault(kernel, []).append((name, letter, order))
+    return swept
+
+
+def row_label(r, swept):
+    """The row's kernel, with the swept settings' values as the run's table
+    labels it (csr.cuda.warp:b128)."""
+    settings = settings_of(r)
+    marks = ["%s%s" % (letter, settings.get(name, "?")) for name, letter, _ in
+             swept.get(r["kernel"], [])]
+    return r["kernel"] + (":" + ",".join(marks) if marks else "")
+
+
 def best_times(rows):
     """Each kernel's best median time per case, over its thread and rank
     counts (ok rows only)."""
@@ -233,9 +272,10 @@ def group_section(rows, means, order, against, table_id, what):
             % (what, esc(against), table_id, head, "".join(body)))
 
 
-def matrix_table(rows, baselines, best, vendor_which):
-    """One line per case: its size, the best kernel (shortest time), its
-    GFLOPS, its speedup over each baseline, and its rows' statuses."""
+def matrix_table(rows, baselines, best, vendor_which, swept):
+    """One line per case: its size, the best kernel (shortest time, named
+    with its setting where a sweep gave it several), its GFLOPS, its
+    speedup over each baseline, and its rows' statuses."""
     lines, by_case, times = [], {}, {}
     for r in rows:  # each case's rows and times gathered once: linear in the rows
         by_case.setdefault(case(r), []).append(r)
@@ -245,13 +285,13 @@ def matrix_table(rows, baselines, best, vendor_which):
     for c, mine in by_case.items():
         timed = times.get(c, [])
         fastest = min(timed) if timed else None
-        g = [r.get("gflops") for r in mine if fastest and r["kernel"] == fastest[1] and
-             r.get("time_ms_median") == fastest[0]]
+        won = [r for r in mine if fastest and r["kernel"] == fastest[1] and
+               r.get("time_ms_median") == fastest[0]]
         first = mine[0]
         lines.append({
             "matrix": c[0], "precision": c[1], "rows": first.get("rows"), "nnz": first.get("nnz"),
-            "best": fastest[1] if fastest else None, "time_ms": fastest[0] if fastest else None,
-            "gflops": g[0] if g else None, "vendor": vendor_which.get(c),
+            "best": row_label(won[0], swept) if won else None, "time_ms": fastest[0] if fastest else None,
+            "gflops": won[0].get("gflops") if won else None, "vendor": vendor_which.get(c),
             "speedups": {b: (best[(b, c)] / fastest[0]) if fastest and (b, c) in best else None
                          for b in baselines},
             "statuses": {s: sum(1 for r in mine if r.get("status") == s)
@@ -465,7 +505,15 @@ def bad_count(n):
     return '<span class="bad">%d</span>' % n if n else "0"
 
 
-def means_section(baselines, means, table_id):
+def kernel_cell(kernel, swept):
+    """A kernel's name, and the settings it was swept over: its figures are
+    its best setting's per case, as they are its best thread count's."""
+    over = "; ".join("best of %s %s" % (name, ", ".join(values))
+                     for name, _, values in swept.get(kernel, []))
+    return esc(kernel) + (' <small>(%s)</small>' % esc(over) if over else "")
+
+
+def means_section(baselines, means, table_id, swept):
     head = "<tr>%s</tr>" % "".join(
         [heading("kernel", "kernel"), heading("cases", "matrices"),
          heading("gflops", "GFLOPS (geo. mean)")] + [heading(b, "vs " + b) for b in baselines] +
@@ -474,7 +522,7 @@ def means_section(baselines, means, table_id):
     body = []
     for e in means:
         g = e["gflops"]
-        cells = ["<td>%s</td>" % esc(e["kernel"]), "<td>%d</td>" % e["cases"],
+        cells = ["<td>%s</td>" % kernel_cell(e["kernel"], swept), "<td>%d</td>" % e["cases"],
                  '<td data-value="%s">%s</td>' % (num(g[0], 6), esc(interval(*g, unit="")))]
         for b in baselines:
             a = e["against"].get(b)
@@ -553,7 +601,8 @@ def operation_sections(study, kinds=None):
         if vendor_which:
             baselines.append(VENDOR_BEST)
         means = kernel_means(mine, best, baselines)
-        lines = matrix_table(mine, baselines, best, vendor_which)
+        swept = swept_settings(mine)
+        lines = matrix_table(mine, baselines, best, vendor_which, swept)
         against = VENDOR_BEST if vendor_which else (baselines[0] if baselines else None)
         sizes = ""
         for what, (groups, order) in (("size", size_groups(mine)),
@@ -563,7 +612,8 @@ def operation_sections(study, kinds=None):
                                        against, table_id(what + "s", index), what)
         title = "%s: " % esc(OPERATION_NAMES.get(op, op)) if len(operations) > 1 else ""
         parts.append("""<h2>%sKernels: geometric means over the matrices</h2>
-<p>Each kernel's best row per matrix and precision (over thread and rank counts);
+<p>Each kernel's best row per matrix and precision (over thread and rank counts, and
+over the settings a sweep gave it: --block-size, --hack-size, --tile lists);
 "vs B" is B's time over the kernel's (above 1: faster than B), with its 95%% interval
 over the matrices both ran (Student's t on the logarithms). The baselines are the
 study's own (its JSON's roles for this operation): the speedup baseline and the host
@@ -579,7 +629,7 @@ collection's index names.</p>
 <h2>%sMatrices</h2>
 <p>Click a heading to sort; type to filter.</p>
 %s
-""" % (title, means_section(baselines, means, table_id("means", index)), sizes, title,
+""" % (title, means_section(baselines, means, table_id("means", index), swept), sizes, title,
             matrix_section(lines, baselines, table_id("matrices", index))))
     return "".join(parts)
 

@@ -186,6 +186,38 @@ def test_operations_apart(tmp):
           in text, "the sections and the totals are named by operation")
 
 
+def test_sweep_named(tmp):
+    """A study that swept a setting (--hack-size 16,64): the means table
+    says each swept kernel's figures are its best setting's, and the
+    matrices table names the best row with its setting, as the run's table
+    labels it (hll.serial.row:h64); an unswept kernel is named plainly."""
+    two = [os.path.join(SOURCE, "matrices", n + ".mtx.gz") for n in ("jagmesh7", "west0479")]
+    out, page_path = os.path.join(tmp, "swept.json"), os.path.join(tmp, "swept.html")
+    r = spbench("run", "--kernels", "hll.serial.row,csr.serial", "--hack-size", "16,64",
+                "--reps", "3", "--min-time", "0", "--energy-s", "0", "--quiet", "--json", out, *two)
+    check(r.returncode == 0, "the sweep runs: %s" % r.stderr[-300:])
+    r = spbench("report", out, "-o", page_path, env=dict(os.environ,
+                                                           SPB_PLOT_SCRIPT="/nonexistent"))
+    check(r.returncode == 0, "report: %s" % r.stderr[-300:])
+    if r.returncode != 0:
+        return
+    page = parsed(page_path)
+    means = {row[0]["text"].split(" ")[0]: row[0]["text"] for row in page.tables["means"]["rows"]}
+    check("best of hack_size 16, 64" in means.get("hll.serial.row", "") and
+          "best of" not in means.get("csr.serial", "x best of"),
+          "the swept kernel's figures are said to be its best setting's: %s" % means)
+    rows = json.load(open(out))["rows"]
+    matrices = page.tables["matrices"]
+    at, best_at = column(matrices, "matrix"), column(matrices, "best")
+    for line in matrices["rows"]:
+        mine = [x for x in rows if x["matrix"] == line[at]["text"] and x["status"] == "ok"]
+        fastest = min(mine, key=lambda x: x["time_ms_median"])
+        hack = dict(w.split("=") for w in fastest["settings"].split())["hack_size"]
+        want = fastest["kernel"] + (":h" + hack if fastest["kernel"] == "hll.serial.row" else "")
+        check(line[best_at]["text"] == want, "%s: the best row named %r, want %r" % (
+            line[at]["text"], line[best_at]["text"], want))
+
+
 def test_browser(tmp, study):
     browser = shutil.which("chromium") or shutil.which("chromium-browser")
     if browser is None:
@@ -390,5 +422,5 @@ def test_collection_sized(tmp, study):
 if __name__ == "__main__":
     run_tests([test_figures, test_browser, test_browser_collection, test_csv_given,
                test_by_size, test_by_kind, test_collection_sized,
-               test_operations_apart],
+               test_operations_apart, test_sweep_named],
               "spb_e2e_report_", globals())
