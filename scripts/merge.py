@@ -63,6 +63,45 @@ class MergeError(Exception):
     pass
 
 
+# The settings a run sweeps (--hack-size, --block-size, --tile lists) and the
+# letters the run's table labels a swept row by (kernel:h16, kernel:b128).
+SWEPT = (("hack_size", "h"), ("block_size", "b"), ("tile", "tile"))
+
+
+def settings_of(r):
+    return dict(word.split("=", 1) for word in str(r.get("settings") or "").split()
+                if "=" in word)
+
+
+def swept_settings(rows):
+    """{kernel: [(setting, letter, its values)]} for each setting whose
+    values differ among the kernel's rows (a sweep gave it several)."""
+    seen = {}
+    for r in rows:
+        values = settings_of(r)
+        for name, _ in SWEPT:
+            if name in values:
+                seen.setdefault(r["kernel"], {}).setdefault(name, set()).add(values[name])
+    swept = {}
+    for kernel, by_name in seen.items():
+        for name, letter in SWEPT:
+            values = by_name.get(name, set())
+            if len(values) > 1:
+                order = sorted(values, key=lambda v: (not v.isdigit(), int(v) if v.isdigit()
+                                                      else 0, v))
+                swept.setdefault(kernel, []).append((name, letter, order))
+    return swept
+
+
+def row_label(r, swept):
+    """The row's kernel, with the swept settings' values as the run's table
+    labels it (csr.cuda.warp:b128)."""
+    settings = settings_of(r)
+    marks = ["%s%s" % (letter, settings.get(name, "?")) for name, letter, _ in
+             swept.get(r["kernel"], [])]
+    return r["kernel"] + (":" + ",".join(marks) if marks else "")
+
+
 def first_seen(values):
     """The values without repeats, in the order they first came."""
     return list(dict.fromkeys(values))
