@@ -43,7 +43,9 @@ extern "C" {
 /* Blocks that fill: cuSPARSE's BSR is a candidate where its best block size
  * moves at most this share of CSR's bytes (gen:fem:35:4, 4x4 blocks, 0.69:
  * 1.10x cusparse.sell and 1.38x the best spbench row; gen:fem:40:3, 0.70,
- * lost to SELL; a 2-D Laplacian moves 1.5x). */
+ * lost to SELL; a 2-D Laplacian moves 1.5x). spbench's own bsr.cuda is no
+ * candidate: on five FEM shapes it ran 0.83-1.04x cusparse.bsr in fp64 and
+ * 0.68-0.95x in fp32 (H100, docs/results/2026-12-06-bsr-launch-floor-h100.md). */
 #define AUTO_BSR_BYTES 0.85
 
 /* What the rule reads. */
@@ -152,7 +154,6 @@ static void choose(const matrix_shape *f, spb_trial_names *list, char *why)
         const size_t used_now = strlen(why);
         snprintf(why + used_now, WHY_LEN - used_now, "; %dx%d blocks move %.2f of CSR's bytes",
                  f->bsr_block, f->bsr_block, f->bsr_share);
-        kernel_trial_name(list, "bsr.cuda");
         kernel_trial_name(list, "cusparse.bsr");
     }
 }

@@ -637,7 +637,7 @@ void check_auto_cuda_rule(spb_rng *rng)
     CHECK(gen_matrix("gen:fem:22:3", &A, msg) == SPB_OK, "%s", msg); /* 3x3 blocks, 0.71 */
     check_auto_choice("auto.cuda", "large, blocks that fill", &A, 0,
                       "cusparse.csr,hll.cuda.col,cusparse.sell,csr.cuda.stream,csr.cuda.merge,"
-                      "bsr.cuda,cusparse.bsr");
+                      "cusparse.bsr");
     csr_free(&A);
 }
 
