@@ -69,8 +69,10 @@ SWEPT = (("hack_size", "h"), ("block_size", "b"), ("tile", "tile"))
 
 
 def settings_of(r):
-    return dict(word.split("=", 1) for word in str(r.get("settings") or "").split()
-                if "=" in word)
+    """The row's settings as words; SpGEMM's B (" b=SPEC", always last) is
+    left out: a file's name may hold spaces and '='."""
+    text = str(r.get("settings") or "").partition(" b=")[0]
+    return dict(word.split("=", 1) for word in text.split() if "=" in word)
 
 
 def swept_settings(rows):

@@ -216,6 +216,19 @@ def test_sweep_named(tmp):
         want = fastest["kernel"] + (":h" + hack if fastest["kernel"] == "hll.serial.row" else "")
         check(line[best_at]["text"] == want, "%s: the best row named %r, want %r" % (
             line[at]["text"], line[best_at]["text"], want))
+    # a B named like a setting (SpGEMM's " b=SPEC" ends the text) is not read as one
+    study = json.load(open(out))
+    for x in study["rows"]:
+        x["settings"] += " b=my hack_size=9 file.mtx"
+    with open(out, "w") as f:
+        json.dump(study, f)
+    r = spbench("report", out, "-o", page_path, "--force",
+                env=dict(os.environ, SPB_PLOT_SCRIPT="/nonexistent"))
+    page = parsed(page_path) if r.returncode == 0 else None
+    cell = [row[0]["text"] for row in page.tables["means"]["rows"]
+            if row[0]["text"].startswith("hll.serial.row")] if page else []
+    check(cell == ["hll.serial.row (best of hack_size 16, 64)"],
+          "B's name is not read as a setting: %s %s" % (cell, r.stderr[-200:]))
 
 
 def test_browser(tmp, study):
