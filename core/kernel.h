@@ -103,6 +103,10 @@ struct spb_kernel {
      * complex64 with fp32: values, x and y (re, im) pairs); a real kernel
      * declines a complex matrix, never casting it. */
     int complex_values;
+    /* 1 when the kernel also runs a wide matrix (more than 2^31 - 1
+     * entries: formats/csr.h's row_ptr64); the others decline it, saying
+     * why, before prepare. */
+    int wide_offsets;
     /* 1 when the row is timed alone, after the rows before it are written,
      * never in turns with others: a distributed row takes the ranks'
      * processors; a library row that keeps device memory when it fails

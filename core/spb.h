@@ -14,8 +14,11 @@ extern "C" {
 #define SPB_RESTRICT restrict
 #endif
 
-typedef int32_t spb_index; /* row/column index and stored-entry count */
-typedef double spb_value;  /* matrix and vector values as read and validated (fp64) */
+typedef int32_t spb_index; /* row/column index */
+/* A stored-entry count or a row offset: the collection's largest matrices
+ * hold more than 2^31 - 1 entries (formats/csr.h's wide row offsets). */
+typedef int64_t spb_offset;
+typedef double spb_value; /* matrix and vector values as read and validated (fp64) */
 
 /* The precision a kernel computes in: part of every result row, the resume
  * key and the format-set key, so rows of different precisions never mix.

@@ -34,7 +34,7 @@ static void reference_complex(const spb_csr *A, const spb_value *SPB_RESTRICT x,
 #pragma omp parallel for schedule(dynamic, 1024)
     for (spb_index i = 0; i < A->m; i++) {
         double re = 0.0, re_c = 0.0, im = 0.0, im_c = 0.0, scale = 0.0;
-        for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+        for (spb_offset k = csr_row_start(A, i), end = csr_row_start(A, i + 1); k < end; k++) {
             const double ar = A->val[2 * (size_t)k], ai = A->val[2 * (size_t)k + 1];
             const double xr = x[2 * (size_t)A->col_idx[k]], xi = x[2 * (size_t)A->col_idx[k] + 1];
             compensated_madd(&re, &re_c, ar, xr);
@@ -59,7 +59,7 @@ void csr_reference_spmv(const spb_csr *A, const spb_value *SPB_RESTRICT x,
 #pragma omp parallel for schedule(dynamic, 1024)
     for (spb_index i = 0; i < A->m; i++) {
         double s = 0.0, c = 0.0, scale = 0.0;
-        for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+        for (spb_offset k = csr_row_start(A, i), end = csr_row_start(A, i + 1); k < end; k++) {
             const double a = A->val[k], xj = x[A->col_idx[k]];
             double p = a * xj;
             double p_err = fma(a, xj, -p);

@@ -7,12 +7,26 @@
  * per type. */
 
 static inline SPB_VALUE SPB_FN(csr_row_dot)(const spb_index *SPB_RESTRICT col_idx,
-                                            const SPB_VALUE *SPB_RESTRICT val, spb_index begin,
-                                            spb_index end, const SPB_VALUE *SPB_RESTRICT x)
+                                            const SPB_VALUE *SPB_RESTRICT val, spb_offset begin,
+                                            spb_offset end, const SPB_VALUE *SPB_RESTRICT x)
 {
     SPB_VALUE sum = 0;
-    for (spb_index k = begin; k < end; k++) sum += val[k] * x[col_idx[k]];
+    for (spb_offset k = begin; k < end; k++) sum += val[k] * x[col_idx[k]];
     return sum;
+}
+
+/* Rows [first, last) of A with the values val, on its row offsets of either
+ * width (a loop each: the narrow one is the loop it always was). */
+static inline void SPB_FN(csr_rows)(const spb_csr *A, const SPB_VALUE *SPB_RESTRICT val,
+                                    spb_index first, spb_index last,
+                                    const SPB_VALUE *SPB_RESTRICT x, SPB_VALUE *SPB_RESTRICT y)
+{
+    if (A->row_ptr64)
+        for (spb_index i = first; i < last; i++)
+            y[i] = SPB_FN(csr_row_dot)(A->col_idx, val, A->row_ptr64[i], A->row_ptr64[i + 1], x);
+    else
+        for (spb_index i = first; i < last; i++)
+            y[i] = SPB_FN(csr_row_dot)(A->col_idx, val, A->row_ptr[i], A->row_ptr[i + 1], x);
 }
 
 #ifdef SPB_HLL_VALUES

@@ -4,29 +4,25 @@
 /* y = A*x, one row at a time. */
 void csr_serial_spmv(const spb_csr *A, const spb_value *SPB_RESTRICT x, spb_value *SPB_RESTRICT y)
 {
-    for (spb_index i = 0; i < A->m; i++)
-        y[i] = csr_row_dot(A->col_idx, A->val, A->row_ptr[i], A->row_ptr[i + 1], x);
+    csr_rows(A, A->val, 0, A->m, x, y);
 }
 
 void csr_serial_spmv32(const spb_csr *A, const float *SPB_RESTRICT val, const float *SPB_RESTRICT x,
                        float *SPB_RESTRICT y)
 {
-    for (spb_index i = 0; i < A->m; i++)
-        y[i] = csr_row_dot32(A->col_idx, val, A->row_ptr[i], A->row_ptr[i + 1], x);
+    csr_rows32(A, val, 0, A->m, x, y);
 }
 
 void csr_serial_spmv_c128(const spb_csr *A, const spb_c128 *SPB_RESTRICT val,
                           const spb_c128 *SPB_RESTRICT x, spb_c128 *SPB_RESTRICT y)
 {
-    for (spb_index i = 0; i < A->m; i++)
-        y[i] = csr_row_dot_c128(A->col_idx, val, A->row_ptr[i], A->row_ptr[i + 1], x);
+    csr_rows_c128(A, val, 0, A->m, x, y);
 }
 
 void csr_serial_spmv_c64(const spb_csr *A, const spb_c64 *SPB_RESTRICT val,
                          const spb_c64 *SPB_RESTRICT x, spb_c64 *SPB_RESTRICT y)
 {
-    for (spb_index i = 0; i < A->m; i++)
-        y[i] = csr_row_dot_c64(A->col_idx, val, A->row_ptr[i], A->row_ptr[i + 1], x);
+    csr_rows_c64(A, val, 0, A->m, x, y);
 }
 
 /* y = A*x, one hack after another. */

@@ -10,21 +10,28 @@
 
 #include "core/memory.h"
 
-static spb_status alloc_field(spb_csr *A, spb_index m, spb_index n, spb_index nnz,
-                              int complex_values, char *msg)
+static spb_status alloc_field(spb_csr *A, spb_index m, spb_index n, spb_offset nnz,
+                              int complex_values, int wide, char *msg)
 {
     memset(A, 0, sizeof *A);
     if (m < 0 || n < 0 || nnz < 0)
-        return spb_fail(msg, SPB_ERR_INVALID, "negative CSR size %d x %d, nnz %d", (int)m, (int)n,
-                        (int)nnz);
+        return spb_fail(msg, SPB_ERR_INVALID, "negative CSR size %d x %d, nnz %lld", (int)m, (int)n,
+                        (long long)nnz);
+    if (!wide && nnz > SPB_INDEX_MAX)
+        return spb_fail(msg, SPB_ERR_TOO_LARGE,
+                        "a CSR matrix of %lld entries needs wide row offsets (more than %d)",
+                        (long long)nnz, SPB_INDEX_MAX);
     A->complex_values = complex_values;
-    A->row_ptr = spb_calloc((size_t)m + 1, sizeof *A->row_ptr);
+    if (wide)
+        A->row_ptr64 = spb_calloc((size_t)m + 1, sizeof *A->row_ptr64);
+    else
+        A->row_ptr = spb_calloc((size_t)m + 1, sizeof *A->row_ptr);
     A->col_idx = spb_malloc((size_t)nnz, sizeof *A->col_idx);
     A->val = spb_malloc((size_t)nnz * csr_values_per_entry(A), sizeof *A->val);
-    if (!A->row_ptr || !A->col_idx || !A->val) {
+    if ((!A->row_ptr && !A->row_ptr64) || !A->col_idx || !A->val) {
         csr_free(A);
-        return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for a CSR matrix of %d entries",
-                        (int)nnz);
+        return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for a CSR matrix of %lld entries",
+                        (long long)nnz);
     }
     A->m = m;
     A->n = n;
@@ -39,20 +46,21 @@ spb_status csr_real_only(const spb_csr *A, const char *what, char *msg)
                     what);
 }
 
-spb_status csr_alloc(spb_csr *A, spb_index m, spb_index n, spb_index nnz, char *msg)
+spb_status csr_alloc(spb_csr *A, spb_index m, spb_index n, spb_offset nnz, char *msg)
 {
-    return alloc_field(A, m, n, nnz, 0, msg);
+    return alloc_field(A, m, n, nnz, 0, 0, msg);
 }
 
-spb_status csr_alloc_complex(spb_csr *A, spb_index m, spb_index n, spb_index nnz, char *msg)
+spb_status csr_alloc_complex(spb_csr *A, spb_index m, spb_index n, spb_offset nnz, char *msg)
 {
-    return alloc_field(A, m, n, nnz, 1, msg);
+    return alloc_field(A, m, n, nnz, 1, 0, msg);
 }
 
 void csr_free(spb_csr *A)
 {
     if (!A) return;
     spb_free(A->row_ptr);
+    spb_free(A->row_ptr64);
     spb_free(A->col_idx);
     spb_free(A->val);
     memset(A, 0, sizeof *A);
@@ -109,7 +117,8 @@ static void sort_row(spb_index *SPB_RESTRICT col, spb_value *SPB_RESTRICT val, s
  * duplicates of its k-th kept entry sum beyond the double range. */
 static spb_index sort_and_sum_row(spb_csr *A, spb_index i, col_val *scratch)
 {
-    spb_index begin = A->row_ptr[i], len = A->row_ptr[i + 1] - begin, kept = 0;
+    spb_offset begin = A->row_ptr64[i];
+    spb_index len = (spb_index)(A->row_ptr64[i + 1] - begin), kept = 0;
     const int w = (int)csr_values_per_entry(A);
     spb_index *col = A->col_idx + begin;
     spb_value *val = A->val + (size_t)begin * w;
@@ -134,7 +143,8 @@ static spb_index sort_and_sum_row(spb_csr *A, spb_index i, col_val *scratch)
 }
 
 /* Rows sorted by column and duplicates summed, each row by one thread (so
- * the sums are the same at any thread count), then compacted in order;
+ * the sums are the same at any thread count), then compacted in order (on
+ * wide offsets: csr_from_coo_offsets narrows them after);
  * SPB_ERR_PARSE when finite duplicates sum beyond the double range (the
  * first such row reported, as a serial pass would). */
 static spb_status sort_and_sum_rows(spb_csr *A, spb_index longest, char *msg)
@@ -142,7 +152,7 @@ static spb_status sort_and_sum_rows(spb_csr *A, spb_index longest, char *msg)
     /* a thread's scratch holds the longest row: no more threads than make
      * all of them together as large as the matrix */
     int threads = omp_get_max_threads();
-    if (longest > 0 && (double)threads * longest > A->nnz)
+    if (longest > 0 && (double)threads * longest > (double)A->nnz)
         threads = A->nnz / longest > 1 ? (int)(A->nnz / longest) : 1;
     /* checked here, where the longest row is known: the reader's estimate
      * covers the triplets, the CSR and one row array at a time */
@@ -172,24 +182,24 @@ static spb_status sort_and_sum_rows(spb_csr *A, spb_index longest, char *msg)
     }
     spb_free(scratch);
     if (bad_row < A->m) {
-        spb_index at = A->row_ptr[bad_row] - kept[bad_row] - 1; /* the k-th kept entry */
+        spb_offset at = A->row_ptr64[bad_row] - kept[bad_row] - 1; /* the k-th kept entry */
         spb_free(kept);
         return spb_fail(msg, SPB_ERR_PARSE,
                         "duplicate entries at (%d, %d) sum beyond the double range",
                         (int)bad_row + 1, (int)A->col_idx[at] + 1);
     }
-    spb_index out = 0;
+    spb_offset out = 0;
     for (spb_index i = 0; i < A->m; i++) { /* each row moves no later than where it is */
-        spb_index begin = A->row_ptr[i];
+        spb_offset begin = A->row_ptr64[i];
         if (out != begin) {
             memmove(A->col_idx + out, A->col_idx + begin, sizeof *A->col_idx * (size_t)kept[i]);
             size_t w = csr_values_per_entry(A);
             memmove(A->val + out * w, A->val + begin * w, sizeof *A->val * w * (size_t)kept[i]);
         }
-        A->row_ptr[i] = out;
+        A->row_ptr64[i] = out;
         out += kept[i];
     }
-    A->row_ptr[A->m] = out;
+    A->row_ptr64[A->m] = out;
     A->nnz = out;
     spb_free(kept);
     return SPB_OK;
@@ -197,86 +207,140 @@ static spb_status sort_and_sum_rows(spb_csr *A, spb_index longest, char *msg)
 
 spb_status csr_from_coo(const spb_coo *coo, spb_csr *A, char *msg)
 {
+    return csr_from_coo_offsets(coo, 0, A, msg);
+}
+
+/* Wide offsets made narrow, when every offset fits. */
+static spb_status narrow_offsets(spb_csr *A, char *msg)
+{
+    A->row_ptr = spb_malloc((size_t)A->m + 1, sizeof *A->row_ptr);
+    if (!A->row_ptr) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory converting COO to CSR");
+    for (spb_index i = 0; i <= A->m; i++) A->row_ptr[i] = (spb_index)A->row_ptr64[i];
+    spb_free(A->row_ptr64);
+    A->row_ptr64 = NULL;
+    return SPB_OK;
+}
+
+/* Built on wide offsets, whatever the size (one way for both), then made
+ * narrow unless the summed entries pass SPB_INDEX_MAX or `wide` asks. */
+spb_status csr_from_coo_offsets(const spb_coo *coo, int wide, spb_csr *A, char *msg)
+{
     spb_index m = coo->m;
-    spb_status st = alloc_field(A, m, coo->n, coo->nnz, coo->complex_values, msg);
+    spb_status st = alloc_field(A, m, coo->n, coo->nnz, coo->complex_values, 1, msg);
     if (st != SPB_OK) return st;
     const size_t w = csr_values_per_entry(A);
+    spb_offset *rp = A->row_ptr64;
     /* Counting sort by row keeps file order within a row, which is already
      * column order for most files, so the per-row sort is usually skipped. */
-    for (spb_index k = 0; k < coo->nnz; k++) {
+    for (spb_offset k = 0; k < coo->nnz; k++) {
         if (coo->row[k] < 0 || coo->row[k] >= m || coo->col[k] < 0 || coo->col[k] >= coo->n) {
             csr_free(A);
-            return spb_fail(msg, SPB_ERR_INVALID, "COO entry %d at (%d, %d) outside %d x %d",
-                            (int)k, (int)coo->row[k], (int)coo->col[k], (int)m, (int)coo->n);
+            return spb_fail(msg, SPB_ERR_INVALID, "COO entry %lld at (%d, %d) outside %d x %d",
+                            (long long)k, (int)coo->row[k], (int)coo->col[k], (int)m, (int)coo->n);
         }
-        A->row_ptr[coo->row[k] + 1]++;
+        rp[coo->row[k] + 1]++;
     }
-    spb_index longest = 0;
+    spb_offset longest = 0;
+    spb_index longest_row = 0;
     for (spb_index i = 0; i < m; i++) {
-        if (A->row_ptr[i + 1] > longest) longest = A->row_ptr[i + 1];
-        A->row_ptr[i + 1] += A->row_ptr[i];
+        if (rp[i + 1] > longest) {
+            longest = rp[i + 1];
+            longest_row = i;
+        }
+        rp[i + 1] += rp[i];
     }
-    spb_index *next = spb_malloc((size_t)m, sizeof *next);
+    if (longest > SPB_INDEX_MAX) { /* a row's entries are counted in 32 bits while sorted */
+        csr_free(A);
+        return spb_fail(msg, SPB_ERR_TOO_LARGE,
+                        "row %d holds %lld entries before its duplicates are summed: more "
+                        "than %d",
+                        (int)longest_row + 1, (long long)longest, SPB_INDEX_MAX);
+    }
+    spb_offset *next = spb_malloc((size_t)m, sizeof *next);
     if (!next) st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory converting COO to CSR");
     if (st == SPB_OK) {
-        memcpy(next, A->row_ptr, (size_t)m * sizeof *next);
-        for (spb_index k = 0; k < coo->nnz; k++) {
-            spb_index slot = next[coo->row[k]]++;
+        memcpy(next, rp, (size_t)m * sizeof *next);
+        for (spb_offset k = 0; k < coo->nnz; k++) {
+            spb_offset slot = next[coo->row[k]]++;
             A->col_idx[slot] = coo->col[k];
             for (size_t q = 0; q < w; q++) A->val[slot * w + q] = coo->val[k * w + q];
         }
     }
     spb_free(next); /* before the sort's own row array: one at a time */
-    if (st == SPB_OK) st = sort_and_sum_rows(A, longest, msg);
+    if (st == SPB_OK) st = sort_and_sum_rows(A, (spb_index)longest, msg);
+    if (st == SPB_OK && !wide && A->nnz <= SPB_INDEX_MAX) st = narrow_offsets(A, msg);
     if (st != SPB_OK) csr_free(A);
     return st;
+}
+
+spb_status csr_widen(spb_csr *A, char *msg)
+{
+    if (csr_wide(A)) return SPB_OK;
+    spb_offset *wide = spb_malloc((size_t)A->m + 1, sizeof *wide);
+    if (!wide) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for wide row offsets");
+    for (spb_index i = 0; i <= A->m; i++) wide[i] = A->row_ptr[i];
+    spb_free(A->row_ptr);
+    A->row_ptr = NULL;
+    A->row_ptr64 = wide;
+    return SPB_OK;
 }
 
 spb_status csr_check(const spb_csr *A, char *msg)
 {
     if (A->m < 0 || A->n < 0 || A->nnz < 0)
-        return spb_fail(msg, SPB_ERR_INVALID, "CSR: negative size %d x %d, nnz %d", (int)A->m,
-                        (int)A->n, (int)A->nnz);
-    if (!A->row_ptr || (A->nnz > 0 && (!A->col_idx || !A->val)))
+        return spb_fail(msg, SPB_ERR_INVALID, "CSR: negative size %d x %d, nnz %lld", (int)A->m,
+                        (int)A->n, (long long)A->nnz);
+    if (!A->row_ptr == !A->row_ptr64 || (A->nnz > 0 && (!A->col_idx || !A->val)))
         return spb_fail(msg, SPB_ERR_INVALID, "CSR: missing arrays");
-    if (A->row_ptr[0] != 0)
-        return spb_fail(msg, SPB_ERR_INVALID, "CSR: row_ptr[0] = %d, not 0", (int)A->row_ptr[0]);
-    if (A->row_ptr[A->m] != A->nnz)
-        return spb_fail(msg, SPB_ERR_INVALID, "CSR: row_ptr[m] = %d, nnz = %d",
-                        (int)A->row_ptr[A->m], (int)A->nnz);
+    if (!csr_wide(A) && A->nnz > SPB_INDEX_MAX)
+        return spb_fail(msg, SPB_ERR_INVALID, "CSR: %lld entries on 32-bit row offsets",
+                        (long long)A->nnz);
+    if (csr_row_start(A, 0) != 0)
+        return spb_fail(msg, SPB_ERR_INVALID, "CSR: row_ptr[0] = %lld, not 0",
+                        (long long)csr_row_start(A, 0));
+    if (csr_row_start(A, A->m) != A->nnz)
+        return spb_fail(msg, SPB_ERR_INVALID, "CSR: row_ptr[m] = %lld, nnz = %lld",
+                        (long long)csr_row_start(A, A->m), (long long)A->nnz);
     for (spb_index i = 0; i < A->m; i++) {
-        if (A->row_ptr[i + 1] < A->row_ptr[i])
+        spb_offset begin = csr_row_start(A, i), end = csr_row_start(A, i + 1);
+        if (end < begin)
             return spb_fail(msg, SPB_ERR_INVALID, "CSR: row_ptr decreases at row %d", (int)i);
-        for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+        for (spb_offset k = begin; k < end; k++) {
             if (A->col_idx[k] < 0 || A->col_idx[k] >= A->n)
                 return spb_fail(msg, SPB_ERR_INVALID, "CSR: row %d: column %d outside 0..%d",
                                 (int)i, (int)A->col_idx[k], (int)A->n - 1);
-            if (k > A->row_ptr[i] && A->col_idx[k] <= A->col_idx[k - 1])
+            if (k > begin && A->col_idx[k] <= A->col_idx[k - 1])
                 return spb_fail(msg, SPB_ERR_INVALID,
-                                "CSR: row %d: columns not strictly increasing at entry %d", (int)i,
-                                (int)k);
+                                "CSR: row %d: columns not strictly increasing at entry %lld",
+                                (int)i, (long long)k);
         }
     }
     return SPB_OK;
 }
 
+/* Bytes of one row offset: 4, or 8 for a wide matrix. */
+static double offset_bytes(const spb_csr *A)
+{
+    return csr_wide(A) ? sizeof(spb_offset) : sizeof(spb_index);
+}
+
 double csr_spmv_bytes(const spb_csr *A, spb_precision precision)
 {
     double value = (double)spb_precision_bytes(precision), index = sizeof(spb_index);
-    return value * A->nnz         /* val */
-           + index * A->nnz       /* col_idx */
-           + index * (A->m + 1.0) /* row_ptr */
-           + value * A->n         /* x, each entry read once */
-           + value * A->m;        /* y written */
+    return value * (double)A->nnz           /* val */
+           + index * (double)A->nnz         /* col_idx */
+           + offset_bytes(A) * (A->m + 1.0) /* row_ptr */
+           + value * A->n                   /* x, each entry read once */
+           + value * A->m;                  /* y written */
 }
 
 double csr_pattern_spmv_bytes(const spb_csr *A, spb_precision precision)
 {
     double value = (double)spb_precision_bytes(precision), index = sizeof(spb_index);
-    return index * A->nnz         /* col_idx: no values */
-           + index * (A->m + 1.0) /* row_ptr */
-           + value * A->n         /* x, each entry read once */
-           + value * A->m;        /* y written */
+    return index * (double)A->nnz           /* col_idx: no values */
+           + offset_bytes(A) * (A->m + 1.0) /* row_ptr */
+           + value * A->n                   /* x, each entry read once */
+           + value * A->m;                  /* y written */
 }
 
 double csr_col_panels_spmv_bytes(spb_index m, spb_index n, int64_t nnz, int panels,
@@ -306,7 +370,7 @@ spb_status csr_col_panels_joined(const spb_csr *A, int panels, spb_index width,
     int *rp = *row_ptr;
 #pragma omp parallel for schedule(dynamic, 4096)
     for (spb_index i = 0; i < A->m; i++) /* counts, at i + 1 of each panel: a row its own */
-        for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+        for (spb_index k = csr_row_start(A, i); k < csr_row_start(A, i + 1); k++)
             rp[(size_t)(A->col_idx[k] / width) * stride + i + 1]++;
 #pragma omp parallel for schedule(static)
     for (int p = 0; p < panels; p++) { /* each panel's entries, then where it starts */
@@ -326,7 +390,7 @@ spb_status csr_col_panels_joined(const spb_csr *A, int panels, spb_index width,
 #pragma omp parallel for schedule(dynamic, 4096)
     for (spb_index i = 0; i < A->m; i++) { /* a row's entries of one panel are consecutive */
         int current = -1, next = 0;
-        for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+        for (spb_index k = csr_row_start(A, i); k < csr_row_start(A, i + 1); k++) {
             int p = (int)(A->col_idx[k] / width);
             if (p != current) next = rp[(size_t)(current = p) * stride + i];
             (*col_idx)[next] = A->col_idx[k];
@@ -353,10 +417,10 @@ spb_index csr_row_tiles(const spb_csr *A, int64_t items, spb_index max_rows, int
     for (spb_index i = 0; i < A->m;) {
         tile_row[tiles++] = i;
         spb_index end = i + 1;
-        if (A->row_ptr[i + 1] - A->row_ptr[i] <= alone)
+        if (csr_row_start(A, i + 1) - csr_row_start(A, i) <= alone)
             while (end < A->m && end - i < max_rows &&
-                   A->row_ptr[end + 1] - A->row_ptr[end] <= alone &&
-                   (int64_t)A->row_ptr[end + 1] - A->row_ptr[i] <= items)
+                   csr_row_start(A, end + 1) - csr_row_start(A, end) <= alone &&
+                   (int64_t)csr_row_start(A, end + 1) - csr_row_start(A, i) <= items)
                 end++;
         i = end;
     }
@@ -383,7 +447,7 @@ int64_t csr_spgemm_products(const spb_csr *A, const spb_csr *B)
     int64_t products = 0;
     for (spb_index k = 0; k < A->nnz; k++) {
         spb_index j = A->col_idx[k];
-        products += B->row_ptr[j + 1] - B->row_ptr[j];
+        products += csr_row_start(B, j + 1) - csr_row_start(B, j);
     }
     return products;
 }
@@ -393,10 +457,10 @@ int64_t csr_spgemm_products(const spb_csr *A, const spb_csr *B)
 static void row_products(const spb_csr *A, const spb_csr *B, spb_index i, spb_index *marker,
                          int64_t *products, int64_t *distinct)
 {
-    for (spb_index ka = A->row_ptr[i]; ka < A->row_ptr[i + 1]; ka++) {
+    for (spb_index ka = csr_row_start(A, i); ka < csr_row_start(A, i + 1); ka++) {
         spb_index r = A->col_idx[ka];
-        *products += B->row_ptr[r + 1] - B->row_ptr[r];
-        for (spb_index kb = B->row_ptr[r]; kb < B->row_ptr[r + 1]; kb++)
+        *products += csr_row_start(B, r + 1) - csr_row_start(B, r);
+        for (spb_index kb = csr_row_start(B, r); kb < csr_row_start(B, r + 1); kb++)
             if (marker[B->col_idx[kb]] != i) {
                 marker[B->col_idx[kb]] = i;
                 ++*distinct;
@@ -410,11 +474,11 @@ spb_status csr_spgemm_shape(const spb_csr *A, const spb_csr *B, spb_index sample
     shape->products = shape->row_products_max = 0;
     shape->a_row_max = 0;
     for (spb_index i = 0; i < A->m; i++) {
-        if (A->row_ptr[i + 1] - A->row_ptr[i] > shape->a_row_max)
-            shape->a_row_max = A->row_ptr[i + 1] - A->row_ptr[i];
+        if (csr_row_start(A, i + 1) - csr_row_start(A, i) > shape->a_row_max)
+            shape->a_row_max = csr_row_start(A, i + 1) - csr_row_start(A, i);
         int64_t row = 0;
-        for (spb_index ka = A->row_ptr[i]; ka < A->row_ptr[i + 1]; ka++)
-            row += B->row_ptr[A->col_idx[ka] + 1] - B->row_ptr[A->col_idx[ka]];
+        for (spb_index ka = csr_row_start(A, i); ka < csr_row_start(A, i + 1); ka++)
+            row += csr_row_start(B, A->col_idx[ka] + 1) - csr_row_start(B, A->col_idx[ka]);
         shape->products += row;
         if (row > shape->row_products_max) shape->row_products_max = row;
     }
@@ -449,7 +513,7 @@ spb_status csr_transpose(const spb_csr *A, spb_csr *T, char *msg)
     snprintf(detail, sizeof detail, "%d x %d, %d entries", (int)A->n, (int)A->m, (int)A->nnz);
     spb_status st =
         spb_memory_check(12.0 * A->nnz + 4.0 * (A->n + 1.0), "the transpose", detail, msg);
-    if (st == SPB_OK) st = alloc_field(T, A->n, A->m, A->nnz, A->complex_values, msg);
+    if (st == SPB_OK) st = alloc_field(T, A->n, A->m, A->nnz, A->complex_values, 0, msg);
     if (st != SPB_OK) return st;
     const size_t w = csr_values_per_entry(A);
     for (spb_index j = 0; j <= A->n; j++) T->row_ptr[j] = 0;
@@ -457,7 +521,7 @@ spb_status csr_transpose(const spb_csr *A, spb_csr *T, char *msg)
     for (spb_index j = 0; j < A->n; j++) T->row_ptr[j + 1] += T->row_ptr[j];
     /* rows of A in order: each row of T receives increasing columns */
     for (spb_index i = 0; i < A->m; i++)
-        for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+        for (spb_index k = csr_row_start(A, i); k < csr_row_start(A, i + 1); k++) {
             spb_index at = T->row_ptr[A->col_idx[k]]++;
             T->col_idx[at] = i;
             for (size_t q = 0; q < w; q++) T->val[at * w + q] = A->val[k * w + q];
@@ -483,7 +547,7 @@ void csr_stats(const spb_csr *A, spb_csr_stats *s)
     s->row_min = SPB_INDEX_MAX;
     double sum = 0, sum_sq = 0;
     for (spb_index i = 0; i < A->m; i++) {
-        spb_index len = A->row_ptr[i + 1] - A->row_ptr[i];
+        spb_index len = csr_row_start(A, i + 1) - csr_row_start(A, i);
         if (len < s->row_min) s->row_min = len;
         if (len > s->row_max) s->row_max = len;
         s->empty_rows += len == 0;
@@ -529,13 +593,13 @@ void csr_shape(const spb_csr *A, spb_index hack, spb_csr_shape *f)
     for (spb_index first = 0; first < A->m; first += hack) {
         spb_index last = A->m - first > hack ? first + hack : A->m, width = 0;
         for (spb_index i = first; i < last; i++)
-            if (A->row_ptr[i + 1] - A->row_ptr[i] > width)
-                width = A->row_ptr[i + 1] - A->row_ptr[i];
+            if (csr_row_start(A, i + 1) - csr_row_start(A, i) > width)
+                width = csr_row_start(A, i + 1) - csr_row_start(A, i);
         stored += (double)width * (last - first);
     }
     for (spb_index i = 0; i < A->m; i++)
-        if (A->row_ptr[i + 1] > A->row_ptr[i])
-            spans += A->col_idx[A->row_ptr[i + 1] - 1] - A->col_idx[A->row_ptr[i]] + 1.0;
+        if (csr_row_start(A, i + 1) > csr_row_start(A, i))
+            spans += A->col_idx[csr_row_start(A, i + 1) - 1] - A->col_idx[csr_row_start(A, i)] + 1.0;
     spb_index filled = A->m - f->stats.empty_rows;
     f->padding = A->nnz > 0 ? stored / A->nnz : 1.0;
     f->span = filled > 0 ? spans / filled : 0.0;

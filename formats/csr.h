@@ -6,14 +6,30 @@
 
 typedef struct spb_csr {
     spb_index m, n;     /* rows, columns (>= 0) */
-    spb_index nnz;      /* stored entries (duplicates summed; explicit zeros kept) */
-    spb_index *row_ptr; /* size m+1; [0]=0; nondecreasing; [m]=nnz */
+    spb_offset nnz;     /* stored entries (duplicates summed; explicit zeros kept) */
+    spb_index *row_ptr; /* size m+1; [0]=0; nondecreasing; [m]=nnz; NULL when wide */
     spb_index *col_idx; /* size nnz; strictly increasing inside each row; < n */
     spb_value *val;     /* size nnz; complex: 2 * nnz, (re, im) pairs */
     /* 1 when the values are complex (the file's field): only code that says
      * it takes complex values reads them (csr_values_per_entry) */
     int complex_values;
+    /* The row offsets of a wide matrix, one of more than SPB_INDEX_MAX
+     * entries (csr_from_coo and csr_widen make them; NULL otherwise): the
+     * same invariants as row_ptr, which is then NULL. Only a kernel that
+     * says so (spb_kernel.wide_offsets) is handed a wide matrix; the others
+     * decline it, and code outside the kernels reads offsets through
+     * csr_row_start. */
+    spb_offset *row_ptr64;
 } spb_csr;
+
+/* Whether A's row offsets are 64-bit (row_ptr64). */
+static inline int csr_wide(const spb_csr *A) { return A->row_ptr64 != NULL; }
+
+/* Where row i starts in col_idx and val (i = m: nnz), narrow or wide. */
+static inline spb_offset csr_row_start(const spb_csr *A, spb_index i)
+{
+    return A->row_ptr64 ? A->row_ptr64[i] : (spb_offset)A->row_ptr[i];
+}
 
 /* Doubles per entry in val: 1, or 2 for complex values. */
 static inline size_t csr_values_per_entry(const spb_csr *A) { return A->complex_values ? 2 : 1; }
@@ -24,13 +40,19 @@ static inline size_t csr_values_per_entry(const spb_csr *A) { return A->complex_
  * matrix is never cast by a path its kernel gate missed. */
 spb_status csr_real_only(const spb_csr *A, const char *what, char *msg);
 
-spb_status csr_alloc(spb_csr *A, spb_index m, spb_index n, spb_index nnz, char *msg);
+spb_status csr_alloc(spb_csr *A, spb_index m, spb_index n, spb_offset nnz, char *msg);
 /* The same with complex values (val of 2 * nnz doubles). */
-spb_status csr_alloc_complex(spb_csr *A, spb_index m, spb_index n, spb_index nnz, char *msg);
+spb_status csr_alloc_complex(spb_csr *A, spb_index m, spb_index n, spb_offset nnz, char *msg);
 void csr_free(spb_csr *A); /* accepts a zeroed or freed struct */
 
-/* COO -> CSR: columns sorted inside each row, duplicate coordinates summed. */
+/* COO -> CSR: columns sorted inside each row, duplicate coordinates summed;
+ * wide row offsets when the entries pass SPB_INDEX_MAX (or when `wide`). */
 spb_status csr_from_coo(const spb_coo *coo, spb_csr *A, char *msg);
+spb_status csr_from_coo_offsets(const spb_coo *coo, int wide, spb_csr *A, char *msg);
+
+/* A's row offsets made wide in place (the kernel test's wide mode runs
+ * every kernel on small matrices stored as the large ones are). */
+spb_status csr_widen(spb_csr *A, char *msg);
 
 /* Checks every invariant above; names the first row that breaks one. */
 spb_status csr_check(const spb_csr *A, char *msg);

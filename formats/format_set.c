@@ -73,7 +73,8 @@ static spb_status round_values(const spb_csr *M, const char *which, float **out,
 {
     const size_t w = csr_values_per_entry(M);
     for (spb_index i = 0; i < M->m; i++)
-        for (size_t k = (size_t)M->row_ptr[i] * w; k < (size_t)M->row_ptr[i + 1] * w; k++)
+        for (size_t k = (size_t)csr_row_start(M, i) * w, end = (size_t)csr_row_start(M, i + 1) * w;
+             k < end; k++)
             if (isinf((float)M->val[k]) && !isinf(M->val[k]))
                 return spb_fail(msg, SPB_ERR_DECLINED, "%svalue %.17g at (%d, %d) overflows fp32",
                                 which, M->val[k], (int)i + 1, (int)M->col_idx[k / w] + 1);

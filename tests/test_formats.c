@@ -205,7 +205,7 @@ static void test_checks_catch_breakage(void)
     char msg[SPB_MSG_LEN] = "";
     spb_index row_ptr[] = {0, 2, 3}, col_idx[] = {1, 0, 2};
     spb_value val[] = {1, 2, 3};
-    spb_csr A = {2, 3, 3, row_ptr, col_idx, val, 0};
+    spb_csr A = {2, 3, 3, row_ptr, col_idx, val, 0, NULL};
     CHECK(csr_check(&A, msg) != SPB_OK, "unsorted row accepted");
     CHECK(strstr(msg, "row 0") != NULL, "message '%s' does not name row 0", msg);
     col_idx[0] = 0;
@@ -239,7 +239,7 @@ static void test_bytes_and_stats(void)
     char msg[SPB_MSG_LEN] = "";
     spb_index row_ptr[] = {0, 2, 2, 4}, col_idx[] = {0, 2, 1, 3};
     spb_value val[] = {1, 2, 3, 4};
-    spb_csr A = {3, 4, 4, row_ptr, col_idx, val, 0};
+    spb_csr A = {3, 4, 4, row_ptr, col_idx, val, 0, NULL};
     /* 12*nnz + 4*(m+1) + 8*n + 8*m = 48 + 16 + 32 + 24 */
     CHECK(csr_spmv_bytes(&A, SPB_FP64) == 120.0, "CSR bytes %g, expected 120",
           csr_spmv_bytes(&A, SPB_FP64));
@@ -513,7 +513,7 @@ static void test_rcm(unsigned long long seed)
         coo_free(&coo);
     }
     spb_index rect_ptr[] = {0, 0, 0};
-    spb_csr wide = {2, 3, 0, rect_ptr, NULL, NULL, 0};
+    spb_csr wide = {2, 3, 0, rect_ptr, NULL, NULL, 0, NULL};
     CHECK(csr_rcm_order(&wide, order, msg) == SPB_ERR_INVALID, "a 2 x 3 matrix is refused");
 }
 
@@ -524,7 +524,7 @@ static void test_format_set(void)
     char msg[SPB_MSG_LEN] = "";
     spb_index row_ptr[] = {0, 2, 2, 4}, col_idx[] = {0, 2, 1, 3};
     spb_value val[] = {1, 2, 3, 4};
-    spb_csr A = {3, 4, 4, row_ptr, col_idx, val, 0};
+    spb_csr A = {3, 4, 4, row_ptr, col_idx, val, 0, NULL};
     spb_format_set F;
     format_set_init(&F, &A);
     const spb_hll *h1, *h2, *h3;
@@ -726,6 +726,56 @@ static void test_complex_declined(void)
     csr_free(&Z);
 }
 
+/* Wide row offsets (a matrix of more than 2^31 - 1 entries) made small:
+ * the same matrix as the narrow build, checked, counted in the byte model,
+ * transposed alike; 32-bit offsets refused past their range. */
+static void test_wide_offsets(unsigned long long seed)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_rng rng;
+    spb_rng_seed(&rng, seed ^ 0x71de);
+    spb_coo coo;
+    random_coo(&rng, 300, 200, 4000, 7, &coo);
+    spb_csr N, W, V, TN, TW;
+    CHECK(csr_from_coo(&coo, &N, msg) == SPB_OK, "%s", msg);
+    CHECK(csr_from_coo_offsets(&coo, 1, &W, msg) == SPB_OK, "%s", msg);
+    coo_free(&coo);
+    CHECK(!csr_wide(&N) && csr_wide(&W) && !W.row_ptr, "narrow by default, wide when asked");
+    CHECK(csr_check(&W, msg) == SPB_OK, "the wide build checks: %s", msg);
+    int same = N.nnz == W.nnz && N.m == W.m;
+    for (spb_index i = 0; same && i <= N.m; i++) same = N.row_ptr[i] == W.row_ptr64[i];
+    same = same && memcmp(N.col_idx, W.col_idx, sizeof *N.col_idx * (size_t)N.nnz) == 0 &&
+           memcmp(N.val, W.val, sizeof *N.val * (size_t)N.nnz) == 0;
+    CHECK(same, "the wide build is the narrow one on other offsets");
+    CHECK(csr_spmv_bytes(&W, SPB_FP64) - csr_spmv_bytes(&N, SPB_FP64) == 4.0 * (N.m + 1),
+          "the byte model counts 8-byte offsets");
+    W.row_ptr64[5] = W.row_ptr64[4] - 1;
+    CHECK(csr_check(&W, msg) != SPB_OK && strstr(msg, "decreases at row"),
+          "a broken wide offset is caught: '%s'", msg);
+    W.row_ptr64[5] = N.row_ptr[5];
+    CHECK(csr_transpose(&N, &TN, msg) == SPB_OK && csr_transpose(&W, &TW, msg) == SPB_OK &&
+              TN.nnz == TW.nnz &&
+              memcmp(TN.row_ptr, TW.row_ptr, sizeof *TN.row_ptr * ((size_t)TN.m + 1)) == 0 &&
+              memcmp(TN.col_idx, TW.col_idx, sizeof *TN.col_idx * (size_t)TN.nnz) == 0,
+          "a wide matrix transposes as the narrow one: %s", msg);
+    V = N;
+    V.row_ptr = spb_malloc((size_t)N.m + 1, sizeof *V.row_ptr);
+    memcpy(V.row_ptr, N.row_ptr, sizeof *V.row_ptr * ((size_t)N.m + 1));
+    CHECK(csr_widen(&V, msg) == SPB_OK && csr_wide(&V) &&
+              memcmp(V.row_ptr64, W.row_ptr64, sizeof *W.row_ptr64 * ((size_t)W.m + 1)) == 0,
+          "csr_widen gives the wide build's offsets: %s", msg);
+    spb_free(V.row_ptr64);
+    csr_free(&TN);
+    csr_free(&TW);
+    csr_free(&W);
+    csr_free(&N);
+    spb_csr X;
+    msg[0] = '\0';
+    CHECK(csr_alloc(&X, 1, 1, (spb_offset)SPB_INDEX_MAX + 1, msg) == SPB_ERR_TOO_LARGE &&
+              strstr(msg, "wide row offsets"),
+          "32-bit offsets refused past their range: '%s'", msg);
+}
+
 int main(void)
 {
     unsigned long long seed = check_seed();
@@ -740,5 +790,6 @@ int main(void)
     test_duplicates_in_order();
     test_col_panels(seed);
     test_complex_declined();
+    test_wide_offsets(seed);
     return check_done();
 }

@@ -24,6 +24,7 @@ static int *ran_by_kernel;   /* every kernel must run somewhere, declines aside 
 static int *ran32_by_kernel; /* and every fp32 version (both sized from the table) */
 static int want_cuda;        /* which half of the table this run checks */
 static int fast;             /* the quick subset (ctest -L unit): fewer threads and shapes */
+static int wide; /* every matrix on wide row offsets: the large matrices' path on small ones */
 
 void random_csr(spb_rng *rng, spb_index m, spb_index n, spb_index nnz, spb_index long_row,
                 spb_index long_len, spb_csr *A)
@@ -134,6 +135,12 @@ static void check_kernel(const spb_kernel *kernel, spb_case *c, const spb_value 
                                     .device_cache_bytes = TEST_CACHE_BYTES};
         spb_kernel_plan plan = {0};
         char msg[SPB_MSG_LEN] = "";
+        if (run_kernel_declines(kernel, c->A, &config, msg) != SPB_OK) { /* the run's gate */
+            CHECK(csr_wide(c->A) && !kernel->wide_offsets, "%s on %s declined: %s", kernel->name,
+                  c->name, msg);
+            skipped++;
+            continue;
+        }
         spb_status st = kernel->prepare(kernel, &c->formats, &config, &plan, msg);
         if (st == SPB_ERR_DECLINED) { /* declined by design (e.g. not a pattern matrix) */
             skipped++;
@@ -179,11 +186,19 @@ static void check_kernel(const spb_kernel *kernel, spb_case *c, const spb_value 
  * is shared, so each (format, hack size) must be converted once. */
 static double started; /* when main began: the progress lines' clock */
 
-static void check_all_kernels_x(const char *label, const spb_csr *A, const spb_value *x,
+static void check_all_kernels_x(const char *label, const spb_csr *narrow, const spb_value *x,
                                 const spb_value *exact)
 {
     const spb_operation *op = operation_spmv();
     char msg[SPB_MSG_LEN] = "";
+    spb_csr widened = *narrow; /* in wide mode: the same matrix on 64-bit row offsets */
+    if (wide) {
+        widened.row_ptr = spb_malloc((size_t)narrow->m + 1, sizeof *narrow->row_ptr);
+        memcpy(widened.row_ptr, narrow->row_ptr, sizeof *narrow->row_ptr * ((size_t)narrow->m + 1));
+        CHECK(csr_widen(&widened, msg) == SPB_OK && csr_check(&widened, msg) == SPB_OK, "%s: %s",
+              label, msg);
+    }
+    const spb_csr *A = &widened;
     spb_case c = {.name = label, .A = A};
     CHECK(op->case_setup(&c, 1, msg) == SPB_OK, "%s: setup: %s", label, msg);
     spmv_case_set_x(&c, x);
@@ -206,6 +221,7 @@ static void check_all_kernels_x(const char *label, const spb_csr *A, const spb_v
     format_set_free(&c.formats);
     op->case_free(&c);
     free(y_ref);
+    if (wide) spb_free(widened.row_ptr64);
     /* progress, so a slow (busy) machine shows where the test is */
     printf("%-36s done: %d kernel runs so far, %.1f s\n", label, ran, timing_now() - started);
     fflush(stdout);
@@ -253,7 +269,7 @@ static void check_fp32_overflow_declined(void)
 {
     spb_index row_ptr[] = {0, 1, 2}, col_idx[] = {0, 4999}; /* x past the test cache: panels */
     spb_value val[] = {1e39, 1e39};
-    spb_csr A = {2, 5000, 2, row_ptr, col_idx, val, 0};
+    spb_csr A = {2, 5000, 2, row_ptr, col_idx, val, 0, NULL};
     spb_format_set formats;
     format_set_init(&formats, &A);
     const spb_operation *op = operation_spmv();
@@ -297,14 +313,18 @@ static void check_random(const char *label, spb_rng *rng, spb_index m, spb_index
     csr_free(&A);
 }
 
-/* usage: test_kernels [MATRIX_DIR] [host|cuda] [fast] — host kernels by
+/* usage: test_kernels [MATRIX_DIR] [host|cuda] [fast|wide] — host kernels by
  * default; "cuda" checks the device kernels (check_gpu.h: skipped, 77,
  * only where no device is listed and SPB_REQUIRE_GPU is not 1); "fast" runs OpenMP kernels at 1-2
- * threads and two random shapes instead of ten (every kernel still runs). */
+ * threads and two random shapes instead of ten (every kernel still runs);
+ * "wide" runs every shape on 64-bit row offsets, as a matrix of more than
+ * 2^31 - 1 entries is stored: the kernels that take them must pass, the
+ * others be declined by the run's gate. */
 int main(int argc, char **argv)
 {
     want_cuda = argc > 2 && strcmp(argv[2], "cuda") == 0;
     fast = argc > 3 && strcmp(argv[3], "fast") == 0;
+    wide = argc > 3 && strcmp(argv[3], "wide") == 0;
     int kernels = operation_spmv()->kernel_count;
     ran_by_kernel = calloc((size_t)kernels, sizeof *ran_by_kernel);
     ran32_by_kernel = calloc((size_t)kernels, sizeof *ran32_by_kernel);
@@ -353,8 +373,18 @@ int main(int argc, char **argv)
         char why[SPB_MSG_LEN] = "";
         if ((kernel->backend == SPB_BACKEND_CUDA) != want_cuda) continue;
         if (kernel->supports && !kernel->supports(kernel, NULL, why)) continue;
+        if (wide && !kernel->wide_offsets) { /* declined by the run's gate, before prepare */
+            CHECK(ran_by_kernel[k] == 0, "%s ran on wide row offsets", kernel->name);
+            continue;
+        }
         CHECK(ran_by_kernel[k] > 0, "%s never ran: it declined every test matrix", kernel->name);
         CHECK(!kernel->fp32 || ran32_by_kernel[k] > 0, "%s never ran in fp32", kernel->name);
+    }
+    if (wide) { /* the rest is the narrow run's */
+        printf("%d kernel runs on wide row offsets, %d declined\n", ran, skipped);
+        free(ran_by_kernel);
+        free(ran32_by_kernel);
+        return check_done();
     }
     check_fp32_overflow_declined();
     if (want_cuda && ran > 0) check_auto_cuda_rule(&rng);

@@ -16,7 +16,7 @@ static void test_hand_computed(void)
      * [0 0 7]          [ 7*3        ]   [21] */
     spb_index row_ptr[] = {0, 2, 2, 4, 5}, col_idx[] = {0, 2, 0, 1, 2};
     spb_value val[] = {2, 1, 4, 5, 7}, x[] = {1, -2, 3}, y[4], expect[] = {5, 0, -6, 21};
-    spb_csr A = {4, 3, 5, row_ptr, col_idx, val, 0};
+    spb_csr A = {4, 3, 5, row_ptr, col_idx, val, 0, NULL};
     spb_value y_abs[4], expect_abs[] = {5, 0, 14, 21};
     csr_reference_spmv(&A, x, y, y_abs);
     for (int i = 0; i < 4; i++)
@@ -32,7 +32,7 @@ static void test_compensation(void)
 {
     spb_index row_ptr[] = {0, 3, 5}, col_idx[] = {0, 1, 2, 0, 1};
     spb_value val[] = {1e16, 1, -1e16, 0.1, -0.3}, x[] = {1, 1, 1}, y[2];
-    spb_csr A = {2, 3, 5, row_ptr, col_idx, val, 0};
+    spb_csr A = {2, 3, 5, row_ptr, col_idx, val, 0, NULL};
     x[0] = 1;
     csr_reference_spmv(&A, x, y, NULL);
     CHECK(y[0] == 1.0, "1e16 + 1 - 1e16 gave %.17g", y[0]);
@@ -54,7 +54,7 @@ static void test_compensation(void)
         exact += (k % 2 ? -1.0 : 1.0) * (1e8 + k);
     }
     /* exact = sum of +-(1e8+k) = 1e8 + 500 (pairs give -1 each: 500 pairs) */
-    spb_csr L = {1, LEN, LEN, rp, ci, v, 0};
+    spb_csr L = {1, LEN, LEN, rp, ci, v, 0, NULL};
     csr_reference_spmv(&L, xs, &one, NULL);
     double want = exact * (1.0 + ldexp(1.0, -30));
     CHECK(one == want, "alternating row gave %.17g, expected %.17g", one, want);
@@ -83,7 +83,7 @@ static void test_scale_beside(void)
         }
         row_ptr[i + 1] = row_ptr[i] + len;
     }
-    spb_csr A = {M, N, row_ptr[M], row_ptr, col_idx, val, 0};
+    spb_csr A = {M, N, row_ptr[M], row_ptr, col_idx, val, 0, NULL};
     csr_reference_spmv(&A, x, y, y_abs);
     csr_reference_spmv(&A, x, y_alone, NULL);
     int nonzero = 0;
@@ -105,7 +105,7 @@ static void test_validation(void)
     /* rows of 1, 2 and 3 entries (and an empty one) of a 4 x 3 matrix */
     static spb_index row_ptr[] = {0, 1, 3, 3, 6}, col_idx[] = {0, 0, 1, 0, 1, 2};
     static spb_value val[] = {1, 1, 1, 1, 1, 1};
-    spb_csr A = {4, 3, 6, row_ptr, col_idx, val, 0};
+    spb_csr A = {4, 3, 6, row_ptr, col_idx, val, 0, NULL};
     spb_value ref[] = {1, -2, 0, 3}, y_abs[] = {1, 2, 0, 3};
     spb_value good[] = {1, -2, 0, 3}, nan_y[] = {1, NAN, 0, 3};
     spb_validation v;
@@ -140,7 +140,7 @@ static void test_validation(void)
     spb_value zero[] = {0, 0, 0, 0};
     validate_vector(&A, zero, zero, zero, SPB_FP64, 0, 1.0, &v);
     CHECK(v.passed && v.rel_l2 == 0, "zero vectors");
-    spb_csr empty = {0, 0, 0, row_ptr, col_idx, val, 0};
+    spb_csr empty = {0, 0, 0, row_ptr, col_idx, val, 0, NULL};
     validate_vector(&empty, zero, zero, zero, SPB_FP64, 0, 1.0, &v);
     CHECK(v.passed, "empty vectors");
 }
@@ -166,7 +166,7 @@ static void test_threads_agree(void)
             val[k] = (double)(state >> 3 & 4095) / 512 - 4;
         }
     }
-    spb_csr A = {M, N, row_ptr[M], row_ptr, col_idx, val, 0};
+    spb_csr A = {M, N, row_ptr[M], row_ptr, col_idx, val, 0, NULL};
     int before = omp_get_max_threads();
     omp_set_num_threads(1);
     csr_reference_spmv(&A, x, one, NULL);
@@ -174,6 +174,11 @@ static void test_threads_agree(void)
     csr_reference_spmv(&A, x, three, NULL);
     omp_set_num_threads(before);
     CHECK(!memcmp(one, three, sizeof one), "the reference differs between 1 and 3 threads");
+    static spb_offset wide_ptr[M + 1]; /* a matrix past 2^31 entries is stored so */
+    for (int i = 0; i <= M; i++) wide_ptr[i] = row_ptr[i];
+    spb_csr W = {M, N, row_ptr[M], NULL, col_idx, val, 0, wide_ptr};
+    csr_reference_spmv(&W, x, three, NULL);
+    CHECK(!memcmp(one, three, sizeof one), "the reference differs on wide row offsets");
 }
 
 int main(void)

@@ -26,9 +26,10 @@ int cmd_list(int argc, char **argv)
             char why[SPB_MSG_LEN] = "";
             int available = !kernel->supports || kernel->supports(kernel, NULL, why);
             const char *library = plugin_library_of(kernel);
-            printf("%-*s %-6s %-11s %-7s %s%s%s%s%s%s%s%s\n", width, kernel->name, op->name,
+            printf("%-*s %-6s %-11s %-7s %s%s%s%s%s%s%s%s%s\n", width, kernel->name, op->name,
                    kernel->format, backend_name(kernel->backend), kernel->description,
                    kernel->complex_values ? " [complex too]" : "",
+                   kernel->wide_offsets ? " [64-bit offsets too]" : "",
                    available ? "" : " [unavailable: ", available ? "" : why, available ? "" : "]",
                    library ? " [plug-in: " : "", library ? library : "", library ? "]" : "");
         }

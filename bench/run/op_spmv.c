@@ -169,8 +169,8 @@ static int fp32_input_out_of_range(const spb_case *c, spb_precision precision, d
     for (spb_index i = 0; i < A->m; i++) {
         /* per part: the sum and the sum of its real products' magnitudes */
         double sum[2] = {0.0, 0.0}, abs_sum[2] = {0.0, 0.0};
-        const double terms = (double)(A->row_ptr[i + 1] - A->row_ptr[i]) * (cx ? 2 : 1);
-        for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+        const double terms = (double)(csr_row_start(A, i + 1) - csr_row_start(A, i)) * (cx ? 2 : 1);
+        for (spb_offset k = csr_row_start(A, i), end = csr_row_start(A, i + 1); k < end; k++) {
             const size_t at = (size_t)k * w, j = (size_t)A->col_idx[k] * w;
             note_smallest(&A->val[at], w, &smallest);
             const float a[2] = {(float)A->val[at], cx ? (float)A->val[at + 1] : 0.0f};

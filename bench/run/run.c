@@ -56,24 +56,30 @@ static int working_memory_fits(const spb_kernel *kernel, const spb_case *c,
     return st == SPB_OK;
 }
 
+spb_status run_kernel_declines(const spb_kernel *kernel, const spb_csr *A,
+                               const spb_kernel_config *config, char *msg)
+{
+    if (spb_precision_complex(config->precision) && !kernel->complex_values)
+        return spb_fail(msg, SPB_ERR_DECLINED,
+                        "the matrix is complex (its file's field) and this kernel computes in "
+                        "real numbers: declined, never cast");
+    if (spb_precision_single(config->precision) && !kernel->fp32)
+        return spb_fail(msg, SPB_ERR_DECLINED, "this kernel has no %s version yet",
+                        spb_precision_str(config->precision));
+    if (csr_wide(A) && !kernel->wide_offsets)
+        return spb_fail(msg, SPB_ERR_DECLINED,
+                        "the matrix's row offsets are 64-bit (%lld entries) and "
+                        "this kernel has no version for them",
+                        (long long)A->nnz);
+    return SPB_OK;
+}
+
 static int prepare_kernel(const spb_kernel *kernel, spb_case *c, const spb_kernel_config *config,
                           spb_kernel_plan *plan, spb_result *r, spb_phase_times *phases,
                           char *row_msg)
 {
-    if (kernel->supports && !kernel->supports(kernel, c->A, row_msg)) {
-        r->status = SPB_ROW_SKIPPED;
-        return 0;
-    }
-    if (spb_precision_complex(config->precision) && !kernel->complex_values) {
-        spb_fail(row_msg, SPB_ERR_DECLINED,
-                 "the matrix is complex (its file's field) and this kernel computes in real "
-                 "numbers: declined, never cast");
-        r->status = SPB_ROW_SKIPPED;
-        return 0;
-    }
-    if (spb_precision_single(config->precision) && !kernel->fp32) {
-        spb_fail(row_msg, SPB_ERR_DECLINED, "this kernel has no %s version yet",
-                 spb_precision_str(config->precision));
+    if ((kernel->supports && !kernel->supports(kernel, c->A, row_msg)) ||
+        run_kernel_declines(kernel, c->A, config, row_msg) != SPB_OK) {
         r->status = SPB_ROW_SKIPPED;
         return 0;
     }

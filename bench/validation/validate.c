@@ -97,7 +97,7 @@ void validate_vector(const spb_csr *A, const spb_value *y, const spb_value *y_re
     out->failed_row = -1;
     out->failed_bound = NAN;
     for (spb_index i = 0; i < A->m; i++) {
-        double d, terms = A->row_ptr[i + 1] - A->row_ptr[i], widen = 1.0;
+        double d, terms = csr_row_start(A, i + 1) - csr_row_start(A, i), widen = 1.0;
         if (complex_values) {
             /* each part sums 2 x terms real products, each no larger than
              * |a||x|; the modulus of the two parts' errors sqrt(2) times
@@ -135,11 +135,11 @@ void validate_vector(const spb_csr *A, const spb_value *y, const spb_value *y_re
 /* The first column where row i of C and of ref differ. */
 static spb_index first_difference(const spb_csr *C, const spb_csr *ref, spb_index i)
 {
-    spb_index kc = C->row_ptr[i], kr = ref->row_ptr[i];
-    for (; kc < C->row_ptr[i + 1] && kr < ref->row_ptr[i + 1]; kc++, kr++)
+    spb_offset kc = csr_row_start(C, i), kr = csr_row_start(ref, i);
+    for (; kc < csr_row_start(C, i + 1) && kr < csr_row_start(ref, i + 1); kc++, kr++)
         if (C->col_idx[kc] != ref->col_idx[kr])
             return C->col_idx[kc] < ref->col_idx[kr] ? C->col_idx[kc] : ref->col_idx[kr];
-    return kc < C->row_ptr[i + 1] ? C->col_idx[kc] : ref->col_idx[kr];
+    return kc < csr_row_start(C, i + 1) ? C->col_idx[kc] : ref->col_idx[kr];
 }
 
 /* Whether the patterns agree; where names the first difference if not. */
@@ -151,15 +151,16 @@ static int same_pattern(const spb_csr *C, const spb_csr *ref, char *where, size_
         return 0;
     }
     for (spb_index i = 0; i < ref->m; i++) {
-        int same = C->row_ptr[i + 1] - C->row_ptr[i] == ref->row_ptr[i + 1] - ref->row_ptr[i];
-        for (spb_index k = 0; same && k < ref->row_ptr[i + 1] - ref->row_ptr[i]; k++)
-            same = C->col_idx[C->row_ptr[i] + k] == ref->col_idx[ref->row_ptr[i] + k];
+        int same = csr_row_start(C, i + 1) - csr_row_start(C, i) ==
+                   csr_row_start(ref, i + 1) - csr_row_start(ref, i);
+        for (spb_index k = 0; same && k < csr_row_start(ref, i + 1) - csr_row_start(ref, i); k++)
+            same = C->col_idx[csr_row_start(C, i) + k] == ref->col_idx[csr_row_start(ref, i) + k];
         if (!same) {
             snprintf(where, where_size,
                      "pattern differs first at (%d, %d): row %d has %d entries, the reference %d",
                      (int)i, (int)first_difference(C, ref, i), (int)i,
-                     (int)(C->row_ptr[i + 1] - C->row_ptr[i]),
-                     (int)(ref->row_ptr[i + 1] - ref->row_ptr[i]));
+                     (int)(csr_row_start(C, i + 1) - csr_row_start(C, i)),
+                     (int)(csr_row_start(ref, i + 1) - csr_row_start(ref, i)));
             return 0;
         }
     }
@@ -187,8 +188,8 @@ void validate_csr(const spb_csr *C, const spb_csr *ref, const spb_value *scale, 
     int passed = 1, overflow = 0;
     const int cx = ref->complex_values; /* the bound as validate_vector's for complex */
     for (spb_index i = 0; i < ref->m; i++) {
-        double terms = (A->row_ptr[i + 1] - A->row_ptr[i]) * (cx ? 2.0 : 1.0);
-        for (spb_index k = ref->row_ptr[i]; k < ref->row_ptr[i + 1]; k++) {
+        double terms = (csr_row_start(A, i + 1) - csr_row_start(A, i)) * (cx ? 2.0 : 1.0);
+        for (spb_offset k = csr_row_start(ref, i), end = csr_row_start(ref, i + 1); k < end; k++) {
             const double re = cx ? C->val[2 * k] - ref->val[2 * k] : C->val[k] - ref->val[k];
             const double im = cx ? C->val[2 * k + 1] - ref->val[2 * k + 1] : 0.0;
             double err = cx ? hypot(re, im) : fabs(re);
