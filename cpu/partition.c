@@ -3,6 +3,20 @@
 
 #include <string.h>
 
+/* The first row of A[lo, hi) starting at or past target entries (hi when
+ * none), on row offsets of either width. */
+static spb_index first_row_from(const spb_csr *A, spb_index lo, spb_index hi, int64_t target)
+{
+    while (lo < hi) {
+        spb_index mid = lo + (hi - lo) / 2;
+        if (csr_row_start(A, mid) < target)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 spb_status partition_rows_by_nnz(const spb_csr *A, int parts, spb_row_partition *out, char *msg)
 {
     memset(out, 0, sizeof *out);
@@ -13,7 +27,7 @@ spb_status partition_rows_by_nnz(const spb_csr *A, int parts, spb_row_partition 
     int count = 0;
     for (int p = 1; p <= parts && A->m > 0; p++) {
         spb_index boundary =
-            p == parts ? A->m : spb_lower_bound(A->row_ptr, 0, A->m, (int64_t)A->nnz * p / parts);
+            p == parts ? A->m : first_row_from(A, 0, A->m, (int64_t)A->nnz * p / parts);
         if (boundary > out->first[count]) out->first[++count] = boundary;
     }
     out->parts = count;

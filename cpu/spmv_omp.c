@@ -10,24 +10,28 @@
 #define SPB_FN(name)           name
 #define SPB_VALUE              spb_value
 #define SPB_ROW_DOT            csr_row_dot
+#define SPB_ROWS               csr_rows
 #define SPB_HACK_SPMV          hll_hack_spmv
 #define SPB_PANEL_VALUES(P, q) ((P)->panel[q].val)
 #include "spmv_omp_template.h"
 #undef SPB_FN
 #undef SPB_VALUE
 #undef SPB_ROW_DOT
+#undef SPB_ROWS
 #undef SPB_HACK_SPMV
 #undef SPB_PANEL_VALUES
 
 #define SPB_FN(name)           name##32
 #define SPB_VALUE              float
 #define SPB_ROW_DOT            csr_row_dot32
+#define SPB_ROWS               csr_rows32
 #define SPB_HACK_SPMV          hll_hack_spmv32
 #define SPB_PANEL_VALUES(P, q) ((P)->val32[q])
 #include "spmv_omp_template.h"
 #undef SPB_FN
 #undef SPB_VALUE
 #undef SPB_ROW_DOT
+#undef SPB_ROWS
 #undef SPB_HACK_SPMV
 #undef SPB_PANEL_VALUES
 
@@ -36,17 +40,21 @@
 #define SPB_FN(name) name##_c128
 #define SPB_VALUE    spb_c128
 #define SPB_ROW_DOT  csr_row_dot_c128
+#define SPB_ROWS     csr_rows_c128
 #include "spmv_omp_template.h"
 #undef SPB_FN
 #undef SPB_VALUE
 #undef SPB_ROW_DOT
+#undef SPB_ROWS
 #define SPB_FN(name) name##_c64
 #define SPB_VALUE    spb_c64
 #define SPB_ROW_DOT  csr_row_dot_c64
+#define SPB_ROWS     csr_rows_c64
 #include "spmv_omp_template.h"
 #undef SPB_FN
 #undef SPB_VALUE
 #undef SPB_ROW_DOT
+#undef SPB_ROWS
 #undef SPB_CSR_ONLY
 
 /* Rows [lo, hi) of range p of `parts`: the partition's, else equal ones. */
@@ -69,7 +77,7 @@ float *csr_first_touch_values32(const spb_csr *A, const float *val, const spb_ro
         spb_index lo, hi;
         first_touch_rows(A, part, p, parts, &lo, &hi);
         if (hi <= lo) continue;
-        spb_index begin = A->row_ptr[lo], end = A->row_ptr[hi];
+        spb_offset begin = csr_row_start(A, lo), end = csr_row_start(A, hi);
         memcpy(copy + (size_t)begin * w, val + (size_t)begin * w,
                sizeof *copy * w * (size_t)(end - begin));
     }
@@ -82,17 +90,25 @@ spb_status csr_first_touch_copy(const spb_csr *src, const spb_row_partition *par
     memset(dst, 0, sizeof *dst);
     const size_t w = csr_values_per_entry(src);
     dst->complex_values = src->complex_values;
-    dst->row_ptr = spb_malloc((size_t)src->m + 1, sizeof *dst->row_ptr);
+    /* the row offsets in src's width: both pointers' bytes per row */
+    const size_t offset = csr_wide(src) ? sizeof *src->row_ptr64 : sizeof *src->row_ptr;
+    char *dst_offsets = spb_malloc((size_t)src->m + 1, offset);
+    const char *src_offsets =
+        csr_wide(src) ? (const char *)src->row_ptr64 : (const char *)src->row_ptr;
+    if (csr_wide(src))
+        dst->row_ptr64 = (spb_offset *)dst_offsets;
+    else
+        dst->row_ptr = (spb_index *)dst_offsets;
     dst->col_idx = spb_malloc((size_t)src->nnz, sizeof *dst->col_idx);
     if (src->val) dst->val = spb_malloc((size_t)src->nnz * w, sizeof *dst->val);
-    if (!dst->row_ptr || !dst->col_idx || (src->val && !dst->val)) {
+    if (!dst_offsets || !dst->col_idx || (src->val && !dst->val)) {
         csr_free(dst);
         return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for a first-touch CSR copy");
     }
     dst->m = src->m;
     dst->n = src->n;
     dst->nnz = src->nnz;
-    dst->row_ptr[src->m] = src->row_ptr[src->m];
+    memcpy(dst_offsets + offset * (size_t)src->m, src_offsets + offset * (size_t)src->m, offset);
     int parts = part ? part->parts : threads;
 #pragma omp parallel num_threads(parts > 0 ? parts : 1)
     {
@@ -101,8 +117,9 @@ spb_status csr_first_touch_copy(const spb_csr *src, const spb_row_partition *par
             spb_index lo, hi;
             first_touch_rows(src, part, p, parts, &lo, &hi);
             if (hi <= lo) continue;
-            spb_index begin = src->row_ptr[lo], end = src->row_ptr[hi];
-            memcpy(dst->row_ptr + lo, src->row_ptr + lo, sizeof *dst->row_ptr * (size_t)(hi - lo));
+            spb_offset begin = csr_row_start(src, lo), end = csr_row_start(src, hi);
+            memcpy(dst_offsets + offset * (size_t)lo, src_offsets + offset * (size_t)lo,
+                   offset * (size_t)(hi - lo));
             memcpy(dst->col_idx + begin, src->col_idx + begin,
                    sizeof *dst->col_idx * (size_t)(end - begin));
             if (src->val)

@@ -5,6 +5,7 @@
  *                          (csr_omp_nnz_spmv, csr_omp_nnz_spmv32)
  *   SPB_VALUE              double or float: values, x, y and sums
  *   SPB_ROW_DOT            the CSR row product of that type (spmv_cpu.h)
+ *   SPB_ROWS               the CSR rows of a range of that type (spmv_cpu.h)
  *   SPB_HACK_SPMV          the HLL hack product of that type (spmv_cpu.h)
  *   SPB_PANEL_VALUES(P, q) column panel q's values in that type.
  * A team smaller than asked (nested or limited runtime) still covers every
@@ -18,33 +19,41 @@ void SPB_FN(csr_omp_nnz_spmv)(const spb_csr *A, const SPB_VALUE *SPB_RESTRICT va
     if (part->parts == 0) return;
 #pragma omp parallel num_threads(part->parts)
     for (int p = omp_get_thread_num(); p < part->parts; p += omp_get_num_threads())
-        for (spb_index i = part->first[p]; i < part->first[p + 1]; i++)
-            y[i] = SPB_ROW_DOT(A->col_idx, val, A->row_ptr[i], A->row_ptr[i + 1], x);
+        SPB_ROWS(A, val, part->first[p], part->first[p + 1], x, y);
 }
+
+/* Every row under an OpenMP schedule clause, on A's row offsets of either
+ * width (a loop each: the narrow one is the loop it always was). */
+#define SPB_ROWS_UNDER(clause)                                                                     \
+    do {                                                                                           \
+        if (A->row_ptr64) {                                                                        \
+            _Pragma(clause) for (spb_index i = 0; i < A->m; i++) y[i] =                            \
+                SPB_ROW_DOT(A->col_idx, val, A->row_ptr64[i], A->row_ptr64[i + 1], x);             \
+        } else {                                                                                   \
+            _Pragma(clause) for (spb_index i = 0; i < A->m; i++) y[i] =                            \
+                SPB_ROW_DOT(A->col_idx, val, A->row_ptr[i], A->row_ptr[i + 1], x);                 \
+        }                                                                                          \
+    } while (0)
 
 void SPB_FN(csr_omp_guided_spmv)(const spb_csr *A, const SPB_VALUE *SPB_RESTRICT val, int threads,
                                  const SPB_VALUE *SPB_RESTRICT x, SPB_VALUE *SPB_RESTRICT y)
 {
-#pragma omp parallel for num_threads(threads) schedule(guided)
-    for (spb_index i = 0; i < A->m; i++)
-        y[i] = SPB_ROW_DOT(A->col_idx, val, A->row_ptr[i], A->row_ptr[i + 1], x);
+    SPB_ROWS_UNDER("omp parallel for num_threads(threads) schedule(guided)");
 }
 
 void SPB_FN(csr_omp_static_spmv)(const spb_csr *A, const SPB_VALUE *SPB_RESTRICT val, int threads,
                                  const SPB_VALUE *SPB_RESTRICT x, SPB_VALUE *SPB_RESTRICT y)
 {
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (spb_index i = 0; i < A->m; i++)
-        y[i] = SPB_ROW_DOT(A->col_idx, val, A->row_ptr[i], A->row_ptr[i + 1], x);
+    SPB_ROWS_UNDER("omp parallel for num_threads(threads) schedule(static)");
 }
 
 void SPB_FN(csr_omp_dynamic_spmv)(const spb_csr *A, const SPB_VALUE *SPB_RESTRICT val, int threads,
                                   const SPB_VALUE *SPB_RESTRICT x, SPB_VALUE *SPB_RESTRICT y)
 {
-#pragma omp parallel for num_threads(threads) schedule(dynamic, SPB_DYNAMIC_CHUNK)
-    for (spb_index i = 0; i < A->m; i++)
-        y[i] = SPB_ROW_DOT(A->col_idx, val, A->row_ptr[i], A->row_ptr[i + 1], x);
+    SPB_ROWS_UNDER("omp parallel for num_threads(threads) schedule(dynamic, SPB_DYNAMIC_CHUNK)");
 }
+
+#undef SPB_ROWS_UNDER
 
 #ifndef SPB_CSR_ONLY /* the complex types: the CSR products above only */
 void SPB_FN(csr_omp_pattern_spmv)(const spb_csr *A, const spb_row_partition *part, SPB_VALUE value,
