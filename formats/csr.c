@@ -56,6 +56,11 @@ spb_status csr_alloc_complex(spb_csr *A, spb_index m, spb_index n, spb_offset nn
     return alloc_field(A, m, n, nnz, 1, 0, msg);
 }
 
+spb_status csr_alloc_fitting(spb_csr *A, spb_index m, spb_index n, spb_offset nnz, char *msg)
+{
+    return alloc_field(A, m, n, nnz, 0, nnz > SPB_INDEX_MAX, msg);
+}
+
 void csr_free(spb_csr *A)
 {
     if (!A) return;
@@ -599,7 +604,8 @@ void csr_shape(const spb_csr *A, spb_index hack, spb_csr_shape *f)
     }
     for (spb_index i = 0; i < A->m; i++)
         if (csr_row_start(A, i + 1) > csr_row_start(A, i))
-            spans += A->col_idx[csr_row_start(A, i + 1) - 1] - A->col_idx[csr_row_start(A, i)] + 1.0;
+            spans +=
+                A->col_idx[csr_row_start(A, i + 1) - 1] - A->col_idx[csr_row_start(A, i)] + 1.0;
     spb_index filled = A->m - f->stats.empty_rows;
     f->padding = A->nnz > 0 ? stored / A->nnz : 1.0;
     f->span = filled > 0 ? spans / filled : 0.0;

@@ -31,6 +31,15 @@ static inline spb_offset csr_row_start(const spb_csr *A, spb_index i)
     return A->row_ptr64 ? A->row_ptr64[i] : (spb_offset)A->row_ptr[i];
 }
 
+/* Sets where row i starts (i = m: nnz), narrow or wide. */
+static inline void csr_set_row_start(spb_csr *A, spb_index i, spb_offset start)
+{
+    if (A->row_ptr64)
+        A->row_ptr64[i] = start;
+    else
+        A->row_ptr[i] = (spb_index)start;
+}
+
 /* Doubles per entry in val: 1, or 2 for complex values. */
 static inline size_t csr_values_per_entry(const spb_csr *A) { return A->complex_values ? 2 : 1; }
 
@@ -43,6 +52,9 @@ spb_status csr_real_only(const spb_csr *A, const char *what, char *msg);
 spb_status csr_alloc(spb_csr *A, spb_index m, spb_index n, spb_offset nnz, char *msg);
 /* The same with complex values (val of 2 * nnz doubles). */
 spb_status csr_alloc_complex(spb_csr *A, spb_index m, spb_index n, spb_offset nnz, char *msg);
+/* The same on wide row offsets when nnz passes SPB_INDEX_MAX: the caller
+ * writes them with csr_set_row_start. */
+spb_status csr_alloc_fitting(spb_csr *A, spb_index m, spb_index n, spb_offset nnz, char *msg);
 void csr_free(spb_csr *A); /* accepts a zeroed or freed struct */
 
 /* COO -> CSR: columns sorted inside each row, duplicate coordinates summed;

@@ -119,6 +119,10 @@ static uint64_t csr_checksum(const spb_csr *A, int uniform)
 spb_status csr_write_binary(const char *path, const spb_csr *A, const spb_fingerprint *fp,
                             char *msg)
 {
+    if (csr_wide(A)) /* the entry's sizes are 32-bit */
+        return spb_fail(msg, SPB_ERR_TOO_LARGE,
+                        "a matrix on 64-bit row offsets (%lld entries) is not cached yet",
+                        (long long)A->nnz);
     char tmp[SPB_PATH_LEN];
     if (spb_temp_path(tmp, sizeof tmp, path, msg) != SPB_OK) return SPB_ERR_IO;
     FILE *f = fopen(tmp, "wb");

@@ -32,6 +32,9 @@ static int token_ends(const char *p, const char *end)
     return p == end || *p == ' ' || *p == '\t';
 }
 
+/* Where parse_count clamps: no count reaches it in any machine's memory. */
+#define MM_ENTRIES_BEYOND ((int64_t)1 << 62)
+
 /* Unsigned decimal integer; values above 2^62 are clamped (caller rejects). */
 static int parse_count(const char **pp, const char *end, int64_t *out)
 {
@@ -40,10 +43,10 @@ static int parse_count(const char **pp, const char *end, int64_t *out)
     if (p == end || (unsigned)(*p - '0') > 9) return 0;
     int64_t v = 0;
     while (p < end && (unsigned)(*p - '0') <= 9) {
-        if (v < ((int64_t)1 << 62) / 10)
+        if (v < MM_ENTRIES_BEYOND / 10)
             v = v * 10 + (*p - '0');
         else
-            v = (int64_t)1 << 62;
+            v = MM_ENTRIES_BEYOND;
         p++;
     }
     if (!token_ends(p, end)) return 0;

@@ -176,10 +176,11 @@ static spb_status parse_size_line(line_reader *lr, mm_header *h, char *msg)
             h->nnz = h->m * (h->m > 0 ? h->m - 1 : 0) / 2;
     } else {
         h->nnz = v[2];
-        if (h->nnz > SPB_INDEX_MAX)
+        if (h->nnz >= MM_ENTRIES_BEYOND) /* parse_count's clamp: named as written */
             return spb_fail(msg, SPB_ERR_TOO_LARGE,
-                            "%s:%lld: nnz %.*s exceeds the 32-bit index limit of %d entries",
-                            lr->path, line, len[2], text[2], SPB_INDEX_MAX);
+                            "%s:%lld: nnz %.*s exceeds 2^62 entries, more than any machine's "
+                            "memory holds",
+                            lr->path, line, len[2], text[2]);
         if (h->nnz > 0 && (h->m == 0 || h->n == 0))
             return spb_fail(msg, SPB_ERR_PARSE, "%s:%lld: %lld entries in a %lld x %lld matrix",
                             lr->path, line, (long long)h->nnz, (long long)h->m, (long long)h->n);
@@ -205,10 +206,10 @@ static spb_status check_claims(const line_reader *lr, const mm_header *h, char *
                             lr->path, (long long)lr->line, (long long)h->nnz, left);
     }
     double entries = (double)h->nnz * (h->symmetry == MM_GENERAL ? 1.0 : 2.0);
-    if (entries > SPB_INDEX_MAX) entries = SPB_INDEX_MAX;
-    /* triplets (16 B) and CSR (12 B) coexist during conversion; row_ptr and
-     * one row array of the conversion at a time (4 B each) */
-    double need = (h->field == MM_COMPLEX ? 44.0 : 28.0) * entries + 8.0 * ((double)h->m + 1);
+    /* triplets (16 B) and CSR (12 B) coexist during conversion; the row
+     * offsets, built 64-bit (8 B), and one row array of the conversion at a
+     * time (8 B) */
+    double need = (h->field == MM_COMPLEX ? 44.0 : 28.0) * entries + 16.0 * ((double)h->m + 1);
     char what[4200], detail[128];
     snprintf(what, sizeof what, "%s:%lld: reading it", lr->path, (long long)lr->line);
     snprintf(detail, sizeof detail, "a %lld x %lld matrix with %lld entries", (long long)h->m,
@@ -229,13 +230,8 @@ typedef struct {
 static spb_status triplets_grow(triplets *t, const line_reader *lr, char *msg)
 {
     spb_coo *A = t->A;
-    if (t->cap >= SPB_INDEX_MAX)
-        return spb_fail(msg, SPB_ERR_TOO_LARGE,
-                        "%s:%lld: more than %d entries after symmetric expansion (32-bit limit)",
-                        lr->path, (long long)lr->line, SPB_INDEX_MAX);
     int64_t cap = t->cap ? t->cap * 2 : t->expected < (1 << 22) ? t->expected : (1 << 22);
     if (cap < 1024) cap = 1024;
-    if (cap > SPB_INDEX_MAX) cap = SPB_INDEX_MAX;
     spb_index *row = spb_realloc(A->row, (size_t)cap, sizeof *row);
     if (row) A->row = row;
     spb_index *col = row ? spb_realloc(A->col, (size_t)cap, sizeof *col) : NULL;

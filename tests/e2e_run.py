@@ -420,6 +420,43 @@ def test_markdown_table(tmp):
         check(r.returncode == 2 and what in r.stderr, "--md %s refused: %s" % (what, r.stderr))
 
 
+def test_wide_offsets(tmp):
+    """A matrix of more than 2^31 - 1 entries keeps 64-bit row offsets; with
+    SPB_WIDE_OFFSETS=1 every matrix is stored so: the rows that take them
+    ([64-bit offsets too]) run and validate, every other row is skipped
+    saying why, SpGEMM refuses the matrix naming the reason, and the cache
+    keeps no entry it cannot hold."""
+    env = dict(os.environ, SPB_WIDE_OFFSETS="1")
+    files = [os.path.join(BUNDLED, name) for name in ("cage4.mtx.gz", "west0479.mtx.gz")]
+    out = os.path.join(tmp, "wide.csv")
+    r = spbench("run", *FAST, "--precision", "both", "--threads", "1,2", "--csv", out,
+                "--cache", os.path.join(tmp, "wide-cache"), *files, "gen:random:300:7", env=env)
+    check(r.returncode == 0, "a study on 64-bit offsets exits 0: %s" % r.stderr[-400:])
+    rows = read_rows(out)
+    wide = {f[0] for f in kernel_lines() if "[64-bit offsets too]" in " ".join(f)}
+    check({"csr.serial", "csr.omp.nnz"} <= wide, "--list marks the rows that take them: %s"
+          % sorted(wide))
+    ok = {row["kernel"] for row in rows if row["status"] == "ok"}
+    check(ok == wide & set(runnable_kernels()), "exactly those rows ok: %s" % sorted(ok))
+    bad = [(row["matrix"], row["kernel"], row["message"]) for row in rows
+           if row["status"] in ("wrong", "error")]
+    check(not bad, "no wrong or error row: %s" % bad[:3])
+    skipped = [row for row in rows if row["status"] == "skipped"]
+    check(skipped and all("row offsets are 64-bit" in row["message"] for row in skipped),
+          "the others skipped saying why: %s" % [row["message"] for row in skipped
+                                                 if "64-bit" not in row["message"]][:3])
+    check(all(float(row["rel_l2_err"]) < (1e-13 if row["precision"] == "fp64" else 1e-5)
+              for row in rows if row["status"] == "ok"), "the ok rows validated")
+    check("is not cached yet" in r.stderr, "the cache says why it kept nothing: %s"
+          % r.stderr[-300:])
+    out = os.path.join(tmp, "wide-spgemm.csv")
+    r = spbench("run", "--op", "spgemm", *FAST, "--csv", out, files[0], env=env)
+    rows = read_rows(out)
+    check(r.returncode == 1 and len(rows) == 1 and rows[0]["status"] == "error" and
+          "no SpGEMM row takes them yet" in rows[0]["message"],
+          "SpGEMM refuses the matrix naming why: %s" % [row["message"] for row in rows])
+
+
 def test_complex_rows(tmp):
     """A study over complex matrices: the rows are complex128 and complex64
     (the field from the file, the width from --precision), validated, their
@@ -1227,6 +1264,7 @@ def main():
         sys.exit(77)
     run_tests([test_list, test_kernel_reference, test_thread_lists, test_run_batch,
                test_spmv_independent, test_spmv_independent_complex, test_complex_rows,
+               test_wide_offsets,
                test_gen_and_info, test_messages, test_usage_errors,
                test_precision, test_help_and_labels, test_time_cap, test_kernel_typo,
                test_dry_run, test_kernel_means, test_max_noise, test_energy_columns, test_break_even,

@@ -146,10 +146,9 @@ static spb_status gen_random(const char *spec, long long rows, long long per_row
     if (per_row > rows)
         return spb_fail(msg, SPB_ERR_INVALID, "%s: %lld entries per row do not fit in %lld columns",
                         spec, per_row, rows);
-    if (rows > SPB_INDEX_MAX || rows * per_row > SPB_INDEX_MAX)
+    if (rows > SPB_INDEX_MAX) /* more than 2^31 - 1 entries: on 64-bit row offsets */
         return too_large(spec, (double)rows, (double)rows * per_row, msg);
-    spb_status st =
-        csr_alloc(A, (spb_index)rows, (spb_index)rows, (spb_index)(rows * per_row), msg);
+    spb_status st = csr_alloc_fitting(A, (spb_index)rows, (spb_index)rows, rows * per_row, msg);
     if (st != SPB_OK) return st;
     spb_rng rng;
     spb_rng_seed(&rng, GEN_SEED);
@@ -165,7 +164,7 @@ static spb_status gen_random(const char *spec, long long rows, long long per_row
                 if (cols[k] != cols[have - 1]) cols[have++] = cols[k];
         }
         for (spb_index k = 0; k < per_row; k++) A->val[r * per_row + k] = spb_rng_value(&rng);
-        A->row_ptr[r + 1] = (spb_index)((r + 1) * per_row);
+        csr_set_row_start(A, (spb_index)(r + 1), (r + 1) * per_row);
     }
     return SPB_OK;
 }
@@ -524,7 +523,7 @@ spb_status gen_matrix(const char *spec, spb_csr *A, char *msg)
     int count = parse_spec(spec, name, sizeof name, v, GEN_MAX_VALUES);
     if (!gen_spec_well_formed(spec, msg)) return SPB_ERR_INVALID;
     double entries = gen_estimate_nnz(spec);
-    if (entries > 0 && entries <= SPB_INDEX_MAX) { /* beyond it, each generator says so */
+    if (entries > 0) {
         char detail[64];
         snprintf(detail, sizeof detail, "about %.0f entries as triplets and CSR", entries);
         spb_status fits = spb_memory_check(28.0 * entries, spec, detail, msg);

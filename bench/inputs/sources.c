@@ -339,11 +339,20 @@ void sources_free(spb_source_list *list)
     memset(list, 0, sizeof *list);
 }
 
+/* SPB_WIDE_OFFSETS=1 stores every matrix on 64-bit row offsets, as one of
+ * more than 2^31 - 1 entries is: the tests run that path on small ones. */
+static spb_status offsets_as_asked(spb_csr *A, char *msg)
+{
+    const char *wide = getenv("SPB_WIDE_OFFSETS");
+    return wide && strcmp(wide, "1") == 0 ? csr_widen(A, msg) : SPB_OK;
+}
+
 spb_status source_load(const char *item, spb_csr *A, spb_mm_info *info, char *msg)
 {
     memset(A, 0, sizeof *A); /* empty, so a caller may free it on any return */
     if (info) memset(info, 0, sizeof *info);
     spb_status st = gen_is_spec(item) ? gen_matrix(item, A, msg) : mm_read_csr(item, A, info, msg);
+    if (st == SPB_OK) st = offsets_as_asked(A, msg);
     if (st == SPB_OK) st = csr_check(A, msg);
     if (st != SPB_OK) csr_free(A);
     return st;
@@ -389,7 +398,9 @@ spb_status source_load_cached(const char *item, const char *cache_dir, spb_csr *
     st = csr_read_binary(path, &fp, A, why);
     if (st == SPB_OK) {
         note_cache(note, SPB_CACHE_HIT, "hit", "");
-        return SPB_OK;
+        st = offsets_as_asked(A, msg);
+        if (st != SPB_OK) csr_free(A);
+        return st;
     }
     csr_free(A);
     st = source_load(item, A, NULL, msg);

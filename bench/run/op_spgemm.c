@@ -143,6 +143,11 @@ static spb_status spgemm_case_setup(spb_case *c, uint64_t seed, char *msg)
     if (!d) return spb_fail(msg, SPB_ERR_NOMEM, "%s: out of memory", c->name);
     spb_status st = load_operand(c, d, seed, msg);
     const spb_csr *B = d->b_is_a ? c->A : &d->B;
+    if (st == SPB_OK && (csr_wide(c->A) || csr_wide(B))) /* the SpMV rows take them first */
+        st = spb_fail(msg, SPB_ERR_DECLINED,
+                      "%s: %s on 64-bit row offsets (more than 2^31 - 1 entries): no SpGEMM "
+                      "row takes them yet",
+                      c->name, csr_wide(c->A) ? "A is" : "B is");
     if (st == SPB_OK && c->A->complex_values != B->complex_values)
         st = spb_fail(msg, SPB_ERR_INVALID,
                       "%s: A is %s and B %s: C = A*B takes two operands of one field", c->name,
