@@ -56,9 +56,10 @@ spb_status csr_alloc_complex(spb_csr *A, spb_index m, spb_index n, spb_offset nn
     return alloc_field(A, m, n, nnz, 1, 0, msg);
 }
 
-spb_status csr_alloc_fitting(spb_csr *A, spb_index m, spb_index n, spb_offset nnz, char *msg)
+spb_status csr_alloc_as(spb_csr *A, spb_index m, spb_index n, spb_offset nnz, int complex_values,
+                        int wide, char *msg)
 {
-    return alloc_field(A, m, n, nnz, 0, nnz > SPB_INDEX_MAX, msg);
+    return alloc_field(A, m, n, nnz, complex_values, wide, msg);
 }
 
 void csr_free(spb_csr *A)

@@ -52,9 +52,10 @@ spb_status csr_real_only(const spb_csr *A, const char *what, char *msg);
 spb_status csr_alloc(spb_csr *A, spb_index m, spb_index n, spb_offset nnz, char *msg);
 /* The same with complex values (val of 2 * nnz doubles). */
 spb_status csr_alloc_complex(spb_csr *A, spb_index m, spb_index n, spb_offset nnz, char *msg);
-/* The same on wide row offsets when nnz passes SPB_INDEX_MAX: the caller
- * writes them with csr_set_row_start. */
-spb_status csr_alloc_fitting(spb_csr *A, spb_index m, spb_index n, spb_offset nnz, char *msg);
+/* Either field, on wide row offsets when `wide` (the caller then writes them
+ * with csr_set_row_start or into row_ptr64). */
+spb_status csr_alloc_as(spb_csr *A, spb_index m, spb_index n, spb_offset nnz, int complex_values,
+                        int wide, char *msg);
 void csr_free(spb_csr *A); /* accepts a zeroed or freed struct */
 
 /* COO -> CSR: columns sorted inside each row, duplicate coordinates summed;

@@ -1,7 +1,7 @@
 /* csr_binary.c — the binary CSR cache file (see csr_binary.h). * Layout (host byte order): magic,
  * the fingerprint, m, n, nnz, whether all values are equal (then val is not stored), whether they
  * are complex ((re, im) pairs), a checksum,
- * then row_ptr, col_idx and val. */
+ * then the row offsets (32-bit, or 64-bit when nnz passes 2^31 - 1), col_idx and val. */
 #include "csr_binary.h"
 
 #include <errno.h>
@@ -11,12 +11,13 @@
 #include <unistd.h>
 #include <zlib.h>
 
-static const char magic[8] = {'S', 'P', 'B', 'C', 'S', 'R', '0', '4'};
+static const char magic[8] = {'S', 'P', 'B', 'C', 'S', 'R', '0', '5'};
 
 typedef struct {
     char magic[8];
     spb_fingerprint fp;
-    int32_t m, n, nnz;
+    int32_t m, n;
+    int64_t nnz;
     uint32_t uniform;        /* 1: every value equals uniform_value, val not stored */
     uint32_t complex_values; /* 1: val holds (re, im) pairs */
     double uniform_value;    /* pattern matrices: 1.0 */
@@ -88,20 +89,40 @@ static int values_uniform(const spb_csr *A)
 {
     if (A->complex_values) return 0;
     /* bits, not values: the cache must give back -0.0 as -0.0 */
-    for (spb_index k = 1; k < A->nnz; k++) {
+    for (spb_offset k = 1; k < A->nnz; k++) {
         int same = memcmp(&A->val[k], &A->val[0], sizeof A->val[0]) == 0; // NOLINT(bugprone-*)
         if (!same) return 0;
     }
     return A->nnz > 0;
 }
 
-static uint64_t csr_checksum(const spb_csr *A, int uniform)
+/* Bytes of a stored row offset: the narrowest that holds nnz, whatever
+ * the width in memory (a small matrix on wide offsets is stored narrow). */
+static size_t stored_offset_bytes(int64_t nnz)
+{
+    return nnz > SPB_INDEX_MAX ? sizeof(spb_offset) : sizeof(spb_index);
+}
+
+/* A's row offsets in their stored width: its own array, or a narrow copy
+ * in *copy (freed by the caller) of a small matrix's wide ones. */
+static const void *stored_offsets(const spb_csr *A, spb_index **copy)
+{
+    *copy = NULL;
+    if (!csr_wide(A)) return A->row_ptr;
+    if (stored_offset_bytes(A->nnz) == sizeof(spb_offset)) return A->row_ptr64;
+    *copy = spb_malloc((size_t)A->m + 1, sizeof **copy);
+    if (*copy)
+        for (spb_index i = 0; i <= A->m; i++) (*copy)[i] = (spb_index)A->row_ptr64[i];
+    return *copy;
+}
+
+static uint64_t csr_checksum(const spb_csr *A, const void *offsets, int uniform)
 {
     checksum c = {{0xcbf29ce484222325ull, 0x84222325cbf29ce4ull, 0x9e3779b97f4a7c15ull,
                    0x7f4a7c159e3779b9ull},
                   0};
     /* each array separately, so a word cannot move between them unnoticed */
-    checksum_add(&c, A->row_ptr, sizeof *A->row_ptr * ((size_t)A->m + 1));
+    checksum_add(&c, offsets, stored_offset_bytes(A->nnz) * ((size_t)A->m + 1));
     c.lane[1] ^= c.lane[0] >> 7;
     checksum_add(&c, A->col_idx, sizeof *A->col_idx * (size_t)A->nnz);
     c.lane[2] ^= c.lane[1] >> 11;
@@ -119,14 +140,17 @@ static uint64_t csr_checksum(const spb_csr *A, int uniform)
 spb_status csr_write_binary(const char *path, const spb_csr *A, const spb_fingerprint *fp,
                             char *msg)
 {
-    if (csr_wide(A)) /* the entry's sizes are 32-bit */
-        return spb_fail(msg, SPB_ERR_TOO_LARGE,
-                        "a matrix on 64-bit row offsets (%lld entries) is not cached yet",
-                        (long long)A->nnz);
+    spb_index *copy;
+    const void *offsets = stored_offsets(A, &copy);
+    if (!offsets) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the row offsets");
     char tmp[SPB_PATH_LEN];
-    if (spb_temp_path(tmp, sizeof tmp, path, msg) != SPB_OK) return SPB_ERR_IO;
+    if (spb_temp_path(tmp, sizeof tmp, path, msg) != SPB_OK) {
+        spb_free(copy);
+        return SPB_ERR_IO;
+    }
     FILE *f = fopen(tmp, "wb");
     if (!f) {
+        spb_free(copy);
         spb_status st = spb_fail(msg, SPB_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
         remove(tmp);
         spb_temp_done(tmp);
@@ -142,13 +166,15 @@ spb_status csr_write_binary(const char *path, const spb_csr *A, const spb_finger
     h.uniform = (uint32_t)values_uniform(A);
     h.complex_values = (uint32_t)A->complex_values;
     h.uniform_value = h.uniform ? A->val[0] : 0.0;
-    h.checksum = csr_checksum(A, (int)h.uniform);
+    h.checksum = csr_checksum(A, offsets, (int)h.uniform);
     size_t stored_values = h.uniform ? 0 : (size_t)A->nnz * csr_values_per_entry(A);
-    int ok = fwrite(&h, sizeof h, 1, f) == 1 &&
-             fwrite(A->row_ptr, sizeof *A->row_ptr, (size_t)A->m + 1, f) == (size_t)A->m + 1 &&
-             fwrite(A->col_idx, sizeof *A->col_idx, (size_t)A->nnz, f) == (size_t)A->nnz &&
-             fwrite(A->val, sizeof *A->val, stored_values, f) == stored_values;
+    int ok =
+        fwrite(&h, sizeof h, 1, f) == 1 &&
+        fwrite(offsets, stored_offset_bytes(A->nnz), (size_t)A->m + 1, f) == (size_t)A->m + 1 &&
+        fwrite(A->col_idx, sizeof *A->col_idx, (size_t)A->nnz, f) == (size_t)A->nnz &&
+        fwrite(A->val, sizeof *A->val, stored_values, f) == stored_values;
     ok = (fclose(f) == 0) && ok;
+    spb_free(copy);
     spb_status st = SPB_OK;
     if (!ok || rename(tmp, path) != 0) {
         st = spb_fail(msg, SPB_ERR_IO, "%s: write failed: %s", path, strerror(errno));
@@ -165,7 +191,7 @@ static int sizes_fit_file(FILE *f, const file_header *h)
     struct stat sb;
     if (fstat(fileno(f), &sb) != 0) return 0;
     uint64_t values = h->uniform ? 0 : (uint64_t)h->nnz * (h->complex_values ? 2 : 1);
-    uint64_t expected = sizeof *h + ((uint64_t)h->m + 1) * sizeof(spb_index) +
+    uint64_t expected = sizeof *h + ((uint64_t)h->m + 1) * stored_offset_bytes(h->nnz) +
                         (uint64_t)h->nnz * sizeof(spb_index) + values * sizeof(spb_value);
     return (uint64_t)sb.st_size == expected;
 }
@@ -189,19 +215,19 @@ spb_status csr_read_binary(const char *path, const spb_fingerprint *expected, sp
         st = spb_fail(msg, SPB_ERR_INVALID,
                       "%s: truncated or overlong (its length is not its header's)", path);
     if (st == SPB_OK)
-        st = h.complex_values ? csr_alloc_complex(A, h.m, h.n, h.nnz, msg)
-                              : csr_alloc(A, h.m, h.n, h.nnz, msg);
+        st = csr_alloc_as(A, h.m, h.n, h.nnz, (int)h.complex_values, h.nnz > SPB_INDEX_MAX, msg);
     if (st == SPB_OK) {
         size_t stored_values = h.uniform ? 0 : (size_t)h.nnz * csr_values_per_entry(A);
-        int ok = fread(A->row_ptr, sizeof *A->row_ptr, (size_t)h.m + 1, f) == (size_t)h.m + 1 &&
-                 fread(A->col_idx, sizeof *A->col_idx, (size_t)h.nnz, f) == (size_t)h.nnz &&
-                 fread(A->val, sizeof *A->val, stored_values, f) == stored_values &&
-                 fgetc(f) == EOF;
+        void *offsets = csr_wide(A) ? (void *)A->row_ptr64 : (void *)A->row_ptr;
+        int ok =
+            fread(offsets, stored_offset_bytes(h.nnz), (size_t)h.m + 1, f) == (size_t)h.m + 1 &&
+            fread(A->col_idx, sizeof *A->col_idx, (size_t)h.nnz, f) == (size_t)h.nnz &&
+            fread(A->val, sizeof *A->val, stored_values, f) == stored_values && fgetc(f) == EOF;
         if (ok && h.uniform)
-            for (spb_index k = 0; k < h.nnz; k++) A->val[k] = h.uniform_value;
+            for (spb_offset k = 0; k < h.nnz; k++) A->val[k] = h.uniform_value;
         if (!ok)
             st = spb_fail(msg, SPB_ERR_INVALID, "%s: truncated or overlong", path);
-        else if (csr_checksum(A, (int)h.uniform) != h.checksum)
+        else if (csr_checksum(A, offsets, (int)h.uniform) != h.checksum)
             st = spb_fail(msg, SPB_ERR_INVALID, "%s: corrupt (checksum mismatch)", path);
         /* the checksum is public: an entry written by someone else with a
          * fitting one is still checked like a parsed matrix */

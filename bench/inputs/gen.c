@@ -140,6 +140,14 @@ static spb_status gen_fem(const char *spec, long long side, long long dof, spb_c
 }
 
 /* PER_ROW distinct uniformly random columns in every row, sorted. */
+/* Whether the triplets and CSR of about `entries` fit in memory. */
+static spb_status memory_fits(const char *spec, double entries, char *msg)
+{
+    char detail[64];
+    snprintf(detail, sizeof detail, "about %.0f entries as triplets and CSR", entries);
+    return spb_memory_check(28.0 * entries, spec, detail, msg);
+}
+
 static spb_status gen_random(const char *spec, long long rows, long long per_row, spb_csr *A,
                              char *msg)
 {
@@ -148,7 +156,12 @@ static spb_status gen_random(const char *spec, long long rows, long long per_row
                         spec, per_row, rows);
     if (rows > SPB_INDEX_MAX) /* more than 2^31 - 1 entries: on 64-bit row offsets */
         return too_large(spec, (double)rows, (double)rows * per_row, msg);
-    spb_status st = csr_alloc_fitting(A, (spb_index)rows, (spb_index)rows, rows * per_row, msg);
+    if (rows * per_row > SPB_INDEX_MAX) { /* gen_matrix left it to the generator */
+        spb_status fits = memory_fits(spec, (double)rows * per_row, msg);
+        if (fits != SPB_OK) return fits;
+    }
+    spb_status st = csr_alloc_as(A, (spb_index)rows, (spb_index)rows, rows * per_row, 0,
+                                 rows * per_row > SPB_INDEX_MAX, msg);
     if (st != SPB_OK) return st;
     spb_rng rng;
     spb_rng_seed(&rng, GEN_SEED);
@@ -523,10 +536,8 @@ spb_status gen_matrix(const char *spec, spb_csr *A, char *msg)
     int count = parse_spec(spec, name, sizeof name, v, GEN_MAX_VALUES);
     if (!gen_spec_well_formed(spec, msg)) return SPB_ERR_INVALID;
     double entries = gen_estimate_nnz(spec);
-    if (entries > 0) {
-        char detail[64];
-        snprintf(detail, sizeof detail, "about %.0f entries as triplets and CSR", entries);
-        spb_status fits = spb_memory_check(28.0 * entries, spec, detail, msg);
+    if (entries > 0 && entries <= SPB_INDEX_MAX) { /* beyond it, each generator says so */
+        spb_status fits = memory_fits(spec, entries, msg);
         if (fits != SPB_OK) return fits;
     }
     int dims = strcmp(name, "lap2d") == 0 ? 2 : strcmp(name, "lap3d") == 0 ? 3 : 0;
