@@ -516,7 +516,8 @@ double csr_spgemm_bytes(const spb_csr *A, double products, double nnz_c, spb_pre
 spb_status csr_transpose(const spb_csr *A, spb_csr *T, char *msg)
 {
     char detail[96]; /* a wide matrix's transpose has a row pointer per column */
-    snprintf(detail, sizeof detail, "%d x %d, %d entries", (int)A->n, (int)A->m, (int)A->nnz);
+    snprintf(detail, sizeof detail, "%d x %d, %lld entries", (int)A->n, (int)A->m,
+             (long long)A->nnz);
     spb_status st =
         spb_memory_check(12.0 * A->nnz + 4.0 * (A->n + 1.0), "the transpose", detail, msg);
     if (st == SPB_OK) st = alloc_field(T, A->n, A->m, A->nnz, A->complex_values, 0, msg);

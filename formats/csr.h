@@ -146,7 +146,8 @@ double csr_spgemm_bytes(const spb_csr *A, double products, double nnz_c, spb_pre
 
 /* Row-length statistics and sizes used by `spbench info` and result rows. */
 typedef struct {
-    spb_index rows, cols, nnz;
+    spb_index rows, cols;
+    spb_offset nnz;
     spb_index row_min, row_max, empty_rows;
     double row_mean, row_std;
 } spb_csr_stats;

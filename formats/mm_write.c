@@ -102,9 +102,9 @@ spb_status mm_write_csr(const char *path, const spb_csr *A, const char *comment,
     int ok = writer_printf(&w, "%%%%MatrixMarket matrix coordinate %s general\n",
                            cx ? "complex" : "real") &&
              write_comment(&w, comment) &&
-             writer_printf(&w, "%d %d %d\n", (int)A->m, (int)A->n, (int)A->nnz);
+             writer_printf(&w, "%d %d %lld\n", (int)A->m, (int)A->n, (long long)A->nnz);
     for (spb_index i = 0; ok && i < A->m; i++)
-        for (spb_index k = A->row_ptr[i]; ok && k < A->row_ptr[i + 1]; k++)
+        for (spb_offset k = csr_row_start(A, i), end = csr_row_start(A, i + 1); ok && k < end; k++)
             ok = cx ? writer_printf(&w, "%d %d %.17g %.17g\n", (int)i + 1, (int)A->col_idx[k] + 1,
                                     A->val[2 * (size_t)k], A->val[2 * (size_t)k + 1])
                     : writer_printf(&w, "%d %d %.17g\n", (int)i + 1, (int)A->col_idx[k] + 1,

@@ -436,20 +436,26 @@ static void test_writer_round_trip(unsigned long long seed)
         coo.col[k] = (spb_index)spb_rng_below(&rng, 23);
         coo.val[k] = spb_rng_value(&rng) * pow(10.0, (double)spb_rng_below(&rng, 40) - 20);
     }
-    spb_csr A, B;
+    spb_csr A, B, W;
     CHECK(csr_from_coo(&coo, &A, msg) == SPB_OK, "%s", msg);
-    for (int gz = 0; gz < 2; gz++) {
+    CHECK(csr_from_coo_offsets(&coo, 1, &W, msg) == SPB_OK, "%s", msg);
+    for (int gz = 0; gz < 3; gz++) { /* 2: plain, written from 64-bit row offsets */
         char path[512];
-        snprintf(path, sizeof path, "%s/round%s", tmpdir, gz ? ".mtx.gz" : ".mtx");
-        CHECK(mm_write_csr(path, &A, "a comment\nover two lines", msg) == SPB_OK, "%s", msg);
+        snprintf(path, sizeof path, "%s/round%s", tmpdir, gz == 1 ? ".mtx.gz" : ".mtx");
+        CHECK(mm_write_csr(path, gz == 2 ? &W : &A, "a comment\nover two lines", msg) == SPB_OK,
+              "%s", msg);
         CHECK(mm_read_csr(path, &B, NULL, msg) == SPB_OK, "%s", msg);
         int same = A.m == B.m && A.n == B.n && A.nnz == B.nnz &&
                    !memcmp(A.row_ptr, B.row_ptr, sizeof *A.row_ptr * (size_t)(A.m + 1)) &&
                    !memcmp(A.col_idx, B.col_idx, sizeof *A.col_idx * (size_t)A.nnz) &&
                    !memcmp(A.val, B.val, sizeof *A.val * (size_t)A.nnz);
-        CHECK(same, "matrix written and read back (%s) differs", gz ? "gzip" : "plain");
+        CHECK(same, "matrix written and read back (%s) differs",
+              gz == 1 ? "gzip"
+              : gz    ? "from wide offsets"
+                      : "plain");
         csr_free(&B);
     }
+    csr_free(&W);
     spb_value y[5] = {1.0 / 3, -2e-300, 0.0, 12345.678, -1e300};
     char path[512];
     snprintf(path, sizeof path, "%s/vec.mtx", tmpdir);

@@ -37,6 +37,8 @@ static void row(spb_result *r, int k)
     r->timing.samples = 10;
     r->status = k == 2 ? SPB_ROW_SKIPPED : SPB_ROW_OK;
     r->message = MESSAGES[k];
+    r->stats.rows = r->stats.cols = 90000000;
+    r->stats.nnz = k == 1 ? 2160000000 : 77; /* past 2^31 - 1: a wide matrix's */
 }
 
 /* Writes the header and three rows to path; 1 when all were written. */
@@ -83,6 +85,8 @@ static void test_round_trip(const char *path)
               back.message);
         CHECK(fabs(back.timing.median - 1.5e-3 * (k + 1)) < 1e-9 && back.threads == 1 + k,
               "row %d: median %g, threads %d", k, back.timing.median, back.threads);
+        CHECK(back.stats.nnz == (k == 1 ? 2160000000 : 77), "row %d: nnz %lld comes back", k,
+              (long long)back.stats.nnz);
     }
     CHECK(results_check(path, &rows, msg) == SPB_OK && rows == 3, "merge's check: %s", msg);
     resume_free(&done);

@@ -40,8 +40,8 @@ static void info_print(const char *source, const spb_csr *A, const spb_hll *H, s
     source_name(source, name, sizeof name);
     printf("%s\n", name);
     printf("  source          %s\n", source);
-    printf("  size            %d x %d, nnz %d (after expansion and duplicate summing)\n",
-           (int)s.rows, (int)s.cols, (int)s.nnz);
+    printf("  size            %d x %d, nnz %lld (after expansion and duplicate summing)\n",
+           (int)s.rows, (int)s.cols, (long long)s.nnz);
     printf("  row length      min %d, mean %.2f, max %d, std %.2f; empty rows %d\n", (int)s.row_min,
            s.row_mean, (int)s.row_max, s.row_std, (int)s.empty_rows);
     printf("  HLL (H=%d)      stored %d entries, padding ratio %.3f\n", (int)hack_size,

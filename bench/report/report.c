@@ -73,6 +73,7 @@ typedef enum {
     COL_COUNT,       /* int, 0 is empty (not measured) */
     COL_FLAG,        /* int, -1 is empty (unknown) */
     COL_INDEX,       /* spb_index of the matrix's statistics, empty when it was not read */
+    COL_ENTRIES,     /* spb_offset of the statistics (past 2^31 - 1), empty likewise */
     COL_STATUS,      /* spb_row_status, written as its name */
     COL_SAMPLE_REAL, /* double of the timing, empty when nothing was timed */
     COL_SAMPLE_INT,  /* int of the timing, empty when nothing was timed */
@@ -103,7 +104,7 @@ static const column columns[] = {
     COL("threads", COL_INT, threads, COUNT_DIGITS),
     COL("rows", COL_INDEX, stats.rows, COUNT_DIGITS),
     COL("cols", COL_INDEX, stats.cols, COUNT_DIGITS),
-    COL("nnz", COL_INDEX, stats.nnz, COUNT_DIGITS),
+    COL("nnz", COL_ENTRIES, stats.nnz, COUNT_DIGITS),
     COL("stored_entries", COL_REAL, stored_entries, COUNT_DIGITS),
     COL("time_ms_median", COL_MS, timing.median, 6),
     COL("time_ms_min", COL_MS, timing.min, 6),
@@ -183,6 +184,13 @@ static double member_real(const spb_result *r, const column *c)
     return v;
 }
 
+static spb_offset member_entries(const spb_result *r, const column *c)
+{
+    spb_offset v;
+    memcpy(&v, (const char *)r + c->offset, sizeof v);
+    return v;
+}
+
 static int member_int(const spb_result *r, const column *c)
 {
     int v;
@@ -205,6 +213,7 @@ static field column_field(const spb_result *r, const column *c)
     case COL_COUNT: f.number = member_int(r, c) ? member_int(r, c) : none; break;
     case COL_FLAG: f.number = member_int(r, c) >= 0 ? member_int(r, c) : none; break;
     case COL_INDEX: f.number = have_rows ? member_int(r, c) : none; break;
+    case COL_ENTRIES: f.number = have_rows ? (double)member_entries(r, c) : none; break;
     case COL_STATUS: f.text = row_status_str(r->status); break;
     /* a capped row's one sample says nothing of the spread: unknown, not quiet */
     case COL_SAMPLE_REAL: f.number = sampled ? member_real(r, c) : none; break;
@@ -261,6 +270,7 @@ static void set_column(spb_result *r, const column *c, char *text)
     double v = number_or_nan(text);
     int whole = isnan(v) ? 0 : (int)v, flag = isnan(v) ? -1 : whole;
     spb_index index = (spb_index)whole;
+    spb_offset entries = isnan(v) ? 0 : (spb_offset)v;
     double seconds = v / 1e3;
     switch (c->kind) {
     case COL_TEXT: memcpy(at, &text, sizeof text); break;
@@ -272,6 +282,7 @@ static void set_column(spb_result *r, const column *c, char *text)
     case COL_SAMPLE_INT: memcpy(at, &whole, sizeof whole); break;
     case COL_FLAG: memcpy(at, &flag, sizeof flag); break;
     case COL_INDEX: memcpy(at, &index, sizeof index); break;
+    case COL_ENTRIES: memcpy(at, &entries, sizeof entries); break;
     case COL_STATUS:
         for (int st = SPB_ROW_OK; st <= SPB_ROW_ERROR; st++)
             if (strcmp(text, row_status_str((spb_row_status)st)) == 0) r->status = st;
@@ -317,7 +328,7 @@ int report_csv_row_check(char *const *fields, int count, char *why, size_t size)
         char *end;
         double v = strtod(text, &end);
         int integral = c->kind == COL_INT || c->kind == COL_COUNT || c->kind == COL_FLAG ||
-                       c->kind == COL_INDEX || c->kind == COL_SAMPLE_INT;
+                       c->kind == COL_INDEX || c->kind == COL_ENTRIES || c->kind == COL_SAMPLE_INT;
         if (*end || isinf(v) || (integral && (v != floor(v) || v < -1))) {
             snprintf(why, size, "%s is '%.40s', not a number", c->name, text);
             return 0;
@@ -492,7 +503,7 @@ void report_table_row(FILE *out, const spb_result *r, int kernel_width)
 {
     char nnz[32] = "-", median[32] = "-", spread[32] = "-", gflops[32] = "-", gbs[32] = "-",
          roof[32] = "-", rel[32] = "-";
-    if (r->stats.rows || r->stats.cols) snprintf(nnz, sizeof nnz, "%d", (int)r->stats.nnz);
+    if (r->stats.rows || r->stats.cols) snprintf(nnz, sizeof nnz, "%lld", (long long)r->stats.nnz);
     if (!isnan(r->timing.median)) snprintf(median, sizeof median, "%.3e", r->timing.median * 1e3);
     /* the interquartile range over the median; a capped row's one sample has none */
     if (r->timing.samples > 1 && r->capped != 1 && !isnan(r->timing.spread))
