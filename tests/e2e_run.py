@@ -469,6 +469,14 @@ def test_wide_offsets(tmp):
     check(r.returncode == 1 and len(rows) == 1 and rows[0]["status"] == "error" and
           "no SpGEMM row takes them yet" in rows[0]["message"],
           "SpGEMM refuses the matrix naming why: %s" % [row["message"] for row in rows])
+    # one product (spbench spmv): a row that takes them answers, another declines
+    for kernel, code in (("csr.serial", 0), ("hll.serial.row", 1)):
+        y = os.path.join(tmp, "wide-%s.mtx" % kernel)
+        r = spbench("spmv", files[0], "--kernel", kernel, "-o", y, env=env)
+        check(r.returncode == code and os.path.exists(y) == (code == 0) and
+              (code == 0 or "row offsets are 64-bit" in r.stderr),
+              "spbench spmv --kernel %s on 64-bit offsets: %d %s" % (kernel, r.returncode,
+                                                                     r.stderr[-200:]))
 
 
 def test_complex_rows(tmp):

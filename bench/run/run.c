@@ -241,6 +241,7 @@ spb_status run_single_product(const spb_operation *op, const spb_kernel *kernel,
         return spb_fail(msg, SPB_ERR_DECLINED, "kernel %s has no %s version%s", kernel->name,
                         spb_precision_str(in_field.precision),
                         c->A->complex_values ? " (the matrix is complex: its file's field)" : "");
+    if (run_kernel_declines(kernel, c->A, &in_field, msg) != SPB_OK) return SPB_ERR_DECLINED;
     spb_kernel_plan plan = {0};
     spb_status st = kernel->prepare(kernel, &c->formats, &in_field, &plan, msg);
     if (st != SPB_OK) return st;
