@@ -469,6 +469,18 @@ def test_wide_offsets(tmp):
     check(r.returncode == 1 and len(rows) == 1 and rows[0]["status"] == "error" and
           "no SpGEMM row takes them yet" in rows[0]["message"],
           "SpGEMM refuses the matrix naming why: %s" % [row["message"] for row in rows])
+    # --dry-run counts the rows each matrix's offsets decline as the run does
+    dry = os.path.join(tmp, "wide-dry.csv")
+    args = [*FAST, "--kernels", "csr.serial,hll.serial.row", "--csv", dry, files[0]]
+    said = re.search(r"^# rows: (\d+) \((\d+) timed, (\d+) skipped here\)",
+                     spbench("run", "--dry-run", *args, env=env).stdout, re.M)
+    spbench("run", *args, env=env)
+    rows = read_rows(dry)
+    check(said and tuple(int(g) for g in said.groups()) ==
+          (len(rows), sum(x["status"] == "ok" for x in rows),
+           sum(x["status"] == "skipped" for x in rows)),
+          "--dry-run's rows are the run's: %s against %s" % (said and said.groups(),
+                                                             [x["status"] for x in rows]))
     # one product (spbench spmv): a row that takes them answers, another declines
     for kernel, code in (("csr.serial", 0), ("hll.serial.row", 1)):
         y = os.path.join(tmp, "wide-%s.mtx" % kernel)

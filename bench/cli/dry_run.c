@@ -177,7 +177,8 @@ typedef struct {
     double load, references, rows, floor, energy;
     int unreadable;
     int energy_cpu, energy_gpu;
-    int bounded; /* matrices whose estimate --max-matrix-s cut */
+    int bounded;   /* matrices whose estimate --max-matrix-s cut */
+    long declined; /* timed rows the run declines on their matrix (its field, its offsets) */
 } dry_estimate;
 
 /* Whether the plan's row i is timed on matrix m (at its rank count). */
@@ -242,6 +243,12 @@ static void estimate_matrix(const spb_run_opts *o, const spb_plan *plan, const i
     for (int i = 0; i < plan->count; i++) {
         if (!row_timed_on(plan, timed, list, m, i)) continue;
         const spb_kernel *kernel = plan->rows[i].kernel;
+        spb_kernel_config in_field = plan->rows[i].config; /* as the run takes the matrix */
+        in_field.precision = spb_precision_in_field(in_field.precision, A.complex_values);
+        if (run_kernel_declines(kernel, &A, &in_field, msg) != SPB_OK) {
+            e->declined++;
+            continue;
+        }
         double call = unit[i] > 0 ? work * unit[i]
                                   : call_seconds(kernel, &plan->rows[i].config, host_s, cores);
         double row = row_seconds(o, kernel, call);
@@ -310,9 +317,6 @@ int dry_run_print(FILE *out, const spb_run_opts *o, const spb_source_list *list,
             rows++;
             timed_rows += timed[i];
         }
-    fprintf(out, "# rows: %ld (%ld timed, %ld skipped here)%s\n", rows * processes,
-            timed_rows * processes, (rows - timed_rows) * processes,
-            processes > 1 ? ", the study run by each process" : "");
     double *unit = spb_calloc((size_t)plan.count + 1, sizeof *unit);
     double unit_s = unit ? calibrate(o, &plan, timed, unit) : -1;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -324,6 +328,10 @@ int dry_run_print(FILE *out, const spb_run_opts *o, const spb_source_list *list,
     for (int m = 0; m < list->count && unit_s > 0; m++)
         estimate_matrix(o, &plan, timed, unit, list, m, unit_s, cores > 0 ? (int)cores : 1, &e);
     spb_free(unit);
+    timed_rows -= e.declined; /* each matrix read: the rows its field or size declines */
+    fprintf(out, "# rows: %ld (%ld timed, %ld skipped here)%s\n", rows * processes,
+            timed_rows * processes, (rows - timed_rows) * processes,
+            processes > 1 ? ", the study run by each process" : "");
     double total = (e.load + e.references + e.rows + e.energy) * processes;
     fprintf(out,
             "# time: about %.3g s: reading the matrices %.1f s (read now), references %.1f s, "
