@@ -139,7 +139,6 @@ static spb_status gen_fem(const char *spec, long long side, long long dof, spb_c
     return SPB_OK;
 }
 
-/* PER_ROW distinct uniformly random columns in every row, sorted. */
 /* Whether the triplets and CSR of about `entries` fit in memory. */
 static spb_status memory_fits(const char *spec, double entries, char *msg)
 {
@@ -148,6 +147,7 @@ static spb_status memory_fits(const char *spec, double entries, char *msg)
     return spb_memory_check(28.0 * entries, spec, detail, msg);
 }
 
+/* PER_ROW distinct uniformly random columns in every row, sorted. */
 static spb_status gen_random(const char *spec, long long rows, long long per_row, spb_csr *A,
                              char *msg)
 {

@@ -237,10 +237,6 @@ spb_status run_single_product(const spb_operation *op, const spb_kernel *kernel,
         return spb_fail(msg, SPB_ERR_DECLINED, "kernel %s cannot run here", kernel->name);
     spb_kernel_config in_field = *config; /* the matrix's field, as a run's rows take it */
     in_field.precision = spb_precision_in_field(config->precision, c->A->complex_values);
-    if (!kernel_runs_in(kernel, in_field.precision))
-        return spb_fail(msg, SPB_ERR_DECLINED, "kernel %s has no %s version%s", kernel->name,
-                        spb_precision_str(in_field.precision),
-                        c->A->complex_values ? " (the matrix is complex: its file's field)" : "");
     if (run_kernel_declines(kernel, c->A, &in_field, msg) != SPB_OK) return SPB_ERR_DECLINED;
     spb_kernel_plan plan = {0};
     spb_status st = kernel->prepare(kernel, &c->formats, &in_field, &plan, msg);

@@ -170,10 +170,6 @@ spb_status run_check_sources(const spb_source_list *list, const spb_done_set *do
 spb_status run_matrix(const char *source, const char *name, const spb_run_opts *opts,
                       spb_run_totals *totals, char *msg);
 
-/* One validated product of one kernel on a set-up case, outside any timing
- * (`spbench spmv`): supports, prepare, product, release. SPB_ERR_INVALID,
- * with msg left to the caller, when the product fails validation (v says by
- * how much). */
 /* Whether the run declines kernel on A in config's precision before its
  * prepare (a complex matrix and a real kernel, fp32 without an fp32
  * version, wide row offsets and a kernel without them): SPB_ERR_DECLINED
@@ -181,6 +177,10 @@ spb_status run_matrix(const char *source, const char *name, const spb_run_opts *
 spb_status run_kernel_declines(const spb_kernel *kernel, const spb_csr *A,
                                const spb_kernel_config *config, char *msg);
 
+/* One validated product of one kernel on a set-up case, outside any timing
+ * (`spbench spmv`): supports, prepare, product, release. SPB_ERR_INVALID,
+ * with msg left to the caller, when the product fails validation (v says by
+ * how much). */
 spb_status run_single_product(const spb_operation *op, const spb_kernel *kernel, spb_case *c,
                               const spb_kernel_config *config, double tolerance, spb_validation *v,
                               char *msg);
