@@ -35,15 +35,16 @@ template <typename T> static __device__ __forceinline__ T block_reduce(T v, T *w
     return v;
 }
 
-/* One lane's share of a CSR row: entries lane, lane+stride, ... */
-template <typename T>
-static __device__ __forceinline__ T csr_lane_sum(const int *__restrict__ row_ptr,
+/* One lane's share of a CSR row: entries lane, lane+stride, ... (row
+ * offsets O: int, or int64_t past 2^31 - 1 entries). */
+template <typename T, typename O>
+static __device__ __forceinline__ T csr_lane_sum(const O *__restrict__ row_ptr,
                                                  const int *__restrict__ col_idx,
                                                  const T *__restrict__ val, const T *__restrict__ x,
                                                  long long row, int lane, int stride)
 {
     T sum = 0;
-    for (int k = row_ptr[row] + lane; k < row_ptr[row + 1]; k += stride)
+    for (O k = row_ptr[row] + lane; k < row_ptr[row + 1]; k += stride)
         sum += val[k] * x[col_idx[k]];
     return sum;
 }

@@ -19,9 +19,9 @@ struct texture_data { /* csr.cuda.texture */
 /* csr.cuda.thread — one thread per row; neighbouring threads read distant
  * entries (uncoalesced), fine for short rows, poor for long ones. The
  * simplest mapping and the reference point for the others. */
-template <typename T>
+template <typename T, typename O>
 static __global__ void __launch_bounds__(MAX_BLOCK)
-    csr_thread_kernel(int m, const int *__restrict__ row_ptr, const int *__restrict__ col_idx,
+    csr_thread_kernel(int m, const O *__restrict__ row_ptr, const int *__restrict__ col_idx,
                       const T *__restrict__ val, const T *__restrict__ x, T *__restrict__ y)
 {
     int row = blockIdx.x * blockDim.x + threadIdx.x;
@@ -32,9 +32,9 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
 /* csr.cuda.warp — one warp per row: lanes stride through the row
  * (coalesced), then a shuffle reduction. Precondition: blockDim.x is a
  * multiple of 32 (a warp never straddles two rows). */
-template <typename T>
+template <typename T, typename O>
 static __global__ void __launch_bounds__(MAX_BLOCK)
-    csr_warp_kernel(int m, const int *__restrict__ row_ptr, const int *__restrict__ col_idx,
+    csr_warp_kernel(int m, const O *__restrict__ row_ptr, const int *__restrict__ col_idx,
                     const T *__restrict__ val, const T *__restrict__ x, T *__restrict__ y)
 {
     long long row = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / WARP;
@@ -48,9 +48,9 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
  * reduced in shared memory (a tree ordered by __syncwarp) instead of by
  * shuffles: the classic pre-shuffle formulation, kept to compare. Dynamic
  * shared memory: blockDim.x values. */
-template <typename T>
+template <typename T, typename O>
 static __global__ void __launch_bounds__(MAX_BLOCK)
-    csr_warp_shared_kernel(int m, const int *__restrict__ row_ptr, const int *__restrict__ col_idx,
+    csr_warp_shared_kernel(int m, const O *__restrict__ row_ptr, const int *__restrict__ col_idx,
                            const T *__restrict__ val, const T *__restrict__ x, T *__restrict__ y)
 {
     T *partial = dynamic_shared<T>();
@@ -66,11 +66,10 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
  * is a warp, its partials go to a 2-D shared array [row][lane], the first
  * halving step is done in shared memory and the last 16 partials by
  * shuffles. Dynamic shared memory: blockDim.y * 32 values. */
-template <typename T>
+template <typename T, typename O>
 static __global__ void __launch_bounds__(MAX_BLOCK)
-    csr_warp_shared2d_kernel(int m, const int *__restrict__ row_ptr,
-                             const int *__restrict__ col_idx, const T *__restrict__ val,
-                             const T *__restrict__ x, T *__restrict__ y)
+    csr_warp_shared2d_kernel(int m, const O *__restrict__ row_ptr, const int *__restrict__ col_idx,
+                             const T *__restrict__ val, const T *__restrict__ x, T *__restrict__ y)
 {
     T *partial2d = dynamic_shared<T>(); /* [blockDim.y][WARP] */
     long long row = (long long)blockIdx.x * blockDim.y + threadIdx.y;
@@ -90,17 +89,17 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
 /* csr.cuda.ldg — csr.cuda.warp with every read through __ldg (the
  * read-only data cache path), stated explicitly rather than left to the
  * compiler's reading of const __restrict__. */
-template <typename T>
+template <typename T, typename O>
 static __global__ void __launch_bounds__(MAX_BLOCK)
-    csr_ldg_kernel(int m, const int *__restrict__ row_ptr, const int *__restrict__ col_idx,
+    csr_ldg_kernel(int m, const O *__restrict__ row_ptr, const int *__restrict__ col_idx,
                    const T *__restrict__ val, const T *__restrict__ x, T *__restrict__ y)
 {
     long long row = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / WARP;
     int lane = threadIdx.x % WARP;
     if (row >= m) return;
-    int end = __ldg(row_ptr + row + 1);
+    O end = __ldg(row_ptr + row + 1);
     T sum = 0;
-    for (int k = __ldg(row_ptr + row) + lane; k < end; k += WARP)
+    for (O k = __ldg(row_ptr + row) + lane; k < end; k += WARP)
         sum += __ldg(val + k) * __ldg(x + __ldg(col_idx + k));
     sum = warp_reduce(sum);
     if (lane == 0) y[row] = sum;
@@ -143,37 +142,37 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
 /* The state's arrays as the launch's value type. */
 #define VALUES(T) (const T *)s->d_val, (const T *)s->d_x, (T *)s->d_y
 
-template <typename T> static void launch_thread(gpu_state *s)
+template <typename T, typename O = int> static void launch_thread(gpu_state *s)
 {
-    csr_thread_kernel<T><<<gpu_grid(s, 1), s->block_size, 0, s->stream>>>(s->m, s->d_row_ptr,
-                                                                          s->d_col_idx, VALUES(T));
+    csr_thread_kernel<T, O><<<gpu_grid(s, 1), s->block_size, 0, s->stream>>>(
+        s->m, gpu_row_offsets<O>(s), s->d_col_idx, VALUES(T));
 }
 
-template <typename T> static void launch_warp(gpu_state *s)
+template <typename T, typename O = int> static void launch_warp(gpu_state *s)
 {
-    csr_warp_kernel<T><<<gpu_grid(s, WARP), s->block_size, 0, s->stream>>>(s->m, s->d_row_ptr,
-                                                                           s->d_col_idx, VALUES(T));
+    csr_warp_kernel<T, O><<<gpu_grid(s, WARP), s->block_size, 0, s->stream>>>(
+        s->m, gpu_row_offsets<O>(s), s->d_col_idx, VALUES(T));
 }
 
-template <typename T> static void launch_warp_shared(gpu_state *s)
+template <typename T, typename O = int> static void launch_warp_shared(gpu_state *s)
 {
     size_t shared = (size_t)s->block_size * sizeof(T);
-    csr_warp_shared_kernel<T><<<gpu_grid(s, WARP), s->block_size, shared, s->stream>>>(
-        s->m, s->d_row_ptr, s->d_col_idx, VALUES(T));
+    csr_warp_shared_kernel<T, O><<<gpu_grid(s, WARP), s->block_size, shared, s->stream>>>(
+        s->m, gpu_row_offsets<O>(s), s->d_col_idx, VALUES(T));
 }
 
-template <typename T> static void launch_warp_shared2d(gpu_state *s)
+template <typename T, typename O = int> static void launch_warp_shared2d(gpu_state *s)
 {
     size_t shared = (size_t)s->block_size * sizeof(T);
     dim3 block(WARP, s->block_size / WARP);
-    csr_warp_shared2d_kernel<T><<<gpu_grid(s, WARP), block, shared, s->stream>>>(
-        s->m, s->d_row_ptr, s->d_col_idx, VALUES(T));
+    csr_warp_shared2d_kernel<T, O><<<gpu_grid(s, WARP), block, shared, s->stream>>>(
+        s->m, gpu_row_offsets<O>(s), s->d_col_idx, VALUES(T));
 }
 
-template <typename T> static void launch_ldg(gpu_state *s)
+template <typename T, typename O = int> static void launch_ldg(gpu_state *s)
 {
-    csr_ldg_kernel<T><<<gpu_grid(s, WARP), s->block_size, 0, s->stream>>>(s->m, s->d_row_ptr,
-                                                                          s->d_col_idx, VALUES(T));
+    csr_ldg_kernel<T, O><<<gpu_grid(s, WARP), s->block_size, 0, s->stream>>>(
+        s->m, gpu_row_offsets<O>(s), s->d_col_idx, VALUES(T));
 }
 
 template <typename T> static void launch_texture(gpu_state *s)
@@ -226,15 +225,20 @@ static void release_texture(gpu_state *s)
 /* A CSR variant of this file: default block, warps, no library parameter. */
 #define CSR_VARIANT(...) GPU_CSR_VARIANT(DEFAULT_BLOCK, __VA_ARGS__)
 
-static const gpu_variant thread_v = CSR_VARIANT(.launch = GPU_LAUNCH_COMPLEX(launch_thread));
+static const gpu_variant thread_v = CSR_VARIANT(.launch = GPU_LAUNCH_COMPLEX(launch_thread),
+                                                .launch_wide = GPU_LAUNCH_WIDE(launch_thread));
 static const gpu_variant warp_v =
-    CSR_VARIANT(.warp_multiple = 1, .launch = GPU_LAUNCH_COMPLEX(launch_warp));
+    CSR_VARIANT(.warp_multiple = 1, .launch = GPU_LAUNCH_COMPLEX(launch_warp),
+                .launch_wide = GPU_LAUNCH_WIDE(launch_warp));
 static const gpu_variant warp_shared_v =
-    CSR_VARIANT(.warp_multiple = 1, .launch = GPU_LAUNCH_COMPLEX(launch_warp_shared));
+    CSR_VARIANT(.warp_multiple = 1, .launch = GPU_LAUNCH_COMPLEX(launch_warp_shared),
+                .launch_wide = GPU_LAUNCH_WIDE(launch_warp_shared));
 static const gpu_variant warp_shared2d_v =
-    CSR_VARIANT(.warp_multiple = 1, .launch = GPU_LAUNCH_COMPLEX(launch_warp_shared2d));
+    CSR_VARIANT(.warp_multiple = 1, .launch = GPU_LAUNCH_COMPLEX(launch_warp_shared2d),
+                .launch_wide = GPU_LAUNCH_WIDE(launch_warp_shared2d));
 static const gpu_variant ldg_v =
-    CSR_VARIANT(.warp_multiple = 1, .launch = GPU_LAUNCH_COMPLEX(launch_ldg));
+    CSR_VARIANT(.warp_multiple = 1, .launch = GPU_LAUNCH_COMPLEX(launch_ldg),
+                .launch_wide = GPU_LAUNCH_WIDE(launch_ldg));
 static const gpu_variant texture_v =
     CSR_VARIANT(.warp_multiple = 1, .setup = setup_texture, .launch = GPU_LAUNCH(launch_texture),
                 .release = release_texture);

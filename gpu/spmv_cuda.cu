@@ -153,7 +153,11 @@ static spb_status upload_format(gpu_state *s, spb_format_set *F, const spb_kerne
 
 int gpu_upload_csr(gpu_state *s, const spb_csr *A, const float *val32)
 {
-    return gpu_upload(s, (void **)&s->d_row_ptr, A->row_ptr, (size_t)A->m + 1, sizeof(int)) ||
+    int failed = csr_wide(A) ? gpu_upload(s, (void **)&s->d_row_ptr64, A->row_ptr64,
+                                          (size_t)A->m + 1, sizeof(int64_t))
+                             : gpu_upload(s, (void **)&s->d_row_ptr, A->row_ptr, (size_t)A->m + 1,
+                                          sizeof(int));
+    return failed ||
            gpu_upload(s, (void **)&s->d_col_idx, A->col_idx, (size_t)A->nnz, sizeof(int)) ||
            (!s->variant->pattern && gpu_upload_values(s, A->val, val32, (size_t)A->nnz));
 }
@@ -281,9 +285,10 @@ spb_status gpu_spmv_prepare(const spb_kernel *self, spb_format_set *formats,
                         MAX_BLOCK, v->warp_multiple ? ", a multiple of 32" : "");
     spb_value iso = 0.0;
     if (v->pattern && csr_pattern_value(A, &iso, msg) != SPB_OK) return SPB_ERR_DECLINED;
-    if (!v->launch[config->precision])
-        return spb_fail(msg, SPB_ERR_DECLINED, "this kernel has no %s version",
-                        spb_precision_str(config->precision));
+    if (!(csr_wide(A) ? v->launch_wide : v->launch)[config->precision])
+        return spb_fail(msg, SPB_ERR_DECLINED, "this kernel has no %s version%s",
+                        spb_precision_str(config->precision),
+                        csr_wide(A) ? " on 64-bit row offsets" : "");
     const float *csr_val32 = NULL; /* fp32: the values rounded, declined when out of range */
     if (spb_precision_single(config->precision)) {
         spb_status st = format_set_csr_values32(formats, &csr_val32, msg);
@@ -321,7 +326,7 @@ spb_status gpu_spmv_prepare(const spb_kernel *self, spb_format_set *formats,
 void gpu_spmv_launch(gpu_state *s)
 {
     if (s->m == 0) return;
-    s->variant->launch[s->precision](s);
+    (s->d_row_ptr64 ? s->variant->launch_wide : s->variant->launch)[s->precision](s);
     gpu_cuda_failed(s, cudaGetLastError(), "kernel launch");
 }
 
@@ -395,6 +400,7 @@ void gpu_spmv_release(void *state)
     if (s->start) cudaEventDestroy(s->start);
     if (s->stop) cudaEventDestroy(s->stop);
     cudaFree(s->d_row_ptr);
+    cudaFree(s->d_row_ptr64);
     cudaFree(s->d_hack_ptr);
     cudaFree(s->d_hack_width);
     cudaFree(s->d_col_idx);

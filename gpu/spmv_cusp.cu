@@ -39,7 +39,7 @@ struct cusp_data {
 #ifdef SPB_HAVE_CUSP
 static cusp_device_csr device_csr(const gpu_state *s)
 {
-    return cusp_device_csr{s->m, s->n, s->nnz, s->d_row_ptr, s->d_col_idx, s->d_val};
+    return cusp_device_csr{s->m, s->n, (int)s->nnz, s->d_row_ptr, s->d_col_idx, s->d_val};
 }
 #endif
 

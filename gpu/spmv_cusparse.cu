@@ -39,12 +39,63 @@ struct cusparse_data {
     int *d_coo_rows;    /* COO: each entry's row, from the uploaded row_ptr */
     int *d_bsr_ptr, *d_bsr_cols; /* BSR: block row offsets and block columns; values in d_val */
     int bsr_block;
+    /* On 64-bit row offsets: the columns widened too (cuSPARSE takes
+     * CUSPARSE_INDEX_64I offsets only beside 64-bit columns), and COO's
+     * rows 64-bit (cusparseXcsr2coo makes 32-bit ones only) */
+    int64_t *d_col_idx64, *d_coo_rows64;
 };
+
+/* Each 32-bit column widened to 64 bits. */
+static __global__ void widen_columns(int64_t count, const int *__restrict__ narrow,
+                                     int64_t *__restrict__ wide)
+{
+    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < count;
+         k += (int64_t)gridDim.x * blockDim.x)
+        wide[k] = narrow[k];
+}
+
+/* Each entry's row from 64-bit row offsets: a warp a row, its lanes
+ * striding through the row. */
+static __global__ void rows_from_offsets(int m, const int64_t *__restrict__ row_ptr,
+                                         int64_t *__restrict__ rows)
+{
+    const int64_t warps = (int64_t)gridDim.x * blockDim.x / WARP;
+    for (int64_t i = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / WARP; i < m; i += warps)
+        for (int64_t k = row_ptr[i] + threadIdx.x % WARP; k < row_ptr[i + 1]; k += WARP)
+            rows[k] = i;
+}
 
 static int is_coo(const gpu_state *s)
 {
     return s->variant->param == CUSPARSE_SPMV_COO_ALG1 ||
            s->variant->param == CUSPARSE_SPMV_COO_ALG2;
+}
+
+/* A matrix on 64-bit row offsets: its columns widened on the device into
+ * d->d_col_idx64, the 32-bit ones freed (the device holds one copy), and
+ * for COO each entry's 64-bit row; the traffic counts the wider indices
+ * (CSR: 4 more bytes an entry; COO: 16 bytes of indices an entry). */
+static spb_status widen_indices(gpu_state *s, const spb_csr *A, cusparse_data *d, char *msg)
+{
+    const size_t count = (size_t)s->nnz + 1;
+    GPU_TRY(s, cudaMalloc(&d->d_col_idx64, sizeof(int64_t) * count), "cudaMalloc");
+    if (s->nnz > 0) widen_columns<<<1024, 256>>>(s->nnz, s->d_col_idx, d->d_col_idx64);
+    GPU_TRY(s, cudaGetLastError(), "kernel launch");
+    GPU_TRY(s, cudaDeviceSynchronize(), "widening the columns");
+    cudaFree(s->d_col_idx);
+    s->d_col_idx = NULL;
+    s->plan_bytes = csr_spmv_bytes(A, s->precision) + 4.0 * (double)A->nnz;
+    if (is_coo(s)) {
+        GPU_TRY(s, cudaMalloc(&d->d_coo_rows64, sizeof(int64_t) * count), "cudaMalloc");
+        if (s->m > 0) rows_from_offsets<<<1024, 256>>>(s->m, s->d_row_ptr64, d->d_coo_rows64);
+        GPU_TRY(s, cudaGetLastError(), "kernel launch");
+        GPU_TRY(s, cudaDeviceSynchronize(), "the entries' rows");
+        s->plan_bytes = (double)s->nnz * (2 * sizeof(int64_t) + s->value_bytes) +
+                        (double)s->value_bytes * ((double)s->m + s->n);
+    }
+    return SPB_OK;
+fail:
+    return gpu_state_fail(s, msg);
 }
 
 static spb_status create_descriptors(gpu_state *s, cusparse_data *d)
@@ -57,13 +108,21 @@ static spb_status create_descriptors(gpu_state *s, cusparse_data *d)
         err = cusparseCreateBsr(&d->mat, brows, bcols, s->stored / (b * b), b, b, d->d_bsr_ptr,
                                 d->d_bsr_cols, s->d_val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
                                 CUSPARSE_INDEX_BASE_ZERO, value_type(s), CUSPARSE_ORDER_ROW);
-    } else if (is_coo(s))
+    } else if (is_coo(s) && d->d_coo_rows64)
+        err = cusparseCreateCoo(&d->mat, s->m, s->n, s->nnz, d->d_coo_rows64, d->d_col_idx64,
+                                s->d_val, CUSPARSE_INDEX_64I, CUSPARSE_INDEX_BASE_ZERO,
+                                value_type(s));
+    else if (is_coo(s))
         err = cusparseCreateCoo(&d->mat, s->m, s->n, s->nnz, d->d_coo_rows, s->d_col_idx, s->d_val,
                                 CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, value_type(s));
     else if (s->variant->format == SPB_FORMAT_SELL)
         err = cusparseCreateSlicedEll(&d->mat, s->m, s->n, s->nnz, s->stored, s->hack_size,
                                       s->d_hack_ptr, s->d_col_idx, s->d_val, CUSPARSE_INDEX_32I,
                                       CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, value_type(s));
+    else if (s->d_row_ptr64)
+        err = cusparseCreateCsr(&d->mat, s->m, s->n, s->nnz, s->d_row_ptr64, d->d_col_idx64,
+                                s->d_val, CUSPARSE_INDEX_64I, CUSPARSE_INDEX_64I,
+                                CUSPARSE_INDEX_BASE_ZERO, value_type(s));
     else
         err = cusparseCreateCsr(&d->mat, s->m, s->n, s->nnz, s->d_row_ptr, s->d_col_idx, s->d_val,
                                 CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
@@ -88,6 +147,8 @@ static spb_status setup_cusparse(gpu_state *s, const spb_csr *A, char *msg)
     if (alg == CUSPARSE_SPMV_BSR_ALG1) {
         spb_status st = gpu_upload_bsr(s, A, &d->d_bsr_ptr, &d->d_bsr_cols, &d->bsr_block, msg);
         if (st != SPB_OK) return st;
+    } else if (s->d_row_ptr64) {
+        if (widen_indices(s, A, d, msg) != SPB_OK) return s->error;
     } else if (is_coo(s)) {
         GPU_TRY(s, cudaMalloc(&d->d_coo_rows, sizeof(int) * ((size_t)s->nnz + 1)), "cudaMalloc");
         if (s->nnz > 0)
@@ -105,12 +166,22 @@ static spb_status setup_cusparse(gpu_state *s, const spb_csr *A, char *msg)
                                            &buffer_size),
                    "cusparseSpMV_bufferSize");
     if (buffer_size > 0) GPU_TRY(s, cudaMalloc(&d->d_buffer, buffer_size), "cudaMalloc");
-    if (s->m > 0)
-        GPU_SPARSE_TRY(s,
-                       cusparseSpMV_preprocess(d->handle, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                                               alpha(s), d->mat, d->vec_x, beta(s), d->vec_y,
-                                               value_type(s), alg, d->d_buffer),
-                       "cusparseSpMV_preprocess");
+    if (s->m > 0) {
+        cusparseStatus_t err =
+            cusparseSpMV_preprocess(d->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha(s), d->mat,
+                                    d->vec_x, beta(s), d->vec_y, value_type(s), alg, d->d_buffer);
+        /* cuSPARSE 12.6's CSR algorithms fail so past 2^31 - 1 entries
+         * (its COO ones do not): the library's limit, not a failed row */
+        if (err == CUSPARSE_STATUS_INTERNAL_ERROR && s->nnz > INT32_MAX && !is_coo(s)) {
+            int version = 0;
+            cusparseGetVersion(d->handle, &version);
+            return spb_fail(msg, SPB_ERR_DECLINED,
+                            "cuSPARSE %d.%d's CSR SpMV fails on more than 2^31 - 1 entries "
+                            "(cusparseSpMV_preprocess: internal error); its COO rows take them",
+                            version / 1000, version % 1000 / 100);
+        }
+        GPU_SPARSE_TRY(s, err, "cusparseSpMV_preprocess");
+    }
     return SPB_OK;
 fail:
     return gpu_state_fail(s, msg);
@@ -127,6 +198,8 @@ static void release_cusparse(gpu_state *s)
     cudaFree(d->d_coo_rows);
     cudaFree(d->d_bsr_ptr);
     cudaFree(d->d_bsr_cols);
+    cudaFree(d->d_col_idx64);
+    cudaFree(d->d_coo_rows64);
 }
 
 static void launch_cusparse(gpu_state *s)
@@ -162,18 +235,20 @@ static void launch_cusparse(gpu_state *s)
         .format = kind, .param = algorithm, .setup = setup_cusparse, .launch = launches,           \
         .release = release_cusparse                                                                \
     }
-static const gpu_variant csr_alg1_v =
-    CUSPARSE_VARIANT(SPB_FORMAT_CSR, CUSPARSE_SPMV_CSR_ALG1, CUSPARSE_LAUNCH);
-static const gpu_variant csr_alg2_v =
-    CUSPARSE_VARIANT(SPB_FORMAT_CSR, CUSPARSE_SPMV_CSR_ALG2, CUSPARSE_LAUNCH);
-static const gpu_variant csr_default_v =
-    CUSPARSE_VARIANT(SPB_FORMAT_CSR, CUSPARSE_SPMV_ALG_DEFAULT, CUSPARSE_LAUNCH);
+/* The CSR and COO algorithms, also on 64-bit offsets (indices widened:
+ * widen_indices). */
+#define CUSPARSE_CSR_VARIANT(algorithm)                                                            \
+    {                                                                                              \
+        .format = SPB_FORMAT_CSR, .param = algorithm, .setup = setup_cusparse,                     \
+        .launch = CUSPARSE_LAUNCH, .launch_wide = CUSPARSE_LAUNCH, .release = release_cusparse     \
+    }
+static const gpu_variant csr_alg1_v = CUSPARSE_CSR_VARIANT(CUSPARSE_SPMV_CSR_ALG1);
+static const gpu_variant csr_alg2_v = CUSPARSE_CSR_VARIANT(CUSPARSE_SPMV_CSR_ALG2);
+static const gpu_variant csr_default_v = CUSPARSE_CSR_VARIANT(CUSPARSE_SPMV_ALG_DEFAULT);
 static const gpu_variant sell_v =
     CUSPARSE_VARIANT(SPB_FORMAT_SELL, CUSPARSE_SPMV_SELL_ALG1, CUSPARSE_LAUNCH_REAL);
-static const gpu_variant coo_alg1_v =
-    CUSPARSE_VARIANT(SPB_FORMAT_CSR, CUSPARSE_SPMV_COO_ALG1, CUSPARSE_LAUNCH);
-static const gpu_variant coo_alg2_v =
-    CUSPARSE_VARIANT(SPB_FORMAT_CSR, CUSPARSE_SPMV_COO_ALG2, CUSPARSE_LAUNCH);
+static const gpu_variant coo_alg1_v = CUSPARSE_CSR_VARIANT(CUSPARSE_SPMV_COO_ALG1);
+static const gpu_variant coo_alg2_v = CUSPARSE_CSR_VARIANT(CUSPARSE_SPMV_COO_ALG2);
 /* BSR's setup uploads its own arrays: prepare uploads no CSR */
 static const gpu_variant bsr_v = {.format = SPB_FORMAT_CSR,
                                   .param = CUSPARSE_SPMV_BSR_ALG1,

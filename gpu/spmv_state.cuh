@@ -39,6 +39,10 @@ struct gpu_variant {
      * type too), [SPB_C128] and [SPB_C64] complex (gpu_complex); NULL: the
      * kernel has no such version (the complex ones: gpu_variant_complex). */
     void (*launch[SPB_PRECISIONS])(gpu_state *s);
+    /* The same on 64-bit row offsets (d_row_ptr64: a CSR of more than
+     * 2^31 - 1 entries); all NULL: the row declines such a matrix
+     * (spb_kernel.wide_offsets). */
+    void (*launch_wide[SPB_PRECISIONS])(gpu_state *s);
     int pattern; /* reads no values: only matrices whose values are all equal (else declined) */
     /* its setup uploads its own arrangement of A (panels, a renumbering):
      * prepare uploads none, only sizes the format's traffic */
@@ -68,6 +72,19 @@ struct gpu_variant {
     {                                                                                              \
         f<double, false>, f<float, false>, f<gpu_c128, false>, f<gpu_c64, false>                   \
     }
+
+/* A launch template on <T, O>'s instantiations on 64-bit row offsets, in
+ * gpu_variant.launch_wide order (real and complex). */
+#define GPU_LAUNCH_WIDE(f)                                                                         \
+    {                                                                                              \
+        f<double, int64_t>, f<float, int64_t>, f<gpu_c128, int64_t>, f<gpu_c64, int64_t>           \
+    }
+
+/* Whether a variant runs matrices on 64-bit row offsets. */
+static inline int gpu_variant_wide(const void *variant)
+{
+    return ((const gpu_variant *)variant)->launch_wide[SPB_FP64] != NULL;
+}
 
 /* Whether a variant runs complex matrices (it has their launches). */
 static inline int gpu_variant_complex(const void *variant)
@@ -103,12 +120,14 @@ struct gpu_record {
  * `family`. */
 struct gpu_state : gpu_record {
     const gpu_variant *variant;
-    int m, n, nnz, block_size, hack_size;
+    int m, n, block_size, hack_size;
+    int64_t nnz;
     spb_precision precision; /* of d_val, d_x, d_y (double or float) and of the sums */
     size_t value_bytes;      /* sizeof one of them */
     int64_t stored;          /* entries uploaded, padding included */
     /* CSR (row_ptr), HLL (hack_ptr, hack_width) or SELL (hack_ptr = slice offsets) */
     int *d_row_ptr, *d_hack_ptr, *d_hack_width, *d_col_idx;
+    int64_t *d_row_ptr64; /* CSR's row offsets instead of d_row_ptr when the matrix's are 64-bit */
     void *d_val, *d_x, *d_y;
     int x_shared;        /* d_x is the shared buffer of config.shared_x */
     double iso_value;    /* pattern kernels: every stored value */
@@ -155,8 +174,9 @@ int gpu_upload(gpu_record *s, void **d_ptr, const void *host, size_t count, size
  * range was checked in prepare). Nonzero on failure. */
 int gpu_upload_values(gpu_state *s, const double *val, const float *val32, size_t count);
 
-/* Uploads A as CSR to d_row_ptr, d_col_idx and, unless the variant is a
- * pattern one, d_val (gpu_upload_values). Nonzero on failure. */
+/* Uploads A as CSR to d_row_ptr (d_row_ptr64 when A's offsets are
+ * 64-bit), d_col_idx and, unless the variant is a pattern one, d_val
+ * (gpu_upload_values). Nonzero on failure. */
 int gpu_upload_csr(gpu_state *s, const spb_csr *A, const float *val32);
 
 /* A as BSR at the block size of the fewest bytes (bsr_best_block),
@@ -172,6 +192,14 @@ spb_status gpu_upload_bsr(gpu_state *s, const spb_csr *A, int **d_block_ptr, int
 /* The L2 the kernels block x for: the configured size, else the device's
  * (0 when unknown). */
 double gpu_l2_bytes(const spb_kernel_config *config);
+
+/* The state's CSR row offsets at the width O a launch was built for. */
+template <typename O> static inline const O *gpu_row_offsets(const gpu_state *s);
+template <> inline const int *gpu_row_offsets<int>(const gpu_state *s) { return s->d_row_ptr; }
+template <> inline const int64_t *gpu_row_offsets<int64_t>(const gpu_state *s)
+{
+    return s->d_row_ptr64;
+}
 
 /* Blocks of `block` threads for `items` threads in all. */
 static inline unsigned gpu_blocks_for(long long items, int block)
@@ -220,6 +248,7 @@ spb_status gpu_spmv_check(const void *state, char *msg);
                    .check = gpu_spmv_check,                                                        \
                    .fp32 = 1,                                                                      \
                    .complex_values = gpu_variant_complex(row_variant),                             \
+                   .wide_offsets = gpu_variant_wide(row_variant),                                  \
                    .library = (lib),                                                               \
                    .sweeps = gpu_variant_sweeps(row_variant)},                                     \
         .spmv = gpu_spmv_run                                                                       \
