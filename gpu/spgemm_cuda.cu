@@ -75,7 +75,7 @@ int spgemm_count_products(gpu_spgemm_state *s, unsigned long long *counter, int 
         gpu_cuda_failed(&s->core, cudaMemcpy(&total, counter, sizeof total, cudaMemcpyDeviceToHost),
                         "kernel execution"))
         return 1;
-    *products = (int)total; /* the operation refuses a product beyond 32-bit counts */
+    *products = (int)total; /* prepare declines a product beyond 32-bit counts */
     return 0;
 }
 
@@ -232,6 +232,10 @@ spb_status gpu_spgemm_prepare(const spb_kernel *self, spb_format_set *formats,
     spb_status st = launch_shape(v, config, &block, &tile, msg);
     if (st != SPB_OK) return st;
     int64_t products = csr_spgemm_products(A, B);
+    if (products > INT32_MAX && !self->library) /* a library's row counts its own */
+        return spb_fail(msg, SPB_ERR_DECLINED,
+                        "A*B makes %lld intermediate products: this row counts them in 32 bits",
+                        (long long)products);
     st = check_fits(A, B, products, config->precision, msg);
     if (st != SPB_OK) return st;
     const float *a32 = NULL, *b32 = NULL; /* fp32: declined when a value is out of range */

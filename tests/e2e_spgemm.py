@@ -185,6 +185,28 @@ def test_fp32_bound_in_header(tmp):
           "both precisions held to the stated factor on their bound: %s" % tolerance)
 
 
+def test_products_past_32_bits(tmp):
+    """A product of more than 2^31 - 1 intermediate products on 32-bit
+    operands runs and validates (it was refused as past the 32-bit limit):
+    1,400 rows of 1,300 columns each, squared, make 1,300 products an
+    entry of A."""
+    out = os.path.join(tmp, "wide.csv")
+    r = spbench("run", "--op", "spgemm", "--kernels", "spgemm.omp", "--threads", "2", "--reps",
+                "1", "--warmup", "0", "--min-time", "0", "--quiet", "--csv", out,
+                "gen:random:1400:1300")
+    rows = read_rows(out)
+    check(r.returncode == 0 and len(rows) == 1 and rows[0]["status"] == "ok",
+          "past 2^31 - 1 products: %s %s" % ([(x["status"], x["message"]) for x in rows],
+                                             r.stderr[-300:]))
+    if not rows or rows[0]["status"] != "ok":
+        return
+    products = 1300 * 1400 * 1300
+    check(products > 2**31 - 1 and float(rows[0]["products"]) == products,
+          "products %s, expected %d" % (rows[0]["products"], products))
+    check(0 < float(rows[0]["nnz_c"]) <= 1400 * 1400 and float(rows[0]["rel_l2_err"]) <= 1e-13,
+          "C's size and error: %s %s" % (rows[0]["nnz_c"], rows[0]["rel_l2_err"]))
+
+
 def test_list():
     out = spbench("--list").stdout
     lines = [ln.split() for ln in out.splitlines() if ln.strip() and ln[0] != "#"]
@@ -195,7 +217,7 @@ def test_list():
 
 def main():
     run_tests([test_run_bundled, test_thin_and_mismatch, test_spgemm_command, test_complex_product,
-               test_fp32_bound_in_header,
+               test_fp32_bound_in_header, test_products_past_32_bits,
                test_list],
               "spb_e2e_spgemm_", globals())
 
