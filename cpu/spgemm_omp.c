@@ -66,8 +66,8 @@ static void split_rows(spgemm_omp_plan *p, int64_t *longest)
     p->row_products[0] = 0;
     for (spb_index i = 0; i < A->m; i++) {
         int64_t row = 0;
-        for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
-            row += B->row_ptr[A->col_idx[k] + 1] - B->row_ptr[A->col_idx[k]];
+        for (spb_offset k = csr_row_start(A, i); k < csr_row_start(A, i + 1); k++)
+            row += csr_row_start(B, A->col_idx[k] + 1) - csr_row_start(B, A->col_idx[k]);
         if (row > *longest) *longest = row;
         p->row_products[i + 1] = p->row_products[i] + row;
     }
@@ -155,9 +155,9 @@ static spb_index row_count(const spgemm_omp_plan *p, workspace *w, spb_index i)
     spb_index count = 0;
     if (use_dense(p, products)) {
         int64_t mark = stamp(p, i, 0);
-        for (spb_index ka = A->row_ptr[i]; ka < A->row_ptr[i + 1]; ka++)
-            for (spb_index kb = B->row_ptr[A->col_idx[ka]]; kb < B->row_ptr[A->col_idx[ka] + 1];
-                 kb++)
+        for (spb_offset ka = csr_row_start(A, i); ka < csr_row_start(A, i + 1); ka++)
+            for (spb_offset kb = csr_row_start(B, A->col_idx[ka]);
+                 kb < csr_row_start(B, A->col_idx[ka] + 1); kb++)
                 if (w->marker[B->col_idx[kb]] != mark) {
                     w->marker[B->col_idx[kb]] = mark;
                     count++;
@@ -165,8 +165,9 @@ static spb_index row_count(const spgemm_omp_plan *p, workspace *w, spb_index i)
         return count;
     }
     uint64_t mask = hash_mask(products);
-    for (spb_index ka = A->row_ptr[i]; ka < A->row_ptr[i + 1]; ka++)
-        for (spb_index kb = B->row_ptr[A->col_idx[ka]]; kb < B->row_ptr[A->col_idx[ka] + 1]; kb++) {
+    for (spb_offset ka = csr_row_start(A, i); ka < csr_row_start(A, i + 1); ka++)
+        for (spb_offset kb = csr_row_start(B, A->col_idx[ka]);
+             kb < csr_row_start(B, A->col_idx[ka] + 1); kb++) {
             spb_index j = B->col_idx[kb];
             uint64_t s = spgemm_hash_slot(w->keys, mask, j);
             if (w->keys[s] == -1) {
@@ -234,8 +235,8 @@ static spb_index row_fill_hash(const spgemm_omp_plan *p, workspace *w, spb_index
 static void row_fill(const spgemm_omp_plan *p, workspace *w, spb_index i, spb_csr *C)
 {
     int64_t products = p->row_products[i + 1] - p->row_products[i];
-    spb_index *cols = C->col_idx + C->row_ptr[i];
-    double *vals = C->val + (size_t)C->row_ptr[i] * csr_values_per_entry(C);
+    spb_index *cols = C->col_idx + csr_row_start(C, i);
+    double *vals = C->val + (size_t)csr_row_start(C, i) * csr_values_per_entry(C);
     if (use_dense(p, products))
         row_fill_dense(p, w, i, products, cols, vals);
     else
@@ -257,18 +258,13 @@ spb_status csr_spgemm_omp(spgemm_omp_plan *p, spb_csr *C, char *msg)
             counts[i + 1] = row_count(p, w, i);
     }
     for (spb_index i = 0; i < A->m; i++) counts[i + 1] += counts[i];
-    spb_status st = SPB_OK;
-    if (counts[A->m] > SPB_INDEX_MAX)
-        st = spb_fail(msg, SPB_ERR_TOO_LARGE, "C would hold %lld entries, beyond %d",
-                      (long long)counts[A->m], (int)SPB_INDEX_MAX);
-    if (st == SPB_OK)
-        st = A->complex_values ? csr_alloc_complex(C, A->m, p->B->n, (spb_index)counts[A->m], msg)
-                               : csr_alloc(C, A->m, p->B->n, (spb_index)counts[A->m], msg);
+    spb_status st = csr_alloc_as(C, A->m, p->B->n, counts[A->m], A->complex_values,
+                                 csr_spgemm_wide(A, p->B, counts[A->m]), msg);
     if (st != SPB_OK) {
         spb_free(counts);
         return st;
     }
-    for (spb_index i = 0; i <= A->m; i++) C->row_ptr[i] = (spb_index)counts[i];
+    for (spb_index i = 0; i <= A->m; i++) csr_set_row_start(C, i, counts[i]);
     spb_free(counts);
 #pragma omp parallel for num_threads(p->threads) schedule(dynamic, 1)
     for (int c = 0; c < p->chunks; c++) {

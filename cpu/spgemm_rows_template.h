@@ -1,5 +1,6 @@
 /* spgemm_rows_template.h — the numeric inner loops of the host SpGEMM
- * kernels, one body for both precisions: spgemm_rows.h includes it once per
+ * kernels (A and B on 32- or 64-bit row offsets), one body for both
+ * precisions: spgemm_rows.h includes it once per
  * value type, after defining SPB_FN(name) (the name in this precision),
  * SPB_VALUE (double, float, or a complex type), SPB_ABS (its absolute
  * value) and SPB_WIDE (what C holds: double, or complex double). No
@@ -15,10 +16,11 @@ static inline spb_index SPB_FN(spgemm_dense_row)(const spb_csr *A, const SPB_VAL
                                                  SPB_VALUE *acc, spb_index *cols, double *scale)
 {
     spb_index len = 0;
-    for (spb_index ka = A->row_ptr[i]; ka < A->row_ptr[i + 1]; ka++) {
+    for (spb_offset ka = csr_row_start(A, i), a_end = csr_row_start(A, i + 1); ka < a_end; ka++) {
         spb_index r = A->col_idx[ka];
         SPB_VALUE a = a_val[ka];
-        for (spb_index kb = B->row_ptr[r]; kb < B->row_ptr[r + 1]; kb++) {
+        for (spb_offset kb = csr_row_start(B, r), b_end = csr_row_start(B, r + 1); kb < b_end;
+             kb++) {
             spb_index j = B->col_idx[kb];
             SPB_VALUE b = b_val[kb];
             if (marker[j] != mark) {
@@ -50,10 +52,11 @@ static inline spb_index SPB_FN(spgemm_hash_row)(const spb_csr *A, const SPB_VALU
                                                 SPB_VALUE *vals, spb_index *cols)
 {
     spb_index len = 0;
-    for (spb_index ka = A->row_ptr[i]; ka < A->row_ptr[i + 1]; ka++) {
+    for (spb_offset ka = csr_row_start(A, i), a_end = csr_row_start(A, i + 1); ka < a_end; ka++) {
         spb_index r = A->col_idx[ka];
         SPB_VALUE a = a_val[ka];
-        for (spb_index kb = B->row_ptr[r]; kb < B->row_ptr[r + 1]; kb++) {
+        for (spb_offset kb = csr_row_start(B, r), b_end = csr_row_start(B, r + 1); kb < b_end;
+             kb++) {
             spb_index j = B->col_idx[kb];
             uint64_t s = spgemm_hash_slot(keys, mask, j);
             if (keys[s] == -1) {

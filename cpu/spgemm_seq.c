@@ -16,9 +16,9 @@ int64_t csr_spgemm_nnz(const spb_csr *A, const spb_csr *B)
     for (spb_index j = 0; j < B->n; j++) marker[j] = -1;
     int64_t count = 0;
     for (spb_index i = 0; i < A->m; i++)
-        for (spb_index ka = A->row_ptr[i]; ka < A->row_ptr[i + 1]; ka++) {
+        for (spb_offset ka = csr_row_start(A, i); ka < csr_row_start(A, i + 1); ka++) {
             spb_index r = A->col_idx[ka];
-            for (spb_index kb = B->row_ptr[r]; kb < B->row_ptr[r + 1]; kb++)
+            for (spb_offset kb = csr_row_start(B, r); kb < csr_row_start(B, r + 1); kb++)
                 if (marker[B->col_idx[kb]] != i) {
                     marker[B->col_idx[kb]] = i;
                     count++;
@@ -40,7 +40,8 @@ static spb_status check_shapes(const spb_csr *A, const spb_csr *B, char *msg)
 /* Gustavson in the values' precision (a32 NULL: fp64 or complex128); with
  * scale (fp64 and complex128 only), |A|*|B| at C's entries too, allocated
  * here. nnz: C's entries, or -1 to count them. A complex A (and B: the
- * operation takes them alike) makes a complex C. */
+ * operation takes them alike) makes a complex C; C's row offsets are 64-bit
+ * when its entries need them or an operand's are (csr_spgemm_wide). */
 static spb_status gustavson(const spb_csr *A, const spb_csr *B, const spgemm_values *v, int64_t nnz,
                             spb_csr *C, double **scale, char *msg)
 {
@@ -50,9 +51,6 @@ static spb_status gustavson(const spb_csr *A, const spb_csr *B, const spgemm_val
     if (st != SPB_OK) return st;
     if (nnz < 0) nnz = csr_spgemm_nnz(A, B);
     if (nnz < 0) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the accumulator");
-    if (nnz > SPB_INDEX_MAX)
-        return spb_fail(msg, SPB_ERR_TOO_LARGE, "C would hold %lld entries, beyond %d",
-                        (long long)nnz, (int)SPB_INDEX_MAX);
     if (A->complex_values != B->complex_values)
         return spb_fail(msg, SPB_ERR_INVALID, "A is %s and B %s: their fields must agree",
                         A->complex_values ? "complex" : "real",
@@ -64,8 +62,7 @@ static spb_status gustavson(const spb_csr *A, const spb_csr *B, const spgemm_val
     if (scale) *scale = spb_malloc((size_t)nnz + 1, sizeof **scale);
     int room = marker && acc && (!scale || (scale_acc && *scale));
     if (room)
-        st = A->complex_values ? csr_alloc_complex(C, A->m, B->n, (spb_index)nnz, msg)
-                               : csr_alloc(C, A->m, B->n, (spb_index)nnz, msg);
+        st = csr_alloc_as(C, A->m, B->n, nnz, A->complex_values, csr_spgemm_wide(A, B, nnz), msg);
     if (!room || st != SPB_OK) {
         spb_free(marker);
         spb_free(acc);
@@ -77,7 +74,7 @@ static spb_status gustavson(const spb_csr *A, const spb_csr *B, const spgemm_val
         return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for C (%lld entries)", (long long)nnz);
     }
     for (spb_index j = 0; j < B->n; j++) marker[j] = -1;
-    spb_index len = 0;
+    spb_offset len = 0;
     for (spb_index i = 0; i < A->m; i++) {
         spb_index *cols = C->col_idx + len;
         spb_index count = spgemm_dense_row_of(A, B, v, i, i, marker, acc, cols, scale_acc);
@@ -85,7 +82,7 @@ static spb_status gustavson(const spb_csr *A, const spb_csr *B, const spgemm_val
         spgemm_gather_of(A, v, acc, cols, count, C->val + (size_t)len * csr_values_per_entry(C));
         if (scale) spgemm_gather64(scale_acc, cols, count, *scale + len);
         len += count;
-        C->row_ptr[i + 1] = len;
+        csr_set_row_start(C, i + 1, len);
     }
     spb_free(marker);
     spb_free(acc);

@@ -451,7 +451,7 @@ spb_status csr_pattern_value(const spb_csr *A, spb_value *value, char *msg)
 int64_t csr_spgemm_products(const spb_csr *A, const spb_csr *B)
 {
     int64_t products = 0;
-    for (spb_index k = 0; k < A->nnz; k++) {
+    for (spb_offset k = 0; k < A->nnz; k++) {
         spb_index j = A->col_idx[k];
         products += csr_row_start(B, j + 1) - csr_row_start(B, j);
     }
@@ -463,10 +463,10 @@ int64_t csr_spgemm_products(const spb_csr *A, const spb_csr *B)
 static void row_products(const spb_csr *A, const spb_csr *B, spb_index i, spb_index *marker,
                          int64_t *products, int64_t *distinct)
 {
-    for (spb_index ka = csr_row_start(A, i); ka < csr_row_start(A, i + 1); ka++) {
+    for (spb_offset ka = csr_row_start(A, i); ka < csr_row_start(A, i + 1); ka++) {
         spb_index r = A->col_idx[ka];
         *products += csr_row_start(B, r + 1) - csr_row_start(B, r);
-        for (spb_index kb = csr_row_start(B, r); kb < csr_row_start(B, r + 1); kb++)
+        for (spb_offset kb = csr_row_start(B, r); kb < csr_row_start(B, r + 1); kb++)
             if (marker[B->col_idx[kb]] != i) {
                 marker[B->col_idx[kb]] = i;
                 ++*distinct;
@@ -483,7 +483,7 @@ spb_status csr_spgemm_shape(const spb_csr *A, const spb_csr *B, spb_index sample
         if (csr_row_start(A, i + 1) - csr_row_start(A, i) > shape->a_row_max)
             shape->a_row_max = csr_row_start(A, i + 1) - csr_row_start(A, i);
         int64_t row = 0;
-        for (spb_index ka = csr_row_start(A, i); ka < csr_row_start(A, i + 1); ka++)
+        for (spb_offset ka = csr_row_start(A, i); ka < csr_row_start(A, i + 1); ka++)
             row += csr_row_start(B, A->col_idx[ka] + 1) - csr_row_start(B, A->col_idx[ka]);
         shape->products += row;
         if (row > shape->row_products_max) shape->row_products_max = row;

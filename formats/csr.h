@@ -127,6 +127,13 @@ spb_status csr_transpose(const spb_csr *A, spb_csr *T, char *msg);
 /* Intermediate products of C = A*B: the sum over A's entries of the length
  * of B's matching row (the multiply-adds a product does). */
 int64_t csr_spgemm_products(const spb_csr *A, const spb_csr *B);
+/* Whether C = A*B, of nnz_c entries, is kept on 64-bit row offsets: when
+ * its entries need them, or when an operand's are 64-bit (so the wide path
+ * also runs on small matrices: SPB_WIDE_OFFSETS). */
+static inline int csr_spgemm_wide(const spb_csr *A, const spb_csr *B, int64_t nnz_c)
+{
+    return nnz_c > SPB_INDEX_MAX || csr_wide(A) || csr_wide(B);
+}
 
 /* What the SpGEMM auto kernel reads before the product: the products of A*B,
  * the most in one row of A, A's longest row (entries), and the compression (products over entries

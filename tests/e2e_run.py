@@ -424,7 +424,7 @@ def test_wide_offsets(tmp):
     """A matrix of more than 2^31 - 1 entries keeps 64-bit row offsets; with
     SPB_WIDE_OFFSETS=1 every matrix is stored so: the rows that take them
     ([64-bit offsets too]) run and validate, every other row is skipped
-    saying why, SpGEMM refuses the matrix naming the reason, and the cache
+    saying why, SpGEMM's host rows that take them make C on them, and the cache
     stores the matrices (narrow: no entry grows) and gives them back on
     64-bit offsets again."""
     env = dict(os.environ, SPB_WIDE_OFFSETS="1")
@@ -463,12 +463,25 @@ def test_wide_offsets(tmp):
           and all("row offsets are 64-bit" in row["message"] for row in rows
                   if row["status"] == "skipped"),
           "a cached matrix comes back on 64-bit offsets")
+    # SpGEMM: A, B and C on 64-bit offsets, the host rows that take them validated
     out = os.path.join(tmp, "wide-spgemm.csv")
-    r = spbench("run", "--op", "spgemm", *FAST, "--csv", out, files[0], env=env)
+    r = spbench("run", "--op", "spgemm", *FAST, "--precision", "both", "--threads", "1,2",
+                "--csv", out, *files, env=env)
     rows = read_rows(out)
-    check(r.returncode == 1 and len(rows) == 1 and rows[0]["status"] == "error" and
-          "no SpGEMM row takes them yet" in rows[0]["message"],
-          "SpGEMM refuses the matrix naming why: %s" % [row["message"] for row in rows])
+    listed = [line.split() for line in spbench("--list").stdout.splitlines()
+              if line.strip() and line[0] != "#" and line.split()[1] == "spgemm"]
+    takes = {f[0] for f in listed if "[64-bit offsets too]" in " ".join(f)}
+    check({"spgemm.gustavson", "spgemm.omp"} <= takes, "SpGEMM rows that take them: %s" % takes)
+    ok = {row["kernel"] for row in rows if row["status"] == "ok"}
+    check(r.returncode == 0 and ok == takes and
+          all(float(row["rel_l2_err"]) < (1e-13 if row["precision"] == "fp64" else 1e-5)
+              for row in rows if row["status"] == "ok"),
+          "SpGEMM on 64-bit offsets: %s ok, %s" % (sorted(ok), r.stderr[-300:]))
+    check(all("row offsets are 64-bit" in row["message"] for row in rows
+              if row["status"] != "ok"),
+          "the other SpGEMM rows skipped saying why: %s"
+          % [(row["kernel"], row["status"], row["message"]) for row in rows
+             if row["status"] != "ok"][:3])
     # --dry-run counts the rows each matrix's offsets decline as the run does
     dry = os.path.join(tmp, "wide-dry.csv")
     args = [*FAST, "--kernels", "csr.serial,hll.serial.row", "--csv", dry, files[0]]

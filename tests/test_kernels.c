@@ -135,7 +135,7 @@ static void check_kernel(const spb_kernel *kernel, spb_case *c, const spb_value 
                                     .device_cache_bytes = TEST_CACHE_BYTES};
         spb_kernel_plan plan = {0};
         char msg[SPB_MSG_LEN] = "";
-        if (run_kernel_declines(kernel, c->A, &config, msg) != SPB_OK) { /* the run's gate */
+        if (run_kernel_declines(kernel, c->A, NULL, NAN, &config, msg) != SPB_OK) { /* the gate */
             CHECK(csr_wide(c->A) && !kernel->wide_offsets, "%s on %s declined: %s", kernel->name,
                   c->name, msg);
             skipped++;

@@ -670,6 +670,103 @@ static void check_refusals(void)
     csr_free(&A);
 }
 
+/* A copy of A on 64-bit row offsets (the entries shared with A). */
+static spb_csr widened(const spb_csr *A)
+{
+    spb_csr W = *A;
+    char msg[SPB_MSG_LEN] = "";
+    W.row_ptr = spb_malloc((size_t)A->m + 1, sizeof *W.row_ptr);
+    memcpy(W.row_ptr, A->row_ptr, sizeof *W.row_ptr * ((size_t)A->m + 1));
+    CHECK(csr_widen(&W, msg) == SPB_OK && csr_wide(&W), "widening: %s", msg);
+    return W;
+}
+
+/* Whether C and D hold the same matrix to the bit, whatever their offsets. */
+static int same_csr(const spb_csr *C, const spb_csr *D)
+{
+    if (C->m != D->m || C->n != D->n || C->nnz != D->nnz) return 0;
+    for (spb_index i = 0; i <= C->m; i++)
+        if (csr_row_start(C, i) != csr_row_start(D, i)) return 0;
+    return !memcmp(C->col_idx, D->col_idx, sizeof *C->col_idx * (size_t)C->nnz) &&
+           !memcmp(C->val, D->val, sizeof *C->val * (size_t)C->nnz * csr_values_per_entry(C));
+}
+
+/* One product of a host kernel (prepare, product, release) on A and B. */
+static spb_status host_product(const char *name, const spb_csr *A, const spb_csr *B,
+                               spb_precision precision, spb_csr *C, char *msg)
+{
+    const spb_operation *op = operation_spgemm();
+    const spb_kernel *kernel = NULL;
+    for (int k = 0; k < op->kernel_count; k++)
+        if (strcmp(op->kernels[k]->name, name) == 0) kernel = op->kernels[k];
+    spb_format_set F;
+    format_set_init(&F, A);
+    F.b = B;
+    spb_kernel_config config = {.threads = 2, .precision = precision};
+    spb_kernel_plan plan = {0};
+    spb_status st = kernel->prepare(kernel, &F, &config, &plan, msg);
+    if (st == SPB_OK) st = spgemm_kernel_of(kernel)->spgemm(plan.state, C, msg);
+    if (plan.state) kernel->release(plan.state);
+    format_set_free(&F);
+    return st;
+}
+
+/* A and B on 64-bit row offsets (a product past 2^31 - 1 entries' path, on
+ * small ones): the products and C's entries counted alike, and the
+ * reference, its scale and each host row that takes them
+ * (spb_kernel.wide_offsets) make C on 64-bit offsets, equal to the bit to
+ * what they make on 32-bit ones, in both precisions. */
+static void check_wide_offsets(spb_rng *rng)
+{
+    const spb_operation *op = operation_spgemm();
+    for (int round = 0; round < 4; round++) {
+        spb_csr A, B, R, R64;
+        random_csr(rng, 30 + round * 17, 45, 0.15, &A);
+        random_csr(rng, 45, 25 + round * 9, 0.2, &B);
+        spb_csr A64 = widened(&A), B64 = widened(&B);
+        char msg[SPB_MSG_LEN] = "";
+        double *scale = NULL, *scale64 = NULL;
+        CHECK(csr_spgemm_products(&A64, &B64) == csr_spgemm_products(&A, &B) &&
+                  csr_spgemm_nnz(&A64, &B) == csr_spgemm_nnz(&A, &B),
+              "round %d: counts on 64-bit offsets", round);
+        CHECK(csr_spgemm_reference(&A, &B, -1, &R, &scale, msg) == SPB_OK, "%s", msg);
+        CHECK(csr_spgemm_reference(&A64, &B64, -1, &R64, &scale64, msg) == SPB_OK, "%s", msg);
+        CHECK(csr_wide(&R64) && !csr_wide(&R) && same_csr(&R, &R64) &&
+                  !memcmp(scale, scale64, sizeof *scale * (size_t)R.nnz),
+              "round %d: the reference and its scale on 64-bit offsets", round);
+        int taken = 0;
+        for (int k = 0; k < op->kernel_count; k++) {
+            const spb_kernel *kernel = op->kernels[k];
+            if (!kernel->wide_offsets) continue;
+            for (int v = 0; v < 2; v++) {
+                spb_precision precision = v ? SPB_FP32 : SPB_FP64;
+                spb_csr C, C64;
+                CHECK(host_product(kernel->name, &A, &B, precision, &C, msg) == SPB_OK, "%s: %s",
+                      kernel->name, msg);
+                /* one wide operand is enough to make C wide */
+                CHECK(host_product(kernel->name, v ? &A : &A64, v ? &B64 : &B, precision, &C64,
+                                   msg) == SPB_OK,
+                      "%s on 64-bit offsets: %s", kernel->name, msg);
+                CHECK(csr_wide(&C64) && same_csr(&C, &C64),
+                      "round %d, %s (%s): C on 64-bit offsets as on 32-bit ones", round,
+                      kernel->name, spb_precision_str(precision));
+                csr_free(&C);
+                csr_free(&C64);
+                taken++;
+            }
+        }
+        CHECK(taken >= 4, "the host rows that take 64-bit offsets ran: %d", taken);
+        free(scale);
+        free(scale64);
+        spb_free(A64.row_ptr64);
+        spb_free(B64.row_ptr64);
+        csr_free(&R);
+        csr_free(&R64);
+        csr_free(&A);
+        csr_free(&B);
+    }
+}
+
 /* usage: test_spgemm [MATRIX_DIR] [host|cuda] — host kernels by default;
  * "cuda" checks the device kernels (check_gpu.h: skipped, 77, only where
  * no device is listed and SPB_REQUIRE_GPU is not 1). */
@@ -683,6 +780,7 @@ int main(int argc, char **argv)
     check_duplicates_on_read();
     check_random(&rng);
     if (!want_cuda) check_reference(&rng);
+    if (!want_cuda) check_wide_offsets(&rng);
     check_long_rows(&rng);
     check_refusals();
     if (!want_cuda) check_fp32_range();

@@ -245,7 +245,7 @@ static void estimate_matrix(const spb_run_opts *o, const spb_plan *plan, const i
         const spb_kernel *kernel = plan->rows[i].kernel;
         spb_kernel_config in_field = plan->rows[i].config; /* as the run takes the matrix */
         in_field.precision = spb_precision_in_field(in_field.precision, A.complex_values);
-        if (run_kernel_declines(kernel, &A, &in_field, msg) != SPB_OK) {
+        if (run_kernel_declines(kernel, &A, NULL, NAN, &in_field, msg) != SPB_OK) {
             e->declined++;
             continue;
         }

@@ -56,8 +56,8 @@ static int working_memory_fits(const spb_kernel *kernel, const spb_case *c,
     return st == SPB_OK;
 }
 
-spb_status run_kernel_declines(const spb_kernel *kernel, const spb_csr *A,
-                               const spb_kernel_config *config, char *msg)
+spb_status run_kernel_declines(const spb_kernel *kernel, const spb_csr *A, const spb_csr *B,
+                               double nnz_c, const spb_kernel_config *config, char *msg)
 {
     if (spb_precision_complex(config->precision) && !kernel->complex_values)
         return spb_fail(msg, SPB_ERR_DECLINED,
@@ -71,6 +71,16 @@ spb_status run_kernel_declines(const spb_kernel *kernel, const spb_csr *A,
                         "the matrix's row offsets are 64-bit (%lld entries) and "
                         "this kernel has no version for them",
                         (long long)A->nnz);
+    if (B && csr_wide(B) && !kernel->wide_offsets)
+        return spb_fail(msg, SPB_ERR_DECLINED,
+                        "B's row offsets are 64-bit (%lld entries) and this kernel has no "
+                        "version for them",
+                        (long long)B->nnz);
+    if (nnz_c > SPB_INDEX_MAX && !kernel->wide_offsets)
+        return spb_fail(msg, SPB_ERR_DECLINED,
+                        "C = A*B holds %.0f entries, on 64-bit row offsets, and this kernel has "
+                        "no version for them",
+                        nnz_c);
     return SPB_OK;
 }
 
@@ -79,7 +89,7 @@ static int prepare_kernel(const spb_kernel *kernel, spb_case *c, const spb_kerne
                           char *row_msg)
 {
     if ((kernel->supports && !kernel->supports(kernel, c->A, row_msg)) ||
-        run_kernel_declines(kernel, c->A, config, row_msg) != SPB_OK) {
+        run_kernel_declines(kernel, c->A, c->formats.b, c->nnz_c, config, row_msg) != SPB_OK) {
         r->status = SPB_ROW_SKIPPED;
         return 0;
     }
@@ -237,7 +247,8 @@ spb_status run_single_product(const spb_operation *op, const spb_kernel *kernel,
         return spb_fail(msg, SPB_ERR_DECLINED, "kernel %s cannot run here", kernel->name);
     spb_kernel_config in_field = *config; /* the matrix's field, as a run's rows take it */
     in_field.precision = spb_precision_in_field(config->precision, c->A->complex_values);
-    if (run_kernel_declines(kernel, c->A, &in_field, msg) != SPB_OK) return SPB_ERR_DECLINED;
+    if (run_kernel_declines(kernel, c->A, c->formats.b, c->nnz_c, &in_field, msg) != SPB_OK)
+        return SPB_ERR_DECLINED;
     spb_kernel_plan plan = {0};
     spb_status st = kernel->prepare(kernel, &c->formats, &in_field, &plan, msg);
     if (st != SPB_OK) return st;

@@ -172,10 +172,11 @@ spb_status run_matrix(const char *source, const char *name, const spb_run_opts *
 
 /* Whether the run declines kernel on A in config's precision before its
  * prepare (a complex matrix and a real kernel, fp32 without an fp32
- * version, wide row offsets and a kernel without them): SPB_ERR_DECLINED
- * with the reason, else SPB_OK. */
-spb_status run_kernel_declines(const spb_kernel *kernel, const spb_csr *A,
-                               const spb_kernel_config *config, char *msg);
+ * version, a matrix read or made on 64-bit row offsets and a kernel
+ * without them): SPB_ERR_DECLINED with the reason, else SPB_OK. SpGEMM
+ * also names B and C's entries (SpMV: NULL and NAN). */
+spb_status run_kernel_declines(const spb_kernel *kernel, const spb_csr *A, const spb_csr *B,
+                               double nnz_c, const spb_kernel_config *config, char *msg);
 
 /* One validated product of one kernel on a set-up case, outside any timing
  * (`spbench spmv`): supports, prepare, product, release. SPB_ERR_INVALID,
