@@ -13,6 +13,7 @@
 #include "bench/inputs/gen.h"
 #include "bench/inputs/rng.h"
 #include "bench/run/op_spgemm.h"
+#include "bench/run/run.h"
 #include "bench/validation/validate.h"
 #include "check.h"
 #include "check_gpu.h"
@@ -767,6 +768,37 @@ static void check_wide_offsets(spb_rng *rng)
     }
 }
 
+/* The run's gate before prepare: a product that reads B or makes C on
+ * 64-bit row offsets runs only on the rows that take them, the others
+ * declined naming which operand. */
+static void check_wide_gate(spb_rng *rng)
+{
+    spb_csr A, B;
+    random_csr(rng, 20, 20, 0.2, &A);
+    random_csr(rng, 20, 20, 0.2, &B);
+    spb_csr B64 = widened(&B);
+    const spb_operation *op = operation_spgemm();
+    spb_kernel_config config = {.threads = 1, .precision = SPB_FP64};
+    for (int k = 0; k < op->kernel_count; k++) {
+        const spb_kernel *kernel = op->kernels[k];
+        char msg[SPB_MSG_LEN] = "";
+        const spb_status takes = kernel->wide_offsets ? SPB_OK : SPB_ERR_DECLINED;
+        CHECK(run_kernel_declines(kernel, &A, &B, 3e9, &config, msg) == takes &&
+                  (takes == SPB_OK || strstr(msg, "C = A*B holds 3000000000 entries")),
+              "%s with C past 2^31 - 1 entries: %s", kernel->name, msg);
+        msg[0] = '\0'; /* spb_fail keeps a message's first words */
+        CHECK(run_kernel_declines(kernel, &A, &B64, 100, &config, msg) == takes &&
+                  (takes == SPB_OK || strstr(msg, "B's row offsets are 64-bit")),
+              "%s with B on 64-bit offsets: %s", kernel->name, msg);
+        CHECK(run_kernel_declines(kernel, &A, &B, 100, &config, msg) == SPB_OK &&
+                  run_kernel_declines(kernel, &A, &B, NAN, &config, msg) == SPB_OK,
+              "%s on 32-bit offsets: %s", kernel->name, msg);
+    }
+    spb_free(B64.row_ptr64);
+    csr_free(&A);
+    csr_free(&B);
+}
+
 /* usage: test_spgemm [MATRIX_DIR] [host|cuda] — host kernels by default;
  * "cuda" checks the device kernels (check_gpu.h: skipped, 77, only where
  * no device is listed and SPB_REQUIRE_GPU is not 1). */
@@ -781,6 +813,7 @@ int main(int argc, char **argv)
     check_random(&rng);
     if (!want_cuda) check_reference(&rng);
     if (!want_cuda) check_wide_offsets(&rng);
+    if (!want_cuda) check_wide_gate(&rng);
     check_long_rows(&rng);
     check_refusals();
     if (!want_cuda) check_fp32_range();
