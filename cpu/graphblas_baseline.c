@@ -87,7 +87,7 @@ static spb_status build_matrix(const spb_csr *A, const float *val32, GrB_Matrix 
         return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
     }
     for (spb_index i = 0; i < A->m; i++)
-        for (spb_index k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+        for (spb_offset k = csr_row_start(A, i); k < csr_row_start(A, i + 1); k++) {
             I[k] = (GrB_Index)i;
             J[k] = (GrB_Index)A->col_idx[k];
         }
@@ -214,7 +214,8 @@ typedef struct {
     GrB_Matrix A, B;
     GrB_Descriptor desc;
     GrB_Index m, n;
-    int fp32; /* A, B and C in GrB_FP32 */
+    spb_precision precision; /* of A, B, C and the semiring */
+    int wide;                /* C on 64-bit row offsets (csr_spgemm_wide) whatever its size */
 } graphblas_mxm_state;
 
 void graphblas_spgemm_release(void *state)
@@ -237,7 +238,8 @@ spb_status graphblas_spgemm_prepare(const spb_csr *A, const spb_csr *B, const fl
     if (!s) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
     s->m = (GrB_Index)A->m;
     s->n = (GrB_Index)B->n;
-    s->fp32 = a_val32 != NULL;
+    s->precision = precision_of(A, a_val32);
+    s->wide = csr_wide(A) || csr_wide(B);
     st = build_matrix(A, a_val32, &s->A, msg);
     if (st == SPB_OK) st = build_matrix(B, b_val32, &s->B, msg);
     if (st == SPB_OK) st = thread_descriptor(threads, &s->desc, msg);
@@ -248,21 +250,26 @@ spb_status graphblas_spgemm_prepare(const spb_csr *A, const spb_csr *B, const fl
     return st;
 }
 
-/* GraphBLAS's CSR (64-bit indices, possibly iso) copied into spbench's. */
+/* GraphBLAS's CSR (64-bit indices, possibly iso) copied into spbench's:
+ * values of the precision's type (complex ones as (re, im) pairs) widened
+ * to doubles; on 64-bit row offsets when its entries need them or `wide`. */
 static spb_status copy_out(GrB_Index m, GrB_Index n, const GrB_Index *Ap, const GrB_Index *Aj,
-                           const void *Ax, int fp32, bool iso, spb_csr *C, char *msg)
+                           const void *Ax, spb_precision precision, bool iso, int wide, spb_csr *C,
+                           char *msg)
 {
-    GrB_Index nnz = Ap[m];
-    if (nnz > (GrB_Index)SPB_INDEX_MAX)
-        return spb_fail(msg, SPB_ERR_TOO_LARGE, "C holds %llu entries, beyond %d",
-                        (unsigned long long)nnz, (int)SPB_INDEX_MAX);
-    spb_status st = csr_alloc(C, (spb_index)m, (spb_index)n, (spb_index)nnz, msg);
+    const GrB_Index nnz = Ap[m];
+    const int single = spb_precision_single(precision);
+    const size_t parts = spb_precision_complex(precision) ? 2 : 1;
+    spb_status st = csr_alloc_as(C, (spb_index)m, (spb_index)n, (spb_offset)nnz, parts == 2,
+                                 wide || nnz > (GrB_Index)SPB_INDEX_MAX, msg);
     if (st != SPB_OK) return st;
-    for (GrB_Index i = 0; i <= m; i++) C->row_ptr[i] = (spb_index)Ap[i];
+    for (GrB_Index i = 0; i <= m; i++) csr_set_row_start(C, (spb_index)i, (spb_offset)Ap[i]);
     for (GrB_Index k = 0; k < nnz; k++) {
         C->col_idx[k] = (spb_index)Aj[k];
-        GrB_Index at = iso ? 0 : k;
-        C->val[k] = fp32 ? ((const float *)Ax)[at] : ((const double *)Ax)[at];
+        const size_t at = (iso ? 0 : (size_t)k) * parts;
+        for (size_t q = 0; q < parts; q++)
+            C->val[(size_t)k * parts + q] =
+                single ? ((const float *)Ax)[at + q] : ((const double *)Ax)[at + q];
     }
     return SPB_OK;
 }
@@ -276,24 +283,23 @@ spb_status graphblas_spgemm_run(const void *state, spb_csr *C, char *msg)
     void *Ax = NULL;
     bool iso = false;
     const char *what = "GrB_Matrix_new";
-    GrB_Info info = GrB_Matrix_new(&P, s->fp32 ? GrB_FP32 : GrB_FP64, s->m, s->n);
+    GrB_Info info = GrB_Matrix_new(&P, type_of(s->precision), s->m, s->n);
     if (info == GrB_SUCCESS) {
         what = "setting row-major storage";
         info = GxB_Matrix_Option_set(P, GxB_FORMAT, GxB_BY_ROW);
     }
     if (info == GrB_SUCCESS) {
         what = "GrB_mxm";
-        info = GrB_mxm(P, NULL, NULL,
-                       s->fp32 ? GrB_PLUS_TIMES_SEMIRING_FP32 : GrB_PLUS_TIMES_SEMIRING_FP64, s->A,
-                       s->B, s->desc);
+        info = GrB_mxm(P, NULL, NULL, semiring_of(s->precision), s->A, s->B, s->desc);
     }
     if (info == GrB_SUCCESS) { /* jumbled NULL: GraphBLAS returns sorted rows */
         what = "GxB_Matrix_unpack_CSR";
         info =
             GxB_Matrix_unpack_CSR(P, &Ap, &Aj, &Ax, &Ap_size, &Aj_size, &Ax_size, &iso, NULL, NULL);
     }
-    spb_status st = info == GrB_SUCCESS ? copy_out(s->m, s->n, Ap, Aj, Ax, s->fp32, iso, C, msg)
-                                        : graphblas_error(info, what, msg);
+    spb_status st = info == GrB_SUCCESS
+                        ? copy_out(s->m, s->n, Ap, Aj, Ax, s->precision, iso, s->wide, C, msg)
+                        : graphblas_error(info, what, msg);
     free(Ap); /* unpacked arrays belong to the caller, from GraphBLAS's malloc */
     free(Aj);
     free(Ax);

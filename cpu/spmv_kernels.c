@@ -628,6 +628,7 @@ const spb_spmv_kernel cpu_spmv_kernels[] = {
                 .release = graphblas_baseline_release,
                 .fp32 = 1,
                 .complex_values = 1,
+                .wide_offsets = 1, /* GraphBLAS indexes in 64 bits */
                 .library = 1},
      .spmv = graphblas_baseline_run},
 };
