@@ -100,15 +100,16 @@ static double gustavson_bytes(const spb_kernel *self, const spb_work_size *size,
     return 13.0 * size->n + c_bytes(size);
 }
 
-/* One map of C's entries (16-byte slots, at most half full): at its last
- * doubling, the new map beside the old one; then C. */
+/* One map of C's entries (a key and a value a slot, two values complex; at
+ * most half full): at its last doubling, the new map beside the old one;
+ * then C and the 16-byte (key, slot) pairs it is sorted by. */
 static double hash_bytes(const spb_kernel *self, const spb_work_size *size,
                          const spb_kernel_config *config)
 {
-    (void)self, (void)config;
-    double slots = 64;
+    (void)self;
+    double slots = 64, slot = spb_precision_complex(config->precision) ? 24.0 : 16.0;
     while (slots < 2.0 * size->nnz_c + 2) slots *= 2;
-    return 1.5 * slots * 16.0 + c_bytes(size);
+    return 1.5 * slots * slot + 16.0 * size->nnz_c + c_bytes(size);
 }
 
 /* Per thread a dense accumulator as wide as B (the widest it uses), the
@@ -152,6 +153,8 @@ const spb_spgemm_kernel cpu_spgemm_kernels[] = {
                 .prepare = operands_prepare,
                 .release = operands_release,
                 .fp32 = 1,
+                .complex_values = 1,
+                .wide_offsets = 1,
                 .host_bytes = hash_bytes},
      .spgemm = hash_run},
     {.kernel = {.name = "spgemm.omp",

@@ -111,11 +111,6 @@ spb_status csr_spgemm_gustavson_values(const spb_csr *A, const spb_csr *B, const
 
 /* ---- the hash kernel --------------------------------------------------------------- */
 
-typedef struct {
-    uint64_t key; /* row << 32 | column, or EMPTY */
-    double val;
-} hash_entry;
-
 #define EMPTY UINT64_MAX
 
 static uint64_t hash_slot(uint64_t key, uint64_t mask)
@@ -126,8 +121,12 @@ static uint64_t hash_slot(uint64_t key, uint64_t mask)
     return key & mask;
 }
 
+/* One map of every product of C, keyed by row << 32 | column: the keys and,
+ * apart, `parts` values a slot (2: a complex sum's (re, im)). */
 typedef struct {
-    hash_entry *slots;
+    uint64_t *keys;
+    double *vals;
+    size_t parts;
     uint64_t mask, used;
 } hash_map;
 
@@ -138,71 +137,112 @@ typedef struct {
 static int hash_grow(hash_map *h, char *msg)
 {
     uint64_t old_size = h->mask + 1, size = old_size * 2;
+    const double slot_bytes = sizeof *h->keys + (double)h->parts * sizeof *h->vals;
     char detail[96];
     snprintf(detail, sizeof detail, "a hash map of %llu slots, the old one's %llu beside it",
              (unsigned long long)size, (unsigned long long)old_size);
-    double bytes = ((double)size + (double)old_size) * sizeof(hash_entry);
-    if (spb_memory_check(bytes, "spgemm.hash", detail, msg) != SPB_OK) return 0;
-    hash_entry *slots = spb_malloc((size_t)size, sizeof *slots);
-    if (!slots) return 0;
-    for (uint64_t s = 0; s < size; s++) slots[s].key = EMPTY;
-    for (uint64_t s = 0; h->slots && s <= h->mask; s++) {
-        if (h->slots[s].key == EMPTY) continue;
-        uint64_t t = hash_slot(h->slots[s].key, size - 1);
-        while (slots[t].key != EMPTY) t = (t + 1) & (size - 1);
-        slots[t] = h->slots[s];
+    if (spb_memory_check(((double)size + (double)old_size) * slot_bytes, "spgemm.hash", detail,
+                         msg) != SPB_OK)
+        return 0;
+    uint64_t *keys = spb_malloc((size_t)size, sizeof *keys);
+    double *vals = spb_malloc((size_t)size * h->parts, sizeof *vals);
+    if (!keys || !vals) {
+        spb_free(keys);
+        spb_free(vals);
+        return 0;
     }
-    spb_free(h->slots);
-    h->slots = slots;
+    for (uint64_t s = 0; s < size; s++) keys[s] = EMPTY;
+    for (uint64_t s = 0; h->keys && s <= h->mask; s++) {
+        if (h->keys[s] == EMPTY) continue;
+        uint64_t t = hash_slot(h->keys[s], size - 1);
+        while (keys[t] != EMPTY) t = (t + 1) & (size - 1);
+        keys[t] = h->keys[s];
+        memcpy(vals + t * h->parts, h->vals + s * h->parts, h->parts * sizeof *vals);
+    }
+    spb_free(h->keys);
+    spb_free(h->vals);
+    h->keys = keys;
+    h->vals = vals;
     h->mask = size - 1;
     return 1;
 }
 
-/* Adds v at key (in float when single: the sum held as a float, v one);
- * 0 when the map could not grow. */
-static int hash_add(hash_map *h, uint64_t key, double v, int single, char *msg)
+/* Adds the product's parts v at key (in float when single: each sum held
+ * as a float, v's parts floats); 0 when the map could not grow. */
+static int hash_add(hash_map *h, uint64_t key, const double *v, int single, char *msg)
 {
     if (2 * (h->used + 1) > h->mask + 1 && !hash_grow(h, msg)) return 0;
     uint64_t s = hash_slot(key, h->mask);
-    while (h->slots[s].key != EMPTY && h->slots[s].key != key) s = (s + 1) & h->mask;
-    if (h->slots[s].key == EMPTY) {
-        h->slots[s].key = key;
-        h->slots[s].val = 0.0;
+    while (h->keys[s] != EMPTY && h->keys[s] != key) s = (s + 1) & h->mask;
+    double *sum = h->vals + s * h->parts;
+    if (h->keys[s] == EMPTY) {
+        h->keys[s] = key;
+        for (size_t q = 0; q < h->parts; q++) sum[q] = 0.0;
         h->used++;
     }
-    if (single) /* float + float, rounded once: float addition exactly */
-        h->slots[s].val = (float)(h->slots[s].val + v);
-    else
-        h->slots[s].val += v;
+    for (size_t q = 0; q < h->parts; q++)
+        sum[q] = single ? (float)(sum[q] + v[q]) /* float + float, rounded once */ : sum[q] + v[q];
     return 1;
 }
 
-static int entry_cmp(const void *a, const void *b)
+/* A key and the slot its sum is in, to sort C's entries by. */
+typedef struct {
+    uint64_t key, slot;
+} keyed_slot;
+
+static int keyed_cmp(const void *a, const void *b)
 {
-    uint64_t x = ((const hash_entry *)a)->key, y = ((const hash_entry *)b)->key;
+    uint64_t x = ((const keyed_slot *)a)->key, y = ((const keyed_slot *)b)->key;
     return x < y ? -1 : x > y;
 }
 
-/* The map's entries, sorted by (row, column), into C. */
-static spb_status hash_to_csr(hash_map *h, spb_index m, spb_index n, spb_csr *C, char *msg)
+/* The map's entries, sorted by (row, column), into C (wide as
+ * csr_spgemm_wide says). */
+static spb_status hash_to_csr(const hash_map *h, const spb_csr *A, const spb_csr *B, spb_csr *C,
+                              char *msg)
 {
-    if (h->used > (uint64_t)SPB_INDEX_MAX)
-        return spb_fail(msg, SPB_ERR_TOO_LARGE, "C would hold %llu entries, beyond %d",
-                        (unsigned long long)h->used, (int)SPB_INDEX_MAX);
+    keyed_slot *order = spb_malloc((size_t)h->used + 1, sizeof *order);
+    if (!order) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory sorting C's entries");
     uint64_t kept = 0;
     for (uint64_t s = 0; s <= h->mask; s++)
-        if (h->slots[s].key != EMPTY) h->slots[kept++] = h->slots[s];
-    qsort(h->slots, (size_t)kept, sizeof *h->slots, entry_cmp);
-    spb_status st = csr_alloc(C, m, n, (spb_index)kept, msg);
-    if (st != SPB_OK) return st;
-    for (uint64_t k = 0; k < kept; k++) {
-        spb_index row = (spb_index)(h->slots[k].key >> 32);
-        C->col_idx[k] = (spb_index)(h->slots[k].key & 0xffffffffu);
-        C->val[k] = h->slots[k].val;
-        C->row_ptr[row + 1]++;
+        if (h->keys[s] != EMPTY) order[kept++] = (keyed_slot){h->keys[s], s};
+    qsort(order, (size_t)kept, sizeof *order, keyed_cmp);
+    spb_status st = csr_alloc_as(C, A->m, B->n, (spb_offset)kept, h->parts == 2,
+                                 csr_spgemm_wide(A, B, (int64_t)kept), msg);
+    if (st == SPB_OK) {
+        spb_offset *counts = spb_calloc((size_t)A->m + 1, sizeof *counts);
+        if (!counts) st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory for C's row sizes");
+        for (uint64_t k = 0; st == SPB_OK && k < kept; k++) {
+            C->col_idx[k] = (spb_index)(order[k].key & 0xffffffffu);
+            memcpy(C->val + k * h->parts, h->vals + order[k].slot * h->parts,
+                   h->parts * sizeof *C->val);
+            counts[(order[k].key >> 32) + 1]++;
+        }
+        for (spb_index i = 0; st == SPB_OK && i < A->m; i++) {
+            counts[i + 1] += counts[i];
+            csr_set_row_start(C, i + 1, counts[i + 1]);
+        }
+        spb_free(counts);
     }
-    for (spb_index i = 0; i < m; i++) C->row_ptr[i + 1] += C->row_ptr[i];
-    return SPB_OK;
+    spb_free(order);
+    if (st != SPB_OK) csr_free(C);
+    return st;
+}
+
+/* Product k of the products a*b, in the values' precision, into its parts
+ * (complex64: a float complex product, as the other rows make it). */
+static void hash_product(const spb_csr *A, const spb_csr *B, const spgemm_values *v, spb_offset ka,
+                         spb_offset kb, double *out)
+{
+    if (A->complex_values && v->a32) {
+        spgemm_c64 p = spgemm_values_c64(v->a32)[ka] * spgemm_values_c64(v->b32)[kb];
+        out[0] = crealf(p), out[1] = cimagf(p);
+    } else if (A->complex_values) {
+        spgemm_c128 p = spgemm_values_c128(A->val)[ka] * spgemm_values_c128(B->val)[kb];
+        out[0] = creal(p), out[1] = cimag(p);
+    } else {
+        out[0] = v->a32 ? (double)(v->a32[ka] * v->b32[kb]) : A->val[ka] * B->val[kb];
+    }
 }
 
 spb_status csr_spgemm_hash(const spb_csr *A, const spb_csr *B, const spgemm_values *v, spb_csr *C,
@@ -211,22 +251,24 @@ spb_status csr_spgemm_hash(const spb_csr *A, const spb_csr *B, const spgemm_valu
     memset(C, 0, sizeof *C);
     spb_status st = check_shapes(A, B, msg);
     if (st != SPB_OK) return st;
-    hash_map h = {NULL, 63, 0};
+    hash_map h = {NULL, NULL, csr_values_per_entry(A), 63, 0};
     if (!hash_grow(&h, msg)) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the hash map");
+    double product[2];
     for (spb_index i = 0; i < A->m && st == SPB_OK; i++)
-        for (spb_index ka = A->row_ptr[i]; ka < A->row_ptr[i + 1] && st == SPB_OK; ka++) {
+        for (spb_offset ka = csr_row_start(A, i); ka < csr_row_start(A, i + 1) && st == SPB_OK;
+             ka++) {
             spb_index r = A->col_idx[ka];
-            for (spb_index kb = B->row_ptr[r]; kb < B->row_ptr[r + 1]; kb++) {
+            for (spb_offset kb = csr_row_start(B, r); kb < csr_row_start(B, r + 1); kb++) {
                 uint64_t key = (uint64_t)i << 32 | (uint32_t)B->col_idx[kb];
-                double product =
-                    v->a32 ? (double)(v->a32[ka] * v->b32[kb]) : A->val[ka] * B->val[kb];
+                hash_product(A, B, v, ka, kb, product);
                 if (!hash_add(&h, key, product, v->a32 != NULL, msg)) {
                     st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the hash map");
                     break;
                 }
             }
         }
-    if (st == SPB_OK) st = hash_to_csr(&h, A->m, B->n, C, msg);
-    spb_free(h.slots);
+    if (st == SPB_OK) st = hash_to_csr(&h, A, B, C, msg);
+    spb_free(h.keys);
+    spb_free(h.vals);
     return st;
 }
