@@ -231,13 +231,15 @@ spb_status gpu_spgemm_prepare(const spb_kernel *self, spb_format_set *formats,
     int block, tile;
     spb_status st = launch_shape(v, config, &block, &tile, msg);
     if (st != SPB_OK) return st;
-    int64_t products = csr_spgemm_products(A, B);
-    if (products > INT32_MAX && !self->library) /* a library's row counts its own */
-        return spb_fail(msg, SPB_ERR_DECLINED,
-                        "A*B makes %lld intermediate products: this row counts them in 32 bits",
-                        (long long)products);
-    st = check_fits(A, B, products, config->precision, msg);
-    if (st != SPB_OK) return st;
+    if (!v->sizes_itself) {
+        int64_t products = csr_spgemm_products(A, B);
+        if (products > INT32_MAX)
+            return spb_fail(msg, SPB_ERR_DECLINED,
+                            "A*B makes %lld intermediate products: this row counts them in 32 bits",
+                            (long long)products);
+        st = check_fits(A, B, products, config->precision, msg);
+        if (st != SPB_OK) return st;
+    }
     const float *a32 = NULL, *b32 = NULL; /* fp32: declined when a value is out of range */
     if (spb_precision_single(config->precision) &&
         ((st = format_set_csr_values32(formats, &a32, msg)) != SPB_OK ||

@@ -197,11 +197,11 @@ static void cusparse_product(gpu_spgemm_state *s)
     release_call(&c);
 }
 
-static const gpu_spgemm_variant cusparse_spgemm = {0, 0, cusparse_product, 0, cusparse_setup};
-static const gpu_spgemm_variant cusparse_spgemm_alg2 = {0, 0, cusparse_product,
-                                                        CUSPARSE_SPGEMM_ALG2, cusparse_setup};
-static const gpu_spgemm_variant cusparse_spgemm_alg3 = {0, 0, cusparse_product,
-                                                        CUSPARSE_SPGEMM_ALG3, cusparse_setup};
+static const gpu_spgemm_variant cusparse_spgemm = {0, 0, cusparse_product, 0, cusparse_setup, 0, 1};
+static const gpu_spgemm_variant cusparse_spgemm_alg2 = {
+    0, 0, cusparse_product, CUSPARSE_SPGEMM_ALG2, cusparse_setup, 0, 1};
+static const gpu_spgemm_variant cusparse_spgemm_alg3 = {
+    0, 0, cusparse_product, CUSPARSE_SPGEMM_ALG3, cusparse_setup, 0, 1};
 
 const spb_spgemm_kernel gpu_spgemm_cusparse_kernels[] = {
     GPU_SPGEMM_KERNEL_FULL("cusparse.spgemm",

@@ -33,6 +33,10 @@ struct gpu_spgemm_variant {
     /* After upload: library handles and descriptors (NULL: none). */
     spb_status (*setup)(gpu_spgemm_state *s, char *msg);
     int outside_pool; /* allocates outside the stream-ordered pool (CUSP): memory not counted */
+    /* counts its products in 64 bits and sizes its buffers itself, falling
+     * back where they do not fit (cuSPARSE): prepare neither declines a
+     * product past 2^31 - 1 products nor refuses one by its estimate */
+    int sizes_itself;
 };
 
 struct gpu_spgemm_state {
