@@ -100,16 +100,16 @@ static double gustavson_bytes(const spb_kernel *self, const spb_work_size *size,
     return 13.0 * size->n + c_bytes(size);
 }
 
-/* One map of C's entries (a key and a value a slot, two values complex; at
- * most half full): at its last doubling, the new map beside the old one;
- * then C and the 16-byte (key, slot) pairs it is sorted by. */
+/* One map of C's entries (a key and its value a slot, two values
+ * complex; at most half full): at its last doubling, the new map beside the
+ * old one; then C. */
 static double hash_bytes(const spb_kernel *self, const spb_work_size *size,
                          const spb_kernel_config *config)
 {
     (void)self;
     double slots = 64, slot = spb_precision_complex(config->precision) ? 24.0 : 16.0;
     while (slots < 2.0 * size->nnz_c + 2) slots *= 2;
-    return 1.5 * slots * slot + 16.0 * size->nnz_c + c_bytes(size);
+    return 1.5 * slots * slot + c_bytes(size);
 }
 
 /* Per thread a dense accumulator as wide as B (the widest it uses), the

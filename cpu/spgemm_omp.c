@@ -152,12 +152,15 @@ static spb_index row_count(const spgemm_omp_plan *p, workspace *w, spb_index i)
 {
     const spb_csr *A = p->A, *B = p->B;
     int64_t products = p->row_products[i + 1] - p->row_products[i];
+    const spgemm_rows a_rows = spgemm_rows_of(A), b_rows = spgemm_rows_of(B);
     spb_index count = 0;
     if (use_dense(p, products)) {
         int64_t mark = stamp(p, i, 0);
-        for (spb_offset ka = csr_row_start(A, i); ka < csr_row_start(A, i + 1); ka++)
-            for (spb_offset kb = csr_row_start(B, A->col_idx[ka]);
-                 kb < csr_row_start(B, A->col_idx[ka] + 1); kb++)
+        for (spb_offset ka = spgemm_row_start(a_rows, i), a_end = spgemm_row_start(a_rows, i + 1);
+             ka < a_end; ka++)
+            for (spb_offset kb = spgemm_row_start(b_rows, A->col_idx[ka]),
+                            end = spgemm_row_start(b_rows, A->col_idx[ka] + 1);
+                 kb < end; kb++)
                 if (w->marker[B->col_idx[kb]] != mark) {
                     w->marker[B->col_idx[kb]] = mark;
                     count++;
@@ -165,9 +168,11 @@ static spb_index row_count(const spgemm_omp_plan *p, workspace *w, spb_index i)
         return count;
     }
     uint64_t mask = hash_mask(products);
-    for (spb_offset ka = csr_row_start(A, i); ka < csr_row_start(A, i + 1); ka++)
-        for (spb_offset kb = csr_row_start(B, A->col_idx[ka]);
-             kb < csr_row_start(B, A->col_idx[ka] + 1); kb++) {
+    for (spb_offset ka = spgemm_row_start(a_rows, i), a_end = spgemm_row_start(a_rows, i + 1);
+         ka < a_end; ka++)
+        for (spb_offset kb = spgemm_row_start(b_rows, A->col_idx[ka]),
+                        end = spgemm_row_start(b_rows, A->col_idx[ka] + 1);
+             kb < end; kb++) {
             spb_index j = B->col_idx[kb];
             uint64_t s = spgemm_hash_slot(w->keys, mask, j);
             if (w->keys[s] == -1) {
@@ -209,16 +214,20 @@ static spb_index row_fill_hash(const spgemm_omp_plan *p, workspace *w, spb_index
     spgemm_c128 *c128 = (spgemm_c128 *)(void *)w->vals;
     spgemm_c64 *c64 = (spgemm_c64 *)(void *)w->vals;
     spb_index len;
+    const int offsets64 = csr_wide(A) || csr_wide(B);
     if (A->complex_values && a32)
-        len = spgemm_hash_row_c64(A, spgemm_values_c64(a32), B, spgemm_values_c64(b32), i, mask,
-                                  w->keys, c64, cols);
+        len = (offsets64 ? spgemm_hash_row_wide_c64 : spgemm_hash_row_c64)(
+            A, spgemm_values_c64(a32), B, spgemm_values_c64(b32), i, mask, w->keys, c64, cols);
     else if (A->complex_values)
-        len = spgemm_hash_row_c128(A, spgemm_values_c128(A->val), B, spgemm_values_c128(B->val), i,
-                                   mask, w->keys, c128, cols);
+        len = (offsets64 ? spgemm_hash_row_wide_c128 : spgemm_hash_row_c128)(
+            A, spgemm_values_c128(A->val), B, spgemm_values_c128(B->val), i, mask, w->keys, c128,
+            cols);
     else if (a32)
-        len = spgemm_hash_row32(A, a32, B, b32, i, mask, w->keys, vals32, cols);
+        len = (offsets64 ? spgemm_hash_row_wide32 : spgemm_hash_row32)(A, a32, B, b32, i, mask,
+                                                                       w->keys, vals32, cols);
     else
-        len = spgemm_hash_row64(A, A->val, B, B->val, i, mask, w->keys, w->vals, cols);
+        len = (offsets64 ? spgemm_hash_row_wide64 : spgemm_hash_row64)(
+            A, A->val, B, B->val, i, mask, w->keys, w->vals, cols);
     sort_columns(cols, len);
     spgemm_c128 *wide = (spgemm_c128 *)(void *)vals;
     for (spb_index k = 0; k < len; k++) {

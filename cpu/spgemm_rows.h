@@ -1,7 +1,8 @@
-/* spgemm_rows.h — the host SpGEMM kernels' row loops in both precisions
- * (spgemm_rows_template.h: spgemm_dense_row64 and spgemm_dense_row32, and
- * the same for spgemm_hash_row), and what a kernel multiplies: the
- * operands' own values, or their fp32 copies. */
+/* spgemm_rows.h — the host SpGEMM kernels' row loops in every value type
+ * (spgemm_rows_template.h: spgemm_dense_row64, spgemm_dense_row32, ...,
+ * each also as spgemm_dense_row_wide64 ... for operands on 64-bit row
+ * offsets, and the same for spgemm_hash_row), and what a kernel
+ * multiplies: the operands' own values, or their fp32 copies. */
 #ifndef SPB_SPGEMM_ROWS_H
 #define SPB_SPGEMM_ROWS_H
 
@@ -9,6 +10,24 @@
 #include <math.h>
 
 #include "spgemm_cpu.h"
+
+/* A matrix's row offsets, 32- or 64-bit, taken out of the struct once so
+ * that the inner loops keep them in registers (csr_row_start reads the
+ * struct at every row). */
+typedef struct {
+    const spb_index *narrow;
+    const spb_offset *wide; /* NULL: narrow */
+} spgemm_rows;
+
+static inline spgemm_rows spgemm_rows_of(const spb_csr *M)
+{
+    return (spgemm_rows){M->row_ptr, M->row_ptr64};
+}
+
+static inline spb_offset spgemm_row_start(spgemm_rows rows, spb_index i)
+{
+    return rows.wide ? rows.wide[i] : (spb_offset)rows.narrow[i];
+}
 
 /* Column j's slot in a table of mask + 1 slots (keys -1 when empty): where
  * it is, or the empty slot where it goes. */
@@ -19,19 +38,29 @@ static inline uint64_t spgemm_hash_slot(const spb_index *keys, uint64_t mask, sp
     return s;
 }
 
-#define SPB_VALUE  double
-#define SPB_FN(fn) fn##64
-#define SPB_ABS    fabs
-#define SPB_WIDE   double
+#define SPB_VALUE     double
+#define SPB_FN(fn)    fn##64
+#define SPB_ABS       fabs
+#define SPB_WIDE      double
+#define SPB_ROWS_WIDE 0
 #include "spgemm_rows_template.h"
+#undef SPB_ROWS_WIDE
+#define SPB_ROWS_WIDE 1
+#include "spgemm_rows_template.h"
+#undef SPB_ROWS_WIDE
 #undef SPB_VALUE
 #undef SPB_FN
 #undef SPB_ABS
 
-#define SPB_VALUE  float
-#define SPB_FN(fn) fn##32
-#define SPB_ABS    fabsf
+#define SPB_VALUE     float
+#define SPB_FN(fn)    fn##32
+#define SPB_ABS       fabsf
+#define SPB_ROWS_WIDE 0
 #include "spgemm_rows_template.h"
+#undef SPB_ROWS_WIDE
+#define SPB_ROWS_WIDE 1
+#include "spgemm_rows_template.h"
+#undef SPB_ROWS_WIDE
 #undef SPB_VALUE
 #undef SPB_FN
 #undef SPB_ABS
@@ -43,18 +72,28 @@ typedef double _Complex spgemm_c128;
 typedef float _Complex spgemm_c64;
 #define SPB_WIDE spgemm_c128
 
-#define SPB_VALUE  spgemm_c128
-#define SPB_FN(fn) fn##_c128
-#define SPB_ABS    cabs
+#define SPB_VALUE     spgemm_c128
+#define SPB_FN(fn)    fn##_c128
+#define SPB_ABS       cabs
+#define SPB_ROWS_WIDE 0
 #include "spgemm_rows_template.h"
+#undef SPB_ROWS_WIDE
+#define SPB_ROWS_WIDE 1
+#include "spgemm_rows_template.h"
+#undef SPB_ROWS_WIDE
 #undef SPB_VALUE
 #undef SPB_FN
 #undef SPB_ABS
 
-#define SPB_VALUE  spgemm_c64
-#define SPB_FN(fn) fn##_c64
-#define SPB_ABS    cabsf
+#define SPB_VALUE     spgemm_c64
+#define SPB_FN(fn)    fn##_c64
+#define SPB_ABS       cabsf
+#define SPB_ROWS_WIDE 0
 #include "spgemm_rows_template.h"
+#undef SPB_ROWS_WIDE
+#define SPB_ROWS_WIDE 1
+#include "spgemm_rows_template.h"
+#undef SPB_ROWS_WIDE
 #undef SPB_VALUE
 #undef SPB_FN
 #undef SPB_ABS
@@ -78,16 +117,20 @@ static inline spb_index spgemm_dense_row_of(const spb_csr *A, const spb_csr *B,
                                             int64_t *marker, double *acc, spb_index *cols,
                                             double *scale)
 {
+    const int wide = csr_wide(A) || csr_wide(B);
     if (A->complex_values && v->a32)
-        return spgemm_dense_row_c64(A, spgemm_values_c64(v->a32), B, spgemm_values_c64(v->b32), i,
-                                    mark, marker, (spgemm_c64 *)(void *)acc, cols, NULL);
+        return (wide ? spgemm_dense_row_wide_c64 : spgemm_dense_row_c64)(
+            A, spgemm_values_c64(v->a32), B, spgemm_values_c64(v->b32), i, mark, marker,
+            (spgemm_c64 *)(void *)acc, cols, NULL);
     if (A->complex_values)
-        return spgemm_dense_row_c128(A, spgemm_values_c128(A->val), B, spgemm_values_c128(B->val),
-                                     i, mark, marker, (spgemm_c128 *)(void *)acc, cols, scale);
+        return (wide ? spgemm_dense_row_wide_c128 : spgemm_dense_row_c128)(
+            A, spgemm_values_c128(A->val), B, spgemm_values_c128(B->val), i, mark, marker,
+            (spgemm_c128 *)(void *)acc, cols, scale);
     if (v->a32)
-        return spgemm_dense_row32(A, v->a32, B, v->b32, i, mark, marker, (float *)(void *)acc, cols,
-                                  NULL);
-    return spgemm_dense_row64(A, A->val, B, B->val, i, mark, marker, acc, cols, scale);
+        return (wide ? spgemm_dense_row_wide32 : spgemm_dense_row32)(
+            A, v->a32, B, v->b32, i, mark, marker, (float *)(void *)acc, cols, NULL);
+    return (wide ? spgemm_dense_row_wide64 : spgemm_dense_row64)(A, A->val, B, B->val, i, mark,
+                                                                 marker, acc, cols, scale);
 }
 
 /* The accumulator's sums at cols[0..len) into out, C's row: doubles, or

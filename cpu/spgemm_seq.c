@@ -15,10 +15,13 @@ int64_t csr_spgemm_nnz(const spb_csr *A, const spb_csr *B)
     if (!marker) return -1;
     for (spb_index j = 0; j < B->n; j++) marker[j] = -1;
     int64_t count = 0;
+    const spgemm_rows a_rows = spgemm_rows_of(A), b_rows = spgemm_rows_of(B);
     for (spb_index i = 0; i < A->m; i++)
-        for (spb_offset ka = csr_row_start(A, i); ka < csr_row_start(A, i + 1); ka++) {
+        for (spb_offset ka = spgemm_row_start(a_rows, i), a_end = spgemm_row_start(a_rows, i + 1);
+             ka < a_end; ka++) {
             spb_index r = A->col_idx[ka];
-            for (spb_offset kb = csr_row_start(B, r); kb < csr_row_start(B, r + 1); kb++)
+            for (spb_offset kb = spgemm_row_start(b_rows, r), end = spgemm_row_start(b_rows, r + 1);
+                 kb < end; kb++)
                 if (marker[B->col_idx[kb]] != i) {
                     marker[B->col_idx[kb]] = i;
                     count++;
@@ -121,14 +124,24 @@ static uint64_t hash_slot(uint64_t key, uint64_t mask)
     return key & mask;
 }
 
-/* One map of every product of C, keyed by row << 32 | column: the keys and,
- * apart, `parts` values a slot (2: a complex sum's (re, im)). */
+/* One map of every product of C, keyed by row << 32 | column: a slot is a
+ * key and its sum's `parts` values (2: a complex sum's (re, im)) side by
+ * side, so a product touches one place in memory. */
+typedef union {
+    uint64_t key;
+    double val;
+} hash_cell;
+
 typedef struct {
-    uint64_t *keys;
-    double *vals;
+    hash_cell *cells; /* (mask + 1) slots of 1 + parts cells */
     size_t parts;
     uint64_t mask, used;
 } hash_map;
+
+static hash_cell *hash_at(const hash_map *h, uint64_t slot)
+{
+    return h->cells + slot * (1 + h->parts);
+}
 
 /* Doubles the map; 0 with msg when it could not, or when the larger map
  * beside the old one would not fit in the memory the machine (or a cgroup,
@@ -137,112 +150,117 @@ typedef struct {
 static int hash_grow(hash_map *h, char *msg)
 {
     uint64_t old_size = h->mask + 1, size = old_size * 2;
-    const double slot_bytes = sizeof *h->keys + (double)h->parts * sizeof *h->vals;
+    const size_t stride = 1 + h->parts;
     char detail[96];
     snprintf(detail, sizeof detail, "a hash map of %llu slots, the old one's %llu beside it",
              (unsigned long long)size, (unsigned long long)old_size);
-    if (spb_memory_check(((double)size + (double)old_size) * slot_bytes, "spgemm.hash", detail,
-                         msg) != SPB_OK)
+    if (spb_memory_check(((double)size + (double)old_size) * stride * sizeof(hash_cell),
+                         "spgemm.hash", detail, msg) != SPB_OK)
         return 0;
-    uint64_t *keys = spb_malloc((size_t)size, sizeof *keys);
-    double *vals = spb_malloc((size_t)size * h->parts, sizeof *vals);
-    if (!keys || !vals) {
-        spb_free(keys);
-        spb_free(vals);
-        return 0;
+    hash_cell *cells = spb_malloc((size_t)size * stride, sizeof *cells);
+    if (!cells) return 0;
+    for (uint64_t s = 0; s < size; s++) cells[s * stride].key = EMPTY;
+    for (uint64_t s = 0; h->cells && s <= h->mask; s++) {
+        const hash_cell *from = hash_at(h, s);
+        if (from->key == EMPTY) continue;
+        uint64_t t = hash_slot(from->key, size - 1);
+        while (cells[t * stride].key != EMPTY) t = (t + 1) & (size - 1);
+        memcpy(cells + t * stride, from, stride * sizeof *cells);
     }
-    for (uint64_t s = 0; s < size; s++) keys[s] = EMPTY;
-    for (uint64_t s = 0; h->keys && s <= h->mask; s++) {
-        if (h->keys[s] == EMPTY) continue;
-        uint64_t t = hash_slot(h->keys[s], size - 1);
-        while (keys[t] != EMPTY) t = (t + 1) & (size - 1);
-        keys[t] = h->keys[s];
-        memcpy(vals + t * h->parts, h->vals + s * h->parts, h->parts * sizeof *vals);
-    }
-    spb_free(h->keys);
-    spb_free(h->vals);
-    h->keys = keys;
-    h->vals = vals;
+    spb_free(h->cells);
+    h->cells = cells;
     h->mask = size - 1;
     return 1;
 }
 
 /* Adds the product's parts v at key (in float when single: each sum held
- * as a float, v's parts floats); 0 when the map could not grow. */
-static int hash_add(hash_map *h, uint64_t key, const double *v, int single, char *msg)
+ * as a float, v's parts floats); 0 when the map could not grow. parts is
+ * the map's, a constant where hash_products is inlined. */
+static inline int hash_add(hash_map *h, uint64_t key, const double *v, const size_t parts,
+                           const int single, char *msg)
 {
     if (2 * (h->used + 1) > h->mask + 1 && !hash_grow(h, msg)) return 0;
     uint64_t s = hash_slot(key, h->mask);
-    while (h->keys[s] != EMPTY && h->keys[s] != key) s = (s + 1) & h->mask;
-    double *sum = h->vals + s * h->parts;
-    if (h->keys[s] == EMPTY) {
-        h->keys[s] = key;
-        for (size_t q = 0; q < h->parts; q++) sum[q] = 0.0;
+    hash_cell *slot = h->cells + s * (1 + parts);
+    while (slot->key != EMPTY && slot->key != key) {
+        s = (s + 1) & h->mask;
+        slot = h->cells + s * (1 + parts);
+    }
+    if (slot->key == EMPTY) {
+        slot->key = key;
+        for (size_t q = 1; q <= parts; q++) slot[q].val = 0.0;
         h->used++;
     }
-    for (size_t q = 0; q < h->parts; q++)
-        sum[q] = single ? (float)(sum[q] + v[q]) /* float + float, rounded once */ : sum[q] + v[q];
+    for (size_t q = 1; q <= parts; q++) /* float + float, rounded once, when single */
+        slot[q].val = single ? (float)(slot[q].val + v[q - 1]) : slot[q].val + v[q - 1];
     return 1;
 }
 
-/* A key and the slot its sum is in, to sort C's entries by. */
-typedef struct {
-    uint64_t key, slot;
-} keyed_slot;
-
-static int keyed_cmp(const void *a, const void *b)
+static int slot_cmp(const void *a, const void *b)
 {
-    uint64_t x = ((const keyed_slot *)a)->key, y = ((const keyed_slot *)b)->key;
+    uint64_t x = ((const hash_cell *)a)->key, y = ((const hash_cell *)b)->key;
     return x < y ? -1 : x > y;
 }
 
 /* The map's entries, sorted by (row, column), into C (wide as
- * csr_spgemm_wide says). */
-static spb_status hash_to_csr(const hash_map *h, const spb_csr *A, const spb_csr *B, spb_csr *C,
+ * csr_spgemm_wide says): its slots moved to its front and sorted there,
+ * whole (a key and its sum), so C is written in one pass. */
+static spb_status hash_to_csr(hash_map *h, const spb_csr *A, const spb_csr *B, spb_csr *C,
                               char *msg)
 {
-    keyed_slot *order = spb_malloc((size_t)h->used + 1, sizeof *order);
-    if (!order) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory sorting C's entries");
+    const size_t stride = 1 + h->parts;
     uint64_t kept = 0;
     for (uint64_t s = 0; s <= h->mask; s++)
-        if (h->keys[s] != EMPTY) order[kept++] = (keyed_slot){h->keys[s], s};
-    qsort(order, (size_t)kept, sizeof *order, keyed_cmp);
+        if (hash_at(h, s)->key != EMPTY)
+            memmove(h->cells + kept++ * stride, hash_at(h, s), stride * sizeof *h->cells);
+    qsort(h->cells, (size_t)kept, stride * sizeof *h->cells, slot_cmp);
     spb_status st = csr_alloc_as(C, A->m, B->n, (spb_offset)kept, h->parts == 2,
                                  csr_spgemm_wide(A, B, (int64_t)kept), msg);
-    if (st == SPB_OK) {
-        spb_offset *counts = spb_calloc((size_t)A->m + 1, sizeof *counts);
-        if (!counts) st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory for C's row sizes");
-        for (uint64_t k = 0; st == SPB_OK && k < kept; k++) {
-            C->col_idx[k] = (spb_index)(order[k].key & 0xffffffffu);
-            memcpy(C->val + k * h->parts, h->vals + order[k].slot * h->parts,
-                   h->parts * sizeof *C->val);
-            counts[(order[k].key >> 32) + 1]++;
-        }
-        for (spb_index i = 0; st == SPB_OK && i < A->m; i++) {
-            counts[i + 1] += counts[i];
-            csr_set_row_start(C, i + 1, counts[i + 1]);
-        }
-        spb_free(counts);
+    if (st != SPB_OK) return st;
+    for (uint64_t k = 0; k < kept; k++) { /* each row's count at its end, summed below */
+        const hash_cell *slot = h->cells + k * stride;
+        const spb_index row = (spb_index)(slot->key >> 32);
+        C->col_idx[k] = (spb_index)(slot->key & 0xffffffffu);
+        for (size_t q = 0; q < h->parts; q++) C->val[k * h->parts + q] = slot[1 + q].val;
+        csr_set_row_start(C, row + 1, csr_row_start(C, row + 1) + 1);
     }
-    spb_free(order);
-    if (st != SPB_OK) csr_free(C);
-    return st;
+    for (spb_index i = 0; i < A->m; i++)
+        csr_set_row_start(C, i + 1, csr_row_start(C, i + 1) + csr_row_start(C, i));
+    return SPB_OK;
 }
 
-/* Product k of the products a*b, in the values' precision, into its parts
- * (complex64: a float complex product, as the other rows make it). */
-static void hash_product(const spb_csr *A, const spb_csr *B, const spgemm_values *v, spb_offset ka,
-                         spb_offset kb, double *out)
+/* Every product of A*B into the map, in the values' precision (complex64:
+ * a float complex product, as the other rows make it). parts (the map's:
+ * 2 for complex) and single are constants at each call, so that each of
+ * the four inlined copies has no branch on the value type per product. */
+static inline spb_status hash_products(hash_map *h, const spb_csr *A, const spb_csr *B,
+                                       const spgemm_values *v, const size_t parts, const int single,
+                                       char *msg)
 {
-    if (A->complex_values && v->a32) {
-        spgemm_c64 p = spgemm_values_c64(v->a32)[ka] * spgemm_values_c64(v->b32)[kb];
-        out[0] = crealf(p), out[1] = cimagf(p);
-    } else if (A->complex_values) {
-        spgemm_c128 p = spgemm_values_c128(A->val)[ka] * spgemm_values_c128(B->val)[kb];
-        out[0] = creal(p), out[1] = cimag(p);
-    } else {
-        out[0] = v->a32 ? (double)(v->a32[ka] * v->b32[kb]) : A->val[ka] * B->val[kb];
-    }
+    const spgemm_rows a_rows = spgemm_rows_of(A), b_rows = spgemm_rows_of(B);
+    double product[2];
+    for (spb_index i = 0; i < A->m; i++)
+        for (spb_offset ka = spgemm_row_start(a_rows, i), a_end = spgemm_row_start(a_rows, i + 1);
+             ka < a_end; ka++) {
+            spb_index r = A->col_idx[ka];
+            for (spb_offset kb = spgemm_row_start(b_rows, r), end = spgemm_row_start(b_rows, r + 1);
+                 kb < end; kb++) {
+                if (parts == 2 && single) {
+                    spgemm_c64 p = spgemm_values_c64(v->a32)[ka] * spgemm_values_c64(v->b32)[kb];
+                    product[0] = crealf(p), product[1] = cimagf(p);
+                } else if (parts == 2) {
+                    spgemm_c128 p = spgemm_values_c128(A->val)[ka] * spgemm_values_c128(B->val)[kb];
+                    product[0] = creal(p), product[1] = cimag(p);
+                } else {
+                    product[0] =
+                        single ? (double)(v->a32[ka] * v->b32[kb]) : A->val[ka] * B->val[kb];
+                }
+                uint64_t key = (uint64_t)i << 32 | (uint32_t)B->col_idx[kb];
+                if (!hash_add(h, key, product, parts, single, msg))
+                    return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the hash map");
+            }
+        }
+    return SPB_OK;
 }
 
 spb_status csr_spgemm_hash(const spb_csr *A, const spb_csr *B, const spgemm_values *v, spb_csr *C,
@@ -251,24 +269,14 @@ spb_status csr_spgemm_hash(const spb_csr *A, const spb_csr *B, const spgemm_valu
     memset(C, 0, sizeof *C);
     spb_status st = check_shapes(A, B, msg);
     if (st != SPB_OK) return st;
-    hash_map h = {NULL, NULL, csr_values_per_entry(A), 63, 0};
+    hash_map h = {NULL, csr_values_per_entry(A), 63, 0};
     if (!hash_grow(&h, msg)) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the hash map");
-    double product[2];
-    for (spb_index i = 0; i < A->m && st == SPB_OK; i++)
-        for (spb_offset ka = csr_row_start(A, i); ka < csr_row_start(A, i + 1) && st == SPB_OK;
-             ka++) {
-            spb_index r = A->col_idx[ka];
-            for (spb_offset kb = csr_row_start(B, r); kb < csr_row_start(B, r + 1); kb++) {
-                uint64_t key = (uint64_t)i << 32 | (uint32_t)B->col_idx[kb];
-                hash_product(A, B, v, ka, kb, product);
-                if (!hash_add(&h, key, product, v->a32 != NULL, msg)) {
-                    st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the hash map");
-                    break;
-                }
-            }
-        }
+    const int single = v->a32 != NULL;
+    if (A->complex_values)
+        st = single ? hash_products(&h, A, B, v, 2, 1, msg) : hash_products(&h, A, B, v, 2, 0, msg);
+    else
+        st = single ? hash_products(&h, A, B, v, 1, 1, msg) : hash_products(&h, A, B, v, 1, 0, msg);
     if (st == SPB_OK) st = hash_to_csr(&h, A, B, C, msg);
-    spb_free(h.keys);
-    spb_free(h.vals);
+    spb_free(h.cells);
     return st;
 }
