@@ -215,7 +215,7 @@ typedef struct {
     GrB_Descriptor desc;
     GrB_Index m, n;
     spb_precision precision; /* of A, B, C and the semiring */
-    int wide;                /* C on 64-bit row offsets (csr_spgemm_wide) whatever its size */
+    const spb_csr *a, *b;    /* the operands (the format set's): csr_spgemm_wide reads them */
 } graphblas_mxm_state;
 
 void graphblas_spgemm_release(void *state)
@@ -239,7 +239,8 @@ spb_status graphblas_spgemm_prepare(const spb_csr *A, const spb_csr *B, const fl
     s->m = (GrB_Index)A->m;
     s->n = (GrB_Index)B->n;
     s->precision = precision_of(A, a_val32);
-    s->wide = csr_wide(A) || csr_wide(B);
+    s->a = A;
+    s->b = B;
     st = build_matrix(A, a_val32, &s->A, msg);
     if (st == SPB_OK) st = build_matrix(B, b_val32, &s->B, msg);
     if (st == SPB_OK) st = thread_descriptor(threads, &s->desc, msg);
@@ -252,16 +253,15 @@ spb_status graphblas_spgemm_prepare(const spb_csr *A, const spb_csr *B, const fl
 
 /* GraphBLAS's CSR (64-bit indices, possibly iso) copied into spbench's:
  * values of the precision's type (complex ones as (re, im) pairs) widened
- * to doubles; on 64-bit row offsets when its entries need them or `wide`. */
-static spb_status copy_out(GrB_Index m, GrB_Index n, const GrB_Index *Ap, const GrB_Index *Aj,
-                           const void *Ax, spb_precision precision, bool iso, int wide, spb_csr *C,
-                           char *msg)
+ * to doubles; on 64-bit row offsets as csr_spgemm_wide says for A*B. */
+static spb_status copy_out(const graphblas_mxm_state *s, const GrB_Index *Ap, const GrB_Index *Aj,
+                           const void *Ax, bool iso, spb_csr *C, char *msg)
 {
-    const GrB_Index nnz = Ap[m];
-    const int single = spb_precision_single(precision);
-    const size_t parts = spb_precision_complex(precision) ? 2 : 1;
-    spb_status st = csr_alloc_as(C, (spb_index)m, (spb_index)n, (spb_offset)nnz, parts == 2,
-                                 wide || nnz > (GrB_Index)SPB_INDEX_MAX, msg);
+    const GrB_Index m = s->m, nnz = Ap[m];
+    const int single = spb_precision_single(s->precision);
+    const size_t parts = spb_precision_complex(s->precision) ? 2 : 1;
+    spb_status st = csr_alloc_as(C, (spb_index)m, (spb_index)s->n, (spb_offset)nnz, parts == 2,
+                                 csr_spgemm_wide(s->a, s->b, (int64_t)nnz), msg);
     if (st != SPB_OK) return st;
     for (GrB_Index i = 0; i <= m; i++) csr_set_row_start(C, (spb_index)i, (spb_offset)Ap[i]);
     for (GrB_Index k = 0; k < nnz; k++) {
@@ -297,9 +297,8 @@ spb_status graphblas_spgemm_run(const void *state, spb_csr *C, char *msg)
         info =
             GxB_Matrix_unpack_CSR(P, &Ap, &Aj, &Ax, &Ap_size, &Aj_size, &Ax_size, &iso, NULL, NULL);
     }
-    spb_status st = info == GrB_SUCCESS
-                        ? copy_out(s->m, s->n, Ap, Aj, Ax, s->precision, iso, s->wide, C, msg)
-                        : graphblas_error(info, what, msg);
+    spb_status st = info == GrB_SUCCESS ? copy_out(s, Ap, Aj, Ax, iso, C, msg)
+                                        : graphblas_error(info, what, msg);
     free(Ap); /* unpacked arrays belong to the caller, from GraphBLAS's malloc */
     free(Aj);
     free(Ax);
