@@ -755,6 +755,14 @@ def test_help_and_labels(tmp):
     t = spbench("run", "--no-such-option", "gen:lap2d:4")
     check(not unknown and t.returncode == 2 and "unknown option" in t.stderr,
           "every listed option is taken, an unlisted one refused: %s" % unknown)
+    # the table's keyed options write each row's measured_under, in the order
+    # of the files written before it (rows measured under other values never mix)
+    keyed = os.path.join(tmp, "keyed.csv")
+    spbench("run", "--quiet", "--tol", "20", "--warmup", "3", "--reps", "2", "--min-time", "0",
+            "--kernels", "csr.serial", "--csv", keyed, "gen:lap2d:8")
+    under = [row["measured_under"] for row in csv.DictReader(open(keyed))]
+    check(len(under) == 1 and under[0].startswith("tol=20 warmup=3 reps=2 min_time=0 build="),
+          "measured_under keeps its keys and their order: %s" % under)
     r = spbench("--version")
     check(r.returncode == 0 and "commit " in r.stdout, "--version: %s" % r.stdout.strip())
     cage4 = os.path.join(SOURCE, "matrices", "cage4.mtx.gz")

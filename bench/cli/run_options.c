@@ -141,7 +141,11 @@ typedef enum { TAKE_INT, TAKE_NUMBER, TAKE_TEXT, TAKE_FLAG, TAKE_OWN } take_kind
 /* One of run's options: its name, its value's name (NULL: a flag), what
  * `run --help` says of it (wrapped to the terminal's 80 columns; its
  * default named from the constant the parser starts from), and where its
- * value goes. `output`: among the options of where the rows go. */
+ * value goes. `output`: among the options of where the rows go. `key`: its
+ * place in every row's measured_under (1, 2, ...; 0: not in it), written
+ * as key_name=value: rows measured under other values are never mixed
+ * (--resume, merge, compare), and the places keep the text of the files
+ * written before. */
 typedef struct {
     const char *name, *value, *help;
     take_kind kind;
@@ -149,6 +153,8 @@ typedef struct {
     double min, max;
     void (*take)(run_args *a, const char *option, const char *value); /* TAKE_OWN */
     int output;
+    int key;
+    const char *key_name;
 } run_option;
 
 static void take_op(run_args *a, const char *option, const char *v)
@@ -229,35 +235,36 @@ static void take_process_index(run_args *a, const char *option, const char *v)
 
 #define FIELD(member) offsetof(run_args, member)
 #define OWN(fn)       TAKE_OWN, 0, 0, 0, fn
+#define NO_KEY        0, NULL
 
 static const run_option options[] = {
-    {"--op", "spmv|spgemm", "the operation: y = A*x (default) or C = A*B", OWN(take_op), 0},
+    {"--op", "spmv|spgemm", "the operation: y = A*x (default) or C = A*B", OWN(take_op), 0, NO_KEY},
     {"--b", "SPEC",
      "spgemm's B: a file, a gen: spec, thin:K[:PER_ROW] or transpose (A^T) (default: A itself "
      "when square, else A^T)",
-     TAKE_TEXT, FIELD(opts.operand), 0, 0, NULL, 0},
+     TAKE_TEXT, FIELD(opts.operand), 0, 0, NULL, 0, NO_KEY},
     {"--kernels", "PATTERNS", "comma-separated shell patterns, e.g. 'csr.*' (default all)",
-     TAKE_TEXT, FIELD(opts.kernels), 0, 0, NULL, 0},
+     TAKE_TEXT, FIELD(opts.kernels), 0, 0, NULL, 0, NO_KEY},
     {"--reps", "N", "at least N timed samples (default " SPB_TEXT(RUN_DEFAULT_REPS) ")", TAKE_INT,
-     FIELD(opts.timing.min_samples), 1, SPB_MAX_SAMPLES, NULL, 0},
+     FIELD(opts.timing.min_samples), 1, SPB_MAX_SAMPLES, NULL, 0, 3, "reps"},
     {"--min-time", "S",
      "and at least S seconds of samples (default " SPB_TEXT(RUN_DEFAULT_MIN_TIME) ")", TAKE_NUMBER,
-     FIELD(opts.timing.min_time), 0, INFINITY, NULL, 0},
+     FIELD(opts.timing.min_time), 0, INFINITY, NULL, 0, 4, "min_time"},
     {"--max-noise", "PCT",
      "a row is noisy when its samples' interquartile range passes PCT% of the median "
      "(default " SPB_TEXT(SPB_NOISY_SPREAD_PCT) "), or one sample twice it",
-     OWN(take_max_noise), 0},
+     OWN(take_max_noise), 0, NO_KEY},
     {"--warmup", "N", "untimed calls first (default " SPB_TEXT(RUN_DEFAULT_WARMUP) ")", TAKE_INT,
-     FIELD(opts.timing.warmup), 0, INT_MAX, NULL, 0},
+     FIELD(opts.timing.warmup), 0, INT_MAX, NULL, 0, 2, "warmup"},
     {"--max-kernel-ms", "T",
      "a kernel whose first validated call takes over T ms is timed from that call alone (capped "
      "column) and the study moves on; a device row is judged by one whole product on the device "
      "(default: " SPB_TEXT(SPGEMM_MAX_KERNEL_MS) " with --op spgemm, else no cap; 0: none)",
-     TAKE_NUMBER, FIELD(opts.max_kernel_ms), 0, INFINITY, NULL, 0},
+     TAKE_NUMBER, FIELD(opts.max_kernel_ms), 0, INFINITY, NULL, 0, NO_KEY},
     {"--max-matrix-s", "S",
      "a matrix's rows not started after S seconds on it (loading included) are skipped, saying "
      "so: a long study bounds each matrix's time (default 0: no bound)",
-     TAKE_NUMBER, FIELD(opts.max_matrix_s), 0, INFINITY, NULL, 0},
+     TAKE_NUMBER, FIELD(opts.max_matrix_s), 0, INFINITY, NULL, 0, NO_KEY},
     {"--energy-s", "S",
      "after a matrix's CPU or GPU rows are timed, run a row's products over a window of at least "
      "S seconds and " SPB_TEXT(SPB_ENERGY_PERIODS) " steps of the energy counter (NVML's moves "
@@ -265,87 +272,88 @@ static const run_option options[] = {
                                                    "joules_per_product, watts, energy_err and "
                                                    "clock columns; 0: none (default " SPB_TEXT(
                                                        SPB_ENERGY_WINDOW_S) ")",
-     TAKE_NUMBER, FIELD(opts.energy_window_s), 0, INFINITY, NULL, 0},
+     TAKE_NUMBER, FIELD(opts.energy_window_s), 0, INFINITY, NULL, 0, NO_KEY},
     {"--energy-rows", "R",
      "which rows get that window: best (default: of each precision, the fastest spbench row and "
      "the fastest vendor row) or all",
-     OWN(take_energy_rows), 0},
+     OWN(take_energy_rows), 0, NO_KEY},
     {"--bandwidth", "B",
      "the CPU roofline: auto (default: this machine's figure when under a week old, else "
      "measured and kept), measure (now), GBPS (given: 0.01 to 100000), none (no roofline "
      "fractions)",
-     OWN(take_bandwidth), 0},
+     OWN(take_bandwidth), 0, NO_KEY},
     {"--seed", "S", "seed of the random x (default " SPB_TEXT(RUN_DEFAULT_SEED) ")", OWN(take_seed),
-     0},
+     0, NO_KEY},
     {"--tol", "T",
      "validation: a product fails when an entry is off by more than T (default " SPB_TEXT(
          SPB_DEFAULT_TOLERANCE) ") times its rounding bound, from its row's length and |A||x| "
                                 "(docs/rows.md)",
-     TAKE_NUMBER, FIELD(opts.tolerance), 0, INFINITY, NULL, 0},
+     TAKE_NUMBER, FIELD(opts.tolerance), 0, INFINITY, NULL, 0, 1, "tol"},
     {"--hack-size", "LIST",
      "HLL rows per hack, SELL rows per slice (default " SPB_TEXT(HLL_DEFAULT_HACK_SIZE) ")",
-     OWN(take_hack_size), 0},
+     OWN(take_hack_size), 0, NO_KEY},
     {"--block-size", "LIST", "GPU threads per block (default: each kernel's own)",
-     OWN(take_block_size), 0},
+     OWN(take_block_size), 0, NO_KEY},
     {"--tile", "LIST",
      "GPU SpGEMM accumulator columns per tile (default: the kernel's). --hack-size, "
      "--block-size and --tile take a LIST (64,128,256): each value a row of the kernels that "
      "take the setting (HLL and SELL rows the hack size, device rows that launch their own "
      "kernels the block size, the tiled SpGEMM rows the tile), named in the table "
      "(csr.cuda.warp:b128); the other rows run once, at the first value",
-     OWN(take_tile), 0},
+     OWN(take_tile), 0, NO_KEY},
     {"--precision", "P",
      "fp64 (default), fp32, or both: each kernel in each; a complex matrix (its file's field) "
      "runs in complex128 for fp64, complex64 for fp32 (those names work too)",
-     OWN(take_precision), 0},
+     OWN(take_precision), 0, NO_KEY},
     {"--threads", "LIST",
      "thread counts for OpenMP kernels: 1,2,4 or 1-8 or max (default max); serial kernels run "
      "once at 1 thread",
-     OWN(take_threads), 0},
+     OWN(take_threads), 0, NO_KEY},
     {"--ranks", "LIST",
      "a distributed study: the mpi.* and petsc.* rows (unless --kernels says otherwise) at each "
      "rank count, --threads per rank (default 1); spbench starts mpirun -np MAX itself (inside "
      "a Slurm allocation too); under mpirun or srun, at most the ranks started (default: all of "
      "them)",
-     OWN(take_ranks), 0},
+     OWN(take_ranks), 0, NO_KEY},
     {"--weak", NULL,
      "with --ranks: each gen: spec is the matrix per rank, grown with the rank count (weak "
      "scaling)",
-     TAKE_FLAG, FIELD(opts.weak), 0, 0, NULL, 0},
+     TAKE_FLAG, FIELD(opts.weak), 0, 0, NULL, 0, NO_KEY},
     {"--csv", "FILE", "write result rows to FILE (flushed row by row)", TAKE_TEXT,
-     FIELD(opts.out.csv_path), 0, 0, NULL, 1},
+     FIELD(opts.out.csv_path), 0, 0, NULL, 1, NO_KEY},
     {"--resume", NULL, "keep FILE's rows and measure only what is missing", TAKE_FLAG,
-     FIELD(resume), 0, 0, NULL, 1},
+     FIELD(resume), 0, 0, NULL, 1, NO_KEY},
     {"--force", NULL, "overwrite a --csv or --json file that holds results", TAKE_FLAG,
-     FIELD(force), 0, 0, NULL, 1},
+     FIELD(force), 0, 0, NULL, 1, NO_KEY},
     {"--json", "FILE", "the same rows with machine and build information", TAKE_TEXT,
-     FIELD(opts.out.json_path), 0, 0, NULL, 1},
+     FIELD(opts.out.json_path), 0, 0, NULL, 1, NO_KEY},
     {"--md", "FILE",
      "the run's rows as one Markdown table, its settings above and its totals below, put in "
      "place whole when the run ends (not with --processes)",
-     TAKE_TEXT, FIELD(md_path), 0, 0, NULL, 1},
+     TAKE_TEXT, FIELD(md_path), 0, 0, NULL, 1, NO_KEY},
     {"--cache", "DIR", "keep parsed matrices in DIR (binary, checked)", TAKE_TEXT,
-     FIELD(opts.cache_dir), 0, 0, NULL, 1},
+     FIELD(opts.cache_dir), 0, 0, NULL, 1, NO_KEY},
     {"--plugin", "LIB.so",
      "add a plug-in's kernels to the table (repeatable; also SPB_PLUGIN_PATH; "
      "docs/guide/your-kernel.md)",
-     OWN(take_plugin), 1},
+     OWN(take_plugin), 1, NO_KEY},
     {"--shard", "I/N",
      "measure only shard I of N of the matrix list (balanced by size, stable as the list "
      "grows; see scripts/slurm/submit.sh)",
-     OWN(take_shard), 1},
+     OWN(take_shard), 1, NO_KEY},
     {"--processes", "N",
      "the whole run N times, each in a fresh process (its rows in FILE.process-K.csv), combined "
      "into --csv/--json: each row the middle run's, the JSON with every run's median, a row "
      "whose runs spread over 10% marked noisy",
-     TAKE_INT, FIELD(processes), 1, 1000, NULL, 1},
-    {"--process-index", "K/N", "set by --processes on its K-th run", OWN(take_process_index), 1},
-    {"--quiet", NULL, "no progress on stderr", TAKE_FLAG, FIELD(quiet), 0, 0, NULL, 1},
+     TAKE_INT, FIELD(processes), 1, 1000, NULL, 1, NO_KEY},
+    {"--process-index", "K/N", "set by --processes on its K-th run", OWN(take_process_index), 1,
+     NO_KEY},
+    {"--quiet", NULL, "no progress on stderr", TAKE_FLAG, FIELD(quiet), 0, 0, NULL, 1, NO_KEY},
     {"--dry-run", NULL,
      "list the matrices, kernels and rows the study would measure and an estimate of its time "
      "(each matrix read, each host row's rate timed on a generated matrix); measure and write "
      "nothing",
-     TAKE_FLAG, FIELD(dry_run), 0, 0, NULL, 1},
+     TAKE_FLAG, FIELD(dry_run), 0, 0, NULL, 1, NO_KEY},
 };
 
 /* Takes the option at argv[*i] into a; 0 when it is none of run's. */
@@ -391,19 +399,48 @@ void run_options_help(FILE *out, int outputs)
     }
 }
 
+/* The option at place `key` of measured_under (NULL: none). */
+static const run_option *key_option(int key)
+{
+    for (size_t k = 0; k < sizeof options / sizeof options[0]; k++)
+        if (options[k].key == key) return &options[k];
+    return NULL;
+}
+
+static int last_key(void)
+{
+    int last = 0;
+    for (size_t k = 0; k < sizeof options / sizeof options[0]; k++)
+        if (options[k].key > last) last = options[k].key;
+    return last;
+}
+
 /* The run's settings (its lists as given; each row's own: plan_row_settings)
- * and what every row was measured under. */
+ * and what every row was measured under: the keyed options, then the build
+ * and commit (resume and merge never mix rows of two spbench builds) and
+ * each plug-in's checksum (never rows of a changed library). */
 static void compose_settings(run_args *a)
 {
     spb_run_opts *o = &a->opts;
     plan_run_settings(o, a->settings, sizeof a->settings);
     o->settings = a->settings;
-    /* the commit too: resume and merge never mix rows of two spbench builds */
-    /* and each plug-in's checksum: never rows of a changed library */
-    snprintf(a->measured_under, sizeof a->measured_under,
-             "tol=%g warmup=%d reps=%d min_time=%g build=%s commit=%s%s%s", o->tolerance,
-             o->timing.warmup, o->timing.min_samples, o->timing.min_time, spb_build(),
-             spb_git_commit(), plugins_provenance()[0] ? " " : "", plugins_provenance());
+    char *text = a->measured_under;
+    const size_t size = sizeof a->measured_under;
+    size_t used = 0;
+    for (int key = 1; key <= last_key() && used < size; key++) {
+        const run_option *opt = key_option(key);
+        if (!opt) continue;
+        const char *field = (const char *)a + opt->field;
+        if (opt->kind == TAKE_INT)
+            used += (size_t)snprintf(text + used, size - used, "%s=%d ", opt->key_name,
+                                     *(const int *)field);
+        else
+            used += (size_t)snprintf(text + used, size - used, "%s=%g ", opt->key_name,
+                                     *(const double *)field);
+    }
+    if (used < size)
+        snprintf(text + used, size - used, "build=%s commit=%s%s%s", spb_build(), spb_git_commit(),
+                 plugins_provenance()[0] ? " " : "", plugins_provenance());
     o->measured_under = a->measured_under;
 }
 
