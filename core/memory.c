@@ -147,3 +147,19 @@ spb_status spb_memory_check(double need, const char *what, const char *detail, c
     return spb_fail(msg, SPB_ERR_TOO_LARGE, "%s needs about %s (%s); %s available (%s)", what,
                     need_text, detail, room_text, room.bound);
 }
+
+spb_status spb_memory_check_device(double need, double free_bytes, double total_bytes,
+                                   const char *what, const char *detail, char *msg)
+{
+    if (free_bytes < 0 || total_bytes < 0 || need <= free_bytes) return SPB_OK;
+    char need_text[32], free_text[32], total_text[32];
+    format_bytes(need_text, sizeof need_text, need);
+    format_bytes(free_text, sizeof free_text, free_bytes);
+    format_bytes(total_text, sizeof total_text, total_bytes);
+    if (need > total_bytes)
+        return spb_fail(msg, SPB_ERR_DECLINED,
+                        "%s needs about %s (%s); more than the device's whole memory, %s", what,
+                        need_text, detail, total_text);
+    return spb_fail(msg, SPB_ERR_NOMEM, "%s needs about %s (%s); %s free of the device's %s", what,
+                    need_text, detail, free_text, total_text);
+}

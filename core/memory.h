@@ -27,6 +27,16 @@ spb_memory_room spb_memory_room_now(void);
  * with "WHAT needs about X GiB (DETAIL); Y GiB available (BOUND)", in MiB below a GiB. */
 spb_status spb_memory_check(double need, const char *what, const char *detail, char *msg);
 
+/* A device's answer to `need` bytes, given its free and whole memory:
+ * SPB_OK when they fit in what is free (or a size is unknown, < 0);
+ * SPB_ERR_NOMEM when they pass what is free but not the whole (other rows
+ * may hold the rest: the run tries the row again alone); SPB_ERR_DECLINED
+ * when they pass the whole device, which no retry mends (the row is
+ * skipped, as a host row past the host's room is). The message names the
+ * estimate and the bound as spb_memory_check's does. */
+spb_status spb_memory_check_device(double need, double free_bytes, double total_bytes,
+                                   const char *what, const char *detail, char *msg);
+
 #ifdef __cplusplus
 }
 #endif

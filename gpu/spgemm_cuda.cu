@@ -11,6 +11,7 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 
+#include "core/memory.h"
 #include "gpu.h"
 #include "spgemm_state.cuh"
 
@@ -187,7 +188,8 @@ static int upload_csr(gpu_spgemm_state *s, const spb_csr *H, const float *val32,
 }
 
 /* Refuses, with the estimate, a product whose operands and working set
- * cannot fit in free device memory. */
+ * cannot fit in device memory: skipped past the device's whole memory, an
+ * error (tried again alone) past what the other rows leave free. */
 static spb_status check_fits(const spb_csr *A, const spb_csr *B, int64_t products,
                              spb_precision precision, char *msg)
 {
@@ -196,14 +198,12 @@ static spb_status check_fits(const spb_csr *A, const spb_csr *B, int64_t product
     const double entry = sizeof(int) + (double)spb_precision_bytes(precision);
     double operands = entry * ((double)A->nnz + B->nnz) + 4.0 * ((double)A->m + B->m + 2);
     double need = operands + BYTES_PER_PRODUCT * (double)products + (64 << 20);
-    if (need > (double)free_bytes)
-        return spb_fail(msg, SPB_ERR_NOMEM,
-                        "does not fit in device memory: A*B makes %lld intermediate products; "
-                        "estimate %.2f GiB (operands %.2f GiB + %.0f bytes per product), "
-                        "%.2f GiB free of %.2f",
-                        (long long)products, need / 1073741824.0, operands / 1073741824.0,
-                        BYTES_PER_PRODUCT, free_bytes / 1073741824.0, total_bytes / 1073741824.0);
-    return SPB_OK;
+    char detail[160];
+    snprintf(detail, sizeof detail,
+             "the operands %.2f GiB and %.0f bytes for each of %lld intermediate products",
+             operands / 1073741824.0, BYTES_PER_PRODUCT, (long long)products);
+    return spb_memory_check_device(need, (double)free_bytes, (double)total_bytes, "A*B", detail,
+                                   msg);
 }
 
 /* Block and tile from the config or the row's defaults; declines others. */

@@ -8,6 +8,7 @@
 
 #include "gpu.h"
 extern "C" {
+#include "core/memory.h"
 #include "formats/bsr.h"
 }
 #include "spmv_state.cuh"
@@ -72,17 +73,15 @@ unsigned gpu_grid(const gpu_state *s, long long per_row)
 
 /* ---- prepare ------------------------------------------------------------------- */
 
-/* Refuses early, with sizes, a matrix that cannot fit in device memory. */
+/* Refuses early, with sizes, a matrix that cannot fit in device memory:
+ * skipped past the device's whole memory, an error (tried again alone)
+ * past what the other rows leave free. */
 static spb_status check_fits(double bytes_needed, char *msg)
 {
     size_t free_bytes = 0, total_bytes = 0;
     if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) return SPB_OK;
-    if (bytes_needed > (double)free_bytes)
-        return spb_fail(msg, SPB_ERR_NOMEM,
-                        "does not fit in device memory: needs %.2f GiB, %.2f GiB free of %.2f",
-                        bytes_needed / 1073741824.0, free_bytes / 1073741824.0,
-                        total_bytes / 1073741824.0);
-    return SPB_OK;
+    return spb_memory_check_device(bytes_needed, (double)free_bytes, (double)total_bytes,
+                                   "the matrix", "its arrays, x and y on the device", msg);
 }
 
 /* spmv_state.cuh says what it uploads. */
