@@ -11,7 +11,6 @@ rows combined (middle median, spread, noisy, worst status, a missing row
 refused), compared by Welch's interval on the process medians (its
 coverage on synthetic medians), a stop and --resume."""
 import csv
-import importlib.util
 import json
 import math
 import os
@@ -24,11 +23,7 @@ import time
 
 from spbtest import SPBENCH, SOURCE, check, read_rows, skip, spbench, run_tests
 
-spec = importlib.util.spec_from_file_location("compare", os.path.join(SOURCE, "scripts",
-                                                                      "compare.py"))
-compare = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(compare)
-stats = sys.modules["stats"]  # the statistics compare reads (scripts/stats.py)
+from spbench import compare, stats  # the package spbtest put on the path
 
 
 def draws(rng, n, scale, sigma):

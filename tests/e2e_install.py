@@ -191,10 +191,10 @@ def test_deb(tmp):
 def test_prefix(tmp, installed):
     build, moved = installed
     share = os.path.join(moved, "share", "spbench")
-    for helper in ("scripts/compare.py", "scripts/merge.py", "scripts/fetch.py",
-                   "scripts/report.py", "scripts/stats.py", "plots/plot.py",
-                   "plots/drawing.py", "plots/rank_charts.py", "plots/compare_chart.py",
-                   "slurm/submit.sh"):
+    package = ["python/spbench/%s.py" % m for m in
+               ("__init__", "compare", "merge", "fetch", "report", "stats", "plots/__init__",
+                "plots/plot", "plots/drawing", "plots/rank_charts", "plots/compare_chart")]
+    for helper in package + ["slurm/submit.sh"]:
         check(os.path.isfile(os.path.join(share, helper)), "installed: share/spbench/%s" % helper)
     docs = os.path.join(moved, "share", "doc", "spbench")
     readme = os.path.join(docs, "README.md")
@@ -205,7 +205,7 @@ def test_prefix(tmp, installed):
           "%s" % (len(links), missing[:5]))
     binary = os.path.join(moved, "bin", "spbench")
     r = subprocess.run([binary, "--version"], capture_output=True, text=True)
-    check(r.returncode == 0 and "helpers: %s/bin/../share/spbench/scripts" % moved in r.stdout,
+    check(r.returncode == 0 and "helpers: %s/bin/../share/spbench/python/spbench" % moved in r.stdout,
           "the moved prefix's binary names its own helpers: %s" % r.stdout)
     # the program's own data names no build path (debug information may)
     if shutil.which("readelf"):

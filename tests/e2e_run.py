@@ -538,8 +538,7 @@ def test_complex_rows(tmp):
               (row["matrix"], row["kernel"], row["precision"], row["rel_l2_err"]))
     check("csr.serial/complex64" in r.stdout and "csr.serial/complex128" in r.stdout,
           "the console names the complex precisions")
-    sys.path.insert(0, os.path.join(SOURCE, "plots"))
-    import plot as plot_module
+    from spbench.plots import plot as plot_module
     drawn = plot_module.load_rows(out)
     plot_module.number_kernels(drawn)
     for chart in (plot_module.chart_gflops(drawn, tmp), plot_module.chart_gflops_by_size(drawn, tmp)):

@@ -300,7 +300,7 @@ def synthetic(path, rows, fmt="json"):
         full.append(row)
     if fmt == "json":
         with open(path, "w") as f:
-            json.dump({"format": "spbench-results", "rows": full}, f)
+            json.dump({"format": "spbench-results", "format_version": 1, "rows": full}, f)
         return
     for row in full:
         samples = row.pop("samples_ms")
@@ -375,10 +375,49 @@ def test_compare_malformed(tmp):
               % (name, r.stderr.strip()))
     path = os.path.join(tmp, "mal_dict.json")
     with open(path, "w") as f:
-        json.dump({"format": "spbench-results", "rows": {"a": 1}}, f)
+        json.dump({"format": "spbench-results", "format_version": 1, "rows": {"a": 1}}, f)
     r = spbench("compare", good, path)
     check(r.returncode == 2 and "Traceback" not in r.stderr and "not a list" in r.stderr,
           "rows as an object: %s" % r.stderr.strip())
+
+
+def test_one_reader(tmp):
+    """Every command that reads a results file reads it through the
+    package's one reader (spbench.results): a JSON of a later format_version,
+    one without a format_version, and one that is not a results file are
+    refused by compare, report and merge alike, in one line naming the file;
+    plot, which draws a CSV, says so of a JSON. No module of the package
+    edits sys.path: they import each other as spbench.NAME."""
+    good, good_csv = os.path.join(tmp, "good.json"), os.path.join(tmp, "good.csv")
+    r = spbench("run", *FAST, "--csv", good_csv, "--json", good, TWO[0])
+    check(r.returncode == 0, "a study to spoil: %s" % r.stderr[-300:])
+    doc = json_doc(good)
+    spoiled = {"later": ({**doc, "format_version": 2}, "format_version 2, written by a later"),
+               "unversioned": ({k: v for k, v in doc.items() if k != "format_version"},
+                               "format_version is None"),
+               "foreign": ({"format": "other", "rows": []}, "not a spbench results JSON")}
+    for name, (content, needle) in spoiled.items():
+        path = os.path.join(tmp, "%s.json" % name)
+        with open(path, "w") as f:
+            json.dump(content, f)
+        for command in (["compare", good, path],
+                        ["report", path, "-o", os.path.join(tmp, "%s.html" % name)],
+                        ["merge", os.path.join(tmp, "read_m.csv"), good_csv,
+                         "--json", os.path.join(tmp, "read_m.json"), path]):
+            r = spbench(*command)
+            lines = r.stderr.strip().splitlines()
+            check(r.returncode == 2 and len(lines) == 1 and needle in lines[0] and
+                  "%s.json" % name in lines[0], "%s refuses the %s JSON in one line: %s"
+                  % (command[0], name, r.stderr.strip()))
+    r = spbench("plot", good, os.path.join(tmp, "charts"))
+    check(r.returncode == 2 and "is a JSON; this command reads a results CSV" in r.stderr,
+          "plot names what it reads: %s" % r.stderr.strip())
+    edits = []
+    for folder, _, names in os.walk(os.path.join(SOURCE, "python", "spbench")):
+        for name in names:
+            if name.endswith(".py") and "sys.path" in open(os.path.join(folder, name)).read():
+                edits.append(name)
+    check(not edits, "no module of the package edits sys.path: %s" % edits)
 
 
 def test_compare_messages(tmp):
@@ -550,7 +589,8 @@ def test_stages_of_one_study(tmp):
 def main():
     run_tests([test_resume_keeps_samples, test_kill_leaves_no_cut_json, test_json_write_failure,
                test_merge_outputs, test_merge_json_checked, test_merge_signal,
-               test_compare_outputs, test_gate, test_compare_malformed, test_compare_messages,
+               test_compare_outputs, test_gate, test_compare_malformed, test_one_reader,
+               test_compare_messages,
                test_compare_chart, test_fp32_underflow, test_complex64_underflow,
                test_impossible_speedup_not_plotted,
                test_stop_during_bandwidth, test_stages_of_one_study],

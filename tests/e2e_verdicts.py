@@ -248,7 +248,7 @@ def process_study(path, seed, slow=None, spread=None):
                      "samples_ms": samples, "process_medians_ms": medians,
                      "process_minima_ms": minima})
     with open(path, "w") as f:
-        json.dump({"format": "spbench-results", "commit": "c", "build": "Release",
+        json.dump({"format": "spbench-results", "format_version": 1, "commit": "c", "build": "Release",
                    "machine": {"cpu_model": "cpu"}, "rows": rows}, f)
 
 
@@ -333,7 +333,7 @@ def test_compare_with_vendors_best(tmp):
                          "time_ms_min": ms, "samples_ms": [ms * (1 + 0.01 * k) for k in range(6)]})
     study = os.path.join(tmp, "study.json")
     with open(study, "w") as f:
-        json.dump({"format": "spbench-results", "rows": rows,
+        json.dump({"format": "spbench-results", "format_version": 1, "rows": rows,
                    "roles": {"baseline": "csr.serial",
                              "libraries": ["cusparse.csr", "cusparse.sell"]}}, f)
     r = spbench("compare", study, "--kernels", "vendor,auto.cuda")
@@ -346,7 +346,7 @@ def test_compare_with_vendors_best(tmp):
           re.search(r"the vendor's time over 100 us +1\.000 .*over 1 row", r.stdout),
           "the means split by the vendor's time: %s" % r.stdout[-600:])
     with open(study, "w") as f:
-        json.dump({"format": "spbench-results", "roles": {"baseline": "csr.serial",
+        json.dump({"format": "spbench-results", "format_version": 1, "roles": {"baseline": "csr.serial",
                                                           "libraries": []},
                    "rows": [x for x in rows if not x["kernel"].startswith("cusparse")]}, f)
     r = spbench("compare", study, "--kernels", "vendor,auto.cuda")

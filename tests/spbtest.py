@@ -19,6 +19,9 @@ import sys
 import tempfile
 
 SPBENCH, SOURCE = sys.argv[1], sys.argv[2]
+# the tree's results package, importable as spbench commands run it (they
+# put its folder on PYTHONPATH)
+sys.path.insert(0, os.path.join(SOURCE, "python"))
 _tally = {"passed": 0, "failed": 0}
 _skipped = []
 SKIP_CODE = 77  # CTest's SKIP_RETURN_CODE

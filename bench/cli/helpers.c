@@ -14,7 +14,7 @@
 #define SPB_SHARE_FROM_BIN "../share/spbench"
 #endif
 
-/* Where the Python helpers of folder `sub` (scripts, plots) are: under the
+/* Where the helpers of folder `sub` (python: the spbench package) are: under the
  * installed prefix, found from this binary's own place
  * (BIN/SPB_SHARE_FROM_BIN/sub: a prefix can move), else, for the binary of
  * a build folder, in the source tree that folder's spbench.source names (a
@@ -41,16 +41,25 @@ void helper_dir(const char *sub, char *dir, size_t size)
     if (len < 0 || (size_t)len >= size) snprintf(dir, size, "./%s", sub); /* a path past PATH_MAX */
 }
 
-/* Runs a Python helper (the CSV and JSON handling of plot, merge and
- * compare): script `name` in helper folder `sub`, or the file the
- * environment variable `env` names, with the command's arguments. */
-static int run_python(const char *env, const char *sub, const char *name, int argc, char **argv)
+/* Runs a command of the Python package `spbench` (python/spbench: the
+ * CSV and JSON handling of plot, merge, compare, report and fetch): its
+ * module file `module` (relative to the package), or the file the
+ * environment variable `env` names, with the command's arguments; the
+ * package's folder goes first on PYTHONPATH, so its modules import each
+ * other by the package's name wherever it is installed. */
+static int run_python(const char *env, const char *module, int argc, char **argv)
 {
-    char dir[SPB_PATH_LEN], script[8192];
-    const char *given = getenv(env);
-    helper_dir(sub, dir, sizeof dir);
-    snprintf(script, sizeof script, "%s/%s", dir, name);
+    char dir[SPB_PATH_LEN], script[8192], path[2 * SPB_PATH_LEN];
+    const char *given = getenv(env), *before = getenv("PYTHONPATH");
+    helper_dir("python", dir, sizeof dir);
+    snprintf(script, sizeof script, "%s/spbench/%s", dir, module);
     if (given) snprintf(script, sizeof script, "%s", given);
+    int len = snprintf(path, sizeof path, "%s%s%s", dir, before && *before ? ":" : "",
+                       before ? before : "");
+    if (len < 0 || (size_t)len >= sizeof path || setenv("PYTHONPATH", path, 1) != 0) {
+        fprintf(stderr, "spbench: cannot set PYTHONPATH for %s\n", script);
+        return EXIT_RESULTS_BAD;
+    }
     char **args = calloc((size_t)argc + 3, sizeof *args);
     if (!args) return EXIT_RESULTS_BAD;
     args[0] = "python3";
@@ -63,32 +72,32 @@ static int run_python(const char *env, const char *sub, const char *name, int ar
     return EXIT_RESULTS_BAD;
 }
 
-/* Charts are drawn by plots/plot.py (CSV handling) and gnuplot (drawing). */
+/* Charts are drawn by spbench.plots.plot (CSV handling) and gnuplot (drawing). */
 int cmd_plot(int argc, char **argv)
 {
     if (argc != 2 || argv[0][0] == '-') {
         fprintf(stderr, "spbench: usage: spbench plot RESULTS.csv OUTDIR\n");
         return EXIT_USAGE;
     }
-    return run_python("SPB_PLOT_SCRIPT", "plots", "plot.py", argc, argv);
+    return run_python("SPB_PLOT_SCRIPT", "plots/plot.py", argc, argv);
 }
 
 /* Two studies, or two kernels of one, compared with statistics. */
 int cmd_compare(int argc, char **argv)
 {
-    return run_python("SPB_COMPARE_SCRIPT", "scripts", "compare.py", argc, argv);
+    return run_python("SPB_COMPARE_SCRIPT", "compare.py", argc, argv);
 }
 
 /* Matrices of the SuiteSparse collection, chosen by what they are. */
 int cmd_fetch(int argc, char **argv)
 {
-    return run_python("SPB_FETCH_SCRIPT", "scripts", "fetch.py", argc, argv);
+    return run_python("SPB_FETCH_SCRIPT", "fetch.py", argc, argv);
 }
 
 /* A study's results as one HTML page. */
 int cmd_report(int argc, char **argv)
 {
-    return run_python("SPB_REPORT_SCRIPT", "scripts", "report.py", argc, argv);
+    return run_python("SPB_REPORT_SCRIPT", "report.py", argc, argv);
 }
 
 /* Shards of a study (run --shard I/N) into one results file. */
@@ -113,5 +122,5 @@ int cmd_merge(int argc, char **argv)
             return EXIT_USAGE; /* a shard that cannot be used, as merge.py says it */
         }
     }
-    return run_python("SPB_MERGE_SCRIPT", "scripts", "merge.py", argc, argv);
+    return run_python("SPB_MERGE_SCRIPT", "merge.py", argc, argv);
 }

@@ -70,10 +70,9 @@ int main(int argc, char **argv)
                dist_compiled() ? "compiled in" : "not built",
                dist_petsc_compiled() ? "compiled in" : "not built",
                gpu_nccl_compiled() ? "compiled in" : "not built", cusp ? cusp : "not built");
-        char scripts[SPB_PATH_LEN], plots[SPB_PATH_LEN];
-        helper_dir("scripts", scripts, sizeof scripts);
-        helper_dir("plots", plots, sizeof plots);
-        printf("helpers: %s, %s\n", scripts, plots);
+        char helpers[SPB_PATH_LEN];
+        helper_dir("python", helpers, sizeof helpers);
+        printf("helpers: %s/spbench\n", helpers);
         if (no_gpu && gpu_module_built()) printf("GPU: %s\n", no_gpu);
         return 0;
     }

@@ -15,8 +15,9 @@ import json
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-import compare  # noqa: E402
+# the tree's results package (a development script: not installed with it)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from spbench import compare  # noqa: E402
 
 PROCESS_LISTS = ("process_medians_ms", "process_minima_ms")
 

@@ -15,8 +15,9 @@ import math
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from merge import BUCKETS, roles_of  # noqa: E402
+# the tree's results package (a development script: not installed with it)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from spbench.merge import BUCKETS, roles_of  # noqa: E402
 
 # generator shapes by class: irregular (the 1.3x target) or regular (the
 # bandwidth target); a matrix read from a file is "real"

@@ -1,6 +1,6 @@
 """spbench compare's chart: NEW's time over BASE's per matrix, one panel
-per kernel (scripts/compare.py draws it through this module)."""
-from drawing import PALETTE, Chart, ordered, quote
+per kernel (spbench.compare draws it through this module)."""
+from spbench.plots.drawing import PALETTE, Chart, ordered, quote
 
 def compare_label(p):
     """A pair's x label: the matrix, its thread and rank counts when they are

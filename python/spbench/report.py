@@ -26,17 +26,17 @@ import base64
 import csv
 import html
 import io
-import json
 import math
 import os
 import subprocess
 import sys
 import tempfile
 
-from compare import CompareError, check_rows  # one check of a results file's rows
-from merge import (BUCKETS, first_seen, roles_of,  # one reading of roles and product times
-                   row_label, swept_settings)
-from stats import geomean_interval  # one interval over matrices, compare's t
+from spbench.compare import CompareError, check_rows  # one check of a results file's rows
+from spbench.merge import (BUCKETS, first_seen, roles_of,  # one reading of roles, product times
+                           row_label, swept_settings)
+from spbench import results  # the one reader of a results file
+from spbench.stats import geomean_interval  # one interval over matrices, compare's t
 
 VENDOR_BEST = "vendor's best"  # per case, the fastest device library row of the study
 
@@ -45,28 +45,11 @@ class ReportError(Exception):
     pass
 
 
-def looks_like_results_csv(path):
-    """Whether the file's first line is a results CSV's header."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            first = f.readline(65536)
-    except OSError:
-        return False
-    return first.startswith("matrix,") and ",kernel," in first
-
-
 def load(path):
     try:
-        with open(path, encoding="utf-8") as f:
-            study = json.load(f)
-    except OSError as e:
-        raise ReportError("cannot read %s: %s" % (path, e.strerror or e))
-    except ValueError as e:
-        raise ReportError("%s is not JSON: %s%s" % (path, e, (
-            "; it reads like a results CSV: report takes the study's JSON (spbench run "
-            "--json FILE, or merge --json)" if looks_like_results_csv(path) else "")))
-    if not isinstance(study, dict) or study.get("format") != "spbench-results":
-        raise ReportError("%s is not a spbench results file (run --json, merge --json)" % path)
+        study = results.read(path, kinds=("json",)).doc
+    except results.ResultsError as e:
+        raise ReportError(str(e))
     if study.get("merged"):  # shards merged: the first shard's header speaks for the study
         shards = study.get("shards")
         if not isinstance(shards, list) or not all(isinstance(h, dict) for h in shards):
@@ -272,9 +255,9 @@ def charts(study, helpers):
     columns = (study.get("columns") or "").split(",")
     if not rows or not columns[0]:
         return [], "the study has no rows"
-    plot = os.environ.get("SPB_PLOT_SCRIPT") or os.path.join(helpers, "..", "plots", "plot.py")
+    plot = os.environ.get("SPB_PLOT_SCRIPT") or os.path.join(helpers, "plots", "plot.py")
     if not os.path.exists(plot):
-        return [], "plot.py not found beside report.py"
+        return [], "plots/plot.py not found beside report.py"
     with tempfile.TemporaryDirectory(prefix="spbench_report_") as work:
         path = os.path.join(work, "study.csv")
         with open(path, "w", newline="", encoding="utf-8") as f:

@@ -3,7 +3,6 @@ its data files, the palette and styles that keep a kernel's colour from
 chart to chart, the statistics the charts share, and the drawing itself
 (gnuplot, then each file checked whole and renamed into place). Used by
 plot.py, rank_charts.py and compare_chart.py."""
-import math
 import os
 import re
 import subprocess
@@ -227,15 +226,6 @@ def histogram(chart, workdir, matrices, series, values, ylabel, drawn=None):
              % (quote(path) if i == 0 else "''", i + 2, quote(s), bar_style(s, i))
              for i, s in enumerate(series)]
     chart.lines.append("plot " + ", ".join(plots))
-
-def geomean(values):
-    values = [v for v in values if v > 0]
-    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
-
-def median(values):
-    values = sorted(values)
-    half = len(values) // 2
-    return values[half] if len(values) % 2 else (values[half - 1] + values[half]) / 2
 
 def draw(chart, workdir, outdir):
     """Runs gnuplot on the chart and moves it into outdir; the reason as

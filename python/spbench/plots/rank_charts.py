@@ -5,8 +5,8 @@ marked."""
 import json
 import os
 
-from drawing import (PALETTE, POINTS, Chart, geomean, impossible_note, marked, median, ordered,
-                     quote)
+from spbench.plots.drawing import PALETTE, POINTS, Chart, impossible_note, marked, ordered, quote
+from spbench.stats import geomean, median
 
 def rank_series(r):
     """A distributed row's series: its kernel, and its threads per rank when more than one."""

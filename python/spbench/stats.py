@@ -47,6 +47,12 @@ def t_quantile(p, df):
     return 0.5 * (low + high)
 
 
+def geomean(values):
+    """The geometric mean of the positive values (NaN without one)."""
+    mean = geomean_interval(values)[0]
+    return float("nan") if mean is None else mean
+
+
 def geomean_interval(values):
     """The geometric mean of positive values and its 95% interval (Student's
     t on their logarithms); the interval is None under two values."""

@@ -44,6 +44,8 @@ import os
 import signal
 import sys
 
+from spbench import results  # the one reader of a results file
+
 KEY = ("matrix", "operation", "kernel", "precision", "threads", "ranks", "settings")
 STATUSES = {"ok", "wrong", "skipped", "error"}
 WORST_FIRST = ("error", "wrong", "skipped", "ok")  # which run's row a mixed row keeps
@@ -180,14 +182,9 @@ def check_unique(rows, where):
 
 def read_text(path):
     try:
-        data = open(path, "rb").read()
-    except OSError as e:
-        raise MergeError("%s: %s" % (path, e.strerror))
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise MergeError("%s:%d: bytes that are not UTF-8" % (path, data[:e.start].count(b"\n")
-                                                               + 1))
+        return results.read_text(path)
+    except results.ResultsError as e:
+        raise MergeError(str(e))
 
 
 def read_csv(path, header):
@@ -195,13 +192,14 @@ def read_csv(path, header):
     if text and not text.endswith("\n"):
         raise MergeError("%s:%d: the last row is cut short (no line end): a shard still running "
                          "or killed mid-row; resume it first" % (path, text.count("\n") + 1))
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    if not reader.fieldnames or reader.fieldnames[:2] != ["matrix", "kernel"]:
-        raise MergeError("%s is not a spbench results CSV" % path)
-    if header is not None and reader.fieldnames != header:
+    try:
+        fields, rows = results.parse_csv(path, text)
+    except results.ResultsError as e:
+        raise MergeError(str(e))
+    if header is not None and fields != header:
         raise MergeError("%s has other columns than the first shard (another spbench version?)"
                          % path)
-    return reader.fieldnames, [(row, path) for row in reader]
+    return fields, [(row, path) for row in rows]
 
 
 STUDY = ("operation", "precision", "settings")  # what a shard's rows were asked for
@@ -247,13 +245,10 @@ def read_json(shards):
     docs = []
     for path in shards:
         try:
-            doc = json.loads(read_text(path))
-        except ValueError as e:
-            raise MergeError("%s is not valid JSON (a shard still running?): %s" % (path, e))
-        if not isinstance(doc, dict) or doc.get("format") != "spbench-results":
-            raise MergeError("%s is not a spbench results JSON" % path)
-        if not isinstance(doc.get("rows"), list) or not all(isinstance(r, dict)
-                                                            for r in doc["rows"]):
+            doc = results.parse_json(path, read_text(path))
+        except results.ResultsError as e:
+            raise MergeError(str(e))
+        if not isinstance(doc.get("rows"), list):
             raise MergeError("%s: its rows are not a list of objects" % path)
         columns = str(doc.get("columns", "")).split(",")
         for k, row in enumerate(doc["rows"]):

@@ -67,11 +67,11 @@ import tempfile
 from statistics import NormalDist
 
 # a row's key and what a source_id says was read: merge's, so both pair rows alike
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from merge import (BUCKETS, KEY, MergeError, content_of, header_values, on_signal, roles_of,  # noqa: E402
-                   same_file, write_all)
-from stats import (DRIFT_MIN_ROWS, Z95, log_se, median, run_spread, shift,  # noqa: E402
-                   welch)  # the statistics, in stats.py
+from spbench.merge import (BUCKETS, KEY, MergeError, content_of, header_values, on_signal,
+                           roles_of, same_file, write_all)
+from spbench import results  # the one reader of a results file
+from spbench.stats import (DRIFT_MIN_ROWS, Z95, log_se, median, run_spread, shift,
+                           welch)  # the statistics, in stats.py
 
 VENDOR = "vendor"  # --kernels vendor,K: per case the fastest vendor row (roles)
 GATE_POWER = 1.5  # a row's noise allowance: its spread to this power (docs/guide/comparing.md)
@@ -217,25 +217,12 @@ def check_rows(path, rows):
 def load(path):
     """(header, rows, samples_known) of a results JSON or CSV."""
     try:
-        text = open(path, encoding="utf-8").read()
-    except (OSError, UnicodeDecodeError) as e:
-        raise CompareError("%s: %s" % (path, getattr(e, "strerror", None) or e))
-    if path.endswith(".json") or text.lstrip().startswith("{"):
-        try:
-            doc = json.loads(text)
-        except ValueError as e:
-            raise CompareError("%s is not valid JSON: %s" % (path, e))
-        if not isinstance(doc, dict) or doc.get("format") != "spbench-results":
-            raise CompareError("%s is not a spbench results JSON" % path)
-        rows = check_rows(path, doc.get("rows", []))
-    else:
-        reader = csv.DictReader(io.StringIO(text, newline=""))
-        if not reader.fieldnames or reader.fieldnames[:2] != ["matrix", "kernel"]:
-            raise CompareError("%s is neither a spbench results JSON nor CSV" % path)
-        doc = {}
-        rows = check_rows(path, list(reader))
+        study = results.read(path)
+    except results.ResultsError as e:
+        raise CompareError(str(e))
+    rows = check_rows(path, study.rows)
     ok = [r for r in rows if r.get("status") == "ok"]
-    return doc, rows, all("samples_ms" in r for r in ok)
+    return study.doc, rows, all("samples_ms" in r for r in ok)
 
 
 def samples(row):
@@ -613,12 +600,8 @@ def gate_refusal(known):
 
 
 def draw_chart(pairs, outdir):
-    """compare.png and .svg in outdir, drawn by plots/compare_chart.py."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    script = os.environ.get("SPB_PLOT_SCRIPT") or os.path.join(here, "..", "plots", "plot.py")
-    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))  # the charts' modules
-    import compare_chart
-    import drawing
+    """compare.png and .svg in outdir, drawn by spbench.plots.compare_chart."""
+    from spbench.plots import compare_chart, drawing
     if shutil.which("gnuplot") is None:
         raise CompareError("--chart needs gnuplot (sudo apt-get install gnuplot-nox)")
     os.makedirs(outdir, exist_ok=True)

@@ -1,6 +1,6 @@
 """Charts from a spbench results CSV, drawn by gnuplot as PNG and SVG.
 
-usage: python3 plots/plot.py RESULTS.csv OUTDIR   (what `spbench plot` runs)
+usage: spbench plot RESULTS.csv OUTDIR   (runs this module)
 
 Charts (each OUTDIR/NAME.png and OUTDIR/NAME.svg):
   gflops       GFLOPS of every kernel per matrix (grouped bars; log axis when
@@ -42,17 +42,18 @@ Exit status 2 with a message for a usage error or a missing, empty or
 malformed CSV (as for every spbench command), 1 when gnuplot is missing or
 fails.
 """
-import csv
 import os
 import shutil
 import sys
 import tempfile
 
-from drawing import (MAX_WIDTH, Chart, best_by, by_backend, chart_family, draw, geomean,
-                     histogram, impossible_note, line_style, marked, median, number_kernels,
-                     ordered, quote)
-from rank_charts import (MACHINE, chart_comm_split, chart_strong_scaling, chart_weak_scaling,
-                         machine_beside)
+from spbench import results  # the one reader of a results file
+from spbench.stats import geomean, median
+from spbench.plots.drawing import (MAX_WIDTH, Chart, best_by, by_backend, chart_family, draw,
+                                   histogram, impossible_note, line_style, marked, number_kernels,
+                                   ordered, quote)
+from spbench.plots.rank_charts import (MACHINE, chart_comm_split, chart_strong_scaling,
+                                       chart_weak_scaling, machine_beside)
 
 REQUIRED = ("matrix", "kernel", "format", "backend", "threads", "gflops", "roofline_frac",
             "speedup", "efficiency", "status")
@@ -67,25 +68,20 @@ class CsvError(Exception):
 
 def load_rows(path):
     try:
-        with open(path, newline="") as f:
-            reader = csv.DictReader(f)
-            if reader.fieldnames is None:
-                raise CsvError("%s is empty: no header and no rows" % path)
-            missing = [c for c in REQUIRED if c not in reader.fieldnames]
-            if missing:
-                raise CsvError("%s is not a spbench results CSV: missing column(s) %s"
-                               % (path, ", ".join(missing)))
-            rows = []
-            for number, row in enumerate(reader, start=2):
-                if None in row or any(row[c] is None for c in REQUIRED):
-                    raise CsvError("%s:%d: malformed row (wrong number of fields)" % (path, number))
-                if row.get("precision") not in (None, "", "fp64"):  # its own series in every chart
-                    row["kernel"] += "/" + row["precision"]
-                rows.append(row)
-    except OSError as e:
-        raise CsvError("%s: %s" % (path, e.strerror))
-    except csv.Error as e:
-        raise CsvError("%s: malformed CSV: %s" % (path, e))
+        study = results.read(path, kinds=("csv",))
+    except results.ResultsError as e:
+        raise CsvError(str(e))
+    missing = [c for c in REQUIRED if c not in study.columns]
+    if missing:
+        raise CsvError("%s is not a spbench results CSV: missing column(s) %s"
+                       % (path, ", ".join(missing)))
+    rows = []
+    for number, row in enumerate(study.rows, start=2):
+        if None in row or any(row[c] is None for c in REQUIRED):
+            raise CsvError("%s:%d: malformed row (wrong number of fields)" % (path, number))
+        if row.get("precision") not in (None, "", "fp64"):  # its own series in every chart
+            row["kernel"] += "/" + row["precision"]
+        rows.append(row)
     if not rows:
         raise CsvError("%s has a header but no result rows" % path)
     ok = []
