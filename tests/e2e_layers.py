@@ -99,5 +99,32 @@ def test_checker_flags_an_arrow_up(tmp):
           "the arrows up and sideways found, and only they: %s" % found)
 
 
-run_tests([test_includes_point_down, test_checker_flags_an_arrow_up], "spb_e2e_layers_",
+def test_file_outputs_are_data():
+    """A results file a reporter owns whole (run --md) is its own file and a
+    row of bench/report/file_outputs.c: its reporter's open is named in at
+    most three source files (its own, the row, reporter.h's declaration),
+    and run's option parsing, help and checks name no format."""
+    rows = open(os.path.join(SOURCE, "bench", "report", "file_outputs.c")).read()
+    opens = re.findall(r"^\s*([a-z_]+_open)\},", rows, re.M)
+    options = re.findall(r'^\s*\{"(--[a-z-]+)",', rows, re.M)
+    check(opens and len(opens) == len(options), "the rows: %s %s" % (options, opens))
+    for name in opens:
+        where = []
+        for folder, _, names in os.walk(SOURCE):
+            if os.path.relpath(folder, SOURCE).split(os.sep)[0].startswith(("build", ".")):
+                continue
+            for n in names:
+                if n.endswith(SOURCES) and name in open(os.path.join(folder, n),
+                                                        errors="replace").read():
+                    where.append(n)
+        check(len(where) <= 3, "%s is named in %d files: %s" % (name, len(where), where))
+    cli = os.path.join(SOURCE, "bench", "cli")
+    for n in ("run_options.c", "run_outputs.c", "run_args.h"):
+        text = open(os.path.join(cli, n)).read()
+        named = [o for o in options if '"%s"' % o in text]
+        check(not named, "bench/cli/%s names no file output's option: %s" % (n, named))
+
+
+run_tests([test_includes_point_down, test_checker_flags_an_arrow_up, test_file_outputs_are_data],
+          "spb_e2e_layers_",
           globals())

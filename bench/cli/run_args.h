@@ -52,12 +52,13 @@ typedef struct {
     int bandwidth_mode;               /* --bandwidth: BANDWIDTH_* */
     double bandwidth_given;           /* --bandwidth GBPS */
     char bandwidth_kept[SPB_MSG_LEN]; /* whether the measured figures were kept, and where */
-    const char *md_path;              /* --md FILE (NULL: none) */
-    spb_md_reporter md;               /* its reporter, from open_outputs to the run's end */
-    spb_output json_claim;            /* the JSON's lock, held while its text goes to json_temp */
-    char json_temp[4200];             /* renamed onto --json at the end: whole or not at all */
-    spb_noise_memory noise_memory;    /* the study's re-measurements (timing.h) */
-    spb_energy_edge energy_edge;      /* where its last energy window closed (energy.h) */
+    /* each spb_file_outputs row's FILE (NULL: not asked for); their
+     * reporters are opts.out.files, from open_outputs to the run's end */
+    const char *file_paths[SPB_MAX_FILE_OUTPUTS];
+    spb_output json_claim;         /* the JSON's lock, held while its text goes to json_temp */
+    char json_temp[4200];          /* renamed onto --json at the end: whole or not at all */
+    spb_noise_memory noise_memory; /* the study's re-measurements (timing.h) */
+    spb_energy_edge energy_edge;   /* where its last energy window closed (energy.h) */
 } run_args;
 
 /* run_options.c, run_outputs.c, run_header.c; run_options_help: the

@@ -327,10 +327,6 @@ static const run_option options[] = {
      FIELD(force), 0, 0, NULL, 1, NO_KEY},
     {"--json", "FILE", "the same rows with machine and build information", TAKE_TEXT,
      FIELD(opts.out.json_path), 0, 0, NULL, 1, NO_KEY},
-    {"--md", "FILE",
-     "the run's rows as one Markdown table, its settings above and its totals below, put in "
-     "place whole when the run ends (not with --processes)",
-     TAKE_TEXT, FIELD(md_path), 0, 0, NULL, 1, NO_KEY},
     {"--cache", "DIR", "keep parsed matrices in DIR (binary, checked)", TAKE_TEXT,
      FIELD(opts.cache_dir), 0, 0, NULL, 1, NO_KEY},
     {"--plugin", "LIB.so",
@@ -377,26 +373,40 @@ static int take_option(int argc, char **argv, int *i, run_args *a)
         }
         return 1;
     }
+    for (int k = 0; k < spb_file_output_count; k++) { /* the files a reporter owns whole */
+        const char *v = NULL;
+        if (!option_value(argc, argv, i, spb_file_outputs[k].option, &v)) continue;
+        a->file_paths[k] = v;
+        return 1;
+    }
     return 0;
+}
+
+/* One option's line of run --help: name and value, then its help wrapped
+ * at 80 columns. */
+static void print_option(FILE *out, const char *name, const char *value, const char *help)
+{
+    char head[64];
+    snprintf(head, sizeof head, "  %s%s%s", name, value ? " " : "", value ? value : "");
+    int column = fprintf(out, "%-21s", head);
+    for (const char *word = help; *word;) {
+        size_t len = strcspn(word, " ");
+        if (column > 22 && column + 1 + (int)len > 80) column = fprintf(out, "\n%21s", "");
+        column += fprintf(out, " %.*s", (int)len, word);
+        word += len + (word[len] == ' ');
+    }
+    fputc('\n', out);
 }
 
 void run_options_help(FILE *out, int outputs)
 {
     for (size_t k = 0; k < sizeof options / sizeof options[0]; k++) {
         const run_option *o = &options[k];
-        if (o->output != outputs) continue;
-        char head[64];
-        snprintf(head, sizeof head, "  %s%s%s", o->name, o->value ? " " : "",
-                 o->value ? o->value : "");
-        int column = fprintf(out, "%-21s", head);
-        for (const char *word = o->help; *word;) { /* words wrapped at 80 columns */
-            size_t len = strcspn(word, " ");
-            if (column > 22 && column + 1 + (int)len > 80) column = fprintf(out, "\n%21s", "");
-            column += fprintf(out, " %.*s", (int)len, word);
-            word += len + (word[len] == ' ');
-        }
-        fputc('\n', out);
+        if (o->output == outputs) print_option(out, o->name, o->value, o->help);
     }
+    for (int k = 0; outputs && k < spb_file_output_count; k++)
+        print_option(out, spb_file_outputs[k].option, spb_file_outputs[k].value,
+                     spb_file_outputs[k].help);
 }
 
 /* The option at place `key` of measured_under (NULL: none). */
@@ -492,9 +502,12 @@ void parse_run_args(int argc, char **argv, run_args *a)
     if (o->max_kernel_ms < 0) /* a large product must not hold up a SpGEMM study */
         o->max_kernel_ms = o->op == operation_spgemm() ? SPGEMM_MAX_KERNEL_MS : 0;
     check_operand(o);
-    if (a->md_path && a->processes > 1) {
-        fprintf(stderr, "spbench: --md writes one run's rows; --processes combines several runs "
-                        "into --csv and --json: leave --md out\n");
+    for (int k = 0; k < spb_file_output_count && a->processes > 1; k++) {
+        if (!a->file_paths[k]) continue;
+        fprintf(stderr,
+                "spbench: %s writes one run's rows; --processes combines several runs into "
+                "--csv and --json: leave %s out\n",
+                spb_file_outputs[k].option, spb_file_outputs[k].option);
         exit(EXIT_USAGE);
     }
     compose_settings(a);

@@ -145,28 +145,46 @@ static int same_file(const char *a, const char *b)
            sa.st_ino == sb.st_ino;
 }
 
-/* The Markdown table's reporter, opened last and refused where the other
- * outputs are: the CSV or the JSON itself, an input, the standard output,
- * a file of results without --force or --resume (which rewrites it). */
-static spb_status open_md(run_args *a, const spb_source_list *list, char *msg)
+/* The files' reporters (spb_file_outputs), opened last, each refused
+ * where the other outputs are: the CSV, the JSON or another file output
+ * itself, an input, the standard output, a file of results without
+ * --force or --resume (which rewrites it). On a failure the ones opened
+ * are given up. */
+static spb_status open_file_outputs(run_args *a, const spb_source_list *list, char *msg)
 {
-    const spb_run_opts *o = &a->opts;
-    if (same_file(a->md_path, o->out.csv_path) || same_file(a->md_path, o->out.json_path))
-        return spb_fail(msg, SPB_ERR_INVALID, "--md %s is also --csv or --json: give each its own",
-                        a->md_path);
-    spb_status st = a->resume || a->force ? SPB_OK : refuse_overwrite(a->md_path, "--md", msg);
-    spb_output probe = {.fd = -1}; /* the checks' own claim, given up before the reporter's */
-    if (st == SPB_OK) st = output_claim(&probe, a->md_path, "--md", 1, msg);
-    if (st == SPB_OK) st = refuse_input(&probe, list, msg);
-    if (st == SPB_OK) st = refuse_stdout(&probe, msg);
-    output_abandon(&probe);
+    spb_run_opts *o = &a->opts;
     char context[1024];
     snprintf(context, sizeof context,
              "spbench %s (commit %s; %s); operation %s, precision %s; settings: %s; host %s",
              SPB_VERSION, spb_git_commit(), spb_build(), o->op->name, a->precision_names,
              o->settings, a->host[0] ? a->host : "unknown");
-    if (st == SPB_OK) st = md_reporter_open(&a->md, a->md_path, context, msg);
-    if (st == SPB_OK) a->opts.out.md = &a->md;
+    spb_status st = SPB_OK;
+    for (int k = 0; k < spb_file_output_count && st == SPB_OK; k++) {
+        const char *path = a->file_paths[k], *option = spb_file_outputs[k].option;
+        if (!path) continue;
+        int twice = same_file(path, o->out.csv_path) || same_file(path, o->out.json_path);
+        for (int j = 0; j < k; j++) twice |= a->file_paths[j] && same_file(path, a->file_paths[j]);
+        if (twice)
+            st = spb_fail(msg, SPB_ERR_INVALID,
+                          "%s %s is also --csv, --json or another output: give each its own",
+                          option, path);
+        if (st == SPB_OK && !a->resume && !a->force) st = refuse_overwrite(path, option, msg);
+        spb_output probe = {.fd = -1}; /* the checks' own claim, given up before the reporter's */
+        if (st == SPB_OK) st = output_claim(&probe, path, option, 1, msg);
+        if (st == SPB_OK) st = refuse_input(&probe, list, msg);
+        if (st == SPB_OK) st = refuse_stdout(&probe, msg);
+        output_abandon(&probe);
+        spb_reporter *r =
+            st == SPB_OK ? spb_file_outputs[k].open(path, option, context, msg) : NULL;
+        if (r)
+            o->out.files[o->out.file_count++] = r;
+        else if (st == SPB_OK)
+            st = SPB_ERR_IO;
+    }
+    if (st != SPB_OK) {
+        for (int k = 0; k < o->out.file_count; k++) o->out.files[k]->abort(o->out.files[k]);
+        o->out.file_count = 0;
+    }
     return st;
 }
 
@@ -191,7 +209,7 @@ int open_outputs(run_args *a, spb_source_list *list, spb_done_set *done, int *cs
     if (st == SPB_OK && o->out.csv_path && !(o->out.csv = output_stream(&csv, !a->resume, msg)))
         st = SPB_ERR_IO;
     if (st == SPB_OK && o->out.json_path) st = open_json(a, &json, msg);
-    if (st == SPB_OK && a->md_path) st = open_md(a, list, msg);
+    if (st == SPB_OK) st = open_file_outputs(a, list, msg);
     output_abandon(&csv);
     output_abandon(&json); /* the JSON's temporary file too, when it holds the lock */
     if (st == SPB_OK) return 1;
@@ -209,7 +227,9 @@ int open_outputs(run_args *a, spb_source_list *list, spb_done_set *done, int *cs
 spb_status close_outputs(run_args *a, spb_status st, const spb_row_counts *counts, char *msg)
 {
     spb_run_opts *o = &a->opts;
-    if (o->out.md) st = md_reporter_end(o->out.md, counts, st, msg);
+    for (int k = 0; k < o->out.file_count; k++)
+        st = o->out.files[k]->end(o->out.files[k], counts, st, msg);
+    o->out.file_count = 0;
     /* a write that failed earlier (a full disk) may leave fclose nothing to fail on */
     int json_failed = o->out.json && ferror(o->out.json);
     if (o->out.json && fclose(o->out.json) != 0) json_failed = 1;

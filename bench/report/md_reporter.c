@@ -10,6 +10,18 @@
 
 #include "bench/report/reporter.h"
 
+/* The reporter: its claim on PATH, the temporary file beside it that
+ * becomes PATH at the end (temp empty: not a regular file, written as it
+ * goes), and the option that named it (its messages). */
+typedef struct {
+    spb_reporter base;
+    spb_output claim;
+    char temp[SPB_PATH_LEN + 64];
+    FILE *out; /* NULL: never opened */
+    const char *path, *option;
+    int rows;
+} spb_md_reporter;
+
 /* Text from an input (a matrix's name, a message) as one Markdown table
  * cell: the characters Markdown or HTML would read as markup escaped or
  * written as entities, a line break a space. The one helper for this sink. */
@@ -50,7 +62,8 @@ static void md_figure(FILE *out, int decimals, double v, int percent)
 
 static spb_status md_failed(spb_md_reporter *m, char *msg)
 {
-    return spb_fail(msg, SPB_ERR_IO, "--md %s: write failed: %s", m->path, strerror(errno));
+    return spb_fail(msg, SPB_ERR_IO, "%s %s: write failed: %s", m->option, m->path,
+                    strerror(errno));
 }
 
 static spb_status md_row(spb_reporter *self, const spb_result *r, spb_row_origin origin, char *msg)
@@ -86,31 +99,22 @@ static spb_status md_row(spb_reporter *self, const spb_result *r, spb_row_origin
     return ferror(m->out) ? md_failed(m, msg) : SPB_OK;
 }
 
-spb_status md_reporter_open(spb_md_reporter *m, const char *path, const char *context, char *msg)
+static void md_abort(spb_reporter *self)
 {
-    *m = (spb_md_reporter){.base = {md_row, NULL}, .claim = {.fd = -1}, .path = path};
-    spb_status st = output_claim(&m->claim, path, "--md", 1, msg);
-    if (st == SPB_OK && m->claim.regular) st = spb_temp_path(m->temp, sizeof m->temp, path, msg);
-    if (st == SPB_OK)
-        m->out = m->claim.regular ? fopen(m->temp, "w") : output_stream(&m->claim, 1, msg);
-    if (st == SPB_OK && !m->out) st = md_failed(m, msg);
-    if (st != SPB_OK) {
-        md_reporter_abort(m);
-        return st;
+    spb_md_reporter *m = (spb_md_reporter *)self;
+    if (m->out) fclose(m->out);
+    if (m->temp[0]) {
+        unlink(m->temp);
+        spb_temp_done(m->temp);
     }
-    fputs("# spbench study\n\n", m->out);
-    md_cell(m->out, context);
-    fputs("\n\n| matrix | kernel | precision | threads | ranks | median ms | spread | GFLOPS | "
-          "GB/s | speedup | status |\n"
-          "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n",
-          m->out);
-    return ferror(m->out) ? md_failed(m, msg) : SPB_OK;
+    output_abandon(&m->claim); /* a file it created and never filled goes too */
+    spb_free(m);
 }
 
-spb_status md_reporter_end(spb_md_reporter *m, const spb_row_counts *counts, spb_status run,
-                           char *msg)
+static spb_status md_end(spb_reporter *self, const spb_row_counts *counts, spb_status run,
+                         char *msg)
 {
-    if (!m->out) return run;
+    spb_md_reporter *m = (spb_md_reporter *)self;
     spb_status st = run;
     if (st == SPB_OK) {
         fprintf(m->out, "\n%d rows: %d ok, %d wrong, %d skipped, %d error%s\n", counts->rows,
@@ -122,27 +126,46 @@ spb_status md_reporter_end(spb_md_reporter *m, const spb_row_counts *counts, spb
     m->out = NULL;
     if (st == SPB_OK && !closed) st = md_failed(m, msg);
     if (st == SPB_OK && m->temp[0] && rename(m->temp, m->path) != 0)
-        st = spb_fail(msg, SPB_ERR_IO, "--md %s: cannot put %s in its place: %s", m->path, m->temp,
-                      strerror(errno));
+        st = spb_fail(msg, SPB_ERR_IO, "%s %s: cannot put %s in its place: %s", m->option, m->path,
+                      m->temp, strerror(errno));
     if (st != SPB_OK) {
-        md_reporter_abort(m);
+        md_abort(self);
         return st;
     }
     if (m->temp[0]) spb_temp_done(m->temp);
-    m->temp[0] = '\0';
     if (m->claim.fd >= 0) close(m->claim.fd);
-    m->claim.fd = -1;
+    spb_free(m);
     return st;
 }
 
-void md_reporter_abort(spb_md_reporter *m)
+spb_reporter *md_reporter_open(const char *path, const char *option, const char *context, char *msg)
 {
-    if (m->out) fclose(m->out);
-    m->out = NULL;
-    if (m->temp[0]) {
-        unlink(m->temp);
-        spb_temp_done(m->temp);
-        m->temp[0] = '\0';
+    spb_md_reporter *m = spb_calloc(1, sizeof *m);
+    if (!m) {
+        spb_fail(msg, SPB_ERR_NOMEM, "%s %s: out of memory", option, path);
+        return NULL;
     }
-    output_abandon(&m->claim); /* a file it created and never filled goes too */
+    *m = (spb_md_reporter){.base = {.row = md_row, .end = md_end, .abort = md_abort},
+                           .claim = {.fd = -1},
+                           .path = path,
+                           .option = option};
+    spb_status st = output_claim(&m->claim, path, option, 1, msg);
+    if (st == SPB_OK && m->claim.regular) st = spb_temp_path(m->temp, sizeof m->temp, path, msg);
+    if (st == SPB_OK)
+        m->out = m->claim.regular ? fopen(m->temp, "w") : output_stream(&m->claim, 1, msg);
+    if (st == SPB_OK && !m->out) st = md_failed(m, msg);
+    if (st == SPB_OK) {
+        fputs("# spbench study\n\n", m->out);
+        md_cell(m->out, context);
+        fputs("\n\n| matrix | kernel | precision | threads | ranks | median ms | spread | GFLOPS | "
+              "GB/s | speedup | status |\n"
+              "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n",
+              m->out);
+        if (ferror(m->out)) st = md_failed(m, msg);
+    }
+    if (st != SPB_OK) {
+        md_abort(&m->base);
+        return NULL;
+    }
+    return &m->base;
 }

@@ -94,23 +94,24 @@ static spb_status json_row(spb_reporter *self, const spb_result *r, spb_row_orig
 static void reporter_table(spb_table_reporter *t, FILE *out, int kernel_width)
 {
     *t = (spb_table_reporter){
-        .base = {table_row, table_flush},
+        .base = {.row = table_row, .flush = table_flush},
         .out = out,
         .kernel_width = kernel_width > REPORT_KERNEL_WIDTH ? kernel_width : REPORT_KERNEL_WIDTH};
 }
 
 static void reporter_csv(spb_file_reporter *f, FILE *out, const char *path)
 {
-    *f = (spb_file_reporter){.base = {csv_row, NULL}, .out = out, .path = path};
+    *f = (spb_file_reporter){.base = {.row = csv_row}, .out = out, .path = path};
 }
 
 static void reporter_json(spb_file_reporter *f, FILE *out, const char *path)
 {
-    *f = (spb_file_reporter){.base = {json_row, NULL}, .out = out, .path = path};
+    *f = (spb_file_reporter){.base = {.row = json_row}, .out = out, .path = path};
 }
 
 void reporters_begin(spb_reporters *set, FILE *table, int kernel_width, FILE *csv,
-                     const char *csv_path, FILE *json, const char *json_path, spb_md_reporter *md)
+                     const char *csv_path, FILE *json, const char *json_path,
+                     spb_reporter *const *files, int file_count)
 {
     set->count = 0;
     reporter_table(&set->table, table, kernel_width);
@@ -119,7 +120,8 @@ void reporters_begin(spb_reporters *set, FILE *table, int kernel_width, FILE *cs
     if (table) set->all[set->count++] = &set->table.base;
     if (csv) set->all[set->count++] = &set->csv.base;
     if (json) set->all[set->count++] = &set->json.base;
-    if (md) set->all[set->count++] = &md->base;
+    for (int k = 0; k < file_count && set->count < SPB_MAX_REPORTERS; k++)
+        set->all[set->count++] = files[k];
 }
 
 void reporters_row(spb_reporters *set, const spb_result *r, spb_row_origin origin,

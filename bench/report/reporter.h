@@ -1,9 +1,11 @@
 /* reporter.h — where a run's rows go. The run hands every row to each of
  * its reporters and knows no format (google/benchmark's runner/reporter
  * split); each reporter writes its own: the console table (skipped rows
- * folded, a line per reason and matrix), the CSV, the JSON's rows. The
- * files' opening, headers and trailers stay with the command that owns
- * them (bench/cli/run_outputs.c). */
+ * folded, a line per reason and matrix), the CSV, the JSON's rows, and
+ * the files a reporter owns whole (spb_file_outputs: run --md). The CSV's
+ * and the JSON's opening, headers and trailers stay with the command that
+ * owns them (bench/cli/run_outputs.c: --resume and --processes combine
+ * them). */
 #ifndef SPB_REPORTER_H
 #define SPB_REPORTER_H
 
@@ -26,6 +28,14 @@ struct spb_reporter {
     /* The end of a matrix's rows, or of the run: whatever is held goes out
      * (NULL: holds nothing). */
     void (*flush)(spb_reporter *self);
+    /* A file's reporter only (NULL for the others). end: the run's end,
+     * with its totals and its status: when the run succeeded, the trailer
+     * is written and the file put in its place; when it failed, as abort.
+     * Returns the run's status, or the file's failure. abort: the file
+     * given up (its temporary file gone, PATH as it was, a file the claim
+     * made removed). Either releases the reporter; one of them ends it. */
+    spb_status (*end)(spb_reporter *self, const spb_row_counts *counts, spb_status run, char *msg);
+    void (*abort)(spb_reporter *self);
 };
 
 /* Skipped rows of one matrix that share a reason. */
@@ -60,31 +70,34 @@ typedef struct {
     int rows; /* written so far (the JSON separates them) */
 } spb_file_reporter;
 
-/* run --md: the run's rows (measured and read back, as the table) as one
- * Markdown table, a line of the run's context above it and the totals
- * below (md_reporter.c). It owns its file's whole life: open claims it
- * (locked, refused while another run holds it) and starts a temporary
- * file beside it with the header; rows; end writes the totals and puts
- * the file in its place, or, when the run failed, aborts: the temporary
- * file goes and PATH stays as it was (a file the claim made goes too). */
+/* A results file that a reporter owns whole: its option of run (its
+ * value's name and its help, listed with the other outputs by run --help)
+ * and how it is opened: the file claimed (locked; refused while another
+ * run holds it) and a temporary file begun beside it, with the run's
+ * context (a line naming the build, operation, settings and host); NULL
+ * after saying why in msg. Its rows are the run's (measured and read back,
+ * as the table's); its end and abort are the reporter's. A new format is
+ * its own file and a row of spb_file_outputs (file_outputs.c); the run
+ * checks its path as it checks every output's (not another output, not an
+ * input, not the standard output, not results without --force or
+ * --resume). */
 typedef struct {
-    spb_reporter base;
-    spb_output claim;
-    char temp[SPB_PATH_LEN + 64]; /* written here, renamed onto path (empty: not a regular file) */
-    FILE *out;                    /* NULL: ended, or never opened */
-    const char *path;
-    int rows;
-} spb_md_reporter;
+    const char *option, *value, *help;
+    spb_reporter *(*open)(const char *path, const char *option, const char *context, char *msg);
+} spb_file_output;
 
-spb_status md_reporter_open(spb_md_reporter *m, const char *path, const char *context, char *msg);
-/* run: the run's status; its failure is returned (nothing put in place). */
-spb_status md_reporter_end(spb_md_reporter *m, const spb_row_counts *counts, spb_status run,
-                           char *msg);
-void md_reporter_abort(spb_md_reporter *m);
+#define SPB_MAX_FILE_OUTPUTS 4
+extern const spb_file_output spb_file_outputs[];
+extern const int spb_file_output_count;
+
+/* run --md: the run's rows as one Markdown table, the run's context above
+ * it and the totals below (md_reporter.c). */
+spb_reporter *md_reporter_open(const char *path, const char *option, const char *context,
+                               char *msg);
 
 /* A run's reporters, in the order a row reaches them: the table, the CSV,
- * the JSON, the Markdown table (those with a stream). */
-#define SPB_MAX_REPORTERS 5
+ * the JSON, the files' (those with a stream). */
+#define SPB_MAX_REPORTERS (3 + SPB_MAX_FILE_OUTPUTS)
 typedef struct {
     spb_table_reporter table;
     spb_file_reporter csv, json;
@@ -92,9 +105,11 @@ typedef struct {
     int count; /* 0: not made yet */
 } spb_reporters;
 
-/* md: the run's Markdown reporter, opened already (NULL: none). */
+/* files: the reporters of the run's files, opened already (file_count of
+ * them). */
 void reporters_begin(spb_reporters *set, FILE *table, int kernel_width, FILE *csv,
-                     const char *csv_path, FILE *json, const char *json_path, spb_md_reporter *md);
+                     const char *csv_path, FILE *json, const char *json_path,
+                     spb_reporter *const *files, int file_count);
 /* A row to each reporter; after a failure (*status set) the files get no
  * more rows (the table still does). */
 void reporters_row(spb_reporters *set, const spb_result *r, spb_row_origin origin,

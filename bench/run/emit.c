@@ -27,7 +27,8 @@ static void emit_row(const spb_run_opts *opts, spb_run_totals *totals, const spb
         progress_finish(opts->out.progress); /* the row replaces the live progress line */
     if (!totals->reporters.count)
         reporters_begin(&totals->reporters, opts->out.table, opts->out.kernel_width, opts->out.csv,
-                        opts->out.csv_path, opts->out.json, opts->out.json_path, opts->out.md);
+                        opts->out.csv_path, opts->out.json, opts->out.json_path, opts->out.files,
+                        opts->out.file_count);
     reporters_row(&totals->reporters, r, origin, csv_status, msg);
     spb_row_counts *n = origin == SPB_ORIGIN_KEPT ? &totals->kept : &totals->counts;
     n->rows++;

@@ -40,9 +40,10 @@ typedef struct {
     const char *csv_path;
     FILE *json; /* NULL: no JSON */
     const char *json_path;
-    spb_md_reporter *md; /* run --md (NULL: none) */
-    FILE *table;         /* human-readable rows */
-    int kernel_width;    /* the table's kernel column (plan_kernel_width; 0: the narrow one) */
+    spb_reporter *files[SPB_MAX_FILE_OUTPUTS]; /* the files' reporters (spb_file_outputs) */
+    int file_count;
+    FILE *table;      /* human-readable rows */
+    int kernel_width; /* the table's kernel column (plan_kernel_width; 0: the narrow one) */
     spb_progress *progress;
     spb_machine_load *machine; /* sampled after every row measured (NULL: not watched) */
     spb_phase_times *phases;   /* where the time goes (NULL: not kept) */
