@@ -8,7 +8,9 @@
  * points are found once, in prepare. A row spread over several blocks is
  * finished by the block where it ends, which adds the partial sums the
  * earlier blocks published, in block order: no float atomics, so the result
- * is the same bits on every call. */
+ * is the same bits on every call. A product of many tiles has them added by
+ * a second, small kernel instead (merge_fixup_kernel): no block waits for
+ * another. */
 #include <stdio.h>
 #include <string.h>
 
@@ -18,6 +20,11 @@
  * warp's shared-memory reads spread over the banks. */
 #define MERGE_BLOCK 256
 #define MERGE_ITEMS 7
+/* From this many tiles the carries are added by a second kernel: its launch
+ * (about 1.5 us on an H100) cost more than the blocks' waits on products of
+ * a few hundred tiles (5-10 us: 0.78-0.94x), and saved 1-21% on products of
+ * 2,500 tiles and more (38-330 us: H100, fp64 and fp32, 2026-12-06). */
+#define MERGE_FIXUP_TILES 1024
 
 /* The tile's shared memory: the products of its non-zeros then the sums of
  * its rows (together exactly the tile's items), each thread's inclusive
@@ -121,12 +128,22 @@ static __device__ __forceinline__ T merge_scan(T sum, int key, T *warp_sum, int 
     return sum;
 }
 
-/* Step 4: when block b's first row began in blocks from..b-1, the first
- * warp waits for their published sums and adds them, in block order, to
- * that row's sum (data[0] of the row sums). */
-template <typename T>
-static __device__ __forceinline__ void merge_look_back(int from, int b, T *first_row_sum, T *carry,
-                                                       int *carry_epoch, int epoch)
+/* A stamp read with acquire order: the carry published before it is seen
+ * (a plain load, not an atomic: the waits' polls cost the L2 no atomics). */
+static __device__ __forceinline__ int load_acquire(const int *p)
+{
+    int v;
+    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+/* The sum of the carries of blocks from..b-1, in block order: a warp's
+ * lanes take 32 blocks at a time (the same order in both ways of adding
+ * them, so the same bits). WAIT: each carry's stamp polled until it is this
+ * call's. */
+template <typename T, bool WAIT>
+static __device__ __forceinline__ T merge_carries(int from, int b, const T *carry,
+                                                  const int *carry_epoch, int epoch)
 {
     const int lane = threadIdx.x % WARP;
     T total = 0;
@@ -134,14 +151,13 @@ static __device__ __forceinline__ void merge_look_back(int from, int b, T *first
         int q = base + lane;
         T v = 0;
         if (q < b) {
-            while (atomicAdd(carry_epoch + q, 0) != epoch) {
-            }
-            __threadfence();
-            v = volatile_load(carry + q);
+            if (WAIT)
+                while (load_acquire(carry_epoch + q) != epoch) __nanosleep(32);
+            v = WAIT ? volatile_load(carry + q) : carry[q];
         }
         total += warp_reduce(v);
     }
-    if (lane == 0) *first_row_sum += total;
+    return total;
 }
 
 /* csr.cuda.merge — block b takes the merge items of its tile: rows
@@ -154,14 +170,17 @@ static __device__ __forceinline__ void merge_look_back(int from, int b, T *first
  * before it added to the row it finishes first. (4) The block publishes the
  * sum of the row still open at its end, then, when its first row began in
  * earlier blocks (blocks lookback_from[b]..b-1), waits for their published
- * sums and adds them in block order. (5) The rows' sums are written out,
- * coalesced. With PATTERN val is not read and each sum is scaled once. */
-template <typename T, bool PATTERN>
+ * sums and adds them in block order (FIXUP: it waits for none, and keeps
+ * that row's own sum in first_partial[b] for merge_fixup_kernel). (5) The
+ * rows' sums are written out, coalesced. With PATTERN val is not read and
+ * each sum is scaled once. */
+template <typename T, bool PATTERN, bool FIXUP>
 static __global__ void __launch_bounds__(MAX_BLOCK)
     csr_merge_kernel(const int *__restrict__ row_ptr, const int *__restrict__ col_idx,
                      const T *__restrict__ val, T scale, const T *__restrict__ x, T *__restrict__ y,
                      const int *__restrict__ tile_row, const int *__restrict__ tile_k,
-                     const int *__restrict__ lookback_from, T *carry, int *carry_epoch, int epoch)
+                     const int *__restrict__ lookback_from, T *carry, int *carry_epoch, int epoch,
+                     T *__restrict__ first_partial)
 {
     __shared__ T warp_sum[MAX_BLOCK / WARP];
     __shared__ int warp_row[MAX_BLOCK / WARP];
@@ -179,41 +198,82 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
     inclusive[t] = sum;
     if (t == threads - 1) { /* the open row's sum, for the block where it ends */
         carry[b] = sum;
-        __threadfence();
-        atomicExch(carry_epoch + b, epoch);
+        if (!FIXUP) {
+            __threadfence();
+            atomicExch(carry_epoch + b, epoch);
+        }
     }
     __syncthreads();
     /* the thread before this one ended inside the row this one finishes first */
     if (first_done >= 0 && t > 0) data[nz + first_done] += inclusive[t - 1];
     __syncthreads();
     const int from = lookback_from[b];
-    if (warp == 0 && rows > 0 && from < b)
-        merge_look_back<T>(from, b, data + nz, carry, carry_epoch, epoch);
+    if (FIXUP && t == 0 && rows > 0 && from < b) first_partial[b] = data[nz];
+    if (!FIXUP && warp == 0 && rows > 0 && from < b) {
+        T total = merge_carries<T, true>(from, b, carry, carry_epoch, epoch);
+        if (t == 0) data[nz] += total;
+    }
     __syncthreads();
     for (int r = t; r < rows; r += threads) /* (5) */
         y[r0 + r] = PATTERN ? scale * data[nz + r] : data[nz + r];
 }
 
+/* After csr_merge_kernel<FIXUP>: a warp per tile whose first row began in
+ * earlier tiles adds their carries to that row's own sum, in block order
+ * (as the waiting kernel does: the same bits), and writes it. */
+template <typename T, bool PATTERN>
+static __global__ void __launch_bounds__(MAX_BLOCK)
+    merge_fixup_kernel(int tiles, const int *__restrict__ tile_row,
+                       const int *__restrict__ lookback_from, const T *__restrict__ carry,
+                       const T *__restrict__ first_partial, T scale, T *__restrict__ y)
+{
+    const long long b = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / WARP;
+    if (b >= tiles) return;
+    const int from = lookback_from[b], r0 = tile_row[b];
+    if (from >= b || tile_row[b + 1] == r0) return;
+    T total = merge_carries<T, false>(from, (int)b, carry, NULL, 0);
+    if (threadIdx.x % WARP == 0) {
+        T v = first_partial[b] + total;
+        y[r0] = PATTERN ? scale * v : v;
+    }
+}
+
 /* What csr.cuda.merge prepares beyond the CSR arrays (gpu_state.family). */
 struct merge_data {
-    int tiles, epoch;     /* blocks; calls so far (the carries' stamp) */
-    int *d_tile_row;      /* each tile's first row; tiles + 1 */
-    int *d_tile_k;        /* each tile's first entry; tiles + 1 */
-    int *d_lookback_from; /* the first block holding entries of a tile's first row */
-    void *d_carry;        /* each block's sum of the row open at its end */
-    int *d_carry_epoch;   /* the call that published each carry */
+    int tiles, epoch;      /* blocks; calls so far (the carries' stamp) */
+    int *d_tile_row;       /* each tile's first row; tiles + 1 */
+    int *d_tile_k;         /* each tile's first entry; tiles + 1 */
+    int *d_lookback_from;  /* the first block holding entries of a tile's first row */
+    void *d_carry;         /* each block's sum of the row open at its end */
+    int *d_carry_epoch;    /* the call that published each carry */
+    void *d_first_partial; /* fixup: each tile's first row's own sum */
+    int fixup;             /* tiles >= MERGE_FIXUP_TILES: carries added by a second kernel */
 };
 
-/* One product: one launch, stamped with this call's epoch. */
-template <typename T, bool PATTERN> static void launch_merge(gpu_state *s)
+/* One product: one launch, stamped with this call's epoch; with fixup,
+ * the merge kernel and then the carries' fix-up. */
+template <typename T, bool PATTERN, bool FIXUP> static void launch_merge_as(gpu_state *s)
 {
     merge_data *d = gpu_family<merge_data>(s);
     d->epoch++;
-    csr_merge_kernel<T, PATTERN>
+    csr_merge_kernel<T, PATTERN, FIXUP>
         <<<d->tiles, s->block_size, merge_shared_bytes(s->block_size, sizeof(T)), s->stream>>>(
             s->d_row_ptr, s->d_col_idx, (const T *)s->d_val, (T)s->iso_value, (const T *)s->d_x,
             (T *)s->d_y, d->d_tile_row, d->d_tile_k, d->d_lookback_from, (T *)d->d_carry,
-            d->d_carry_epoch, d->epoch);
+            d->d_carry_epoch, d->epoch, (T *)d->d_first_partial);
+    if (FIXUP)
+        merge_fixup_kernel<T, PATTERN>
+            <<<gpu_blocks_for((long long)d->tiles * WARP, MERGE_BLOCK), MERGE_BLOCK, 0,
+               s->stream>>>(d->tiles, d->d_tile_row, d->d_lookback_from, (const T *)d->d_carry,
+                            (const T *)d->d_first_partial, (T)s->iso_value, (T *)s->d_y);
+}
+
+template <typename T, bool PATTERN> static void launch_merge(gpu_state *s)
+{
+    if (gpu_family<merge_data>(s)->fixup)
+        launch_merge_as<T, PATTERN, true>(s);
+    else
+        launch_merge_as<T, PATTERN, false>(s);
 }
 
 /* Tiles of `items` merge items: each tile's start on the merge path and
@@ -227,6 +287,7 @@ static spb_status plan_tiles(gpu_state *s, merge_data *d, const spb_csr *A, char
     if (tiles > 0x7fffffff - 1)
         return spb_fail(msg, SPB_ERR_DECLINED, "%lld tiles: beyond a grid's reach", tiles);
     d->tiles = (int)tiles;
+    d->fixup = tiles >= MERGE_FIXUP_TILES;
     int *tile_row = (int *)spb_malloc((size_t)tiles + 1, sizeof *tile_row);
     int *tile_k = (int *)spb_malloc((size_t)tiles + 1, sizeof *tile_k);
     int *from = (int *)spb_malloc((size_t)tiles + 1, sizeof *from);
@@ -253,7 +314,9 @@ static spb_status plan_tiles(gpu_state *s, merge_data *d, const spb_csr *A, char
              gpu_cuda_failed(s, cudaMalloc((void **)&d->d_carry_epoch, sizeof(int) * (tiles + 1)),
                              "cudaMalloc") ||
              gpu_cuda_failed(s, cudaMemset(d->d_carry_epoch, 0, sizeof(int) * (tiles + 1)),
-                             "cudaMemset"))
+                             "cudaMemset") ||
+             gpu_cuda_failed(s, cudaMalloc(&d->d_first_partial, s->value_bytes * (tiles + 1)),
+                             "cudaMalloc"))
         st = gpu_state_fail(s, msg);
     spb_free(tile_row);
     spb_free(tile_k);
@@ -264,8 +327,12 @@ static spb_status plan_tiles(gpu_state *s, merge_data *d, const spb_csr *A, char
 /* A block of more than 48 KiB of shared memory must be allowed it. */
 template <typename T, bool PATTERN> static cudaError_t allow_shared_for(int shared)
 {
-    return cudaFuncSetAttribute(csr_merge_kernel<T, PATTERN>,
-                                cudaFuncAttributeMaxDynamicSharedMemorySize, shared);
+    cudaError_t err = cudaFuncSetAttribute(csr_merge_kernel<T, PATTERN, false>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, shared);
+    return err != cudaSuccess
+               ? err
+               : cudaFuncSetAttribute(csr_merge_kernel<T, PATTERN, true>,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize, shared);
 }
 
 static spb_status allow_shared(gpu_state *s, char *msg)
@@ -306,6 +373,7 @@ static void release_merge(gpu_state *s)
     cudaFree(d->d_lookback_from);
     cudaFree(d->d_carry);
     cudaFree(d->d_carry_epoch);
+    cudaFree(d->d_first_partial);
 }
 
 static const gpu_variant merge_v = {.format = SPB_FORMAT_CSR,
@@ -326,7 +394,8 @@ extern const spb_spmv_kernel gpu_merge_kernels[] = {
     GPU_SPMV_KERNEL(
         "csr.cuda.merge", "csr",
         "CSR on the GPU, load-balanced: each block an equal share of rows + non-zeros (merge "
-        "path, split in prepare); rows across blocks finished in block order (deterministic)",
+        "path, split in prepare); rows across blocks finished in block order (deterministic): "
+        "by the block where they end, or from 1024 tiles by a second kernel",
         &merge_v),
     GPU_SPMV_KERNEL(
         "csr.cuda.merge.pattern", "csr.pattern",
