@@ -10,7 +10,7 @@
  * earlier blocks published, in block order: no float atomics, so the result
  * is the same bits on every call. A product of many tiles has them added by
  * a second, small kernel instead (merge_fixup_kernel): no block waits for
- * another. */
+ * another (real values; pattern and complex rows still wait). */
 #include <stdio.h>
 #include <string.h>
 
@@ -287,7 +287,10 @@ static spb_status plan_tiles(gpu_state *s, merge_data *d, const spb_csr *A, char
     if (tiles > 0x7fffffff - 1)
         return spb_fail(msg, SPB_ERR_DECLINED, "%lld tiles: beyond a grid's reach", tiles);
     d->tiles = (int)tiles;
-    d->fixup = tiles >= MERGE_FIXUP_TILES;
+    /* real values only: the pattern and complex launches of the fix-up
+     * are built but have not yet run on a device, so they keep the waits */
+    d->fixup =
+        tiles >= MERGE_FIXUP_TILES && !s->variant->pattern && !spb_precision_complex(s->precision);
     int *tile_row = (int *)spb_malloc((size_t)tiles + 1, sizeof *tile_row);
     int *tile_k = (int *)spb_malloc((size_t)tiles + 1, sizeof *tile_k);
     int *from = (int *)spb_malloc((size_t)tiles + 1, sizeof *from);
@@ -395,7 +398,7 @@ extern const spb_spmv_kernel gpu_merge_kernels[] = {
         "csr.cuda.merge", "csr",
         "CSR on the GPU, load-balanced: each block an equal share of rows + non-zeros (merge "
         "path, split in prepare); rows across blocks finished in block order (deterministic): "
-        "by the block where they end, or from 1024 tiles by a second kernel",
+        "by the block where they end, or (real values) from 1024 tiles by a second kernel",
         &merge_v),
     GPU_SPMV_KERNEL(
         "csr.cuda.merge.pattern", "csr.pattern",
