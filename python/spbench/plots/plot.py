@@ -108,15 +108,21 @@ def gflops_label(rows, unit):
     return "GFLOPS (2 %s / median time%s)" % (unit, "; complex: 8 %s" % unit if complex_rows else "")
 
 
-def chart_gflops(rows, workdir):
+def gflops_histogram(rows, workdir, name, title, unit):
+    """Every kernel's GFLOPS per matrix, each at its best thread count and
+    setting (the SpMV and SpGEMM charts)."""
     matrices = ordered(r["matrix"] for r in rows)
     kernels = by_backend(ordered(r["kernel"] for r in rows))
     best = best_by(rows, lambda r: (r["matrix"], r["kernel"]))
     values = {k: r["gflops_v"] for k, r in best.items()}
-    chart = Chart("gflops", "GFLOPS of every kernel per matrix (each at its best thread count "
-                  "and setting)", max(1000, 60 + len(matrices) * (14 + 5 * len(kernels))))
-    histogram(chart, workdir, matrices, kernels, values, gflops_label(rows, "nnz"), best)
+    chart = Chart(name, title, max(1000, 60 + len(matrices) * (14 + 5 * len(kernels))))
+    histogram(chart, workdir, matrices, kernels, values, gflops_label(rows, unit), best)
     return chart
+
+
+def chart_gflops(rows, workdir):
+    return gflops_histogram(rows, workdir, "gflops", "GFLOPS of every kernel per matrix (each at "
+                            "its best thread count and setting)", "nnz")
 
 
 def case_times(rows):
@@ -245,15 +251,8 @@ def chart_energy(rows, workdir):
 
 
 def chart_spgemm_gflops(rows, workdir):
-    matrices = ordered(r["matrix"] for r in rows)
-    kernels = by_backend(ordered(r["kernel"] for r in rows))
-    best = best_by(rows, lambda r: (r["matrix"], r["kernel"]))
-    values = {k: r["gflops_v"] for k, r in best.items()}
-    chart = Chart("spgemm_gflops", "SpGEMM: GFLOPS of every kernel per matrix (each at its best "
-                  "thread count and setting)", max(1000, 60 + len(matrices) * (14 + 5 * len(kernels))))
-    histogram(chart, workdir, matrices, kernels, values, gflops_label(rows, "products"),
-              best)
-    return chart
+    return gflops_histogram(rows, workdir, "spgemm_gflops", "SpGEMM: GFLOPS of every kernel per "
+                            "matrix (each at its best thread count and setting)", "products")
 
 
 def chart_spgemm_time(rows, workdir):
