@@ -19,7 +19,6 @@ typedef struct {
     char temp[SPB_PATH_LEN + 64];
     FILE *out; /* NULL: never opened */
     const char *path, *option;
-    int rows;
 } spb_md_reporter;
 
 /* Text from an input (a matrix's name, a message) as one Markdown table
@@ -95,7 +94,6 @@ static spb_status md_row(spb_reporter *self, const spb_result *r, spb_row_origin
         md_cell(m->out, r->message);
     }
     fputs(" |\n", m->out);
-    m->rows++;
     return ferror(m->out) ? md_failed(m, msg) : SPB_OK;
 }
 
