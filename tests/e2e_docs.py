@@ -90,6 +90,8 @@ def test_results_stay_a_notebook():
     files = [f for f in glob.glob(os.path.join(RESULTS, "**"), recursive=True)
              if os.path.isfile(f)]
     check(len(files) <= 60, "docs/results holds %d files (at most 60)" % len(files))
+    size = sum(os.path.getsize(f) for f in files)
+    check(size <= 3000000, "docs/results holds %d bytes (at most 3 MB)" % size)
 
 
 def main():
