@@ -5,25 +5,11 @@
 #include "bench/run/run.h"
 
 #include <math.h>
-#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "bench/run/run_internal.h"
 #include "core/memory.h"
-
-static volatile sig_atomic_t stop_signal;
-static const char *stop_file; /* run --ranks: the launcher creates it to stop the ranks */
-
-void run_request_stop(int signo) { stop_signal = signo; }
-
-void run_watch_stop_file(const char *path) { stop_file = path; }
-
-int run_stop_requested(void)
-{
-    if (!stop_signal && stop_file && access(stop_file, F_OK) == 0) stop_signal = SIGINT;
-    return stop_signal;
-}
 
 static double time_host_calls(void *ctx, int calls)
 {
