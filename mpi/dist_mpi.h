@@ -151,7 +151,8 @@ void exchange_free(dist_state *s);
 /* The GPU rows' part (exchange_gpu.c): the blocks on the rank's GPU and
  * the row's exchange over the ghost plan; a product; the first failure of
  * a rank's device calls kept for the row's check. The ghost messages
- * (exchange.c): receives into s->x_other, sends of the packed send_buf. */
+ * (ghost_messages.c): receives into s->x_other, sends of the packed
+ * send_buf. */
 spb_status exchange_gpu_plan(dist_state *s, char *msg);
 void exchange_gpu_product(dist_state *s);
 void exchange_keep_gpu_failure(dist_state *s, spb_status st, const char *msg);

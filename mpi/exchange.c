@@ -14,8 +14,6 @@
 #include "dist_mpi.h"
 #include "gpu/gpu.h"
 
-#define TAG_GHOST 21
-
 /* Chunks of the diagonal block while ghosts are in flight: Open MPI moves
  * a large message (its rendezvous) only inside MPI calls, so a rank that
  * multiplied its whole block at once would expose the transfer after it;
@@ -417,25 +415,6 @@ static void off_block_add(const dist_state *s)
     for (spb_index r = 0; r < O->m; r++)
         s->y_own[s->ghost.off_rows[r]] +=
             csr_row_dot(O->col_idx, O->val, O->row_ptr[r], O->row_ptr[r + 1], s->x_other);
-}
-
-/* The exchange's messages: the ghosts' receives (requests 0 .. recvs-1),
- * and the sends of the packed send_buf (requests recvs ..). */
-void exchange_post_receives(dist_state *s)
-{
-    for (int k = 0; k < s->ghost.recvs; k++)
-        MPI_Irecv(s->x_other + s->ghost.recv_start[k],
-                  s->ghost.recv_start[k + 1] - s->ghost.recv_start[k], MPI_DOUBLE,
-                  s->ghost.recv_rank[k], TAG_GHOST, s->comm, &s->ghost.requests[k]);
-}
-
-void exchange_post_sends(dist_state *s)
-{
-    for (int k = 0; k < s->ghost.sends; k++)
-        MPI_Isend(s->ghost.send_buf + s->ghost.send_start[k],
-                  s->ghost.send_start[k + 1] - s->ghost.send_start[k], MPI_DOUBLE,
-                  s->ghost.send_rank[k], TAG_GHOST, s->comm,
-                  &s->ghost.requests[s->ghost.recvs + k]);
 }
 
 static void ghost_product(dist_state *s)
