@@ -21,7 +21,7 @@
 #include "formats/csr.h"
 #include "formats/format_set.h"
 #include "gpu/gpu.h"
-#include "plugins/host.h"
+#include "plugins/protocol.h"
 #include "spbench/plugin.h"
 
 extern char **environ;

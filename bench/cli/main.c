@@ -17,6 +17,7 @@
 #include "gpu/gpu.h"
 #include "mpi/dist.h"
 #include "plugins/host.h"
+#include "plugins/protocol.h"
 
 /* SPB_MEMORY_LIMIT, when set, is a byte count above 0 (core/memory.c
  * reads it): a typo there would silently cap every allocation at 0. */
