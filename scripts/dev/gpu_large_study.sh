@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The large-matrix GPU study (docs/results/2026-12-05-gpu-large-h200.md):
-# every device SpMV row and every cuSPARSE mode on fourteen generated shapes
+# every device SpMV row and every cuSPARSE mode on fifteen generated shapes
 # of 11-67 million entries and the large real matrices given, fp64 and
-# fp32, then scripts/dev/gpu_frontier.py's table. Rerun with --resume in
+# fp32, then scripts/dev/gpu_frontier.py's table. The regular shapes are
+# sized to take over 100 us on an H200 (31-48 million entries: at the
+# sizes of 2026-12-05 they ran 42-70 us, under the bucket). Rerun with --resume in
 # EXTRA to finish a study stopped part-way.
 #
 # usage: scripts/dev/gpu_large_study.sh SPBENCH OUT_PREFIX [MATRIX...] [-- EXTRA RUN OPTIONS]
@@ -20,9 +22,9 @@ shapes=(
     gen:circuit:4000000:4:400:10000                                                 # circuit
     gen:lp:500000:4000000:3:2:4                                                     # LP
     gen:random:2000000:8 gen:random:6000000:3                                       # random
-    gen:road:2000:80                                                                # road
-    gen:lap2d:1500 gen:lap3d:120                                                    # Laplacians
-    gen:fem:40:3 gen:fem:35:4                                                       # FEM blocks
+    gen:road:3200:80                                                                # road
+    gen:lap2d:2500 gen:lap3d:170                                                    # Laplacians
+    gen:fem:55:3 gen:fem:48:4                                                       # FEM blocks
 )
 "$spbench" run --kernels 'csr.cuda.*,hll.cuda.*,cusparse.*,cusp.*,auto.cuda' --precision both \
     --reps 10 --min-time 0.05 --max-kernel-ms 200 --energy-s 0 \
