@@ -215,8 +215,7 @@ static spb_status start_measuring(run_args *a, int selected_cuda, int gpu_ranks,
     machine_load_start(&a->machine, &a->roofline);
     if (st == SPB_OK) keep_rooflines(a);
     a->opts.out.machine = &a->machine;
-    a->energy = energy_open(NULL, a->have_gpu ? a->gpu.pci_bus_id : "", NULL);
-    a->opts.energy = a->energy;
+    a->opts.energy.meters = energy_open(NULL, a->have_gpu ? a->gpu.pci_bus_id : "", NULL);
     return st;
 }
 
@@ -289,6 +288,6 @@ int cmd_run(int argc, char **argv)
         code = finish_run(argc, argv, &a, &totals);
     run_totals_free(&totals);
     resume_free(&done);
-    energy_close(a.energy);
+    energy_close(a.opts.energy.meters);
     return launch_report_status(code);
 }

@@ -195,19 +195,19 @@ static double energy_windows_s(const spb_run_opts *o, const spb_plan *plan, cons
                                const spb_source_list *list, int m, const dry_estimate *e)
 {
     double total = 0;
-    for (int i = 0; i < plan->count && o->energy_window_s > 0; i++) {
+    for (int i = 0; i < plan->count && o->energy.window_s > 0; i++) {
         const spb_planned_row *r = &plan->rows[i];
         const int gpu = r->kernel->backend == SPB_BACKEND_CUDA;
         if (!row_timed_on(plan, timed, list, m, i) || kernel_over_ranks(r->kernel) ||
             !(gpu ? e->energy_gpu : e->energy_cpu))
             continue;
         int first = 1; /* of its kind: the one window they share */
-        for (int j = 0; j < i && first && !o->energy_all_rows; j++) {
+        for (int j = 0; j < i && first && !o->energy.all_rows; j++) {
             const spb_planned_row *q = &plan->rows[j];
             first = !(row_timed_on(plan, timed, list, m, j) &&
                       energy_rivals(r->kernel, &r->config, q->kernel, &q->config));
         }
-        if (first) total += fmax(o->energy_window_s, SPB_ENERGY_PERIODS * (gpu ? 0.1 : 1e-3));
+        if (first) total += fmax(o->energy.window_s, SPB_ENERGY_PERIODS * (gpu ? 0.1 : 1e-3));
     }
     return total;
 }

@@ -47,7 +47,6 @@ typedef struct {
     spb_precision precisions[2];
     char precision_names[16]; /* "fp64", "fp32" or "fp64,fp32" */
     spb_machine_load machine;
-    spb_energy_meters *energy;
     spb_phase_times phases;           /* where the run's time goes */
     int bandwidth_mode;               /* --bandwidth: BANDWIDTH_* */
     double bandwidth_given;           /* --bandwidth GBPS */

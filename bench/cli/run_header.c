@@ -178,8 +178,8 @@ static void print_left_out(const spb_run_opts *o)
  * as the study starts. */
 static void print_energy(const run_args *a)
 {
-    const spb_energy_meters *m = a->energy;
-    if (a->opts.energy_window_s <= 0) {
+    const spb_energy_meters *m = a->opts.energy.meters;
+    if (a->opts.energy.window_s <= 0) {
         printf("# energy: not measured (--energy-s 0)\n");
         return;
     }
@@ -198,11 +198,11 @@ static void print_energy(const run_args *a)
     if (energy_available(m, 0) || energy_available(m, 1))
         printf("# energy: %s, its products over a window of at least %.3g s and %d steps of the "
                "counter, after the rows are timed (energy_err: the window's uncertainty)\n",
-               a->opts.energy_all_rows
+               a->opts.energy.all_rows
                    ? "every row"
                    : "of each precision the fastest spbench row and the fastest vendor row "
                      "(--energy-rows all: every row)",
-               a->opts.energy_window_s, SPB_ENERGY_PERIODS);
+               a->opts.energy.window_s, SPB_ENERGY_PERIODS);
 }
 
 void print_run_header(const run_args *a, int matrices, int selected)

@@ -171,7 +171,7 @@ static void take_max_noise(run_args *a, const char *option, const char *v)
 static void take_energy_rows(run_args *a, const char *option, const char *v)
 {
     (void)option;
-    a->opts.energy_all_rows = energy_rows_or_exit(v);
+    a->opts.energy.all_rows = energy_rows_or_exit(v);
 }
 
 static void take_seed(run_args *a, const char *option, const char *v)
@@ -272,7 +272,7 @@ static const run_option options[] = {
                                                    "joules_per_product, watts, energy_err and "
                                                    "clock columns; 0: none (default " SPB_TEXT(
                                                        SPB_ENERGY_WINDOW_S) ")",
-     TAKE_NUMBER, FIELD(opts.energy_window_s), 0, INFINITY, NULL, 0, NO_KEY},
+     TAKE_NUMBER, FIELD(opts.energy.window_s), 0, INFINITY, NULL, 0, NO_KEY},
     {"--energy-rows", "R",
      "which rows get that window: best (default: of each precision, the fastest spbench row and "
      "the fastest vendor row) or all",
@@ -468,7 +468,7 @@ void parse_run_args(int argc, char **argv, run_args *a)
                                   .min_samples = RUN_DEFAULT_REPS,
                                   .min_time = RUN_DEFAULT_MIN_TIME,
                                   .memory = &a->noise_memory};
-    o->energy_window_s = SPB_ENERGY_WINDOW_S;
+    o->energy.window_s = SPB_ENERGY_WINDOW_S;
     o->energy_edge = &a->energy_edge;
     o->max_kernel_ms = -1; /* not given: the operation's default, below */
     o->seed = RUN_DEFAULT_SEED;

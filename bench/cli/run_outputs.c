@@ -270,9 +270,7 @@ spb_status json_begin(const run_args *a, int matrices, char *msg)
                          .tolerance = o->tolerance,
                          .matrices = matrices,
                          .load = o->out.machine,
-                         .energy = a->energy,
-                         .energy_window_s = o->energy_window_s,
-                         .energy_all_rows = o->energy_all_rows};
+                         .energy = o->energy};
     /* every operation's roles: rows of each may share the file (--resume) */
     const char **libraries[SPB_JSON_OPERATIONS] = {NULL};
     spb_status st = SPB_OK;

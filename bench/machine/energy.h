@@ -47,6 +47,15 @@ void energy_init(spb_energy *e); /* all NAN, throttled unknown */
 
 typedef struct spb_energy_meters spb_energy_meters;
 
+/* What a run asks of the counters (--energy-s, --energy-rows): which rows
+ * get an energy pass, how long each lasts, and the counters it reads. */
+typedef struct {
+    spb_energy_meters *meters; /* the CPU's and GPU's (NULL: none read; a dead one is marked by
+                                * its first pass) */
+    double window_s;           /* each row's energy pass (0: none) */
+    int all_rows;              /* 1: every row's; 0: the fastest spbench and vendor rows' */
+} spb_energy_opts;
+
 /* Where the counters are read from: NVML's library (NULL: the driver's
  * "libnvidia-ml.so.1") for the device with this PCI bus id ("": none, no
  * GPU meter), and the powercap tree (NULL: /sys/class/powercap). Never

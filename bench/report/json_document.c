@@ -160,10 +160,10 @@ static void json_energy(FILE *j, const spb_json_header *h)
     fprintf(j,
             ",\n  \"energy\": {\"window_s\": %g, \"periods\": %d, \"rows\": \"%s\", "
             "\"gpu\": {\"available\": %s",
-            h->energy_window_s, SPB_ENERGY_PERIODS, h->energy_all_rows ? "all" : "best",
-            energy_available(h->energy, 1) ? "true" : "false");
+            h->energy.window_s, SPB_ENERGY_PERIODS, h->energy.all_rows ? "all" : "best",
+            energy_available(h->energy.meters, 1) ? "true" : "false");
     spb_gpu_power_info g;
-    if (energy_gpu_info(h->energy, &g)) {
+    if (energy_gpu_info(h->energy.meters, &g)) {
         fputs(", \"power_limit_w\": ", j);
         json_number_or_null(j, g.power_limit_w);
         fputs(", \"sm_clock_mhz\": ", j);
@@ -174,13 +174,13 @@ static void json_energy(FILE *j, const spb_json_header *h)
         json_number_or_null(j, g.temp_c);
     } else {
         fputs(", \"why\": ", j);
-        report_json_string(j, energy_why(h->energy, 1));
+        report_json_string(j, energy_why(h->energy.meters, 1));
     }
     fprintf(j, "}, \"cpu\": {\"available\": %s, \"%s\": ",
-            energy_available(h->energy, 0) ? "true" : "false",
-            energy_available(h->energy, 0) ? "zones" : "why");
-    report_json_string(j, energy_available(h->energy, 0) ? energy_cpu_zones(h->energy)
-                                                         : energy_why(h->energy, 0));
+            energy_available(h->energy.meters, 0) ? "true" : "false",
+            energy_available(h->energy.meters, 0) ? "zones" : "why");
+    report_json_string(j, energy_available(h->energy.meters, 0) ? energy_cpu_zones(h->energy.meters)
+                                                                : energy_why(h->energy.meters, 0));
     fputs("}}", j);
 }
 

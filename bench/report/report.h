@@ -124,10 +124,8 @@ typedef struct {
      * run's operation's are also the top-level "roles") */
     spb_json_roles roles[SPB_JSON_OPERATIONS];
     int role_count;
-    const spb_machine_load *load;    /* before the study (NULL: not sampled) */
-    const spb_energy_meters *energy; /* the counters the energy columns come from */
-    double energy_window_s;          /* 0: no energy pass */
-    int energy_all_rows;             /* 1: every row's; 0: the fastest rows' */
+    const spb_machine_load *load; /* before the study (NULL: not sampled) */
+    spb_energy_opts energy;       /* the run's energy passes and their counters */
 } spb_json_header;
 
 /* Row tallies for the JSON trailer. */

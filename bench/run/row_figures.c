@@ -26,11 +26,11 @@ int energy_rivals(const spb_kernel *a, const spb_kernel_config *ca, const spb_ke
  * spbench row and the fastest vendor row (what a study's energy is
  * compared between), so a study pays for few windows, each long enough
  * for the counter's steps. */
-int energy_row(const spb_run_opts *opts, const held_rows *held, const int *slot,
+int energy_row(const spb_energy_opts *energy, const held_rows *held, const int *slot,
                const spb_timed_row *timed, int n, int k)
 {
     const held_row *h = &held->rows[slot[k]];
-    if (opts->energy_all_rows) return 1;
+    if (energy->all_rows) return 1;
     if (timed[k].status != SPB_OK || !on_one_machine(h->kernel)) return 0;
     for (int j = 0; j < n; j++) {
         const held_row *o = &held->rows[slot[j]];
@@ -46,24 +46,24 @@ int energy_row(const spb_run_opts *opts, const held_rows *held, const int *slot,
 /* After a row's timing: whether the GPU throttled while its group was
  * timed, and its energy pass when it gets one (a failure of its products
  * is the row's). */
-spb_status measure_energy(const spb_run_opts *opts, held_row *h, const spb_timed_row *t,
-                          const spb_throttle_mark *before, const spb_throttle_mark *after,
-                          spb_energy_edge *edge, int pass)
+spb_status measure_energy(const spb_energy_opts *energy, spb_phase_times *phases, held_row *h,
+                          const spb_timed_row *t, const spb_throttle_mark *before,
+                          const spb_throttle_mark *after, spb_energy_edge *edge, int pass)
 {
     int gpu = h->kernel->backend == SPB_BACKEND_CUDA;
     if (t->status != SPB_OK || !on_one_machine(h->kernel))
         return t->status; /* distributed rows: not measured */
-    if (gpu) energy_throttled_between(opts->energy, before, after, &h->r.energy);
-    if (!pass || opts->energy_window_s <= 0 || run_stop_requested()) return SPB_OK;
+    if (gpu) energy_throttled_between(energy->meters, before, after, &h->r.energy);
+    if (!pass || energy->window_s <= 0 || run_stop_requested()) return SPB_OK;
     char why[SPB_MSG_LEN] = "";
     double start = timing_now();
-    const spb_energy_window window = {opts->energy_window_s, SPB_ENERGY_PERIODS};
-    spb_status st = energy_measure(opts->energy, gpu, t->time_calls, t->ctx, h->r.timing.median,
+    const spb_energy_window window = {energy->window_s, SPB_ENERGY_PERIODS};
+    spb_status st = energy_measure(energy->meters, gpu, t->time_calls, t->ctx, h->r.timing.median,
                                    window, edge, &h->r.energy, why);
-    phase_add(opts->out.phases, SPB_PHASE_ENERGY, timing_now() - start);
+    phase_add(phases, SPB_PHASE_ENERGY, timing_now() - start);
     if (st == SPB_OK)
-        phase_energy_window(opts->out.phases, h->r.energy.window_s, h->r.energy.periods,
-                            h->r.energy.chained, h->r.energy.late_wakes);
+        phase_energy_window(phases, h->r.energy.window_s, h->r.energy.periods, h->r.energy.chained,
+                            h->r.energy.late_wakes);
     if (st == SPB_ERR_DEVICE) {
         snprintf(h->msg, SPB_MSG_LEN, "%s", why);
         return st;

@@ -408,12 +408,12 @@ static int time_group(spb_case *c, held_rows *held, int first, spb_timed_row *ti
         progress_show(opts->out.progress, c->name, doing);
     }
     spb_throttle_mark before, after;
-    energy_throttle_mark(opts->energy, &before);
+    energy_throttle_mark(opts->energy.meters, &before);
     double start = timing_now(), again = 0;
     int stopped = timing_measure_in_turns(timed, n, &opts->timing, run_stop_requested, &again);
     phase_add(opts->out.phases, SPB_PHASE_TIMING, timing_now() - start - again);
     phase_add(opts->out.phases, SPB_PHASE_AGAIN, again);
-    energy_throttle_mark(opts->energy, &after);
+    energy_throttle_mark(opts->energy.meters, &after);
     /* the energy passes back to back, so that each opens its window where
      * the one before closed */
     spb_energy_edge *edge = opts->energy_edge;
@@ -421,8 +421,9 @@ static int time_group(spb_case *c, held_rows *held, int first, spb_timed_row *ti
         held_row *h = &held->rows[slot[k]];
         /* a row whose calls failed keeps no figures (a first attempt's, say) */
         if (timed[k].status == SPB_OK) h->r.timing = timed[k].timing;
-        timed[k].status = measure_energy(opts, h, &timed[k], &before, &after, edge,
-                                         energy_row(opts, held, slot, timed, n, k));
+        timed[k].status =
+            measure_energy(&opts->energy, opts->out.phases, h, &timed[k], &before, &after, edge,
+                           energy_row(&opts->energy, held, slot, timed, n, k));
     }
     for (int k = 0; k < n; k++) {
         held_row *h = &held->rows[slot[k]];

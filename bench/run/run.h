@@ -85,10 +85,7 @@ typedef struct {
     const char *measured_under;   /* the rows' measured_under (see report.h) */
     const spb_done_set *done;     /* --resume: rows already measured (NULL: none) */
     const char *cache_dir;        /* --cache: parsed matrices kept here (NULL: none) */
-    spb_energy_meters *energy;    /* the CPU's and GPU's counters (NULL: none read; a dead one is
-                                   * marked by its first pass) */
-    double energy_window_s;       /* each row's energy pass (0: none) */
-    int energy_all_rows;          /* 1: every row's; 0: the fastest spbench and vendor rows' */
+    spb_energy_opts energy;       /* the energy passes: which rows, how long, the counters */
     spb_energy_edge *energy_edge; /* the study's last energy window (NULL: none) */
     spb_run_outputs out;          /* where the rows go */
 } spb_run_opts;

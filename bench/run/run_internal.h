@@ -64,14 +64,14 @@ void references_from_done(spb_case *c, const spb_run_opts *opts);
 /* Whether the k-th of the n timed rows of a group (held->rows[slot[k]])
  * gets an energy pass: with --energy-rows all every row does; else, of
  * each precision, the fastest spbench row and the fastest vendor row. */
-int energy_row(const spb_run_opts *opts, const held_rows *held, const int *slot,
+int energy_row(const spb_energy_opts *energy, const held_rows *held, const int *slot,
                const spb_timed_row *timed, int n, int k);
 /* After a row's timing: whether the GPU throttled while its group was
  * timed (before, after), and its energy pass when `pass` (a failure of its
  * products is the row's). */
-spb_status measure_energy(const spb_run_opts *opts, held_row *h, const spb_timed_row *t,
-                          const spb_throttle_mark *before, const spb_throttle_mark *after,
-                          spb_energy_edge *edge, int pass);
+spb_status measure_energy(const spb_energy_opts *energy, spb_phase_times *phases, held_row *h,
+                          const spb_timed_row *t, const spb_throttle_mark *before,
+                          const spb_throttle_mark *after, spb_energy_edge *edge, int pass);
 /* A distributed row's exchange figures from its state, into r (and the
  * staged row's legs into msg). */
 void distributed_figures(const void *state, spb_result *r, char *msg);
