@@ -10,7 +10,7 @@
  * earlier blocks published, in block order: no float atomics, so the result
  * is the same bits on every call. A product of many tiles has them added by
  * a second, small kernel instead (merge_fixup_kernel): no block waits for
- * another (real values; pattern and complex rows still wait). */
+ * another. */
 #include <stdio.h>
 #include <string.h>
 
@@ -20,11 +20,13 @@
  * warp's shared-memory reads spread over the banks. */
 #define MERGE_BLOCK 256
 #define MERGE_ITEMS 7
-/* From this many tiles the carries are added by a second kernel: its launch
- * (about 1.5 us on an H100) cost more than the blocks' waits on products of
- * a few hundred tiles (5-10 us: 0.78-0.94x), and saved 1-21% on products of
- * 2,500 tiles and more (38-330 us: H100, fp64 and fp32, 2026-12-06). */
-#define MERGE_FIXUP_TILES 1024
+/* From this many tiles the carries are added by a second kernel. Its speed
+ * over the acquire polls' (its launch costs about 1.5 us on an H100):
+ * 0.77-0.90x on products of 1-250 tiles (5-10 us), 0.92-0.98x on two of
+ * three of 1,440-1,975 tiles (17-30 us; 1.01-1.03x on the third), and
+ * 0.995-1.21x on every product of 2,346 tiles and more (38-330 us; H100,
+ * fp64 and fp32, real and pattern, 2026-12-06). */
+#define MERGE_FIXUP_TILES 2048
 
 /* The tile's shared memory: the products of its non-zeros then the sums of
  * its rows (together exactly the tile's items), each thread's inclusive
@@ -287,10 +289,7 @@ static spb_status plan_tiles(gpu_state *s, merge_data *d, const spb_csr *A, char
     if (tiles > 0x7fffffff - 1)
         return spb_fail(msg, SPB_ERR_DECLINED, "%lld tiles: beyond a grid's reach", tiles);
     d->tiles = (int)tiles;
-    /* real values only: the pattern and complex launches of the fix-up
-     * are built but have not yet run on a device, so they keep the waits */
-    d->fixup =
-        tiles >= MERGE_FIXUP_TILES && !s->variant->pattern && !spb_precision_complex(s->precision);
+    d->fixup = tiles >= MERGE_FIXUP_TILES;
     int *tile_row = (int *)spb_malloc((size_t)tiles + 1, sizeof *tile_row);
     int *tile_k = (int *)spb_malloc((size_t)tiles + 1, sizeof *tile_k);
     int *from = (int *)spb_malloc((size_t)tiles + 1, sizeof *from);
@@ -398,7 +397,7 @@ extern const spb_spmv_kernel gpu_merge_kernels[] = {
         "csr.cuda.merge", "csr",
         "CSR on the GPU, load-balanced: each block an equal share of rows + non-zeros (merge "
         "path, split in prepare); rows across blocks finished in block order (deterministic): "
-        "by the block where they end, or (real values) from 1024 tiles by a second kernel",
+        "by the block where they end, or from 2048 tiles by a second kernel",
         &merge_v),
     GPU_SPMV_KERNEL(
         "csr.cuda.merge.pattern", "csr.pattern",
