@@ -431,32 +431,3 @@ void gpu_spgemm_release(void *state)
     free(s->kernel_ms);
     spb_free(s);
 }
-
-/* ---- the device SpGEMM table ------------------------------------------------------ */
-
-/* The family files' rows, in table order. */
-static const struct {
-    const spb_spgemm_kernel *rows;
-    const int *count;
-} families[] = {{gpu_spgemm_tiled_kernels, &gpu_spgemm_tiled_kernel_count},
-                {gpu_spgemm_esc_kernels, &gpu_spgemm_esc_kernel_count},
-                {gpu_spgemm_cusparse_kernels, &gpu_spgemm_cusparse_kernel_count},
-                {gpu_spgemm_auto_kernels, &gpu_spgemm_auto_kernel_count},
-                /* last: CUSP keeps device memory it took when it fails (see its row) */
-                {gpu_spgemm_cusp_kernels, &gpu_spgemm_cusp_kernel_count}};
-
-extern "C" int gpu_spgemm_kernel_count(void)
-{
-    int count = 0;
-    for (const auto &family : families) count += *family.count;
-    return count;
-}
-
-extern "C" const spb_kernel *gpu_spgemm_kernel(int index)
-{
-    for (const auto &family : families) {
-        if (index < *family.count) return &family.rows[index].kernel;
-        index -= *family.count;
-    }
-    return NULL;
-}

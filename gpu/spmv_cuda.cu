@@ -408,35 +408,3 @@ void gpu_spmv_release(void *state)
     cudaFree(s->d_y);
     spb_free(s);
 }
-
-/* ---- the device table ------------------------------------------------------------ */
-
-/* The family files' rows, in table order. */
-static const struct {
-    const spb_spmv_kernel *rows;
-    const int *count;
-} families[] = {{gpu_csr_kernels, &gpu_csr_kernel_count},
-                {gpu_csr_balanced_kernels, &gpu_csr_balanced_kernel_count},
-                {gpu_merge_kernels, &gpu_merge_kernel_count},
-                {gpu_colblock_kernels, &gpu_colblock_kernel_count},
-                {gpu_hll_kernels, &gpu_hll_kernel_count},
-                {gpu_bsr_kernels, &gpu_bsr_kernel_count},
-                {gpu_cusparse_kernels, &gpu_cusparse_kernel_count},
-                {gpu_cusp_kernels, &gpu_cusp_kernel_count},
-                {gpu_auto_kernels, &gpu_auto_kernel_count}};
-
-extern "C" int gpu_spmv_kernel_count(void)
-{
-    int count = 0;
-    for (const auto &family : families) count += *family.count;
-    return count;
-}
-
-extern "C" const spb_kernel *gpu_spmv_kernel(int index)
-{
-    for (const auto &family : families) {
-        if (index < *family.count) return &family.rows[index].kernel;
-        index -= *family.count;
-    }
-    return NULL;
-}
