@@ -17,6 +17,17 @@ void hll_free(spb_hll *A)
     memset(A, 0, sizeof *A);
 }
 
+/* The longest of A's rows first .. first + rows - 1: their hack's width. */
+static spb_index rows_width(const spb_csr *A, spb_index first, spb_index rows)
+{
+    spb_index width = 0;
+    for (spb_index r = 0; r < rows; r++) {
+        spb_index len = A->row_ptr[first + r + 1] - A->row_ptr[first + r];
+        if (len > width) width = len;
+    }
+    return width;
+}
+
 /* Position of entry k of row r (both within hack h) in the stored arrays. */
 static inline int64_t hll_slot(const spb_hll *A, spb_index h, spb_index r, spb_index k)
 {
@@ -44,11 +55,7 @@ spb_status hll_from_csr(const spb_csr *csr, spb_index hack_size, spb_hll_layout 
     int64_t stored = 0;
     A->hack_ptr[0] = 0;
     for (spb_index h = 0; h < A->nhacks; h++) {
-        spb_index first = h * hack_size, rows = hll_hack_rows(A, h), width = 0;
-        for (spb_index r = 0; r < rows; r++) {
-            spb_index len = csr->row_ptr[first + r + 1] - csr->row_ptr[first + r];
-            if (len > width) width = len;
-        }
+        spb_index rows = hll_hack_rows(A, h), width = rows_width(csr, h * hack_size, rows);
         A->hack_width[h] = width;
         stored += (int64_t)rows * width;
         if (stored > SPB_INDEX_MAX) {
@@ -151,4 +158,83 @@ double hll_bytes(const spb_hll *A)
 {
     return (double)(sizeof(spb_value) + sizeof(spb_index)) * hll_stored(A) +
            (double)sizeof(spb_index) * (2.0 * A->nhacks + 1.0);
+}
+
+void hll_narrow_free(spb_hll_narrow *N)
+{
+    if (!N) return;
+    spb_free(N->step_base);
+    spb_free(N->offset);
+    memset(N, 0, sizeof *N);
+}
+
+spb_status hll_narrow_from_csr(const spb_csr *A, spb_index hack_size, spb_hll_narrow *N, char *msg)
+{
+    memset(N, 0, sizeof *N);
+    if (csr_wide(A))
+        return spb_fail(msg, SPB_ERR_DECLINED, "64-bit row offsets: no HLL of 32-bit offsets");
+    spb_hll shape = {.m = A->m, .hack_size = hack_size, .layout = HLL_COL_MAJOR};
+    if (hack_size < 1)
+        return spb_fail(msg, SPB_ERR_INVALID, "HLL hack size must be at least 1, not %d",
+                        (int)hack_size);
+    N->nhacks = (spb_index)(((int64_t)A->m + hack_size - 1) / hack_size);
+    for (spb_index h = 0; h < N->nhacks; h++) {
+        spb_index rows = hll_hack_rows(&shape, h), width = rows_width(A, h * hack_size, rows);
+        N->steps += width;
+        N->stored += (int64_t)rows * width;
+    }
+    if (N->stored > SPB_INDEX_MAX)
+        return spb_fail(msg, SPB_ERR_TOO_LARGE,
+                        "HLL with hack size %d would store more than %d entries (32-bit limit)",
+                        (int)hack_size, SPB_INDEX_MAX);
+    N->step_base = spb_malloc((size_t)N->steps + 1, sizeof *N->step_base);
+    N->offset = spb_malloc((size_t)N->stored + 1, sizeof *N->offset);
+    if (!N->step_base || !N->offset) {
+        hll_narrow_free(N);
+        return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for 16-bit column offsets");
+    }
+    int64_t step = 0, slot = 0; /* the hack's first step and entry */
+    for (spb_index h = 0; h < N->nhacks; h++) {
+        spb_index first = h * hack_size, rows = hll_hack_rows(&shape, h);
+        spb_index width = rows_width(A, first, rows);
+        for (spb_index k = 0; k < width; k++) {
+            spb_index lo = SPB_INDEX_MAX, hi = -1;
+            for (spb_index r = 0; r < rows; r++) {
+                spb_index begin = A->row_ptr[first + r];
+                if (k >= A->row_ptr[first + r + 1] - begin) continue;
+                spb_index col = A->col_idx[begin + k];
+                lo = col < lo ? col : lo;
+                hi = col > hi ? col : hi;
+            }
+            if ((int64_t)hi - lo >= HLL_NARROW_SPAN) {
+                spb_status st =
+                    spb_fail(msg, SPB_ERR_DECLINED,
+                             "rows %d-%d: their entries number %d span columns %d-%d, more than "
+                             "16-bit offsets reach",
+                             (int)first, (int)(first + rows - 1), (int)k + 1, (int)lo, (int)hi);
+                hll_narrow_free(N);
+                return st;
+            }
+            N->step_base[step + k] = lo;
+            for (spb_index r = 0; r < rows; r++) {
+                spb_index begin = A->row_ptr[first + r];
+                int real = k < A->row_ptr[first + r + 1] - begin;
+                N->offset[slot + (int64_t)k * rows + r] =
+                    (uint16_t)(real ? A->col_idx[begin + k] - lo : 0);
+            }
+        }
+        step += width;
+        slot += (int64_t)rows * width;
+    }
+    return SPB_OK;
+}
+
+double hll_narrow_spmv_bytes(const spb_hll_narrow *N, spb_index m, spb_index n,
+                             spb_precision precision)
+{
+    double value = (double)spb_precision_bytes(precision), index = sizeof(spb_index);
+    return (value + sizeof(uint16_t)) * (double)N->stored /* val and offsets, padding included */
+           + index * (double)N->steps                     /* step_base */
+           + index * (2.0 * N->nhacks + 1.0)              /* hack_ptr, hack_width */
+           + value * n + value * m;                       /* x read once, y written */
 }

@@ -51,4 +51,29 @@ double hll_spmv_bytes(const spb_hll *A, spb_precision precision);
 double hll_pattern_spmv_bytes(const spb_hll *A, spb_precision precision);
 double hll_bytes(const spb_hll *A); /* storage footprint */
 
+/* The column-major layout's columns in 16-bit offsets: a step is one k of
+ * one hack (its rows' k-th entries), holding its smallest column as a
+ * 32-bit base; each entry stores its column minus its step's base. A
+ * banded matrix's steps span a few columns, so 4 bytes of column per entry
+ * become 2 plus a base per step. Padding gets offset 0 (its value is 0;
+ * every step's base is one of its real columns). */
+#define HLL_NARROW_SPAN 65536 /* columns a step may span */
+typedef struct {
+    int64_t steps;  /* the hacks' widths summed; step s of hack h: hack_ptr[h] / hack_size + k */
+    int64_t stored; /* entries, padding included (as hll_stored) */
+    spb_index nhacks;
+    spb_index *step_base; /* size steps */
+    uint16_t *offset;     /* size stored, in the column-major layout */
+} spb_hll_narrow;
+
+/* A's column-major hacks of hack_size rows as narrow columns;
+ * SPB_ERR_DECLINED, naming the step, where a step's columns span more than
+ * HLL_NARROW_SPAN (or A has 64-bit row offsets). */
+spb_status hll_narrow_from_csr(const spb_csr *A, spb_index hack_size, spb_hll_narrow *N, char *msg);
+void hll_narrow_free(spb_hll_narrow *N); /* accepts a zeroed or freed struct */
+/* Bytes one y = A*x moves on narrow columns: hll_spmv_bytes with 2 bytes of
+ * column per entry and a base per step. */
+double hll_narrow_spmv_bytes(const spb_hll_narrow *N, spb_index m, spb_index n,
+                             spb_precision precision);
+
 #endif

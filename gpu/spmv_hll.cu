@@ -21,25 +21,53 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
     y[row] = hll_row_lane_sum(hack_size, hack_ptr, hack_width, col_idx, val, x, row, 0, 1);
 }
 
+/* Where a column-major hack's columns come from: the format's own 32-bit
+ * columns (hll.cuda.col), or a base per hack step plus a 16-bit offset per
+ * entry (hll.cuda.col.narrow: formats/hll.h's spb_hll_narrow). A thread
+ * calls hack() with its hack's first entry before reading a column. */
+struct wide_columns {
+    const int *__restrict__ col_idx;
+    __device__ void hack(int, int) {}
+    __device__ int operator()(int, int at) const { return col_idx[at]; }
+    __device__ int2 pair(int, int at) const
+    {
+        return *reinterpret_cast<const int2 *>(col_idx + at);
+    }
+};
+struct narrow_columns {
+    const int *__restrict__ step_base;
+    const unsigned short *__restrict__ offset;
+    /* every hack before the last is full, so hack h's steps start at hack_ptr[h] / hack_size */
+    __device__ void hack(int first_entry, int hack_size) { step_base += first_entry / hack_size; }
+    __device__ int operator()(int k, int at) const { return step_base[k] + offset[at]; }
+    __device__ int2 pair(int k, int at) const
+    {
+        ushort2 o = *reinterpret_cast<const ushort2 *>(offset + at);
+        int base = step_base[k];
+        return make_int2(base + o.x, base + o.y);
+    }
+};
+
 /* hll.cuda.col — one thread per row on column-major hacks: at step k the
  * threads of a hack read consecutive entries (coalesced), the layout HLL
  * exists for. Best with hack_size a multiple of 32. With PATTERN
  * (hll.cuda.col.pattern) val is not read, the padding's columns point at
  * x[n] = 0 (set in prepare), and each sum is scaled once. */
-template <typename T, bool PATTERN>
+template <typename T, bool PATTERN, class Columns>
 static __global__ void __launch_bounds__(MAX_BLOCK)
     hll_col_kernel(int m, int hack_size, const int *__restrict__ hack_ptr,
-                   const int *__restrict__ hack_width, const int *__restrict__ col_idx,
-                   const T *__restrict__ val, T scale, const T *__restrict__ x, T *__restrict__ y)
+                   const int *__restrict__ hack_width, Columns col, const T *__restrict__ val,
+                   T scale, const T *__restrict__ x, T *__restrict__ y)
 {
     int row = blockIdx.x * blockDim.x + threadIdx.x;
     if (row >= m) return;
     int h = row / hack_size, r = row - h * hack_size, width = hack_width[h];
     int rows_h = min(hack_size, m - h * hack_size);
     int start = hack_ptr[h] + r;
+    col.hack(hack_ptr[h], hack_size);
     T sum = 0;
     for (int k = 0; k < width; k++)
-        sum += term<PATTERN>(val, start + k * rows_h, x[col_idx[start + k * rows_h]]);
+        sum += term<PATTERN>(val, start + k * rows_h, x[col(k, start + k * rows_h)]);
     y[row] = PATTERN ? scale * sum : sum;
 }
 
@@ -59,12 +87,11 @@ template <> struct value_pair<double> {
  * load instructions per byte. Pairs never straddle hacks; every hack but
  * the last has an even row count, so its pairs are aligned; in a last hack
  * of odd rows the thread takes its rows one by one. PATTERN as above. */
-template <typename T, bool PATTERN>
+template <typename T, bool PATTERN, class Columns>
 static __global__ void __launch_bounds__(MAX_BLOCK)
     hll_col_pairs_kernel(int m, int hack_size, const int *__restrict__ hack_ptr,
-                         const int *__restrict__ hack_width, const int *__restrict__ col_idx,
-                         const T *__restrict__ val, T scale, const T *__restrict__ x,
-                         T *__restrict__ y)
+                         const int *__restrict__ hack_width, Columns col, const T *__restrict__ val,
+                         T scale, const T *__restrict__ x, T *__restrict__ y)
 {
     typedef typename value_pair<T>::type pair;
     long long row = 2 * ((long long)blockIdx.x * blockDim.x + threadIdx.x);
@@ -72,10 +99,11 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
     int h = (int)(row / hack_size), r = (int)(row - (long long)h * hack_size);
     int width = hack_width[h], rows_h = min(hack_size, m - h * hack_size);
     int start = hack_ptr[h] + r;
+    col.hack(hack_ptr[h], hack_size);
     if (rows_h % 2 == 0) {
         T sum0 = 0, sum1 = 0;
         for (int k = 0; k < width; k++) {
-            int2 c = *reinterpret_cast<const int2 *>(col_idx + start + k * rows_h);
+            int2 c = col.pair(k, start + k * rows_h);
             if (PATTERN) {
                 sum0 += x[c.x];
                 sum1 += x[c.y];
@@ -95,7 +123,7 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
         T sum = 0;
         for (int k = 0; k < width; k++) {
             int at = start + q + k * rows_h;
-            sum += term<PATTERN>(val, at, x[col_idx[at]]);
+            sum += term<PATTERN>(val, at, x[col(k, at)]);
         }
         y[row + q] = PATTERN ? scale * sum : sum;
     }
@@ -164,9 +192,11 @@ template <typename T> static void launch_row(gpu_state *s)
     hll_row_kernel<T><<<gpu_grid(s, 1), s->block_size, 0, s->stream>>>(HLL_ARGS(T));
 }
 
-/* hll.cuda.col and .pattern: two rows per thread where a step moves few
- * bytes (fp32 values, or none) and the hack size is even; else one. */
-template <typename T, bool PATTERN> static void launch_col(gpu_state *s)
+/* hll.cuda.col, .pattern and .narrow: two rows per thread where a step
+ * moves few bytes (fp32 values, or none) and the hack size is even; else
+ * one. */
+template <typename T, bool PATTERN, class Columns>
+static void launch_col_on(gpu_state *s, Columns col)
 {
     const T *val = (const T *)s->d_val, *x = (const T *)s->d_x, scale = (T)s->iso_value;
     T *y = (T *)s->d_y;
@@ -174,11 +204,16 @@ template <typename T, bool PATTERN> static void launch_col(gpu_state *s)
         unsigned pairs = (unsigned)(((long long)s->m + 1) / 2);
         hll_col_pairs_kernel<T, PATTERN>
             <<<(pairs + s->block_size - 1) / s->block_size, s->block_size, 0, s->stream>>>(
-                s->m, s->hack_size, s->d_hack_ptr, s->d_hack_width, s->d_col_idx, val, scale, x, y);
+                s->m, s->hack_size, s->d_hack_ptr, s->d_hack_width, col, val, scale, x, y);
     } else {
         hll_col_kernel<T, PATTERN><<<gpu_grid(s, 1), s->block_size, 0, s->stream>>>(
-            s->m, s->hack_size, s->d_hack_ptr, s->d_hack_width, s->d_col_idx, val, scale, x, y);
+            s->m, s->hack_size, s->d_hack_ptr, s->d_hack_width, col, val, scale, x, y);
     }
+}
+
+template <typename T, bool PATTERN> static void launch_col(gpu_state *s)
+{
+    launch_col_on<T, PATTERN>(s, wide_columns{s->d_col_idx});
 }
 
 template <typename T> static void launch_warp(gpu_state *s)
@@ -212,6 +247,49 @@ fail:
     return gpu_state_fail(s, msg);
 }
 
+/* hll.cuda.col.narrow: the columns as a base per hack step and a 16-bit
+ * offset per entry (formats/hll.h), built on the host from A; the 32-bit
+ * columns prepare uploaded are freed. Declines a matrix whose hack steps
+ * span more columns than 16 bits reach (rows far apart in one hack: a
+ * graph, not a banded matrix). */
+struct narrow_data {
+    int *step_base;
+    unsigned short *offset;
+};
+
+template <typename T> static void launch_col_narrow(gpu_state *s)
+{
+    const narrow_data *d = gpu_family<narrow_data>(s);
+    launch_col_on<T, false>(s, narrow_columns{d->step_base, d->offset});
+}
+
+static spb_status setup_col_narrow(gpu_state *s, const spb_csr *A, char *msg)
+{
+    spb_hll_narrow N;
+    spb_status st = hll_narrow_from_csr(A, s->hack_size, &N, msg);
+    if (st != SPB_OK) return st;
+    narrow_data *d = gpu_family_new<narrow_data>(s);
+    if (!d) {
+        hll_narrow_free(&N);
+        return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
+    }
+    if (gpu_upload(s, (void **)&d->step_base, N.step_base, (size_t)N.steps, sizeof(int)) ||
+        gpu_upload(s, (void **)&d->offset, N.offset, (size_t)N.stored, sizeof(unsigned short)))
+        st = gpu_state_fail(s, msg);
+    s->plan_bytes = hll_narrow_spmv_bytes(&N, A->m, A->n, s->precision);
+    hll_narrow_free(&N);
+    cudaFree(s->d_col_idx); /* the kernel reads the offsets instead */
+    s->d_col_idx = NULL;
+    return st;
+}
+
+static void release_col_narrow(gpu_state *s)
+{
+    narrow_data *d = gpu_family<narrow_data>(s);
+    cudaFree(d->step_base);
+    cudaFree(d->offset);
+}
+
 /* ---- rows ---------------------------------------------------------------------- */
 
 static const gpu_variant row_v = {
@@ -232,6 +310,11 @@ static const gpu_variant col_pattern_v = {.format = SPB_FORMAT_HLL_COL,
                                           .setup = setup_col_pattern,
                                           .launch = GPU_LAUNCH_PATTERN(launch_col, true),
                                           .pattern = 1};
+static const gpu_variant col_narrow_v = {.format = SPB_FORMAT_HLL_COL,
+                                         .default_block = DEFAULT_BLOCK,
+                                         .setup = setup_col_narrow,
+                                         .launch = GPU_LAUNCH(launch_col_narrow),
+                                         .release = release_col_narrow};
 
 extern const spb_spmv_kernel gpu_hll_kernels[] = {
     GPU_SPMV_KERNEL("hll.cuda.row", "hll.row", "HLL row-major hacks on the GPU, one thread per row",
@@ -252,5 +335,11 @@ extern const spb_spmv_kernel gpu_hll_kernels[] = {
         "pointed at a zero of x, two rows per thread with an even hack size (declines other "
         "matrices)",
         &col_pattern_v),
+    GPU_SPMV_KERNEL(
+        "hll.cuda.col.narrow", "hll.col",
+        "hll.cuda.col with 16-bit columns: each hack step's smallest column kept once, each "
+        "entry its offset from it (2 bytes of column, not 4; declines a matrix whose hack "
+        "steps span more than 65,536 columns)",
+        &col_narrow_v),
 };
 extern const int gpu_hll_kernel_count = (int)(sizeof gpu_hll_kernels / sizeof gpu_hll_kernels[0]);

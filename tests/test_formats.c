@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/inputs/gen.h"
 #include "bench/inputs/rng.h"
 #include "check.h"
 #include "formats/bsr.h"
@@ -54,6 +55,42 @@ static int coo_distinct(const spb_coo *A)
     return count;
 }
 
+/* A's narrow columns against its column-major HLL B: hack h's step k at
+ * step_base[hack_ptr[h] / hack_size + k] (as the kernel finds it), every
+ * real entry's base + offset its column, padding at offset 0 from a base
+ * inside 0..n-1. */
+static void check_hll_narrow(const char *label, const spb_csr *A, const spb_hll *B)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_hll_narrow N;
+    spb_status st = hll_narrow_from_csr(A, B->hack_size, &N, msg);
+    CHECK(st == SPB_OK, "%s H=%d: narrow columns: %s", label, (int)B->hack_size, msg);
+    if (st != SPB_OK) return;
+    int64_t steps = 0;
+    int mismatches = 0;
+    for (spb_index h = 0; h < B->nhacks; h++) {
+        spb_index rows = hll_hack_rows(B, h);
+        const spb_index *base = N.step_base + B->hack_ptr[h] / B->hack_size;
+        steps += B->hack_width[h];
+        for (spb_index r = 0; r < rows; r++) {
+            spb_index i = h * B->hack_size + r, len = A->row_ptr[i + 1] - A->row_ptr[i];
+            for (spb_index k = 0; k < B->hack_width[h]; k++) {
+                int64_t slot = (int64_t)B->hack_ptr[h] + (int64_t)k * rows + r;
+                if (k < len)
+                    mismatches += base[k] + N.offset[slot] != B->col_idx[slot];
+                else
+                    mismatches += N.offset[slot] != 0 || base[k] < 0 || base[k] >= A->n;
+            }
+        }
+    }
+    CHECK(mismatches == 0 && N.steps == steps && N.stored == hll_stored(B),
+          "%s H=%d: %d narrow columns differ from HLL's; %lld steps (expected %lld), %lld "
+          "entries (expected %d)",
+          label, (int)B->hack_size, mismatches, (long long)N.steps, (long long)steps,
+          (long long)N.stored, (int)hll_stored(B));
+    hll_narrow_free(&N);
+}
+
 static void check_hll(const char *label, const spb_csr *A, spb_index H, spb_hll_layout layout)
 {
     char msg[SPB_MSG_LEN] = "";
@@ -93,6 +130,7 @@ static void check_hll(const char *label, const spb_csr *A, spb_index H, spb_hll_
           layout == HLL_ROW_MAJOR ? "row" : "col", mismatches);
     CHECK(hll_stored(&B) == expect_stored, "%s: stored %d, expected %lld", label,
           (int)hll_stored(&B), (long long)expect_stored);
+    if (layout == HLL_COL_MAJOR) check_hll_narrow(label, A, &B);
     hll_free(&B);
 }
 
@@ -776,6 +814,39 @@ static void test_wide_offsets(unsigned long long seed)
           "32-bit offsets refused past their range: '%s'", msg);
 }
 
+/* 16-bit offsets reach a step spanning 65,536 columns (0..65535), not one
+ * more: declined, naming the rows; rows in hacks of their own never span. */
+static void test_narrow_span(void)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_index row_ptr[] = {0, 2, 3}, col_idx[] = {3, 4, HLL_NARROW_SPAN + 2};
+    spb_value val[] = {1, 2, 3};
+    spb_csr A = {2, HLL_NARROW_SPAN + 3, 3, row_ptr, col_idx, val, 0, NULL};
+    spb_hll_narrow N;
+    CHECK(hll_narrow_from_csr(&A, 2, &N, msg) == SPB_OK, "a span of 65,536 columns: %s", msg);
+    CHECK(N.steps == 2 && N.step_base[0] == 3 && N.offset[1] == HLL_NARROW_SPAN - 1 &&
+              N.step_base[1] == 4 && N.offset[2] == 0 && N.offset[3] == 0,
+          "a span of 65,536 columns: %lld steps, bases %d %d, offsets %d %d %d %d",
+          (long long)N.steps, (int)N.step_base[0], (int)N.step_base[1], N.offset[0], N.offset[1],
+          N.offset[2], N.offset[3]);
+    hll_narrow_free(&N);
+    col_idx[2] = HLL_NARROW_SPAN + 3; /* one column further */
+    A.n = HLL_NARROW_SPAN + 4;
+    CHECK(hll_narrow_from_csr(&A, 2, &N, msg) == SPB_ERR_DECLINED && strstr(msg, "rows 0-1") &&
+              strstr(msg, "columns 3-65539"),
+          "a span of 65,537 columns not declined: %s", msg);
+    CHECK(N.step_base == NULL && N.offset == NULL, "a declined matrix keeps its arrays");
+    CHECK(hll_narrow_from_csr(&A, 1, &N, msg) == SPB_OK, "hacks of one row: %s", msg);
+    hll_narrow_free(&N);
+    /* a banded matrix wider than 16 bits: steps span the band, not n */
+    spb_csr L;
+    CHECK(gen_matrix("gen:lap3d:41", &L, msg) == SPB_OK, "%s", msg);
+    CHECK(L.n > HLL_NARROW_SPAN && hll_narrow_from_csr(&L, 32, &N, msg) == SPB_OK,
+          "gen:lap3d:41 (n %d): %s", (int)L.n, msg);
+    hll_narrow_free(&N);
+    csr_free(&L);
+}
+
 int main(void)
 {
     unsigned long long seed = check_seed();
@@ -791,5 +862,6 @@ int main(void)
     test_col_panels(seed);
     test_complex_declined();
     test_wide_offsets(seed);
+    test_narrow_span();
     return check_done();
 }
