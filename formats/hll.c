@@ -207,11 +207,12 @@ spb_status hll_narrow_from_csr(const spb_csr *A, spb_index hack_size, spb_hll_na
                 hi = col > hi ? col : hi;
             }
             if ((int64_t)hi - lo >= HLL_NARROW_SPAN) {
-                spb_status st =
-                    spb_fail(msg, SPB_ERR_DECLINED,
-                             "rows %d-%d: their entries number %d span columns %d-%d, more than "
-                             "16-bit offsets reach",
-                             (int)first, (int)(first + rows - 1), (int)k + 1, (int)lo, (int)hi);
+                spb_status st = spb_fail(
+                    msg, SPB_ERR_DECLINED,
+                    "rows %d-%d: their entries at position %d span columns %d-%d, more than the "
+                    "%d 16-bit offsets reach",
+                    (int)first, (int)(first + rows - 1), (int)k + 1, (int)lo, (int)hi,
+                    HLL_NARROW_SPAN);
                 hll_narrow_free(N);
                 return st;
             }
@@ -220,7 +221,7 @@ spb_status hll_narrow_from_csr(const spb_csr *A, spb_index hack_size, spb_hll_na
                 spb_index begin = A->row_ptr[first + r];
                 int real = k < A->row_ptr[first + r + 1] - begin;
                 N->offset[slot + (int64_t)k * rows + r] =
-                    (uint16_t)(real ? A->col_idx[begin + k] - lo : 0);
+                    (uint16_t)(real ? A->col_idx[begin + k] - lo : HLL_NARROW_PADDING);
             }
         }
         step += width;

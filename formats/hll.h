@@ -53,11 +53,13 @@ double hll_bytes(const spb_hll *A); /* storage footprint */
 
 /* The column-major layout's columns in 16-bit offsets: a step is one k of
  * one hack (its rows' k-th entries), holding its smallest column as a
- * 32-bit base; each entry stores its column minus its step's base. A
+ * 32-bit base; each real entry stores its column minus its step's base. A
  * banded matrix's steps span a few columns, so 4 bytes of column per entry
- * become 2 plus a base per step. Padding gets offset 0 (its value is 0;
- * every step's base is one of its real columns). */
-#define HLL_NARROW_SPAN 65536 /* columns a step may span */
+ * become 2 plus a base per step. Padding stores HLL_NARROW_PADDING, which
+ * a kernel reads as column n (where the device keeps a zero of x): a
+ * kernel that reads no values needs no branch for it. */
+#define HLL_NARROW_SPAN    65535 /* columns a step may span: offsets 0..65534 */
+#define HLL_NARROW_PADDING 65535
 typedef struct {
     int64_t steps;  /* the hacks' widths summed; step s of hack h: hack_ptr[h] / hack_size + k */
     int64_t stored; /* entries, padding included (as hll_stored) */

@@ -37,14 +37,19 @@ struct wide_columns {
 struct narrow_columns {
     const int *__restrict__ step_base;
     const unsigned short *__restrict__ offset;
+    int padding_col; /* n: x's spare entry, kept zero */
     /* every hack before the last is full, so hack h's steps start at hack_ptr[h] / hack_size */
     __device__ void hack(int first_entry, int hack_size) { step_base += first_entry / hack_size; }
-    __device__ int operator()(int k, int at) const { return step_base[k] + offset[at]; }
+    __device__ int column(int base, unsigned short o) const
+    {
+        return o == HLL_NARROW_PADDING ? padding_col : base + o;
+    }
+    __device__ int operator()(int k, int at) const { return column(step_base[k], offset[at]); }
     __device__ int2 pair(int k, int at) const
     {
         ushort2 o = *reinterpret_cast<const ushort2 *>(offset + at);
         int base = step_base[k];
-        return make_int2(base + o.x, base + o.y);
+        return make_int2(column(base, o.x), column(base, o.y));
     }
 };
 
@@ -247,20 +252,21 @@ fail:
     return gpu_state_fail(s, msg);
 }
 
-/* hll.cuda.col.narrow: the columns as a base per hack step and a 16-bit
- * offset per entry (formats/hll.h), built on the host from A; the 32-bit
- * columns prepare uploaded are freed. Declines a matrix whose hack steps
- * span more columns than 16 bits reach (rows far apart in one hack: a
- * graph, not a banded matrix). */
+/* hll.cuda.col.narrow and .narrow.pattern: the columns as a base per hack
+ * step and a 16-bit offset per entry (formats/hll.h), built on the host
+ * from A; the 32-bit columns prepare uploaded are freed. Padding reads x's
+ * spare entry n, a zero, so the pattern row needs no branch either.
+ * Declines a matrix whose hack steps span more columns than 16 bits reach
+ * (rows far apart in one hack: a graph, not a banded matrix). */
 struct narrow_data {
     int *step_base;
     unsigned short *offset;
 };
 
-template <typename T> static void launch_col_narrow(gpu_state *s)
+template <typename T, bool PATTERN> static void launch_col_narrow(gpu_state *s)
 {
     const narrow_data *d = gpu_family<narrow_data>(s);
-    launch_col_on<T, false>(s, narrow_columns{d->step_base, d->offset});
+    launch_col_on<T, PATTERN>(s, narrow_columns{d->step_base, d->offset, s->n});
 }
 
 static spb_status setup_col_narrow(gpu_state *s, const spb_csr *A, char *msg)
@@ -313,8 +319,15 @@ static const gpu_variant col_pattern_v = {.format = SPB_FORMAT_HLL_COL,
 static const gpu_variant col_narrow_v = {.format = SPB_FORMAT_HLL_COL,
                                          .default_block = DEFAULT_BLOCK,
                                          .setup = setup_col_narrow,
-                                         .launch = GPU_LAUNCH(launch_col_narrow),
+                                         .launch = GPU_LAUNCH_PATTERN(launch_col_narrow, false),
                                          .release = release_col_narrow};
+static const gpu_variant col_narrow_pattern_v = {.format = SPB_FORMAT_HLL_COL,
+                                                 .default_block = DEFAULT_BLOCK,
+                                                 .setup = setup_col_narrow,
+                                                 .launch =
+                                                     GPU_LAUNCH_PATTERN(launch_col_narrow, true),
+                                                 .pattern = 1,
+                                                 .release = release_col_narrow};
 
 extern const spb_spmv_kernel gpu_hll_kernels[] = {
     GPU_SPMV_KERNEL("hll.cuda.row", "hll.row", "HLL row-major hacks on the GPU, one thread per row",
@@ -341,5 +354,9 @@ extern const spb_spmv_kernel gpu_hll_kernels[] = {
         "entry its offset from it (2 bytes of column, not 4; declines a matrix whose hack "
         "steps span more than 65,536 columns)",
         &col_narrow_v),
+    GPU_SPMV_KERNEL("hll.cuda.col.narrow.pattern", "hll.col",
+                    "hll.cuda.col.narrow for a pattern matrix (all values equal): 2 bytes per "
+                    "entry, no values read (declines other matrices and what .narrow declines)",
+                    &col_narrow_pattern_v),
 };
 extern const int gpu_hll_kernel_count = (int)(sizeof gpu_hll_kernels / sizeof gpu_hll_kernels[0]);

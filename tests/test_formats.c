@@ -57,8 +57,7 @@ static int coo_distinct(const spb_coo *A)
 
 /* A's narrow columns against its column-major HLL B: hack h's step k at
  * step_base[hack_ptr[h] / hack_size + k] (as the kernel finds it), every
- * real entry's base + offset its column, padding at offset 0 from a base
- * inside 0..n-1. */
+ * real entry's base + offset its column, every padding entry marked. */
 static void check_hll_narrow(const char *label, const spb_csr *A, const spb_hll *B)
 {
     char msg[SPB_MSG_LEN] = "";
@@ -79,7 +78,7 @@ static void check_hll_narrow(const char *label, const spb_csr *A, const spb_hll 
                 if (k < len)
                     mismatches += base[k] + N.offset[slot] != B->col_idx[slot];
                 else
-                    mismatches += N.offset[slot] != 0 || base[k] < 0 || base[k] >= A->n;
+                    mismatches += N.offset[slot] != HLL_NARROW_PADDING;
             }
         }
     }
@@ -814,27 +813,28 @@ static void test_wide_offsets(unsigned long long seed)
           "32-bit offsets refused past their range: '%s'", msg);
 }
 
-/* 16-bit offsets reach a step spanning 65,536 columns (0..65535), not one
- * more: declined, naming the rows; rows in hacks of their own never span. */
+/* 16-bit offsets reach a step spanning HLL_NARROW_SPAN columns (offsets
+ * 0..65534; 65535 marks padding), not one more: declined, naming the rows;
+ * rows in hacks of their own never span. */
 static void test_narrow_span(void)
 {
     char msg[SPB_MSG_LEN] = "";
-    spb_index row_ptr[] = {0, 2, 3}, col_idx[] = {3, 4, HLL_NARROW_SPAN + 2};
+    spb_index row_ptr[] = {0, 2, 3}, col_idx[] = {3, 4, 3 + HLL_NARROW_SPAN - 1};
     spb_value val[] = {1, 2, 3};
     spb_csr A = {2, HLL_NARROW_SPAN + 3, 3, row_ptr, col_idx, val, 0, NULL};
     spb_hll_narrow N;
-    CHECK(hll_narrow_from_csr(&A, 2, &N, msg) == SPB_OK, "a span of 65,536 columns: %s", msg);
-    CHECK(N.steps == 2 && N.step_base[0] == 3 && N.offset[1] == HLL_NARROW_SPAN - 1 &&
-              N.step_base[1] == 4 && N.offset[2] == 0 && N.offset[3] == 0,
-          "a span of 65,536 columns: %lld steps, bases %d %d, offsets %d %d %d %d",
+    CHECK(hll_narrow_from_csr(&A, 2, &N, msg) == SPB_OK, "a span of 65,535 columns: %s", msg);
+    CHECK(N.steps == 2 && N.step_base[0] == 3 && N.offset[0] == 0 &&
+              N.offset[1] == HLL_NARROW_SPAN - 1 && N.step_base[1] == 4 && N.offset[2] == 0 &&
+              N.offset[3] == HLL_NARROW_PADDING,
+          "a span of 65,535 columns: %lld steps, bases %d %d, offsets %d %d %d %d",
           (long long)N.steps, (int)N.step_base[0], (int)N.step_base[1], N.offset[0], N.offset[1],
           N.offset[2], N.offset[3]);
     hll_narrow_free(&N);
-    col_idx[2] = HLL_NARROW_SPAN + 3; /* one column further */
-    A.n = HLL_NARROW_SPAN + 4;
+    col_idx[2] = 3 + HLL_NARROW_SPAN; /* one column further */
     CHECK(hll_narrow_from_csr(&A, 2, &N, msg) == SPB_ERR_DECLINED && strstr(msg, "rows 0-1") &&
-              strstr(msg, "columns 3-65539"),
-          "a span of 65,537 columns not declined: %s", msg);
+              strstr(msg, "columns 3-65538"),
+          "a span of 65,536 columns not declined: %s", msg);
     CHECK(N.step_base == NULL && N.offset == NULL, "a declined matrix keeps its arrays");
     CHECK(hll_narrow_from_csr(&A, 1, &N, msg) == SPB_OK, "hacks of one row: %s", msg);
     hll_narrow_free(&N);
