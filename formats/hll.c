@@ -239,3 +239,10 @@ double hll_narrow_spmv_bytes(const spb_hll_narrow *N, spb_index m, spb_index n,
            + index * (2.0 * N->nhacks + 1.0)              /* hack_ptr, hack_width */
            + value * n + value * m;                       /* x read once, y written */
 }
+
+double hll_narrow_pattern_spmv_bytes(const spb_hll_narrow *N, spb_index m, spb_index n,
+                                     spb_precision precision)
+{
+    return hll_narrow_spmv_bytes(N, m, n, precision) -
+           (double)spb_precision_bytes(precision) * (double)N->stored;
+}

@@ -77,5 +77,8 @@ void hll_narrow_free(spb_hll_narrow *N); /* accepts a zeroed or freed struct */
  * column per entry and a base per step. */
 double hll_narrow_spmv_bytes(const spb_hll_narrow *N, spb_index m, spb_index n,
                              spb_precision precision);
+/* The same by a kernel that reads no values (a pattern matrix). */
+double hll_narrow_pattern_spmv_bytes(const spb_hll_narrow *N, spb_index m, spb_index n,
+                                     spb_precision precision);
 
 #endif

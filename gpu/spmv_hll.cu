@@ -282,7 +282,8 @@ static spb_status setup_col_narrow(gpu_state *s, const spb_csr *A, char *msg)
     if (gpu_upload(s, (void **)&d->step_base, N.step_base, (size_t)N.steps, sizeof(int)) ||
         gpu_upload(s, (void **)&d->offset, N.offset, (size_t)N.stored, sizeof(unsigned short)))
         st = gpu_state_fail(s, msg);
-    s->plan_bytes = hll_narrow_spmv_bytes(&N, A->m, A->n, s->precision);
+    s->plan_bytes = (s->variant->pattern ? hll_narrow_pattern_spmv_bytes
+                                         : hll_narrow_spmv_bytes)(&N, A->m, A->n, s->precision);
     hll_narrow_free(&N);
     cudaFree(s->d_col_idx); /* the kernel reads the offsets instead */
     s->d_col_idx = NULL;

@@ -292,6 +292,18 @@ static void test_bytes_and_stats(void)
           hll_pattern_spmv_bytes(&H, SPB_FP64));
     CHECK(hll_pattern_spmv_bytes(&H, SPB_FP32) == 72.0, "HLL pattern fp32 bytes %g, expected 72",
           hll_pattern_spmv_bytes(&H, SPB_FP32));
+    /* 16-bit columns: steps {2, 2}, a base each: 10*6 + 4*4 + 4*(2*2+1) + 8*4 + 8*3; no
+     * values: 152 - 8*6; fp32 without values: 2*6 + 16 + 20 + 4*4 + 4*3 */
+    spb_hll_narrow N;
+    CHECK(hll_narrow_from_csr(&A, 2, &N, msg) == SPB_OK, "%s", msg);
+    CHECK(hll_narrow_spmv_bytes(&N, A.m, A.n, SPB_FP64) == 152.0 &&
+              hll_narrow_pattern_spmv_bytes(&N, A.m, A.n, SPB_FP64) == 104.0 &&
+              hll_narrow_pattern_spmv_bytes(&N, A.m, A.n, SPB_FP32) == 76.0,
+          "narrow HLL bytes %g, pattern %g, pattern fp32 %g; expected 152, 104, 76",
+          hll_narrow_spmv_bytes(&N, A.m, A.n, SPB_FP64),
+          hll_narrow_pattern_spmv_bytes(&N, A.m, A.n, SPB_FP64),
+          hll_narrow_pattern_spmv_bytes(&N, A.m, A.n, SPB_FP32));
+    hll_narrow_free(&N);
     hll_free(&H);
     spb_sell S;
     CHECK(sell_from_csr(&A, 2, &S, msg) == SPB_OK, "%s", msg);
