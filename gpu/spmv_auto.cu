@@ -69,6 +69,15 @@ static double streaming_seconds(const matrix_shape *f)
     return (f->value_bytes + 4.0) * f->csr.stats.nnz / AUTO_STREAM_BPS + AUTO_LAUNCH_S;
 }
 
+/* Column-major hacks: with 32-bit columns, and with 16-bit offsets where a
+ * hack's steps span few columns (a banded matrix: 2 bytes less per entry;
+ * the row declines others in prepare). */
+static void hll_col_names(spb_trial_names *list, int pattern)
+{
+    kernel_trial_name(list, pattern ? "hll.cuda.col.pattern" : "hll.cuda.col");
+    kernel_trial_name(list, pattern ? "hll.cuda.col.narrow.pattern" : "hll.cuda.col.narrow");
+}
+
 /* The rule: the candidates into `list`, and why in `why` (WHY_LEN bytes).
  * Large matrices always have cusparse.csr among them; small ones, which
  * one launch of a row kernel serves in 3-8 us, the row kernels that won
@@ -120,14 +129,14 @@ static void choose(const matrix_shape *f, spb_trial_names *list, char *why)
     } else if (f->csr.padding <= SPB_SHAPE_HLL_PADDING) {
         snprintf(rest, left, "rows alike (HLL pads %.0f%%): column-major hacks or sliced ELL",
                  100.0 * (f->csr.padding - 1.0));
-        kernel_trial_name(list, pattern ? "hll.cuda.col.pattern" : "hll.cuda.col");
+        hll_col_names(list, pattern);
         kernel_trial_name(list, "cusparse.sell");
     } else if (st->row_max <= AUTO_SHORT_MAX) {
         snprintf(rest, left,
                  "rows short (max %d, mean %.1f; HLL pads %.0f%%): column-major hacks or CSR's "
                  "row tiles",
                  (int)st->row_max, mean, 100.0 * (f->csr.padding - 1.0));
-        kernel_trial_name(list, pattern ? "hll.cuda.col.pattern" : "hll.cuda.col");
+        hll_col_names(list, pattern);
     } else {
         snprintf(rest, left, "rows unlike (cv %.2f, max %d, mean %.1f): CSR's row tiles", cv,
                  (int)st->row_max, mean);

@@ -614,11 +614,13 @@ void check_auto_cuda_rule(spb_rng *rng)
     csr_free(&A);
     CHECK(gen_matrix("gen:lap2d:500", &A, msg) == SPB_OK, "%s", msg); /* 1.25M entries */
     check_auto_choice("auto.cuda", "large, rows alike", &A, 0,
-                      "cusparse.csr,hll.cuda.col,cusparse.sell,csr.cuda.stream,csr.cuda.merge");
+                      "cusparse.csr,hll.cuda.col,hll.cuda.col.narrow,cusparse.sell,csr.cuda.stream,"
+                      "csr.cuda.merge");
     csr_free(&A);
     CHECK(gen_matrix("gen:road:700:65", &A, msg) == SPB_OK, "%s", msg); /* rows of 0-4 */
     check_auto_choice("auto.cuda", "large pattern, rows short", &A, 0,
-                      "cusparse.csr,hll.cuda.col.pattern,csr.cuda.stream.pattern,"
+                      "cusparse.csr,hll.cuda.col.pattern,hll.cuda.col.narrow.pattern,"
+                      "csr.cuda.stream.pattern,"
                       "csr.cuda.merge.pattern");
     csr_free(&A);
     random_csr(rng, 200000, 200000, 1200000, -1, 0, &A);
@@ -636,8 +638,8 @@ void check_auto_cuda_rule(spb_rng *rng)
     csr_free(&A);
     CHECK(gen_matrix("gen:fem:22:3", &A, msg) == SPB_OK, "%s", msg); /* 3x3 blocks, 0.71 */
     check_auto_choice("auto.cuda", "large, blocks that fill", &A, 0,
-                      "cusparse.csr,hll.cuda.col,cusparse.sell,csr.cuda.stream,csr.cuda.merge,"
-                      "cusparse.bsr");
+                      "cusparse.csr,hll.cuda.col,hll.cuda.col.narrow,cusparse.sell,csr.cuda.stream,"
+                      "csr.cuda.merge,cusparse.bsr");
     csr_free(&A);
 }
 
