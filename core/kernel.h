@@ -60,6 +60,7 @@ typedef struct spb_kernel spb_kernel;
  * products into nnz_c entries of C (0 for SpMV). */
 typedef struct {
     double m, n, nnz_a, nnz_b, products, nnz_c;
+    double row_products_max; /* the most products in one row of C */
 } spb_work_size;
 
 /* y = A*x with the prepared state; y is overwritten. x and y are arrays of

@@ -79,19 +79,24 @@ spb_status spb_fail(char *msg, spb_status status, const char *fmt, ...)
 
 static long alloc_fail_index = -1;
 static long alloc_calls = 0;
+static double alloc_bytes = 0;
 
 void spb_alloc_fail_at(long index)
 {
     alloc_fail_index = index;
     alloc_calls = 0;
+    alloc_bytes = 0;
 }
 
 long spb_alloc_count(void) { return alloc_calls; }
 
-/* Counts the call and reports whether an injected failure is due. */
-static int injected_failure(void)
+double spb_alloc_bytes(void) { return alloc_bytes; }
+
+/* Counts the call and its bytes; reports whether an injected failure is due. */
+static int injected_failure(size_t bytes)
 {
     long call = alloc_calls++;
+    alloc_bytes += (double)bytes;
     return alloc_fail_index >= 0 && call == alloc_fail_index;
 }
 
@@ -106,15 +111,15 @@ void *spb_malloc(size_t count, size_t size)
 {
     int overflow;
     size_t bytes = checked_bytes(count, size, &overflow);
-    if (overflow || injected_failure()) return NULL;
+    if (overflow || injected_failure(bytes)) return NULL;
     return malloc(bytes);
 }
 
 void *spb_calloc(size_t count, size_t size)
 {
     int overflow;
-    checked_bytes(count, size, &overflow);
-    if (overflow || injected_failure()) return NULL;
+    size_t bytes = checked_bytes(count, size, &overflow);
+    if (overflow || injected_failure(bytes)) return NULL;
     return calloc(count ? count : 1, size ? size : 1);
 }
 
@@ -122,7 +127,7 @@ void *spb_realloc(void *ptr, size_t count, size_t size)
 {
     int overflow;
     size_t bytes = checked_bytes(count, size, &overflow);
-    if (overflow || injected_failure()) return NULL;
+    if (overflow || injected_failure(bytes)) return NULL;
     return realloc(ptr, bytes);
 }
 

@@ -138,6 +138,9 @@ spb_index spb_lower_bound(const spb_index *sorted, spb_index lo, spb_index hi, i
 void spb_alloc_fail_at(long index);
 /* Number of allocations made since the last spb_alloc_fail_at call. */
 long spb_alloc_count(void);
+/* Bytes those allocations asked for (frees not subtracted: what was live
+ * at once is at most this). */
+double spb_alloc_bytes(void);
 
 #ifdef __cplusplus
 }

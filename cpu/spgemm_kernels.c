@@ -86,18 +86,28 @@ static spb_status graphblas_prepare(const spb_kernel *self, spb_format_set *F,
 
 /* ---- working memory, estimated before a row runs -------------------------- */
 
-/* C as the kernel hands it back: fp64 values, 32-bit columns, row pointers. */
-static double c_bytes(const spb_work_size *size)
+/* C as the kernel hands it back (csr_spgemm_c_bytes). */
+static double c_bytes(const spb_work_size *size, const spb_kernel_config *config)
 {
-    return 12.0 * size->nnz_c + 4.0 * (size->m + 1);
+    return csr_spgemm_c_bytes(size->m, size->nnz_c, spb_precision_complex(config->precision));
 }
 
-/* A dense accumulator as wide as B (values, markers) and C. */
+/* The parts of one value as the host kernels sum it: a double each (fp32
+ * sums are held as floats in them), two complex. */
+static double value_parts_bytes(const spb_kernel_config *config)
+{
+    return sizeof(double) * (spb_precision_complex(config->precision) ? 2.0 : 1.0);
+}
+
+/* A dense accumulator as wide as B (a 64-bit stamp and a value per column)
+ * and C, after a pass that counts C's entries with a 32-bit stamp per
+ * column (freed by then; counted too, as a margin). */
 static double gustavson_bytes(const spb_kernel *self, const spb_work_size *size,
                               const spb_kernel_config *config)
 {
-    (void)self, (void)config;
-    return 13.0 * size->n + c_bytes(size);
+    (void)self;
+    return (sizeof(spb_index) + sizeof(int64_t) + value_parts_bytes(config)) * size->n +
+           c_bytes(size, config);
 }
 
 /* One map of C's entries (a key and its value a slot, two values
@@ -107,27 +117,32 @@ static double hash_bytes(const spb_kernel *self, const spb_work_size *size,
                          const spb_kernel_config *config)
 {
     (void)self;
-    double slots = 64, slot = spb_precision_complex(config->precision) ? 24.0 : 16.0;
+    double slots = 64, slot = sizeof(uint64_t) + value_parts_bytes(config);
     while (slots < 2.0 * size->nnz_c + 2) slots *= 2;
-    return 1.5 * slots * slot + c_bytes(size);
+    return 1.5 * slots * slot + c_bytes(size, config);
 }
 
-/* Per thread a dense accumulator as wide as B (the widest it uses), the
- * row counts, and C. */
+/* Per thread a dense accumulator as wide as B (the widest it uses) and a
+ * hash map of at most four times the longest row's products (a power of
+ * two at least twice them: a 32-bit key and a value a slot); the rows'
+ * products and counts; C. */
 static double omp_bytes(const spb_kernel *self, const spb_work_size *size,
                         const spb_kernel_config *config)
 {
     (void)self;
-    return (config->threads > 0 ? config->threads : 1) * 13.0 * size->n + 16.0 * (size->m + 1) +
-           c_bytes(size);
+    double dense = (sizeof(int64_t) + value_parts_bytes(config)) * size->n;
+    double map = (sizeof(spb_index) + value_parts_bytes(config)) *
+                 (4.0 * size->row_products_max > 16 ? 4.0 * size->row_products_max : 16);
+    return (config->threads > 0 ? config->threads : 1) * (dense + map) +
+           2.0 * sizeof(int64_t) * (size->m + 1) + c_bytes(size, config);
 }
 
 /* GraphBLAS's own copies of A and B, its C, and C copied out. */
 static double graphblas_bytes(const spb_kernel *self, const spb_work_size *size,
                               const spb_kernel_config *config)
 {
-    (void)self, (void)config;
-    return 16.0 * (size->nnz_a + size->nnz_b) + 2.0 * c_bytes(size);
+    (void)self;
+    return 16.0 * (size->nnz_a + size->nnz_b) + 2.0 * c_bytes(size, config);
 }
 
 const spb_spgemm_kernel cpu_spgemm_kernels[] = {

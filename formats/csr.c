@@ -458,6 +458,18 @@ int64_t csr_spgemm_products(const spb_csr *A, const spb_csr *B)
     return products;
 }
 
+int64_t csr_spgemm_row_products_max(const spb_csr *A, const spb_csr *B)
+{
+    int64_t most = 0;
+    for (spb_index i = 0; i < A->m; i++) {
+        int64_t row = 0;
+        for (spb_offset k = csr_row_start(A, i); k < csr_row_start(A, i + 1); k++)
+            row += csr_row_start(B, A->col_idx[k] + 1) - csr_row_start(B, A->col_idx[k]);
+        most = row > most ? row : most;
+    }
+    return most;
+}
+
 /* Products and distinct columns of row i of A*B (marker: B->n entries,
  * stamped with the row). */
 static void row_products(const spb_csr *A, const spb_csr *B, spb_index i, spb_index *marker,

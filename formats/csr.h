@@ -127,6 +127,17 @@ spb_status csr_transpose(const spb_csr *A, spb_csr *T, char *msg);
 /* Intermediate products of C = A*B: the sum over A's entries of the length
  * of B's matching row (the multiply-adds a product does). */
 int64_t csr_spgemm_products(const spb_csr *A, const spb_csr *B);
+/* The most of them in one row of C: a row's accumulator is sized by it. */
+int64_t csr_spgemm_row_products_max(const spb_csr *A, const spb_csr *B);
+/* Bytes of a product's C of nnz_c entries and m rows as the host keeps it:
+ * its values (two parts complex), 32-bit columns and row offsets (counted
+ * at 64 bits: C takes them past 2^31 - 1 entries or where an operand has
+ * them). */
+static inline double csr_spgemm_c_bytes(double m, double nnz_c, int complex_values)
+{
+    return (sizeof(spb_value) * (complex_values ? 2.0 : 1.0) + sizeof(spb_index)) * nnz_c +
+           sizeof(int64_t) * (m + 1.0);
+}
 /* Whether C = A*B, of nnz_c entries, is kept on 64-bit row offsets: when
  * its entries need them, or when an operand's are 64-bit (so the wide path
  * also runs on small matrices: SPB_WIDE_OFFSETS). */

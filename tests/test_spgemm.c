@@ -302,6 +302,83 @@ static void check_random(spb_rng *rng)
     }
 }
 
+/* A's values made complex: each value v becomes v - v/2 i. */
+static void make_complex(spb_csr *A)
+{
+    double *parts = malloc(sizeof *parts * (2 * (size_t)A->nnz + 1));
+    for (spb_index k = 0; k < A->nnz; k++) {
+        parts[2 * k] = A->val[k];
+        parts[2 * k + 1] = -A->val[k] / 2;
+    }
+    free(A->val);
+    A->val = parts;
+    A->complex_values = 1;
+}
+
+/* Each host row's working-memory estimate (host_bytes: what a run checks
+ * the machine's room against before the row) covers what its prepare and
+ * its product allocate, real and complex, on a B wide beside its entries
+ * (the dense rows' share) and on one with a long row (the maps' share).
+ * The libraries' rows allocate outside spbench: not counted. spgemm.hash
+ * checks the room itself at each doubling of its map, and its allocations
+ * summed overstate its peak (each old map is freed): left out. */
+static void check_working_memory(spb_rng *rng)
+{
+    const spb_operation *op = operation_spgemm();
+    for (int shape = 0; shape < 2; shape++) {
+        for (int complex = 0; complex < 2; complex++) {
+            spb_csr A, B;
+            random_csr(rng, 40, 30, shape ? 0.9 : 0.2, &A);
+            random_csr(rng, 30, shape ? 3000 : 40000, shape ? 0.3 : 0.002, &B);
+            if (complex) {
+                make_complex(&A);
+                make_complex(&B);
+            }
+            spb_format_set F;
+            format_set_init(&F, &A);
+            F.b = &B;
+            for (int k = 0; k < op->kernel_count; k++) {
+                const spb_kernel *kernel = op->kernels[k];
+                if (kernel->backend == SPB_BACKEND_CUDA || !kernel->host_bytes || kernel->library ||
+                    strcmp(kernel->name, "spgemm.hash") == 0 ||
+                    (complex && !kernel->complex_values))
+                    continue;
+                spb_kernel_config config = {.hack_size = 32,
+                                            .threads =
+                                                kernel->backend == SPB_BACKEND_OPENMP ? 3 : 1,
+                                            .precision = complex ? SPB_C128 : SPB_FP64};
+                spb_kernel_plan plan = {0};
+                char msg[SPB_MSG_LEN] = "";
+                spb_alloc_fail_at(-1); /* counts from here */
+                spb_status st = kernel->prepare(kernel, &F, &config, &plan, msg);
+                CHECK(st == SPB_OK, "%s: prepare: %s", kernel->name, msg);
+                if (st != SPB_OK) continue;
+                spb_csr C;
+                st = spgemm_kernel_of(kernel)->spgemm(plan.state, &C, msg);
+                double allocated = spb_alloc_bytes();
+                CHECK(st == SPB_OK, "%s: %s", kernel->name, msg);
+                spb_work_size size = {.m = A.m,
+                                      .n = B.n,
+                                      .nnz_a = A.nnz,
+                                      .nnz_b = B.nnz,
+                                      .products = (double)csr_spgemm_products(&A, &B),
+                                      .nnz_c = st == SPB_OK ? C.nnz : 0,
+                                      .row_products_max =
+                                          (double)csr_spgemm_row_products_max(&A, &B)};
+                double estimate = kernel->host_bytes(kernel, &size, &config);
+                CHECK(estimate >= allocated,
+                      "%s, %s, B %d wide: estimated %.0f bytes, allocated %.0f", kernel->name,
+                      complex ? "complex" : "real", (int)B.n, estimate, allocated);
+                if (st == SPB_OK) csr_free(&C);
+                kernel->release(plan.state);
+            }
+            format_set_free(&F);
+            csr_free(&A);
+            csr_free(&B);
+        }
+    }
+}
+
 /* The reference and its scale in one pass: C as csr_spgemm_gustavson makes
  * it, and each entry's |A|*|B| as the dense product sums it (in the same
  * order: equal to the bit), with C's entries counted or given. */
@@ -815,6 +892,7 @@ int main(int argc, char **argv)
     check_duplicates_on_read();
     check_random(&rng);
     if (!want_cuda) check_reference(&rng);
+    if (!want_cuda) check_working_memory(&rng);
     if (!want_cuda) check_wide_offsets(&rng);
     if (!want_cuda) check_wide_gate(&rng);
     check_long_rows(&rng);

@@ -110,7 +110,7 @@ static spb_status check_size(spb_case *c, const spb_csr *B, char *msg)
     int64_t products = csr_spgemm_products(c->A, B);
     int64_t nnz_c = csr_spgemm_nnz(c->A, B);
     if (nnz_c < 0) return spb_fail(msg, SPB_ERR_NOMEM, "%s: out of memory", c->name);
-    double need = 4.0 * (12.0 * nnz_c + 4.0 * (c->A->m + 1.0));
+    double need = 4.0 * csr_spgemm_c_bytes(c->A->m, (double)nnz_c, c->A->complex_values);
     char what[SPB_NAME_LEN + 32], detail[128];
     snprintf(what, sizeof what, "%s: its SpGEMM", c->name);
     snprintf(detail, sizeof detail, "C of %lld entries, held four times", (long long)nnz_c);
@@ -118,6 +118,7 @@ static spb_status check_size(spb_case *c, const spb_csr *B, char *msg)
     if (st != SPB_OK) return st;
     c->products = (double)products;
     c->nnz_c = (double)nnz_c;
+    c->row_products_max = (double)csr_spgemm_row_products_max(c->A, B);
     return SPB_OK;
 }
 

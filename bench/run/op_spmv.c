@@ -95,7 +95,7 @@ static spb_status spmv_case_setup(spb_case *c, uint64_t seed, char *msg)
     }
     spmv_random_vector(seed, n, d->x); /* complex: the parts drawn alike */
     reference(c);
-    c->products = c->nnz_c = NAN;
+    c->products = c->nnz_c = c->row_products_max = NAN;
     return SPB_OK;
 }
 

@@ -17,9 +17,10 @@ typedef struct {
     const spb_csr *A;       /* the matrix as read */
     spb_format_set formats; /* A's formats, each built once */
     spb_csr_stats stats;
-    const char *operand;    /* SpGEMM's --b spec (NULL: A*A, or A*A^T when not square) */
-    void *data;             /* the operation's inputs, output and reference */
-    double products, nnz_c; /* SpGEMM: intermediate products, entries of C (else NAN) */
+    const char *operand;     /* SpGEMM's --b spec (NULL: A*A, or A*A^T when not square) */
+    void *data;              /* the operation's inputs, output and reference */
+    double products, nnz_c;  /* SpGEMM: intermediate products, entries of C (else NAN) */
+    double row_products_max; /* SpGEMM: the most products in one row of C (else NAN) */
     /* the baseline kernel's median time per precision (0: not measured) */
     double baseline_seconds[SPB_PRECISIONS];
     /* per precision, the fastest vendor row (kernel_is_vendor) measured so

@@ -34,7 +34,8 @@ static int working_memory_fits(const spb_kernel *kernel, const spb_case *c,
                           .nnz_a = c->A->nnz,
                           .nnz_b = B ? B->nnz : 0,
                           .products = isnan(c->products) ? 0 : c->products,
-                          .nnz_c = isnan(c->nnz_c) ? 0 : c->nnz_c};
+                          .nnz_c = isnan(c->nnz_c) ? 0 : c->nnz_c,
+                          .row_products_max = isnan(c->row_products_max) ? 0 : c->row_products_max};
     char what[SPB_NAME_LEN + 16];
     snprintf(what, sizeof what, "%s", kernel->name);
     spb_status st = spb_memory_check(kernel->host_bytes(kernel, &size, config), what,
