@@ -353,7 +353,7 @@ extern const spb_spmv_kernel gpu_hll_kernels[] = {
         "hll.cuda.col.narrow", "hll.col",
         "hll.cuda.col with 16-bit columns: each hack step's smallest column kept once, each "
         "entry its offset from it (2 bytes of column, not 4; declines a matrix whose hack "
-        "steps span more than 65,536 columns)",
+        "steps span more than 65,535 columns)",
         &col_narrow_v),
     GPU_SPMV_KERNEL("hll.cuda.col.narrow.pattern", "hll.col",
                     "hll.cuda.col.narrow for a pattern matrix (all values equal): 2 bytes per "
