@@ -62,6 +62,9 @@ const spb_kernel *gpu_spmv_kernel(int index); /* 0 <= index < count */
 /* The device address a prepared SpMV row of that table gathers x from
  * (rows prepared with config.shared_x share one); NULL without CUDA. */
 const void *gpu_spmv_x_address(const void *state);
+/* Copies that x's n entries and its first spare one (kept zero) to x, in
+ * the row's precision; the CUDA error otherwise. */
+spb_status gpu_spmv_x_download(const void *state, void *x, char *msg);
 
 /* The device SpGEMM rows (the tiled-accumulator progression, ESC and
  * cuSPARSE; see spgemm_tiled.cu, spgemm_esc.cu, spgemm_cusparse.cu): none

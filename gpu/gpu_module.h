@@ -9,7 +9,7 @@
 
 #include "gpu.h"
 
-#define SPB_GPU_MODULE_ABI    2
+#define SPB_GPU_MODULE_ABI    3
 #define SPB_GPU_MODULE_SYMBOL "spb_gpu_module_table"
 
 /* gpu.h's functions: X(return type, name, parameters, the arguments
@@ -31,6 +31,8 @@
     X(int, gpu_spmv_kernel_count, (void), (), 0)                                                   \
     X(const spb_kernel *, gpu_spmv_kernel, (int index), (index), NULL)                             \
     X(const void *, gpu_spmv_x_address, (const void *state), (state), NULL)                        \
+    X(spb_status, gpu_spmv_x_download, (const void *state, void *x, char *msg), (state, x, msg),   \
+      absent(msg))                                                                                 \
     X(int, gpu_spgemm_kernel_count, (void), (), 0)                                                 \
     X(const spb_kernel *, gpu_spgemm_kernel, (int index), (index), NULL)                           \
     X(spb_status, gpu_block_create, (const gpu_block_spec *spec, gpu_block **out, char *msg),      \

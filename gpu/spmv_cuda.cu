@@ -250,6 +250,16 @@ static void drop_x(gpu_state *s)
 
 const void *gpu_spmv_x_address(const void *state) { return ((const gpu_state *)state)->d_x; }
 
+spb_status gpu_spmv_x_download(const void *state, void *x, char *msg)
+{
+    gpu_state *s = (gpu_state *)state;
+    GPU_TRY(s, cudaMemcpy(x, s->d_x, s->value_bytes * ((size_t)s->n + 1), cudaMemcpyDeviceToHost),
+            "cudaMemcpy x");
+    return SPB_OK;
+fail:
+    return gpu_state_fail(s, msg);
+}
+
 /* x (shared when the config asks) and y, GPU_VECTOR_SLACK spare entries
  * each (so empty vectors still get a buffer; x's zero), and the timing
  * events. */

@@ -233,12 +233,13 @@ template <typename T> static void launch_warp_shared(gpu_state *s)
 }
 
 /* hll.cuda.col.pattern: no values were uploaded; the padding (value 0 in
- * the format, a real column) is pointed at x's spare last entry, kept zero,
- * so the kernel needs no branch and no values. */
+ * the format, a real column) is pointed at x's spare entry n, zeroed when
+ * the buffer was made and never written (uploads fill n entries), so the
+ * kernel needs no branch and no values. x itself is left alone: rows
+ * sharing it may hold the run's x already. */
 static spb_status setup_col_pattern(gpu_state *s, const spb_csr *A, char *msg)
 {
     int *d_row_ptr = NULL;
-    GPU_TRY(s, cudaMemset(s->d_x, 0, s->value_bytes * ((size_t)s->n + 1)), "cudaMemset x");
     if (gpu_upload(s, (void **)&d_row_ptr, A->row_ptr, (size_t)A->m + 1, sizeof(int))) goto fail;
     if (s->m > 0)
         point_padding_at_zero<<<gpu_grid(s, 1), s->block_size, 0, s->stream>>>(

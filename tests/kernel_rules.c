@@ -547,6 +547,56 @@ static void check_shared_x_rows(const spb_operation *op, spb_case *c, void **sta
     if (again.state) first->release(again.state);
 }
 
+/* A row prepared after others leaves their shared x alone: the run
+ * validates rows one by one (uploading x) and then times them in turns on
+ * the device's x, so a later prepare that wrote x (hll.cuda.col.pattern's
+ * did, zeroing it) would time the earlier rows on other data. The pattern
+ * row's padding still reads x's spare entry as zero. */
+static void check_shared_x_kept(spb_rng *rng)
+{
+    spb_csr A;
+    random_csr(rng, 2000, 1800, 20000, -1, 0, &A);
+    for (spb_offset k = 0; k < A.nnz; k++) A.val[k] = 1.5; /* a pattern matrix */
+    const spb_operation *op = operation_spmv();
+    char msg[SPB_MSG_LEN] = "";
+    spb_case c = {.name = "shared x kept", .A = &A};
+    CHECK(op->case_setup(&c, 1, msg) == SPB_OK, "shared x kept: setup: %s", msg);
+    spb_value *x = malloc(sizeof *x * (size_t)A.n), *on_device = malloc(sizeof *x * (A.n + 1));
+    spmv_random_vector(spb_rng_next(rng), A.n, x);
+    spmv_case_set_x(&c, x);
+    format_set_init(&c.formats, &A);
+    spb_kernel_config shared = {
+        .hack_size = 32, .threads = 1, .precision = SPB_FP64, .shared_x = 1};
+    const spb_kernel *held = spmv_row("csr.cuda.stream"), *later = spmv_row("hll.cuda.col.pattern");
+    spb_kernel_plan first = {0}, second = {0};
+    spb_validation v;
+    if (held && later && held->prepare(held, &c.formats, &shared, &first, msg) == SPB_OK &&
+        op->product(held, first.state, &c, SPB_FP64, SPB_DEFAULT_TOLERANCE, &v, msg) ==
+            SPB_ROW_OK &&
+        later->prepare(later, &c.formats, &shared, &second, msg) == SPB_OK &&
+        gpu_spmv_x_download(first.state, on_device, msg) == SPB_OK) {
+        CHECK(gpu_spmv_x_address(first.state) == gpu_spmv_x_address(second.state),
+              "shared x kept: the two rows got two buffers");
+        spb_index changed = 0;
+        for (spb_index j = 0; j < A.n; j++) changed += on_device[j] != x[j];
+        CHECK(changed == 0, "shared x kept: %d of x's %d entries changed by a later prepare",
+              changed, A.n);
+        CHECK(on_device[A.n] == 0.0, "shared x kept: x's spare entry is %g", on_device[A.n]);
+        CHECK(op->product(later, second.state, &c, SPB_FP64, SPB_DEFAULT_TOLERANCE, &v, msg) ==
+                  SPB_ROW_OK,
+              "shared x kept: %s: %s", later->name, msg);
+    } else {
+        CHECK(0, "shared x kept: %s", held && later ? msg : "a row is not in the table");
+    }
+    if (first.state) held->release(first.state);
+    if (second.state) later->release(second.state);
+    format_set_free(&c.formats);
+    op->case_free(&c);
+    free(on_device);
+    free(x);
+    csr_free(&A);
+}
+
 /* Device rows prepared with config.shared_x gather x from one buffer per
  * precision (rows compared in one run: where x lands moves their time),
  * and each still computes its own product: the buffer outlives the first
@@ -587,6 +637,7 @@ void check_shared_x(spb_rng *rng)
     op->case_free(&c);
     free(x);
     csr_free(&A);
+    check_shared_x_kept(rng);
 }
 
 /* auto.cuda's rule, branch by branch (on the device only). */
