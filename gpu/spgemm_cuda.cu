@@ -18,7 +18,8 @@
 #define MIN_TILE 32
 #define MAX_TILE 16384
 /* Device bytes per intermediate product a whole product may hold at once
- * (coordinates and their sorted copy, or the expansion and its sort). */
+ * (the coordinates, C and a second array of keys: 36 in fp64; or the
+ * expansion and its sort). */
 #define BYTES_PER_PRODUCT 40.0
 
 /* ---- allocation ------------------------------------------------------------------ */
@@ -120,6 +121,10 @@ __global__ void columns_of_keys_kernel(const unsigned long long *keys, int count
     if (e < count) col_idx[e] = (int)(keys[e] & col_mask);
 }
 
+/* The sort runs on double buffers (keys and the new sorted_keys; vals and
+ * C's values), so cub's storage is a few kilobytes rather than another copy
+ * of the pairs: the conversion's peak is C, the coordinates and one more
+ * array of keys. */
 template <class T>
 void spgemm_coordinates_to_csr(gpu_spgemm_state *s, unsigned long long *keys, T *vals, int count,
                                int col_bits)
@@ -132,36 +137,47 @@ void spgemm_coordinates_to_csr(gpu_spgemm_state *s, unsigned long long *keys, T 
     size_t scan_bytes = 0, sort_bytes = 0;
     if (spgemm_alloc_c(s, count)) goto fail;
     c_val = values_of<T>(s->C);
-    /* cub's storage sizes first: one allocation for its storage and the arrays */
-    GPU_TRY(&s->core,
-            cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, row_counts, s->C.row_ptr, m + 1),
-            "cub::DeviceScan");
-    GPU_TRY(&s->core,
-            cub::DeviceRadixSort::SortPairs(NULL, sort_bytes, keys, sorted_keys, vals, c_val, count,
-                                            0, key_bits),
-            "cub::DeviceRadixSort");
-    block = carve(s, NULL, [&](carving &c) {
-        row_counts = c.take<int>((size_t)m + 1);
-        sorted_keys = c.take<unsigned long long>((size_t)count);
-        temp = c.take<char>(scan_bytes > sort_bytes ? scan_bytes : sort_bytes);
-    });
-    if (!block) goto fail;
-    GPU_TRY(&s->core, cudaMemsetAsync(row_counts, 0, sizeof(int) * ((size_t)m + 1), 0),
-            "cudaMemsetAsync");
-    if (count > 0)
-        count_rows_kernel<<<gpu_blocks_for(count, 256), 256>>>(keys, count, col_bits, row_counts);
-    GPU_TRY(&s->core,
-            cub::DeviceScan::ExclusiveSum(temp, scan_bytes, row_counts, s->C.row_ptr, m + 1),
-            "cub::DeviceScan");
-    if (count > 0) {
+    {
+        cub::DoubleBuffer<unsigned long long> key_buffers(keys, NULL);
+        cub::DoubleBuffer<T> value_buffers(vals, c_val);
+        /* cub's storage sizes first: one allocation for its storage and the arrays */
         GPU_TRY(&s->core,
-                cub::DeviceRadixSort::SortPairs(temp, sort_bytes, keys, sorted_keys, vals, c_val,
-                                                count, 0, key_bits),
+                cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, row_counts, s->C.row_ptr, m + 1),
+                "cub::DeviceScan");
+        GPU_TRY(&s->core,
+                cub::DeviceRadixSort::SortPairs(NULL, sort_bytes, key_buffers, value_buffers, count,
+                                                0, key_bits),
                 "cub::DeviceRadixSort");
-        columns_of_keys_kernel<<<gpu_blocks_for(count, 256), 256>>>(
-            sorted_keys, count, (1ull << col_bits) - 1, s->C.col_idx);
+        block = carve(s, NULL, [&](carving &c) {
+            row_counts = c.take<int>((size_t)m + 1);
+            sorted_keys = c.take<unsigned long long>((size_t)count);
+            temp = c.take<char>(scan_bytes > sort_bytes ? scan_bytes : sort_bytes);
+        });
+        if (!block) goto fail;
+        key_buffers.d_buffers[1] = sorted_keys;
+        GPU_TRY(&s->core, cudaMemsetAsync(row_counts, 0, sizeof(int) * ((size_t)m + 1), 0),
+                "cudaMemsetAsync");
+        if (count > 0)
+            count_rows_kernel<<<gpu_blocks_for(count, 256), 256>>>(keys, count, col_bits,
+                                                                   row_counts);
+        GPU_TRY(&s->core,
+                cub::DeviceScan::ExclusiveSum(temp, scan_bytes, row_counts, s->C.row_ptr, m + 1),
+                "cub::DeviceScan");
+        if (count > 0) {
+            GPU_TRY(&s->core,
+                    cub::DeviceRadixSort::SortPairs(temp, sort_bytes, key_buffers, value_buffers,
+                                                    count, 0, key_bits),
+                    "cub::DeviceRadixSort");
+            if (value_buffers.Current() != c_val) /* an even number of passes */
+                GPU_TRY(&s->core,
+                        cudaMemcpyAsync(c_val, value_buffers.Current(), sizeof(T) * (size_t)count,
+                                        cudaMemcpyDeviceToDevice, 0),
+                        "cudaMemcpyAsync");
+            columns_of_keys_kernel<<<gpu_blocks_for(count, 256), 256>>>(
+                key_buffers.Current(), count, (1ull << col_bits) - 1, s->C.col_idx);
+        }
+        GPU_TRY(&s->core, cudaGetLastError(), "kernel launch");
     }
-    GPU_TRY(&s->core, cudaGetLastError(), "kernel launch");
 fail:
     spgemm_free(block);
 }
