@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "auto_rule.h"
 #include "core/kernel_trial.h"
 #include "gpu.h"
 extern "C" {
@@ -15,170 +16,18 @@ extern "C" {
 }
 #include "spmv_state.cuh"
 
-/* The rule's thresholds (docs/auto-kernels.md: the measurements behind them). */
-#define AUTO_LARGE_NNZ 1000000 /* below: launch-bound on an H100, a one-launch row kernel */
-/* The longest row against the rest (H100 figures): one warp walks about 32
- * entries per 88 ns (gen:hubs:45000:8:1:17663: its row of 14604 entries took
- * csr.cuda.warp 42 us), the rest of a product streams at about 2.5 TB/s
- * after a 5 us launch. From half of the rest on, cuSPARSE's even split of
- * the entries is a candidate (gen:hubs:2000000:4:64:20000 sat at 0.98 of the
- * line and ran 1.35x faster on it). */
-#define AUTO_WARP_NS_PER_32 88.0
-#define AUTO_STREAM_BPS     2.5e12
-#define AUTO_LAUNCH_S       5e-6
-#define AUTO_HUB_SHARE      0.5
-/* Large matrices of rows this short pad little in absolute terms: HLL's
- * column-major hacks are a candidate even past 15% padding
- * (gen:road:1000:65, rows of 0-4: hll.cuda.col.pattern ran 1.26x faster
- * than csr.cuda.stream.pattern). */
-#define AUTO_SHORT_MAX 8
-/* Gathers this scattered (x's sectors per entry, a warp's 32 at a time)
- * leave the numbering nothing to share: renumbering rows and columns by
- * reverse Cuthill-McKee is a candidate (H100, pattern rows: citationCiteseer,
- * 1.00, ran 1.15-1.22x csr.cuda.stream with the renumbering of x counted;
- * coAuthorsDBLP, 0.50, and cnr-2000, 0.25, 0.72-0.82x). Up to AUTO_RCM_MAX_NNZ entries: the
- * ordering takes prepare 0.2-0.3 s per million (gen:rmat:23:16: 51 s). */
-#define AUTO_SCATTERED   0.9
-#define AUTO_RCM_MAX_NNZ 8000000
-/* Blocks that fill: cuSPARSE's BSR is a candidate where its best block size
- * moves at most this share of CSR's bytes (gen:fem:35:4, 4x4 blocks, 0.69:
- * 1.10x cusparse.sell and 1.38x the best spbench row; gen:fem:40:3, 0.70,
- * lost to SELL; a 2-D Laplacian moves 1.5x). spbench's own bsr.cuda is no
- * candidate: on five FEM shapes it ran 0.83-1.04x cusparse.bsr in fp64 and
- * 0.68-0.95x in fp32 (H100, docs/results/2026-12-06-bsr-launch-floor-h100.md). */
-#define AUTO_BSR_BYTES 0.85
-
-/* What the rule reads. */
-struct matrix_shape {
-    spb_csr_shape csr;
-    double value_bytes, x_bytes, l2_bytes; /* a value of the run's precision, x, the L2 */
-    double bsr_share;                      /* BSR's bytes at its best block over CSR's */
-    int bsr_block;                         /* that block size (0: none) */
-};
-
-#define WHY_LEN (SPB_MSG_LEN / 2) /* the reason, behind the kernel's name in the message */
-
-/* Seconds one warp takes over the longest row, and the rest of the product
- * at the bandwidth: a row kernel cannot finish before its longest row. */
-static double longest_row_seconds(const spb_csr_stats *st)
-{
-    return st->row_max / 32.0 * AUTO_WARP_NS_PER_32 * 1e-9;
-}
-static double streaming_seconds(const matrix_shape *f)
-{
-    return (f->value_bytes + 4.0) * f->csr.stats.nnz / AUTO_STREAM_BPS + AUTO_LAUNCH_S;
-}
-
-/* Column-major hacks: with 32-bit columns, and with 16-bit offsets where a
- * hack's steps span few columns (a banded matrix: 2 bytes less per entry;
- * the row declines others in prepare). */
-static void hll_col_names(spb_trial_names *list, int pattern)
-{
-    kernel_trial_name(list, pattern ? "hll.cuda.col.pattern" : "hll.cuda.col");
-    kernel_trial_name(list, pattern ? "hll.cuda.col.narrow.pattern" : "hll.cuda.col.narrow");
-}
-
-/* The rule: the candidates into `list`, and why in `why` (WHY_LEN bytes).
- * Large matrices always have cusparse.csr among them; small ones, which
- * one launch of a row kernel serves in 3-8 us, the row kernels that won
- * one or more of them on the H100 (docs/auto-kernels.md: 0.3-1.5 us apart, in an order
- * no statistic predicted). */
-static void choose(const matrix_shape *f, spb_trial_names *list, char *why)
-{
-    const spb_csr_stats *st = &f->csr.stats;
-    const double mean = st->row_mean, cv = f->csr.cv;
-    const int large = st->nnz >= AUTO_LARGE_NNZ, pattern = f->csr.pattern;
-    const int hubs = longest_row_seconds(st) > AUTO_HUB_SHARE * streaming_seconds(f);
-    int used = 0;
-    if (hubs) {
-        /* a few rows thousands of times the mean, at any size: every row
-         * kernel waits on them; cuSPARSE and the merge split the entries */
-        kernel_trial_name(list, "cusparse.csr");
-        kernel_trial_name(list, pattern ? "csr.cuda.merge.pattern" : "csr.cuda.merge");
-        used = snprintf(why, WHY_LEN,
-                        "one row of %d entries (mean %.1f) would keep a warp %.0f us, against "
-                        "%.0f us for the rest: an even split of the entries; ",
-                        (int)st->row_max, mean, longest_row_seconds(st) * 1e6,
-                        streaming_seconds(f) * 1e6);
-    }
-    char *rest = why + used;
-    const int left = WHY_LEN - used;
-    if (!large) {
-        snprintf(rest, left, "small (launch-bound: %d entries): the one-launch row kernels",
-                 (int)st->nnz);
-        kernel_trial_name(list, "csr.cuda.warp");
-        kernel_trial_name(list, pattern ? "csr.cuda.adaptive.pattern" : "csr.cuda.adaptive");
-        kernel_trial_name(list, pattern ? "csr.cuda.stream.pattern" : "csr.cuda.stream");
-        kernel_trial_name(list, pattern ? "csr.cuda.binned.pattern" : "csr.cuda.binned");
-        kernel_trial_name(list, "csr.cuda.ldg");
-        kernel_trial_name(list, "csr.cuda.warp_shared2d");
-        if (f->csr.padding <= SPB_SHAPE_HLL_PADDING)
-            kernel_trial_name(list, "hll.cuda.warp_shared");
-        return;
-    }
-    if (!hubs) kernel_trial_name(list, "cusparse.csr");
-    /* x beyond half the L2, each row's gathers spread over it, rows alike
-     * (skewed rows: the L2 keeps their hot columns, panels only add traffic) */
-    if (f->x_bytes > f->l2_bytes / 2 && f->value_bytes * f->csr.span > f->l2_bytes / 2 &&
-        cv < SPB_SHAPE_SKEWED_CV) {
-        snprintf(rest, left,
-                 "x (%.0f MiB) exceeds half the L2 (%.0f MiB), gathered at random (rows span %.0f "
-                 "columns), rows alike (cv %.2f): column panels or not",
-                 f->x_bytes / 1048576.0, f->l2_bytes / 1048576.0, f->csr.span, cv);
-        kernel_trial_name(list, "csr.cuda.colblock");
-    } else if (f->csr.padding <= SPB_SHAPE_HLL_PADDING) {
-        snprintf(rest, left, "rows alike (HLL pads %.0f%%): column-major hacks or sliced ELL",
-                 100.0 * (f->csr.padding - 1.0));
-        hll_col_names(list, pattern);
-        kernel_trial_name(list, "cusparse.sell");
-    } else if (st->row_max <= AUTO_SHORT_MAX) {
-        snprintf(rest, left,
-                 "rows short (max %d, mean %.1f; HLL pads %.0f%%): column-major hacks or CSR's "
-                 "row tiles",
-                 (int)st->row_max, mean, 100.0 * (f->csr.padding - 1.0));
-        hll_col_names(list, pattern);
-    } else {
-        snprintf(rest, left, "rows unlike (cv %.2f, max %d, mean %.1f): CSR's row tiles", cv,
-                 (int)st->row_max, mean);
-    }
-    kernel_trial_name(list, pattern ? "csr.cuda.stream.pattern" : "csr.cuda.stream");
-    if (!hubs) kernel_trial_name(list, pattern ? "csr.cuda.merge.pattern" : "csr.cuda.merge");
-    if (!hubs && f->csr.scatter >= AUTO_SCATTERED && st->rows == st->cols &&
-        st->nnz <= AUTO_RCM_MAX_NNZ) {
-        const size_t used_now = strlen(why);
-        snprintf(why + used_now, WHY_LEN - used_now,
-                 "; gathers scattered (%.2f sectors per entry): renumbered", f->csr.scatter);
-        kernel_trial_name(list, pattern ? "csr.cuda.stream.rcm.pattern" : "csr.cuda.stream.rcm");
-    }
-    /* skewed rows with values, a hub row or not: cuSPARSE's COO split
-     * (H200, docs/results/2026-12-05-gpu-large-h200.md: the fastest vendor
-     * row on gen:rmat:20:16:70, 1.07x cusparse.csr, on gen:rmat:21:8,
-     * cnr-2000 and citationCiteseer; the pattern rows beat it 1.3-1.6x) */
-    if (!pattern && cv >= SPB_SHAPE_SKEWED_CV) {
-        const size_t used_now = strlen(why);
-        snprintf(why + used_now, WHY_LEN - used_now, "; rows skewed (cv %.2f): COO's split", cv);
-        kernel_trial_name(list, "cusparse.coo");
-    }
-    if (!pattern && f->bsr_block && f->bsr_share <= AUTO_BSR_BYTES) {
-        const size_t used_now = strlen(why);
-        snprintf(why + used_now, WHY_LEN - used_now, "; %dx%d blocks move %.2f of CSR's bytes",
-                 f->bsr_block, f->bsr_block, f->bsr_share);
-        kernel_trial_name(list, "cusparse.bsr");
-    }
-}
-
 static spb_status auto_prepare(const spb_kernel *self, spb_format_set *formats,
                                const spb_kernel_config *config, spb_kernel_plan *plan, char *msg)
 {
     (void)self;
-    matrix_shape shape;
+    gpu_auto_shape shape;
     csr_shape(formats->csr, config->hack_size > 0 ? config->hack_size : 32, &shape.csr);
     shape.value_bytes = (double)spb_precision_bytes(config->precision);
     shape.x_bytes = shape.value_bytes * formats->csr->n;
     shape.l2_bytes = gpu_l2_bytes(config);
     shape.bsr_block = 0;
     shape.bsr_share = 0;
-    if (shape.csr.stats.nnz >= AUTO_LARGE_NNZ && !shape.csr.pattern) {
+    if (shape.csr.stats.nnz >= GPU_AUTO_LARGE_NNZ && !shape.csr.pattern) {
         int64_t blocks = 0;
         shape.bsr_block = bsr_best_block(formats->csr, config->precision, &blocks);
         if (shape.bsr_block)
@@ -186,11 +35,11 @@ static spb_status auto_prepare(const spb_kernel *self, spb_format_set *formats,
                 bsr_spmv_bytes(formats->csr, shape.bsr_block, blocks, config->precision) /
                 csr_spmv_bytes(formats->csr, config->precision);
     }
-    char why[WHY_LEN];
+    char why[GPU_AUTO_WHY_LEN];
     spb_trial_names list = {{NULL}, 0};
-    choose(&shape, &list, why);
+    gpu_auto_candidates(&shape, &list, why);
     spb_trial trial = {};
-    trial.interleave = shape.csr.stats.nnz < AUTO_LARGE_NNZ; /* small: copies cost little */
+    trial.interleave = shape.csr.stats.nnz < GPU_AUTO_LARGE_NNZ; /* small: copies cost little */
     spb_status st =
         kernel_trial_candidates(&trial, &list, gpu_spmv_kernel, gpu_spmv_kernel_count(), msg);
     if (st != SPB_OK) return st;

@@ -18,6 +18,7 @@
 #include "core/kernel_trial.h"
 #include "cpu/spmv_cpu.h"
 #include "formats/format_set.h"
+#include "gpu/auto_rule.h"
 #include "gpu/gpu.h"
 #include "test_kernels.h"
 
@@ -547,6 +548,29 @@ static void check_shared_x_rows(const spb_operation *op, spb_case *c, void **sta
     if (again.state) first->release(again.state);
 }
 
+/* An SpMV case on A with a random x, its formats made (shared_x_case_free
+ * frees it all); the shared-x checks' rows ask for a shared fp64 x. */
+static const spb_kernel_config shared_x_config = {
+    .hack_size = 32, .threads = 1, .precision = SPB_FP64, .shared_x = 1};
+static spb_value *shared_x_case(spb_rng *rng, const char *name, spb_csr *A, spb_case *c)
+{
+    char msg[SPB_MSG_LEN] = "";
+    *c = (spb_case){.name = name, .A = A};
+    CHECK(operation_spmv()->case_setup(c, 1, msg) == SPB_OK, "%s: setup: %s", name, msg);
+    spb_value *x = malloc(sizeof *x * (size_t)A->n);
+    spmv_random_vector(spb_rng_next(rng), A->n, x);
+    spmv_case_set_x(c, x);
+    format_set_init(&c->formats, A);
+    return x;
+}
+static void shared_x_case_free(spb_case *c, spb_value *x, spb_csr *A)
+{
+    format_set_free(&c->formats);
+    operation_spmv()->case_free(c);
+    free(x);
+    csr_free(A);
+}
+
 /* A row prepared after others leaves their shared x alone: the run
  * validates rows one by one (uploading x) and then times them in turns on
  * the device's x, so a later prepare that wrote x (hll.cuda.col.pattern's
@@ -559,14 +583,10 @@ static void check_shared_x_kept(spb_rng *rng)
     for (spb_offset k = 0; k < A.nnz; k++) A.val[k] = 1.5; /* a pattern matrix */
     const spb_operation *op = operation_spmv();
     char msg[SPB_MSG_LEN] = "";
-    spb_case c = {.name = "shared x kept", .A = &A};
-    CHECK(op->case_setup(&c, 1, msg) == SPB_OK, "shared x kept: setup: %s", msg);
-    spb_value *x = malloc(sizeof *x * (size_t)A.n), *on_device = malloc(sizeof *x * (A.n + 1));
-    spmv_random_vector(spb_rng_next(rng), A.n, x);
-    spmv_case_set_x(&c, x);
-    format_set_init(&c.formats, &A);
-    spb_kernel_config shared = {
-        .hack_size = 32, .threads = 1, .precision = SPB_FP64, .shared_x = 1};
+    spb_case c;
+    spb_value *x = shared_x_case(rng, "shared x kept", &A, &c);
+    spb_value *on_device = malloc(sizeof *on_device * (A.n + 1));
+    const spb_kernel_config shared = shared_x_config;
     const spb_kernel *held = spmv_row("csr.cuda.stream"), *later = spmv_row("hll.cuda.col.pattern");
     spb_kernel_plan first = {0}, second = {0};
     spb_validation v;
@@ -590,11 +610,8 @@ static void check_shared_x_kept(spb_rng *rng)
     }
     if (first.state) held->release(first.state);
     if (second.state) later->release(second.state);
-    format_set_free(&c.formats);
-    op->case_free(&c);
     free(on_device);
-    free(x);
-    csr_free(&A);
+    shared_x_case_free(&c, x, &A);
 }
 
 /* Device rows prepared with config.shared_x gather x from one buffer per
@@ -608,14 +625,9 @@ void check_shared_x(spb_rng *rng)
     random_csr(rng, 3000, 2500, 40000, -1, 0, &A);
     const spb_operation *op = operation_spmv();
     char msg[SPB_MSG_LEN] = "";
-    spb_case c = {.name = "shared x", .A = &A};
-    CHECK(op->case_setup(&c, 1, msg) == SPB_OK, "shared x: setup: %s", msg);
-    spb_value *x = malloc(sizeof *x * (size_t)A.n);
-    spmv_random_vector(spb_rng_next(rng), A.n, x);
-    spmv_case_set_x(&c, x);
-    format_set_init(&c.formats, &A);
-    spb_kernel_config shared = {
-        .hack_size = 32, .threads = 1, .precision = SPB_FP64, .shared_x = 1};
+    spb_case c;
+    spb_value *x = shared_x_case(rng, "shared x", &A, &c);
+    spb_kernel_config shared = shared_x_config;
     spb_kernel_config single = shared, own = shared;
     single.precision = SPB_FP32;
     own.shared_x = 0;
@@ -633,11 +645,73 @@ void check_shared_x(spb_rng *rng)
     if (prepared == SHARED_X_ROWS) check_shared_x_rows(op, &c, state, &shared);
     for (int r = 0; r < SHARED_X_ROWS; r++)
         if (state[r]) spmv_row(shared_x_rows[r])->release(state[r]);
-    format_set_free(&c.formats);
-    op->case_free(&c);
-    free(x);
-    csr_free(&A);
+    shared_x_case_free(&c, x, &A);
     check_shared_x_kept(rng);
+}
+
+/* auto.cuda's rule on statistics given (no device, no matrix): the
+ * candidates it names, in its order. */
+static void check_cuda_candidates(const char *label, const gpu_auto_shape *f, const char *expected)
+{
+    spb_trial_names list = {{NULL}, 0};
+    char why[GPU_AUTO_WHY_LEN] = "", names[512] = "";
+    gpu_auto_candidates(f, &list, why);
+    for (int i = 0; i < list.count; i++) {
+        size_t len = strlen(names);
+        snprintf(names + len, sizeof names - len, "%s%s", i ? "," : "", list.names[i]);
+    }
+    CHECK(strcmp(names, expected) == 0, "auto.cuda's rule on %s named %s, expected %s (%s)", label,
+          names, expected, why);
+    CHECK(strstr(why, "column panels") == NULL || strstr(expected, "colblock") != NULL,
+          "auto.cuda's rule on %s gives panels as a reason without naming them: %s", label, why);
+}
+
+/* The column-panel branch on both sides of each bound: x beyond half the
+ * L2, rows spanning more than a quarter of the L2's worth of x, row
+ * lengths' cv below 1 (an H100's 50 MiB L2; fp64). */
+void check_auto_cuda_rule_host(void)
+{
+    const double l2 = 50.0 * 1048576.0;
+    gpu_auto_shape f = {.value_bytes = 8.0, .l2_bytes = l2};
+    /* gen:random:6000000:3: three random columns a row spanning half of x */
+    f.csr.stats = (spb_csr_stats){.rows = 6000000,
+                                  .cols = 6000000,
+                                  .nnz = 18000000,
+                                  .row_min = 3,
+                                  .row_max = 3,
+                                  .row_mean = 3.0};
+    f.csr.padding = 1.0;
+    f.csr.scatter = 1.0;
+    f.x_bytes = 8.0 * 6000000;
+    f.csr.span = 3000000; /* 24 MB: past a quarter of the L2, short of half */
+    static const char alike[] =
+        "hll.cuda.col,hll.cuda.col.narrow,cusparse.sell,csr.cuda.stream,csr.cuda.merge";
+    char panels_alike[256], csr_alike[256];
+    snprintf(panels_alike, sizeof panels_alike, "cusparse.csr,csr.cuda.colblock,%s", alike);
+    snprintf(csr_alike, sizeof csr_alike, "cusparse.csr,%s", alike);
+    check_cuda_candidates("rows alike, spans of half x (24 MB)", &f, panels_alike);
+    f.csr.span = 0.99 * l2 / 4 / 8;
+    check_cuda_candidates("rows alike, spans just under a quarter of the L2", &f, csr_alike);
+    f.csr.span = 1.01 * l2 / 4 / 8;
+    check_cuda_candidates("rows alike, spans just over a quarter of the L2", &f, panels_alike);
+    f.x_bytes = 0.99 * l2 / 2;
+    check_cuda_candidates("rows alike, x just under half the L2", &f, csr_alike);
+    f.x_bytes = 8.0 * 6000000;
+    /* rows unlike (HLL pads 50%), cv 0.6 and 1.2 */
+    f.csr.padding = 1.5;
+    f.csr.stats.row_max = 40;
+    f.csr.cv = 0.6;
+    check_cuda_candidates("rows unlike, cv 0.6", &f,
+                          "cusparse.csr,csr.cuda.colblock,csr.cuda.stream,csr.cuda.merge");
+    f.csr.cv = 1.2; /* skewed: the L2 keeps the hot columns */
+    check_cuda_candidates("rows skewed, cv 1.2", &f,
+                          "cusparse.csr,csr.cuda.stream,csr.cuda.merge,cusparse.coo");
+    /* at most 8 million entries, scattered: renumbering beside the panels */
+    f.csr.cv = 0.6;
+    f.csr.stats.nnz = 8000000;
+    check_cuda_candidates("rows unlike, 8 million entries, scattered", &f,
+                          "cusparse.csr,csr.cuda.colblock,csr.cuda.stream,csr.cuda.merge,"
+                          "csr.cuda.stream.rcm");
 }
 
 /* auto.cuda's rule, branch by branch (on the device only). */
@@ -667,6 +741,19 @@ void check_auto_cuda_rule(spb_rng *rng)
     check_auto_choice("auto.cuda", "large, rows alike", &A, 0,
                       "cusparse.csr,hll.cuda.col,hll.cuda.col.narrow,cusparse.sell,csr.cuda.stream,"
                       "csr.cuda.merge");
+    /* x (2 MB) beyond half a pretend 64 KiB L2, rows spanning 1001
+     * columns (8 KB, under a quarter of it): banded, no panels */
+    check_auto_choice("auto.cuda", "large, rows alike, banded past the L2", &A, 65536.0,
+                      "cusparse.csr,hll.cuda.col,hll.cuda.col.narrow,cusparse.sell,csr.cuda.stream,"
+                      "csr.cuda.merge");
+    csr_free(&A);
+    /* three random columns a row: spans of half x (1.6 MB), between a
+     * quarter and a half of a pretend 4 MiB L2, x (3.2 MB) beyond its
+     * half: panels beside the HLL candidates */
+    CHECK(gen_matrix("gen:random:400000:3", &A, msg) == SPB_OK, "%s", msg);
+    check_auto_choice("auto.cuda", "large, rows alike, gathered across x", &A, 4194304.0,
+                      "cusparse.csr,csr.cuda.colblock,hll.cuda.col,hll.cuda.col.narrow,"
+                      "cusparse.sell,csr.cuda.stream,csr.cuda.merge,csr.cuda.stream.rcm");
     csr_free(&A);
     CHECK(gen_matrix("gen:road:700:65", &A, msg) == SPB_OK, "%s", msg); /* rows of 0-4 */
     check_auto_choice("auto.cuda", "large pattern, rows short", &A, 0,

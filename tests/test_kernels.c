@@ -394,6 +394,7 @@ int main(int argc, char **argv)
     if (!want_cuda) {
         check_trial();
         check_auto_rule(&rng);
+        check_auto_cuda_rule_host();
         check_run_converts_once();
         check_failure_is_error();
         check_cap_judges_the_product();

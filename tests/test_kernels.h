@@ -29,6 +29,7 @@ void check_run_converts_once(void);
 void check_trial(void);
 void check_auto_rule(spb_rng *rng);
 void check_auto_cuda_rule(spb_rng *rng);
+void check_auto_cuda_rule_host(void); /* the same rule on statistics, anywhere */
 void check_shared_x(spb_rng *rng);
 
 #endif
