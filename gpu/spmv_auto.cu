@@ -1,6 +1,6 @@
 /* spmv_auto.cu — auto.cuda: one row that picks the device kernel for the
- * matrix in prepare. A fixed rule reads the matrix's statistics and names
- * the candidates its shape allows; each is prepared and timed on the
+ * matrix in prepare. A fixed rule (auto_rule.c) reads the matrix's
+ * statistics and names the candidates its shape allows; each is prepared and timed on the
  * device for a few calls (kernel_trial) and the fastest is kept. The row's
  * message names the kernel chosen, why the candidates, and their times; the
  * rule and the measurements behind it are in docs/auto-kernels.md ("Choosing a GPU
