@@ -1,5 +1,5 @@
 /* spmv_auto.cu — auto.cuda: one row that picks the device kernel for the
- * matrix in prepare. A fixed rule (auto_rule.c) reads the matrix's
+ * matrix in prepare. A fixed rule (auto_rules.c) reads the matrix's
  * statistics and names the candidates its shape allows; each is prepared and timed on the
  * device for a few calls (kernel_trial) and the fastest is kept. The row's
  * message names the kernel chosen, why the candidates, and their times; the
@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "auto_rule.h"
+#include "auto_rules.h"
 #include "core/kernel_trial.h"
 #include "gpu.h"
 extern "C" {

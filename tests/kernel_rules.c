@@ -18,7 +18,7 @@
 #include "core/kernel_trial.h"
 #include "cpu/spmv_cpu.h"
 #include "formats/format_set.h"
-#include "gpu/auto_rule.h"
+#include "gpu/auto_rules.h"
 #include "gpu/gpu.h"
 #include "test_kernels.h"
 

@@ -20,6 +20,7 @@
 #include "cpu/spgemm_cpu.h"
 #include "formats/mm.h"
 #include "given_c.h"
+#include "gpu/auto_rules.h"
 #include "gpu/gpu.h"
 
 /* A CSR matrix from a dense array in which NAN means "not stored" (so
@@ -614,6 +615,60 @@ static void check_spgemm_shape(spb_rng *rng)
     csr_free(&C);
 }
 
+/* spgemm.cuda.auto's rule on shapes given, on a device of `sms`
+ * multiprocessors (no device, no matrix): the candidates it names. */
+static void check_rule_names(const char *label, spb_spgemm_shape f, int sms, const char *expected)
+{
+    spb_trial_names list = {{NULL}, 0};
+    char why[GPU_AUTO_WHY_LEN] = "", names[512] = "";
+    gpu_spgemm_auto_candidates(&f, sms, &list, why);
+    for (int i = 0; i < list.count; i++) {
+        size_t len = strlen(names);
+        snprintf(names + len, sizeof names - len, "%s%s", i ? "," : "", list.names[i]);
+    }
+    CHECK(strcmp(names, expected) == 0, "spgemm.cuda.auto's rule on %s named %s, expected %s (%s)",
+          label, names, expected, why);
+}
+
+/* Each branch on both sides of its line, the device's SMs fixed (the
+ * device check below depends on the SMs of the device it finds). */
+static void check_auto_rule_host(void)
+{
+    static const char tiled[] = "spgemm.cuda.esc,spgemm.cuda.warp,spgemm.cuda.block,"
+                                "spgemm.cuda.block.reserve";
+    char hoisted[256], library[256];
+    snprintf(hoisted, sizeof hoisted, "%s,spgemm.cuda.thread.hoisted", tiled);
+    snprintf(library, sizeof library, "%s,cusparse.spgemm", tiled);
+    spb_spgemm_shape f = {
+        .products = 32000, .row_products_max = 32, .a_row_max = 4, .compression = 2.0};
+    check_rule_names("32 products a row at most", f, 132, hoisted);
+    f.row_products_max = 33;
+    check_rule_names("33 products in a row", f, 132, tiled);
+    f.a_row_max = 128; /* a long row of A: cuSPARSE too */
+    check_rule_names("a row of 128 in A", f, 132, library);
+    f.a_row_max = 127;
+    check_rule_names("a row of 127 in A", f, 132, tiled);
+    f = (spb_spgemm_shape){
+        .products = 2000000, .row_products_max = 400, .a_row_max = 20, .compression = 3.0};
+    check_rule_names("2 million products, compression 3", f, 132, library);
+    f.compression = 2.9; /* low compression: no tiled kernel */
+    check_rule_names("2 million products, compression 2.9", f, 132,
+                     "spgemm.cuda.esc,cusparse.spgemm");
+    f.products = 1999999;
+    check_rule_names("1999999 products, compression 2.9", f, 132, tiled);
+    /* C's longest row: more than 8192 products and more than 8 SMs' share */
+    f = (spb_spgemm_shape){
+        .products = 1000000, .row_products_max = 60000, .a_row_max = 20, .compression = 5.0};
+    check_rule_names("a row of 7.9 SMs' share", f, 132, tiled);
+    check_rule_names("a row of 8.4 SMs' share", f, 140, "spgemm.cuda.esc");
+    check_rule_names("SMs unknown", f, 0, tiled);
+    f = (spb_spgemm_shape){
+        .products = 100000, .row_products_max = 8192, .a_row_max = 20, .compression = 5.0};
+    check_rule_names("a row of 8192 products, 10.8 SMs' share", f, 132, tiled);
+    f.row_products_max = 8193;
+    check_rule_names("a row of 8193 products, 10.8 SMs' share", f, 132, "spgemm.cuda.esc");
+}
+
 /* spgemm.cuda.auto's rule, branch by branch (on the device only): A*B's
  * candidates must be `expected`. */
 static void check_auto_choice(const char *label, const spb_csr *A, const spb_csr *B,
@@ -898,6 +953,7 @@ int main(int argc, char **argv)
     check_long_rows(&rng);
     check_refusals();
     if (!want_cuda) check_fp32_range();
+    if (!want_cuda) check_auto_rule_host();
     check_spgemm_shape(&rng);
     if (want_cuda && kernels_run > 0) {
         CHECK(peaks_counted > 0, "no device product's memory was counted");

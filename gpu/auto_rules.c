@@ -1,8 +1,10 @@
-/* auto_rule.c — auto.cuda's rule (auto_rule.h). */
-#include "auto_rule.h"
+/* auto_rules.c — the device auto rows' rules (auto_rules.h). */
+#include "auto_rules.h"
 
 #include <stdio.h>
 #include <string.h>
+
+/* ---- auto.cuda (SpMV) ---------------------------------------------------------- */
 
 /* The rule's thresholds (docs/auto-kernels.md: the measurements behind them). */
 /* The longest row against the rest (H100 figures): one warp walks about 32
@@ -151,4 +153,66 @@ void gpu_auto_candidates(const gpu_auto_shape *f, spb_trial_names *list, char *w
                  f->bsr_share);
         kernel_trial_name(list, "cusparse.bsr");
     }
+}
+
+/* ---- spgemm.cuda.auto ---------------------------------------------------------- */
+
+/* The rule's lines (docs/auto-kernels.md: the H100 measurements behind them). Rows of
+ * few products: the thread-per-row kernel (G67, Pd) is a candidate; past
+ * them its one thread per row stalls (0.01-0.05x the best on long rows). */
+#define AUTO_THREAD_PRODUCTS 32
+/* Products of low compression in the millions: ESC or cuSPARSE; the tiled
+ * kernels sweep their accumulator over B's width and ran 0.12-0.35x ESC
+ * (cage11, kmnist_norm_10NN, gen:lap2d:1000, cond-mat-2005). */
+#define AUTO_LOW_COMPRESSION 3.0
+/* A row this long in A (circuits, graphs): cuSPARSE is a candidate too
+ * (a circuit matrix with rows of ~570 entries ran ESC at 0.81x of it). */
+#define AUTO_LONG_ROW 128
+/* A row of C of more than AUTO_SLICED_ROW products (ESC shares such a row
+ * out among blocks) that holds more than AUTO_ROW_SHARES SMs' even share of
+ * the products: the tiled kernels, a block per row, wait on that row alone.
+ * On the LP shapes (one row 12-36 SMs' share on an H200) they ran 4-40x
+ * ESC; on every other shape measured such a row held at most 6 shares.
+ * Shorter rows are left to the trial: on small products (cage4, 269 of
+ * them) the tiled kernels win whatever the shares. */
+#define AUTO_SLICED_ROW 8192
+#define AUTO_ROW_SHARES 8
+
+/* spgemm.cuda.auto's rule (auto_rules.h). */
+void gpu_spgemm_auto_candidates(const spb_spgemm_shape *f, int sms, spb_trial_names *list,
+                                char *why)
+{
+    const int longest_row = (int)f->a_row_max;
+    const int low =
+        f->products >= GPU_SPGEMM_AUTO_LARGE_PRODUCTS && f->compression < AUTO_LOW_COMPRESSION;
+    const double row_shares =
+        f->products > 0 ? (double)f->row_products_max * sms / (double)f->products : 0;
+    const int one_row = f->row_products_max > AUTO_SLICED_ROW && row_shares > AUTO_ROW_SHARES;
+    const int few = f->row_products_max <= AUTO_THREAD_PRODUCTS;
+    const int library =
+        f->products >= GPU_SPGEMM_AUTO_LARGE_PRODUCTS || longest_row >= AUTO_LONG_ROW;
+    kernel_trial_name(list, "spgemm.cuda.esc");
+    if (!low && !one_row) {
+        kernel_trial_name(list, "spgemm.cuda.warp");
+        kernel_trial_name(list, "spgemm.cuda.block");
+        kernel_trial_name(list, "spgemm.cuda.block.reserve");
+        if (few) kernel_trial_name(list, "spgemm.cuda.thread.hoisted");
+    }
+    if (library) kernel_trial_name(list, "cusparse.spgemm");
+    char tiled[96];
+    if (low)
+        snprintf(tiled, sizeof tiled, "millions of products of low compression, no tiled kernel");
+    else if (one_row)
+        snprintf(tiled, sizeof tiled,
+                 "C's longest row holds %.0f SMs' share of them, no tiled kernel", row_shares);
+    else
+        snprintf(tiled, sizeof tiled, "ESC and the tiled kernels");
+    if (snprintf(
+            why, GPU_AUTO_WHY_LEN,
+            "%lld products (at most %lld in a row), compression about %.2f, A's longest row %d: "
+            "%s%s%s",
+            (long long)f->products, (long long)f->row_products_max, f->compression, longest_row,
+            tiled, few && !low && !one_row ? "; few products per row, a thread per row" : "",
+            library ? "; cuSPARSE for the long rows or the many products" : "") >= GPU_AUTO_WHY_LEN)
+        why[GPU_AUTO_WHY_LEN - 2] = '.'; /* cut short: shown as such */
 }
