@@ -14,11 +14,11 @@ extern "C" { /* spmv_auto.cu includes this as C++ */
 #include "core/kernel_trial.h"
 #include "formats/csr.h"
 
+/* the reason, both rules' (behind the kernel's name in the message) */
+#define GPU_AUTO_WHY_LEN (SPB_MSG_LEN / 2)
+
 /* ---- auto.cuda (SpMV) */
 #define GPU_AUTO_LARGE_NNZ 1000000 /* below: launch-bound on an H100, a one-launch row kernel */
-#define GPU_AUTO_WHY_LEN                                                                           \
-    (SPB_MSG_LEN / 2) /* the reason, behind the kernel's name in the message                       \
-                       */
 
 /* What the rule reads. */
 typedef struct {
