@@ -10,6 +10,17 @@
 #include <string.h>
 
 #include "check.h"
+#include "core/kernel_trial.h"
+
+/* A rule's candidates as "a,b,c", to compare with a test's list. */
+static inline void trial_names_join(const spb_trial_names *list, char *names, size_t size)
+{
+    names[0] = '\0';
+    for (int i = 0; i < list->count; i++) {
+        size_t len = strlen(names);
+        snprintf(names + len, size - len, "%s%s", i ? "," : "", list->names[i]);
+    }
+}
 
 static inline void check_trial_message(const char *row, const char *label, const char *msg,
                                        const char *expected)

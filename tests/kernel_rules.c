@@ -656,10 +656,7 @@ static void check_cuda_candidates(const char *label, const gpu_auto_shape *f, co
     spb_trial_names list = {{NULL}, 0};
     char why[GPU_AUTO_WHY_LEN] = "", names[512] = "";
     gpu_auto_candidates(f, &list, why);
-    for (int i = 0; i < list.count; i++) {
-        size_t len = strlen(names);
-        snprintf(names + len, sizeof names - len, "%s%s", i ? "," : "", list.names[i]);
-    }
+    trial_names_join(&list, names, sizeof names);
     CHECK(strcmp(names, expected) == 0, "auto.cuda's rule on %s named %s, expected %s (%s)", label,
           names, expected, why);
     CHECK(strstr(why, "column panels") == NULL || strstr(expected, "colblock") != NULL,
@@ -738,14 +735,13 @@ void check_auto_cuda_rule(spb_rng *rng)
                       "csr.cuda.binned,csr.cuda.ldg,csr.cuda.warp_shared2d");
     csr_free(&A);
     CHECK(gen_matrix("gen:lap2d:500", &A, msg) == SPB_OK, "%s", msg); /* 1.25M entries */
-    check_auto_choice("auto.cuda", "large, rows alike", &A, 0,
-                      "cusparse.csr,hll.cuda.col,hll.cuda.col.narrow,cusparse.sell,csr.cuda.stream,"
-                      "csr.cuda.merge");
+    static const char large_alike[] = "cusparse.csr,hll.cuda.col,hll.cuda.col.narrow,cusparse.sell,"
+                                      "csr.cuda.stream,csr.cuda.merge";
+    check_auto_choice("auto.cuda", "large, rows alike", &A, 0, large_alike);
     /* x (2 MB) beyond half a pretend 64 KiB L2, rows spanning 1001
      * columns (8 KB, under a quarter of it): banded, no panels */
     check_auto_choice("auto.cuda", "large, rows alike, banded past the L2", &A, 65536.0,
-                      "cusparse.csr,hll.cuda.col,hll.cuda.col.narrow,cusparse.sell,csr.cuda.stream,"
-                      "csr.cuda.merge");
+                      large_alike);
     csr_free(&A);
     /* three random columns a row: spans of half x (1.6 MB), between a
      * quarter and a half of a pretend 4 MiB L2, x (3.2 MB) beyond its

@@ -622,10 +622,7 @@ static void check_rule_names(const char *label, spb_spgemm_shape f, int sms, con
     spb_trial_names list = {{NULL}, 0};
     char why[GPU_AUTO_WHY_LEN] = "", names[512] = "";
     gpu_spgemm_auto_candidates(&f, sms, &list, why);
-    for (int i = 0; i < list.count; i++) {
-        size_t len = strlen(names);
-        snprintf(names + len, sizeof names - len, "%s%s", i ? "," : "", list.names[i]);
-    }
+    trial_names_join(&list, names, sizeof names);
     CHECK(strcmp(names, expected) == 0, "spgemm.cuda.auto's rule on %s named %s, expected %s (%s)",
           label, names, expected, why);
 }
