@@ -586,14 +586,13 @@ static void check_shared_x_kept(spb_rng *rng)
     spb_case c;
     spb_value *x = shared_x_case(rng, "shared x kept", &A, &c);
     spb_value *on_device = malloc(sizeof *on_device * (A.n + 1));
-    const spb_kernel_config shared = shared_x_config;
     const spb_kernel *held = spmv_row("csr.cuda.stream"), *later = spmv_row("hll.cuda.col.pattern");
     spb_kernel_plan first = {0}, second = {0};
     spb_validation v;
-    if (held && later && held->prepare(held, &c.formats, &shared, &first, msg) == SPB_OK &&
+    if (held && later && held->prepare(held, &c.formats, &shared_x_config, &first, msg) == SPB_OK &&
         op->product(held, first.state, &c, SPB_FP64, SPB_DEFAULT_TOLERANCE, &v, msg) ==
             SPB_ROW_OK &&
-        later->prepare(later, &c.formats, &shared, &second, msg) == SPB_OK &&
+        later->prepare(later, &c.formats, &shared_x_config, &second, msg) == SPB_OK &&
         gpu_spmv_x_download(first.state, on_device, msg) == SPB_OK) {
         CHECK(gpu_spmv_x_address(first.state) == gpu_spmv_x_address(second.state),
               "shared x kept: the two rows got two buffers");
