@@ -1,6 +1,7 @@
 /* auto_rules.c — the device auto rows' rules (auto_rules.h). */
 #include "auto_rules.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -49,6 +50,20 @@ static double streaming_seconds(const gpu_auto_shape *f)
     return (f->value_bytes + 4.0) * f->csr.stats.nnz / AUTO_STREAM_BPS + AUTO_LAUNCH_S;
 }
 
+/* One more part of a reason, after what `why` holds, within GPU_AUTO_WHY_LEN
+ * bytes; a reason cut short ends in '.'. */
+static void why_append(char *why, const char *format, ...) SPB_PRINTF(2, 3);
+static void why_append(char *why, const char *format, ...)
+{
+    const size_t used = strlen(why);
+    if (used + 1 >= GPU_AUTO_WHY_LEN) return;
+    va_list ap;
+    va_start(ap, format);
+    const int wanted = vsnprintf(why + used, GPU_AUTO_WHY_LEN - used, format, ap);
+    va_end(ap);
+    if (wanted >= 0 && used + (size_t)wanted >= GPU_AUTO_WHY_LEN) why[GPU_AUTO_WHY_LEN - 2] = '.';
+}
+
 /* Column-major hacks: with 32-bit columns, and with 16-bit offsets where a
  * hack's steps span few columns (a banded matrix: 2 bytes less per entry;
  * the row declines others in prepare). */
@@ -69,23 +84,21 @@ void gpu_auto_candidates(const gpu_auto_shape *f, spb_trial_names *list, char *w
     const double mean = st->row_mean, cv = f->csr.cv;
     const int large = st->nnz >= GPU_AUTO_LARGE_NNZ, pattern = f->csr.pattern;
     const int hubs = longest_row_seconds(st) > AUTO_HUB_SHARE * streaming_seconds(f);
-    int used = 0;
+    why[0] = '\0';
     if (hubs) {
         /* a few rows thousands of times the mean, at any size: every row
          * kernel waits on them; cuSPARSE and the merge split the entries */
         kernel_trial_name(list, "cusparse.csr");
         kernel_trial_name(list, pattern ? "csr.cuda.merge.pattern" : "csr.cuda.merge");
-        used = snprintf(why, GPU_AUTO_WHY_LEN,
-                        "one row of %d entries (mean %.1f) would keep a warp %.0f us, against "
-                        "%.0f us for the rest: an even split of the entries; ",
-                        (int)st->row_max, mean, longest_row_seconds(st) * 1e6,
-                        streaming_seconds(f) * 1e6);
+        why_append(why,
+                   "one row of %d entries (mean %.1f) would keep a warp %.0f us, against "
+                   "%.0f us for the rest: an even split of the entries; ",
+                   (int)st->row_max, mean, longest_row_seconds(st) * 1e6,
+                   streaming_seconds(f) * 1e6);
     }
-    char *rest = why + used;
-    int left = GPU_AUTO_WHY_LEN - used;
     if (!large) {
-        snprintf(rest, left, "small (launch-bound: %d entries): the one-launch row kernels",
-                 (int)st->nnz);
+        why_append(why, "small (launch-bound: %d entries): the one-launch row kernels",
+                   (int)st->nnz);
         kernel_trial_name(list, "csr.cuda.warp");
         kernel_trial_name(list, pattern ? "csr.cuda.adaptive.pattern" : "csr.cuda.adaptive");
         kernel_trial_name(list, pattern ? "csr.cuda.stream.pattern" : "csr.cuda.stream");
@@ -104,36 +117,32 @@ void gpu_auto_candidates(const gpu_auto_shape *f, spb_trial_names *list, char *w
      * MiB: 1.18x cusparse.sell, which the HLL branch alone had kept) */
     if (f->x_bytes > f->l2_bytes / 2 && f->value_bytes * f->csr.span > f->l2_bytes / 4 &&
         cv < SPB_SHAPE_SKEWED_CV) {
-        snprintf(rest, left,
-                 "x (%.0f MiB) exceeds half the L2 (%.0f MiB), gathered widely (rows span %.0f "
-                 "columns): column panels; ",
-                 f->x_bytes / 1048576.0, f->l2_bytes / 1048576.0, f->csr.span);
-        rest = why + strlen(why); /* snprintf stops short of GPU_AUTO_WHY_LEN */
-        left = GPU_AUTO_WHY_LEN - (int)(rest - why);
+        why_append(why,
+                   "x (%.0f MiB) exceeds half the L2 (%.0f MiB), gathered widely (rows span %.0f "
+                   "columns): column panels; ",
+                   f->x_bytes / 1048576.0, f->l2_bytes / 1048576.0, f->csr.span);
         kernel_trial_name(list, "csr.cuda.colblock");
     }
     if (f->csr.padding <= SPB_SHAPE_HLL_PADDING) {
-        snprintf(rest, left, "rows alike (HLL pads %.0f%%): column-major hacks or sliced ELL",
-                 100.0 * (f->csr.padding - 1.0));
+        why_append(why, "rows alike (HLL pads %.0f%%): column-major hacks or sliced ELL",
+                   100.0 * (f->csr.padding - 1.0));
         hll_col_names(list, pattern);
         kernel_trial_name(list, "cusparse.sell");
     } else if (st->row_max <= AUTO_SHORT_MAX) {
-        snprintf(rest, left,
-                 "rows short (max %d, mean %.1f; HLL pads %.0f%%): column-major hacks or CSR's "
-                 "row tiles",
-                 (int)st->row_max, mean, 100.0 * (f->csr.padding - 1.0));
+        why_append(why,
+                   "rows short (max %d, mean %.1f; HLL pads %.0f%%): column-major hacks or CSR's "
+                   "row tiles",
+                   (int)st->row_max, mean, 100.0 * (f->csr.padding - 1.0));
         hll_col_names(list, pattern);
     } else {
-        snprintf(rest, left, "rows unlike (cv %.2f, max %d, mean %.1f): CSR's row tiles", cv,
-                 (int)st->row_max, mean);
+        why_append(why, "rows unlike (cv %.2f, max %d, mean %.1f): CSR's row tiles", cv,
+                   (int)st->row_max, mean);
     }
     kernel_trial_name(list, pattern ? "csr.cuda.stream.pattern" : "csr.cuda.stream");
     if (!hubs) kernel_trial_name(list, pattern ? "csr.cuda.merge.pattern" : "csr.cuda.merge");
     if (!hubs && f->csr.scatter >= AUTO_SCATTERED && st->rows == st->cols &&
         st->nnz <= AUTO_RCM_MAX_NNZ) {
-        const size_t used_now = strlen(why);
-        snprintf(why + used_now, GPU_AUTO_WHY_LEN - used_now,
-                 "; gathers scattered (%.2f sectors per entry): renumbered", f->csr.scatter);
+        why_append(why, "; gathers scattered (%.2f sectors per entry): renumbered", f->csr.scatter);
         kernel_trial_name(list, pattern ? "csr.cuda.stream.rcm.pattern" : "csr.cuda.stream.rcm");
     }
     /* skewed rows with values, a hub row or not: cuSPARSE's COO split
@@ -141,16 +150,12 @@ void gpu_auto_candidates(const gpu_auto_shape *f, spb_trial_names *list, char *w
      * row on gen:rmat:20:16:70, 1.07x cusparse.csr, on gen:rmat:21:8,
      * cnr-2000 and citationCiteseer; the pattern rows beat it 1.3-1.6x) */
     if (!pattern && cv >= SPB_SHAPE_SKEWED_CV) {
-        const size_t used_now = strlen(why);
-        snprintf(why + used_now, GPU_AUTO_WHY_LEN - used_now,
-                 "; rows skewed (cv %.2f): COO's split", cv);
+        why_append(why, "; rows skewed (cv %.2f): COO's split", cv);
         kernel_trial_name(list, "cusparse.coo");
     }
     if (!pattern && f->bsr_block && f->bsr_share <= AUTO_BSR_BYTES) {
-        const size_t used_now = strlen(why);
-        snprintf(why + used_now, GPU_AUTO_WHY_LEN - used_now,
-                 "; %dx%d blocks move %.2f of CSR's bytes", f->bsr_block, f->bsr_block,
-                 f->bsr_share);
+        why_append(why, "; %dx%d blocks move %.2f of CSR's bytes", f->bsr_block, f->bsr_block,
+                   f->bsr_share);
         kernel_trial_name(list, "cusparse.bsr");
     }
 }
@@ -199,20 +204,17 @@ void gpu_spgemm_auto_candidates(const spb_spgemm_shape *f, int sms, spb_trial_na
         if (few) kernel_trial_name(list, "spgemm.cuda.thread.hoisted");
     }
     if (library) kernel_trial_name(list, "cusparse.spgemm");
-    char tiled[96];
+    why[0] = '\0';
+    why_append(
+        why, "%lld products (at most %lld in a row), compression about %.2f, A's longest row %d: ",
+        (long long)f->products, (long long)f->row_products_max, f->compression, longest_row);
     if (low)
-        snprintf(tiled, sizeof tiled, "millions of products of low compression, no tiled kernel");
+        why_append(why, "millions of products of low compression, no tiled kernel");
     else if (one_row)
-        snprintf(tiled, sizeof tiled,
-                 "C's longest row holds %.0f SMs' share of them, no tiled kernel", row_shares);
+        why_append(why, "C's longest row holds %.0f SMs' share of them, no tiled kernel",
+                   row_shares);
     else
-        snprintf(tiled, sizeof tiled, "ESC and the tiled kernels");
-    if (snprintf(
-            why, GPU_AUTO_WHY_LEN,
-            "%lld products (at most %lld in a row), compression about %.2f, A's longest row %d: "
-            "%s%s%s",
-            (long long)f->products, (long long)f->row_products_max, f->compression, longest_row,
-            tiled, few && !low && !one_row ? "; few products per row, a thread per row" : "",
-            library ? "; cuSPARSE for the long rows or the many products" : "") >= GPU_AUTO_WHY_LEN)
-        why[GPU_AUTO_WHY_LEN - 2] = '.'; /* cut short: shown as such */
+        why_append(why, "ESC and the tiled kernels");
+    if (few && !low && !one_row) why_append(why, "; few products per row, a thread per row");
+    if (library) why_append(why, "; cuSPARSE for the long rows or the many products");
 }

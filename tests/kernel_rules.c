@@ -653,13 +653,24 @@ void check_shared_x(spb_rng *rng)
 static void check_cuda_candidates(const char *label, const gpu_auto_shape *f, const char *expected)
 {
     spb_trial_names list = {{NULL}, 0};
-    char why[GPU_AUTO_WHY_LEN] = "", names[512] = "";
-    gpu_auto_candidates(f, &list, why);
+    /* a reason overrunning its GPU_AUTO_WHY_LEN bytes shows in the guard */
+    struct {
+        char why[GPU_AUTO_WHY_LEN], guard[SPB_MSG_LEN];
+    } out;
+    memset(&out, 'g', sizeof out);
+    char names[512] = "";
+    gpu_auto_candidates(f, &list, out.why);
     trial_names_join(&list, names, sizeof names);
+    CHECK(memchr(out.why, '\0', sizeof out.why) != NULL, "auto.cuda's rule on %s: reason unended",
+          label);
+    CHECK(strspn(out.guard, "g") == sizeof out.guard,
+          "auto.cuda's rule on %s wrote past its reason's %d bytes", label, GPU_AUTO_WHY_LEN);
+    out.why[GPU_AUTO_WHY_LEN - 1] = '\0';
     CHECK(strcmp(names, expected) == 0, "auto.cuda's rule on %s named %s, expected %s (%s)", label,
-          names, expected, why);
-    CHECK(strstr(why, "column panels") == NULL || strstr(expected, "colblock") != NULL,
-          "auto.cuda's rule on %s gives panels as a reason without naming them: %s", label, why);
+          names, expected, out.why);
+    CHECK(strstr(out.why, "column panels") == NULL || strstr(expected, "colblock") != NULL,
+          "auto.cuda's rule on %s gives panels as a reason without naming them: %s", label,
+          out.why);
 }
 
 /* The column-panel branch on both sides of each bound: x beyond half the
@@ -708,6 +719,12 @@ void check_auto_cuda_rule_host(void)
     check_cuda_candidates("rows unlike, 8 million entries, scattered", &f,
                           "cusparse.csr,csr.cuda.colblock,csr.cuda.stream,csr.cuda.merge,"
                           "csr.cuda.stream.rcm");
+    /* statistics whose reason outgrows its buffer (a hub row, a mean of
+     * 1e200 printed in full): cut short, the candidates named all the same */
+    f.csr.stats.row_max = 2000000000;
+    f.csr.stats.row_mean = 1e200;
+    check_cuda_candidates("a reason longer than its buffer", &f,
+                          "cusparse.csr,csr.cuda.merge,csr.cuda.colblock,csr.cuda.stream");
 }
 
 /* auto.cuda's rule, branch by branch (on the device only). */
