@@ -24,8 +24,11 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
 /* Where a column-major hack's columns come from: the format's own 32-bit
  * columns (hll.cuda.col), or a base per hack step plus a 16-bit offset per
  * entry (hll.cuda.col.narrow: formats/hll.h's spb_hll_narrow). A thread
- * calls hack() with its hack's first entry before reading a column. */
+ * calls hack() with its hack's first entry before reading a column.
+ * pairs_always: fp32 rows two a thread whatever their length (16-bit
+ * columns: one a thread ran FEM blocks' long rows 0.81-1.21x as fast). */
 struct wide_columns {
+    static constexpr bool pairs_always = false;
     const int *__restrict__ col_idx;
     __device__ void hack(int, int) {}
     __device__ int operator()(int, int at) const { return col_idx[at]; }
@@ -35,6 +38,7 @@ struct wide_columns {
     }
 };
 struct narrow_columns {
+    static constexpr bool pairs_always = true;
     const int *__restrict__ step_base;
     const unsigned short *__restrict__ offset;
     int padding_col; /* n: x's spare entry, kept zero */
@@ -71,6 +75,10 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
     int start = hack_ptr[h] + r;
     col.hack(hack_ptr[h], hack_size);
     T sum = 0;
+    /* four steps' loads in flight: with 32-bit columns FEM blocks' long
+     * rows ran 1.06-1.12x faster in fp64, the other shapes within 1%; with
+     * 16-bit columns 0.97-1.04x (H100, narrow-columns-h100) */
+#pragma unroll 4
     for (int k = 0; k < width; k++)
         sum += term<PATTERN>(val, start + k * rows_h, x[col(k, start + k * rows_h)]);
     y[row] = PATTERN ? scale * sum : sum;
@@ -197,15 +205,24 @@ template <typename T> static void launch_row(gpu_state *s)
     hll_row_kernel<T><<<gpu_grid(s, 1), s->block_size, 0, s->stream>>>(HLL_ARGS(T));
 }
 
+/* Rows of fp32 values at least this long on average (padding counted)
+ * take one thread each, not two (but where pairs_always): with 32-bit
+ * columns FEM blocks of 27-104 entries a row ran 1.06-1.52x faster so,
+ * random rows of 20 1.00x; the Laplacians' and the road graph's 3-7
+ * entries ran 0.96-0.97x so and keep two (H100, narrow-columns-h100). */
+#define HLL_PAIRS_MAX_WIDTH 16
+
 /* hll.cuda.col, .pattern and .narrow: two rows per thread where a step
- * moves few bytes (fp32 values, or none) and the hack size is even; else
- * one. */
+ * moves few bytes (no values, or fp32 values on short rows) and the hack
+ * size is even; else one. */
 template <typename T, bool PATTERN, class Columns>
 static void launch_col_on(gpu_state *s, Columns col)
 {
     const T *val = (const T *)s->d_val, *x = (const T *)s->d_x, scale = (T)s->iso_value;
     T *y = (T *)s->d_y;
-    if ((PATTERN || sizeof(T) == 4) && s->hack_size % 2 == 0) {
+    const bool fp32_pairs =
+        Columns::pairs_always || s->stored < (int64_t)HLL_PAIRS_MAX_WIDTH * s->m;
+    if ((PATTERN || (sizeof(T) == 4 && fp32_pairs)) && s->hack_size % 2 == 0) {
         unsigned pairs = (unsigned)(((long long)s->m + 1) / 2);
         hll_col_pairs_kernel<T, PATTERN>
             <<<(pairs + s->block_size - 1) / s->block_size, s->block_size, 0, s->stream>>>(
@@ -341,8 +358,8 @@ extern const spb_spmv_kernel gpu_hll_kernels[] = {
                     &warp_shared_v),
     GPU_SPMV_KERNEL(
         "hll.cuda.col", "hll.col",
-        "HLL column-major hacks on the GPU, one thread per row (coalesced; fp32 with an even "
-        "hack size: two rows per thread, paired loads)",
+        "HLL column-major hacks on the GPU, one thread per row (coalesced; fp32 rows of under 16 "
+        "entries with an even hack size: two rows per thread, paired loads)",
         &col_v),
     GPU_SPMV_KERNEL(
         "hll.cuda.col.pattern", "hll.col",
