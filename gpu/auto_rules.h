@@ -8,13 +8,13 @@
 #define SPB_GPU_AUTO_RULES_H
 
 #ifdef __cplusplus
-extern "C" { /* spmv_auto.cu includes this as C++ */
+extern "C" { /* the .cu files include this as C++ */
 #endif
 
 #include "core/kernel_trial.h"
 #include "formats/csr.h"
 
-/* the reason, both rules' (behind the kernel's name in the message) */
+/* the reason, both rules' (behind the kernel's name in the message); one cut short ends in '.' */
 #define GPU_AUTO_WHY_LEN (SPB_MSG_LEN / 2)
 
 /* ---- auto.cuda (SpMV) */

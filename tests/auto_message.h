@@ -11,6 +11,7 @@
 
 #include "check.h"
 #include "core/kernel_trial.h"
+#include "gpu/auto_rules.h"
 
 /* A rule's candidates as "a,b,c", to compare with a test's list. */
 static inline void trial_names_join(const spb_trial_names *list, char *names, size_t size)
@@ -20,6 +21,27 @@ static inline void trial_names_join(const spb_trial_names *list, char *names, si
         size_t len = strlen(names);
         snprintf(names + len, size - len, "%s%s", i ? "," : "", list->names[i]);
     }
+}
+
+/* A device rule's reason with a guard behind its GPU_AUTO_WHY_LEN bytes,
+ * where an overrun would show. */
+typedef struct {
+    char why[GPU_AUTO_WHY_LEN], guard[SPB_MSG_LEN];
+} guarded_reason;
+
+static inline void guarded_reason_init(guarded_reason *r) { memset(r, 'g', sizeof *r); }
+
+/* The reason ended within its bytes, the guard untouched; then ended for
+ * printing whatever happened. */
+static inline void check_guarded_reason(const char *row, const char *label, guarded_reason *r)
+{
+    CHECK(memchr(r->why, '\0', sizeof r->why) != NULL, "%s's rule on %s: reason unended", row,
+          label);
+    size_t intact = 0;
+    while (intact < sizeof r->guard && r->guard[intact] == 'g') intact++;
+    CHECK(intact == sizeof r->guard, "%s's rule on %s wrote past its reason's %d bytes", row, label,
+          GPU_AUTO_WHY_LEN);
+    r->why[GPU_AUTO_WHY_LEN - 1] = '\0';
 }
 
 static inline void check_trial_message(const char *row, const char *label, const char *msg,

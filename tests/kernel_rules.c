@@ -653,21 +653,12 @@ void check_shared_x(spb_rng *rng)
 static void check_cuda_candidates(const char *label, const gpu_auto_shape *f, const char *expected)
 {
     spb_trial_names list = {{NULL}, 0};
-    /* a reason overrunning its GPU_AUTO_WHY_LEN bytes shows in the guard */
-    struct {
-        char why[GPU_AUTO_WHY_LEN], guard[SPB_MSG_LEN];
-    } out;
-    memset(&out, 'g', sizeof out);
+    guarded_reason out;
+    guarded_reason_init(&out);
     char names[512] = "";
     gpu_auto_candidates(f, &list, out.why);
     trial_names_join(&list, names, sizeof names);
-    CHECK(memchr(out.why, '\0', sizeof out.why) != NULL, "auto.cuda's rule on %s: reason unended",
-          label);
-    size_t intact = 0;
-    while (intact < sizeof out.guard && out.guard[intact] == 'g') intact++;
-    CHECK(intact == sizeof out.guard, "auto.cuda's rule on %s wrote past its reason's %d bytes",
-          label, GPU_AUTO_WHY_LEN);
-    out.why[GPU_AUTO_WHY_LEN - 1] = '\0';
+    check_guarded_reason("auto.cuda", label, &out);
     CHECK(strcmp(names, expected) == 0, "auto.cuda's rule on %s named %s, expected %s (%s)", label,
           names, expected, out.why);
     CHECK(strstr(out.why, "column panels") == NULL || strstr(expected, "colblock") != NULL,

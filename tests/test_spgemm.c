@@ -620,11 +620,14 @@ static void check_spgemm_shape(spb_rng *rng)
 static void check_rule_names(const char *label, spb_spgemm_shape f, int sms, const char *expected)
 {
     spb_trial_names list = {{NULL}, 0};
-    char why[GPU_AUTO_WHY_LEN] = "", names[512] = "";
-    gpu_spgemm_auto_candidates(&f, sms, &list, why);
+    guarded_reason out;
+    guarded_reason_init(&out);
+    char names[512] = "";
+    gpu_spgemm_auto_candidates(&f, sms, &list, out.why);
     trial_names_join(&list, names, sizeof names);
+    check_guarded_reason("spgemm.cuda.auto", label, &out);
     CHECK(strcmp(names, expected) == 0, "spgemm.cuda.auto's rule on %s named %s, expected %s (%s)",
-          label, names, expected, why);
+          label, names, expected, out.why);
 }
 
 /* Each branch on both sides of its line, the device's SMs fixed (the
@@ -664,6 +667,8 @@ static void check_auto_rule_host(void)
     check_rule_names("a row of 8192 products, 10.8 SMs' share", f, 132, tiled);
     f.row_products_max = 8193;
     check_rule_names("a row of 8193 products, 10.8 SMs' share", f, 132, "spgemm.cuda.esc");
+    f.compression = 1e300; /* printed in full: a reason longer than its buffer, cut */
+    check_rule_names("a reason longer than its buffer", f, 132, "spgemm.cuda.esc");
 }
 
 /* spgemm.cuda.auto's rule, branch by branch (on the device only): A*B's
