@@ -77,6 +77,29 @@ spb_status spb_fail(char *msg, spb_status status, const char *fmt, ...)
     return status;
 }
 
+int spb_vappendf(char *buf, size_t size, const char *fmt, va_list ap)
+{
+    if (!buf || size == 0) return 0;
+    const char *end = memchr(buf, '\0', size);
+    if (!end) { /* no string within size: ended at the last byte, full */
+        buf[size - 1] = '\0';
+        return 0;
+    }
+    const size_t used = (size_t)(end - buf);
+    const int wanted = vsnprintf(buf + used, size - used, fmt, ap);
+    if (wanted < 0) buf[used] = '\0'; /* an encoding error: nothing appended */
+    return wanted >= 0 && (size_t)wanted < size - used;
+}
+
+int spb_appendf(char *buf, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const int fit = spb_vappendf(buf, size, fmt, ap);
+    va_end(ap);
+    return fit;
+}
+
 static long alloc_fail_index = -1;
 static long alloc_calls = 0;
 static double alloc_bytes = 0;

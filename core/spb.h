@@ -4,6 +4,7 @@
 #ifndef SPB_H
 #define SPB_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -83,6 +84,13 @@ const char *spb_status_str(spb_status status);
 
 /* Writes the message (if msg is non-NULL and still empty) and returns status. */
 spb_status spb_fail(char *msg, spb_status status, const char *fmt, ...) SPB_PRINTF(3, 4);
+
+/* Appends printf-style text after the string in buf (size bytes), cut to
+ * fit and always ended: 1 when all of it fit, 0 when it was cut (a buf
+ * already full takes nothing). The one bounded append: no caller keeps a
+ * count that could step past the end. */
+int spb_appendf(char *buf, size_t size, const char *fmt, ...) SPB_PRINTF(3, 4);
+int spb_vappendf(char *buf, size_t size, const char *fmt, va_list ap) SPB_PRINTF(3, 0);
 
 /* The length of the valid UTF-8 character at s (1-4), or 0 for a byte that
  * does not start one (or for the terminating NUL). */
