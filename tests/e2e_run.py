@@ -985,6 +985,13 @@ def test_dry_run(tmp):
           (len(rows), count("ok"), count("skipped")) == tuple(int(g) for g in said.groups()),
           "the study makes the rows the dry run listed: %s against %s" %
           ((len(rows), count("ok"), count("skipped")), said.groups() if said else None))
+    # more settings than the kernel's line holds: the line ends saying the rest is left out
+    threads = ",".join(str(t) for t in range(1, 31))
+    r = spbench("run", "--dry-run", "--kernels", "csr.omp.static", "--threads", threads,
+                "--precision", "both", "gen:lap2d:20")
+    line = [ln for ln in r.stdout.splitlines() if ln.startswith("#   csr.omp.static")]
+    check(r.returncode == 0 and len(line) == 1 and line[0].endswith(" ...") and
+          "fp64 t1," in line[0], "60 settings on one line, cut with ' ...': %s" % line)
     r = spbench("run", "--dry-run", "--kernels", "csr.serial", "gen:lapd:10")
     check(r.returncode == 2 and "gen:lapd:10" in r.stderr,
           "--dry-run refuses a bad input as a run does: %s" % r.stderr.strip())

@@ -28,19 +28,22 @@ static void print_matrices(FILE *out, const spb_source_list *list)
 static void kernel_settings(const spb_run_opts *o, const spb_plan *plan, int first, int last,
                             char *text, size_t size)
 {
-    size_t used = 0;
     text[0] = '\0';
-    for (int k = first; k <= last && used + 32 < size; k++) {
+    int whole = 1, k = first;
+    for (; k <= last && whole && strlen(text) + 32 < size; k++) {
         const spb_kernel_config *c = &plan->rows[k].config;
         char sweep[64];
         plan_row_sweep_label(o, &plan->rows[k], sweep, sizeof sweep);
-        used += (size_t)snprintf(text + used, size - used, "%s%s%s%s t%d", k == first ? "" : ", ",
-                                 spb_precision_str(c->precision), sweep[0] ? " " : "", sweep,
-                                 c->threads);
-        if (kernel_over_ranks(plan->rows[k].kernel))
-            used += (size_t)snprintf(text + used, size - used, " r%d", c->ranks);
+        whole =
+            spb_appendf(text, size, "%s%s%s%s t%d", k == first ? "" : ", ",
+                        spb_precision_str(c->precision), sweep[0] ? " " : "", sweep, c->threads);
+        if (whole && kernel_over_ranks(plan->rows[k].kernel))
+            whole = spb_appendf(text, size, " r%d", c->ranks);
     }
-    if (used + 32 >= size) snprintf(text + size - 5, 5, " ...");
+    if (!whole || k <= last) { /* settings left out: the list says so at its end */
+        const size_t end = strlen(text);
+        snprintf(text + (end + 5 <= size ? end : size - 5), 5, " ...");
+    }
 }
 
 /* Each kernel once, with its settings and whether it would be skipped
