@@ -159,16 +159,14 @@ spb_status kernel_trial(spb_trial *trial, const spb_csr *A, spb_format_set *form
 /* What the message shows of the trial, into out (len bytes). */
 static void describe(const spb_trial *trial, char *out, size_t len)
 {
-    size_t used = 0;
     out[0] = '\0';
-    for (int i = 0; i < trial->count && used < len; i++) {
-        const char *sep = used ? ", " : "";
-        int n = isnan(trial->seconds[i])
-                    ? snprintf(out + used, len - used, "%s%s -", sep, trial->candidates[i]->name)
-                    : snprintf(out + used, len - used, "%s%s %.4g", sep, trial->candidates[i]->name,
-                               trial->seconds[i] * 1e6);
-        if (n < 0) break;
-        used += (size_t)n;
+    for (int i = 0; i < trial->count; i++) {
+        const char *sep = out[0] ? ", " : "";
+        if (isnan(trial->seconds[i]))
+            spb_appendf(out, len, "%s%s -", sep, trial->candidates[i]->name);
+        else
+            spb_appendf(out, len, "%s%s %.4g", sep, trial->candidates[i]->name,
+                        trial->seconds[i] * 1e6);
     }
 }
 

@@ -55,13 +55,11 @@ static double streaming_seconds(const gpu_auto_shape *f)
 static void why_append(char *why, const char *format, ...) SPB_PRINTF(2, 3);
 static void why_append(char *why, const char *format, ...)
 {
-    const size_t used = strlen(why);
-    if (used + 1 >= GPU_AUTO_WHY_LEN) return;
     va_list ap;
     va_start(ap, format);
-    const int wanted = vsnprintf(why + used, GPU_AUTO_WHY_LEN - used, format, ap);
+    const int fit = spb_vappendf(why, GPU_AUTO_WHY_LEN, format, ap);
     va_end(ap);
-    if (wanted >= 0 && used + (size_t)wanted >= GPU_AUTO_WHY_LEN) why[GPU_AUTO_WHY_LEN - 2] = '.';
+    if (!fit) why[GPU_AUTO_WHY_LEN - 2] = '.';
 }
 
 /* Column-major hacks: with 32-bit columns, and with 16-bit offsets where a

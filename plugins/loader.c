@@ -566,9 +566,9 @@ spb_status plugins_load(const char *path, int (*taken)(const char *name), char *
     /* the variants point into rows[], which may have moved: set them all */
     for (int k = 0; k < row_count; k++) rows[k].row.as_spmv.kernel.variant = &rows[k];
     const char *base = strrchr(path, '/');
-    size_t used = strlen(provenance);
-    snprintf(provenance + used, sizeof provenance - used, "%splugin=%s:crc32=%08lx:bytes=%lld",
-             used ? " " : "", base ? base + 1 : path, crc, bytes);
+    const size_t used = strlen(provenance);
+    spb_appendf(provenance, sizeof provenance, "%splugin=%s:crc32=%08lx:bytes=%lld",
+                used ? " " : "", base ? base + 1 : path, crc, bytes);
     for (char *c = provenance + used; *c; c++) /* one token per library, whatever its name */
         if (*c == ' ' || *c == ',' || *c == '"' || (unsigned char)*c < 0x20) *c = '_';
     return SPB_OK;

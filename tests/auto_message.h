@@ -17,10 +17,8 @@
 static inline void trial_names_join(const spb_trial_names *list, char *names, size_t size)
 {
     names[0] = '\0';
-    for (int i = 0; i < list->count; i++) {
-        size_t len = strlen(names);
-        snprintf(names + len, size - len, "%s%s", i ? "," : "", list->names[i]);
-    }
+    for (int i = 0; i < list->count; i++)
+        spb_appendf(names, size, "%s%s", i ? "," : "", list->names[i]);
 }
 
 /* A device rule's reason with a guard behind its GPU_AUTO_WHY_LEN bytes,
@@ -66,8 +64,7 @@ static inline void check_trial_message(const char *row, const char *label, const
             snprintf(fastest, sizeof fastest, "%s", name);
         }
         if (strcmp(name, chosen) == 0) chosen_us = us;
-        size_t len = strlen(names);
-        snprintf(names + len, sizeof names - len, "%s%s", len ? "," : "", name);
+        spb_appendf(names, sizeof names, "%s%s", names[0] ? "," : "", name);
         p += used;
         if (*p == ',') p++;
         while (*p == ' ') p++;

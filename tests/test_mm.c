@@ -354,8 +354,7 @@ static void test_bad_input(void)
     snprintf(path, sizeof path, "%s/cut.mtx.gz", tmpdir);
     {
         char text[4096] = "%%MatrixMarket matrix coordinate real general\n100 100 100\n";
-        for (int k = 1; k <= 100; k++)
-            snprintf(text + strlen(text), sizeof text - strlen(text), "%d %d %d.25\n", k, k, k);
+        for (int k = 1; k <= 100; k++) spb_appendf(text, sizeof text, "%d %d %d.25\n", k, k, k);
         write_file("full.mtx.gz", text);
         char full[512];
         snprintf(full, sizeof full, "%s/full.mtx.gz", tmpdir);

@@ -108,10 +108,9 @@ int cmd_new_kernel(int argc, char **argv)
         fprintf(stderr, "spbench new-kernel: cannot write in %s: %s\n", dir, strerror(errno));
         return EXIT_RESULTS_BAD;
     }
-    size_t used = 0;
+    kernels[0] = '\0';
     for (int k = 0; k < 4 && e->kernels[k]; k++)
-        used += (size_t)snprintf(kernels + used, sizeof kernels - used, "%s%s.%s", k ? ", " : "",
-                                 name, e->kernels[k]);
+        spb_appendf(kernels, sizeof kernels, "%s%s.%s", k ? ", " : "", name, e->kernels[k]);
     printf("%s: %s%s (kernels %s) and CMakeLists.txt\n"
            "build it against this spbench's prefix P (where include/spbench/plugin.h is):\n"
            "  cmake -S %s -B %s/build -DCMAKE_PREFIX_PATH=P%s && cmake --build %s/build\n"

@@ -164,8 +164,7 @@ static void print_left_out(const spb_run_opts *o)
             names[used++][0] = '\0';
         }
         if (counts[r]++ < 3)
-            snprintf(names[r] + strlen(names[r]), sizeof names[r] - strlen(names[r]), "%s%s",
-                     counts[r] > 1 ? ", " : "", kernel->name);
+            spb_appendf(names[r], sizeof names[r], "%s%s", counts[r] > 1 ? ", " : "", kernel->name);
     }
     for (int r = 0; r < used; r++)
         printf("# left out: %d kernel%s (%s%s): %s; --kernels naming them records their "

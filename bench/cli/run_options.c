@@ -436,21 +436,18 @@ static void compose_settings(run_args *a)
     o->settings = a->settings;
     char *text = a->measured_under;
     const size_t size = sizeof a->measured_under;
-    size_t used = 0;
-    for (int key = 1; key <= last_key() && used < size; key++) {
+    text[0] = '\0';
+    for (int key = 1; key <= last_key(); key++) {
         const run_option *opt = key_option(key);
         if (!opt) continue;
         const char *field = (const char *)a + opt->field;
         if (opt->kind == TAKE_INT)
-            used += (size_t)snprintf(text + used, size - used, "%s=%d ", opt->key_name,
-                                     *(const int *)field);
+            spb_appendf(text, size, "%s=%d ", opt->key_name, *(const int *)field);
         else
-            used += (size_t)snprintf(text + used, size - used, "%s=%g ", opt->key_name,
-                                     *(const double *)field);
+            spb_appendf(text, size, "%s=%g ", opt->key_name, *(const double *)field);
     }
-    if (used < size)
-        snprintf(text + used, size - used, "build=%s commit=%s%s%s", spb_build(), spb_git_commit(),
-                 plugins_provenance()[0] ? " " : "", plugins_provenance());
+    spb_appendf(text, size, "build=%s commit=%s%s%s", spb_build(), spb_git_commit(),
+                plugins_provenance()[0] ? " " : "", plugins_provenance());
     o->measured_under = a->measured_under;
 }
 

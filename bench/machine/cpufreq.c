@@ -5,6 +5,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/spb.h"
+
 /* The first line of a small sysfs file, without its newline; 0 when absent. */
 static int read_line(const char *path, char *out, size_t size)
 {
@@ -48,10 +50,9 @@ int cpufreq_state(const char *sysfs_cpu, char *out, size_t size)
         return -1;
     }
     int drift = others > 0;
-    size_t used = (size_t)snprintf(out, size, "governor");
-    for (int k = 0; k < kinds && used < size; k++) {
-        used += (size_t)snprintf(out + used, size - used, "%s %s on %d of %d CPUs", k ? "," : "",
-                                 names[k], counts[k], cpus);
+    snprintf(out, size, "governor");
+    for (int k = 0; k < kinds; k++) {
+        spb_appendf(out, size, "%s %s on %d of %d CPUs", k ? "," : "", names[k], counts[k], cpus);
         drift |= strcmp(names[k], "performance") != 0;
     }
     /* turbo: intel_pstate's no_turbo (0: on), or the generic boost (1: on) */
@@ -61,13 +62,11 @@ int cpufreq_state(const char *sysfs_cpu, char *out, size_t size)
     snprintf(path, sizeof path, "%s/cpufreq/boost", root);
     if (!turbo && read_line(path, value, sizeof value))
         turbo = strcmp(value, "1") == 0 ? "on" : "off";
-    if (used < size)
-        used += (size_t)snprintf(out + used, size - used, "; turbo %s", turbo ? turbo : "unknown");
+    spb_appendf(out, size, "; turbo %s", turbo ? turbo : "unknown");
     drift |= turbo && strcmp(turbo, "on") == 0;
-    if (used < size)
-        snprintf(out + used, size - used, "%s",
-                 drift ? ": clocks may drift during the study (the performance governor and "
-                         "turbo off keep them steady)"
-                       : ": steady");
+    spb_appendf(out, size, "%s",
+                drift ? ": clocks may drift during the study (the performance governor and "
+                        "turbo off keep them steady)"
+                      : ": steady");
     return drift;
 }

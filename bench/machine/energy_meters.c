@@ -177,8 +177,7 @@ static int add_zone(spb_energy_meters *m, const char *dir, char *why)
     rapl_zone *z = &m->zones[m->zone_count++];
     snprintf(z->dir, sizeof z->dir, "%s", dir);
     z->range_uj = range_uj;
-    size_t used = strlen(m->zone_names);
-    snprintf(m->zone_names + used, sizeof m->zone_names - used, "%s%s", used ? ", " : "", name);
+    spb_appendf(m->zone_names, sizeof m->zone_names, "%s%s", m->zone_names[0] ? ", " : "", name);
     return 1;
 }
 
@@ -297,14 +296,10 @@ void energy_reasons_text(unsigned long long reasons, char *out, size_t size)
                  {SPB_THROTTLE_HW_SLOW, "hardware slowdown"},
                  {SPB_THROTTLE_SW_HEAT, "heat"},
                  {SPB_THROTTLE_HW_HEAT, "heat (hardware)"}};
-    size_t used = 0;
     out[0] = '\0';
-    for (size_t k = 0; k < sizeof names / sizeof names[0] && used < size; k++)
-        if (reasons & names[k].bit) {
-            int n = snprintf(out + used, size - used, "%s%s", used ? "; " : "", names[k].name);
-            if (n < 0) break;
-            used += (size_t)n;
-        }
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (reasons & names[k].bit)
+            spb_appendf(out, size, "%s%s", out[0] ? "; " : "", names[k].name);
 }
 
 int energy_throttled_between(const spb_energy_meters *m, const spb_throttle_mark *before,

@@ -60,14 +60,10 @@ static void add_reason(char *why, size_t size, const char *fmt, ...) SPB_PRINTF(
 
 static void add_reason(char *why, size_t size, const char *fmt, ...)
 {
-    size_t used = strlen(why);
-    if (used && used + 2 < size) {
-        strcpy(why + used, "; ");
-        used += 2;
-    }
+    if (why[0]) spb_appendf(why, size, "; ");
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(why + used, size - used, fmt, ap);
+    spb_vappendf(why, size, fmt, ap);
     va_end(ap);
 }
 

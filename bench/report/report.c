@@ -492,11 +492,10 @@ void report_table_line(FILE *out, char *line, int keep)
 void result_row_label(const spb_result *r, char *out, size_t size)
 {
     result_kernel_label(r->kernel, r->precision, out, size);
-    size_t used = strlen(out);
-    if (result_over_ranks(r) && used < size) /* a distributed row at P ranks: kernel@P */
-        used += (size_t)snprintf(out + used, size - used, "@%d", r->ranks);
-    if (r->sweep && r->sweep[0] && used < size) /* one setting of a sweep: kernel:b128 */
-        snprintf(out + used, size - used, ":%s", r->sweep);
+    if (result_over_ranks(r)) /* a distributed row at P ranks: kernel@P */
+        spb_appendf(out, size, "@%d", r->ranks);
+    if (r->sweep && r->sweep[0]) /* one setting of a sweep: kernel:b128 */
+        spb_appendf(out, size, ":%s", r->sweep);
 }
 
 void report_table_row(FILE *out, const spb_result *r, int kernel_width)

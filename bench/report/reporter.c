@@ -50,8 +50,7 @@ static int fold(spb_table_reporter *t, const spb_result *r)
     if (!fold_names(f, r->kernel) && f->names == SPB_FOLD_NAMES) {
         f->more = 1;
     } else if (!fold_names(f, r->kernel)) {
-        size_t used = strlen(f->kernels);
-        snprintf(f->kernels + used, sizeof f->kernels - used, "%s%s", used ? ", " : "", r->kernel);
+        spb_appendf(f->kernels, sizeof f->kernels, "%s%s", f->kernels[0] ? ", " : "", r->kernel);
         f->names++;
     }
     return 1;

@@ -157,15 +157,12 @@ unsigned plan_formats_after(const spb_plan *plan, int i)
 static void settings_text(char *out, size_t size, const char *hack, const char *block,
                           const char *tile, const spb_run_opts *opts)
 {
-    int used = snprintf(out, size, "hack_size=%s block_size=%s seed=%llu", hack, block,
-                        (unsigned long long)opts->seed);
-    if (tile[0] && used >= 0 && (size_t)used < size)
-        used += snprintf(out + used, size - (size_t)used, " tile=%s", tile);
-    if (opts->max_kernel_ms > 0 && used >= 0 && (size_t)used < size)
-        used += snprintf(out + used, size - (size_t)used, " max_kernel_ms=%g", opts->max_kernel_ms);
-    if (opts->op == operation_spgemm() && used >= 0 &&
-        (size_t)used < size) /* B is part of what was measured */
-        snprintf(out + used, size - (size_t)used, " b=%s", opts->operand ? opts->operand : "self");
+    snprintf(out, size, "hack_size=%s block_size=%s seed=%llu", hack, block,
+             (unsigned long long)opts->seed);
+    if (tile[0]) spb_appendf(out, size, " tile=%s", tile);
+    if (opts->max_kernel_ms > 0) spb_appendf(out, size, " max_kernel_ms=%g", opts->max_kernel_ms);
+    if (opts->op == operation_spgemm()) /* B is part of what was measured */
+        spb_appendf(out, size, " b=%s", opts->operand ? opts->operand : "self");
 }
 
 void plan_row_settings(const spb_run_opts *opts, const spb_kernel_config *config, char *out,
@@ -191,10 +188,8 @@ static void list_text(const spb_run_opts *opts, int sweep, char *out, size_t siz
             snprintf(out, size, "auto");
         return;
     }
-    size_t used = 0;
-    for (int k = 0; k < opts->sweep_counts[sweep] && used < size; k++)
-        used += (size_t)snprintf(out + used, size - used, "%s%d", k ? "," : "",
-                                 opts->sweep_values[sweep][k]);
+    for (int k = 0; k < opts->sweep_counts[sweep]; k++)
+        spb_appendf(out, size, "%s%d", k ? "," : "", opts->sweep_values[sweep][k]);
 }
 
 void plan_run_settings(const spb_run_opts *opts, char *out, size_t size)
@@ -209,12 +204,11 @@ void plan_row_sweep_label(const spb_run_opts *opts, const spb_planned_row *row, 
 {
     static const char *const letters[SPB_SWEEPS] = {"h", "b", "tile"};
     spb_kernel_config config = row->config;
-    size_t used = 0;
     out[0] = '\0';
-    for (int w = 0; w < SPB_SWEEPS && used < size; w++)
+    for (int w = 0; w < SPB_SWEEPS; w++)
         if ((kernel_sweeps(row->kernel) & (1u << w)) && opts->sweep_counts[w] > 1)
-            used += (size_t)snprintf(out + used, size - used, "%s%s%d", used ? "," : "", letters[w],
-                                     *sweep_field(&config, w));
+            spb_appendf(out, size, "%s%s%d", out[0] ? "," : "", letters[w],
+                        *sweep_field(&config, w));
 }
 
 int plan_kernel_width(const spb_run_opts *opts)

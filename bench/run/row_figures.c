@@ -70,9 +70,7 @@ spb_status measure_energy(const spb_energy_opts *energy, spb_phase_times *phases
     }
     if (st != SPB_OK && why[0]) { /* a counter unread: columns empty, the reason in the message */
         h->r.energy.joules_per_product = h->r.energy.watts = h->r.energy.err = NAN;
-        size_t used = strlen(h->msg);
-        snprintf(h->msg + used, SPB_MSG_LEN - used, "%senergy not measured: %s", used ? "; " : "",
-                 why);
+        spb_appendf(h->msg, SPB_MSG_LEN, "%senergy not measured: %s", h->msg[0] ? "; " : "", why);
     }
     return SPB_OK;
 }
@@ -85,14 +83,12 @@ static void say_legs(const spb_dist_stats *d, char *msg)
     const double legs[3] = {d->to_host_s, d->mpi_s, d->to_device_s};
     const char *const *names = d->leg_names;
     char said[SPB_MSG_LEN];
-    size_t used = 0;
-    int n = snprintf(said, sizeof said, "legs per product (the slowest rank's):");
-    for (int k = 0; k < 3 && n > 0 && (used += (size_t)n) < sizeof said; k++) {
-        n = snprintf(said + used, sizeof said - used, "%s %s %.3g ms", k ? "," : "", names[k],
-                     legs[k] * 1e3);
-        if (d->leg_moves[k] && n > 0 && (used += (size_t)n) < sizeof said)
-            n = snprintf(said + used, sizeof said - used, " (%.3g GB/s)",
-                         legs[k] > 0 ? d->bytes_max / legs[k] / 1e9 : 0.0);
+    snprintf(said, sizeof said, "legs per product (the slowest rank's):");
+    for (int k = 0; k < 3; k++) {
+        spb_appendf(said, sizeof said, "%s %s %.3g ms", k ? "," : "", names[k], legs[k] * 1e3);
+        if (d->leg_moves[k])
+            spb_appendf(said, sizeof said, " (%.3g GB/s)",
+                        legs[k] > 0 ? d->bytes_max / legs[k] / 1e9 : 0.0);
     }
     char both[2 * SPB_MSG_LEN + 2];
     snprintf(both, sizeof both, "%s%s%s", said, msg[0] ? "; " : "", msg);
