@@ -2,8 +2,6 @@
 #include "auto_rules.h"
 
 #include <stdarg.h>
-#include <stdio.h>
-#include <string.h>
 
 /* ---- auto.cuda (SpMV) ---------------------------------------------------------- */
 
