@@ -215,8 +215,7 @@ static int lengthen_clashes(spb_source_list *list, int *order, int *parts, int *
                 /* m.mtx and m.mtx.gz: the paths as given */
                 snprintf(list->names[i], SPB_NAME_LEN, "%s", given);
             } else if (whole[i] && wholes > 1) { /* "a\nb" and "a?b" cleaned alike */
-                size_t len = strlen(list->names[i]);
-                snprintf(list->names[i] + len, SPB_NAME_LEN - len, "#%d", g - first + 1);
+                spb_appendf(list->names[i], SPB_NAME_LEN, "#%d", g - first + 1);
             } else if (!whole[i])
                 whole[i] =
                     name_from_parts(list->items[i], ++parts[i], list->names[i], SPB_NAME_LEN);

@@ -353,9 +353,9 @@ const char *report_csv_columns(void)
     for (int k = 0; k < COLUMN_COUNT; k++) len += strlen(columns[k].name) + 1;
     char *made = spb_malloc(len, 1);
     if (!made) return ""; /* no header: the CSV and resume refuse the file, saying so */
-    size_t at = 0;
+    made[0] = '\0';
     for (int k = 0; k < COLUMN_COUNT; k++)
-        at += (size_t)snprintf(made + at, len - at, "%s%s", k ? "," : "", columns[k].name);
+        spb_appendf(made, len, "%s%s", k ? "," : "", columns[k].name);
     return header = made;
 }
 

@@ -112,10 +112,9 @@ static void cap_row(spb_result *r, const char *what, double seconds, double cap_
     r->timing.kept = 1;
     r->timing.kept_s[0] = (float)seconds;
     r->capped = 1;
-    size_t used = strlen(row_msg);
-    snprintf(row_msg + used, SPB_MSG_LEN - used,
-             "%scapped: %s took %.0f ms, over --max-kernel-ms %g: timed from that call alone",
-             used ? "; " : "", what, seconds * 1e3, cap_ms);
+    spb_appendf(row_msg, SPB_MSG_LEN,
+                "%scapped: %s took %.0f ms, over --max-kernel-ms %g: timed from that call alone",
+                row_msg[0] ? "; " : "", what, seconds * 1e3, cap_ms);
 }
 
 /* The validated first product, then the cap: 1 when the row is to be
@@ -490,12 +489,12 @@ static void mark_superlinear(const held_rows *held, int i, const spb_run_opts *o
     int parallel = r->threads * r->ranks;
     if (!(self > parallel)) return;
     r->timing.noisy = 1;
-    size_t used = strlen(h->msg);
-    snprintf(h->msg + used, sizeof h->msg - used,
-             "%ssuperlinear: %.2fx its own %s on %d thread%s x %d rank%s (cache effects, or that "
-             "row slowed)",
-             used ? "; " : "", self, result_over_ranks(r) ? "row at one rank" : "one-thread row",
-             r->threads, r->threads == 1 ? "" : "s", r->ranks, r->ranks == 1 ? "" : "s");
+    spb_appendf(h->msg, sizeof h->msg,
+                "%ssuperlinear: %.2fx its own %s on %d thread%s x %d rank%s (cache effects, or "
+                "that row slowed)",
+                h->msg[0] ? "; " : "", self,
+                result_over_ranks(r) ? "row at one rank" : "one-thread row", r->threads,
+                r->threads == 1 ? "" : "s", r->ranks, r->ranks == 1 ? "" : "s");
     r->message = h->msg;
 }
 
