@@ -152,3 +152,75 @@ done:
     if (st != SPB_OK) bsr_free(B);
     return st;
 }
+
+void bsr_sliced_free(spb_bsr_sliced *S)
+{
+    spb_free(S->ptr);
+    spb_free(S->width);
+    spb_free(S->col_idx);
+    spb_free(S->val);
+    memset(S, 0, sizeof *S);
+}
+
+spb_status bsr_slice(const spb_bsr *B, spb_index slice, spb_bsr_sliced *S, char *msg)
+{
+    memset(S, 0, sizeof *S);
+    if (slice < 1)
+        return spb_fail(msg, SPB_ERR_INVALID, "BSR slice of %d block rows: must be >= 1",
+                        (int)slice);
+    const spb_index b = B->block;
+    S->block = b, S->brows = B->brows, S->bcols = B->bcols, S->slice = slice;
+    S->nslices = blocks_of(B->brows, slice);
+    S->ptr = spb_calloc((size_t)S->nslices + 1, sizeof *S->ptr);
+    S->width = spb_calloc((size_t)S->nslices + 1, sizeof *S->width);
+    if (!S->ptr || !S->width) goto nomem;
+    int64_t blocks = 0;
+    for (spb_index s = 0; s < S->nslices; s++) {
+        spb_index first = s * slice, rows = B->brows - first < slice ? B->brows - first : slice;
+        spb_index width = 0;
+        for (spb_index r = first; r < first + rows; r++)
+            if (B->row_ptr[r + 1] - B->row_ptr[r] > width)
+                width = B->row_ptr[r + 1] - B->row_ptr[r];
+        S->width[s] = width;
+        blocks += (int64_t)rows * width;
+        if (blocks * b * b > SPB_INDEX_MAX) {
+            bsr_sliced_free(S);
+            return spb_fail(msg, SPB_ERR_TOO_LARGE,
+                            "BSR in slices of %d block rows would store more than %d entries "
+                            "(32-bit offsets)",
+                            (int)slice, (int)SPB_INDEX_MAX);
+        }
+        S->ptr[s + 1] = (spb_index)blocks;
+    }
+    S->col_idx = spb_calloc((size_t)blocks + 1, sizeof *S->col_idx);
+    S->val = spb_calloc((size_t)(blocks * b * b) + 1, sizeof *S->val);
+    if (!S->col_idx || !S->val) goto nomem;
+    for (spb_index s = 0; s < S->nslices; s++) {
+        spb_index first = s * slice, rows = B->brows - first < slice ? B->brows - first : slice;
+        const int64_t base = (int64_t)S->ptr[s] * b * b, column = (int64_t)rows * b;
+        for (spb_index r = 0; r < rows; r++)
+            for (spb_index k = 0; k < B->row_ptr[first + r + 1] - B->row_ptr[first + r]; k++) {
+                const spb_index from = B->row_ptr[first + r] + k;
+                S->col_idx[S->ptr[s] + (int64_t)k * rows + r] = B->col_idx[from];
+                for (spb_index i = 0; i < b; i++)
+                    for (spb_index j = 0; j < b; j++)
+                        S->val[base + ((int64_t)k * b + j) * column + (int64_t)r * b + i] =
+                            B->val[(int64_t)from * b * b + i * b + j];
+            }
+    }
+    return SPB_OK;
+nomem:
+    bsr_sliced_free(S);
+    return spb_fail(msg, SPB_ERR_NOMEM, "out of memory slicing BSR");
+}
+
+double bsr_sliced_spmv_bytes(const spb_bsr_sliced *S, spb_precision precision)
+{
+    double value = (double)spb_precision_bytes(precision), index = sizeof(spb_index);
+    double blocks = S->ptr[S->nslices];
+    return value * blocks * S->block * S->block /* val, the blocks' and the padding's zeros */
+           + index * blocks                     /* block columns, padding included */
+           + index * (2.0 * S->nslices + 1.0)   /* slice offsets and widths */
+           + value * S->bcols * S->block        /* x, padded */
+           + value * S->brows * S->block;       /* y written, padded */
+}

@@ -41,4 +41,37 @@ static inline int64_t bsr_stored(const spb_bsr *B)
     return (int64_t)B->nblocks * B->block * B->block;
 }
 
+/* BSR's block rows in slices of `slice` block rows, each slice an ELL of
+ * blocks laid out column-major (as HLL's column-major hacks): slice s has
+ * `width[s]` steps, the most blocks of any of its block rows. At step k,
+ * block row r of the slice (`rows` of them: `slice`, fewer in the last)
+ * has its k-th block column at col_idx[ptr[s] + k*rows + r], and entry
+ * (i, j) of that block at val[ptr[s]*b*b + (k*b + j)*rows*b + r*b + i].
+ * So at each (k, j) the slice's rows*b rows read consecutive values: one
+ * thread a row reads them coalesced, and the b rows of a block row share
+ * one block column. A block row with fewer blocks is padded with block
+ * column 0 and zero values. */
+typedef struct {
+    spb_index block, brows, bcols; /* as the BSR's */
+    spb_index slice, nslices;      /* block rows per slice, ceil(brows / slice) */
+    spb_index *ptr;                /* size nslices+1: each slice's first block, padding counted */
+    spb_index *width;              /* size nslices: each slice's steps */
+    spb_index *col_idx;            /* size ptr[nslices] */
+    spb_value *val;                /* size ptr[nslices] * b * b */
+} spb_bsr_sliced;
+
+/* B in slices of `slice` (>= 1) block rows; SPB_ERR_TOO_LARGE where the
+ * padded values pass 32-bit offsets. */
+spb_status bsr_slice(const spb_bsr *B, spb_index slice, spb_bsr_sliced *S, char *msg);
+void bsr_sliced_free(spb_bsr_sliced *S); /* accepts a zeroed or freed struct */
+
+static inline int64_t bsr_sliced_stored(const spb_bsr_sliced *S)
+{
+    return (int64_t)S->ptr[S->nslices] * S->block * S->block;
+}
+
+/* Bytes one y = A*x moves on the slices: bsr_spmv_bytes with the padding's
+ * blocks counted and the slices' offsets and widths for the block rows'. */
+double bsr_sliced_spmv_bytes(const spb_bsr_sliced *S, spb_precision precision);
+
 #endif

@@ -133,6 +133,66 @@ static void check_hll(const char *label, const spb_csr *A, spb_index H, spb_hll_
     hll_free(&B);
 }
 
+/* B in slices of `slice` block rows: each slice's width the most blocks
+ * of its block rows, and y = A*x read row by row through the slices' layout
+ * (bsr.h: the indexing a device thread uses) equal to the dense product; a
+ * slot the layout does not reach, or a padding block that is not column 0
+ * with zeros, is counted as a mismatch. */
+static void check_bsr_sliced(const char *label, const spb_csr *A, const double *dense,
+                             const spb_bsr *B, spb_index slice)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_bsr_sliced S;
+    spb_status st = bsr_slice(B, slice, &S, msg);
+    CHECK(st == SPB_OK, "%s b=%d slice %d: %s", label, (int)B->block, (int)slice, msg);
+    if (st != SPB_OK) return;
+    const spb_index b = B->block;
+    int mismatches = 0;
+    int64_t padded = 0;
+    for (spb_index sl = 0; sl < S.nslices; sl++) {
+        spb_index rows = B->brows - sl * slice < slice ? B->brows - sl * slice : slice, width = 0;
+        for (spb_index r = sl * slice; r < sl * slice + rows; r++)
+            if (B->row_ptr[r + 1] - B->row_ptr[r] > width)
+                width = B->row_ptr[r + 1] - B->row_ptr[r];
+        mismatches += S.width[sl] != width || S.ptr[sl] != padded;
+        padded += (int64_t)rows * width;
+    }
+    CHECK(mismatches == 0 && S.ptr[S.nslices] == padded &&
+              S.nslices == (B->brows + slice - 1) / slice,
+          "%s b=%d slice %d: slice offsets or widths differ (%d)", label, (int)b, (int)slice,
+          mismatches);
+    double *x = malloc(sizeof *x * ((size_t)S.bcols * b + 1));
+    for (spb_index j = 0; j < S.bcols * b; j++) x[j] = j < A->n ? 1.0 + 0.25 * (j % 7) : 0.0;
+    for (spb_index row = 0; mismatches == 0 && row < A->m; row++) {
+        spb_index brow = row / b, i = row % b, sl = brow / slice, r = brow % slice;
+        spb_index rows = B->brows - sl * slice < slice ? B->brows - sl * slice : slice;
+        spb_index real = B->row_ptr[brow + 1] - B->row_ptr[brow];
+        double sum = 0, want = 0;
+        for (spb_index k = 0; k < S.width[sl]; k++) {
+            spb_index c = S.col_idx[S.ptr[sl] + (int64_t)k * rows + r];
+            for (spb_index j = 0; j < b; j++) {
+                double v = S.val[(int64_t)S.ptr[sl] * b * b + ((int64_t)k * b + j) * rows * b +
+                                 (int64_t)r * b + i];
+                mismatches += k >= real && (c != 0 || v != 0.0);
+                sum += v * x[(int64_t)c * b + j];
+            }
+        }
+        for (spb_index j = 0; j < A->n; j++) want += dense[(size_t)row * A->n + j] * x[j];
+        mismatches += fabs(sum - want) > 1e-12 * (1.0 + fabs(want));
+    }
+    CHECK(mismatches == 0, "%s b=%d slice %d: the product through the slices differs", label,
+          (int)b, (int)slice);
+    CHECK(bsr_sliced_stored(&S) == padded * b * b, "%s b=%d slice %d: %lld stored, expected %lld",
+          label, (int)b, (int)slice, (long long)bsr_sliced_stored(&S), (long long)(padded * b * b));
+    double want_bytes = 8.0 * padded * b * b + 4.0 * padded + 4.0 * (2.0 * S.nslices + 1) +
+                        8.0 * b * ((double)B->brows + B->bcols);
+    CHECK(bsr_sliced_spmv_bytes(&S, SPB_FP64) == want_bytes,
+          "%s b=%d slice %d: %g bytes, expected %g", label, (int)b, (int)slice,
+          bsr_sliced_spmv_bytes(&S, SPB_FP64), want_bytes);
+    free(x);
+    bsr_sliced_free(&S);
+}
+
 /* BSR at `block` against the dense copy: every block of the cut that holds
  * an entry stored once, ascending, each of its b*b slots the dense value (0
  * where A has none), and the count and byte model agreeing. */
@@ -177,6 +237,8 @@ static void check_bsr(const char *label, const spb_csr *A, const double *dense, 
     CHECK(bytes == want_bytes, "%s b=%d: %g bytes, expected %g", label, (int)block, bytes,
           want_bytes);
     free(occupied);
+    static const spb_index slices[] = {1, 3, 32};
+    for (int k = 0; k < 3; k++) check_bsr_sliced(label, A, dense, &B, slices[k]);
     bsr_free(&B);
 }
 
