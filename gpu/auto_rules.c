@@ -32,7 +32,10 @@
 /* Blocks that fill: cuSPARSE's BSR is a candidate where its best block size
  * moves at most this share of CSR's bytes (gen:fem:35:4, 4x4 blocks, 0.69:
  * 1.10x cusparse.sell and 1.38x the best spbench row; gen:fem:40:3, 0.70,
- * lost to SELL; a 2-D Laplacian moves 1.5x). spbench's own bsr.cuda is no
+ * lost to SELL; a 2-D Laplacian moves 1.5x), and so is bsr.cuda.sliced,
+ * the same cut on HLL's walk (FEM shapes on an H100: 1.11-1.59x the
+ * fastest vendor row with blocks of 2, 3, 6 and 8, 0.97-1.14x with 4x4,
+ * where cusparse.bsr stays a candidate). spbench's own bsr.cuda is no
  * candidate: on five FEM shapes it ran 0.83-1.04x cusparse.bsr in fp64 and
  * 0.68-0.95x in fp32 (H100, docs/results/2026-12-06-bsr-launch-floor-h100.md). */
 #define AUTO_BSR_BYTES 0.85
@@ -153,6 +156,7 @@ void gpu_auto_candidates(const gpu_auto_shape *f, spb_trial_names *list, char *w
         why_append(why, "; %dx%d blocks move %.2f of CSR's bytes", f->bsr_block, f->bsr_block,
                    f->bsr_share);
         kernel_trial_name(list, "cusparse.bsr");
+        kernel_trial_name(list, "bsr.cuda.sliced");
     }
 }
 

@@ -782,7 +782,7 @@ void check_auto_cuda_rule(spb_rng *rng)
     CHECK(gen_matrix("gen:fem:22:3", &A, msg) == SPB_OK, "%s", msg); /* 3x3 blocks, 0.71 */
     check_auto_choice("auto.cuda", "large, blocks that fill", &A, 0,
                       "cusparse.csr,hll.cuda.col,hll.cuda.col.narrow,cusparse.sell,csr.cuda.stream,"
-                      "csr.cuda.merge,cusparse.bsr");
+                      "csr.cuda.merge,cusparse.bsr,bsr.cuda.sliced");
     csr_free(&A);
 }
 
