@@ -7,9 +7,6 @@
 #include <stdio.h>
 
 #include "spmv_state.cuh"
-extern "C" {
-#include "formats/bsr.h"
-}
 
 #define BSR_BLOCK 256 /* threads per block (default) */
 
@@ -76,18 +73,25 @@ template <typename T, int B> static void launch_blocks(gpu_state *s, const bsr_d
                                                            (const T *)s->d_x, (T *)s->d_y);
 }
 
-/* One product at the block size chosen in setup (BSR_BLOCK_SIZES). */
+/* f.template operator()<B>() at the block size setup chose, one of
+ * BSR_BLOCK_SIZES (setup declined every other). */
+template <class F> static void at_block_size(int block, F &&f)
+{
+    switch (block) {
+    case 2: f.template operator()<2>(); break;
+    case 3: f.template operator()<3>(); break;
+    case 4: f.template operator()<4>(); break;
+    case 6: f.template operator()<6>(); break;
+    case 8: f.template operator()<8>(); break;
+    default: break;
+    }
+}
+
+/* One product at the block size chosen in setup. */
 template <typename T> static void launch_bsr(gpu_state *s)
 {
     const bsr_data *d = gpu_family<bsr_data>(s);
-    switch (d->block) {
-    case 2: launch_blocks<T, 2>(s, d); break;
-    case 3: launch_blocks<T, 3>(s, d); break;
-    case 4: launch_blocks<T, 4>(s, d); break;
-    case 6: launch_blocks<T, 6>(s, d); break;
-    case 8: launch_blocks<T, 8>(s, d); break;
-    default: break; /* setup declined every other size */
-    }
+    at_block_size(d->block, [&]<int B>() { launch_blocks<T, B>(s, d); });
 }
 
 /* A block's B entries of x (xb, B-aligned) as 16-byte loads where they
@@ -181,14 +185,7 @@ template <typename T, int B> static void launch_sliced_blocks(gpu_state *s, int 
 template <typename T> static void launch_sliced(gpu_state *s)
 {
     const bsr_sliced_data *d = gpu_family<bsr_sliced_data>(s);
-    switch (d->block) {
-    case 2: launch_sliced_blocks<T, 2>(s, d->brows); break;
-    case 3: launch_sliced_blocks<T, 3>(s, d->brows); break;
-    case 4: launch_sliced_blocks<T, 4>(s, d->brows); break;
-    case 6: launch_sliced_blocks<T, 6>(s, d->brows); break;
-    case 8: launch_sliced_blocks<T, 8>(s, d->brows); break;
-    default: break; /* setup declined every other size */
-    }
+    at_block_size(d->block, [&]<int B>() { launch_sliced_blocks<T, B>(s, d->brows); });
 }
 
 /* A as BSR at the block size of the fewest bytes (as bsr.cuda and
@@ -198,14 +195,10 @@ static spb_status setup_sliced(gpu_state *s, const spb_csr *A, char *msg)
 {
     bsr_sliced_data *d = gpu_family_new<bsr_sliced_data>(s);
     if (!d) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
-    int64_t blocks = 0;
-    const spb_index block = bsr_best_block(A, s->precision, &blocks);
-    if (block == 0)
-        return spb_fail(msg, SPB_ERR_TOO_LARGE,
-                        "BSR at every block size stores more than 32-bit offsets hold");
     spb_bsr B;
-    spb_status st = bsr_from_csr(A, block, &B, msg);
+    spb_status st = gpu_bsr_cut(s, A, &B, msg);
     if (st != SPB_OK) return st;
+    const spb_index block = B.block;
     spb_bsr_sliced S;
     st = bsr_slice(&B, BSR_SLICE_BROWS, &S, msg);
     bsr_free(&B);

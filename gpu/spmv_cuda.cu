@@ -161,17 +161,23 @@ int gpu_upload_csr(gpu_state *s, const spb_csr *A, const float *val32)
            (!s->variant->pattern && gpu_upload_values(s, A->val, val32, (size_t)A->nnz));
 }
 
-spb_status gpu_upload_bsr(gpu_state *s, const spb_csr *A, int **d_block_ptr, int **d_block_cols,
-                          int *block_size, char *msg)
+spb_status gpu_bsr_cut(const gpu_state *s, const spb_csr *A, spb_bsr *B, char *msg)
 {
     int64_t blocks = 0;
     spb_index block = bsr_best_block(A, s->precision, &blocks);
     if (block == 0)
         return spb_fail(msg, SPB_ERR_TOO_LARGE,
                         "BSR at every block size stores more than 32-bit offsets hold");
+    return bsr_from_csr(A, block, B, msg);
+}
+
+spb_status gpu_upload_bsr(gpu_state *s, const spb_csr *A, int **d_block_ptr, int **d_block_cols,
+                          int *block_size, char *msg)
+{
     spb_bsr B;
-    spb_status st = bsr_from_csr(A, block, &B, msg);
+    spb_status st = gpu_bsr_cut(s, A, &B, msg);
     if (st != SPB_OK) return st;
+    const spb_index block = B.block;
     if (gpu_upload(s, (void **)d_block_ptr, B.row_ptr, (size_t)B.brows + 1, sizeof(int)) ||
         gpu_upload(s, (void **)d_block_cols, B.col_idx, (size_t)B.nblocks, sizeof(int)) ||
         gpu_upload_values(s, B.val, NULL, (size_t)bsr_stored(&B)))

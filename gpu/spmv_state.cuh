@@ -12,6 +12,7 @@
 
 extern "C" {
 #include "core/kernel.h"
+#include "formats/bsr.h"
 #include "formats/format_set.h"
 }
 #include "complex_value.cuh"
@@ -179,7 +180,13 @@ int gpu_upload_values(gpu_state *s, const double *val, const float *val32, size_
  * (gpu_upload_values). Nonzero on failure. */
 int gpu_upload_csr(gpu_state *s, const spb_csr *A, const float *val32);
 
-/* A as BSR at the block size of the fewest bytes (bsr_best_block),
+/* A as BSR (on the host) at the block size of 2, 3, 4, 6 or 8 whose
+ * product moves the fewest bytes in the state's precision
+ * (bsr_best_block): the cut cusparse.bsr, bsr.cuda and bsr.cuda.sliced
+ * take. */
+spb_status gpu_bsr_cut(const gpu_state *s, const spb_csr *A, spb_bsr *B, char *msg);
+
+/* A as BSR at the block size of the fewest bytes (gpu_bsr_cut),
  * converted on the host: block row offsets and block columns to the given
  * device pointers, the values (blocks whole, row-major, their zeros
  * included) to s->d_val in the state's precision. Its stored entries and
