@@ -26,7 +26,7 @@ shapes=(
     gen:lap2d:2500 gen:lap3d:170                                                    # Laplacians
     gen:fem:55:3 gen:fem:48:4                                                       # FEM blocks
 )
-"$spbench" run --kernels 'csr.cuda.*,hll.cuda.*,bsr.cuda,cusparse.*,cusp.*,auto.cuda' --precision both \
+"$spbench" run --kernels 'csr.cuda.*,hll.cuda.*,bsr.cuda*,cusparse.*,cusp.*,auto.cuda' --precision both \
     --reps 10 --min-time 0.05 --max-kernel-ms 200 --energy-s 0 \
     --csv "$out.csv" --json "$out.json" "$@" "${shapes[@]}" ${real[@]+"${real[@]}"}
 python3 "$(dirname "$0")/gpu_frontier.py" "$out.json"
