@@ -33,7 +33,7 @@
  * moves at most this share of CSR's bytes (gen:fem:35:4, 4x4 blocks, 0.69:
  * 1.10x cusparse.sell and 1.38x the best spbench row; gen:fem:40:3, 0.70,
  * lost to SELL; a 2-D Laplacian moves 1.5x), and so is bsr.cuda.sliced,
- * the same cut on HLL's walk (FEM shapes on an H100: 1.11-1.59x the
+ * the same cut on HLL's walk (FEM shapes on an H100: 1.06-1.58x the
  * fastest vendor row with blocks of 2, 3, 6 and 8, 0.97-1.14x with 4x4,
  * where cusparse.bsr stays a candidate). spbench's own bsr.cuda is no
  * candidate: on five FEM shapes it ran 0.83-1.04x cusparse.bsr in fp64 and
