@@ -149,9 +149,9 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
         const T *vk = v + k * B * column;
         /* blocks of 4 and more: x in vector loads, one per two or four
          * entries (H100: 4x4 fp32 ran 1.28x faster so, 6x6 fp32 1.15x, 8x8
-         * fp32 2.4x, fp64 1.02-1.13x; one by one, the 4x4 fp32 warps
-         * stalled on loads 102 cycles an instruction); of 2, one by one
-         * (fp64 ran 0.96x with pairs, fp32 1.01x) */
+         * fp32 2.4x, fp64 1.02-1.13x; one by one, 4x4 fp32 had 102
+         * long-scoreboard stalls per issue); of 2, one by one (fp64 ran
+         * 0.96x with pairs, fp32 1.01x) */
         if constexpr (B >= 4) {
             T xv[B];
             load_block_x<T, B>(xb, xv);
