@@ -696,6 +696,19 @@ void check_auto_cuda_rule_host(void)
     check_cuda_candidates("rows alike, spans just over a quarter of the L2", &f, panels_alike);
     f.x_bytes = 0.99 * l2 / 2;
     check_cuda_candidates("rows alike, x just under half the L2", &f, csr_alike);
+    /* blocks that fill: cuSPARSE's BSR and bsr.cuda.sliced up to 0.85 of
+     * CSR's bytes, neither past it, nor where no block size fits */
+    char blocks_alike[320];
+    snprintf(blocks_alike, sizeof blocks_alike, "%s,cusparse.bsr,bsr.cuda.sliced", csr_alike);
+    f.bsr_block = 3;
+    f.bsr_share = 0.85;
+    check_cuda_candidates("rows alike, 3x3 blocks at 0.85 of CSR's bytes", &f, blocks_alike);
+    f.bsr_share = 0.86;
+    check_cuda_candidates("rows alike, 3x3 blocks at 0.86 of CSR's bytes", &f, csr_alike);
+    f.bsr_block = 0;
+    f.bsr_share = 0.5;
+    check_cuda_candidates("rows alike, no block size fits", &f, csr_alike);
+    f.bsr_share = 0;
     f.x_bytes = 8.0 * 6000000;
     /* rows unlike (HLL pads 50%), cv 0.6 and 1.2 */
     f.csr.padding = 1.5;
