@@ -233,8 +233,7 @@ spb_status bsr_slice(const spb_bsr *B, spb_index slice, spb_bsr_sliced *S, char 
     if (!S->ptr || !S->width) goto nomem;
     int64_t blocks = 0;
     for (spb_index s = 0; s < S->nslices; s++) {
-        spb_index first = s * slice, rows = B->brows - first < slice ? B->brows - first : slice;
-        spb_index width = 0;
+        spb_index first = s * slice, rows = bsr_slice_rows(S, s), width = 0;
         for (spb_index r = first; r < first + rows; r++)
             if (B->row_ptr[r + 1] - B->row_ptr[r] > width)
                 width = B->row_ptr[r + 1] - B->row_ptr[r];
@@ -253,7 +252,7 @@ spb_status bsr_slice(const spb_bsr *B, spb_index slice, spb_bsr_sliced *S, char 
     S->val = spb_calloc((size_t)(blocks * b * b) + 1, sizeof *S->val);
     if (!S->col_idx || !S->val) goto nomem;
     for (spb_index s = 0; s < S->nslices; s++) {
-        spb_index first = s * slice, rows = B->brows - first < slice ? B->brows - first : slice;
+        spb_index first = s * slice, rows = bsr_slice_rows(S, s);
         const int64_t base = (int64_t)S->ptr[s] * b * b, column = (int64_t)rows * b;
         for (spb_index r = 0; r < rows; r++)
             for (spb_index k = 0; k < B->row_ptr[first + r + 1] - B->row_ptr[first + r]; k++) {

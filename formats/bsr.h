@@ -65,6 +65,12 @@ typedef struct {
 spb_status bsr_slice(const spb_bsr *B, spb_index slice, spb_bsr_sliced *S, char *msg);
 void bsr_sliced_free(spb_bsr_sliced *S); /* accepts a zeroed or freed struct */
 
+/* Block rows in slice s: `slice`, fewer in the last. */
+static inline spb_index bsr_slice_rows(const spb_bsr_sliced *S, spb_index s)
+{
+    return S->brows - s * S->slice < S->slice ? S->brows - s * S->slice : S->slice;
+}
+
 static inline int64_t bsr_sliced_stored(const spb_bsr_sliced *S)
 {
     return (int64_t)S->ptr[S->nslices] * S->block * S->block;

@@ -133,6 +133,14 @@ static void check_hll(const char *label, const spb_csr *A, spb_index H, spb_hll_
     hll_free(&B);
 }
 
+/* Block rows in slice sl of B cut in slices of `slice` (counted here, not
+ * by bsr_slice_rows, the code under test). */
+static spb_index rows_of_slice(const spb_bsr *B, spb_index slice, spb_index sl)
+{
+    spb_index left = B->brows - sl * slice;
+    return left < slice ? left : slice;
+}
+
 /* B in slices of `slice` block rows: each slice's width the most blocks
  * of its block rows, and y = A*x read row by row through the slices' layout
  * (bsr.h: the indexing a device thread uses) equal to the dense product; a
@@ -150,7 +158,7 @@ static void check_bsr_sliced(const char *label, const spb_csr *A, const double *
     int mismatches = 0;
     int64_t padded = 0;
     for (spb_index sl = 0; sl < S.nslices; sl++) {
-        spb_index rows = B->brows - sl * slice < slice ? B->brows - sl * slice : slice, width = 0;
+        spb_index rows = rows_of_slice(B, slice, sl), width = 0;
         for (spb_index r = sl * slice; r < sl * slice + rows; r++)
             if (B->row_ptr[r + 1] - B->row_ptr[r] > width)
                 width = B->row_ptr[r + 1] - B->row_ptr[r];
@@ -165,7 +173,7 @@ static void check_bsr_sliced(const char *label, const spb_csr *A, const double *
     for (spb_index j = 0; j < S.bcols * b; j++) x[j] = j < A->n ? 1.0 + 0.25 * (j % 7) : 0.0;
     for (spb_index row = 0; mismatches == 0 && row < A->m; row++) {
         spb_index brow = row / b, i = row % b, sl = brow / slice, r = brow % slice;
-        spb_index rows = B->brows - sl * slice < slice ? B->brows - sl * slice : slice;
+        spb_index rows = rows_of_slice(B, slice, sl);
         spb_index real = B->row_ptr[brow + 1] - B->row_ptr[brow];
         double sum = 0, want = 0;
         for (spb_index k = 0; k < S.width[sl]; k++) {
