@@ -6,7 +6,7 @@
 
 int format_kind_of(const char *format_name)
 {
-    static const char *const names[SPB_FORMAT_KINDS] = {"csr", "hll.row", "hll.col", "sell"};
+    static const char *const names[SPB_FORMAT_KINDS] = {"csr", "hll.row", "hll.col", "sell", "bsr"};
     for (int k = 0; k < SPB_FORMAT_KINDS; k++)
         if (strcmp(format_name, names[k]) == 0) return k;
     return -1;
@@ -24,6 +24,8 @@ static void slot_free(spb_format_slot *slot)
 {
     if (slot->kind == SPB_FORMAT_SELL)
         sell_free(&slot->as.sell);
+    else if (slot->kind == SPB_FORMAT_BSR)
+        bsr_free(&slot->as.bsr);
     else
         hll_free(&slot->as.hll);
 }
@@ -123,6 +125,17 @@ static spb_format_slot *find_slot(spb_format_set *F, spb_format_kind kind, spb_i
     return F->used < SPB_FORMAT_SLOTS ? &F->slots[F->used] : NULL;
 }
 
+/* A slot just filled: its key set and counted as used and converted. */
+static void slot_filled(spb_format_set *F, spb_format_slot *slot, spb_format_kind kind,
+                        spb_index hack_size, spb_precision precision)
+{
+    slot->kind = kind;
+    slot->hack_size = hack_size;
+    slot->precision = precision;
+    F->used++;
+    F->conversions++;
+}
+
 spb_status format_set_hll(spb_format_set *F, spb_hll_layout layout, spb_index hack_size,
                           spb_precision precision, const spb_hll **out, char *msg)
 {
@@ -137,11 +150,7 @@ spb_status format_set_hll(spb_format_set *F, spb_hll_layout layout, spb_index ha
         if (st == SPB_OK) st = hll_from_csr(F->csr, hack_size, layout, &slot->as.hll, msg);
         if (st == SPB_OK && precision == SPB_FP32) st = hll_round_values(&slot->as.hll, msg);
         if (st != SPB_OK) return st;
-        slot->kind = kind;
-        slot->hack_size = hack_size;
-        slot->precision = precision;
-        F->used++;
-        F->conversions++;
+        slot_filled(F, slot, kind, hack_size, precision);
     }
     *out = &slot->as.hll;
     return SPB_OK;
@@ -156,12 +165,41 @@ spb_status format_set_sell(spb_format_set *F, spb_index slice_size, const spb_se
     if (!found) {
         spb_status st = sell_from_csr(F->csr, slice_size, &slot->as.sell, msg);
         if (st != SPB_OK) return st;
-        slot->kind = SPB_FORMAT_SELL;
-        slot->hack_size = slice_size;
-        slot->precision = SPB_FP64;
-        F->used++;
-        F->conversions++;
+        slot_filled(F, slot, SPB_FORMAT_SELL, slice_size, SPB_FP64);
     }
     *out = &slot->as.sell;
+    return SPB_OK;
+}
+
+spb_index format_set_bsr_block(spb_format_set *F, spb_precision precision, int64_t *blocks)
+{
+    const int width = spb_precision_single(precision);
+    if (!F->bsr_choice[width].known) {
+        F->bsr_choice[width].block =
+            bsr_best_block(F->csr, precision, &F->bsr_choice[width].blocks);
+        F->bsr_choice[width].known = 1;
+    }
+    *blocks = F->bsr_choice[width].blocks;
+    return F->bsr_choice[width].block;
+}
+
+spb_status format_set_bsr(spb_format_set *F, spb_precision precision, const spb_bsr **out,
+                          char *msg)
+{
+    if (csr_real_only(F->csr, "BSR", msg) != SPB_OK) return SPB_ERR_DECLINED;
+    int64_t blocks;
+    const spb_index block = format_set_bsr_block(F, precision, &blocks);
+    if (block == 0)
+        return spb_fail(msg, SPB_ERR_TOO_LARGE,
+                        "BSR at every block size stores more than 32-bit offsets hold");
+    int found;
+    spb_format_slot *slot = find_slot(F, SPB_FORMAT_BSR, block, SPB_FP64, &found);
+    if (!slot) return spb_fail(msg, SPB_ERR_INVALID, "format set full: drop formats first");
+    if (!found) {
+        spb_status st = bsr_from_csr(F->csr, block, &slot->as.bsr, msg);
+        if (st != SPB_OK) return st;
+        slot_filled(F, slot, SPB_FORMAT_BSR, block, SPB_FP64);
+    }
+    *out = &slot->as.bsr;
     return SPB_OK;
 }

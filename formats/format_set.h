@@ -1,11 +1,12 @@
 /* format_set.h — the storage formats of one matrix, each built once: the
- * CSR as read, and the derived formats (HLL row- and column-major, SELL)
- * converted on first request for a given hack size and precision and kept
- * until dropped. Kernels take their format from here in prepare, so a run
+ * CSR as read, and the derived formats (HLL row- and column-major, SELL,
+ * BSR) converted on first request for a given hack size (block size) and
+ * precision and kept until dropped. Kernels take their format from here in prepare, so a run
  * over many kernels and thread counts converts each format once. */
 #ifndef SPB_FORMAT_SET_H
 #define SPB_FORMAT_SET_H
 
+#include "bsr.h"
 #include "hll.h"
 #include "sell.h"
 
@@ -13,26 +14,29 @@ typedef enum {
     SPB_FORMAT_CSR,
     SPB_FORMAT_HLL_ROW,
     SPB_FORMAT_HLL_COL,
-    SPB_FORMAT_SELL
+    SPB_FORMAT_SELL,
+    SPB_FORMAT_BSR
 } spb_format_kind;
 
-#define SPB_FORMAT_KINDS 4
+#define SPB_FORMAT_KINDS 5
 /* Derived formats kept at once: a slot per (kind, hack size, precision)
  * asked for: HLL row- and column-major in fp64 and fp32 and SELL (kept in
- * fp64) make 5 per hack size, so 3 hack sizes fit. */
-#define SPB_FORMAT_SLOTS 16
+ * fp64) make 5 per hack size, so 3 hack sizes fit beside BSR at the two
+ * block sizes fp64 and fp32 may choose. */
+#define SPB_FORMAT_SLOTS 18
 
 /* The kind named by a kernel's format ("csr", "hll.row", "hll.col",
- * "sell"); -1 for a library's own format ("rsb", "grb.row"). */
+ * "sell", "bsr"); -1 for a library's own format ("rsb", "grb.row"). */
 int format_kind_of(const char *format_name);
 
 typedef struct {
     spb_format_kind kind;
-    spb_index hack_size; /* rows per hack or slice */
+    spb_index hack_size; /* rows per hack or slice; BSR: the block size */
     spb_precision precision;
     union {
         spb_hll hll;
         spb_sell sell;
+        spb_bsr bsr;
     } as;
 } spb_format_slot;
 
@@ -45,6 +49,11 @@ typedef struct spb_format_set {
     int conversions;  /* formats built so far, counted by tests */
     float *csr_val32; /* the CSR's values in fp32, made on request (NULL until then) */
     float *b_val32;   /* b's values in fp32, when b is not the CSR itself (the same) */
+    struct {          /* BSR's block size by value width (fp64, fp32): chosen once */
+        int known;
+        spb_index block;
+        int64_t blocks;
+    } bsr_choice[2];
 } spb_format_set;
 
 void format_set_init(spb_format_set *F, const spb_csr *A);
@@ -58,6 +67,17 @@ spb_status format_set_hll(spb_format_set *F, spb_hll_layout layout, spb_index ha
                           spb_precision precision, const spb_hll **out, char *msg);
 spb_status format_set_sell(spb_format_set *F, spb_index slice_size, const spb_sell **out,
                            char *msg);
+
+/* The block size of BSR_BLOCK_SIZES whose product in `precision` moves the
+ * fewest bytes (bsr_best_block, counted once per value width): 0 when none
+ * fits 32-bit offsets; its stored blocks in *blocks. */
+spb_index format_set_bsr_block(spb_format_set *F, spb_precision precision, int64_t *blocks);
+/* The BSR of the set's matrix at that block size (fp64 values, which an
+ * fp32 kernel rounds as it uploads them): converted on the first request,
+ * the same object afterwards, also for the other precision where it
+ * chooses the same size. SPB_ERR_TOO_LARGE when no block size fits. */
+spb_status format_set_bsr(spb_format_set *F, spb_precision precision, const spb_bsr **out,
+                          char *msg);
 
 /* The CSR's values rounded to fp32, made on the first request. A value
  * beyond fp32's range declines the matrix (SPB_ERR_DECLINED, naming the

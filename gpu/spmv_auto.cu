@@ -29,7 +29,7 @@ static spb_status auto_prepare(const spb_kernel *self, spb_format_set *formats,
     shape.bsr_share = 0;
     if (shape.csr.stats.nnz >= GPU_AUTO_LARGE_NNZ && !shape.csr.pattern) {
         int64_t blocks = 0;
-        shape.bsr_block = bsr_best_block(formats->csr, config->precision, &blocks);
+        shape.bsr_block = format_set_bsr_block(formats, config->precision, &blocks);
         if (shape.bsr_block)
             shape.bsr_share =
                 bsr_spmv_bytes(formats->csr, shape.bsr_block, blocks, config->precision) /

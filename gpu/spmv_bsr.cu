@@ -172,36 +172,32 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
 /* What bsr.cuda.sliced prepares: the block size chosen; the slices'
  * offsets and widths sit in the state's hack arrays. */
 struct bsr_sliced_data {
-    int block, brows;
+    int block;
 };
 
-template <typename T, int B> static void launch_sliced_blocks(gpu_state *s, int brows)
+template <typename T, int B> static void launch_sliced_blocks(gpu_state *s)
 {
     bsr_sliced_kernel<T, B><<<gpu_grid(s, 1), s->block_size, 0, s->stream>>>(
-        s->m, brows, BSR_SLICE_BROWS, s->d_hack_ptr, s->d_hack_width, s->d_col_idx,
+        s->m, (s->m + B - 1) / B, BSR_SLICE_BROWS, s->d_hack_ptr, s->d_hack_width, s->d_col_idx,
         (const T *)s->d_val, (const T *)s->d_x, (T *)s->d_y);
 }
 
 template <typename T> static void launch_sliced(gpu_state *s)
 {
     const bsr_sliced_data *d = gpu_family<bsr_sliced_data>(s);
-    at_block_size(d->block, [&]<int B>() { launch_sliced_blocks<T, B>(s, d->brows); });
+    at_block_size(d->block, [&]<int B>() { launch_sliced_blocks<T, B>(s); });
 }
 
-/* A as BSR at the block size of the fewest bytes (as bsr.cuda and
- * cusparse.bsr cut it), sliced on the host and uploaded: slice offsets and
+/* The format set's BSR (s->bsr: the cut bsr.cuda and cusparse.bsr take),
+ * sliced on the host and uploaded: slice offsets and
  * widths to the hack arrays, block columns and values to the state's. */
 static spb_status setup_sliced(gpu_state *s, const spb_csr *A, char *msg)
 {
     bsr_sliced_data *d = gpu_family_new<bsr_sliced_data>(s);
     if (!d) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
-    spb_bsr B;
-    spb_status st = gpu_bsr_cut(s, A, &B, msg);
-    if (st != SPB_OK) return st;
-    const spb_index block = B.block;
+    const spb_index block = s->bsr->block;
     spb_bsr_sliced S;
-    st = bsr_slice(&B, BSR_SLICE_BROWS, &S, msg);
-    bsr_free(&B);
+    spb_status st = bsr_slice(s->bsr, BSR_SLICE_BROWS, &S, msg);
     if (st != SPB_OK) return st;
     if (gpu_upload(s, (void **)&s->d_hack_ptr, S.ptr, (size_t)S.nslices + 1, sizeof(int)) ||
         gpu_upload(s, (void **)&s->d_hack_width, S.width, (size_t)S.nslices, sizeof(int)) ||
@@ -209,7 +205,6 @@ static spb_status setup_sliced(gpu_state *s, const spb_csr *A, char *msg)
         gpu_upload_values(s, S.val, NULL, (size_t)bsr_sliced_stored(&S)))
         st = gpu_state_fail(s, msg);
     d->block = (int)block;
-    d->brows = (int)S.brows;
     s->stored = bsr_sliced_stored(&S);
     s->plan_bytes = bsr_sliced_spmv_bytes(&S, s->precision);
     if (st == SPB_OK) /* the row's message: which cut, and the zeros it stores */
@@ -239,14 +234,14 @@ static spb_status setup_bsr(gpu_state *s, const spb_csr *A, char *msg)
     return SPB_OK;
 }
 
-static const gpu_variant bsr_v = {.format = SPB_FORMAT_CSR,
+static const gpu_variant bsr_v = {.format = SPB_FORMAT_BSR,
                                   .default_block = BSR_BLOCK,
                                   .warp_multiple = 1,
                                   .setup = setup_bsr,
                                   .launch = GPU_LAUNCH(launch_bsr),
                                   .own_upload = 1};
 
-static const gpu_variant sliced_v = {.format = SPB_FORMAT_CSR,
+static const gpu_variant sliced_v = {.format = SPB_FORMAT_BSR,
                                      .default_block = BSR_BLOCK,
                                      .setup = setup_sliced,
                                      .launch = GPU_LAUNCH(launch_sliced),

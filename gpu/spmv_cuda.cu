@@ -115,6 +115,7 @@ static spb_status upload_format(gpu_state *s, spb_format_set *F, const spb_kerne
     const int values = !s->variant->pattern;
     const spb_hll *H = NULL;
     const spb_sell *S = NULL;
+    const spb_bsr *B = NULL;
     spb_format_kind kind = s->variant->format;
     spb_status st = SPB_OK;
     if (kind == SPB_FORMAT_HLL_ROW || kind == SPB_FORMAT_HLL_COL)
@@ -122,11 +123,15 @@ static spb_status upload_format(gpu_state *s, spb_format_set *F, const spb_kerne
                             config->hack_size, config->precision, &H, msg);
     else if (kind == SPB_FORMAT_SELL)
         st = format_set_sell(F, config->hack_size, &S, msg);
+    else if (kind == SPB_FORMAT_BSR)
+        st = format_set_bsr(F, config->precision, &B, msg);
     if (st != SPB_OK) return st;
-    s->stored = H ? hll_stored(H) : S ? sell_stored(S) : A->nnz;
+    s->bsr = B;
+    s->stored = H ? hll_stored(H) : S ? sell_stored(S) : B ? bsr_stored(B) : A->nnz;
     plan->stored_entries = s->stored;
     plan->bytes = H   ? (values ? hll_spmv_bytes : hll_pattern_spmv_bytes)(H, config->precision)
                   : S ? sell_spmv_bytes(S, config->precision)
+                  : B ? bsr_spmv_bytes(A, B->block, B->nblocks, config->precision)
                       : (values ? csr_spmv_bytes : csr_pattern_spmv_bytes)(A, config->precision);
     st = check_fits(plan->bytes + (64 << 20), msg);
     if (st != SPB_OK || s->variant->own_upload) return st;
@@ -161,35 +166,19 @@ int gpu_upload_csr(gpu_state *s, const spb_csr *A, const float *val32)
            (!s->variant->pattern && gpu_upload_values(s, A->val, val32, (size_t)A->nnz));
 }
 
-spb_status gpu_bsr_cut(const gpu_state *s, const spb_csr *A, spb_bsr *B, char *msg)
-{
-    int64_t blocks = 0;
-    spb_index block = bsr_best_block(A, s->precision, &blocks);
-    if (block == 0)
-        return spb_fail(msg, SPB_ERR_TOO_LARGE,
-                        "BSR at every block size stores more than 32-bit offsets hold");
-    return bsr_from_csr(A, block, B, msg);
-}
-
 spb_status gpu_upload_bsr(gpu_state *s, const spb_csr *A, int **d_block_ptr, int **d_block_cols,
                           int *block_size, char *msg)
 {
-    spb_bsr B;
-    spb_status st = gpu_bsr_cut(s, A, &B, msg);
-    if (st != SPB_OK) return st;
-    const spb_index block = B.block;
-    if (gpu_upload(s, (void **)d_block_ptr, B.row_ptr, (size_t)B.brows + 1, sizeof(int)) ||
-        gpu_upload(s, (void **)d_block_cols, B.col_idx, (size_t)B.nblocks, sizeof(int)) ||
-        gpu_upload_values(s, B.val, NULL, (size_t)bsr_stored(&B)))
-        st = gpu_state_fail(s, msg);
-    *block_size = (int)block;
-    s->stored = bsr_stored(&B);
-    if (st == SPB_OK) /* the row's message: which cut, and the zeros it stores */
-        snprintf(msg, SPB_MSG_LEN, "BSR %dx%d blocks: %.2f stored entries per entry", (int)block,
-                 (int)block, A->nnz ? (double)s->stored / A->nnz : 0.0);
-    s->plan_bytes = bsr_spmv_bytes(A, block, B.nblocks, s->precision);
-    bsr_free(&B);
-    return st;
+    const spb_bsr *B = s->bsr;
+    if (gpu_upload(s, (void **)d_block_ptr, B->row_ptr, (size_t)B->brows + 1, sizeof(int)) ||
+        gpu_upload(s, (void **)d_block_cols, B->col_idx, (size_t)B->nblocks, sizeof(int)) ||
+        gpu_upload_values(s, B->val, NULL, (size_t)bsr_stored(B)))
+        return gpu_state_fail(s, msg);
+    *block_size = (int)B->block;
+    /* the row's message: which cut, and the zeros it stores */
+    snprintf(msg, SPB_MSG_LEN, "BSR %dx%d blocks: %.2f stored entries per entry", (int)B->block,
+             (int)B->block, A->nnz ? (double)s->stored / A->nnz : 0.0);
+    return SPB_OK;
 }
 
 /* The x buffers of config.shared_x, one per device and size, each freed
@@ -324,6 +313,7 @@ spb_status gpu_spmv_prepare(const spb_kernel *self, spb_format_set *formats,
     spb_status st = upload_format(s, formats, config, csr_val32, plan, msg);
     if (st == SPB_OK) st = alloc_vectors(s, config, msg);
     if (st == SPB_OK && v->setup) st = v->setup(s, A, msg);
+    s->bsr = NULL; /* the format set's, which may drop it */
     if (st == SPB_OK && s->plan_bytes > 0) plan->bytes = s->plan_bytes;
     plan->stored_entries = s->stored; /* a setup with its own format (BSR) counts its own */
     if (st != SPB_OK) {

@@ -250,7 +250,7 @@ static const gpu_variant sell_v =
 static const gpu_variant coo_alg1_v = CUSPARSE_CSR_VARIANT(CUSPARSE_SPMV_COO_ALG1);
 static const gpu_variant coo_alg2_v = CUSPARSE_CSR_VARIANT(CUSPARSE_SPMV_COO_ALG2);
 /* BSR's setup uploads its own arrays: prepare uploads no CSR */
-static const gpu_variant bsr_v = {.format = SPB_FORMAT_CSR,
+static const gpu_variant bsr_v = {.format = SPB_FORMAT_BSR,
                                   .param = CUSPARSE_SPMV_BSR_ALG1,
                                   .setup = setup_cusparse,
                                   .launch = CUSPARSE_LAUNCH_REAL,

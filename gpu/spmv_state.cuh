@@ -130,10 +130,13 @@ struct gpu_state : gpu_record {
     int *d_row_ptr, *d_hack_ptr, *d_hack_width, *d_col_idx;
     int64_t *d_row_ptr64; /* CSR's row offsets instead of d_row_ptr when the matrix's are 64-bit */
     void *d_val, *d_x, *d_y;
-    int x_shared;        /* d_x is the shared buffer of config.shared_x */
-    double iso_value;    /* pattern kernels: every stored value */
-    double cache_bytes;  /* the L2 to block x for (gpu_l2_bytes) */
-    double plan_bytes;   /* set by a setup whose traffic is not its format's */
+    int x_shared;       /* d_x is the shared buffer of config.shared_x */
+    double iso_value;   /* pattern kernels: every stored value */
+    double cache_bytes; /* the L2 to block x for (gpu_l2_bytes) */
+    double plan_bytes;  /* set by a setup whose traffic is not its format's */
+    /* SPB_FORMAT_BSR variants: the format set's BSR at the block size of
+     * the fewest bytes in this precision (format_set_bsr), read by setup */
+    const spb_bsr *bsr;
     void *family;        /* the family's prepared data (gpu_family_new), or NULL */
     cudaStream_t stream; /* where its products run: the default stream unless set */
 };
@@ -180,15 +183,9 @@ int gpu_upload_values(gpu_state *s, const double *val, const float *val32, size_
  * (gpu_upload_values). Nonzero on failure. */
 int gpu_upload_csr(gpu_state *s, const spb_csr *A, const float *val32);
 
-/* A as BSR (on the host) at the block size of 2, 3, 4, 6 or 8 whose
- * product moves the fewest bytes in the state's precision
- * (bsr_best_block): the cut cusparse.bsr, bsr.cuda and bsr.cuda.sliced
- * take. */
-spb_status gpu_bsr_cut(const gpu_state *s, const spb_csr *A, spb_bsr *B, char *msg);
-
-/* A as BSR at the block size of the fewest bytes (gpu_bsr_cut),
- * converted on the host: block row offsets and block columns to the given
- * device pointers, the values (blocks whole, row-major, their zeros
+/* The BSR prepare took from the format set (s->bsr: SPB_FORMAT_BSR
+ * variants): block row offsets and block columns to the given device
+ * pointers, the values (blocks whole, row-major, their zeros
  * included) to s->d_val in the state's precision. Its stored entries and
  * traffic replace CSR's in the row, and msg names the cut (the row's
  * message). x and y are read and written past n and m up to whole blocks:

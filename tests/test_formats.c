@@ -662,10 +662,53 @@ static void test_format_set(void)
     CHECK(F.used == 1 && F.slots[0].kind == SPB_FORMAT_SELL, "only SELL kept");
     CHECK(format_set_hll(&F, HLL_ROW_MAJOR, 2, SPB_FP64, &h1, msg) == SPB_OK, "%s", msg);
     CHECK(F.conversions == 5, "a dropped format is rebuilt on request");
-    CHECK(format_kind_of("hll.col") == SPB_FORMAT_HLL_COL && format_kind_of("rsb") == -1,
+    CHECK(format_kind_of("hll.col") == SPB_FORMAT_HLL_COL && format_kind_of("rsb") == -1 &&
+              format_kind_of("bsr") == SPB_FORMAT_BSR,
           "format names");
     format_set_free(&F);
     CHECK(F.used == 0, "freed");
+}
+
+/* The rows on BSR share one cut per block size: the block size chosen once
+ * per value width (bsr_best_block's), the BSR converted once and handed to
+ * both precisions where they choose the same size, dropped with its kind. */
+static void test_format_set_bsr(void)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_csr A;
+    /* 3 unknowns a node: both widths choose 3x3 blocks */
+    CHECK(gen_matrix("gen:fem:5:3", &A, msg) == SPB_OK, "%s", msg);
+    spb_format_set F;
+    format_set_init(&F, &A);
+    int64_t blocks64, blocks32, expect;
+    const spb_index b64 = format_set_bsr_block(&F, SPB_FP64, &blocks64);
+    const spb_index b32 = format_set_bsr_block(&F, SPB_FP32, &blocks32);
+    const spb_index best = bsr_best_block(&A, SPB_FP64, &expect);
+    CHECK(b64 == best && blocks64 == expect && b64 == 3, "fp64 chooses %d (%d expected, 3)",
+          (int)b64, (int)best);
+    CHECK(b32 == bsr_best_block(&A, SPB_FP32, &expect) && blocks32 == expect, "fp32 chooses %d",
+          (int)b32);
+    const spb_bsr *p64, *p32, *again;
+    CHECK(format_set_bsr(&F, SPB_FP64, &p64, msg) == SPB_OK, "%s", msg);
+    CHECK(format_set_bsr(&F, SPB_FP32, &p32, msg) == SPB_OK, "%s", msg);
+    CHECK(format_set_bsr(&F, SPB_FP64, &again, msg) == SPB_OK, "%s", msg);
+    CHECK(p64 == p32 && p64 == again && F.conversions == 1 && F.used == 1,
+          "one BSR for three requests: %d conversions", F.conversions);
+    CHECK(p64->block == b64 && p64->nblocks == blocks64, "the BSR at the chosen size");
+    spb_bsr own;
+    CHECK(bsr_from_csr(&A, b64, &own, msg) == SPB_OK, "%s", msg);
+    CHECK(own.nblocks == p64->nblocks &&
+              !memcmp(own.row_ptr, p64->row_ptr, sizeof *own.row_ptr * ((size_t)own.brows + 1)) &&
+              !memcmp(own.col_idx, p64->col_idx, sizeof *own.col_idx * (size_t)own.nblocks) &&
+              !memcmp(own.val, p64->val, sizeof *own.val * (size_t)bsr_stored(&own)),
+          "the set's BSR is bsr_from_csr's");
+    bsr_free(&own);
+    format_set_keep(&F, 1u << SPB_FORMAT_CSR);
+    CHECK(F.used == 0, "BSR dropped with its kind");
+    CHECK(format_set_bsr(&F, SPB_FP64, &p64, msg) == SPB_OK && F.conversions == 2,
+          "a dropped BSR is rebuilt on request: %d conversions", F.conversions);
+    format_set_free(&F);
+    csr_free(&A);
 }
 
 /* csr_from_coo sorts and sums each row on one thread: the same CSR, bit for
@@ -939,6 +982,7 @@ int main(void)
     test_rcm(seed);
     test_scatter();
     test_format_set();
+    test_format_set_bsr();
     test_coo_threads(seed);
     test_duplicates_in_order();
     test_col_panels(seed);
