@@ -3,7 +3,8 @@ samples that compare lives on survive --resume and kill -9 (the CSV keeps
 them), a JSON is replaced only by a whole one (a full disk, a kill), merge
 and compare never write over an input or an existing file without --force
 and leave no temporary file on a signal, merge refuses a JSON shard that
-is not its CSV's, compare's gate cannot pass by accident and its reader
+is not its CSV's, a run's JSON reads as its CSV in the development
+scripts, compare's gate cannot pass by accident and its reader
 refuses malformed rows in one line, fp32 rows of a matrix beyond fp32's
 range are skipped (not wrong), and a stop during the bandwidth passes is
 heard at once.
@@ -11,12 +12,14 @@ heard at once.
 usage: e2e_study_files.py SPBENCH SOURCE_DIR
 """
 import csv
+import gzip
 import json
 import os
 import resource
 import shutil
 import signal
 import subprocess
+import sys
 import time
 
 from spbtest import SOURCE, SPBENCH, check, read_rows, run_tests, skip, spbench
@@ -420,6 +423,29 @@ def test_one_reader(tmp):
     check(not edits, "no module of the package edits sys.path: %s" % edits)
 
 
+def test_json_reads_as_csv(tmp):
+    """A run kept as its JSON alone (docs/results keeps no CSV copy) reads
+    as its CSV does in the scripts that quote figures from it: the same
+    SpGEMM targets from the CSV, the JSON and the JSON gzip-compressed."""
+    csv_path, json_path = os.path.join(tmp, "sp.csv"), os.path.join(tmp, "sp.json")
+    r = spbench("run", "--op", "spgemm", "--kernels", "spgemm.gustavson,spgemm.hash",
+                "--threads", "1", "--reps", "3", "--min-time", "0", "--energy-s", "0", "--quiet",
+                "--csv", csv_path, "--json", json_path, *TWO)
+    check(r.returncode == 0, "the SpGEMM study: %s" % r.stderr[-300:])
+    with open(json_path, "rb") as f, gzip.open(json_path + ".gz", "wb") as g:
+        g.write(f.read())
+    script = os.path.join(SOURCE, "scripts", "dev", "spgemm_targets.py")
+    out = {}
+    for path in (csv_path, json_path, json_path + ".gz"):
+        p = subprocess.run([sys.executable, script, path], capture_output=True, text=True)
+        check(p.returncode == 0, "spgemm_targets.py %s: %s" % (path, p.stderr[-300:]))
+        out[path] = p.stdout
+    check("spgemm.gustavson vs spgemm.hash" in out[csv_path] and "over 2" in out[csv_path],
+          "the targets of 2 products from the CSV: %s" % out[csv_path])
+    check(out[json_path] == out[csv_path] == out[json_path + ".gz"],
+          "the JSON reads as the CSV: %s against %s" % (out[json_path], out[csv_path]))
+
+
 def test_compare_messages(tmp):
     """compare says what is wrong: an option without its value; no row
     matching because the keys differ (named); --kernels naming a kernel
@@ -590,6 +616,7 @@ def main():
     run_tests([test_resume_keeps_samples, test_kill_leaves_no_cut_json, test_json_write_failure,
                test_merge_outputs, test_merge_json_checked, test_merge_signal,
                test_compare_outputs, test_gate, test_compare_malformed, test_one_reader,
+               test_json_reads_as_csv,
                test_compare_messages,
                test_compare_chart, test_fp32_underflow, test_complex64_underflow,
                test_impossible_speedup_not_plotted,

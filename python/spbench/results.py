@@ -85,7 +85,11 @@ def parse_csv(path, text):
 def read(path, kinds=("json", "csv")):
     """The results file at path, a JSON or a CSV by its name or its first
     character, refused when it is not one of kinds."""
-    text = read_text(path)
+    return parse(path, read_text(path), kinds)
+
+
+def parse(path, text, kinds=("json", "csv")):
+    """read's work on a file's text already read (path names it)."""
     if looks_like_json(path, text):
         if "json" not in kinds:
             raise ResultsError("%s is a JSON; this command reads a results CSV" % path)
@@ -100,3 +104,15 @@ def read(path, kinds=("json", "csv")):
         raise ResultsError("%s is not a spbench results JSON%s" % (path, hint))
     header, rows = parse_csv(path, text)
     return Results("csv", {}, header, rows)
+
+
+def text_rows(study):
+    """A Results' rows with every value as the CSV writes it ('' for none,
+    samples space-separated), for scripts written against the CSV: a run
+    kept as its JSON alone reads the same."""
+    if study.kind == "csv":
+        return study.rows
+
+    def text(v):
+        return "" if v is None else " ".join(map(str, v)) if isinstance(v, list) else str(v)
+    return [{k: text(v) for k, v in r.items()} for r in study.rows]

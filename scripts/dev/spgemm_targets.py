@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""SpGEMM targets from results CSVs: per B (settings b=...), the geometric
+"""SpGEMM targets from results files (CSV or JSON): per B (settings b=...), the geometric
 means of spgemm.omp at 2 threads against graphblas.mxm at 2 threads and
 against spgemm.gustavson, and of spgemm.gustavson against spgemm.hash;
 where the CSVs have device rows, each device kernel and the best one per
@@ -9,16 +9,22 @@ and spgemm.cuda.auto's device_peak_bytes against that row's. A product is
 a matrix in one precision (A*A, or A*A^T where A is not square, unless B
 is given). Time ratios from the same run.
 
-usage: scripts/dev/spgemm_targets.py RESULTS.csv[.gz]...
+usage: scripts/dev/spgemm_targets.py RESULTS.{csv,json}[.gz]...
 """
-import csv
 import gzip
 import math
+import os
 import sys
 
-def open_text(path):
-    """A results CSV, plain or gzip-compressed (docs/results archives keep them uncompressed; older ones are .gz)."""
-    return gzip.open(path, "rt", newline="") if path.endswith(".gz") else open(path, newline="")
+# the tree's results package (a development script: not installed with it)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from spbench import results  # noqa: E402
+
+def rows_of(path):
+    """A results CSV's or JSON's rows, plain or gzip-compressed (docs/results
+    archives keep them uncompressed; older ones are .gz), as text."""
+    with (gzip.open(path, "rt", newline="") if path.endswith(".gz") else open(path, newline="")) as f:
+        return results.text_rows(results.parse(path, f.read()))
 
 
 
@@ -58,7 +64,7 @@ def gpu_targets(time, peak, b, matrices):
 
 
 def main():
-    rows = [r for path in sys.argv[1:] for r in csv.DictReader(open_text(path))
+    rows = [r for path in sys.argv[1:] for r in rows_of(path)
             if r.get("operation") == "spgemm" and r["status"] == "ok"]
     time, peak = {}, {}
     noisy = sum(r.get("noisy") == "1" for r in rows)

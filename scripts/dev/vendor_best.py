@@ -4,19 +4,25 @@ that row's time per product (under 10 us, 10-100 us, over 100 us), beside
 the ratio to cusparse.csr alone; with which vendor row was fastest how
 often. The figures MEASUREMENTS.md quotes against the vendor come from it.
 
-usage: python3 scripts/dev/vendor_best.py KERNEL RESULTS.csv[.gz]...
+usage: python3 scripts/dev/vendor_best.py KERNEL RESULTS.{csv,json}[.gz]...
 """
-import csv
 import gzip
 import math
+import os
 import sys
+
+# the tree's results package (a development script: not installed with it)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from spbench import results  # noqa: E402
 
 VENDOR = ("cusparse.", "cusp.")  # files of before the JSON's roles: the device library rows
 BUCKETS = ((0, 0.01, "under 10 us"), (0.01, 0.1, "10-100 us"), (0.1, math.inf, "over 100 us"))
 
 
-def open_text(path):
-    return gzip.open(path, "rt", newline="") if path.endswith(".gz") else open(path, newline="")
+def rows_of(path):
+    """A results CSV's or JSON's rows (plain or gzip-compressed), as text."""
+    with (gzip.open(path, "rt", newline="") if path.endswith(".gz") else open(path, newline="")) as f:
+        return results.text_rows(results.parse(path, f.read()))
 
 
 def geomean(values):
@@ -27,7 +33,7 @@ def main(argv):
     kernel, paths = argv[0], argv[1:]
     best = {}  # (file, matrix, precision, kernel) -> the row's best median time (ms)
     for path in paths:
-        for r in csv.DictReader(open_text(path)):
+        for r in rows_of(path):
             if r["status"] != "ok" or r.get("backend") not in ("cuda", None):
                 continue
             key = (path, r["matrix"], r.get("precision") or "fp64", r["kernel"])
