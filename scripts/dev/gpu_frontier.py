@@ -5,9 +5,10 @@ fastest vendor row (every cuSPARSE and CUSP mode: the JSON's roles), their
 times, the ratio best/vendor (> 1: spbench faster), GB/s and the fraction
 of the device's measured bandwidth; then geometric means per shape class
 and per bucket of the vendor's time (under 10 us, 10-100 us, over 100 us).
-Markdown on stdout.
+Markdown on stdout. With --pairs: instead, one line per matrix, "MATRIX
+BEST,VENDOR" in fp64, the PAIRS file scripts/dev/gpu_ncu_limits.sh takes.
 
-usage: python3 scripts/dev/gpu_frontier.py STUDY.json[.gz]
+usage: python3 scripts/dev/gpu_frontier.py STUDY.json[.gz] [--pairs]
 """
 import gzip
 import json
@@ -58,26 +59,41 @@ def cases(doc, rows):
     return by_case, set(vendors)
 
 
+def best_and_vendor(kernels, vendors):
+    """The fastest of spbench's own rows (auto.cuda apart) and the fastest
+    vendor row of one case, or None where either side has none."""
+    ours = [r for k, r in kernels.items() if k not in vendors and k != "auto.cuda"]
+    theirs = [r for k, r in kernels.items() if k in vendors]
+    if not ours or not theirs:
+        return None
+    return (min(ours, key=lambda r: float(r["time_ms_median"])),
+            min(theirs, key=lambda r: float(r["time_ms_median"])))
+
+
 def fmt_us(ms):
     return "%.1f" % (1e3 * ms)
 
 
 def main(argv):
-    if len(argv) != 1:
+    if len(argv) not in (1, 2) or (len(argv) == 2 and argv[1] != "--pairs"):
         sys.exit(__doc__.strip())
     doc, rows = load(argv[0])
     by_case, vendors = cases(doc, rows)
+    if len(argv) == 2:
+        for (matrix, precision), kernels in by_case.items():
+            pair = best_and_vendor(kernels, vendors) if precision == "fp64" else None
+            if pair:
+                print("%s %s,%s" % (matrix, pair[0]["kernel"], pair[1]["kernel"]))
+        return
     summary = {}
     print("| matrix | prec | best spbench row | us | auto.cuda us (of best) | fastest vendor row "
           "| us | best/vendor | best GB/s | of measured bw |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for (matrix, precision), kernels in by_case.items():
-        ours = {k: r for k, r in kernels.items() if k not in vendors and k != "auto.cuda"}
-        theirs = {k: r for k, r in kernels.items() if k in vendors}
-        if not ours or not theirs:
+        pair = best_and_vendor(kernels, vendors)
+        if not pair:
             continue
-        best = min(ours.values(), key=lambda r: float(r["time_ms_median"]))
-        vendor = min(theirs.values(), key=lambda r: float(r["time_ms_median"]))
+        best, vendor = pair
         t_best, t_vendor = float(best["time_ms_median"]), float(vendor["time_ms_median"])
         auto = kernels.get("auto.cuda")
         t_auto = float(auto["time_ms_median"]) if auto else float("nan")
