@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The large-matrix GPU study (docs/results/2026-12-05-gpu-large-h200.md):
+# The large-matrix GPU study (docs/results/2026-12-07-gpu-large.md):
 # every device SpMV row and every cuSPARSE mode on fifteen generated shapes
 # of 11-67 million entries and the large real matrices given, fp64 and
 # fp32, then scripts/dev/gpu_frontier.py's table. The regular shapes are
