@@ -711,6 +711,34 @@ static void test_format_set_bsr(void)
     csr_free(&A);
 }
 
+/* BSR and its slices ask for the room they will fill before allocating (a
+ * graph's slices pad 20-33 times its entries): past SPB_MEMORY_LIMIT each
+ * refuses, naming its estimate, and holds nothing. */
+static void test_bsr_memory_room(void)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_csr A;
+    CHECK(gen_matrix("gen:fem:5:3", &A, msg) == SPB_OK, "%s", msg);
+    spb_bsr B;
+    spb_bsr_sliced S;
+    setenv("SPB_MEMORY_LIMIT", "100000", 1); /* the 3x3 cut needs about 270 kB */
+    spb_status st = bsr_from_csr(&A, 3, &B, msg);
+    CHECK(st == SPB_ERR_TOO_LARGE && strstr(msg, "BSR needs about") && !B.val && !B.row_ptr,
+          "BSR past the room: %s (%s)", spb_status_str(st), msg);
+    unsetenv("SPB_MEMORY_LIMIT");
+    CHECK(bsr_from_csr(&A, 3, &B, msg) == SPB_OK, "%s", msg);
+    setenv("SPB_MEMORY_LIMIT", "100000", 1);
+    msg[0] = '\0'; /* spb_fail keeps a message already written */
+    st = bsr_slice(&B, 32, &S, msg);
+    CHECK(st == SPB_ERR_TOO_LARGE && strstr(msg, "BSR in slices needs about") && !S.val && !S.ptr,
+          "slices past the room: %s (%s)", spb_status_str(st), msg);
+    unsetenv("SPB_MEMORY_LIMIT");
+    CHECK(bsr_slice(&B, 32, &S, msg) == SPB_OK, "%s", msg);
+    bsr_sliced_free(&S);
+    bsr_free(&B);
+    csr_free(&A);
+}
+
 /* csr_from_coo sorts and sums each row on one thread: the same CSR, bit for
  * bit, at 1 and 3 threads (duplicates, unsorted rows, a long row, rows past
  * one thread's share); and the first row whose duplicates overflow is the
@@ -983,6 +1011,7 @@ int main(void)
     test_scatter();
     test_format_set();
     test_format_set_bsr();
+    test_bsr_memory_room();
     test_coo_threads(seed);
     test_duplicates_in_order();
     test_col_panels(seed);
