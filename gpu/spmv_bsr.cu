@@ -223,7 +223,12 @@ static spb_status setup_sliced(gpu_state *s, const spb_csr *A, char *msg)
     const spb_index block = s->bsr->block;
     spb_bsr_sliced S;
     spb_status st = bsr_slice(s->bsr, BSR_SLICE_BROWS, &S, msg);
-    if (st != SPB_OK) return st;
+    if (st == SPB_OK) /* the slices' padding: up to 33x the BSR on a graph */
+        st = gpu_check_fits(bsr_sliced_spmv_bytes(&S, s->precision) + GPU_FIT_SLACK, msg);
+    if (st != SPB_OK) {
+        bsr_sliced_free(&S);
+        return st;
+    }
     if (gpu_upload(s, (void **)&s->d_hack_ptr, S.ptr, (size_t)S.nslices + 1, sizeof(int)) ||
         gpu_upload(s, (void **)&s->d_hack_width, S.width, (size_t)S.nslices, sizeof(int)) ||
         gpu_upload(s, (void **)&s->d_col_idx, S.col_idx, (size_t)S.ptr[S.nslices], sizeof(int)) ||

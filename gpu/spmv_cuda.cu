@@ -73,10 +73,8 @@ unsigned gpu_grid(const gpu_state *s, long long per_row)
 
 /* ---- prepare ------------------------------------------------------------------- */
 
-/* Refuses early, with sizes, a matrix that cannot fit in device memory:
- * skipped past the device's whole memory, an error (tried again alone)
- * past what the other rows leave free. */
-static spb_status check_fits(double bytes_needed, char *msg)
+/* spmv_state.cuh says what it refuses. */
+spb_status gpu_check_fits(double bytes_needed, char *msg)
 {
     size_t free_bytes = 0, total_bytes = 0;
     if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) return SPB_OK;
@@ -133,7 +131,7 @@ static spb_status upload_format(gpu_state *s, spb_format_set *F, const spb_kerne
                   : S ? sell_spmv_bytes(S, config->precision)
                   : B ? bsr_spmv_bytes(A, B->block, B->nblocks, config->precision)
                       : (values ? csr_spmv_bytes : csr_pattern_spmv_bytes)(A, config->precision);
-    st = check_fits(plan->bytes + (64 << 20), msg);
+    st = gpu_check_fits(plan->bytes + GPU_FIT_SLACK, msg);
     if (st != SPB_OK || s->variant->own_upload) return st;
     int failed;
     if (H)

@@ -183,6 +183,14 @@ int gpu_upload_values(gpu_state *s, const double *val, const float *val32, size_
  * (gpu_upload_values). Nonzero on failure. */
 int gpu_upload_csr(gpu_state *s, const spb_csr *A, const float *val32);
 
+/* Refuses early, with sizes, a product whose arrays (bytes_needed) cannot
+ * fit in device memory: skipped past the device's whole memory, an error
+ * (tried again alone) past what the other rows leave free. Prepare asks it
+ * for the format's traffic plus GPU_FIT_SLACK; a setup that uploads more
+ * than its format (its own arrangement) asks again for that. */
+spb_status gpu_check_fits(double bytes_needed, char *msg);
+#define GPU_FIT_SLACK (64 << 20) /* bytes beyond the arrays: vectors' slack, the runtime's */
+
 /* The BSR prepare took from the format set (s->bsr: SPB_FORMAT_BSR
  * variants): block row offsets and block columns to the given device
  * pointers, the values (blocks whole, row-major, their zeros
