@@ -258,11 +258,12 @@ spb_status bsr_slice(const spb_bsr *B, spb_index slice, spb_bsr_sliced *S, char 
     }
     /* a skewed matrix's slices pad to their longest block row: 20-33 times
      * the entries on R-MAT graphs, so the room is asked first */
+    const int64_t stored = blocks * b * b;
     char detail[96];
     snprintf(detail, sizeof detail, "%lld stored entries in slices of %d block rows",
-             (long long)(blocks * b * b), (int)slice);
-    spb_status fits = spb_memory_check(8.0 * (double)(blocks * b * b) + 4.0 * (double)blocks,
-                                       "BSR in slices", detail, msg);
+             (long long)stored, (int)slice);
+    spb_status fits =
+        spb_memory_check(8.0 * (double)stored + 4.0 * (double)blocks, "BSR in slices", detail, msg);
     if (fits != SPB_OK) {
         bsr_sliced_free(S);
         return fits;
