@@ -107,18 +107,31 @@ double bsr_spmv_bytes(const spb_csr *A, spb_index block, int64_t blocks, spb_pre
            + value * brows * block;               /* y written, padded */
 }
 
-spb_index bsr_best_block(const spb_csr *A, spb_precision precision, int64_t *blocks)
+void bsr_count_sizes(const spb_csr *A, int64_t counts[BSR_BLOCK_SIZE_COUNT])
 {
-    static const spb_index sizes[] = BSR_BLOCK_SIZES;
+    static const spb_index sizes[BSR_BLOCK_SIZE_COUNT] = BSR_BLOCK_SIZES;
+    for (int s = 0; s < BSR_BLOCK_SIZE_COUNT; s++) counts[s] = bsr_count_blocks(A, sizes[s]);
+}
+
+spb_index bsr_best_of_counts(const spb_csr *A, spb_precision precision,
+                             const int64_t counts[BSR_BLOCK_SIZE_COUNT], int64_t *blocks)
+{
+    static const spb_index sizes[BSR_BLOCK_SIZE_COUNT] = BSR_BLOCK_SIZES;
     spb_index best = 0;
     double best_bytes = 0;
-    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
-        int64_t count = bsr_count_blocks(A, sizes[s]);
-        if (count < 0) continue;
-        double bytes = bsr_spmv_bytes(A, sizes[s], count, precision);
-        if (!best || bytes < best_bytes) best = sizes[s], best_bytes = bytes, *blocks = count;
+    for (int s = 0; s < BSR_BLOCK_SIZE_COUNT; s++) {
+        if (counts[s] < 0) continue;
+        double bytes = bsr_spmv_bytes(A, sizes[s], counts[s], precision);
+        if (!best || bytes < best_bytes) best = sizes[s], best_bytes = bytes, *blocks = counts[s];
     }
     return best;
+}
+
+spb_index bsr_best_block(const spb_csr *A, spb_precision precision, int64_t *blocks)
+{
+    int64_t counts[BSR_BLOCK_SIZE_COUNT];
+    bsr_count_sizes(A, counts);
+    return bsr_best_of_counts(A, precision, counts, blocks);
 }
 
 /* The second walk: block row counts first, then block columns in the order

@@ -28,8 +28,20 @@ int64_t bsr_count_blocks(const spb_csr *A, spb_index block);
 /* Bytes one y = A*x moves in BSR at `block` with `blocks` stored. */
 double bsr_spmv_bytes(const spb_csr *A, spb_index block, int64_t blocks, spb_precision precision);
 
-/* The block size of BSR_BLOCK_SIZES whose product moves the fewest bytes
- * (0 when none fits 32-bit offsets); its stored blocks in *blocks. */
+#define BSR_BLOCK_SIZE_COUNT 5
+
+/* Stored blocks of A at each of BSR_BLOCK_SIZES, in that order (-1 where
+ * more than 32-bit offsets hold): what the choice below needs in any
+ * precision, counted once. */
+void bsr_count_sizes(const spb_csr *A, int64_t counts[BSR_BLOCK_SIZE_COUNT]);
+
+/* The block size of BSR_BLOCK_SIZES whose product in `precision` moves the
+ * fewest bytes, given bsr_count_sizes' counts (0 when none fits 32-bit
+ * offsets); its stored blocks in *blocks. */
+spb_index bsr_best_of_counts(const spb_csr *A, spb_precision precision,
+                             const int64_t counts[BSR_BLOCK_SIZE_COUNT], int64_t *blocks);
+
+/* bsr_best_of_counts on counts made now. */
 spb_index bsr_best_block(const spb_csr *A, spb_precision precision, int64_t *blocks);
 
 /* CSR -> BSR at `block` (>= 1); SPB_ERR_TOO_LARGE past 32-bit offsets. */

@@ -173,14 +173,12 @@ spb_status format_set_sell(spb_format_set *F, spb_index slice_size, const spb_se
 
 spb_index format_set_bsr_block(spb_format_set *F, spb_precision precision, int64_t *blocks)
 {
-    const int width = spb_precision_single(precision);
-    if (!F->bsr_choice[width].known) {
-        F->bsr_choice[width].block =
-            bsr_best_block(F->csr, precision, &F->bsr_choice[width].blocks);
-        F->bsr_choice[width].known = 1;
+    if (!F->bsr_counted) {
+        bsr_count_sizes(F->csr, F->bsr_counts);
+        F->bsr_counted = 1;
     }
-    *blocks = F->bsr_choice[width].blocks;
-    return F->bsr_choice[width].block;
+    *blocks = 0;
+    return bsr_best_of_counts(F->csr, precision, F->bsr_counts, blocks);
 }
 
 spb_status format_set_bsr(spb_format_set *F, spb_precision precision, const spb_bsr **out,

@@ -49,11 +49,8 @@ typedef struct spb_format_set {
     int conversions;  /* formats built so far, counted by tests */
     float *csr_val32; /* the CSR's values in fp32, made on request (NULL until then) */
     float *b_val32;   /* b's values in fp32, when b is not the CSR itself (the same) */
-    struct {          /* BSR's block size by value width (fp64, fp32): chosen once */
-        int known;
-        spb_index block;
-        int64_t blocks;
-    } bsr_choice[2];
+    int bsr_counted;  /* bsr_counts made: stored blocks at each BSR block size, */
+    int64_t bsr_counts[BSR_BLOCK_SIZE_COUNT]; /* counted once for both precisions */
 } spb_format_set;
 
 void format_set_init(spb_format_set *F, const spb_csr *A);
@@ -69,8 +66,8 @@ spb_status format_set_sell(spb_format_set *F, spb_index slice_size, const spb_se
                            char *msg);
 
 /* The block size of BSR_BLOCK_SIZES whose product in `precision` moves the
- * fewest bytes (bsr_best_block, counted once per value width): 0 when none
- * fits 32-bit offsets; its stored blocks in *blocks. */
+ * fewest bytes (bsr_best_block's choice, on blocks counted once per
+ * matrix): 0 when none fits 32-bit offsets; its stored blocks in *blocks. */
 spb_index format_set_bsr_block(spb_format_set *F, spb_precision precision, int64_t *blocks);
 /* The BSR of the set's matrix at that block size (fp64 values, which an
  * fp32 kernel rounds as it uploads them): converted on the first request,
