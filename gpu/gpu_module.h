@@ -9,7 +9,9 @@
 
 #include "gpu.h"
 
-#define SPB_GPU_MODULE_ABI    3
+/* changes with gpu.h's functions and with the types they pass (the format
+ * set: 4 added its BSR) */
+#define SPB_GPU_MODULE_ABI    4
 #define SPB_GPU_MODULE_SYMBOL "spb_gpu_module_table"
 
 /* gpu.h's functions: X(return type, name, parameters, the arguments
