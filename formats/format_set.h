@@ -1,8 +1,9 @@
 /* format_set.h — the storage formats of one matrix, each built once: the
  * CSR as read, and the derived formats (HLL row- and column-major, SELL,
  * BSR) converted on first request for a given hack size (block size) and
- * precision and kept until dropped. Kernels take their format from here in prepare, so a run
- * over many kernels and thread counts converts each format once. */
+ * precision and kept until dropped. Kernels take their format from here in
+ * prepare, so a run over many kernels and thread counts converts each
+ * format once. */
 #ifndef SPB_FORMAT_SET_H
 #define SPB_FORMAT_SET_H
 
