@@ -148,6 +148,25 @@ static spb_index sort_and_sum_row(spb_csr *A, spb_index i, col_val *scratch)
     return kept;
 }
 
+/* Per-thread scratch for rows up to `longest` entries in *scratch, the
+ * thread count in *threads: no more threads than make all of them together
+ * as large as the matrix; checked, with `extra` bytes besides, against the
+ * room first ("WHAT needs about ..."). */
+static spb_status row_scratch(const spb_csr *A, spb_index longest, double extra, const char *what,
+                              int *threads, col_val **scratch, char *msg)
+{
+    *threads = omp_get_max_threads();
+    if (longest > 0 && (double)*threads * longest > (double)A->nnz)
+        *threads = A->nnz / longest > 1 ? (int)(A->nnz / longest) : 1;
+    char detail[96];
+    snprintf(detail, sizeof detail, "%d rows of scratch for %lld rows", *threads, (long long)A->m);
+    spb_status fits = spb_memory_check(extra + sizeof(col_val) * (double)*threads * (double)longest,
+                                       what, detail, msg);
+    if (fits != SPB_OK) return fits;
+    *scratch = spb_malloc((size_t)*threads * (size_t)longest + 1, sizeof **scratch);
+    return *scratch ? SPB_OK : spb_fail(msg, SPB_ERR_NOMEM, "out of memory %s", what);
+}
+
 /* Rows sorted by column and duplicates summed, each row by one thread (so
  * the sums are the same at any thread count), then compacted in order (on
  * wide offsets: csr_from_coo_offsets narrows them after);
@@ -155,24 +174,15 @@ static spb_index sort_and_sum_row(spb_csr *A, spb_index i, col_val *scratch)
  * first such row reported, as a serial pass would). */
 static spb_status sort_and_sum_rows(spb_csr *A, spb_index longest, char *msg)
 {
-    /* a thread's scratch holds the longest row: no more threads than make
-     * all of them together as large as the matrix */
-    int threads = omp_get_max_threads();
-    if (longest > 0 && (double)threads * longest > (double)A->nnz)
-        threads = A->nnz / longest > 1 ? (int)(A->nnz / longest) : 1;
     /* checked here, where the longest row is known: the reader's estimate
      * covers the triplets, the CSR and one row array at a time */
-    char detail[96];
-    snprintf(detail, sizeof detail, "a row count for each of %lld rows, %d rows of scratch",
-             (long long)A->m, threads);
-    spb_status fits = spb_memory_check(sizeof(spb_index) * (A->m + 1.0) +
-                                           sizeof(col_val) * (double)threads * (double)longest,
-                                       "sorting its rows", detail, msg);
-    if (fits != SPB_OK) return fits;
+    int threads;
+    col_val *scratch;
+    spb_status st = row_scratch(A, longest, sizeof(spb_index) * (A->m + 1.0), "sorting its rows",
+                                &threads, &scratch, msg);
+    if (st != SPB_OK) return st;
     spb_index *kept = spb_malloc((size_t)A->m + 1, sizeof *kept);
-    col_val *scratch = spb_malloc((size_t)threads * (size_t)longest, sizeof *scratch);
-    if (!kept || !scratch) {
-        spb_free(kept);
+    if (!kept) {
         spb_free(scratch);
         return spb_fail(msg, SPB_ERR_NOMEM, "out of memory converting COO to CSR");
     }
@@ -208,6 +218,32 @@ static spb_status sort_and_sum_rows(spb_csr *A, spb_index longest, char *msg)
     A->row_ptr64[A->m] = out;
     A->nnz = out;
     spb_free(kept);
+    return SPB_OK;
+}
+
+spb_status csr_sort_rows(spb_csr *A, char *msg)
+{
+    spb_index longest = 0;
+    for (spb_index i = 0; i < A->m; i++) {
+        const spb_offset len = csr_row_start(A, i + 1) - csr_row_start(A, i);
+        if (len > longest) longest = (spb_index)len;
+    }
+    int threads;
+    col_val *scratch;
+    spb_status st = row_scratch(A, longest, 0.0, "sorting its rows", &threads, &scratch, msg);
+    if (st != SPB_OK) return st;
+    const int w = (int)csr_values_per_entry(A);
+#pragma omp parallel num_threads(threads)
+    {
+        col_val *mine = scratch + (size_t)omp_get_thread_num() * (size_t)longest;
+#pragma omp for schedule(dynamic, 1024)
+        for (spb_index i = 0; i < A->m; i++) {
+            const spb_offset begin = csr_row_start(A, i);
+            sort_row(A->col_idx + begin, A->val + (size_t)begin * w,
+                     (spb_index)(csr_row_start(A, i + 1) - begin), w, mine);
+        }
+    }
+    spb_free(scratch);
     return SPB_OK;
 }
 

@@ -63,6 +63,10 @@ void csr_free(spb_csr *A); /* accepts a zeroed or freed struct */
 spb_status csr_from_coo(const spb_coo *coo, spb_csr *A, char *msg);
 spb_status csr_from_coo_offsets(const spb_coo *coo, int wide, spb_csr *A, char *msg);
 
+/* Each row of A sorted by column, its values along (columns distinct in a
+ * row, as after a renumbering); rows on the OpenMP threads. */
+spb_status csr_sort_rows(spb_csr *A, char *msg);
+
 /* A's row offsets made wide in place (the kernel test's wide mode runs
  * every kernel on small matrices stored as the large ones are). */
 spb_status csr_widen(spb_csr *A, char *msg);

@@ -188,52 +188,34 @@ spb_status csr_rcm_order(const spb_csr *A, spb_index *order, char *msg)
     return st;
 }
 
-typedef struct {
-    spb_index col;
-    spb_value val;
-} entry;
-
-static int by_col(const void *a, const void *b)
-{
-    const spb_index x = ((const entry *)a)->col, y = ((const entry *)b)->col;
-    return (x > y) - (x < y);
-}
-
 spb_status csr_permute(const spb_csr *A, const spb_index *order, spb_csr *B, char *msg)
 {
     if (A->m != A->n) return not_square(A, msg);
     spb_status st = csr_real_only(A, "the renumbering", msg);
     if (st == SPB_OK) st = csr_alloc(B, A->m, A->n, A->nnz, msg);
     if (st != SPB_OK) return st;
-    spb_index longest = 0;
-    for (spb_index i = 0; i < A->m; i++) {
-        const spb_index len = A->row_ptr[order[i] + 1] - A->row_ptr[order[i]];
-        if (len > longest) longest = len;
-        B->row_ptr[i + 1] = B->row_ptr[i] + len;
-    }
+    for (spb_index i = 0; i < A->m; i++)
+        B->row_ptr[i + 1] = B->row_ptr[i] + (A->row_ptr[order[i] + 1] - A->row_ptr[order[i]]);
     spb_index *new_of = spb_malloc((size_t)A->m + 1, sizeof *new_of);
-    entry *row = spb_malloc((size_t)longest + 1, sizeof *row);
-    if (!new_of || !row) {
-        spb_free(new_of);
-        spb_free(row);
+    if (!new_of) {
         csr_free(B);
         return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the renumbering of %d rows",
                         (int)A->m);
     }
+    /* rows renumbered on the OpenMP threads, then sorted (csr_sort_rows) */
     for (spb_index i = 0; i < A->m; i++) new_of[order[i]] = i;
+#pragma omp parallel for schedule(dynamic, 1024)
     for (spb_index i = 0; i < A->m; i++) {
-        const spb_index from = A->row_ptr[order[i]], len = B->row_ptr[i + 1] - B->row_ptr[i];
-        for (spb_index k = 0; k < len; k++)
-            row[k] = (entry){new_of[A->col_idx[from + k]], A->val[from + k]};
-        qsort(row, (size_t)len, sizeof *row, by_col);
-        for (spb_index k = 0; k < len; k++) {
-            B->col_idx[B->row_ptr[i] + k] = row[k].col;
-            B->val[B->row_ptr[i] + k] = row[k].val;
+        const spb_index from = A->row_ptr[order[i]], to = B->row_ptr[i];
+        for (spb_index k = 0; k < B->row_ptr[i + 1] - to; k++) {
+            B->col_idx[to + k] = new_of[A->col_idx[from + k]];
+            B->val[to + k] = A->val[from + k];
         }
     }
     spb_free(new_of);
-    spb_free(row);
-    return SPB_OK;
+    st = csr_sort_rows(B, msg);
+    if (st != SPB_OK) csr_free(B);
+    return st;
 }
 
 spb_index csr_bandwidth(const spb_csr *A)

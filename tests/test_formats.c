@@ -636,6 +636,41 @@ static void test_rcm(unsigned long long seed)
     CHECK(csr_rcm_order(&wide, order, msg) == SPB_ERR_INVALID, "a 2 x 3 matrix is refused");
 }
 
+/* csr_sort_rows: each row by column with its values along (a complex
+ * entry's two parts together), short rows (insertion) and long ones
+ * (qsort) alike, at 1 and 3 threads. */
+static void test_sort_rows(void)
+{
+    char msg[SPB_MSG_LEN] = "";
+    enum { LONG = 70 }; /* past sort_row's insertion length */
+    for (int threads = 1; threads <= 3; threads += 2) {
+        int before = omp_get_max_threads();
+        omp_set_num_threads(threads);
+        spb_csr Z;
+        CHECK(csr_alloc_complex(&Z, 3, LONG, 3 + LONG, msg) == SPB_OK, "%s", msg);
+        Z.row_ptr[1] = 3, Z.row_ptr[2] = 3, Z.row_ptr[3] = 3 + LONG; /* rows of 3, 0, LONG */
+        const spb_index first[] = {4, 0, 2};
+        for (int k = 0; k < 3; k++) Z.col_idx[k] = first[k];
+        for (int k = 0; k < LONG; k++) Z.col_idx[3 + k] = (spb_index)((k * 37) % LONG);
+        for (int k = 0; k < 3 + LONG; k++) {
+            Z.val[2 * k] = 10.0 * Z.col_idx[k] + (k < 3 ? 0 : 1); /* re: its column */
+            Z.val[2 * k + 1] = -Z.val[2 * k];                     /* im: re negated */
+        }
+        CHECK(csr_sort_rows(&Z, msg) == SPB_OK, "%s", msg);
+        int wrong = 0;
+        for (spb_index i = 0; i < 3; i++)
+            for (spb_index k = Z.row_ptr[i]; k < Z.row_ptr[i + 1]; k++)
+                wrong += (k > Z.row_ptr[i] && Z.col_idx[k - 1] >= Z.col_idx[k]) ||
+                         Z.val[2 * k] != 10.0 * Z.col_idx[k] + (i == 0 ? 0 : 1) ||
+                         Z.val[2 * k + 1] != -Z.val[2 * k];
+        CHECK(wrong == 0 && Z.col_idx[0] == 0 && Z.col_idx[2] == 4 && Z.col_idx[3] == 0 &&
+                  Z.col_idx[2 + LONG] == LONG - 1,
+              "%d threads: %d entries out of place or parted from their values", threads, wrong);
+        csr_free(&Z);
+        omp_set_num_threads(before);
+    }
+}
+
 /* The format set builds each (format, hack size) once and hands back the
  * same object; dropping a kind frees it and the next request rebuilds. */
 static void test_format_set(void)
@@ -1009,6 +1044,7 @@ int main(void)
     test_row_tiles(seed);
     test_rcm(seed);
     test_scatter();
+    test_sort_rows();
     test_format_set();
     test_format_set_bsr();
     test_bsr_memory_room();
