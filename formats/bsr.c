@@ -284,6 +284,9 @@ spb_status bsr_slice(const spb_bsr *B, spb_index slice, spb_bsr_sliced *S, char 
     S->col_idx = spb_calloc((size_t)blocks + 1, sizeof *S->col_idx);
     S->val = spb_calloc((size_t)(blocks * b * b) + 1, sizeof *S->val);
     if (!S->col_idx || !S->val) goto nomem;
+        /* slices on the OpenMP threads: each fills its own span (and takes its
+         * pages' first faults, which dominate where a graph's slices pad) */
+#pragma omp parallel for schedule(dynamic, 64)
     for (spb_index s = 0; s < S->nslices; s++) {
         spb_index first = s * slice, rows = bsr_slice_rows(S, s);
         const int64_t base = (int64_t)S->ptr[s] * b * b, column = (int64_t)rows * b;
