@@ -55,6 +55,8 @@ spb_status sell_from_csr(const spb_csr *A, spb_index slice_size, spb_sell *S, ch
         sell_free(S);
         return st;
     }
+    /* slices on the OpenMP threads: each fills its own span */
+#pragma omp parallel for schedule(dynamic, 64)
     for (spb_index s = 0; s < S->nslices; s++) {
         spb_index width = (S->slice_ptr[s + 1] - S->slice_ptr[s]) / slice_size;
         for (spb_index r = 0; r < slice_size; r++) {
