@@ -240,6 +240,29 @@ void bsr_sliced_free(spb_bsr_sliced *S)
     memset(S, 0, sizeof *S);
 }
 
+/* B's blocks placed in S's slices (offsets and widths made, arrays
+ * zeroed). */
+static void fill_slices(const spb_bsr *B, spb_bsr_sliced *S)
+{
+    const spb_index b = B->block, slice = S->slice;
+    /* slices on the OpenMP threads: each fills its own span (and takes its
+     * pages' first faults, which dominate where a graph's slices pad) */
+#pragma omp parallel for schedule(dynamic, 64)
+    for (spb_index s = 0; s < S->nslices; s++) {
+        spb_index first = s * slice, rows = bsr_slice_rows(S, s);
+        const int64_t base = (int64_t)S->ptr[s] * b * b, column = (int64_t)rows * b;
+        for (spb_index r = 0; r < rows; r++)
+            for (spb_index k = 0; k < B->row_ptr[first + r + 1] - B->row_ptr[first + r]; k++) {
+                const spb_index from = B->row_ptr[first + r] + k;
+                S->col_idx[S->ptr[s] + (int64_t)k * rows + r] = B->col_idx[from];
+                for (spb_index i = 0; i < b; i++)
+                    for (spb_index j = 0; j < b; j++)
+                        S->val[base + ((int64_t)k * b + j) * column + (int64_t)r * b + i] =
+                            B->val[(int64_t)from * b * b + i * b + j];
+            }
+    }
+}
+
 spb_status bsr_slice(const spb_bsr *B, spb_index slice, spb_bsr_sliced *S, char *msg)
 {
     memset(S, 0, sizeof *S);
@@ -284,22 +307,7 @@ spb_status bsr_slice(const spb_bsr *B, spb_index slice, spb_bsr_sliced *S, char 
     S->col_idx = spb_calloc((size_t)blocks + 1, sizeof *S->col_idx);
     S->val = spb_calloc((size_t)(blocks * b * b) + 1, sizeof *S->val);
     if (!S->col_idx || !S->val) goto nomem;
-        /* slices on the OpenMP threads: each fills its own span (and takes its
-         * pages' first faults, which dominate where a graph's slices pad) */
-#pragma omp parallel for schedule(dynamic, 64)
-    for (spb_index s = 0; s < S->nslices; s++) {
-        spb_index first = s * slice, rows = bsr_slice_rows(S, s);
-        const int64_t base = (int64_t)S->ptr[s] * b * b, column = (int64_t)rows * b;
-        for (spb_index r = 0; r < rows; r++)
-            for (spb_index k = 0; k < B->row_ptr[first + r + 1] - B->row_ptr[first + r]; k++) {
-                const spb_index from = B->row_ptr[first + r] + k;
-                S->col_idx[S->ptr[s] + (int64_t)k * rows + r] = B->col_idx[from];
-                for (spb_index i = 0; i < b; i++)
-                    for (spb_index j = 0; j < b; j++)
-                        S->val[base + ((int64_t)k * b + j) * column + (int64_t)r * b + i] =
-                            B->val[(int64_t)from * b * b + i * b + j];
-            }
-    }
+    fill_slices(B, S);
     return SPB_OK;
 nomem:
     bsr_sliced_free(S);
