@@ -313,7 +313,7 @@ spb_status gpu_spmv_prepare(const spb_kernel *self, spb_format_set *formats,
     if (st == SPB_OK && v->setup) st = v->setup(s, A, msg);
     s->bsr = NULL; /* the format set's, which may drop it */
     if (st == SPB_OK && s->plan_bytes > 0) plan->bytes = s->plan_bytes;
-    plan->stored_entries = s->stored; /* a setup with its own format (BSR) counts its own */
+    plan->stored_entries = s->stored; /* a setup with its own arrangement counts its own */
     if (st != SPB_OK) {
         gpu_spmv_release(s);
         return st;

@@ -12,8 +12,7 @@
 
 extern "C" {
 #include "core/kernel.h"
-#include "formats/bsr.h"
-#include "formats/format_set.h"
+#include "formats/format_set.h" /* and bsr.h, the BSR rows' format */
 }
 #include "complex_value.cuh"
 
@@ -194,8 +193,8 @@ spb_status gpu_check_fits(double bytes_needed, char *msg);
 /* The BSR prepare took from the format set (s->bsr: SPB_FORMAT_BSR
  * variants): block row offsets and block columns to the given device
  * pointers, the values (blocks whole, row-major, their zeros
- * included) to s->d_val in the state's precision. Its stored entries and
- * traffic replace CSR's in the row, and msg names the cut (the row's
+ * included) to s->d_val in the state's precision (prepare counted its
+ * entries and traffic from the format set); msg names the cut (the row's
  * message). x and y are read and written past n and m up to whole blocks:
  * the vectors' spare entries (GPU_VECTOR_SLACK) hold them, x's zeros. */
 spb_status gpu_upload_bsr(gpu_state *s, const spb_csr *A, int **d_block_ptr, int **d_block_cols,
