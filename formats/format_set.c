@@ -6,9 +6,14 @@
 
 int format_kind_of(const char *format_name)
 {
-    static const char *const names[SPB_FORMAT_KINDS] = {"csr", "hll.row", "hll.col", "sell", "bsr"};
+    static const char *const names[SPB_FORMAT_KINDS] = {"csr",  "hll.row", "hll.col",
+                                                        "sell", "bsr",     "csr.rcm"};
+    static const char pattern[] = ".pattern";
+    size_t length = strlen(format_name);
+    if (length > strlen(pattern) && strcmp(format_name + length - strlen(pattern), pattern) == 0)
+        length -= strlen(pattern);
     for (int k = 0; k < SPB_FORMAT_KINDS; k++)
-        if (strcmp(format_name, names[k]) == 0) return k;
+        if (strlen(names[k]) == length && strncmp(format_name, names[k], length) == 0) return k;
     return -1;
 }
 
@@ -26,6 +31,8 @@ static void slot_free(spb_format_slot *slot)
         sell_free(&slot->as.sell);
     else if (slot->kind == SPB_FORMAT_BSR)
         bsr_free(&slot->as.bsr);
+    else if (slot->kind == SPB_FORMAT_RCM)
+        renumbered_free(&slot->as.rcm);
     else
         hll_free(&slot->as.hll);
 }
@@ -199,5 +206,19 @@ spb_status format_set_bsr(spb_format_set *F, spb_precision precision, const spb_
         slot_filled(F, slot, SPB_FORMAT_BSR, block, SPB_FP64);
     }
     *out = &slot->as.bsr;
+    return SPB_OK;
+}
+
+spb_status format_set_rcm(spb_format_set *F, const spb_renumbered **out, char *msg)
+{
+    int found;
+    spb_format_slot *slot = find_slot(F, SPB_FORMAT_RCM, 0, SPB_FP64, &found);
+    if (!slot) return spb_fail(msg, SPB_ERR_INVALID, "format set full: drop formats first");
+    if (!found) {
+        spb_status st = csr_renumber_rcm(F->csr, &slot->as.rcm, msg);
+        if (st != SPB_OK) return st;
+        slot_filled(F, slot, SPB_FORMAT_RCM, 0, SPB_FP64);
+    }
+    *out = &slot->as.rcm;
     return SPB_OK;
 }

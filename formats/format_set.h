@@ -9,6 +9,7 @@
 
 #include "bsr.h"
 #include "hll.h"
+#include "order.h"
 #include "sell.h"
 
 typedef enum {
@@ -16,18 +17,20 @@ typedef enum {
     SPB_FORMAT_HLL_ROW,
     SPB_FORMAT_HLL_COL,
     SPB_FORMAT_SELL,
-    SPB_FORMAT_BSR
+    SPB_FORMAT_BSR,
+    SPB_FORMAT_RCM /* the CSR renumbered by reverse Cuthill-McKee, with its order */
 } spb_format_kind;
 
-#define SPB_FORMAT_KINDS 5
+#define SPB_FORMAT_KINDS 6
 /* Derived formats kept at once: a slot per (kind, hack size, precision)
  * asked for: HLL row- and column-major in fp64 and fp32 and SELL (kept in
  * fp64) make 5 per hack size, so 3 hack sizes fit beside BSR at the two
- * block sizes fp64 and fp32 may choose. */
-#define SPB_FORMAT_SLOTS 18
+ * block sizes fp64 and fp32 may choose and the renumbered CSR. */
+#define SPB_FORMAT_SLOTS 19
 
 /* The kind named by a kernel's format ("csr", "hll.row", "hll.col",
- * "sell", "bsr"); -1 for a library's own format ("rsb", "grb.row"). */
+ * "sell", "bsr", "csr.rcm"; a pattern kernel's name ends in ".pattern");
+ * -1 for a library's own format ("rsb", "grb.row"). */
 int format_kind_of(const char *format_name);
 
 typedef struct {
@@ -38,6 +41,7 @@ typedef struct {
         spb_hll hll;
         spb_sell sell;
         spb_bsr bsr;
+        spb_renumbered rcm;
     } as;
 } spb_format_slot;
 
@@ -76,6 +80,11 @@ spb_index format_set_bsr_block(spb_format_set *F, spb_precision precision, int64
  * chooses the same size. SPB_ERR_TOO_LARGE when no block size fits. */
 spb_status format_set_bsr(spb_format_set *F, spb_precision precision, const spb_bsr **out,
                           char *msg);
+
+/* The set's matrix renumbered by reverse Cuthill-McKee (csr_renumber_rcm,
+ * fp64 values): made on the first request, the same object afterwards, for
+ * either precision. A rectangular or complex matrix is declined. */
+spb_status format_set_rcm(spb_format_set *F, const spb_renumbered **out, char *msg);
 
 /* The CSR's values rounded to fp32, made on the first request. A value
  * beyond fp32's range declines the matrix (SPB_ERR_DECLINED, naming the

@@ -2,6 +2,7 @@
  * matrix (order.h). */
 #include "order.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,9 +70,17 @@ static spb_status graph_of(const spb_csr *A, graph *g, char *msg)
                     (long long)edges);
 }
 
-static spb_status not_square(const spb_csr *A, char *msg)
+/* The graph and the renumbering walk 32-bit row offsets. */
+static spb_status wide_declined(char *msg)
 {
-    return spb_fail(msg, SPB_ERR_INVALID,
+    return spb_fail(msg, SPB_ERR_DECLINED, "the renumbering takes 32-bit row offsets");
+}
+
+/* `status`: SPB_ERR_INVALID from the functions that take a square A,
+ * SPB_ERR_DECLINED from a row's renumbering (the matrix is not wrong). */
+static spb_status not_square(const spb_csr *A, spb_status status, char *msg)
+{
+    return spb_fail(msg, status,
                     "a %d x %d matrix: rows and columns are renumbered together only in a square "
                     "one",
                     (int)A->m, (int)A->n);
@@ -157,7 +166,8 @@ static spb_index cuthill_mckee(const graph *g, spb_index root, int *stamp, int64
 
 spb_status csr_rcm_order(const spb_csr *A, spb_index *order, char *msg)
 {
-    if (A->m != A->n) return not_square(A, msg);
+    if (A->m != A->n) return not_square(A, SPB_ERR_INVALID, msg);
+    if (csr_wide(A)) return wide_declined(msg);
     graph g;
     spb_status st = graph_of(A, &g, msg);
     if (st != SPB_OK) return st;
@@ -190,8 +200,14 @@ spb_status csr_rcm_order(const spb_csr *A, spb_index *order, char *msg)
 
 spb_status csr_permute(const spb_csr *A, const spb_index *order, spb_csr *B, char *msg)
 {
-    if (A->m != A->n) return not_square(A, msg);
+    if (A->m != A->n) return not_square(A, SPB_ERR_INVALID, msg);
+    if (csr_wide(A)) return wide_declined(msg);
     spb_status st = csr_real_only(A, "the renumbering", msg);
+    char detail[64];
+    snprintf(detail, sizeof detail, "a copy of %lld entries", (long long)A->nnz);
+    if (st == SPB_OK)
+        st = spb_memory_check(12.0 * (double)A->nnz + 8.0 * ((double)A->m + 1.0),
+                              "the renumbered matrix", detail, msg);
     if (st == SPB_OK) st = csr_alloc(B, A->m, A->n, A->nnz, msg);
     if (st != SPB_OK) return st;
     for (spb_index i = 0; i < A->m; i++)
@@ -216,6 +232,28 @@ spb_status csr_permute(const spb_csr *A, const spb_index *order, spb_csr *B, cha
     st = csr_sort_rows(B, msg);
     if (st != SPB_OK) csr_free(B);
     return st;
+}
+
+spb_status csr_renumber_rcm(const spb_csr *A, spb_renumbered *R, char *msg)
+{
+    memset(R, 0, sizeof *R);
+    if (A->m != A->n) return not_square(A, SPB_ERR_DECLINED, msg);
+    spb_status st = csr_real_only(A, "the renumbering", msg);
+    if (st != SPB_OK) return st;
+    R->order = spb_malloc((size_t)A->m + 1, sizeof *R->order);
+    st = R->order
+             ? csr_rcm_order(A, R->order, msg)
+             : spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the ordering of %d rows", (int)A->m);
+    if (st == SPB_OK) st = csr_permute(A, R->order, &R->csr, msg);
+    if (st != SPB_OK) renumbered_free(R);
+    return st;
+}
+
+void renumbered_free(spb_renumbered *R)
+{
+    csr_free(&R->csr);
+    spb_free(R->order);
+    memset(R, 0, sizeof *R);
 }
 
 spb_index csr_bandwidth(const spb_csr *A)

@@ -18,6 +18,20 @@ spb_status csr_rcm_order(const spb_csr *A, spb_index *order, char *msg);
  * rows (A square), columns sorted in each row as CSR keeps them. */
 spb_status csr_permute(const spb_csr *A, const spb_index *order, spb_csr *B, char *msg);
 
+/* A matrix renumbered by reverse Cuthill-McKee, made once for every row
+ * that runs on it: B = P A P^T and the order (order[i]: the old index of
+ * new row and column i). */
+typedef struct {
+    spb_csr csr;
+    spb_index *order;
+} spb_renumbered;
+
+/* csr_rcm_order, then csr_permute: a rectangular A is declined
+ * (SPB_ERR_DECLINED, rows and columns are renumbered together only in a
+ * square one), as is a complex one; nothing is held on failure. */
+spb_status csr_renumber_rcm(const spb_csr *A, spb_renumbered *R, char *msg);
+void renumbered_free(spb_renumbered *R);
+
 /* The largest |i - j| over A's entries (0 when empty). */
 spb_index csr_bandwidth(const spb_csr *A);
 

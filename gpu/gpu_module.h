@@ -10,8 +10,8 @@
 #include "gpu.h"
 
 /* changes with gpu.h's functions and with the types they pass (the format
- * set: 4 added its BSR) */
-#define SPB_GPU_MODULE_ABI    4
+ * set: 4 added its BSR, 5 its renumbered CSR) */
+#define SPB_GPU_MODULE_ABI    5
 #define SPB_GPU_MODULE_SYMBOL "spb_gpu_module_table"
 
 /* gpu.h's functions: X(return type, name, parameters, the arguments

@@ -406,33 +406,23 @@ static spb_status setup_stream(gpu_state *s, const spb_csr *A, char *msg)
 }
 
 /* csr.cuda.stream.rcm: A renumbered by reverse Cuthill-McKee (B = P A P^T,
- * formats/order.h) is uploaded in A's place, and B's tiles are cut as
- * csr.cuda.stream's. Graphs numbered without regard to their neighbours
- * gather x from a new 32-byte sector almost every entry; renumbered, a
- * warp's gathers share sectors and a tile's share lines in L1. Each
- * product renumbers x first and writes y in the old order; the byte model
- * counts both. */
+ * the format set's SPB_FORMAT_RCM, made once per matrix) is uploaded in
+ * A's place, and B's tiles are cut as csr.cuda.stream's. Graphs numbered
+ * without regard to their neighbours gather x from a new 32-byte sector
+ * almost every entry; renumbered, a warp's gathers share sectors and a
+ * tile's share lines in L1. Each product renumbers x first and writes y in
+ * the old order; the byte model counts both. */
 static spb_status setup_stream_rcm(gpu_state *s, const spb_csr *A, char *msg)
 {
-    if (A->m != A->n)
-        return spb_fail(msg, SPB_ERR_DECLINED,
-                        "a %d x %d matrix: rows and columns are renumbered together only in a "
-                        "square one",
-                        (int)A->m, (int)A->n);
+    const spb_csr *B = &s->rcm->csr;
     stream_data *d = gpu_family_new<stream_data>(s);
-    int *order = (int *)spb_malloc((size_t)A->m + 1, sizeof(int));
-    spb_csr B = {};
-    spb_status st = d && order ? SPB_OK : spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
-    if (st == SPB_OK) st = csr_rcm_order(A, order, msg);
-    if (st == SPB_OK) st = csr_permute(A, order, &B, msg);
-    if (st == SPB_OK) {
-        if (gpu_upload_csr(s, &B, NULL) ||
-            gpu_upload(s, (void **)&d->d_order, order, (size_t)A->m, sizeof(int)) ||
-            gpu_cuda_failed(s, cudaMalloc(&d->d_x_new, s->value_bytes * ((size_t)A->n + 1)),
-                            "cudaMalloc"))
-            st = gpu_state_fail(s, msg);
-    }
-    if (st == SPB_OK) st = setup_stream(s, &B, msg);
+    if (!d) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory");
+    if (gpu_upload_csr(s, B, NULL) ||
+        gpu_upload(s, (void **)&d->d_order, s->rcm->order, (size_t)A->m, sizeof(int)) ||
+        gpu_cuda_failed(s, cudaMalloc(&d->d_x_new, s->value_bytes * ((size_t)A->n + 1)),
+                        "cudaMalloc"))
+        return gpu_state_fail(s, msg);
+    spb_status st = setup_stream(s, B, msg);
     /* the overlap where the device has it and the kernel waits (compiled for 9.0 on) */
     int device = 0, major = 0;
     cudaFuncAttributes compiled = {};
@@ -448,8 +438,6 @@ static spb_status setup_stream_rcm(gpu_state *s, const spb_csr *A, char *msg)
         s->plan_bytes =
             (s->variant->pattern ? csr_pattern_spmv_bytes : csr_spmv_bytes)(A, s->precision) +
             (double)A->n * (sizeof(int) + 2.0 * s->value_bytes) + (double)A->m * sizeof(int);
-    spb_free(order);
-    csr_free(&B);
     return st;
 }
 
@@ -483,14 +471,23 @@ static const gpu_variant binned_pattern_v =
 static const gpu_variant stream_v =
     CSR_VARIANT(.warp_multiple = 1, .setup = setup_stream,
                 .launch = GPU_LAUNCH_VALUES_COMPLEX(launch_stream), .release = release_stream);
-static const gpu_variant stream_rcm_v =
-    CSR_VARIANT(.warp_multiple = 1, .setup = setup_stream_rcm,
-                .launch = GPU_LAUNCH_PATTERN(launch_stream_rcm, false), .own_upload = 1,
-                .release = release_stream);
-static const gpu_variant stream_rcm_pattern_v =
-    CSR_VARIANT(.warp_multiple = 1, .setup = setup_stream_rcm,
-                .launch = GPU_LAUNCH_PATTERN(launch_stream_rcm, true), .pattern = 1,
-                .own_upload = 1, .release = release_stream);
+/* on the format set's renumbered CSR (SPB_FORMAT_RCM) */
+static const gpu_variant stream_rcm_v = {.format = SPB_FORMAT_RCM,
+                                         .default_block = DEFAULT_BLOCK,
+                                         .warp_multiple = 1,
+                                         .setup = setup_stream_rcm,
+                                         .launch = GPU_LAUNCH_PATTERN(launch_stream_rcm, false),
+                                         .own_upload = 1,
+                                         .release = release_stream};
+static const gpu_variant stream_rcm_pattern_v = {.format = SPB_FORMAT_RCM,
+                                                 .default_block = DEFAULT_BLOCK,
+                                                 .warp_multiple = 1,
+                                                 .setup = setup_stream_rcm,
+                                                 .launch =
+                                                     GPU_LAUNCH_PATTERN(launch_stream_rcm, true),
+                                                 .pattern = 1,
+                                                 .own_upload = 1,
+                                                 .release = release_stream};
 static const gpu_variant stream_pattern_v =
     CSR_VARIANT(.warp_multiple = 1, .setup = setup_stream,
                 .launch = GPU_LAUNCH_PATTERN(launch_stream, true), .pattern = 1,
@@ -527,13 +524,13 @@ extern const spb_spmv_kernel gpu_csr_balanced_kernels[] = {
         "csr.cuda.stream for a pattern matrix (all values equal): no values read (declines "
         "other matrices)",
         &stream_pattern_v),
-    GPU_SPMV_KERNEL("csr.cuda.stream.rcm", "csr",
+    GPU_SPMV_KERNEL("csr.cuda.stream.rcm", "csr.rcm",
                     "csr.cuda.stream on A renumbered in prepare by reverse Cuthill-McKee (rows "
                     "and columns together: graph neighbours get near numbers, so gathers of x "
                     "share cache lines); each product renumbers x first and writes y in A's "
                     "order (declines a rectangular matrix)",
                     &stream_rcm_v),
-    GPU_SPMV_KERNEL("csr.cuda.stream.rcm.pattern", "csr.pattern",
+    GPU_SPMV_KERNEL("csr.cuda.stream.rcm.pattern", "csr.rcm.pattern",
                     "csr.cuda.stream.rcm for a pattern matrix (all values equal): no values "
                     "read (declines other matrices)",
                     &stream_rcm_pattern_v),

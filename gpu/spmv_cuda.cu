@@ -123,6 +123,8 @@ static spb_status upload_format(gpu_state *s, spb_format_set *F, const spb_kerne
         st = format_set_sell(F, config->hack_size, &S, msg);
     else if (kind == SPB_FORMAT_BSR)
         st = format_set_bsr(F, config->precision, &B, msg);
+    else if (kind == SPB_FORMAT_RCM)
+        st = format_set_rcm(F, &s->rcm, msg);
     if (st != SPB_OK) return st;
     s->bsr = B;
     s->stored = H ? hll_stored(H) : S ? sell_stored(S) : B ? bsr_stored(B) : A->nnz;
@@ -311,7 +313,8 @@ spb_status gpu_spmv_prepare(const spb_kernel *self, spb_format_set *formats,
     spb_status st = upload_format(s, formats, config, csr_val32, plan, msg);
     if (st == SPB_OK) st = alloc_vectors(s, config, msg);
     if (st == SPB_OK && v->setup) st = v->setup(s, A, msg);
-    s->bsr = NULL; /* the format set's, which may drop it */
+    s->bsr = NULL; /* the format set's, which may drop them */
+    s->rcm = NULL;
     if (st == SPB_OK && s->plan_bytes > 0) plan->bytes = s->plan_bytes;
     plan->stored_entries = s->stored; /* a setup with its own arrangement counts its own */
     if (st != SPB_OK) {

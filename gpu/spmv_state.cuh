@@ -136,6 +136,9 @@ struct gpu_state : gpu_record {
     /* SPB_FORMAT_BSR variants: the format set's BSR at the block size of
      * the fewest bytes in this precision (format_set_bsr), read by setup */
     const spb_bsr *bsr;
+    /* SPB_FORMAT_RCM variants: the format set's renumbered CSR and its
+     * order (format_set_rcm), read by setup */
+    const spb_renumbered *rcm;
     void *family;        /* the family's prepared data (gpu_family_new), or NULL */
     cudaStream_t stream; /* where its products run: the default stream unless set */
 };

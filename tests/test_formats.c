@@ -698,7 +698,11 @@ static void test_format_set(void)
     CHECK(format_set_hll(&F, HLL_ROW_MAJOR, 2, SPB_FP64, &h1, msg) == SPB_OK, "%s", msg);
     CHECK(F.conversions == 5, "a dropped format is rebuilt on request");
     CHECK(format_kind_of("hll.col") == SPB_FORMAT_HLL_COL && format_kind_of("rsb") == -1 &&
-              format_kind_of("bsr") == SPB_FORMAT_BSR,
+              format_kind_of("bsr") == SPB_FORMAT_BSR &&
+              format_kind_of("csr.rcm") == SPB_FORMAT_RCM &&
+              format_kind_of("csr.rcm.pattern") == SPB_FORMAT_RCM &&
+              format_kind_of("csr.pattern") == SPB_FORMAT_CSR && format_kind_of(".pattern") == -1 &&
+              format_kind_of("csr.rcm.") == -1 && format_kind_of("csr.rcm.patterns") == -1,
           "format names");
     format_set_free(&F);
     CHECK(F.used == 0, "freed");
@@ -744,6 +748,72 @@ static void test_format_set_bsr(void)
           "a dropped BSR is rebuilt on request: %d conversions", F.conversions);
     format_set_free(&F);
     csr_free(&A);
+}
+
+/* The rows on the renumbered CSR share one ordering per matrix: made on
+ * the first request, the same object for the next (either precision),
+ * csr_renumber_rcm's, dropped with its kind; a rectangular matrix is
+ * declined, not refused as invalid; the copy asks for its room first. */
+static void test_format_set_rcm(void)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_csr A;
+    CHECK(gen_matrix("gen:rmat:9:8", &A, msg) == SPB_OK, "%s", msg);
+    spb_format_set F;
+    format_set_init(&F, &A);
+    const spb_renumbered *first, *again;
+    CHECK(format_set_rcm(&F, &first, msg) == SPB_OK, "%s", msg);
+    CHECK(format_set_rcm(&F, &again, msg) == SPB_OK, "%s", msg);
+    CHECK(first == again && F.conversions == 1 && F.used == 1,
+          "one renumbering for two requests: %d conversions", F.conversions);
+    spb_renumbered own;
+    CHECK(csr_renumber_rcm(&A, &own, msg) == SPB_OK, "%s", msg);
+    CHECK(is_permutation(A.m, first->order) &&
+              !memcmp(own.order, first->order, sizeof *own.order * (size_t)A.m) &&
+              own.csr.nnz == A.nnz && first->csr.nnz == A.nnz &&
+              !memcmp(own.csr.row_ptr, first->csr.row_ptr, sizeof *A.row_ptr * ((size_t)A.m + 1)) &&
+              !memcmp(own.csr.col_idx, first->csr.col_idx, sizeof *A.col_idx * (size_t)A.nnz) &&
+              !memcmp(own.csr.val, first->csr.val, sizeof *A.val * (size_t)A.nnz),
+          "the set's renumbering is csr_renumber_rcm's");
+    int moved = 0; /* B(i, j) = A(order[i], order[j]): row i's length is A's row order[i]'s */
+    for (spb_index i = 0; i < A.m; i++)
+        moved += first->csr.row_ptr[i + 1] - first->csr.row_ptr[i] !=
+                 A.row_ptr[first->order[i] + 1] - A.row_ptr[first->order[i]];
+    CHECK(moved == 0, "%d rows of the renumbered matrix have another row's length", moved);
+    renumbered_free(&own);
+    format_set_keep(&F, 1u << SPB_FORMAT_BSR);
+    CHECK(F.used == 0, "the renumbering dropped with its kind");
+    CHECK(format_set_rcm(&F, &first, msg) == SPB_OK && F.conversions == 2,
+          "a dropped renumbering is made again on request: %d conversions", F.conversions);
+    setenv("SPB_MEMORY_LIMIT", "1000", 1);
+    msg[0] = '\0';
+    spb_csr B = {0};
+    spb_status st = csr_permute(&A, first->order, &B, msg);
+    unsetenv("SPB_MEMORY_LIMIT");
+    CHECK(st == SPB_ERR_TOO_LARGE && strstr(msg, "the renumbered matrix needs about") && !B.row_ptr,
+          "the renumbered copy past the room: %s (%s)", spb_status_str(st), msg);
+    format_set_free(&F);
+    csr_free(&A);
+
+    spb_index rect_ptr[] = {0, 0, 0};
+    spb_csr wide = {2, 3, 0, rect_ptr, NULL, NULL, 0, NULL};
+    format_set_init(&F, &wide);
+    msg[0] = '\0';
+    st = format_set_rcm(&F, &first, msg);
+    CHECK(st == SPB_ERR_DECLINED && strstr(msg, "2 x 3") && F.used == 0,
+          "a rectangular matrix: %s (%s)", spb_status_str(st), msg);
+    format_set_free(&F);
+    /* the ordering walks 32-bit row offsets: a wide matrix is declined, not read */
+    spb_offset wide_ptr[] = {0, 1, 2};
+    spb_index wide_col[] = {1, 0};
+    spb_value wide_val[] = {1.0, 2.0};
+    spb_csr offsets64 = {2, 2, 2, NULL, wide_col, wide_val, 0, wide_ptr};
+    format_set_init(&F, &offsets64);
+    msg[0] = '\0';
+    st = format_set_rcm(&F, &first, msg);
+    CHECK(st == SPB_ERR_DECLINED && strstr(msg, "32-bit row offsets") && F.used == 0,
+          "64-bit row offsets: %s (%s)", spb_status_str(st), msg);
+    format_set_free(&F);
 }
 
 /* BSR and its slices ask for the room they will fill before allocating (a
@@ -1047,6 +1117,7 @@ int main(void)
     test_sort_rows();
     test_format_set();
     test_format_set_bsr();
+    test_format_set_rcm();
     test_bsr_memory_room();
     test_coo_threads(seed);
     test_duplicates_in_order();
