@@ -561,28 +561,100 @@ double csr_spgemm_bytes(const spb_csr *A, double products, double nnz_c, spb_pre
            + index * (A->m + 1.0);      /* C's row_ptr written */
 }
 
+/* The row chunks a transpose scatters at once, one a thread: each counts
+ * its columns (n + 1 offsets), so fewer where those would pass A's column
+ * indices in size, and one for a small matrix. */
+static int transpose_chunks(const spb_csr *A)
+{
+    int chunks = A->nnz >= 65536 ? omp_get_max_threads() : 1;
+    while (chunks > 1 && (double)chunks * (A->n + 1.0) > (double)A->nnz) chunks--;
+    return chunks;
+}
+
+/* Rows [row[c], row[c + 1]) of A scattered into T by chunk c, chunks of
+ * about equal entries; start[c * (n + 1) + j]: where chunk c's entries of
+ * column j begin in T's row j (counted here). A's rows ascend inside a
+ * chunk and the chunks follow in order in each row of T, so T is the one
+ * a single pass over A's rows makes, on any number of threads. */
+static void transpose_chunked(const spb_csr *A, spb_csr *T, int chunks, spb_index *row,
+                              spb_index *start)
+{
+    const size_t w = csr_values_per_entry(A), stride = (size_t)A->n + 1;
+    for (int c = 0; c <= chunks; c++) { /* the first row whose start reaches c's share */
+        const double share = (double)A->nnz * c / chunks;
+        spb_index lo = c ? row[c - 1] : 0, hi = A->m;
+        while (lo < hi) {
+            const spb_index mid = lo + (hi - lo) / 2;
+            if ((double)csr_row_start(A, mid) < share)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        row[c] = c == chunks ? A->m : lo;
+    }
+#pragma omp parallel for schedule(static, 1)
+    for (int c = 0; c < chunks; c++) {
+        spb_index *mine = start + (size_t)c * stride;
+        memset(mine, 0, stride * sizeof *mine);
+        for (spb_offset k = csr_row_start(A, row[c]); k < csr_row_start(A, row[c + 1]); k++)
+            mine[A->col_idx[k]]++;
+    }
+#pragma omp parallel for schedule(static)
+    for (spb_index j = 0; j < A->n; j++) { /* each chunk's place inside row j of T */
+        spb_index before = 0;
+        for (int c = 0; c < chunks; c++) {
+            const spb_index count = start[(size_t)c * stride + j];
+            start[(size_t)c * stride + j] = before;
+            before += count;
+        }
+        T->row_ptr[j + 1] = before;
+    }
+    for (spb_index j = 0; j < A->n; j++) T->row_ptr[j + 1] += T->row_ptr[j];
+#pragma omp parallel for schedule(static, 1)
+    for (int c = 0; c < chunks; c++) {
+        spb_index *mine = start + (size_t)c * stride;
+        for (spb_index i = row[c]; i < row[c + 1]; i++)
+            for (spb_offset k = csr_row_start(A, i); k < csr_row_start(A, i + 1); k++) {
+                const spb_index j = A->col_idx[k], at = T->row_ptr[j] + mine[j]++;
+                T->col_idx[at] = i;
+                for (size_t q = 0; q < w; q++) T->val[(size_t)at * w + q] = A->val[k * w + q];
+            }
+    }
+}
+
 spb_status csr_transpose(const spb_csr *A, spb_csr *T, char *msg)
 {
     char detail[96]; /* a wide matrix's transpose has a row pointer per column */
     snprintf(detail, sizeof detail, "%d x %d, %lld entries", (int)A->n, (int)A->m,
              (long long)A->nnz);
+    int chunks = transpose_chunks(A);
     spb_status st =
-        spb_memory_check(12.0 * A->nnz + 4.0 * (A->n + 1.0), "the transpose", detail, msg);
+        spb_memory_check(12.0 * A->nnz + 4.0 * (A->n + 1.0) * (chunks > 1 ? chunks + 1.0 : 1.0),
+                         "the transpose", detail, msg);
     if (st == SPB_OK) st = alloc_field(T, A->n, A->m, A->nnz, A->complex_values, 0, msg);
     if (st != SPB_OK) return st;
-    const size_t w = csr_values_per_entry(A);
-    for (spb_index j = 0; j <= A->n; j++) T->row_ptr[j] = 0;
-    for (spb_index k = 0; k < A->nnz; k++) T->row_ptr[A->col_idx[k] + 1]++;
-    for (spb_index j = 0; j < A->n; j++) T->row_ptr[j + 1] += T->row_ptr[j];
-    /* rows of A in order: each row of T receives increasing columns */
-    for (spb_index i = 0; i < A->m; i++)
-        for (spb_index k = csr_row_start(A, i); k < csr_row_start(A, i + 1); k++) {
-            spb_index at = T->row_ptr[A->col_idx[k]]++;
-            T->col_idx[at] = i;
-            for (size_t q = 0; q < w; q++) T->val[at * w + q] = A->val[k * w + q];
-        }
-    for (spb_index j = A->n; j > 0; j--) T->row_ptr[j] = T->row_ptr[j - 1];
-    T->row_ptr[0] = 0;
+    spb_index *row = chunks > 1 ? spb_malloc((size_t)chunks + 1, sizeof *row) : NULL;
+    spb_index *start =
+        chunks > 1 ? spb_malloc((size_t)chunks * ((size_t)A->n + 1), sizeof *start) : NULL;
+    if (row && start) {
+        transpose_chunked(A, T, chunks, row, start);
+    } else { /* one chunk: T's row offsets count and place the entries themselves */
+        const size_t w = csr_values_per_entry(A);
+        for (spb_index j = 0; j <= A->n; j++) T->row_ptr[j] = 0;
+        for (spb_offset k = 0; k < A->nnz; k++) T->row_ptr[A->col_idx[k] + 1]++;
+        for (spb_index j = 0; j < A->n; j++) T->row_ptr[j + 1] += T->row_ptr[j];
+        /* rows of A in order: each row of T receives increasing columns */
+        for (spb_index i = 0; i < A->m; i++)
+            for (spb_offset k = csr_row_start(A, i); k < csr_row_start(A, i + 1); k++) {
+                spb_index at = T->row_ptr[A->col_idx[k]]++;
+                T->col_idx[at] = i;
+                for (size_t q = 0; q < w; q++) T->val[(size_t)at * w + q] = A->val[k * w + q];
+            }
+        for (spb_index j = A->n; j > 0; j--) T->row_ptr[j] = T->row_ptr[j - 1];
+        T->row_ptr[0] = 0;
+    }
+    spb_free(row);
+    spb_free(start);
     return SPB_OK;
 }
 

@@ -844,6 +844,61 @@ static void test_bsr_memory_room(void)
     csr_free(&A);
 }
 
+/* Whether two CSR matrices are the same, bit for bit (real or complex). */
+static int csr_same(const spb_csr *A, const spb_csr *B)
+{
+    const size_t w = csr_values_per_entry(A);
+    return A->m == B->m && A->n == B->n && A->nnz == B->nnz &&
+           A->complex_values == B->complex_values &&
+           !memcmp(A->row_ptr, B->row_ptr, sizeof *A->row_ptr * ((size_t)A->m + 1)) &&
+           !memcmp(A->col_idx, B->col_idx, sizeof *A->col_idx * (size_t)A->nnz) &&
+           !memcmp(A->val, B->val, sizeof *A->val * w * (size_t)A->nnz);
+}
+
+/* csr_transpose scatters chunks of rows on the OpenMP threads: the same
+ * transpose, bit for bit, at 1 and 3 threads (a full row crossing the
+ * chunks, empty rows and columns, complex values), and it is A^T. */
+static void test_transpose_threads(unsigned long long seed)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_rng rng;
+    spb_rng_seed(&rng, seed ^ 0x7a05ull);
+    spb_coo coo;
+    random_coo(&rng, 3000, 700, 90000, 1500, &coo);
+    spb_csr A, Z, one, three;
+    CHECK(csr_from_coo(&coo, &A, msg) == SPB_OK, "%s", msg);
+    CHECK(csr_alloc_complex(&Z, A.m, A.n, A.nnz, msg) == SPB_OK, "%s", msg);
+    memcpy(Z.row_ptr, A.row_ptr, sizeof *A.row_ptr * ((size_t)A.m + 1));
+    memcpy(Z.col_idx, A.col_idx, sizeof *A.col_idx * (size_t)A.nnz);
+    for (spb_offset k = 0; k < A.nnz; k++) Z.val[2 * k] = A.val[k], Z.val[2 * k + 1] = -2.0 * k;
+    const int before = omp_get_max_threads();
+    for (int complex_values = 0; complex_values < 2; complex_values++) {
+        const spb_csr *M = complex_values ? &Z : &A;
+        omp_set_num_threads(1);
+        CHECK(csr_transpose(M, &one, msg) == SPB_OK, "1 thread: %s", msg);
+        omp_set_num_threads(3);
+        CHECK(csr_transpose(M, &three, msg) == SPB_OK, "3 threads: %s", msg);
+        CHECK(csr_same(&one, &three) && csr_check(&three, msg) == SPB_OK,
+              "%s transpose differs at 3 threads (%s)", complex_values ? "complex" : "real", msg);
+        int wrong = 0; /* T(j, i) = A(i, j): each of A's entries found in T */
+        for (spb_index i = 0; i < M->m; i++)
+            for (spb_index k = M->row_ptr[i]; k < M->row_ptr[i + 1]; k++) {
+                const spb_index j = M->col_idx[k];
+                spb_index at = three.row_ptr[j];
+                while (at < three.row_ptr[j + 1] && three.col_idx[at] != i) at++;
+                wrong += at == three.row_ptr[j + 1] ||
+                         three.val[at * (1 + complex_values)] != M->val[k * (1 + complex_values)];
+            }
+        CHECK(wrong == 0 && three.nnz == M->nnz, "%d entries of A missing from A^T", wrong);
+        csr_free(&one);
+        csr_free(&three);
+    }
+    omp_set_num_threads(before);
+    csr_free(&Z);
+    csr_free(&A);
+    coo_free(&coo);
+}
+
 /* csr_from_coo sorts and sums each row on one thread: the same CSR, bit for
  * bit, at 1 and 3 threads (duplicates, unsorted rows, a long row, rows past
  * one thread's share); and the first row whose duplicates overflow is the
@@ -1118,6 +1173,7 @@ int main(void)
     test_format_set();
     test_format_set_bsr();
     test_format_set_rcm();
+    test_transpose_threads(seed);
     test_bsr_memory_room();
     test_coo_threads(seed);
     test_duplicates_in_order();
