@@ -50,16 +50,20 @@ static spb_status graph_of(const spb_csr *A, graph *g, char *msg)
     g->m = A->m;
     g->ptr = spb_malloc((size_t)A->m + 1, sizeof *g->ptr);
     int64_t edges = 0;
-    if (g->ptr) {
+    if (g->ptr) { /* each vertex's degree on the threads, then their sums in order */
         g->ptr[0] = 0;
+#pragma omp parallel for schedule(dynamic, 1024)
+        for (spb_index i = 0; i < A->m; i++) g->ptr[i + 1] = merged_row(A, &T, i, NULL);
         for (spb_index i = 0; i < A->m; i++) {
-            edges += merged_row(A, &T, i, NULL);
+            edges += g->ptr[i + 1];
             g->ptr[i + 1] = (spb_index)(edges < SPB_INDEX_MAX ? edges : SPB_INDEX_MAX);
         }
     }
     if (g->ptr && edges < SPB_INDEX_MAX) g->adj = spb_malloc((size_t)edges + 1, sizeof *g->adj);
-    if (g->adj)
+    if (g->adj) {
+#pragma omp parallel for schedule(dynamic, 1024)
         for (spb_index i = 0; i < A->m; i++) merged_row(A, &T, i, g->adj + g->ptr[i]);
+    }
     csr_free(&T);
     if (g->adj) return SPB_OK;
     graph_free(g);

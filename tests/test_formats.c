@@ -634,6 +634,24 @@ static void test_rcm(unsigned long long seed)
     spb_index rect_ptr[] = {0, 0, 0};
     spb_csr wide = {2, 3, 0, rect_ptr, NULL, NULL, 0, NULL};
     CHECK(csr_rcm_order(&wide, order, msg) == SPB_ERR_INVALID, "a 2 x 3 matrix is refused");
+
+    /* the graph is built on the OpenMP threads: the same order at 1 and 3 */
+    spb_coo coo;
+    random_coo(&rng, 40000, 40000, 400000, 20000, &coo);
+    CHECK(csr_from_coo(&coo, &A, msg) == SPB_OK, "%s", msg);
+    spb_index *one = malloc(sizeof *one * 40000), *three = malloc(sizeof *three * 40000);
+    const int before = omp_get_max_threads();
+    omp_set_num_threads(1);
+    CHECK(csr_rcm_order(&A, one, msg) == SPB_OK, "%s", msg);
+    omp_set_num_threads(3);
+    CHECK(csr_rcm_order(&A, three, msg) == SPB_OK, "%s", msg);
+    omp_set_num_threads(before);
+    CHECK(is_permutation(40000, three) && !memcmp(one, three, sizeof *one * 40000),
+          "the order differs at 3 threads");
+    free(one);
+    free(three);
+    csr_free(&A);
+    coo_free(&coo);
 }
 
 /* csr_sort_rows: each row by column with its values along (a complex
