@@ -768,6 +768,17 @@ static void test_format_set_bsr(void)
     csr_free(&A);
 }
 
+/* Whether two CSR matrices are the same, bit for bit (real or complex). */
+static int csr_same(const spb_csr *A, const spb_csr *B)
+{
+    const size_t w = csr_values_per_entry(A);
+    return A->m == B->m && A->n == B->n && A->nnz == B->nnz &&
+           A->complex_values == B->complex_values &&
+           !memcmp(A->row_ptr, B->row_ptr, sizeof *A->row_ptr * ((size_t)A->m + 1)) &&
+           !memcmp(A->col_idx, B->col_idx, sizeof *A->col_idx * (size_t)A->nnz) &&
+           !memcmp(A->val, B->val, sizeof *A->val * w * (size_t)A->nnz);
+}
+
 /* The rows on the renumbered CSR share one ordering per matrix: made on
  * the first request, the same object for the next (either precision),
  * csr_renumber_rcm's, dropped with its kind; a rectangular matrix is
@@ -788,10 +799,7 @@ static void test_format_set_rcm(void)
     CHECK(csr_renumber_rcm(&A, &own, msg) == SPB_OK, "%s", msg);
     CHECK(is_permutation(A.m, first->order) &&
               !memcmp(own.order, first->order, sizeof *own.order * (size_t)A.m) &&
-              own.csr.nnz == A.nnz && first->csr.nnz == A.nnz &&
-              !memcmp(own.csr.row_ptr, first->csr.row_ptr, sizeof *A.row_ptr * ((size_t)A.m + 1)) &&
-              !memcmp(own.csr.col_idx, first->csr.col_idx, sizeof *A.col_idx * (size_t)A.nnz) &&
-              !memcmp(own.csr.val, first->csr.val, sizeof *A.val * (size_t)A.nnz),
+              first->csr.nnz == A.nnz && csr_same(&own.csr, &first->csr),
           "the set's renumbering is csr_renumber_rcm's");
     int moved = 0; /* B(i, j) = A(order[i], order[j]): row i's length is A's row order[i]'s */
     for (spb_index i = 0; i < A.m; i++)
@@ -860,17 +868,6 @@ static void test_bsr_memory_room(void)
     bsr_sliced_free(&S);
     bsr_free(&B);
     csr_free(&A);
-}
-
-/* Whether two CSR matrices are the same, bit for bit (real or complex). */
-static int csr_same(const spb_csr *A, const spb_csr *B)
-{
-    const size_t w = csr_values_per_entry(A);
-    return A->m == B->m && A->n == B->n && A->nnz == B->nnz &&
-           A->complex_values == B->complex_values &&
-           !memcmp(A->row_ptr, B->row_ptr, sizeof *A->row_ptr * ((size_t)A->m + 1)) &&
-           !memcmp(A->col_idx, B->col_idx, sizeof *A->col_idx * (size_t)A->nnz) &&
-           !memcmp(A->val, B->val, sizeof *A->val * w * (size_t)A->nnz);
 }
 
 /* csr_transpose scatters chunks of rows on the OpenMP threads: the same
