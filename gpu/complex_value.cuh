@@ -60,6 +60,12 @@ static __device__ __forceinline__ gpu_complex<R> __ldg(const gpu_complex<R> *p)
 {
     return gpu_complex<R>(__ldg(&p->re), __ldg(&p->im));
 }
+/* Read once, cached evict-first (ld.global.cs), part by part. */
+template <typename R>
+static __device__ __forceinline__ gpu_complex<R> __ldcs(const gpu_complex<R> *p)
+{
+    return gpu_complex<R>(__ldcs(&p->re), __ldcs(&p->im));
+}
 /* *p read past the caches (another block's published value): a real one
  * through a volatile load, a complex one part by part. */
 template <typename T> static __device__ __forceinline__ T volatile_load(const T *p)

@@ -178,6 +178,9 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
                       const int *__restrict__ col_idx, const T *__restrict__ val, T scale,
                       const T *__restrict__ x, T *__restrict__ y, const int *__restrict__ order)
 {
+    /* the matrix read evict-first on the value rows, where it was measured
+     * (reduce.cuh's load_matrix); the pattern and renumbered rows as before */
+    constexpr bool ONCE = !PATTERN && !RENUMBERED;
     __shared__ T warp_sums[MAX_BLOCK / WARP];
     T *products = dynamic_shared<T>();
     const int r0 = tile_row[blockIdx.x], rows = tile_row[blockIdx.x + 1] - r0;
@@ -186,7 +189,7 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
         if (RENUMBERED) wait_for_previous_grid();
         T sum = 0;
         for (int k = k0 + t; k < k0 + entries; k += blockDim.x)
-            sum += term<PATTERN>(val, k, x[col_idx[k]]);
+            sum += term<PATTERN, ONCE>(val, k, x[load_matrix<ONCE>(col_idx + k)]);
         sum = block_reduce(sum, warp_sums);
         if (t == 0) y[RENUMBERED ? order[r0] : r0] = PATTERN ? scale * sum : sum;
         return;
@@ -199,7 +202,7 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
 #pragma unroll
     for (int i = 0; i < STREAM_ITEMS; i++) {
         const int j = t + i * (int)blockDim.x;
-        cols[i] = j < entries ? col_idx[k0 + j] : -1;
+        cols[i] = j < entries ? load_matrix<ONCE>(col_idx + k0 + j) : -1;
     }
     if (RENUMBERED) wait_for_previous_grid();
 #pragma unroll
@@ -207,7 +210,7 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
 #pragma unroll
     for (int i = 0; i < STREAM_ITEMS; i++) {
         const int j = t + i * (int)blockDim.x;
-        if (j < entries) products[j] = term<PATTERN>(val, k0 + j, xs[i]);
+        if (j < entries) products[j] = term<PATTERN, ONCE>(val, k0 + j, xs[i]);
     }
     __syncthreads();
     /* a thread per row (tried: a group of threads per row where the tile's

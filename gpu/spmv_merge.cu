@@ -59,7 +59,8 @@ static __host__ __device__ __forceinline__ Index merge_search(const int *row_end
 }
 
 /* Step 1: the tile's products (x gathered; PATTERN: x alone) and its rows'
- * ends into shared memory. */
+ * ends into shared memory; the matrix's entries read evict-first but by
+ * the pattern row (reduce.cuh's load_matrix: measured on the value rows). */
 template <typename T, bool PATTERN>
 static __device__ __forceinline__ void
 merge_load(const int *__restrict__ row_ptr, const int *__restrict__ col_idx,
@@ -71,8 +72,8 @@ merge_load(const int *__restrict__ row_ptr, const int *__restrict__ col_idx,
     for (int u = 0; u < MERGE_ITEMS; u++) {
         int j = t + u * threads;
         if (j < nz) {
-            T xv = x[col_idx[k0 + j]];
-            data[j] = PATTERN ? xv : val[k0 + j] * xv;
+            T xv = x[load_matrix<!PATTERN>(col_idx + k0 + j)];
+            data[j] = PATTERN ? xv : load_matrix<true>(val + k0 + j) * xv;
         }
         if (j < rows) row_end[j] = row_ptr[r0 + j + 1];
     }
