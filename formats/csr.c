@@ -563,7 +563,7 @@ double csr_spgemm_bytes(const spb_csr *A, double products, double nnz_c, spb_pre
 
 /* The row chunks a transpose scatters at once, one a thread: each counts
  * its columns (n + 1 offsets), so fewer where those would pass A's column
- * indices in size, and one for a small matrix. */
+ * indices in size, and one for a small matrix (the same pass, alone). */
 static int transpose_chunks(const spb_csr *A)
 {
     int chunks = A->nnz >= 65536 ? omp_get_max_threads() : 1;
@@ -627,35 +627,22 @@ spb_status csr_transpose(const spb_csr *A, spb_csr *T, char *msg)
     char detail[96]; /* a wide matrix's transpose has a row pointer per column */
     snprintf(detail, sizeof detail, "%d x %d, %lld entries", (int)A->n, (int)A->m,
              (long long)A->nnz);
-    int chunks = transpose_chunks(A);
-    spb_status st =
-        spb_memory_check(12.0 * A->nnz + 4.0 * (A->n + 1.0) * (chunks > 1 ? chunks + 1.0 : 1.0),
-                         "the transpose", detail, msg);
+    const int chunks = transpose_chunks(A);
+    spb_status st = spb_memory_check(12.0 * A->nnz + 4.0 * (A->n + 1.0) * (chunks + 1.0),
+                                     "the transpose", detail, msg);
     if (st == SPB_OK) st = alloc_field(T, A->n, A->m, A->nnz, A->complex_values, 0, msg);
     if (st != SPB_OK) return st;
-    spb_index *row = chunks > 1 ? spb_malloc((size_t)chunks + 1, sizeof *row) : NULL;
-    spb_index *start =
-        chunks > 1 ? spb_malloc((size_t)chunks * ((size_t)A->n + 1), sizeof *start) : NULL;
-    if (row && start) {
+    spb_index *row = spb_malloc((size_t)chunks + 1, sizeof *row);
+    spb_index *start = spb_malloc((size_t)chunks * ((size_t)A->n + 1), sizeof *start);
+    if (row && start)
         transpose_chunked(A, T, chunks, row, start);
-    } else { /* one chunk: T's row offsets count and place the entries themselves */
-        const size_t w = csr_values_per_entry(A);
-        for (spb_index j = 0; j <= A->n; j++) T->row_ptr[j] = 0;
-        for (spb_offset k = 0; k < A->nnz; k++) T->row_ptr[A->col_idx[k] + 1]++;
-        for (spb_index j = 0; j < A->n; j++) T->row_ptr[j + 1] += T->row_ptr[j];
-        /* rows of A in order: each row of T receives increasing columns */
-        for (spb_index i = 0; i < A->m; i++)
-            for (spb_offset k = csr_row_start(A, i); k < csr_row_start(A, i + 1); k++) {
-                spb_index at = T->row_ptr[A->col_idx[k]]++;
-                T->col_idx[at] = i;
-                for (size_t q = 0; q < w; q++) T->val[(size_t)at * w + q] = A->val[k * w + q];
-            }
-        for (spb_index j = A->n; j > 0; j--) T->row_ptr[j] = T->row_ptr[j - 1];
-        T->row_ptr[0] = 0;
+    else {
+        csr_free(T);
+        st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory for the transpose's column counts");
     }
     spb_free(row);
     spb_free(start);
-    return SPB_OK;
+    return st;
 }
 
 double csr_bytes(const spb_csr *A)
