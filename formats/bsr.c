@@ -305,7 +305,7 @@ spb_status bsr_slice(const spb_bsr *B, spb_index slice, spb_bsr_sliced *S, char 
         return fits;
     }
     S->col_idx = spb_calloc((size_t)blocks + 1, sizeof *S->col_idx);
-    S->val = spb_calloc((size_t)(blocks * b * b) + 1, sizeof *S->val);
+    S->val = spb_calloc((size_t)stored + 1, sizeof *S->val);
     if (!S->col_idx || !S->val) goto nomem;
     fill_slices(B, S);
     return SPB_OK;
