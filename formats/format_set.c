@@ -184,7 +184,6 @@ spb_index format_set_bsr_block(spb_format_set *F, spb_precision precision, int64
         bsr_count_sizes(F->csr, F->bsr_counts);
         F->bsr_counted = 1;
     }
-    *blocks = 0;
     return bsr_best_of_counts(F->csr, precision, F->bsr_counts, blocks);
 }
 

@@ -77,8 +77,7 @@ spb_status hll_from_csr(const spb_csr *csr, spb_index hack_size, spb_hll_layout 
     A->col_idx = spb_malloc((size_t)stored, sizeof *A->col_idx);
     A->val = spb_malloc((size_t)stored, sizeof *A->val);
     if (!A->col_idx || !A->val) goto nomem;
-        /* hacks on the OpenMP threads: each fills its own span */
-#pragma omp parallel for schedule(dynamic, 64)
+#pragma omp parallel for schedule(dynamic, 64) /* hacks on the threads, each its own span */
     for (spb_index h = 0; h < A->nhacks; h++) {
         spb_index first = h * hack_size, rows = hll_hack_rows(A, h);
         for (spb_index r = 0; r < rows; r++) {
