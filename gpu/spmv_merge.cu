@@ -61,19 +61,21 @@ static __host__ __device__ __forceinline__ Index merge_search(const int *row_end
 /* Step 1: the tile's products (x gathered; PATTERN: x alone) and its rows'
  * ends into shared memory; the matrix's entries read evict-first but by
  * the pattern row (reduce.cuh's load_matrix: measured on the value rows).
- * A warp's loads of the entries start on a multiple of 32 entries (one
- * more pass for the tile's last ones): a tile begins anywhere, and a warp
- * reading 32 entries across two cache lines sent the L2 a request more
- * (4% more requests, 1.02-1.06x slower; MEASUREMENTS.md). */
+ * On the value rows a warp's loads of the entries start on a multiple of
+ * 32 entries (one more pass for the tile's last ones): a tile begins
+ * anywhere, and a warp reading 32 entries across two cache lines sent the
+ * L2 a request more (4% more requests, 1.02-1.06x slower; MEASUREMENTS.md;
+ * the pattern row as before: not measured). */
 template <typename T, bool PATTERN>
 static __device__ __forceinline__ void
 merge_load(const int *__restrict__ row_ptr, const int *__restrict__ col_idx,
            const T *__restrict__ val, const T *__restrict__ x, int r0, int rows, int k0, int nz,
            T *data, int *row_end)
 {
-    const int threads = blockDim.x, t = threadIdx.x, shift = k0 & (WARP - 1);
+    constexpr int PASSES = PATTERN ? MERGE_ITEMS : MERGE_ITEMS + 1;
+    const int threads = blockDim.x, t = threadIdx.x, shift = PATTERN ? 0 : k0 & (WARP - 1);
 #pragma unroll
-    for (int u = 0; u <= MERGE_ITEMS; u++) {
+    for (int u = 0; u < PASSES; u++) {
         const int j = t + u * threads - shift, r = j + shift;
         if (j >= 0 && j < nz) {
             T xv = x[load_matrix<!PATTERN>(col_idx + k0 + j)];
