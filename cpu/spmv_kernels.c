@@ -584,7 +584,7 @@ const spb_spmv_kernel cpu_spmv_kernels[] = {
                 .fp32 = 1},
      .spmv = hll_omp_run},
     {.kernel = {.name = "hll.omp.col.pattern",
-                .format = "hll.col",
+                .format = "hll.col.pattern",
                 .backend = SPB_BACKEND_OPENMP,
                 .description =
                     "hll.omp.col for a pattern matrix (all values equal): no values read, each "

@@ -362,7 +362,7 @@ extern const spb_spmv_kernel gpu_hll_kernels[] = {
         "entries with an even hack size: two rows per thread, paired loads)",
         &col_v),
     GPU_SPMV_KERNEL(
-        "hll.cuda.col.pattern", "hll.col",
+        "hll.cuda.col.pattern", "hll.col.pattern",
         "hll.cuda.col for a pattern matrix (all values equal): no values read, padding "
         "pointed at a zero of x, two rows per thread with an even hack size (declines other "
         "matrices)",
@@ -373,7 +373,7 @@ extern const spb_spmv_kernel gpu_hll_kernels[] = {
         "entry its offset from it (2 bytes of column, not 4; declines a matrix whose hack "
         "steps span more than 65,535 columns)",
         &col_narrow_v),
-    GPU_SPMV_KERNEL("hll.cuda.col.narrow.pattern", "hll.col",
+    GPU_SPMV_KERNEL("hll.cuda.col.narrow.pattern", "hll.col.pattern",
                     "hll.cuda.col.narrow for a pattern matrix (all values equal): 2 bytes per "
                     "entry, no values read (declines other matrices and what .narrow declines)",
                     &col_narrow_pattern_v),

@@ -427,6 +427,44 @@ def test_plot_collection_sized(tmp):
               "%s's profile is its share of the 600 cases within tau" % kernel)
 
 
+def test_csr_vs_hll_like_with_like(tmp):
+    """A pattern row (no values read) says so in its format, on every row of
+    the table, so that csr_vs_hll compares the best value row of each
+    format: with hll.omp.col.pattern once labelled "hll.col", the HLL bar
+    took the pattern row and the CSR bar never did."""
+    listed = spbench("--list").stdout.splitlines()
+    for line in listed:
+        name, _, fmt = line.split()[:3]
+        check(name.endswith(".pattern") == fmt.endswith(".pattern"),
+              "%s: its format (%s) says whether it reads values" % (name, fmt))
+    small = os.path.join(tmp, "road.csv")
+    spbench("run", *FAST, "--kernels", "csr.omp.nnz,csr.omp.pattern,hll.omp.col,"
+            "hll.omp.col.pattern", "--threads", "1", "--csv", small, "gen:road:30:80")
+    rows = read_rows(small)
+    check(sorted(r["status"] for r in rows) == ["ok"] * 4, "the four rows ran")
+    from spbench.plots import plot as plot_module
+    gflops = {r["kernel"]: float(r["gflops"]) for r in rows}
+    # the pattern rows made the fastest by far; then also as files written before named them
+    for old_names in (False, True):
+        crafted = os.path.join(tmp, "crafted%d.csv" % old_names)
+        with open(crafted, "w", newline="") as f:
+            out = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+            out.writeheader()
+            for r in rows:
+                if r["kernel"].endswith(".pattern"):
+                    r = dict(r, gflops="1000000")
+                    if old_names:
+                        r["format"] = r["format"].replace(".pattern", "")
+                out.writerow(r)
+        chart = plot_module.chart_csr_vs_hll(plot_module.load_rows(crafted), tmp)
+        bars = [line.rstrip("\n").split("\t") for line in open(chart.data[0])]
+        check(len(bars) == 1 and
+              math.isclose(float(bars[0][1]), gflops["csr.omp.nnz"], rel_tol=1e-4) and
+              math.isclose(float(bars[0][3]), gflops["hll.omp.col"], rel_tol=1e-4),
+              "CSR and HLL column-major bars are the value rows' (%s; old names %s): %s"
+              % (gflops, old_names, bars))
+
+
 def test_results_schema(tmp):
     """A run's and a merge's JSON meet docs/results.schema.json (spbench()
     checks every one the tests write); a row missing a column, a status
@@ -460,6 +498,7 @@ def test_results_schema(tmp):
 
 def main():
     run_tests([test_kill_and_resume, test_json_and_progress, test_overwrite_refused, test_plot,
+               test_csr_vs_hll_like_with_like,
                test_plot_collection_sized, test_kernel_styles_stable,
                test_results_schema],
               "spb_e2e_batch_", globals())

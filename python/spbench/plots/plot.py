@@ -424,7 +424,9 @@ def chart_roofline(rows, workdir):
 
 def chart_csr_vs_hll(rows, workdir):
     family = {"csr": "CSR", "hll.row": "HLL row-major", "hll.col": "HLL column-major"}
-    usable = [r for r in rows if r["format"] in family]
+    # value rows only: a pattern row's name ends in .pattern (its format too,
+    # but files written before 2026-12-07 named the HLL pattern rows' "hll.col")
+    usable = [r for r in rows if r["format"] in family and not r["kernel"].endswith(".pattern")]
     matrices = ordered(r["matrix"] for r in usable)
     chart = Chart("csr_vs_hll", "Best CSR vs HLL (row- and column-major) kernel per matrix",
                   max(900, 80 + 50 * len(matrices)))
