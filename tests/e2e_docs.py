@@ -9,7 +9,10 @@ usage: e2e_docs.py SPBENCH SOURCE_DIR
 import glob
 import os
 import re
+import subprocess
+import sys
 import tarfile
+import tempfile
 
 from spbtest import SOURCE, check, run_tests
 
@@ -17,7 +20,7 @@ RESULTS = os.path.join(SOURCE, "docs", "results")
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 # a data file as the documents name one: a dated name with a data suffix
 DATA_NAME = re.compile(r"`(?:docs/results/)?([A-Za-z0-9_.-]*20\d\d-\d\d-\d\d[A-Za-z0-9_.-]*"
-                       r"\.(?:csv|json|txt|tgz)(?:\.gz)?)`")
+                       r"\.(?:csv|json|txt|tgz|tar)(?:\.gz)?)`")
 
 
 def markdown_files():
@@ -94,9 +97,27 @@ def test_results_stay_a_notebook():
     check(size <= 3000000, "docs/results holds %d bytes (at most 3 MB)" % size)
 
 
+def test_ncu_table_of_no_profiles():
+    """scripts/dev/gpu_ncu_limits.py, which makes the pages' Nsight Compute
+    tables, says so when an archive holds no profile (its shell script given
+    no pairs): a message and exit 1, not a traceback."""
+    with tempfile.TemporaryDirectory() as work:
+        os.mkdir(os.path.join(work, "ncu"))
+        archive = os.path.join(work, "ncu.tgz")
+        with tarfile.open(archive, "w:gz") as t:
+            t.add(os.path.join(work, "ncu"), arcname="ncu")
+        p = subprocess.run([sys.executable, os.path.join(SOURCE, "scripts", "dev",
+                                                         "gpu_ncu_limits.py"), archive],
+                           capture_output=True, text=True, timeout=60)
+    check(p.returncode == 1 and "no row was profiled" in p.stderr
+          and "Traceback" not in p.stderr,
+          "an archive of no profiles is said: rc %d, %r" % (p.returncode, p.stderr[-300:]))
+
+
 def main():
     run_tests([test_links_resolve, test_data_files_named_are_there,
-               test_results_stay_a_notebook], "spb_docs_", globals())
+               test_results_stay_a_notebook, test_ncu_table_of_no_profiles], "spb_docs_",
+              globals())
 
 
 main()

@@ -62,6 +62,9 @@ def main(argv):
     with tarfile.open(argv[0]) as tar:
         files = {m.name.split("/")[-1]: tar.extractfile(m).read().decode()
                  for m in tar.getmembers() if m.isfile()}
+    if "index.tsv" not in files:  # gpu_ncu_limits.sh given no pairs, or stopped first
+        print("%s: no index.tsv: no row was profiled" % argv[0], file=sys.stderr)
+        return 1
     print("| matrix | row | kernel | kernel us | %s | limiter |" % " | ".join(c for _, c in COLUMNS))
     print("|---|---|---|---|%s---|" % ("---|" * len(COLUMNS)))
     for line in files["index.tsv"].splitlines():
