@@ -1,8 +1,9 @@
 """The documents point at what is there: every relative link of every
 Markdown file of the tree reaches a file (and, into a page of the tree, a
 heading of it), every data file the documents name is in docs/results,
-loose or in an archive its README lists, and docs/results stays a
-notebook of the claims' evidence (at most 60 files).
+loose or in an archive its README lists, docs/results stays a notebook
+of the claims' evidence (at most 60 files), and the script that makes the
+pages' Nsight Compute tables says when it has nothing to table.
 
 usage: e2e_docs.py SPBENCH SOURCE_DIR
 """
