@@ -2,8 +2,9 @@
 Markdown file of the tree reaches a file (and, into a page of the tree, a
 heading of it), every data file the documents name is in docs/results,
 loose or in an archive its README lists, docs/results stays a notebook
-of the claims' evidence (at most 60 files), and the script that makes the
-pages' Nsight Compute tables says when it has nothing to table.
+of the claims' evidence (at most 60 files), and the scripts that make the
+pages' GPU tables say when they have nothing to table or a file is not a
+study's, and print their usage on --help.
 
 usage: e2e_docs.py SPBENCH SOURCE_DIR
 """
@@ -115,9 +116,32 @@ def test_ncu_table_of_no_profiles():
           "an archive of no profiles is said: rc %d, %r" % (p.returncode, p.stderr[-300:]))
 
 
+def test_frontier_table_usage():
+    """scripts/dev/gpu_frontier.py, which makes the GPU studies' tables:
+    --help prints its usage (exit 0) and a file that is not a study's JSON
+    is said (exit 1), neither a traceback."""
+    script = os.path.join(SOURCE, "scripts", "dev", "gpu_frontier.py")
+    p = subprocess.run([sys.executable, script, "--help"], capture_output=True, text=True,
+                       timeout=60)
+    check(p.returncode == 0 and "usage:" in p.stdout and "Traceback" not in p.stderr,
+          "--help prints the usage: rc %d, %r" % (p.returncode, p.stderr[-300:]))
+    with tempfile.TemporaryDirectory() as work:
+        for name, text in (("missing.json", None), ("broken.json", "{\"rows\": [")):
+            path = os.path.join(work, name)
+            if text is not None:
+                with open(path, "w") as f:
+                    f.write(text)
+            p = subprocess.run([sys.executable, script, path], capture_output=True, text=True,
+                               timeout=60)
+            check(p.returncode == 1 and "cannot read" in p.stderr
+                  and "Traceback" not in p.stderr,
+                  "%s is said: rc %d, %r" % (name, p.returncode, p.stderr[-300:]))
+
+
 def main():
     run_tests([test_links_resolve, test_data_files_named_are_there,
-               test_results_stay_a_notebook, test_ncu_table_of_no_profiles], "spb_docs_",
+               test_results_stay_a_notebook, test_ncu_table_of_no_profiles,
+               test_frontier_table_usage], "spb_docs_",
               globals())
 
 

@@ -75,9 +75,15 @@ def fmt_us(ms):
 
 
 def main(argv):
+    if argv[:1] in (["-h"], ["--help"]):
+        print(__doc__.strip())
+        return
     if len(argv) not in (1, 2) or (len(argv) == 2 and argv[1] != "--pairs"):
         sys.exit(__doc__.strip())
-    doc, rows = load(argv[0])
+    try:
+        doc, rows = load(argv[0])
+    except (OSError, ValueError, AttributeError) as e:
+        sys.exit("gpu_frontier.py: cannot read %s as a study's JSON: %s" % (argv[0], e))
     by_case, vendors = cases(doc, rows)
     if len(argv) == 2:
         for (matrix, precision), kernels in by_case.items():
