@@ -181,6 +181,93 @@ static void test_threads_agree(void)
     CHECK(!memcmp(one, three, sizeof one), "the reference differs on wide row offsets");
 }
 
+/* A vector of many rows is checked in runs across threads: the norms, the
+ * worst entry and the first failing row as one pass in row order gives
+ * them (norms within rounding of a long double sum), bit for bit the same
+ * at 1 and 3 threads, a failure or a NaN in a late run found. */
+static void validate_at(const spb_csr *A, const spb_value *y, const spb_value *ref,
+                        const spb_value *y_abs, int threads, spb_validation *v)
+{
+    int before = omp_get_max_threads();
+    omp_set_num_threads(threads);
+    validate_vector(A, y, ref, y_abs, SPB_FP64, 0, 1.0, v);
+    omp_set_num_threads(before);
+}
+
+static void test_validation_runs(void)
+{
+    enum { M = 300007 }; /* past a pass of runs (64 x 4096 rows) */
+    spb_index *row_ptr = malloc((M + 1) * sizeof *row_ptr), *col_idx = malloc(M * sizeof *col_idx);
+    spb_value *val = malloc(M * sizeof *val), *ref = malloc(M * sizeof *ref),
+              *y_abs = malloc(M * sizeof *y_abs), *y = malloc(M * sizeof *y);
+    CHECK(row_ptr && col_idx && val && ref && y_abs && y, "out of memory");
+    if (!row_ptr || !col_idx || !val || !ref || !y_abs || !y) return;
+    /* a diagonal with every seventh row empty; y one ulp off on two rows in three */
+    spb_offset nnz = 0;
+    unsigned seed = 7;
+    long double err2 = 0, ref2 = 0;
+    double worst = 0;
+    for (spb_index i = 0; i < M; i++) {
+        row_ptr[i] = (spb_index)nnz;
+        seed = seed * 1103515245u + 12345u;
+        double a = ((seed >> 8) % 2000001) / 1000.0 - 1000.0 + 0.5;
+        ref[i] = y_abs[i] = 0;
+        if (i % 7 != 3) {
+            col_idx[nnz] = i;
+            val[nnz++] = a;
+            ref[i] = a;
+            y_abs[i] = fabs(a);
+        }
+        y[i] = i % 3 == 0 || ref[i] == 0 ? ref[i]
+                                         : nextafter(ref[i], i % 3 == 1 ? INFINITY : -INFINITY);
+        double d = y[i] - ref[i];
+        err2 += (long double)d * d;
+        ref2 += (long double)ref[i] * ref[i];
+        if (fabs(d) > worst) worst = fabs(d);
+    }
+    row_ptr[M] = (spb_index)nnz;
+    spb_csr A = {M, M, nnz, row_ptr, col_idx, val, 0, NULL};
+    spb_validation one, three;
+    validate_at(&A, y, ref, y_abs, 1, &one);
+    validate_at(&A, y, ref, y_abs, 3, &three);
+    const double abs_l2 = (double)sqrtl(err2), rel_l2 = (double)(sqrtl(err2) / sqrtl(ref2));
+    CHECK(one.passed && one.failed_row < 0, "ulps within the bound pass");
+    CHECK(fabs(one.abs_l2 - abs_l2) <= 1e-13 * abs_l2 &&
+              fabs(one.rel_l2 - rel_l2) <= 1e-13 * rel_l2,
+          "norms %.17g %.17g, expected %.17g %.17g", one.abs_l2, one.rel_l2, abs_l2, rel_l2);
+    CHECK(one.max_abs == worst, "worst entry %g, expected %g", one.max_abs, worst);
+    CHECK(one.abs_l2 == three.abs_l2 && one.rel_l2 == three.rel_l2 &&
+              one.max_abs == three.max_abs && three.passed,
+          "1 and 3 threads differ: %.17g %.17g", one.abs_l2, three.abs_l2);
+    /* failures in two runs of two passes: the first in row order is named */
+    const spb_index late = M - 5, early = 150001;
+    y[late] = ref[late] + 1;
+    validate_at(&A, y, ref, y_abs, 3, &three);
+    CHECK(!three.passed && three.failed_row == late, "a failure in the last run: row %d",
+          (int)three.failed_row);
+    y[early] = ref[early] - 1;
+    for (int threads = 1; threads <= 3; threads += 2) {
+        validate_at(&A, y, ref, y_abs, threads, &three);
+        CHECK(!three.passed && three.failed_row == early && three.max_abs == 1,
+              "%d threads: the first failure is row %d, named %d", threads, (int)early,
+              (int)three.failed_row);
+    }
+    y[early] = ref[early];
+    y[late] = NAN;
+    validate_at(&A, y, ref, y_abs, 3, &three);
+    CHECK(!three.passed && isnan(three.abs_l2), "a NaN in the last run fails");
+    y[late] = ref[late];
+    ref[late] = y_abs[late] = INFINITY;
+    validate_at(&A, y, ref, y_abs, 3, &three);
+    CHECK(!three.passed && three.reference_overflow, "an infinite reference in the last run");
+    free(row_ptr);
+    free(col_idx);
+    free(val);
+    free(ref);
+    free(y_abs);
+    free(y);
+}
+
 int main(void)
 {
     test_hand_computed();
@@ -188,5 +275,6 @@ int main(void)
     test_scale_beside();
     test_validation();
     test_threads_agree();
+    test_validation_runs();
     return check_done();
 }

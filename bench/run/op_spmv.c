@@ -142,8 +142,11 @@ static void spmv_validate_output(const spb_case *c, spb_precision precision, dou
 {
     spmv_data *d = c->data;
     int fp32 = spb_precision_single(precision);
-    if (fp32) /* judged in fp64 against the same reference */
-        for (size_t i = 0; i < (size_t)c->A->m * parts(c); i++) d->y[i] = d->y32[i];
+    if (fp32) { /* judged in fp64 against the same reference */
+        const long long len = (long long)c->A->m * parts(c);
+#pragma omp parallel for schedule(static) if (len > 65536)
+        for (long long i = 0; i < len; i++) d->y[i] = d->y32[i];
+    }
     validate_vector(c->A, d->y, d->y_ref, d->y_abs, precision, fp32, tolerance, v);
 }
 
@@ -200,7 +203,9 @@ static spb_row_status spmv_product(const spb_kernel *kernel, void *state, spb_ca
                                    char *msg)
 {
     spmv_data *d = c->data;
-    for (size_t i = 0; i < (size_t)c->A->m * parts(c); i++) {
+    const long long len = (long long)c->A->m * parts(c);
+#pragma omp parallel for schedule(static) if (len > 65536)
+    for (long long i = 0; i < len; i++) {
         d->y[i] = NAN;
         d->y32[i] = NAN;
     }
