@@ -59,6 +59,14 @@ void format_set_free(spb_format_set *F)
     F->csr = NULL;
 }
 
+void values_round_fp32(const double *val, float *out, size_t count)
+{
+    /* a product's worth of values (a padded format's: billions) took
+     * seconds on one thread; the pages are first touched here too */
+#pragma omp parallel for schedule(static) if (count > 65536)
+    for (long long k = 0; k < (long long)count; k++) out[k] = (float)val[k];
+}
+
 /* An HLL's values rounded into val32; val freed (checked for overflow by
  * the caller). */
 static spb_status hll_round_values(spb_hll *H, char *msg)
@@ -69,7 +77,7 @@ static spb_status hll_round_values(spb_hll *H, char *msg)
         hll_free(H);
         return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for fp32 values");
     }
-    for (size_t k = 0; k < stored; k++) H->val32[k] = (float)H->val[k];
+    values_round_fp32(H->val, H->val32, stored);
     spb_free(H->val);
     H->val = NULL;
     return SPB_OK;
@@ -81,15 +89,20 @@ static spb_status hll_round_values(spb_hll *H, char *msg)
 static spb_status round_values(const spb_csr *M, const char *which, float **out, char *msg)
 {
     const size_t w = csr_values_per_entry(M);
-    for (spb_index i = 0; i < M->m; i++)
-        for (size_t k = (size_t)csr_row_start(M, i) * w, end = (size_t)csr_row_start(M, i + 1) * w;
-             k < end; k++)
-            if (isinf((float)M->val[k]) && !isinf(M->val[k]))
-                return spb_fail(msg, SPB_ERR_DECLINED, "%svalue %.17g at (%d, %d) overflows fp32",
-                                which, M->val[k], (int)i + 1, (int)M->col_idx[k / w] + 1);
+    const long long total = (long long)M->nnz * (long long)w;
+    long long first = total; /* the first value fp32 cannot hold */
+#pragma omp parallel for schedule(static) reduction(min : first) if (total > 65536)
+    for (long long k = 0; k < total; k++)
+        if (isinf((float)M->val[k]) && !isinf(M->val[k]) && k < first) first = k;
+    if (first < total) {
+        spb_index i = 0;
+        while ((long long)csr_row_start(M, i + 1) * (long long)w <= first) i++;
+        return spb_fail(msg, SPB_ERR_DECLINED, "%svalue %.17g at (%d, %d) overflows fp32", which,
+                        M->val[first], (int)i + 1, (int)M->col_idx[first / (long long)w] + 1);
+    }
     *out = spb_malloc((size_t)M->nnz * w, sizeof **out);
     if (!*out) return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for fp32 values");
-    for (size_t k = 0; k < (size_t)M->nnz * w; k++) (*out)[k] = (float)M->val[k];
+    values_round_fp32(M->val, *out, (size_t)M->nnz * w);
     return SPB_OK;
 }
 

@@ -93,6 +93,11 @@ spb_status format_set_csr_values32(spb_format_set *F, const float **out, char *m
 /* The same for SpGEMM's second operand b (the CSR's own when b is A). */
 spb_status format_set_b_values32(spb_format_set *F, const float **out, char *msg);
 
+/* val's `count` values rounded to fp32 into out, on the OpenMP threads
+ * (every fp32 copy of a format's values, the device rows' uploads
+ * included). */
+void values_round_fp32(const double *val, float *out, size_t count);
+
 /* Frees the derived formats of the kinds whose bit (1 << kind) is not in
  * keep_mask: the run drops a format after the last kernel that needs it. */
 void format_set_keep(spb_format_set *F, unsigned keep_mask);

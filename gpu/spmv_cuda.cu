@@ -95,7 +95,7 @@ int gpu_upload_values(gpu_state *s, const double *val, const float *val32, size_
         snprintf(s->error_msg, sizeof s->error_msg, "out of memory for fp32 values");
         return 1;
     }
-    for (size_t k = 0; k < count; k++) rounded[k] = (float)val[k];
+    values_round_fp32(val, rounded, count);
     int failed = gpu_upload(s, &s->d_val, rounded, count, sizeof(float));
     spb_free(rounded);
     return failed;

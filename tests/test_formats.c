@@ -726,6 +726,50 @@ static void test_format_set(void)
     CHECK(F.used == 0, "freed");
 }
 
+/* The fp32 copy of a large matrix's values, made on the threads: each
+ * value rounded, and where two are past fp32's range the first in row
+ * order named, at 1 and 3 threads (a complex matrix: by its entry). */
+static void test_values32_threads(void)
+{
+    enum { M = 200003 };
+    char msg[SPB_MSG_LEN] = "";
+    for (int cx = 0; cx <= 1; cx++) {
+        spb_csr A;
+        CHECK((cx ? csr_alloc_complex(&A, M, M, M, msg) : csr_alloc(&A, M, M, M, msg)) == SPB_OK,
+              "%s", msg);
+        const size_t w = cx ? 2 : 1;
+        for (spb_index i = 0; i < M; i++) {
+            A.row_ptr[i + 1] = i + 1;
+            A.col_idx[i] = M - 1 - i;
+            for (size_t q = 0; q < w; q++) A.val[(size_t)i * w + q] = 1.0 / 3.0 + i + 0.25 * q;
+        }
+        spb_format_set F;
+        format_set_init(&F, &A);
+        const float *v32 = NULL;
+        CHECK(format_set_csr_values32(&F, &v32, msg) == SPB_OK, "%s", msg);
+        int same = v32 != NULL;
+        for (size_t k = 0; same && k < (size_t)M * w; k++) same = v32[k] == (float)A.val[k];
+        CHECK(same, "complex %d: every value rounded to fp32", cx);
+        format_set_free(&F);
+        A.val[(size_t)170000 * w] = 1e39;
+        A.val[(size_t)150001 * w + w - 1] = -1e39;
+        for (int threads = 1; threads <= 3; threads += 2) {
+            int before = omp_get_max_threads();
+            omp_set_num_threads(threads);
+            format_set_init(&F, &A);
+            msg[0] = '\0';
+            spb_status st = format_set_csr_values32(&F, &v32, msg);
+            format_set_free(&F);
+            omp_set_num_threads(before);
+            char expect[64];
+            snprintf(expect, sizeof expect, "at (150002, %d) overflows fp32", M - 150001);
+            CHECK(st == SPB_ERR_DECLINED && strstr(msg, expect) && strstr(msg, "value -9.99999"),
+                  "complex %d, %d threads: the first overflow named: %s", cx, threads, msg);
+        }
+        csr_free(&A);
+    }
+}
+
 /* The rows on BSR share one cut per block size: the block size chosen once
  * per value width (bsr_best_block's), the BSR converted once and handed to
  * both precisions where they choose the same size, dropped with its kind. */
@@ -1186,6 +1230,7 @@ int main(void)
     test_scatter();
     test_sort_rows();
     test_format_set();
+    test_values32_threads();
     test_format_set_bsr();
     test_format_set_rcm();
     test_transpose_threads(seed);
