@@ -44,7 +44,8 @@ spb_index bsr_best_of_counts(const spb_csr *A, spb_precision precision,
 /* bsr_best_of_counts on counts made now. */
 spb_index bsr_best_block(const spb_csr *A, spb_precision precision, int64_t *blocks);
 
-/* CSR -> BSR at `block` (>= 1); SPB_ERR_TOO_LARGE past 32-bit offsets. */
+/* CSR -> BSR at `block` (>= 1), block rows on the OpenMP threads (the
+ * same BSR at any thread count); SPB_ERR_TOO_LARGE past 32-bit offsets. */
 spb_status bsr_from_csr(const spb_csr *A, spb_index block, spb_bsr *B, char *msg);
 void bsr_free(spb_bsr *B); /* accepts a zeroed or freed struct */
 

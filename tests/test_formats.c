@@ -917,6 +917,43 @@ static void test_bsr_memory_room(void)
 /* csr_transpose scatters chunks of rows on the OpenMP threads: the same
  * transpose, bit for bit, at 1 and 3 threads (a full row crossing the
  * chunks, empty rows and columns, complex values), and it is A^T. */
+/* BSR cut on the threads: the same blocks, columns and values at 1 and 3
+ * threads, each as the dense copy says (check_bsr), on a matrix of 1,500
+ * block rows with long rows among them; 70x70 blocks take cursors from the
+ * heap. */
+static void test_bsr_threads(unsigned long long seed)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_rng rng;
+    spb_rng_seed(&rng, seed ^ 0xb5aull);
+    spb_coo coo;
+    random_coo(&rng, 3000, 700, 90000, 1500, &coo);
+    spb_csr A;
+    CHECK(csr_from_coo(&coo, &A, msg) == SPB_OK, "%s", msg);
+    double *dense = coo_dense(&coo);
+    static const spb_index blocks[] = {2, 3, 8, 70};
+    const int before = omp_get_max_threads();
+    for (int b = 0; b < 4; b++) {
+        spb_bsr one, three;
+        omp_set_num_threads(1);
+        CHECK(bsr_from_csr(&A, blocks[b], &one, msg) == SPB_OK, "1 thread: %s", msg);
+        omp_set_num_threads(3);
+        CHECK(bsr_from_csr(&A, blocks[b], &three, msg) == SPB_OK, "3 threads: %s", msg);
+        CHECK(one.nblocks == three.nblocks &&
+                  !memcmp(one.row_ptr, three.row_ptr, sizeof *one.row_ptr * (one.brows + 1)) &&
+                  !memcmp(one.col_idx, three.col_idx, sizeof *one.col_idx * one.nblocks) &&
+                  !memcmp(one.val, three.val, sizeof *one.val * bsr_stored(&one)),
+              "b=%d: BSR differs at 3 threads", (int)blocks[b]);
+        check_bsr("3 threads", &A, dense, blocks[b]);
+        bsr_free(&one);
+        bsr_free(&three);
+    }
+    omp_set_num_threads(before);
+    free(dense);
+    csr_free(&A);
+    coo_free(&coo);
+}
+
 static void test_transpose_threads(unsigned long long seed)
 {
     char msg[SPB_MSG_LEN] = "";
@@ -1234,6 +1271,7 @@ int main(void)
     test_format_set_bsr();
     test_format_set_rcm();
     test_transpose_threads(seed);
+    test_bsr_threads(seed);
     test_bsr_memory_room();
     test_coo_threads(seed);
     test_duplicates_in_order();
