@@ -169,6 +169,38 @@ void hll_narrow_free(spb_hll_narrow *N)
     memset(N, 0, sizeof *N);
 }
 
+/* Hack h of N (rows first.., `rows` of them, `width` steps, its steps from
+ * step and its entries from slot): each step's base and the entries'
+ * offsets from it. 0 when a step spans more than HLL_NARROW_SPAN columns:
+ * that step in *bad, its columns in *lo and *hi. */
+static int narrow_hack(const spb_csr *A, spb_hll_narrow *N, spb_index first, spb_index rows,
+                       spb_index width, int64_t step, int64_t slot, spb_index *bad, spb_index *lo,
+                       spb_index *hi)
+{
+    for (spb_index k = 0; k < width; k++) {
+        *lo = SPB_INDEX_MAX, *hi = -1;
+        for (spb_index r = 0; r < rows; r++) {
+            spb_index begin = A->row_ptr[first + r];
+            if (k >= A->row_ptr[first + r + 1] - begin) continue;
+            spb_index col = A->col_idx[begin + k];
+            *lo = col < *lo ? col : *lo;
+            *hi = col > *hi ? col : *hi;
+        }
+        if ((int64_t)*hi - *lo >= HLL_NARROW_SPAN) {
+            *bad = k;
+            return 0;
+        }
+        N->step_base[step + k] = *lo;
+        for (spb_index r = 0; r < rows; r++) {
+            spb_index begin = A->row_ptr[first + r];
+            int real = k < A->row_ptr[first + r + 1] - begin;
+            N->offset[slot + (int64_t)k * rows + r] =
+                (uint16_t)(real ? A->col_idx[begin + k] - *lo : HLL_NARROW_PADDING);
+        }
+    }
+    return 1;
+}
+
 spb_status hll_narrow_from_csr(const spb_csr *A, spb_index hack_size, spb_hll_narrow *N, char *msg)
 {
     memset(N, 0, sizeof *N);
@@ -179,56 +211,61 @@ spb_status hll_narrow_from_csr(const spb_csr *A, spb_index hack_size, spb_hll_na
         return spb_fail(msg, SPB_ERR_INVALID, "HLL hack size must be at least 1, not %d",
                         (int)hack_size);
     N->nhacks = (spb_index)(((int64_t)A->m + hack_size - 1) / hack_size);
+    /* each hack's first step and first entry */
+    int64_t *step_at = spb_malloc((size_t)N->nhacks + 1, sizeof *step_at);
+    int64_t *slot_at = spb_malloc((size_t)N->nhacks + 1, sizeof *slot_at);
+    if (!step_at || !slot_at) {
+        spb_free(step_at);
+        spb_free(slot_at);
+        return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for 16-bit column offsets");
+    }
     for (spb_index h = 0; h < N->nhacks; h++) {
         spb_index rows = hll_hack_rows(&shape, h), width = rows_width(A, h * hack_size, rows);
+        step_at[h] = N->steps, slot_at[h] = N->stored;
         N->steps += width;
         N->stored += (int64_t)rows * width;
     }
+    step_at[N->nhacks] = N->steps, slot_at[N->nhacks] = N->stored;
+    spb_status st = SPB_OK;
     if (N->stored > SPB_INDEX_MAX)
-        return spb_fail(msg, SPB_ERR_TOO_LARGE,
-                        "HLL with hack size %d would store more than %d entries (32-bit limit)",
-                        (int)hack_size, SPB_INDEX_MAX);
-    N->step_base = spb_malloc((size_t)N->steps + 1, sizeof *N->step_base);
-    N->offset = spb_malloc((size_t)N->stored + 1, sizeof *N->offset);
-    if (!N->step_base || !N->offset) {
-        hll_narrow_free(N);
-        return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for 16-bit column offsets");
-    }
-    int64_t step = 0, slot = 0; /* the hack's first step and entry */
+        st = spb_fail(msg, SPB_ERR_TOO_LARGE,
+                      "HLL with hack size %d would store more than %d entries (32-bit limit)",
+                      (int)hack_size, SPB_INDEX_MAX);
+    N->step_base = st == SPB_OK ? spb_malloc((size_t)N->steps + 1, sizeof *N->step_base) : NULL;
+    N->offset = st == SPB_OK ? spb_malloc((size_t)N->stored + 1, sizeof *N->offset) : NULL;
+    if (st == SPB_OK && (!N->step_base || !N->offset))
+        st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory for 16-bit column offsets");
+    /* hacks on the threads; past a hack that spans too wide, only the
+     * hacks before it go on, so the first such hack is the one named */
+    spb_index first_bad = N->nhacks;
+#pragma omp parallel for schedule(dynamic, 256) if (st == SPB_OK && N->nhacks > 1024)
     for (spb_index h = 0; h < N->nhacks; h++) {
-        spb_index first = h * hack_size, rows = hll_hack_rows(&shape, h);
-        spb_index width = rows_width(A, first, rows);
-        for (spb_index k = 0; k < width; k++) {
-            spb_index lo = SPB_INDEX_MAX, hi = -1;
-            for (spb_index r = 0; r < rows; r++) {
-                spb_index begin = A->row_ptr[first + r];
-                if (k >= A->row_ptr[first + r + 1] - begin) continue;
-                spb_index col = A->col_idx[begin + k];
-                lo = col < lo ? col : lo;
-                hi = col > hi ? col : hi;
-            }
-            if ((int64_t)hi - lo >= HLL_NARROW_SPAN) {
-                spb_status st = spb_fail(
-                    msg, SPB_ERR_DECLINED,
-                    "rows %d-%d: their entries at position %d span columns %d-%d, more than the "
-                    "%d 16-bit offsets reach",
-                    (int)first, (int)(first + rows - 1), (int)k + 1, (int)lo, (int)hi,
-                    HLL_NARROW_SPAN);
-                hll_narrow_free(N);
-                return st;
-            }
-            N->step_base[step + k] = lo;
-            for (spb_index r = 0; r < rows; r++) {
-                spb_index begin = A->row_ptr[first + r];
-                int real = k < A->row_ptr[first + r + 1] - begin;
-                N->offset[slot + (int64_t)k * rows + r] =
-                    (uint16_t)(real ? A->col_idx[begin + k] - lo : HLL_NARROW_PADDING);
-            }
+        if (st != SPB_OK || h > __atomic_load_n(&first_bad, __ATOMIC_RELAXED)) continue;
+        spb_index bad, lo, hi;
+        if (narrow_hack(A, N, h * hack_size, hll_hack_rows(&shape, h),
+                        (spb_index)(step_at[h + 1] - step_at[h]), step_at[h], slot_at[h], &bad, &lo,
+                        &hi))
+            continue;
+        spb_index seen = __atomic_load_n(&first_bad, __ATOMIC_RELAXED);
+        while (h < seen && !__atomic_compare_exchange_n(&first_bad, &seen, h, 1, __ATOMIC_RELAXED,
+                                                        __ATOMIC_RELAXED)) {
         }
-        step += width;
-        slot += (int64_t)rows * width;
     }
-    return SPB_OK;
+    if (st == SPB_OK && first_bad < N->nhacks) {
+        const spb_index h = first_bad, first = h * hack_size, rows = hll_hack_rows(&shape, h);
+        spb_index bad = 0, lo = 0, hi = 0;
+        narrow_hack(A, N, first, rows, (spb_index)(step_at[h + 1] - step_at[h]), step_at[h],
+                    slot_at[h], &bad, &lo, &hi);
+        st = spb_fail(msg, SPB_ERR_DECLINED,
+                      "rows %d-%d: their entries at position %d span columns %d-%d, more than "
+                      "the %d 16-bit offsets reach",
+                      (int)first, (int)(first + rows - 1), (int)bad + 1, (int)lo, (int)hi,
+                      HLL_NARROW_SPAN);
+    }
+    spb_free(step_at);
+    spb_free(slot_at);
+    if (st != SPB_OK) hll_narrow_free(N);
+    return st;
 }
 
 double hll_narrow_spmv_bytes(const spb_hll_narrow *N, spb_index m, spb_index n,

@@ -1253,7 +1253,35 @@ static void test_narrow_span(void)
     CHECK(L.n > HLL_NARROW_SPAN && hll_narrow_from_csr(&L, 32, &N, msg) == SPB_OK,
           "gen:lap3d:41 (n %d): %s", (int)L.n, msg);
     hll_narrow_free(&N);
+    /* its 2,154 hacks made on the threads: each as the HLL says, at 1 and 3 */
+    spb_hll H;
+    CHECK(hll_from_csr(&L, 32, HLL_COL_MAJOR, &H, msg) == SPB_OK, "%s", msg);
+    const int before = omp_get_max_threads();
+    for (int threads = 1; threads <= 3; threads += 2) {
+        omp_set_num_threads(threads);
+        check_hll_narrow(threads == 1 ? "gen:lap3d:41, 1 thread" : "gen:lap3d:41, 3 threads", &L,
+                         &H);
+    }
+    hll_free(&H);
     csr_free(&L);
+    /* 4,000 hacks of a diagonal, two of them spanning too wide: the first
+     * named at 1 and 3 threads */
+    enum { ROWS = 32 * 4000 };
+    spb_csr D;
+    CHECK(csr_alloc(&D, ROWS, ROWS + HLL_NARROW_SPAN, ROWS, msg) == SPB_OK, "%s", msg);
+    for (spb_index i = 0; i < ROWS; i++) D.row_ptr[i + 1] = i + 1, D.col_idx[i] = i, D.val[i] = 1;
+    D.col_idx[80001] = 80000 + HLL_NARROW_SPAN; /* hack 2500: rows 80000-80031 */
+    D.col_idx[96000] = 0;                       /* hack 3000 */
+    for (int threads = 1; threads <= 3; threads += 2) {
+        omp_set_num_threads(threads);
+        msg[0] = '\0';
+        CHECK(hll_narrow_from_csr(&D, 32, &N, msg) == SPB_ERR_DECLINED &&
+                  strstr(msg, "rows 80000-80031") && strstr(msg, "columns 80000-145535"),
+              "%d threads: the first hack too wide is named: %s", threads, msg);
+        CHECK(N.step_base == NULL && N.offset == NULL, "a declined matrix keeps its arrays");
+    }
+    omp_set_num_threads(before);
+    csr_free(&D);
 }
 
 int main(void)
