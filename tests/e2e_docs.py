@@ -4,11 +4,13 @@ heading of it), every data file the documents name is in docs/results,
 loose or in an archive its README lists, docs/results stays a notebook
 of the claims' evidence (at most 60 files), and the scripts that make the
 pages' GPU tables say when they have nothing to table or a file is not a
-study's, and print their usage on --help.
+study's, and print their usage on --help; the device A/Bs' table pairs
+each candidate row with its kernel.
 
 usage: e2e_docs.py SPBENCH SOURCE_DIR
 """
 import glob
+import json
 import os
 import re
 import subprocess
@@ -138,10 +140,43 @@ def test_frontier_table_usage():
                   "%s is said: rc %d, %r" % (name, p.returncode, p.stderr[-300:]))
 
 
+def test_ab_table():
+    """scripts/dev/gpu_ab_table.py, the device A/Bs' table: a candidate row
+    against the kernel whose name it extends (2.00x where it takes half the
+    time), the best spbench row against the fastest vendor row, and a wrong
+    row listed with exit 1."""
+    def row(kernel, ms, status="ok"):
+        return {"matrix": "gen:hubs:9", "precision": "fp64", "kernel": kernel, "backend": "cuda",
+                "status": status, "time_ms_median": ms, "spread": 0.01, "message": "m"}
+    doc = {"roles": {"baseline": "csr.serial", "libraries": ["cusparse.csr"]},
+           "rows": [row("csr.cuda.stream", 0.2), row("csr.cuda.stream.lr", 0.1),
+                    row("cusparse.csr", 0.15)]}
+    script = os.path.join(SOURCE, "scripts", "dev", "gpu_ab_table.py")
+    with tempfile.TemporaryDirectory() as work:
+        path = os.path.join(work, "ab.json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        p = subprocess.run([sys.executable, script, path], capture_output=True, text=True,
+                           timeout=60)
+        check(p.returncode == 0 and "| `csr.cuda.stream.lr` | 100.0 | `csr.cuda.stream` | 200.0 "
+              "| 2.000x |" in p.stdout and "csr.cuda.stream.lr | cusparse.csr | 1.500x" in p.stdout,
+              "the A/B table: rc %d, %r %r" % (p.returncode, p.stdout[-600:], p.stderr[-300:]))
+        doc["rows"].append(row("csr.cuda.adaptive.lr", 0.3, "wrong"))
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        p = subprocess.run([sys.executable, script, path], capture_output=True, text=True,
+                           timeout=60)
+        check(p.returncode == 1 and "**wrong**: `csr.cuda.adaptive.lr`" in p.stdout,
+              "a wrong row is listed: rc %d, %r" % (p.returncode, p.stdout[-300:]))
+    p = subprocess.run([sys.executable, script, "--help"], capture_output=True, text=True,
+                       timeout=60)
+    check(p.returncode == 0 and "usage:" in p.stdout, "--help: rc %d" % p.returncode)
+
+
 def main():
     run_tests([test_links_resolve, test_data_files_named_are_there,
                test_results_stay_a_notebook, test_ncu_table_of_no_profiles,
-               test_frontier_table_usage], "spb_docs_",
+               test_frontier_table_usage, test_ab_table], "spb_docs_",
               globals())
 
 
