@@ -201,6 +201,29 @@ static int narrow_hack(const spb_csr *A, spb_hll_narrow *N, spb_index first, spb
     return 1;
 }
 
+/* N's hacks laid out: each hack's first step and first entry (step_at,
+ * slot_at: nhacks + 1), the totals, and the arrays allocated. */
+static spb_status narrow_plan(const spb_csr *A, const spb_hll *shape, spb_hll_narrow *N,
+                              int64_t *step_at, int64_t *slot_at, char *msg)
+{
+    for (spb_index h = 0; h < N->nhacks; h++) {
+        spb_index rows = hll_hack_rows(shape, h), width = rows_width(A, h * shape->hack_size, rows);
+        step_at[h] = N->steps, slot_at[h] = N->stored;
+        N->steps += width;
+        N->stored += (int64_t)rows * width;
+    }
+    step_at[N->nhacks] = N->steps, slot_at[N->nhacks] = N->stored;
+    if (N->stored > SPB_INDEX_MAX)
+        return spb_fail(msg, SPB_ERR_TOO_LARGE,
+                        "HLL with hack size %d would store more than %d entries (32-bit limit)",
+                        (int)shape->hack_size, SPB_INDEX_MAX);
+    N->step_base = spb_malloc((size_t)N->steps + 1, sizeof *N->step_base);
+    N->offset = spb_malloc((size_t)N->stored + 1, sizeof *N->offset);
+    if (!N->step_base || !N->offset)
+        return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for 16-bit column offsets");
+    return SPB_OK;
+}
+
 spb_status hll_narrow_from_csr(const spb_csr *A, spb_index hack_size, spb_hll_narrow *N, char *msg)
 {
     memset(N, 0, sizeof *N);
@@ -211,30 +234,11 @@ spb_status hll_narrow_from_csr(const spb_csr *A, spb_index hack_size, spb_hll_na
         return spb_fail(msg, SPB_ERR_INVALID, "HLL hack size must be at least 1, not %d",
                         (int)hack_size);
     N->nhacks = (spb_index)(((int64_t)A->m + hack_size - 1) / hack_size);
-    /* each hack's first step and first entry */
     int64_t *step_at = spb_malloc((size_t)N->nhacks + 1, sizeof *step_at);
     int64_t *slot_at = spb_malloc((size_t)N->nhacks + 1, sizeof *slot_at);
-    if (!step_at || !slot_at) {
-        spb_free(step_at);
-        spb_free(slot_at);
-        return spb_fail(msg, SPB_ERR_NOMEM, "out of memory for 16-bit column offsets");
-    }
-    for (spb_index h = 0; h < N->nhacks; h++) {
-        spb_index rows = hll_hack_rows(&shape, h), width = rows_width(A, h * hack_size, rows);
-        step_at[h] = N->steps, slot_at[h] = N->stored;
-        N->steps += width;
-        N->stored += (int64_t)rows * width;
-    }
-    step_at[N->nhacks] = N->steps, slot_at[N->nhacks] = N->stored;
-    spb_status st = SPB_OK;
-    if (N->stored > SPB_INDEX_MAX)
-        st = spb_fail(msg, SPB_ERR_TOO_LARGE,
-                      "HLL with hack size %d would store more than %d entries (32-bit limit)",
-                      (int)hack_size, SPB_INDEX_MAX);
-    N->step_base = st == SPB_OK ? spb_malloc((size_t)N->steps + 1, sizeof *N->step_base) : NULL;
-    N->offset = st == SPB_OK ? spb_malloc((size_t)N->stored + 1, sizeof *N->offset) : NULL;
-    if (st == SPB_OK && (!N->step_base || !N->offset))
-        st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory for 16-bit column offsets");
+    spb_status st = step_at && slot_at
+                        ? narrow_plan(A, &shape, N, step_at, slot_at, msg)
+                        : spb_fail(msg, SPB_ERR_NOMEM, "out of memory for 16-bit column offsets");
     /* hacks on the threads; past a hack that spans too wide, only the
      * hacks before it go on, so the first such hack is the one named */
     spb_index first_bad = N->nhacks;
