@@ -61,9 +61,6 @@ void validate_vector(const spb_csr *A, const spb_value *y, const spb_value *y_re
                      const spb_value *y_abs, spb_precision precision, int inputs_rounded,
                      double tolerance, spb_validation *out);
 
-/* ||v||_2, without overflow for entries near the largest double. */
-double vector_norm2(size_t len, const spb_value *v);
-
 /* A sparse result C = A*B against its reference: the pattern must be the
  * same exactly (sizes, row pointers, columns), and each value c_ij within
  * tolerance * rounding_bound(A's row i length, scale_ij, ...), scale being
