@@ -263,6 +263,85 @@ static spb_status narrow_offsets(spb_csr *A, char *msg)
     return SPB_OK;
 }
 
+/* The first COO entry outside its m x n, or nnz when none (as a pass in
+ * order would find it). */
+static spb_offset first_outside(const spb_coo *coo)
+{
+    spb_offset first = coo->nnz;
+#pragma omp parallel for schedule(static) reduction(min : first) if (coo->nnz > 65536)
+    for (spb_offset k = 0; k < coo->nnz; k++)
+        if ((coo->row[k] < 0 || coo->row[k] >= coo->m || coo->col[k] < 0 ||
+             coo->col[k] >= coo->n) &&
+            k < first)
+            first = k;
+    return first;
+}
+
+/* COO's entries into A's rows in file order (a counting sort by row,
+ * stable: the file's order within a row, which is already column order for
+ * most files, so the per-row sort is usually skipped, and which orders the
+ * sums of duplicates). The entries in `chunks` spans on the threads: each
+ * span's count of every row (at[c * m + r]), A's offsets from their sums,
+ * then each span's entries of a row placed after the earlier spans'. The
+ * row holding the most entries in *longest_row, its count returned. */
+static spb_offset scatter_rows(const spb_coo *coo, spb_csr *A, int chunks, spb_offset *at,
+                               spb_index *longest_row)
+{
+    const spb_index m = coo->m;
+    const size_t w = csr_values_per_entry(A);
+    const spb_offset span = (coo->nnz + chunks - 1) / chunks;
+    spb_offset *rp = A->row_ptr64;
+#pragma omp parallel num_threads(chunks)
+    {
+#pragma omp for schedule(static)
+        for (int c = 0; c < chunks; c++) {
+            spb_offset *mine = at + (size_t)c * m;
+            memset(mine, 0, sizeof *mine * (size_t)m);
+            const spb_offset end = span * (c + 1) < coo->nnz ? span * (c + 1) : coo->nnz;
+            for (spb_offset k = span * c; k < end; k++) mine[coo->row[k]]++;
+        }
+#pragma omp for schedule(static)
+        for (spb_index r = 0; r < m; r++) {
+            spb_offset total = 0;
+            for (int c = 0; c < chunks; c++) total += at[(size_t)c * m + r];
+            rp[r + 1] = total;
+        }
+    }
+    spb_offset longest = 0;
+    *longest_row = 0;
+    for (spb_index i = 0; i < m; i++) {
+        if (rp[i + 1] > longest) {
+            longest = rp[i + 1];
+            *longest_row = i;
+        }
+        rp[i + 1] += rp[i];
+    }
+    if (longest > SPB_INDEX_MAX) return longest;
+#pragma omp parallel num_threads(chunks)
+    {
+#pragma omp for schedule(static)
+        for (spb_index r = 0; r < m; r++) { /* span c's first slot in row r */
+            spb_offset next = rp[r];
+            for (int c = 0; c < chunks; c++) {
+                const spb_offset count = at[(size_t)c * m + r];
+                at[(size_t)c * m + r] = next;
+                next += count;
+            }
+        }
+#pragma omp for schedule(static)
+        for (int c = 0; c < chunks; c++) {
+            spb_offset *next = at + (size_t)c * m;
+            const spb_offset end = span * (c + 1) < coo->nnz ? span * (c + 1) : coo->nnz;
+            for (spb_offset k = span * c; k < end; k++) {
+                const spb_offset slot = next[coo->row[k]]++;
+                A->col_idx[slot] = coo->col[k];
+                for (size_t q = 0; q < w; q++) A->val[slot * w + q] = coo->val[k * w + q];
+            }
+        }
+    }
+    return longest;
+}
+
 /* Built on wide offsets, whatever the size (one way for both), then made
  * narrow unless the summed entries pass SPB_INDEX_MAX or `wide` asks. */
 spb_status csr_from_coo_offsets(const spb_coo *coo, int wide, spb_csr *A, char *msg)
@@ -270,27 +349,29 @@ spb_status csr_from_coo_offsets(const spb_coo *coo, int wide, spb_csr *A, char *
     spb_index m = coo->m;
     spb_status st = alloc_field(A, m, coo->n, coo->nnz, coo->complex_values, 1, msg);
     if (st != SPB_OK) return st;
-    const size_t w = csr_values_per_entry(A);
-    spb_offset *rp = A->row_ptr64;
-    /* Counting sort by row keeps file order within a row, which is already
-     * column order for most files, so the per-row sort is usually skipped. */
-    for (spb_offset k = 0; k < coo->nnz; k++) {
-        if (coo->row[k] < 0 || coo->row[k] >= m || coo->col[k] < 0 || coo->col[k] >= coo->n) {
-            csr_free(A);
-            return spb_fail(msg, SPB_ERR_INVALID, "COO entry %lld at (%d, %d) outside %d x %d",
-                            (long long)k, (int)coo->row[k], (int)coo->col[k], (int)m, (int)coo->n);
-        }
-        rp[coo->row[k] + 1]++;
+    const spb_offset bad = first_outside(coo);
+    if (bad < coo->nnz) {
+        csr_free(A);
+        return spb_fail(msg, SPB_ERR_INVALID, "COO entry %lld at (%d, %d) outside %d x %d",
+                        (long long)bad, (int)coo->row[bad], (int)coo->col[bad], (int)m,
+                        (int)coo->n);
     }
-    spb_offset longest = 0;
-    spb_index longest_row = 0;
-    for (spb_index i = 0; i < m; i++) {
-        if (rp[i + 1] > longest) {
-            longest = rp[i + 1];
-            longest_row = i;
-        }
-        rp[i + 1] += rp[i];
+    /* a span's row counts take m offsets: together no more than the
+     * values take, and half the memory left, else fewer spans */
+    int chunks = omp_get_max_threads();
+    if ((double)chunks * m > (double)coo->nnz)
+        chunks = coo->nnz / (m > 0 ? m : 1) > 1 ? (int)(coo->nnz / (m > 0 ? m : 1)) : 1;
+    const spb_memory_room room = spb_memory_room_now();
+    while (chunks > 1 && room.bytes >= 0 && 2.0 * sizeof(spb_offset) * chunks * m > room.bytes)
+        chunks /= 2;
+    spb_offset *at = spb_malloc((size_t)chunks * (size_t)m + 1, sizeof *at);
+    if (!at) {
+        csr_free(A);
+        return spb_fail(msg, SPB_ERR_NOMEM, "out of memory converting COO to CSR");
     }
+    spb_index longest_row;
+    const spb_offset longest = scatter_rows(coo, A, chunks, at, &longest_row);
+    spb_free(at);                  /* before the sort's own row array: one at a time */
     if (longest > SPB_INDEX_MAX) { /* a row's entries are counted in 32 bits while sorted */
         csr_free(A);
         return spb_fail(msg, SPB_ERR_TOO_LARGE,
@@ -298,18 +379,7 @@ spb_status csr_from_coo_offsets(const spb_coo *coo, int wide, spb_csr *A, char *
                         "than %d",
                         (int)longest_row + 1, (long long)longest, SPB_INDEX_MAX);
     }
-    spb_offset *next = spb_malloc((size_t)m, sizeof *next);
-    if (!next) st = spb_fail(msg, SPB_ERR_NOMEM, "out of memory converting COO to CSR");
-    if (st == SPB_OK) {
-        memcpy(next, rp, (size_t)m * sizeof *next);
-        for (spb_offset k = 0; k < coo->nnz; k++) {
-            spb_offset slot = next[coo->row[k]]++;
-            A->col_idx[slot] = coo->col[k];
-            for (size_t q = 0; q < w; q++) A->val[slot * w + q] = coo->val[k * w + q];
-        }
-    }
-    spb_free(next); /* before the sort's own row array: one at a time */
-    if (st == SPB_OK) st = sort_and_sum_rows(A, (spb_index)longest, msg);
+    st = sort_and_sum_rows(A, (spb_index)longest, msg);
     if (st == SPB_OK && !wide && A->nnz <= SPB_INDEX_MAX) st = narrow_offsets(A, msg);
     if (st != SPB_OK) csr_free(A);
     return st;

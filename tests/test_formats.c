@@ -1045,6 +1045,48 @@ static void test_coo_threads(unsigned long long seed)
  * enough to be sorted by qsort (which need not be stable): 1e16, -1e16, 1
  * at one column sum to 1 in that order, to 0 in most others (1 + 1e16
  * rounds to 1e16). */
+/* COO to CSR in spans of the entries on the threads: a row's entries keep
+ * the file's order across the spans, so its duplicates 1, 1e16, -1e16
+ * (first, middle and last of 200,000 entries) sum to 0 in that order (1
+ * with the spans reversed), at 1 and 3 threads; the first entry outside
+ * the matrix named. */
+static void test_coo_spans_in_order(void)
+{
+    enum { M = 5000, NNZ = 200000 };
+    char msg[SPB_MSG_LEN] = "";
+    spb_coo coo;
+    CHECK(coo_alloc(&coo, M, M, NNZ, msg) == SPB_OK, "%s", msg);
+    for (spb_offset k = 0; k < NNZ; k++) {
+        coo.row[k] = (spb_index)(k % (M - 1)) + 1; /* row 0 holds only the three */
+        coo.col[k] = (spb_index)((k * 7) % M);
+        coo.val[k] = 1;
+    }
+    const spb_offset at[3] = {0, NNZ / 2, NNZ - 1};
+    const double dup[3] = {1, 1e16, -1e16};
+    for (int q = 0; q < 3; q++) coo.row[at[q]] = 0, coo.col[at[q]] = 9, coo.val[at[q]] = dup[q];
+    const int before = omp_get_max_threads();
+    for (int threads = 1; threads <= 3; threads += 2) {
+        omp_set_num_threads(threads);
+        spb_csr A;
+        CHECK(csr_from_coo(&coo, &A, msg) == SPB_OK, "%s", msg);
+        CHECK(A.row_ptr[1] == 1 && A.col_idx[0] == 9 && A.val[0] == 0.0,
+              "%d threads: row 0's duplicates summed in file order to %g (0 expected)", threads,
+              A.val[0]);
+        csr_free(&A);
+    }
+    coo.col[150000] = M; /* outside, and a later one */
+    coo.row[180000] = -1;
+    for (int threads = 1; threads <= 3; threads += 2) {
+        omp_set_num_threads(threads);
+        spb_csr A;
+        msg[0] = '\0';
+        CHECK(csr_from_coo(&coo, &A, msg) == SPB_ERR_INVALID && strstr(msg, "entry 150000 at"),
+              "%d threads: the first entry outside named: %s", threads, msg);
+    }
+    omp_set_num_threads(before);
+    coo_free(&coo);
+}
+
 static void test_duplicates_in_order(void)
 {
     char msg[SPB_MSG_LEN] = "";
@@ -1302,6 +1344,7 @@ int main(void)
     test_bsr_threads(seed);
     test_bsr_memory_room();
     test_coo_threads(seed);
+    test_coo_spans_in_order();
     test_duplicates_in_order();
     test_col_panels(seed);
     test_complex_declined();
