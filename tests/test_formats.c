@@ -914,9 +914,6 @@ static void test_bsr_memory_room(void)
     csr_free(&A);
 }
 
-/* csr_transpose scatters chunks of rows on the OpenMP threads: the same
- * transpose, bit for bit, at 1 and 3 threads (a full row crossing the
- * chunks, empty rows and columns, complex values), and it is A^T. */
 /* BSR cut on the threads: the same blocks, columns and values at 1 and 3
  * threads, each as the dense copy says (check_bsr), on a matrix of 1,500
  * block rows with long rows among them; 70x70 blocks take cursors from the
@@ -954,6 +951,9 @@ static void test_bsr_threads(unsigned long long seed)
     coo_free(&coo);
 }
 
+/* csr_transpose scatters chunks of rows on the OpenMP threads: the same
+ * transpose, bit for bit, at 1 and 3 threads (a full row crossing the
+ * chunks, empty rows and columns, complex values), and it is A^T. */
 static void test_transpose_threads(unsigned long long seed)
 {
     char msg[SPB_MSG_LEN] = "";
@@ -1041,10 +1041,6 @@ static void test_coo_threads(unsigned long long seed)
     coo_free(&coo);
 }
 
-/* Duplicates are summed in the order the entries come, also in a row long
- * enough to be sorted by qsort (which need not be stable): 1e16, -1e16, 1
- * at one column sum to 1 in that order, to 0 in most others (1 + 1e16
- * rounds to 1e16). */
 /* COO to CSR in spans of the entries on the threads: a row's entries keep
  * the file's order across the spans, so its duplicates 1, 1e16, -1e16
  * (first, middle and last of 200,000 entries) sum to 0 in that order (1
@@ -1087,6 +1083,10 @@ static void test_coo_spans_in_order(void)
     coo_free(&coo);
 }
 
+/* Duplicates are summed in the order the entries come, also in a row long
+ * enough to be sorted by qsort (which need not be stable): 1e16, -1e16, 1
+ * at one column sum to 1 in that order, to 0 in most others (1 + 1e16
+ * rounds to 1e16). */
 static void test_duplicates_in_order(void)
 {
     char msg[SPB_MSG_LEN] = "";
