@@ -1,6 +1,7 @@
 /* bsr.c — CSR -> block compressed rows and its byte model (see bsr.h). */
 #include "bsr.h"
 
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,23 @@ walk_blocks_of(const spb_csr *A, spb_index block, spb_index *seen)
 /* Block row cursors for `block` rows: on the stack up to this many. */
 #define CURSORS_ON_STACK 64
 
+/* The cursors of `threads` threads for blocks past CURSORS_ON_STACK, 2 *
+ * block each, taken before the threads start (spb_malloc counts its calls
+ * for the tests' injected failures: not from a parallel region); NULL
+ * where the stack holds them. *failed when the heap had none. */
+static spb_index *heap_cursors(spb_index block, int threads, int *failed)
+{
+    spb_index *heap = block > CURSORS_ON_STACK
+                          ? spb_malloc((size_t)threads * 2 * (size_t)block, sizeof *heap)
+                          : NULL;
+    *failed = block > CURSORS_ON_STACK && !heap;
+    return heap;
+}
+
+/* This thread's cursors: its span of heap, else its stack's. */
+#define THREAD_CURSORS(heap, block, stack)                                                         \
+    ((heap) ? (heap) + (size_t)omp_get_thread_num() * 2 * (size_t)(block) : (stack))
+
 /* `call` with `size` the block size `given`: a constant for each size of
  * BSR_BLOCK_SIZES, so the functions inlined into it divide by a constant
  * (bsr_best_block ran 2.2-2.8x faster so, and bsr_from_csr's earlier walk
@@ -119,24 +137,24 @@ static inline __attribute__((always_inline)) int64_t
 count_blocks_of(const spb_csr *A, spb_index block, spb_index *counts)
 {
     const spb_index brows = blocks_of(A->m, block);
+    const int threads = omp_get_max_threads();
+    int failed;
+    spb_index *heap = heap_cursors(block, threads, &failed);
+    if (failed) return -2;
     int64_t total = 0;
-    int failed = 0;
-#pragma omp parallel reduction(+ : total) reduction(| : failed)
+#pragma omp parallel num_threads(threads) reduction(+ : total)
     {
         spb_index stack[2 * CURSORS_ON_STACK];
-        spb_index *at =
-            block <= CURSORS_ON_STACK ? stack : spb_malloc(2 * (size_t)block, sizeof *at);
-        failed = !at;
+        spb_index *at = THREAD_CURSORS(heap, block, stack);
 #pragma omp for schedule(dynamic, 256)
         for (spb_index br = 0; br < brows; br++) {
-            if (!at) continue;
             const spb_index c = block_row_columns(A, block, br, at, at + block, NULL);
             if (counts) counts[br + 1] = c;
             total += c;
         }
-        if (at != stack) spb_free(at);
     }
-    return failed ? -2 : total * block * block > SPB_INDEX_MAX ? -1 : total;
+    spb_free(heap);
+    return total * block * block > SPB_INDEX_MAX ? -1 : total;
 }
 
 static int64_t count_blocks(const spb_csr *A, spb_index block, spb_index *counts)
@@ -201,16 +219,16 @@ spb_index bsr_best_block(const spb_csr *A, spb_precision precision, int64_t *blo
 static inline __attribute__((always_inline)) int fill_of(const spb_csr *A, spb_bsr *B,
                                                          spb_index block)
 {
-    int failed = 0;
-#pragma omp parallel reduction(| : failed)
+    const int threads = omp_get_max_threads();
+    int failed;
+    spb_index *heap = heap_cursors(block, threads, &failed);
+    if (failed) return 1;
+#pragma omp parallel num_threads(threads)
     {
         spb_index stack[2 * CURSORS_ON_STACK];
-        spb_index *at =
-            block <= CURSORS_ON_STACK ? stack : spb_malloc(2 * (size_t)block, sizeof *at);
-        failed = !at;
+        spb_index *at = THREAD_CURSORS(heap, block, stack);
 #pragma omp for schedule(dynamic, 256)
         for (spb_index br = 0; br < B->brows; br++) {
-            if (!at) continue;
             const spb_index s0 = B->row_ptr[br];
             block_row_columns(A, block, br, at, at + block, B->col_idx + s0);
             const spb_index last = br * block + block < A->m ? br * block + block : A->m;
@@ -224,9 +242,9 @@ static inline __attribute__((always_inline)) int fill_of(const spb_csr *A, spb_b
                 }
             }
         }
-        if (at != stack) spb_free(at);
     }
-    return failed;
+    spb_free(heap);
+    return 0;
 }
 
 static int fill(const spb_csr *A, spb_bsr *B)
