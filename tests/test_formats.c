@@ -564,6 +564,81 @@ static int is_permutation(spb_index m, const spb_index *order)
     return ok;
 }
 
+/* How many vertices break Cuthill-McKee's rule in `order` (reversed: the
+ * Cuthill-McKee order) for the graph A + A^T without its diagonal, held
+ * dense in `adj` (m x m): each vertex but a part's first is placed by its
+ * first-placed neighbour, the children of a vertex in a run after those of
+ * the vertices placed before it, by rising degree and then index. */
+static int cuthill_mckee_breaks(spb_index m, const char *adj, const spb_index *order)
+{
+    spb_index *pos = malloc(sizeof *pos * (size_t)m), *degree = calloc((size_t)m, sizeof *degree);
+    int64_t *key = malloc(sizeof *key * (size_t)m * 3);
+    for (spb_index p = 0; p < m; p++) pos[order[m - 1 - p]] = p;
+    for (spb_index v = 0; v < m; v++)
+        for (spb_index u = 0; u < m; u++) degree[v] += adj[(size_t)v * m + u];
+    spb_index children = 0;
+    for (spb_index u = 0; u < m; u++) {
+        spb_index parent = -1;
+        for (spb_index w = 0; w < m; w++)
+            if (adj[(size_t)u * m + w] && pos[w] < pos[u] && (parent < 0 || pos[w] < pos[parent]))
+                parent = w;
+        if (parent < 0) continue; /* a part's first vertex */
+        key[3 * children] = pos[parent];
+        key[3 * children + 1] = ((int64_t)degree[u] << 32) | u;
+        key[3 * children++ + 2] = pos[u];
+    }
+    /* the children by (parent's place, degree, index): their places must rise */
+    for (spb_index a = 1; a < children; a++)
+        for (spb_index b = a;
+             b > 0 && (key[3 * (b - 1)] > key[3 * b] ||
+                       (key[3 * (b - 1)] == key[3 * b] && key[3 * (b - 1) + 1] > key[3 * b + 1]));
+             b--)
+            for (int f = 0; f < 3; f++) {
+                const int64_t t = key[3 * b + f];
+                key[3 * b + f] = key[3 * (b - 1) + f];
+                key[3 * (b - 1) + f] = t;
+            }
+    int breaks = 0;
+    for (spb_index a = 1; a < children; a++) breaks += key[3 * a + 2] < key[3 * (a - 1) + 2];
+    free(pos);
+    free(degree);
+    free(key);
+    return breaks;
+}
+
+/* Cuthill-McKee's rule holds on random graphs with hubs: a hub's many new
+ * neighbours and a plain vertex's few are each placed by rising degree. */
+static void test_rcm_children(unsigned long long seed)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_rng rng;
+    spb_rng_seed(&rng, seed);
+    enum { M = 600 };
+    char *adj = calloc((size_t)M * M, 1);
+    spb_index row[4000], col[4000], order[M];
+    for (int round = 0; round < 3; round++) {
+        spb_index count = 0;
+        memset(adj, 0, (size_t)M * M);
+        for (; count < 1200; count++) /* random edges, then three hubs */
+            row[count] = (spb_index)spb_rng_below(&rng, M),
+            col[count] = (spb_index)spb_rng_below(&rng, M);
+        for (spb_index hub = 0; hub < 3; hub++)
+            for (spb_index k = 0; k < 150; k++)
+                row[count] = hub * 200, col[count++] = (spb_index)spb_rng_below(&rng, M);
+        for (spb_index k = 0; k < count; k++)
+            if (row[k] != col[k])
+                adj[(size_t)row[k] * M + col[k]] = adj[(size_t)col[k] * M + row[k]] = 1;
+        spb_csr A;
+        csr_of_entries(M, count, row, col, &A);
+        CHECK(csr_rcm_order(&A, order, msg) == SPB_OK, "%s", msg);
+        CHECK(is_permutation(M, order), "round %d: not a permutation", round);
+        const int breaks = cuthill_mckee_breaks(M, adj, order);
+        CHECK(breaks == 0, "round %d: %d vertices out of Cuthill-McKee's order", round, breaks);
+        csr_free(&A);
+    }
+    free(adj);
+}
+
 /* csr.cuda.stream.rcm's ordering: reverse Cuthill-McKee gives a grid whose
  * numbering was shuffled back a narrow band, and two paths numbered in
  * turns (entries one way only: A + A^T is the graph) a band of 1, parts
@@ -1334,6 +1409,7 @@ int main(void)
     test_bytes_and_stats();
     test_row_tiles(seed);
     test_rcm(seed);
+    test_rcm_children(seed);
     test_scatter();
     test_sort_rows();
     test_format_set();
