@@ -47,6 +47,37 @@ template <typename T> static __device__ __forceinline__ T block_reduce(T v, T *w
     return v;
 }
 
+/* One thread's share of a long row: its terms k = begin + t, + stride, ...
+ * in that order, LOADS of them loaded before any is added, so that a
+ * thread has LOADS gathers of x in flight instead of one after another
+ * (the block-per-row paths: a row of thousands of entries is a few terms
+ * per thread, each waiting on the L2). The sum's order is the plain loop's. */
+template <bool PATTERN, bool ONCE, int LOADS, typename T, typename O>
+static __device__ __forceinline__ T strided_row_sum(const int *__restrict__ col_idx,
+                                                    const T *__restrict__ val,
+                                                    const T *__restrict__ x, O begin, O end, int t,
+                                                    int stride)
+{
+    T sum = 0;
+    O k = begin + t;
+    for (; k < end - (O)(LOADS - 1) * stride; k += (O)LOADS * stride) {
+        int cols[LOADS];
+        T vals[LOADS], xs[LOADS];
+#pragma unroll
+        for (int i = 0; i < LOADS; i++) {
+            cols[i] = load_matrix<ONCE>(col_idx + k + i * stride);
+            vals[i] = PATTERN ? T(0) : load_matrix<ONCE>(val + k + i * stride);
+        }
+#pragma unroll
+        for (int i = 0; i < LOADS; i++) xs[i] = x[cols[i]];
+#pragma unroll
+        for (int i = 0; i < LOADS; i++) sum += PATTERN ? xs[i] : vals[i] * xs[i];
+    }
+    for (; k < end; k += stride)
+        sum += term<PATTERN, ONCE>(val, k, x[load_matrix<ONCE>(col_idx + k)]);
+    return sum;
+}
+
 /* One lane's share of a CSR row: entries lane, lane+stride, ... (row
  * offsets O: int, or int64_t past 2^31 - 1 entries). */
 template <typename T, typename O>

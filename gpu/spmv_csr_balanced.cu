@@ -20,6 +20,7 @@ extern "C" {
 #define BIN_LONG_CLASS 12   /* csr.cuda.binned: rows longer than 2^12 get a block each */
 #define BIN_LONG_ROW   4096 /* that length, for the descriptions */
 #define STREAM_ITEMS   4    /* csr.cuda.stream: entries per thread in a tile */
+#define LONG_ROW_LOADS 4    /* a row summed by a block: loads in flight per thread */
 static_assert(1 << BIN_LONG_CLASS == BIN_LONG_ROW, "BIN_LONG_ROW is 2^BIN_LONG_CLASS");
 /* csr.cuda.binned: the rows sorted by length class into segments, each
  * launched as `lanes` threads per row (more than a warp: a block per row);
@@ -92,9 +93,8 @@ static __global__ void __launch_bounds__(LONG_BLOCK)
 {
     __shared__ T warp_sums[LONG_BLOCK / WARP];
     int row = long_rows[blockIdx.x];
-    T sum = 0;
-    for (int k = row_ptr[row] + threadIdx.x; k < row_ptr[row + 1]; k += LONG_BLOCK)
-        sum += term<PATTERN>(val, k, x[col_idx[k]]);
+    T sum = strided_row_sum<PATTERN, false, LONG_ROW_LOADS>(
+        col_idx, val, x, row_ptr[row], row_ptr[row + 1], (int)threadIdx.x, LONG_BLOCK);
     sum = block_reduce(sum, warp_sums);
     if (threadIdx.x == 0) y[row] = PATTERN ? scale * sum : sum;
 }
@@ -119,9 +119,8 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
     const int lanes = plan.lanes[s], block = (int)blockIdx.x - plan.first_block[s];
     if (lanes > WARP) { /* a block per row (uniform over the block) */
         const int row = rows[plan.first_row[s] + block];
-        T sum = 0;
-        for (int k = row_ptr[row] + threadIdx.x; k < row_ptr[row + 1]; k += blockDim.x)
-            sum += term<PATTERN>(val, k, x[col_idx[k]]);
+        T sum = strided_row_sum<PATTERN, false, LONG_ROW_LOADS>(
+            col_idx, val, x, row_ptr[row], row_ptr[row + 1], (int)threadIdx.x, (int)blockDim.x);
         sum = block_reduce(sum, warp_sums);
         if (threadIdx.x == 0) y[row] = PATTERN ? scale * sum : sum;
         return;
@@ -187,9 +186,8 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
     const int k0 = row_ptr[r0], entries = row_ptr[r0 + rows] - k0, t = threadIdx.x;
     if (rows == 1 && entries > alone) { /* one long row (uniform over the block) */
         if (RENUMBERED) wait_for_previous_grid();
-        T sum = 0;
-        for (int k = k0 + t; k < k0 + entries; k += blockDim.x)
-            sum += term<PATTERN, ONCE>(val, k, x[load_matrix<ONCE>(col_idx + k)]);
+        T sum = strided_row_sum<PATTERN, ONCE, LONG_ROW_LOADS>(col_idx, val, x, k0, k0 + entries, t,
+                                                               (int)blockDim.x);
         sum = block_reduce(sum, warp_sums);
         if (t == 0) y[RENUMBERED ? order[r0] : r0] = PATTERN ? scale * sum : sum;
         return;
