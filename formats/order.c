@@ -92,9 +92,48 @@ static spb_status not_square(const spb_csr *A, spb_status status, char *msg)
 
 static spb_index degree(const graph *g, spb_index v) { return g->ptr[v + 1] - g->ptr[v]; }
 
+/* A level of this many vertices or more is expanded on the threads. */
+#define LEVEL_ON_THREADS 1024
+/* Vertices a thread gathers before it takes room for them in the queue. */
+#define LEVEL_BATCH 256
+
+/* The level after queue[head, tail) on the threads: each neighbour not
+ * stamped `mark` is claimed by the first thread to stamp it and appended;
+ * the new end returned. The order within the level is any (levels_from's
+ * callers depend on none). */
+static spb_index next_level_threads(const graph *g, spb_index *queue, spb_index head,
+                                    spb_index tail, int *stamp, int mark)
+{
+    spb_index end = tail;
+#pragma omp parallel
+    {
+        spb_index batch[LEVEL_BATCH];
+        int count = 0;
+#pragma omp for schedule(dynamic, 64) nowait
+        for (spb_index q = head; q < tail; q++) {
+            const spb_index v = queue[q];
+            for (spb_index k = g->ptr[v]; k < g->ptr[v + 1]; k++) {
+                const spb_index u = g->adj[k];
+                if (__atomic_load_n(&stamp[u], __ATOMIC_RELAXED) == mark ||
+                    __atomic_exchange_n(&stamp[u], mark, __ATOMIC_RELAXED) == mark)
+                    continue;
+                batch[count++] = u;
+                if (count == LEVEL_BATCH) {
+                    const spb_index at = __atomic_fetch_add(&end, count, __ATOMIC_RELAXED);
+                    memcpy(queue + at, batch, sizeof batch);
+                    count = 0;
+                }
+            }
+        }
+        const spb_index at = __atomic_fetch_add(&end, count, __ATOMIC_RELAXED);
+        memcpy(queue + at, batch, sizeof *batch * (size_t)count);
+    }
+    return end;
+}
+
 /* Breadth first from `start` over the vertices whose stamp differs from
  * `mark` (stamped as reached): the part's vertices into queue, the number of
- * levels returned, the first vertex of the last level at *last. */
+ * levels returned, where the last level starts at *last. */
 static spb_index levels_from(const graph *g, spb_index start, int *stamp, int mark,
                              spb_index *queue, spb_index *size, spb_index *last)
 {
@@ -105,6 +144,11 @@ static spb_index levels_from(const graph *g, spb_index start, int *stamp, int ma
         const spb_index level_end = tail;
         *last = head;
         levels++;
+        if (level_end - head >= LEVEL_ON_THREADS) {
+            tail = next_level_threads(g, queue, head, level_end, stamp, mark);
+            head = level_end;
+            continue;
+        }
         for (; head < level_end; head++) {
             const spb_index v = queue[head];
             for (spb_index k = g->ptr[v]; k < g->ptr[v + 1]; k++)
@@ -142,7 +186,7 @@ static void sort_keys(int64_t *keys, spb_index count)
 }
 
 /* George-Liu: from the part's lowest vertex `first`, move to a least-degree
- * vertex of the last level while that adds levels; the start returned.
+ * vertex of the last level (the lowest such) while that adds levels; the start returned.
  * Stamps 2, 3, ... mark the searches (the part's vertices are all placed,
  * stamped 1, before the next part is searched). */
 static spb_index part_start(const graph *g, spb_index first, int *stamp, spb_index *queue)
@@ -151,9 +195,11 @@ static spb_index part_start(const graph *g, spb_index first, int *stamp, spb_ind
     spb_index root = first, size = 0, last = 0;
     spb_index levels = levels_from(g, root, stamp, mark, queue, &size, &last);
     for (int tries = 0; tries < 8; tries++) {
-        spb_index pick = queue[last];
+        spb_index pick = queue[last]; /* least degree, then lowest index: any level order */
         for (spb_index q = last; q < size; q++)
-            if (degree(g, queue[q]) < degree(g, pick)) pick = queue[q];
+            if (degree(g, queue[q]) < degree(g, pick) ||
+                (degree(g, queue[q]) == degree(g, pick) && queue[q] < pick))
+                pick = queue[q];
         spb_index size2 = 0, last2 = 0;
         spb_index levels2 = levels_from(g, pick, stamp, ++mark, queue, &size2, &last2);
         if (levels2 <= levels) break;

@@ -8,9 +8,11 @@
 
 /* Reverse Cuthill-McKee on the pattern of A + A^T (A square): order[i] is
  * the old index of new row and column i (m entries). Each connected part
- * starts from a pseudo-peripheral vertex (George-Liu) and is walked breadth
- * first, neighbours by rising degree; parts follow in the order of their
- * lowest old index; the whole is reversed. SPB_ERR_INVALID for a
+ * starts from a pseudo-peripheral vertex (George-Liu; its searches run a
+ * wide level on the OpenMP threads and move to the last level's lowest
+ * numbered vertex of least degree, so the order is the same at any thread
+ * count) and is walked breadth first, neighbours by rising degree; parts
+ * follow in the order of their lowest old index; the whole is reversed. SPB_ERR_INVALID for a
  * rectangular A, SPB_ERR_NOMEM when its scratch cannot be had. */
 spb_status csr_rcm_order(const spb_csr *A, spb_index *order, char *msg);
 

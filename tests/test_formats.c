@@ -639,6 +639,47 @@ static void test_rcm_children(unsigned long long seed)
     free(adj);
 }
 
+/* George-Liu's start on levels wide enough for the threads: vertex 0 joined
+ * to 2,000 middle vertices, each with a leaf of its own (numbers shuffled):
+ * the leaves are the last level, all of degree 1, and the search moves to
+ * the lowest numbered of them, which the order (reversed) ends with, the
+ * same at 1 and 3 threads whatever order the threads reach the leaves in. */
+static void test_rcm_wide_levels(unsigned long long seed)
+{
+    char msg[SPB_MSG_LEN] = "";
+    spb_rng rng;
+    spb_rng_seed(&rng, seed);
+    enum { ARMS = 2000, M = 1 + 2 * ARMS };
+    spb_index *label = malloc(sizeof *label * M), *row = malloc(sizeof *row * 2 * ARMS),
+              *col = malloc(sizeof *col * 2 * ARMS), *one = malloc(sizeof *one * M),
+              *three = malloc(sizeof *three * M);
+    shuffled(&rng, M - 1, label);
+    spb_index count = 0, lowest_leaf = M;
+    for (spb_index a = 0; a < ARMS; a++) {
+        const spb_index middle = 1 + label[a], leaf = 1 + label[ARMS + a];
+        row[count] = 0, col[count++] = middle;
+        row[count] = middle, col[count++] = leaf;
+        if (leaf < lowest_leaf) lowest_leaf = leaf;
+    }
+    spb_csr A;
+    csr_of_entries(M, count, row, col, &A);
+    const int before = omp_get_max_threads();
+    omp_set_num_threads(1);
+    CHECK(csr_rcm_order(&A, one, msg) == SPB_OK, "%s", msg);
+    omp_set_num_threads(3);
+    CHECK(csr_rcm_order(&A, three, msg) == SPB_OK, "%s", msg);
+    omp_set_num_threads(before);
+    CHECK(one[M - 1] == lowest_leaf, "the walk starts at %d, not at the lowest leaf %d",
+          (int)one[M - 1], (int)lowest_leaf);
+    CHECK(!memcmp(one, three, sizeof *one * M), "wide levels: the order differs at 3 threads");
+    csr_free(&A);
+    free(label);
+    free(row);
+    free(col);
+    free(one);
+    free(three);
+}
+
 /* csr.cuda.stream.rcm's ordering: reverse Cuthill-McKee gives a grid whose
  * numbering was shuffled back a narrow band, and two paths numbered in
  * turns (entries one way only: A + A^T is the graph) a band of 1, parts
@@ -1410,6 +1451,7 @@ int main(void)
     test_row_tiles(seed);
     test_rcm(seed);
     test_rcm_children(seed);
+    test_rcm_wide_levels(seed);
     test_scatter();
     test_sort_rows();
     test_format_set();
