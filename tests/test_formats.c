@@ -639,6 +639,20 @@ static void test_rcm_children(unsigned long long seed)
     free(adj);
 }
 
+/* A's reverse Cuthill-McKee order at 1 thread into one and at 3 into
+ * three (m entries each); whether they agree. */
+static int rcm_same_at_1_and_3(const spb_csr *A, spb_index *one, spb_index *three)
+{
+    char msg[SPB_MSG_LEN] = "";
+    const int before = omp_get_max_threads();
+    omp_set_num_threads(1);
+    CHECK(csr_rcm_order(A, one, msg) == SPB_OK, "%s", msg);
+    omp_set_num_threads(3);
+    CHECK(csr_rcm_order(A, three, msg) == SPB_OK, "%s", msg);
+    omp_set_num_threads(before);
+    return !memcmp(one, three, sizeof *one * (size_t)A->m);
+}
+
 /* George-Liu's start on levels wide enough for the threads: vertex 0 joined
  * to 2,000 middle vertices, each with a leaf of its own (numbers shuffled):
  * the leaves are the last level, all of degree 1, and the search moves to
@@ -646,7 +660,6 @@ static void test_rcm_children(unsigned long long seed)
  * same at 1 and 3 threads whatever order the threads reach the leaves in. */
 static void test_rcm_wide_levels(unsigned long long seed)
 {
-    char msg[SPB_MSG_LEN] = "";
     spb_rng rng;
     spb_rng_seed(&rng, seed);
     enum { ARMS = 2000, M = 1 + 2 * ARMS };
@@ -663,15 +676,10 @@ static void test_rcm_wide_levels(unsigned long long seed)
     }
     spb_csr A;
     csr_of_entries(M, count, row, col, &A);
-    const int before = omp_get_max_threads();
-    omp_set_num_threads(1);
-    CHECK(csr_rcm_order(&A, one, msg) == SPB_OK, "%s", msg);
-    omp_set_num_threads(3);
-    CHECK(csr_rcm_order(&A, three, msg) == SPB_OK, "%s", msg);
-    omp_set_num_threads(before);
+    const int same = rcm_same_at_1_and_3(&A, one, three);
     CHECK(one[M - 1] == lowest_leaf, "the walk starts at %d, not at the lowest leaf %d",
           (int)one[M - 1], (int)lowest_leaf);
-    CHECK(!memcmp(one, three, sizeof *one * M), "wide levels: the order differs at 3 threads");
+    CHECK(same, "wide levels: the order differs at 3 threads");
     csr_free(&A);
     free(label);
     free(row);
@@ -756,14 +764,8 @@ static void test_rcm(unsigned long long seed)
     random_coo(&rng, 40000, 40000, 400000, 20000, &coo);
     CHECK(csr_from_coo(&coo, &A, msg) == SPB_OK, "%s", msg);
     spb_index *one = malloc(sizeof *one * 40000), *three = malloc(sizeof *three * 40000);
-    const int before = omp_get_max_threads();
-    omp_set_num_threads(1);
-    CHECK(csr_rcm_order(&A, one, msg) == SPB_OK, "%s", msg);
-    omp_set_num_threads(3);
-    CHECK(csr_rcm_order(&A, three, msg) == SPB_OK, "%s", msg);
-    omp_set_num_threads(before);
-    CHECK(is_permutation(40000, three) && !memcmp(one, three, sizeof *one * 40000),
-          "the order differs at 3 threads");
+    const int same = rcm_same_at_1_and_3(&A, one, three);
+    CHECK(is_permutation(40000, three) && same, "the order differs at 3 threads");
     free(one);
     free(three);
     csr_free(&A);
