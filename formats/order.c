@@ -168,9 +168,9 @@ static int by_key(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* keys ascending (they differ: each holds its vertex): a vertex has few new
- * neighbours, by insertion without qsort's call a comparison, which took
- * half the Cuthill-McKee walk. */
+/* keys ascending (no two equal: each holds its vertex). A vertex has few new
+ * neighbours: they are sorted by insertion, without qsort's call per
+ * comparison (a fifth to a quarter of the Cuthill-McKee pass). */
 static void sort_keys(int64_t *keys, spb_index count)
 {
     if (count > 32) {
