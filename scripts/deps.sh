@@ -30,7 +30,8 @@ done
 essential=(build-essential cmake zlib1g-dev python3)
 packages=("${essential[@]}" libbz2-dev liblzma-dev librsb-dev libgraphblas-dev gnuplot-nox
           fonts-liberation openmpi-bin libopenmpi-dev libpetsc-real-dev)
-[ $tests -eq 1 ] && packages+=(clang-format clang-tidy python3-jsonschema chromium slurm-wlm munge)
+[ $tests -eq 1 ] && packages+=(clang-format clang-tidy python3-jsonschema chromium slurm-wlm munge
+                           strace)
 packages+=("$@")
 missing=()
 for p in "${packages[@]}"; do

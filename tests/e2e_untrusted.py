@@ -15,6 +15,7 @@ import json
 import os
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -512,6 +513,46 @@ def test_processes_child_ends_with_parent(tmp):
         os.kill(c, 9)
 
 
+def test_processes_child_ends_before_its_exec(tmp):
+    """Item 12: the parent killed while its child is between fork and exec
+    (held there by strace, 4 s at getppid's return): the child ends too. It
+    once kept the parent's SIGTERM handler until its exec, which swallowed
+    the parent's death signal and let the run go on alone."""
+    strace = shutil.which("strace")
+    if strace is None:
+        skip("no strace: the child held before its exec (apt-get install strace)", "strace")
+        return
+    csv_path = os.path.join(tmp, "held.csv")
+    traced = subprocess.Popen([strace, "-f", "-qq", "-o", os.devnull, "-e", "trace=getppid",
+                               "-e", "inject=getppid:delay_exit=4000000",
+                               SPBENCH, "run", "--processes", "2", "--kernels", "csr.serial",
+                               "--threads", "1", "--min-time", "120", "--bandwidth", "10",
+                               "--quiet", "--csv", csv_path, CAGE4],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.time() + 60
+    parent = []
+    while time.time() < deadline and traced.poll() is None and \
+            not (parent and children_of(parent[0])):
+        parent = children_of(traced.pid)
+        time.sleep(0.05)
+    children = children_of(parent[0]) if parent else []
+    check(children, "the run started a child under strace: %s" %
+          (traced.stderr.read().decode(errors="replace")[-300:] if traced.poll() else "none yet"))
+    if not children:
+        traced.kill()
+        return
+    time.sleep(1.0)  # the child is within its 4 s at getppid's return, before its exec
+    os.kill(parent[0], signal.SIGKILL)
+    deadline = time.time() + 20
+    while time.time() < deadline and any(alive(c) for c in children):
+        time.sleep(0.1)
+    left = [c for c in children if alive(c)]
+    check(not left, "the child held before its exec ends with its parent: %s still running" % left)
+    for c in left:
+        os.kill(c, signal.SIGKILL)
+    traced.wait(timeout=30)
+
+
 def test_report_malformed_fields(tmp):
     """Item 12: report answers a results file with a malformed field in one
     line, exit 1, as compare does (it once raised a traceback on 12 of 14)."""
@@ -616,6 +657,6 @@ if __name__ == "__main__":
                test_two_pid_namespaces, test_fetch_stays_in_its_cache,
                test_fetch_checks_the_whole_stream, test_fetch_output_and_deadline,
                test_compressed_matrices, test_paths_past_the_limit, test_impossible_size_line,
-               test_processes_child_ends_with_parent,
+               test_processes_child_ends_with_parent, test_processes_child_ends_before_its_exec,
                test_report_malformed_fields, test_cgroup_limit_seen],
               "spb_e2e_untrusted_", globals())

@@ -113,7 +113,8 @@ def skip(what, tool=None):
     """Records a part that could not run here (a missing tool): the test is
     then reported skipped, never passed, unless something failed. Where the
     tool it needs is one SPB_REQUIRE_TOOLS names (CI, which installs them:
-    gnuplot, chromium, jsonschema, root, /dev/full, nvcc), or "gpu" under
+    gnuplot, chromium, jsonschema, root, /dev/full, nvcc,
+    strace), or "gpu" under
     SPB_REQUIRE_GPU=1 (a GPU machine's run), it is a failure."""
     required = tool in os.environ.get("SPB_REQUIRE_TOOLS", "").split(",") or \
         (tool == "gpu" and os.environ.get("SPB_REQUIRE_GPU") == "1")

@@ -5,6 +5,7 @@
 #include "bench/cli/processes.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,18 +74,31 @@ static int run_child(char **args)
 {
     fflush(NULL);
     pid_t parent = getpid();
+    /* held until each side is ready for them: a SIGTERM meant for the run
+     * is passed on only once its pid is known, and one that comes before
+     * the child's exec must not meet the parent's handler there (on_stop,
+     * which would swallow it and let the run go on alone) */
+    sigset_t stop_signals, before;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGINT);
+    sigaddset(&stop_signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop_signals, &before);
     pid_t child = fork();
     if (child == 0) {
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
         /* a parent killed outright takes its run with it: no run goes on
          * alone, holding its files' locks, with nothing to merge it */
         if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent) _exit(EXIT_RESULTS_BAD);
+        pthread_sigmask(SIG_SETMASK, &before, NULL);
         placement_give_back_start_cpus(); /* the parent's CPUs, not its first thread's one */
         execv(args[0], args);
         fprintf(stderr, "spbench: cannot run %s: %s\n", args[0], strerror(errno));
         _exit(EXIT_RESULTS_BAD);
     }
+    running_child = child > 0 ? child : 0;
+    pthread_sigmask(SIG_SETMASK, &before, NULL);
     if (child < 0) return EXIT_RESULTS_BAD;
-    running_child = child;
     int status = 0;
     while (waitpid(child, &status, 0) < 0 && errno == EINTR) continue;
     running_child = 0;
