@@ -17,13 +17,26 @@ template <bool ONCE, typename T> static __device__ __forceinline__ T load_matrix
     return ONCE ? __ldcs(p) : *p;
 }
 
-/* One term of a row's sum: a value times x, or x alone for a pattern
- * matrix (the …pattern kernels: no value loaded, the common value applied
- * once per row). */
+/* One term of a row's sum, its value v already loaded: v times x, or x
+ * alone for a pattern matrix (the …pattern kernels: no value loaded, the
+ * common value applied once per row). */
+template <bool PATTERN, typename T> static __device__ __forceinline__ T scaled(T v, T xv)
+{
+    return PATTERN ? xv : v * xv;
+}
+
+/* A row's sum as y's value: for a pattern matrix, whose terms were x
+ * alone, times the common value. */
+template <bool PATTERN, typename T> static __device__ __forceinline__ T row_value(T sum, T scale)
+{
+    return PATTERN ? scale * sum : sum;
+}
+
+/* One term, its value loaded from val[k] (where the matrix has values). */
 template <bool PATTERN, bool ONCE = false, typename T>
 static __device__ __forceinline__ T term(const T *__restrict__ val, int k, T xv)
 {
-    return PATTERN ? xv : load_matrix<ONCE>(val + k) * xv;
+    return scaled<PATTERN>(PATTERN ? T(0) : load_matrix<ONCE>(val + k), xv);
 }
 
 /* Sum over the 32 lanes of a warp; lane 0 ends with the total. */
@@ -71,7 +84,7 @@ static __device__ __forceinline__ T strided_row_sum(const int *__restrict__ col_
 #pragma unroll
         for (int i = 0; i < LOADS; i++) xs[i] = x[cols[i]];
 #pragma unroll
-        for (int i = 0; i < LOADS; i++) sum += PATTERN ? xs[i] : vals[i] * xs[i];
+        for (int i = 0; i < LOADS; i++) sum += scaled<PATTERN>(vals[i], xs[i]);
     }
     for (; k < end; k += stride)
         sum += term<PATTERN, ONCE>(val, k, x[load_matrix<ONCE>(col_idx + k)]);

@@ -79,7 +79,7 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
     for (int k = begin + lane; k < end; k += lanes) sum += term<PATTERN>(val, k, x[col_idx[k]]);
     for (int offset = lanes / 2; offset > 0; offset >>= 1)
         sum += __shfl_down_sync(0xffffffffu, sum, offset, lanes);
-    if (valid && lane == 0) y[row] = PATTERN ? scale * sum : sum;
+    if (valid && lane == 0) y[row] = row_value<PATTERN>(sum, scale);
 }
 
 /* csr.cuda.adaptive (2/2) — one block of LONG_BLOCK threads per long row
@@ -96,7 +96,7 @@ static __global__ void __launch_bounds__(LONG_BLOCK)
     T sum = strided_row_sum<PATTERN, false, LONG_ROW_LOADS>(
         col_idx, val, x, row_ptr[row], row_ptr[row + 1], (int)threadIdx.x, LONG_BLOCK);
     sum = block_reduce(sum, warp_sums);
-    if (threadIdx.x == 0) y[row] = PATTERN ? scale * sum : sum;
+    if (threadIdx.x == 0) y[row] = row_value<PATTERN>(sum, scale);
 }
 
 /* csr.cuda.binned — the rows sorted in prepare by length class (a power
@@ -122,7 +122,7 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
         T sum = strided_row_sum<PATTERN, false, LONG_ROW_LOADS>(
             col_idx, val, x, row_ptr[row], row_ptr[row + 1], (int)threadIdx.x, (int)blockDim.x);
         sum = block_reduce(sum, warp_sums);
-        if (threadIdx.x == 0) y[row] = PATTERN ? scale * sum : sum;
+        if (threadIdx.x == 0) y[row] = row_value<PATTERN>(sum, scale);
         return;
     }
     const int i = block * ((int)blockDim.x / lanes) + (int)threadIdx.x / lanes;
@@ -137,7 +137,7 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
     for (int k = begin + lane; k < end; k += lanes) sum += term<PATTERN>(val, k, x[col_idx[k]]);
     for (int offset = lanes / 2; offset > 0; offset >>= 1)
         sum += __shfl_down_sync(0xffffffffu, sum, offset, lanes);
-    if (row >= 0 && lane == 0) y[row] = PATTERN ? scale * sum : sum;
+    if (row >= 0 && lane == 0) y[row] = row_value<PATTERN>(sum, scale);
 }
 
 /* Hopper's programmatic dependent launch (csr.cuda.stream.rcm): the tiles'
@@ -189,7 +189,7 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
         T sum = strided_row_sum<PATTERN, ONCE, LONG_ROW_LOADS>(col_idx, val, x, k0, k0 + entries, t,
                                                                (int)blockDim.x);
         sum = block_reduce(sum, warp_sums);
-        if (t == 0) y[RENUMBERED ? order[r0] : r0] = PATTERN ? scale * sum : sum;
+        if (t == 0) y[RENUMBERED ? order[r0] : r0] = row_value<PATTERN>(sum, scale);
         return;
     }
     /* a thread's STREAM_ITEMS gathers of x issued together, not one after
@@ -216,7 +216,7 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
     if (t < rows) {
         T sum = 0;
         for (int j = row_ptr[r0 + t] - k0; j < row_ptr[r0 + t + 1] - k0; j++) sum += products[j];
-        y[RENUMBERED ? order[r0 + t] : r0 + t] = PATTERN ? scale * sum : sum;
+        y[RENUMBERED ? order[r0 + t] : r0 + t] = row_value<PATTERN>(sum, scale);
     }
 }
 

@@ -81,7 +81,7 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
 #pragma unroll 4
     for (int k = 0; k < width; k++)
         sum += term<PATTERN>(val, start + k * rows_h, x[col(k, start + k * rows_h)]);
-    y[row] = PATTERN ? scale * sum : sum;
+    y[row] = row_value<PATTERN>(sum, scale);
 }
 
 /* Two values of T loaded or stored as one. */
@@ -127,8 +127,8 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
             }
         }
         pair out;
-        out.x = PATTERN ? scale * sum0 : sum0;
-        out.y = PATTERN ? scale * sum1 : sum1;
+        out.x = row_value<PATTERN>(sum0, scale);
+        out.y = row_value<PATTERN>(sum1, scale);
         *reinterpret_cast<pair *>(y + row) = out;
         return;
     }
@@ -138,7 +138,7 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
             int at = start + q + k * rows_h;
             sum += term<PATTERN>(val, at, x[col(k, at)]);
         }
-        y[row + q] = PATTERN ? scale * sum : sum;
+        y[row + q] = row_value<PATTERN>(sum, scale);
     }
 }
 

@@ -93,7 +93,7 @@ merge_load(const int *__restrict__ row_ptr, const int *__restrict__ col_idx,
 #pragma unroll
         for (int v = 0; v < MERGE_STAGE; v++) {
             const int u = u0 + v, j = t + u * threads - shift, r = j + shift;
-            if (u < PASSES && j >= 0 && j < nz) data[j] = PATTERN ? xs[v] : vals[v] * xs[v];
+            if (u < PASSES && j >= 0 && j < nz) data[j] = scaled<PATTERN>(vals[v], xs[v]);
             if (u < MERGE_ITEMS && r < rows) row_end[r] = row_ptr[r0 + r + 1];
         }
     }
@@ -238,7 +238,7 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
     }
     __syncthreads();
     for (int r = t; r < rows; r += threads) /* (5) */
-        y[r0 + r] = PATTERN ? scale * data[nz + r] : data[nz + r];
+        y[r0 + r] = row_value<PATTERN>(data[nz + r], scale);
 }
 
 /* After csr_merge_kernel<FIXUP>: a warp per tile whose first row began in
@@ -257,7 +257,7 @@ static __global__ void __launch_bounds__(MAX_BLOCK)
     T total = merge_carries<T, false>(from, (int)b, carry, NULL, 0);
     if (threadIdx.x % WARP == 0) {
         T v = first_partial[b] + total;
-        y[r0] = PATTERN ? scale * v : v;
+        y[r0] = row_value<PATTERN>(v, scale);
     }
 }
 
