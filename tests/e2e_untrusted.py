@@ -480,12 +480,17 @@ def children_of(pid):
         return []
 
 
-def alive(pid):
+def state_of(pid):
+    """The process's state letter (R, S, t, Z...), or "" when it is gone."""
     try:
         with open("/proc/%d/stat" % pid) as f:
-            return f.read().split(")")[-1].split()[0] != "Z"
+            return f.read().split(")")[-1].split()[0]
     except OSError:
-        return False
+        return ""
+
+
+def alive(pid):
+    return state_of(pid) not in ("", "Z")
 
 
 def test_processes_child_ends_with_parent(tmp):
@@ -541,7 +546,15 @@ def test_processes_child_ends_before_its_exec(tmp):
     if not children:
         traced.kill()
         return
-    time.sleep(1.0)  # the child is within its 4 s at getppid's return, before its exec
+    # strace stops the child at each of its calls; a stop of 0.3 s is the 4 s
+    # at getppid's return, before its exec
+    held_since, held = None, False
+    while time.time() < deadline and not held:
+        now = time.time()
+        held_since = (held_since or now) if state_of(children[0]) == "t" else None
+        held = held_since is not None and now - held_since > 0.3
+        time.sleep(0.02)
+    check(held, "strace held the child before its exec")
     os.kill(parent[0], signal.SIGKILL)
     deadline = time.time() + 20
     while time.time() < deadline and any(alive(c) for c in children):
