@@ -5,7 +5,8 @@ loose or in an archive its README lists, docs/results stays a notebook
 of the claims' evidence (at most 60 files), and the scripts that make the
 pages' GPU tables say when they have nothing to table or a file is not a
 study's, and print their usage on --help; the device A/Bs' table pairs
-each candidate row with its kernel.
+each candidate row with its kernel; the device-code check tells a change
+that leaves the device code alone from one that does not.
 
 usage: e2e_docs.py SPBENCH SOURCE_DIR
 """
@@ -13,12 +14,13 @@ import glob
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
 import tempfile
 
-from spbtest import SOURCE, check, run_tests
+from spbtest import SOURCE, check, run_tests, skip
 
 RESULTS = os.path.join(SOURCE, "docs", "results")
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
@@ -173,10 +175,44 @@ def test_ab_table():
     check(p.returncode == 0 and "usage:" in p.stdout, "--help: rc %d" % p.returncode)
 
 
+def test_same_device_code():
+    """scripts/dev/same_device_code.py on a repository and build of its own
+    (one kernel file): a comment added leaves the device code the same
+    (exit 0), a changed constant does not (exit 1, the file named)."""
+    nvcc = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc"
+                                    if os.access("/usr/local/cuda/bin/nvcc", os.X_OK) else None)
+    if nvcc is None:
+        skip("no nvcc: the device-code check", "nvcc")
+        return
+    script = os.path.abspath(os.path.join(SOURCE, "scripts", "dev", "same_device_code.py"))
+    body = "__global__ void scaled(float *y) { y[threadIdx.x] *= %s; }\n"
+    with tempfile.TemporaryDirectory() as work:
+        repo, build = os.path.join(work, "repo"), os.path.join(work, "build")
+        os.mkdir(repo)
+        os.mkdir(build)
+        kernel = os.path.join(repo, "k.cu")
+        with open(kernel, "w") as f:
+            f.write(body % "2.0f")
+        git = ["git", "-C", repo, "-c", "user.name=t", "-c", "user.email=t@t"]
+        for args in (["init", "-q"], ["add", "k.cu"], ["commit", "-qm", "k"]):
+            subprocess.run(git + args, check=True, capture_output=True)
+        with open(os.path.join(build, "compile_commands.json"), "w") as f:
+            json.dump([{"directory": build, "file": kernel,
+                        "command": "%s -arch=sm_90 -O2 -c %s -o k.o" % (nvcc, kernel)}], f)
+        for change, code, said in (("/* a comment */\n" + body % "2.0f", 0, "same     k.cu"),
+                                   (body % "3.0f", 1, "DIFFERS  k.cu")):
+            with open(kernel, "w") as f:
+                f.write(change)
+            p = subprocess.run([sys.executable, script, "HEAD", build], cwd=repo,
+                               capture_output=True, text=True, timeout=300)
+            check(p.returncode == code and said in p.stdout,
+                  "%r: rc %d, %r %r" % (said, p.returncode, p.stdout[-300:], p.stderr[-300:]))
+
+
 def main():
     run_tests([test_links_resolve, test_data_files_named_are_there,
                test_results_stay_a_notebook, test_ncu_table_of_no_profiles,
-               test_frontier_table_usage, test_ab_table], "spb_docs_",
+               test_frontier_table_usage, test_ab_table, test_same_device_code], "spb_docs_",
               globals())
 
 

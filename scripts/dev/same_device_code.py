@@ -3,8 +3,8 @@
 as a revision's: each CUDA file of a configured build (its
 compile_commands.json) compiled twice, from a checkout of REV and of the
 working tree's tracked files (new ones once staged), with the build's own
-flags; their .nv_fatbin
-sections (every cubin and PTX the build makes) compared byte for byte.
+flags; their .nv_fatbin sections (every cubin and PTX the build makes)
+compared byte for byte.
 
 A change that leaves them identical (a helper named, a comment) needs no
 device to land; any other change to device code runs there first
