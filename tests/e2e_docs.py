@@ -142,6 +142,44 @@ def test_frontier_table_usage():
                   "%s is said: rc %d, %r" % (name, p.returncode, p.stderr[-300:]))
 
 
+def test_profile_pairs_by_precision():
+    """gpu_frontier.py --pairs names each matrix's best spbench row and
+    fastest vendor row in each precision, for gpu_ncu_limits.sh, whose
+    table (gpu_ncu_limits.py) gives each row's precision (fp64 for an
+    index of before precisions were listed)."""
+    def row(kernel, precision, ms):
+        return {"matrix": "gen:hubs:9", "precision": precision, "kernel": kernel,
+                "backend": "cuda", "status": "ok", "time_ms_median": ms}
+    doc = {"roles": {"baseline": "csr.serial", "libraries": ["cusparse.csr", "cusparse.coo"]},
+           "rows": [row("csr.cuda.stream", "fp64", 0.2), row("csr.cuda.merge", "fp64", 0.1),
+                    row("cusparse.csr", "fp64", 0.15), row("csr.cuda.stream", "fp32", 0.1),
+                    row("cusparse.csr", "fp32", 0.12), row("cusparse.coo", "fp32", 0.11)]}
+    dev = os.path.join(SOURCE, "scripts", "dev")
+    with tempfile.TemporaryDirectory() as work:
+        path = os.path.join(work, "study.json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        p = subprocess.run([sys.executable, os.path.join(dev, "gpu_frontier.py"), path, "--pairs"],
+                           capture_output=True, text=True, timeout=60)
+        check(p.returncode == 0 and sorted(p.stdout.splitlines()) == [
+            "gen:hubs:9 csr.cuda.merge,cusparse.csr fp64",
+            "gen:hubs:9 csr.cuda.stream,cusparse.coo fp32"],
+            "the pairs by precision: rc %d, %r" % (p.returncode, p.stdout[-300:]))
+        os.mkdir(os.path.join(work, "ncu"))
+        with open(os.path.join(work, "ncu", "index.tsv"), "w") as f:
+            f.write("1\tgen:hubs:9\tcsr.cuda.stream\tfp32\n2\tgen:hubs:9\tcusparse.csr\n")
+        archive = os.path.join(work, "ncu.tgz")
+        with tarfile.open(archive, "w:gz") as t:
+            t.add(os.path.join(work, "ncu"), arcname="ncu")
+        p = subprocess.run([sys.executable, os.path.join(dev, "gpu_ncu_limits.py"), archive],
+                           capture_output=True, text=True, timeout=60)
+        check(p.returncode == 0 and
+              "| hubs:9 | fp32 | csr.cuda.stream | (no launch profiled) |" in p.stdout and
+              "| hubs:9 | fp64 | cusparse.csr | (no launch profiled) |" in p.stdout,
+              "the profiles' table by precision: rc %d, %r %r" % (
+                  p.returncode, p.stdout[-400:], p.stderr[-300:]))
+
+
 def test_ab_table():
     """scripts/dev/gpu_ab_table.py, the device A/Bs' table: a candidate row
     against the kernel whose name it extends (2.00x where it takes half the
@@ -212,7 +250,8 @@ def test_same_device_code():
 def main():
     run_tests([test_links_resolve, test_data_files_named_are_there,
                test_results_stay_a_notebook, test_ncu_table_of_no_profiles,
-               test_frontier_table_usage, test_ab_table, test_same_device_code], "spb_docs_",
+               test_frontier_table_usage, test_profile_pairs_by_precision, test_ab_table,
+               test_same_device_code], "spb_docs_",
               globals())
 
 

@@ -5,8 +5,9 @@ fastest vendor row (every cuSPARSE and CUSP mode: the JSON's roles), their
 times, the ratio best/vendor (> 1: spbench faster), GB/s and the fraction
 of the device's measured bandwidth; then geometric means per shape class
 and per bucket of the vendor's time (under 10 us, 10-100 us, over 100 us).
-Markdown on stdout. With --pairs: instead, one line per matrix, "MATRIX
-BEST,VENDOR" in fp64, the PAIRS file scripts/dev/gpu_ncu_limits.sh takes.
+Markdown on stdout. With --pairs: instead, one line per matrix and
+precision, "MATRIX BEST,VENDOR PRECISION", the PAIRS file
+scripts/dev/gpu_ncu_limits.sh takes.
 
 usage: python3 scripts/dev/gpu_frontier.py STUDY.json[.gz] [--pairs]
 """
@@ -87,9 +88,9 @@ def main(argv):
     by_case, vendors = cases(doc, rows)
     if len(argv) == 2:
         for (matrix, precision), kernels in by_case.items():
-            pair = best_and_vendor(kernels, vendors) if precision == "fp64" else None
+            pair = best_and_vendor(kernels, vendors)
             if pair:
-                print("%s %s,%s" % (matrix, pair[0]["kernel"], pair[1]["kernel"]))
+                print("%s %s,%s %s" % (matrix, pair[0]["kernel"], pair[1]["kernel"], precision))
         return
     summary = {}
     print("| matrix | prec | best spbench row | us | auto.cuda us (of best) | fastest vendor row "

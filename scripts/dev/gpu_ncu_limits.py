@@ -65,20 +65,22 @@ def main(argv):
     if "index.tsv" not in files:  # gpu_ncu_limits.sh given no pairs, or stopped first
         print("%s: no index.tsv: no row was profiled" % argv[0], file=sys.stderr)
         return 1
-    print("| matrix | row | kernel | kernel us | %s | limiter |" % " | ".join(c for _, c in COLUMNS))
-    print("|---|---|---|---|%s---|" % ("---|" * len(COLUMNS)))
+    print("| matrix | prec | row | kernel | kernel us | %s | limiter |" %
+          " | ".join(c for _, c in COLUMNS))
+    print("|---|---|---|---|---|%s---|" % ("---|" * len(COLUMNS)))
     for line in files["index.tsv"].splitlines():
-        index, matrix, row = line.split("\t")
+        index, matrix, row, precision = (line.split("\t") + ["fp64"])[:4]  # older: fp64 only
         by = launches(files.get(index + ".csv", ""))
+        matrix = matrix.replace("gen:", "").split("/")[-1].replace(".mtx.gz", "")
         if not by:
-            print("| %s | %s | (no launch profiled) |" % (matrix, row))
+            print("| %s | %s | %s | (no launch profiled) |" % (matrix, precision, row))
             continue
         us, name, k, kernels = product(by)
         name = re.sub(r"\(.*", "", name).replace("void ", "").split("<")[0].split("::")[-1]
         name += " (+%d)" % (kernels - 1) if kernels > 1 else ""
         limit = max(LIMITS, key=lambda l: k[l[1]])
-        print("| %s | `%s` | `%s` | %.1f | %s | %s %.0f%% |" % (
-            matrix.replace("gen:", "").split("/")[-1].replace(".mtx.gz", ""), row, name, us,
+        print("| %s | %s | `%s` | `%s` | %.1f | %s | %s %.0f%% |" % (
+            matrix, precision, row, name, us,
             " | ".join("%.1f" % k[m] if "ratio" in m else "%.0f" % k[m] for m, _ in COLUMNS),
             limit[0], k[limit[1]]))
     return 0

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Nsight Compute's counters for each shape's best spbench row and fastest
-# vendor row (fp64) of the large-matrix study
+# vendor row of the large-matrix study
 # (docs/results/2026-12-05-gpu-limits-h200.md): each row run alone, every
 # launch profiled at unmodified clocks; OUT.tgz holds ncu's CSV per row and
 # index.tsv; scripts/dev/gpu_ncu_limits.py tables them.
 #
 # usage: scripts/dev/gpu_ncu_limits.sh SPBENCH OUT.tgz [PAIRS.tsv]
-#   PAIRS.tsv: lines "MATRIX ROW[,ROW...]" (default: the study's list below)
+#   PAIRS.tsv: lines "MATRIX ROW[,ROW...] [PRECISION]" (default fp64; the
+#   study's list below; `gpu_frontier.py STUDY.json --pairs` writes one)
 set -euo pipefail
-[ $# -ge 2 ] || { sed -n '2,9p' "$0" >&2; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,10p' "$0" >&2; exit 2; }
 spbench=$1 out=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -43,16 +44,17 @@ LIST
 fi
 mkdir -p "$work/ncu"
 i=0
-while read -r matrix rows; do
+while read -r matrix rows precision; do
+    precision=${precision:-fp64}
     for row in ${rows//,/ }; do
         i=$((i + 1))
-        printf '%d\t%s\t%s\n' "$i" "$matrix" "$row" >> "$work/ncu/index.tsv"
+        printf '%d\t%s\t%s\t%s\n' "$i" "$matrix" "$row" "$precision" >> "$work/ncu/index.tsv"
         # the bandwidth probe (read_stream) is not a product; 12 launches cover the rest
         ncu --clock-control none --metrics "$metrics" --csv --print-units base \
             -k 'regex:^(?!read_stream)' --launch-count 12 \
-            "$spbench" run --kernels "$row" --precision fp64 --reps 1 --warmup 0 --min-time 0 \
+            "$spbench" run --kernels "$row" --precision "$precision" --reps 1 --warmup 0 --min-time 0 \
             --energy-s 0 --quiet "$matrix" > "$work/ncu/$i.csv" 2> "$work/ncu/$i.err"
-        echo "$i $matrix $row: $(grep -c gpu__time_duration "$work/ncu/$i.csv") launches"
+        echo "$i $matrix $row $precision: $(grep -c gpu__time_duration "$work/ncu/$i.csv") launches"
     done
 done < "$pairs"
 tar czf "$out" -C "$work" ncu
